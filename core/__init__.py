@@ -1,0 +1,47 @@
+"""The race-game kernel: positions, steps and plays, legal-play generation, game flow, hooks."""
+
+from __future__ import annotations
+
+from nardy.core.errors import (
+    GameStateError,
+    IllegalPlayError,
+    InvalidOptionError,
+    InvalidPlayError,
+    InvalidPositionError,
+    NardyError,
+    UnknownVariantError,
+)
+from nardy.core.hookspecs import hookimpl
+from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps
+from nardy.core.options import OptionSpec
+from nardy.core.plugins import load_variant, plugin_manager, registry, variant_names
+from nardy.core.position import CHECKERS, Position
+from nardy.core.variant import LegalPlays, Play, Variant, VariantInfo, apply_steps
+
+__all__ = [
+    "BAR",
+    "CHECKERS",
+    "OFF",
+    "GameStateError",
+    "IllegalPlayError",
+    "InvalidOptionError",
+    "InvalidPlayError",
+    "InvalidPositionError",
+    "LegalPlays",
+    "NardyError",
+    "OptionSpec",
+    "Play",
+    "Position",
+    "Step",
+    "UnknownVariantError",
+    "Variant",
+    "VariantInfo",
+    "apply_steps",
+    "format_steps",
+    "hookimpl",
+    "load_variant",
+    "parse_steps",
+    "plugin_manager",
+    "registry",
+    "variant_names",
+]

@@ -1,0 +1,120 @@
+"""Steps and their text, exactly as RULES.md §1.5 writes them.
+
+"Steps, in the mover's coordinates: ``24/18`` (board step), ``bar/20`` (entry), ``6/off`` (bear-off),
+``13/10*`` (a step that hits), ``24/18(2)`` (the same step twice), ``24/18/13`` (one checker, two steps,
+landing on 18 in between). Steps are separated by spaces and written in the order made."
+
+:func:`format_steps` writes the canonical text and :func:`parse_steps` reads it back to the same list of
+steps (``parse_steps(format_steps(s))`` gives ``s`` with the dice of bear-offs left open, see
+:class:`Step`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from nardy.core.errors import InvalidPlayError
+
+BAR = 25
+"""The mover's bar as a source point (RULES.md §1.1: "the mover's checkers on the bar are at point 25")."""
+OFF = 0
+"""The destination of a bear-off."""
+
+
+class Step(NamedTuple):
+    """One checker moved by the number of one die: a board step, an entry or a bear-off."""
+
+    src: int
+    """Source point, 1…24, or :data:`BAR` (25)."""
+    dst: int
+    """Destination point, 1…24, or :data:`OFF` (0)."""
+    die: int
+    """The die (or progression/transfer unit) played; a bear-off may use a die larger than ``src``."""
+    hit: bool = False
+    """Whether the step hit a lone opposing checker (backgammon, trictrac)."""
+
+
+def _point_text(point: int) -> str:
+    if point == BAR:
+        return "bar"
+    if point == OFF:
+        return "off"
+    return str(point)
+
+
+def format_steps(steps: Sequence[Step]) -> str:
+    """The text of a play: chains of one checker joined by ``/``, repeats as ``(n)``, hits as ``*``.
+
+    A step continues the previous step's chain when it moves the checker that the previous step just
+    moved (its source is the previous destination). The empty play is written ``""``.
+    """
+    chains: list[str] = []
+    previous: Step | None = None
+    for step in steps:
+        target = _point_text(step.dst) + ("*" if step.hit else "")
+        if previous is not None and previous.dst == step.src and step.src not in (OFF, BAR):
+            chains[-1] += "/" + target
+        else:
+            chains.append(f"{_point_text(step.src)}/{target}")
+        previous = step
+    tokens: list[str] = []
+    counts: list[int] = []
+    for chain in chains:
+        if tokens and tokens[-1] == chain:
+            counts[-1] += 1
+        else:
+            tokens.append(chain)
+            counts.append(1)
+    return " ".join(t if n == 1 else f"{t}({n})" for t, n in zip(tokens, counts, strict=True))
+
+
+_TOKEN = re.compile(r"^(?P<chain>[^()]+?)(?:\((?P<count>\d+)\))?$")
+
+
+def _parse_point(text: str, token: str) -> int:
+    lowered = text.lower()
+    if lowered == "bar":
+        return BAR
+    if lowered == "off":
+        return OFF
+    if not text.isdigit():
+        raise InvalidPlayError(f"bad point {text!r} in {token!r}: expected 1-25, 'bar', 0 or 'off'")
+    value = int(text)
+    if not 0 <= value <= BAR:
+        raise InvalidPlayError(f"point {value} in {token!r} is outside 0-25")
+    return value
+
+
+def parse_steps(text: str) -> list[Step]:
+    """Parse play text into steps; the die of each step is ``src - dst`` (a bear-off's smallest die).
+
+    Accepts the canonical form and the usual relaxations (``25`` for ``bar``, ``0`` for ``off``, any
+    case, ``*`` anywhere in a chain). Raises :class:`InvalidPlayError` for malformed text.
+    """
+    steps: list[Step] = []
+    for token in text.split():
+        match = _TOKEN.match(token)
+        if match is None:
+            raise InvalidPlayError(f"malformed step {token!r}")
+        count = int(match.group("count") or 1)
+        if not 1 <= count <= 4:
+            raise InvalidPlayError(f"repeat count in {token!r} must be 1-4")
+        parts = match.group("chain").split("/")
+        if len(parts) < 2:
+            raise InvalidPlayError(f"malformed step {token!r}: expected 'from/to'")
+        points = [_parse_point(p.rstrip("*"), token) for p in parts]
+        hits = [p.endswith("*") for p in parts]
+        chain: list[Step] = []
+        for src, dst, hit in zip(points, points[1:], hits[1:], strict=False):
+            if dst >= src or src == OFF or dst == BAR:
+                raise InvalidPlayError(f"step {src}/{dst} in {token!r} does not move towards home")
+            chain.append(Step(src, dst, src - dst, hit))
+        steps.extend(chain * count)
+    return steps
+
+
+def steps_text(steps: Iterable[Step]) -> str:
+    """Alias of :func:`format_steps` for any iterable."""
+    return format_steps(list(steps))

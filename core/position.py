@@ -1,0 +1,205 @@
+"""The position value type: 24 points, bars and borne-off counts, always seen from the mover.
+
+RULES.md §1.1: "Every player numbers the points from his own point of view, 1…24. He moves from higher to
+lower numbers, his home is 1…6." A :class:`Position` stores the board in the coordinates of the player to
+move (the *mover*): ``points[i]`` is the checker count on the mover's point ``i + 1``, positive for the
+mover's checkers and negative for the opponent's. This is exactly the position JSON of ``nardy plays``::
+
+    {"points": [24 signed ints], "bar": [mover, opponent], "off": [mover, opponent]}
+
+The **position id** is the same data in one short line of text: the 24 points from the mover's point 1
+to 24 in four quarters of six, ``-`` for an empty point, ``A``…``O`` for 1…15 of the mover's checkers and
+``a``…``o`` for the opponent's, then ``:m,o`` with the bar counts when a checker is on a bar. Borne-off
+counts are implied (each side has 15 checkers). The backgammon opening position is::
+
+    b----E/-C---e/E---c-/e----B
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from nardy.core.errors import InvalidPositionError
+
+CHECKERS = 15
+"""Checkers per side."""
+
+Geometry = Literal["opposite", "same"]
+"""RULES.md §1.2: ``opposite`` (backgammon, trictrac: opp(p) = 25 − p) or ``same`` (every other variant:
+opp(p) = p ± 12)."""
+
+
+def opposite_point(point: int, geometry: Geometry) -> int:
+    """The number of the mover's ``point`` in the opponent's coordinates (RULES.md §1.2)."""
+    if geometry == "opposite":
+        return 25 - point
+    return point + 12 if point <= 12 else point - 12
+
+
+_MOVER_CHARS = "ABCDEFGHIJKLMNO"
+_OPPONENT_CHARS = "abcdefghijklmno"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """An immutable board seen from the player to move.
+
+    Construct it with :meth:`from_json`, :meth:`from_id` or :meth:`from_sides`, which validate; the plain
+    constructor trusts its arguments (it is used by the move generator).
+    """
+
+    points: tuple[int, ...]
+    """24 signed counts; index 0 is the mover's point 1; positive = mover, negative = opponent."""
+    bar: tuple[int, int] = (0, 0)
+    """Checkers on the bar: (mover, opponent)."""
+    off: tuple[int, int] = (0, 0)
+    """Borne-off checkers: (mover, opponent)."""
+
+    # -- construction -------------------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Position:
+        """Build a position from the position JSON (a mapping); raise :class:`InvalidPositionError`."""
+        if not isinstance(obj, Mapping):
+            raise InvalidPositionError("a position must be an object with 'points', 'bar' and 'off'")
+        unknown = set(obj) - {"points", "bar", "off", "state"}
+        if unknown:
+            raise InvalidPositionError(f"unknown position field(s): {', '.join(sorted(unknown))}")
+        points = obj.get("points")
+        if not isinstance(points, list | tuple) or len(points) != 24:
+            raise InvalidPositionError("'points' must be a list of 24 integers")
+        bar = obj.get("bar", [0, 0])
+        off = obj.get("off", [0, 0])
+        for name, value, size in (("points", points, 24), ("bar", bar, 2), ("off", off, 2)):
+            if not isinstance(value, list | tuple) or len(value) != size:
+                raise InvalidPositionError(f"'{name}' must be a list of {size} integers")
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                raise InvalidPositionError(f"'{name}' must hold integers only")
+        position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
+        position.validate()
+        return position
+
+    @classmethod
+    def from_sides(
+        cls,
+        mover: Mapping[int, int],
+        opponent: Mapping[int, int],
+        *,
+        bar: tuple[int, int] = (0, 0),
+        off: tuple[int, int] | None = None,
+    ) -> Position:
+        """Build from ``{point: count}`` maps, both in the mover's coordinates.
+
+        Borne-off counts default to what makes each side 15.
+        """
+        points = [0] * 24
+        for sign, side in ((1, mover), (-1, opponent)):
+            for point, count in side.items():
+                if not 1 <= point <= 24:
+                    raise InvalidPositionError(f"point {point} is outside 1…24")
+                if count < 0:
+                    raise InvalidPositionError(f"negative checker count {count} on point {point}")
+                if count and points[point - 1] * sign < 0:
+                    raise InvalidPositionError(f"point {point} holds checkers of both sides")
+                points[point - 1] += sign * count
+        if off is None:
+            on_board = (sum(mover.values()) + bar[0], sum(opponent.values()) + bar[1])
+            off = (CHECKERS - on_board[0], CHECKERS - on_board[1])
+        position = cls(tuple(points), bar, off)
+        position.validate()
+        return position
+
+    @classmethod
+    def from_id(cls, text: str) -> Position:
+        """Parse a position id (see the module docstring); raise :class:`InvalidPositionError`."""
+        body, sep, bar_text = text.strip().partition(":")
+        quarters = body.split("/")
+        if len(quarters) != 4 or any(len(q) != 6 for q in quarters):
+            raise InvalidPositionError(
+                f"malformed position id {text!r}: expected four groups of six characters separated by '/'"
+            )
+        points: list[int] = []
+        for char in "".join(quarters):
+            if char == "-":
+                points.append(0)
+            elif char in _MOVER_CHARS:
+                points.append(_MOVER_CHARS.index(char) + 1)
+            elif char in _OPPONENT_CHARS:
+                points.append(-(_OPPONENT_CHARS.index(char) + 1))
+            else:
+                raise InvalidPositionError(f"malformed position id {text!r}: bad point character {char!r}")
+        bar = (0, 0)
+        if sep:
+            parts = bar_text.split(",")
+            if len(parts) != 2 or not all(p.isdigit() for p in parts):
+                raise InvalidPositionError(f"malformed position id {text!r}: bar must be ':mover,opponent'")
+            bar = (int(parts[0]), int(parts[1]))
+        mover = sum(p for p in points if p > 0) + bar[0]
+        opponent = -sum(p for p in points if p < 0) + bar[1]
+        position = cls(tuple(points), bar, (CHECKERS - mover, CHECKERS - opponent))
+        position.validate()
+        return position
+
+    # -- validation ---------------------------------------------------------------------------------
+
+    def problems(self) -> list[str]:
+        """Every way in which this board is not a position of a 15-checker game (empty if valid)."""
+        found: list[str] = []
+        if len(self.points) != 24:
+            return [f"a position has 24 points, not {len(self.points)}"]
+        for side, sign in ((0, 1), (1, -1)):
+            name = "mover" if side == 0 else "opponent"
+            if self.bar[side] < 0 or self.off[side] < 0:
+                found.append(f"the {name}'s bar and off counts must not be negative")
+            on_board = sum(c * sign for c in self.points if c * sign > 0)
+            total = on_board + self.bar[side] + self.off[side]
+            if total != CHECKERS:
+                found.append(
+                    f"the {name} has {total} checkers (board {on_board}, bar {self.bar[side]}, "
+                    f"off {self.off[side]}); each side has exactly {CHECKERS}"
+                )
+        return found
+
+    def validate(self) -> None:
+        """Raise :class:`InvalidPositionError` naming every problem of :meth:`problems`."""
+        found = self.problems()
+        if found:
+            raise InvalidPositionError("; ".join(found))
+
+    # -- conversions --------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, list[int]]:
+        """The position JSON (mover's view)."""
+        return {"points": list(self.points), "bar": list(self.bar), "off": list(self.off)}
+
+    def id(self) -> str:
+        """The compact, human-readable position id (round-trips through :meth:`from_id`)."""
+        chars = [
+            "-" if c == 0 else _MOVER_CHARS[c - 1] if c > 0 else _OPPONENT_CHARS[-c - 1]
+            for c in self.points
+        ]
+        body = "/".join("".join(chars[i : i + 6]) for i in range(0, 24, 6))
+        if self.bar != (0, 0):
+            body += f":{self.bar[0]},{self.bar[1]}"
+        return body
+
+    def flip(self, geometry: Geometry) -> Position:
+        """The same position seen by the other player (who becomes the mover)."""
+        points = [0] * 24
+        for index, count in enumerate(self.points):
+            points[opposite_point(index + 1, geometry) - 1] = -count
+        return Position(tuple(points), (self.bar[1], self.bar[0]), (self.off[1], self.off[0]))
+
+    def side(self, which: Literal[0, 1], geometry: Geometry) -> dict[int, int]:
+        """``{point: count}`` of one side (0 = mover, 1 = opponent) in that side's own coordinates."""
+        if which == 0:
+            return {i + 1: c for i, c in enumerate(self.points) if c > 0}
+        return {opposite_point(i + 1, geometry): -c for i, c in enumerate(self.points) if c < 0}
+
+    def __repr__(self) -> str:
+        return f"Position.from_id({self.id()!r})"
+
+    def __str__(self) -> str:
+        return self.id()

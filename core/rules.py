@@ -1,0 +1,234 @@
+"""The rule aspects that plugins return from the hooks, and :class:`Rules`, their compiled form.
+
+Each hook of :mod:`nardy.core.hookspecs` answers one aspect with one small frozen dataclass below. The
+kernel asks the hooks once per variant and options and merges the answers into :class:`Rules`, plain data
+that the move generator and the game loop read; they never call a hook themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from nardy.core.position import Geometry
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Starting layout (RULES.md §3, "Layout"), the same for both players in their own coordinates."""
+
+    geometry: Geometry
+    """``opposite`` (backgammon family) or ``same`` (long-nardy family), RULES.md §1.2."""
+    points: Mapping[int, int]
+    """``{own point: checkers}`` of one player; totals 15."""
+
+
+@dataclass(frozen=True, slots=True)
+class Blocking:
+    """Which points are closed to the mover (RULES.md §2.2 item 2)."""
+
+    closed_by: int
+    """A point is closed when it holds at least this many opposing checkers (2 or 1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hitting:
+    """What landing on a lone opposing checker does."""
+
+    hits: bool
+    """True: the checker is hit and goes to its owner's bar (which the mover must re-enter first)."""
+
+
+BearOffRule = Literal["standard", "exact"]
+HomeMoves = Literal["always", "until_all_home", "never"]
+
+
+@dataclass(frozen=True, slots=True)
+class BearOff:
+    """When and how checkers are borne off (RULES.md §2.2, §2.5)."""
+
+    rule: BearOffRule = "standard"
+    """``standard``: exact die, or a higher die from the highest occupied point; ``exact``: exact only."""
+    home_moves: HomeMoves = "always"
+    """Steps from one home point to another: always legal, illegal once all home, or never legal."""
+
+
+FirstTurnHead = Literal["principle", "fixed", "head_only"]
+
+
+@dataclass(frozen=True, slots=True)
+class HeadRule:
+    """How many checkers may leave the head (own point 24) per segment (RULES.md §3.3.3–§3.3.4, §3.9)."""
+
+    limit: int | None = None
+    """Head steps allowed per segment; ``None`` = no limit."""
+    first_turn: FirstTurnHead = "principle"
+    """How the first-turn exception (segment starting with all 15 on the head) raises the limit to 2."""
+    runner: bool = False
+    """Fevga's runner rule: until a checker has passed, only the head checker or the one runner moves."""
+
+
+BlockTiming = Literal["none", "end", "step"]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRule:
+    """Six-block rules (RULES.md §3.3.5, §3.4, §3.9)."""
+
+    six_block: BlockTiming = "none"
+    """Illegal blocks (six in a row with no opposing checker ahead): not checked, checked at the end of
+    each segment (classic), or after every step (nardgammon)."""
+    quarter: BlockTiming = "none"
+    """Fevga's quarter rule (the mover may not hold all of his 19…24)."""
+    trap: bool = False
+    """Fevga's trap filter (§2.3 item 6)."""
+
+
+Doubles = Literal["four", "progression", "reroll"]
+ProgressionStop = Literal["entry_stage", "fourth_step_extra"]
+Opening = Literal["numbers_used", "winner_rolls", "white_starts"]
+LaterGames = Literal["opening", "white_starts", "previous_winner"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """Dice and turn plan (RULES.md §2.4, §2.8–§2.11)."""
+
+    doubles: Doubles = "four"
+    """A double is four steps, a progression d…6, or four steps and a re-roll when all four were played."""
+    transfer: bool = False
+    """Unplayed steps of a started double pass to the opponent (§2.10)."""
+    progression_stop: ProgressionStop = "entry_stage"
+    """All-home stop (§2.8 item 4): after the stage of entry, or one more stage when entry is on step 4."""
+    opening: Opening = "winner_rolls"
+    """Who starts the first game (§2.11)."""
+    later_games: LaterGames = "previous_winner"
+    """Who starts later games of a match or session."""
+
+
+@dataclass(frozen=True, slots=True)
+class Loser:
+    """The loser's side when a game ends, in his own coordinates (RULES.md §6)."""
+
+    points: Mapping[int, int]
+    bar: int
+    off: int
+
+    def has_checker_on(self, low: int, high: int) -> bool:
+        """Whether the loser has a checker on one of his points ``low…high``."""
+        return any(low <= p <= high and n > 0 for p, n in self.points.items())
+
+
+class Scoring(Protocol):
+    """What a finished game is worth (before the cube)."""
+
+    @property
+    def per_checker(self) -> bool:
+        """True when the stake is per checker (a drop then costs ``v × (15 − off)``)."""
+        ...
+
+    def value(self, loser: Loser) -> int:
+        """Points the winner scores, cube value 1, no Jacoby."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class BackgammonScoring:
+    """Single 1, gammon 2 (nothing borne off), backgammon 3 (also on the bar or on his 19…24)."""
+
+    per_checker: bool = False
+
+    def value(self, loser: Loser) -> int:
+        if loser.off:
+            return 1
+        return 3 if loser.bar or loser.has_checker_on(19, 24) else 2
+
+
+@dataclass(frozen=True, slots=True)
+class TrictracScoring:
+    """RULES.md §3.2: 8 (nothing off, on the bar) / 4 (nothing off, outside home) / 2 / 1."""
+
+    per_checker: bool = False
+
+    def value(self, loser: Loser) -> int:
+        if loser.off:
+            return 1
+        if loser.bar:
+            return 8
+        return 4 if loser.has_checker_on(7, 24) else 2
+
+
+@dataclass(frozen=True, slots=True)
+class LongScoring:
+    """RULES.md §3.3.7: oin 1, mars 2 (nothing off), koks 3 (mars with a checker on his 19…24)."""
+
+    koks: bool = True
+    per_checker: bool = False
+
+    def value(self, loser: Loser) -> int:
+        if loser.off:
+            return 1
+        return 3 if self.koks and loser.has_checker_on(19, 24) else 2
+
+
+@dataclass(frozen=True, slots=True)
+class PerCheckerScoring:
+    """The loser pays one point per checker not borne off: ``15 − off``."""
+
+    per_checker: bool = True
+
+    def value(self, loser: Loser) -> int:
+        return 15 - loser.off
+
+
+@dataclass(frozen=True, slots=True)
+class FevgaScoring:
+    """RULES.md §3.9: 1, or 2 if the loser bore off none; no triple game."""
+
+    per_checker: bool = False
+
+    def value(self, loser: Loser) -> int:
+        return 1 if loser.off else 2
+
+
+@dataclass(frozen=True, slots=True)
+class CubeRule:
+    """Whether the doubling cube is used (RULES.md §2.12)."""
+
+    available: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every aspect of one variant with its options, compiled once; plain data for the hot paths."""
+
+    layout: Layout
+    blocking: Blocking
+    hitting: Hitting
+    bear_off: BearOff
+    head: HeadRule
+    blocks: BlockRule
+    turn: TurnPlan
+    scoring: Scoring
+    cube: CubeRule = field(default_factory=CubeRule)
+
+    @property
+    def geometry(self) -> Geometry:
+        """Shortcut for ``layout.geometry``."""
+        return self.layout.geometry
+
+    @property
+    def order_free(self) -> bool:
+        """True when every step's legality is independent of the order of the other steps of a double.
+
+        Then the generator plays a double's steps from non-increasing source points only (a multiset,
+        not every ordering). Per-step block checks, the runner rule and restricted home moves depend on
+        the intermediate positions, so those variants search every order.
+        """
+        return (
+            self.blocks.six_block != "step"
+            and self.blocks.quarter != "step"
+            and not self.head.runner
+            and self.bear_off.home_moves == "always"
+        )

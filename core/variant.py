@@ -1,0 +1,243 @@
+"""A compiled variant: its rules as plain data, its move generator, and the legal-plays view.
+
+:class:`Variant` is what the rest of the framework uses. It is built by :func:`nardy.core.load_variant`,
+which asks the plugins' hooks once and compiles their answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nardy.core.errors import IllegalPlayError, InvalidPlayError, InvalidPositionError
+from nardy.core.movegen import BoardKey, MoveGenerator, board_of, position_of
+from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps
+from nardy.core.options import OptionSpec
+from nardy.core.position import CHECKERS, Position, opposite_point
+from nardy.core.rules import Loser, Rules
+
+
+@dataclass(frozen=True, slots=True)
+class VariantInfo:
+    """What a plugin registers: a variant's name, the variant it builds on, and its options."""
+
+    name: str
+    """The id used everywhere (``long``, ``backgammon``, …)."""
+    title: str
+    """A short human name («Длинные нарды» — long nardy)."""
+    summary: str
+    """One paragraph: how this variant differs from its base."""
+    base: str | None = None
+    """The variant whose aspects this one inherits (aspects it does not answer itself)."""
+    options: tuple[OptionSpec, ...] = ()
+    """Every option the variant accepts, with defaults."""
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """One legal play of a segment: its steps (one representative order) and the resulting position."""
+
+    steps: tuple[Step, ...]
+    result: Position
+    """The position after the play, still from the mover's view (not flipped)."""
+
+    @property
+    def text(self) -> str:
+        """Play text as RULES.md writes it (``24/18 13/11``); the empty play is ``""``."""
+        return format_steps(self.steps)
+
+    def __bool__(self) -> bool:
+        return bool(self.steps)
+
+    def __str__(self) -> str:
+        return self.text or "(no move)"
+
+
+class LegalPlays(Sequence[Play]):
+    """The legal plays of one segment, deduplicated by resulting position (python-chess style view).
+
+    Iterable and sized; indexable in a stable order; ``in`` accepts a :class:`Play`, a resulting
+    :class:`Position` or play text, in constant time for the first two.
+    """
+
+    __slots__ = ("_keys", "_plays", "dice", "dice_used", "position")
+
+    def __init__(
+        self, position: Position, dice: tuple[int, ...], dice_used: int, plays: dict[BoardKey, tuple[Step, ...]]
+    ) -> None:
+        self.position = position
+        self.dice = dice
+        self.dice_used = dice_used
+        """How many dice every legal play uses (``N`` of RULES.md §2.3)."""
+        self._keys = plays
+        self._plays: list[Play] | None = None
+
+    def _materialise(self) -> list[Play]:
+        if self._plays is None:
+            self._plays = [Play(steps, position_of(key)) for key, steps in self._keys.items()]
+        return self._plays
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[Play]:
+        return iter(self._materialise())
+
+    def __getitem__(self, index: int) -> Play:  # type: ignore[override]
+        return self._materialise()[index]
+
+    def __contains__(self, item: object) -> bool:
+        if isinstance(item, Play):
+            item = item.result
+        if isinstance(item, Position):
+            return tuple(board_of(item)) in self._keys
+        if isinstance(item, str):
+            try:
+                self.find(item)
+            except (InvalidPlayError, IllegalPlayError):
+                return False
+            return True
+        return False
+
+    @property
+    def results(self) -> frozenset[Position]:
+        """The distinct resulting positions."""
+        return frozenset(p.result for p in self._materialise())
+
+    def index_of(self, result: Position) -> int:
+        """Index of the play that reaches ``result``; raises :class:`IllegalPlayError` if none does."""
+        for index, play in enumerate(self._materialise()):
+            if play.result == result:
+                return index
+        raise IllegalPlayError("no legal play reaches that position")
+
+    def find(self, text: str) -> Play:
+        """The legal play written ``text`` (any order of its steps, any legal spelling).
+
+        Raises :class:`InvalidPlayError` for malformed text and :class:`IllegalPlayError` when the
+        steps are not a legal play of this segment.
+        """
+        steps = parse_steps(text)
+        result = apply_steps(self.position, steps)
+        key = tuple(board_of(result))
+        if key not in self._keys:
+            dice = "-".join(map(str, self.dice))
+            raise IllegalPlayError(f"{text or '(no move)'!r} is not a legal play with {dice}")
+        for play in self._materialise():
+            if play.result == result:
+                return play
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def apply_steps(position: Position, steps: Sequence[Step]) -> Position:
+    """Move checkers as the steps say, without checking legality (python-chess ``push``).
+
+    A step onto a lone opposing checker hits it. Raises :class:`IllegalPlayError` only when a step is
+    physically impossible (no checker of the mover on its source, landing on two or more opposing checkers).
+    """
+    b = board_of(position)
+    for step in steps:
+        src, dst = step.src, step.dst
+        if b[src] <= 0:
+            where = "the bar" if src == BAR else f"point {src}"
+            raise IllegalPlayError(f"step {format_steps([step])}: the mover has no checker on {where}")
+        b[src] -= 1
+        if dst == OFF:
+            b[0] += 1
+            continue
+        if b[dst] < -1:
+            raise IllegalPlayError(f"step {format_steps([step])}: point {dst} is closed")
+        if b[dst] == -1:
+            b[dst] = 1
+            b[26] += 1
+        else:
+            b[dst] += 1
+    return position_of(b)
+
+
+class Variant:
+    """A variant with its options, compiled: rules as plain data and a move generator."""
+
+    def __init__(self, info: VariantInfo, options: dict[str, Any], rules: Rules) -> None:
+        self.info = info
+        self.name = info.name
+        self.options = options
+        self.rules = rules
+        self.generator = MoveGenerator(rules)
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.options.items() if v != _default(self.info, k)}
+        return f"load_variant({self.name!r}, {changed!r})" if changed else f"load_variant({self.name!r})"
+
+    # -- positions -------------------------------------------------------------------------------------
+
+    def start_position(self) -> Position:
+        """The starting position, from the view of the first mover."""
+        layout = self.rules.layout
+        return Position.from_sides(
+            layout.points,
+            {opposite_point(p, layout.geometry): n for p, n in layout.points.items()},
+        )
+
+    def validate(self, position: Position) -> None:
+        """Raise :class:`InvalidPositionError` if ``position`` cannot occur in this variant."""
+        problems = position.problems()
+        if not self.rules.hitting.hits and position.bar != (0, 0):
+            problems.append(f"{self.name} has no bar, but the position has checkers on it")
+        if self.rules.geometry == "same":
+            # A same-direction checker never leaves home once there (no hitting), so a side that has
+            # borne off has every board checker at home.
+            for side in (0, 1):
+                if position.off[side] and any(p > 6 for p in position.side(side, "same")):  # type: ignore[arg-type]
+                    who = "mover" if side == 0 else "opponent"
+                    problems.append(f"the {who} has borne off but has checkers outside home")
+        if problems:
+            raise InvalidPositionError("; ".join(problems))
+
+    def flip(self, position: Position) -> Position:
+        """The same position seen by the other player."""
+        return position.flip(self.rules.geometry)
+
+    # -- plays -----------------------------------------------------------------------------------------
+
+    def legal_plays(self, position: Position, dice: Sequence[int]) -> LegalPlays:
+        """The legal plays of one segment with these dice: two different values for an ordinary roll,
+        or 1–4 equal values (a double's steps, a progression stage, transferred steps).
+
+        Raises :class:`ValueError` for impossible dice.
+        """
+        dice = tuple(dice)
+        if not dice or len(dice) > 4 or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
+            raise InvalidPlayError(f"dice must be 1-4 values in 1-6, not {list(dice)}")
+        if len(dice) != 2 and len(set(dice)) != 1:
+            raise InvalidPlayError(f"a segment is two different dice or equal steps, not {list(dice)}")
+        if len(dice) == 2 and dice[0] == dice[1]:
+            pass  # two equal steps, e.g. two transferred sixes
+        segment = self.generator.segment(position, dice)
+        return LegalPlays(position, dice, segment.dice_used, segment.plays)
+
+    def play(self, position: Position, dice: Sequence[int], text: str) -> Play:
+        """The legal play written ``text``; raises :class:`InvalidPlayError` / :class:`IllegalPlayError`."""
+        return self.legal_plays(position, dice).find(text)
+
+    # -- scoring ---------------------------------------------------------------------------------------
+
+    def loser_side(self, position: Position, loser: int) -> Loser:
+        """The loser's side (0 = the position's mover, 1 = the opponent) in his own coordinates."""
+        return Loser(position.side(loser, self.rules.geometry), position.bar[loser], position.off[loser])  # type: ignore[arg-type]
+
+    def game_value(self, loser: Loser) -> int:
+        """What the finished game is worth to the winner, before the cube (RULES.md §6)."""
+        return self.rules.scoring.value(loser)
+
+    def is_finished(self, position: Position) -> bool:
+        """Whether a side has borne off all its checkers."""
+        return CHECKERS in position.off
+
+
+def _default(info: VariantInfo, name: str) -> Any:
+    for spec in info.options:
+        if spec.name == name:
+            return spec.default
+    return None
