@@ -1,0 +1,69 @@
+"""Dice sources: seeded (same seed → same game) or scripted (tests, replays)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Protocol
+
+from nardy.core.errors import GameStateError
+
+Roll = tuple[int, int]
+
+
+class DiceSource(Protocol):
+    """Where a game's dice come from. Every throw of two dice, the opening throw included, is one roll."""
+
+    def roll(self) -> Roll:
+        """The next two dice."""
+        ...
+
+
+class SeededDice:
+    """Pseudo-random dice from a seed; the same seed always gives the same sequence."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**63)
+        self._random = random.Random(self.seed)
+
+    def roll(self) -> Roll:
+        randint = self._random.randint
+        return (randint(1, 6), randint(1, 6))
+
+
+class ScriptedDice:
+    """Dice from a fixed list, e.g. a recorded game; running out is an error."""
+
+    def __init__(self, rolls: Iterable[Iterable[int]]) -> None:
+        self._rolls: list[Roll] = []
+        for roll in rolls:
+            a, b = roll
+            if not (1 <= a <= 6 and 1 <= b <= 6):
+                raise ValueError(f"a die shows 1-6, not {roll}")
+            self._rolls.append((a, b))
+        self._next = 0
+
+    def roll(self) -> Roll:
+        if self._next >= len(self._rolls):
+            raise GameStateError(f"the scripted dice ran out after {len(self._rolls)} rolls")
+        roll = self._rolls[self._next]
+        self._next += 1
+        return roll
+
+    @property
+    def remaining(self) -> int:
+        """Rolls not yet used."""
+        return len(self._rolls) - self._next
+
+
+class RecordingDice:
+    """Wraps a source and remembers every roll it gave (for game records and replays)."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+        self.rolls: list[Roll] = []
+
+    def roll(self) -> Roll:
+        roll = self.source.roll()
+        self.rolls.append(roll)
+        return roll

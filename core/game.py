@@ -1,0 +1,464 @@
+"""One game: who starts, turns made of segments, the cube, the end and its score (RULES.md §2).
+
+A :class:`Game` advances by itself through every chance event (dice) and every forced decision, and
+stops at the next real decision, which :attr:`Game.decision` describes; :meth:`Game.decide` answers it.
+The turn logic is written as one straight generator (:meth:`Game._flow`), so the order of §2.1 is
+visible in one place: transferred steps, cube action, roll, segments, end of turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from nardy.core.dice import DiceSource, RecordingDice, Roll
+from nardy.core.errors import CubeError, GameStateError, IllegalPlayError
+from nardy.core.position import CHECKERS, Position
+from nardy.core.variant import LegalPlays, Play, Variant
+
+WHITE = 0
+BLACK = 1
+COLOURS = ("White", "Black")
+
+SegmentKind = Literal["roll", "stage", "reroll", "transfer"]
+CubeAnswer = Literal["take", "drop", "beaver"]
+
+
+def all_home(position: Position) -> bool:
+    """RULES.md §1.4: "no checker on his points 7…24 and none on the bar"."""
+    return position.bar[0] == 0 and all(c <= 0 for c in position.points[6:])
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One segment of a turn (RULES.md §1.4): the dice it plays and why."""
+
+    player: int
+    """Colour of the player making it (0 White, 1 Black)."""
+    dice: tuple[int, ...]
+    kind: SegmentKind
+    description: str
+    """E.g. "roll 6-5", "stage 5 of a 3-3 progression", "3 sixes transferred from the opponent"."""
+
+
+@dataclass(slots=True)
+class Cube:
+    """The doubling cube (RULES.md §2.12): value and owner (None = centred)."""
+
+    value: int = 1
+    owner: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CubeSettings:
+    """How the cube may be used in this game (decided by the match or session)."""
+
+    enabled: bool = False
+    max_cube: int | None = None
+    beavers: bool = False
+    jacoby: bool = False
+    auto_doubles_limit: int = 0
+    """Automatic doubles on opening-throw ties (0 = off)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayDecision:
+    """Choose one of the legal plays of the current segment."""
+
+    player: int
+    segment: Segment
+    position: Position
+    """The position from the deciding player's view."""
+    plays: LegalPlays
+
+
+@dataclass(frozen=True, slots=True)
+class DoubleDecision:
+    """Before rolling: double, or roll."""
+
+    player: int
+    position: Position
+    cube: Cube
+
+
+@dataclass(frozen=True, slots=True)
+class TakeDecision:
+    """The opponent doubled (or beavered): take, drop, or (if offered) beaver."""
+
+    player: int
+    position: Position
+    cube: Cube
+    """The cube before the pending double."""
+    beaver_allowed: bool
+    after_beaver: bool = False
+
+
+Decision = PlayDecision | DoubleDecision | TakeDecision
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a game ended."""
+
+    winner: int
+    points: int
+    """What the winner scores, cube included."""
+    base_value: int
+    """The game's value before the cube (1 for a drop)."""
+    cube_value: int
+    reason: Literal["bear_off", "drop"]
+    resigned: bool = False
+
+
+@dataclass(slots=True)
+class GameEvent:
+    """One entry of a game's record."""
+
+    kind: Literal["opening", "roll", "play", "transfer", "double", "take", "drop", "beaver", "end"]
+    player: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Game:
+    """A single game of a variant, from the opening throw to its result."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        dice: DiceSource,
+        *,
+        position: Position | None = None,
+        mover: int = WHITE,
+        starter: int | None = None,
+        cube: CubeSettings | None = None,
+        first_turn: bool | None = None,
+        auto_forced: bool = True,
+    ) -> None:
+        """Start a game.
+
+        :param position: a start position from the view of ``mover`` (default: the variant's layout);
+            with a position given, ``mover`` is to roll at once (no opening throw).
+        :param starter: colour that starts by rolling, skipping the opening throw (later games of a
+            match: the previous winner, RULES.md §2.11).
+        :param first_turn: whether the cube may not yet be offered (default: True for a new game).
+        :param auto_forced: play segments with a single legal play without asking.
+        """
+        self.variant = variant
+        self.rules = variant.rules
+        self.dice = RecordingDice(dice)
+        self.cube_settings = cube or CubeSettings()
+        self.cube = Cube()
+        self.auto_forced = auto_forced
+        self.events: list[GameEvent] = []
+        self.result: GameResult | None = None
+        self.turns = 0
+        self.pending_transfer: dict[int, list[tuple[int, int]]] = {WHITE: [], BLACK: []}
+        if position is not None:
+            variant.validate(position)
+            self.position = position
+            self.mover = mover
+            self._opening = False
+            self._starter = mover
+        else:
+            self.position = variant.start_position()
+            self.mover = WHITE
+            self._opening = starter is None and self.rules.turn.opening != "white_starts"
+            self._starter = WHITE if starter is None else starter
+        self._no_cube_yet = position is None if first_turn is None else first_turn
+        self._answer: Any = None
+        self._flow_iter = self._flow()
+        self.decision: Decision | None = None
+        self._advance()
+
+    # -- public API ---------------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.result is not None
+
+    def legal_plays(self) -> LegalPlays:
+        """The legal plays of the current segment (raises when the decision is not a play)."""
+        if not isinstance(self.decision, PlayDecision):
+            raise GameStateError("no play is to be chosen now")
+        return self.decision.plays
+
+    def decide(self, answer: Play | int | str | bool) -> None:
+        """Answer the current decision: a play (object, index or text), a bool to double, or
+        ``"take"`` / ``"drop"`` / ``"beaver"``. Raises on an answer the rules do not allow."""
+        decision = self.decision
+        if decision is None:
+            raise GameStateError("the game is over")
+        if isinstance(decision, PlayDecision):
+            self._answer = self._resolve_play(decision.plays, answer)
+        elif isinstance(decision, DoubleDecision):
+            if not isinstance(answer, bool):
+                raise CubeError("answer a double decision with True (double) or False (roll)")
+            self._answer = answer
+        else:
+            allowed = {"take", "drop"} | ({"beaver"} if decision.beaver_allowed else set())
+            if answer not in allowed:
+                raise CubeError(f"answer must be one of {', '.join(sorted(allowed))}, not {answer!r}")
+            self._answer = answer
+        self._advance()
+
+    def position_for(self, colour: int) -> Position:
+        """The current position from ``colour``'s view."""
+        return self.position if colour == self.mover else self.variant.flip(self.position)
+
+    # -- internals ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _resolve_play(plays: LegalPlays, answer: Play | int | str | bool) -> Play:
+        if isinstance(answer, bool):
+            raise IllegalPlayError("a play is expected, not a cube answer")
+        if isinstance(answer, int):
+            if not 0 <= answer < len(plays):
+                raise IllegalPlayError(f"play index {answer} is out of range 0-{len(plays) - 1}")
+            return plays[answer]
+        if isinstance(answer, str):
+            return plays.find(answer)
+        if answer not in plays:
+            raise IllegalPlayError(f"{answer.text!r} is not a legal play")
+        return answer
+
+    def _advance(self) -> None:
+        try:
+            self.decision = next(self._flow_iter) if self._answer is None else self._flow_iter.send(self._answer)
+        except StopIteration:
+            self.decision = None
+        self._answer = None
+
+    def _log(self, event: Any, player: int, **data: Any) -> None:
+        self.events.append(GameEvent(event, player, data))
+
+    def _switch(self) -> None:
+        self.position = self.variant.flip(self.position)
+        self.mover = 1 - self.mover
+
+    def _finish(self, winner: int, base: int, reason: Literal["bear_off", "drop"]) -> None:
+        value = self.cube.value
+        if reason == "bear_off" and self.cube_settings.jacoby and self.cube.owner is None:
+            if not self.rules.scoring.per_checker:
+                base = 1  # Jacoby: "if the game ends (not by a drop) with the cube centred … 1"
+        self.result = GameResult(winner, base * value, base, value, reason)
+        self._log("end", winner, points=base * value, reason=reason)
+
+    # -- the flow -----------------------------------------------------------------------------------
+
+    def _flow(self) -> Generator[Decision, Any, None]:
+        first_roll: Roll | None = None
+        if self._opening:
+            first_roll = self._opening_throw()
+        else:
+            if self._starter != self.mover:
+                self._switch()
+        while True:
+            yield from self._turn(first_roll)
+            first_roll = None
+            if self.result is not None:
+                return
+            self._switch()
+            self._no_cube_yet = False
+
+    def _opening_throw(self) -> Roll | None:
+        """RULES.md §2.11: each throws one die; ties are thrown again (automatic doubles on ties)."""
+        auto_done = 0
+        while True:
+            white, black = self.dice.roll()
+            self._log("opening", WHITE, dice=[white, black])
+            if white != black:
+                break
+            if auto_done < self.cube_settings.auto_doubles_limit and self.cube_settings.enabled:
+                auto_done += 1
+                self.cube.value *= 2
+        starter = WHITE if white > black else BLACK
+        if starter != self.mover:
+            self._switch()
+        if self.rules.turn.opening == "numbers_used":
+            return (white, black) if starter == WHITE else (black, white)
+        return None
+
+    def _turn(self, first_roll: Roll | None) -> Generator[Decision, Any, None]:
+        self.turns += 1
+        player = self.mover
+        # 1. Transferred steps (§2.10 item 3): "grouped by value in ascending order".
+        transfer = self.pending_transfer[player]
+        self.pending_transfer[player] = []
+        for value, count in sorted(transfer):
+            names = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
+            segment = Segment(player, (value,) * count, "transfer", f"{count} {names[value]} transferred from the opponent")
+            yield from self._segment(segment)
+            if self.result is not None:
+                return
+        # 2. Cube action, before rolling.
+        if first_roll is None and not self._no_cube_yet:
+            dropped = yield from self._cube_action()
+            if dropped:
+                return
+        # 3. Roll, 4. segments.
+        roll = first_roll or self.dice.roll()
+        self._log("roll", player, dice=list(roll))
+        doubles = self.rules.turn.doubles
+        if roll[0] != roll[1]:
+            yield from self._segment(Segment(player, roll, "roll", f"roll {roll[0]}-{roll[1]}"))
+        elif doubles == "progression":
+            yield from self._progression(roll[0])
+        elif doubles == "reroll":
+            yield from self._reroll_chain(roll[0])
+        else:
+            d = roll[0]
+            yield from self._segment(Segment(player, (d,) * 4, "roll", f"roll {d}-{d}"))
+
+    def _segment(self, segment: Segment) -> Generator[Decision, Any, int]:
+        """Play one segment; returns the number of dice used (N of §2.3)."""
+        plays = self.variant.legal_plays(self.position, segment.dice)
+        if len(plays) == 1 and self.auto_forced:
+            play = plays[0]
+        else:
+            play = yield PlayDecision(self.mover, segment, self.position, plays)
+        self._log(
+            "play", self.mover, dice=list(segment.dice), kind=segment.kind, segment=segment.description,
+            play=play.text, choices=len(plays),
+        )
+        self.position = play.result
+        if self.position.off[0] == CHECKERS:
+            # §2.6: "The game ends the instant a player bears off his 15th checker".
+            loser = self.variant.loser_side(self.position, 1)
+            self._finish(self.mover, self.variant.game_value(loser), "bear_off")
+        return plays.dice_used
+
+    def _progression(self, d: int) -> Generator[Decision, Any, None]:
+        """RULES.md §2.8: stages d, d+1, …, 6, each its own segment."""
+        player = self.mover
+        transfer = self.rules.turn.transfer
+        extra_rule = self.rules.turn.progression_stop == "fourth_step_extra"
+        last = all_home(self.position)  # "all home when the progression starts: the rolled stage is the last"
+        for x in range(d, 7):
+            start = self.position
+            label = f"stage {x} of a {d}-{d} progression" if d < 6 else "6-6"
+            used = yield from self._segment(Segment(player, (x,) * 4, "stage", label))
+            if self.result is not None:
+                return
+            if x == d and used == 0:
+                return  # "Not started": nothing played, nothing transferred.
+            extra_next = False
+            if not last and not all_home(start) and all_home(self.position):
+                # Entry happened in this stage.
+                on_fourth = used == 4 and self.position.off[0] == start.off[0]
+                if extra_rule and on_fourth:
+                    extra_next = True
+                else:
+                    last = True
+            if used < 4:
+                lost = [(x, 4 - used)]
+                if not last:
+                    later = [(y, 4) for y in range(x + 1, 7)]
+                    lost += later[:1] if extra_next else later
+                if transfer:
+                    self._hand_over(lost)
+                return
+            if last:
+                return
+            if extra_next:
+                last = True
+
+    def _reroll_chain(self, d: int) -> Generator[Decision, Any, None]:
+        """RULES.md §2.9: a fully played double is re-rolled; a partly played one transfers the rest."""
+        player = self.mover
+        kind: SegmentKind = "roll"
+        while True:
+            label = f"roll {d}-{d}" if kind == "roll" else f"re-roll {d}-{d}"
+            used = yield from self._segment(Segment(player, (d,) * 4, kind, label))
+            if self.result is not None:
+                return
+            if used < 4:
+                if used >= 1 and self.rules.turn.transfer:
+                    self._hand_over([(d, 4 - used)])
+                return
+            roll = self.dice.roll()
+            self._log("roll", player, dice=list(roll), reroll=True)
+            if roll[0] != roll[1]:
+                yield from self._segment(Segment(player, roll, "reroll", f"re-roll {roll[0]}-{roll[1]}"))
+                return
+            d = roll[0]
+            kind = "reroll"
+
+    def _hand_over(self, steps: list[tuple[int, int]]) -> None:
+        opponent = 1 - self.mover
+        self.pending_transfer[opponent].extend(steps)
+        self._log("transfer", self.mover, steps=[list(s) for s in steps])
+
+    # -- cube (RULES.md §2.12) ----------------------------------------------------------------------
+
+    def may_double(self, player: int) -> bool:
+        """Whether ``player`` may offer a double now (before his roll)."""
+        settings = self.cube_settings
+        if not settings.enabled or self.result is not None:
+            return False
+        if self.cube.owner not in (None, player):
+            return False
+        return settings.max_cube is None or 2 * self.cube.value <= settings.max_cube
+
+    def _cube_action(self) -> Generator[Decision, Any, bool]:
+        player = self.mover
+        if not self.may_double(player):
+            return False
+        doubles = yield DoubleDecision(player, self.position, Cube(self.cube.value, self.cube.owner))
+        if not doubles:
+            return False
+        self._log("double", player, value=2 * self.cube.value)
+        taker = 1 - player
+        settings = self.cube_settings
+        beaver_ok = settings.beavers and (settings.max_cube is None or 4 * self.cube.value <= settings.max_cube)
+        answer = yield TakeDecision(taker, self.position_for(taker), Cube(self.cube.value, self.cube.owner), beaver_ok)
+        if answer == "drop":
+            self._log("drop", taker)
+            self._finish(player, self._drop_value(taker, 1), "drop")
+            return True
+        if answer == "take":
+            self._log("take", taker)
+            self.cube = Cube(2 * self.cube.value, taker)
+            return False
+        # Beaver: "v := 4v, the beaverer owns the cube, and the original doubler must take … or drop (he
+        # pays 2v)".
+        self._log("beaver", taker)
+        answer = yield TakeDecision(
+            player, self.position, Cube(2 * self.cube.value, taker), beaver_allowed=False, after_beaver=True
+        )
+        if answer == "drop":
+            self._log("drop", player)
+            self._finish(taker, self._drop_value(player, 2), "drop")
+            return True
+        self._log("take", player)
+        self.cube = Cube(4 * self.cube.value, taker)
+        return False
+
+    def _drop_value(self, dropper: int, factor: int) -> int:
+        """A drop scores the cube value before the double (× factor after a beaver); per checker,
+        ``v × (15 − the dropper's borne-off count)``."""
+        value = self.cube.value * factor
+        if self.rules.scoring.per_checker:
+            off = self.position_for(dropper).off[0]
+            return value * (CHECKERS - off) // self.cube.value
+        return 1 * factor
+
+    # -- conveniences -------------------------------------------------------------------------------
+
+    def record(self) -> dict[str, Any]:
+        """The game as JSON-ready data: variant, options, every roll and event, and the result."""
+        return {
+            "variant": self.variant.name,
+            "options": self.variant.options,
+            "rolls": [list(r) for r in self.dice.rolls],
+            "events": [{"kind": e.kind, "player": COLOURS[e.player], **e.data} for e in self.events],
+            "result": None
+            if self.result is None
+            else {
+                "winner": COLOURS[self.result.winner],
+                "points": self.result.points,
+                "reason": self.result.reason,
+                "cube": self.result.cube_value,
+            },
+        }
