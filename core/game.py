@@ -237,13 +237,9 @@ class Game:
         self.position = self.variant.flip(self.position)
         self.mover = 1 - self.mover
 
-    def _finish(self, winner: int, base: int, reason: Literal["bear_off", "drop"]) -> None:
-        value = self.cube.value
-        if reason == "bear_off" and self.cube_settings.jacoby and self.cube.owner is None:
-            if not self.rules.scoring.per_checker:
-                base = 1  # Jacoby: "if the game ends (not by a drop) with the cube centred … 1"
-        self.result = GameResult(winner, base * value, base, value, reason)
-        self._log("end", winner, points=base * value, reason=reason)
+    def _finish(self, winner: int, base: int, points: int, reason: Literal["bear_off", "drop"]) -> None:
+        self.result = GameResult(winner, points, base, self.cube.value, reason)
+        self._log("end", winner, points=points, reason=reason)
 
     # -- the flow -----------------------------------------------------------------------------------
 
@@ -326,7 +322,10 @@ class Game:
         if self.position.off[0] == CHECKERS:
             # §2.6: "The game ends the instant a player bears off his 15th checker".
             loser = self.variant.loser_side(self.position, 1)
-            self._finish(self.mover, self.variant.game_value(loser), "bear_off")
+            points = self.variant.game_points(
+                loser, self.cube.value, cube_centred=self.cube.owner is None, jacoby=self.cube_settings.jacoby
+            )
+            self._finish(self.mover, self.variant.game_value(loser), points, "bear_off")
         return plays.dice_used
 
     def _progression(self, d: int) -> Generator[Decision, Any, None]:
@@ -415,7 +414,7 @@ class Game:
         answer = yield TakeDecision(taker, self.position_for(taker), Cube(self.cube.value, self.cube.owner), beaver_ok)
         if answer == "drop":
             self._log("drop", taker)
-            self._finish(player, self._drop_value(taker, 1), "drop")
+            self._finish(player, 1, self._drop_value(taker, 1), "drop")
             return True
         if answer == "take":
             self._log("take", taker)
@@ -429,20 +428,19 @@ class Game:
         )
         if answer == "drop":
             self._log("drop", player)
-            self._finish(taker, self._drop_value(player, 2), "drop")
+            self._finish(taker, 1, self._drop_value(player, 2), "drop")
             return True
         self._log("take", player)
         self.cube = Cube(4 * self.cube.value, taker)
         return False
 
     def _drop_value(self, dropper: int, factor: int) -> int:
-        """A drop scores the cube value before the double (× factor after a beaver); per checker,
-        ``v × (15 − the dropper's borne-off count)``."""
+        """A drop scores the cube value before the double (× 2 after a beaver): "the doubler wins v
+        points … under per_checker scoring the dropper pays v × (15 − his borne-off count)"."""
         value = self.cube.value * factor
         if self.rules.scoring.per_checker:
-            off = self.position_for(dropper).off[0]
-            return value * (CHECKERS - off) // self.cube.value
-        return 1 * factor
+            return value * (CHECKERS - self.position_for(dropper).off[0])
+        return value
 
     # -- conveniences -------------------------------------------------------------------------------
 

@@ -212,8 +212,6 @@ class Variant:
             raise InvalidPlayError(f"dice must be 1-4 values in 1-6, not {list(dice)}")
         if len(dice) != 2 and len(set(dice)) != 1:
             raise InvalidPlayError(f"a segment is two different dice or equal steps, not {list(dice)}")
-        if len(dice) == 2 and dice[0] == dice[1]:
-            pass  # two equal steps, e.g. two transferred sixes
         segment = self.generator.segment(position, dice)
         return LegalPlays(position, dice, segment.dice_used, segment.plays)
 
@@ -230,6 +228,22 @@ class Variant:
     def game_value(self, loser: Loser) -> int:
         """What the finished game is worth to the winner, before the cube (RULES.md §6)."""
         return self.rules.scoring.value(loser)
+
+    def game_points(
+        self, loser: Loser, cube_value: int = 1, *, cube_centred: bool = True, jacoby: bool | None = None
+    ) -> int:
+        """What the winner scores for a game ended by a bear-off: value × cube, with Jacoby.
+
+        RULES.md §2.12: "if the game ends (not by a drop) with the cube centred, the result multiplier is
+        1 … Not applicable to per_checker scoring." ``jacoby=None`` takes the variant's option, which
+        applies to money play only (no ``match_length``).
+        """
+        if jacoby is None:
+            jacoby = bool(self.options.get("jacoby")) and self.options.get("match_length") is None
+        base = self.game_value(loser)
+        if jacoby and cube_centred and not self.rules.scoring.per_checker:
+            base = 1
+        return base * cube_value
 
     def is_finished(self, position: Position) -> bool:
         """Whether a side has borne off all its checkers."""

@@ -1,0 +1,98 @@
+"""Matches and money sessions (RULES.md §2.11–§2.12): scores, the Crawford rule, who starts each game,
+and which cube options a game gets.
+
+:class:`Match` is a small state machine that the caller feeds with finished games; it does not play
+them. ``match_length=None`` is money play (results accumulate, Jacoby/beavers/automatic doubles allowed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nardy.core.dice import DiceSource
+from nardy.core.errors import GameStateError
+from nardy.core.game import WHITE, CubeSettings, Game, GameResult
+from nardy.core.variant import Variant
+
+
+@dataclass(slots=True)
+class Match:
+    """The state of a match to ``length`` points, or of a money session (``length=None``)."""
+
+    variant: Variant
+    length: int | None = None
+    score: list[int] = field(default_factory=lambda: [0, 0])
+    games: list[GameResult] = field(default_factory=list)
+    crawford_game: bool = False
+    """Whether the game now being played (or about to be) is the Crawford game."""
+    _crawford_done: bool = False
+
+    def __post_init__(self) -> None:
+        if self.length is not None and self.length < 1:
+            raise ValueError(f"a match is to at least 1 point, not {self.length}")
+        self._update_crawford()
+
+    @property
+    def is_over(self) -> bool:
+        """A player reached the match length (never for money play)."""
+        return self.length is not None and max(self.score) >= self.length
+
+    @property
+    def winner(self) -> int | None:
+        """The match winner's colour, once the match is over."""
+        if not self.is_over:
+            return None
+        return 0 if self.score[0] >= self.score[1] else 1
+
+    def cube_settings(self) -> CubeSettings:
+        """The cube for the next game: off without a cube, in a 1-point match and in the Crawford game;
+        Jacoby, beavers and automatic doubles only in money play."""
+        options = self.variant.options
+        enabled = self.variant.rules.cube.available and self.length != 1 and not self.crawford_game
+        money = self.length is None
+        return CubeSettings(
+            enabled=enabled,
+            max_cube=options.get("max_cube"),
+            beavers=money and bool(options.get("beavers")),
+            jacoby=money and bool(options.get("jacoby")),
+            auto_doubles_limit=int(options.get("auto_doubles_limit") or 0)
+            if money and options.get("auto_doubles")
+            else 0,
+        )
+
+    def starter(self) -> int | None:
+        """Who starts the next game by rolling, or None for an opening throw (§2.11)."""
+        if not self.games:
+            return WHITE if self.variant.rules.turn.opening == "white_starts" else None
+        later = self.variant.rules.turn.later_games
+        if later == "white_starts":
+            return WHITE
+        if later == "previous_winner":
+            return self.games[-1].winner
+        return None
+
+    def new_game(self, dice: DiceSource, **kwargs: object) -> Game:
+        """A game set up for the current state of the match."""
+        if self.is_over:
+            raise GameStateError("the match is over")
+        return Game(self.variant, dice, starter=self.starter(), cube=self.cube_settings(), **kwargs)  # type: ignore[arg-type]
+
+    def add_result(self, result: GameResult) -> None:
+        """Record a finished game; match scores are capped at nothing (a 4-point win at 6-6 of 7 is 10-6)."""
+        if self.is_over:
+            raise GameStateError("the match is over")
+        self.score[result.winner] += result.points
+        self.games.append(result)
+        if self.crawford_game:
+            self.crawford_game = False
+        self._update_crawford()
+
+    def _update_crawford(self) -> None:
+        # "the first game played after a player's score has become n − 1 while the other's is lower is
+        # the Crawford game … every later game is post-Crawford".
+        n = self.length
+        if n is None or n == 1 or self._crawford_done or self.is_over:
+            return
+        if max(self.score) == n - 1 and min(self.score) < n - 1:
+            self.crawford_game = True
+            self._crawford_done = True
