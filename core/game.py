@@ -97,6 +97,21 @@ class TakeDecision:
 Decision = PlayDecision | DoubleDecision | TakeDecision
 
 
+def cube_settings_for(variant: Variant, *, match_length: int | None, crawford: bool = False) -> CubeSettings:
+    """The cube of one game (RULES.md §2.12): off without a cube, in a 1-point match and in the Crawford
+    game; Jacoby, beavers and automatic doubles only in money play ("ignored in match play")."""
+    options = variant.options
+    money = match_length is None
+    auto = bool(options.get("auto_doubles")) and money
+    return CubeSettings(
+        enabled=variant.rules.cube.available and match_length != 1 and not crawford,
+        max_cube=options.get("max_cube"),
+        beavers=money and bool(options.get("beavers")),
+        jacoby=money and bool(options.get("jacoby")),
+        auto_doubles_limit=int(options.get("auto_doubles_limit") or 0) if auto else 0,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """How a game ended."""
@@ -141,13 +156,14 @@ class Game:
             with a position given, ``mover`` is to roll at once (no opening throw).
         :param starter: colour that starts by rolling, skipping the opening throw (later games of a
             match: the previous winner, RULES.md §2.11).
+        :param cube: the cube settings (default: :func:`cube_settings_for` the variant's options).
         :param first_turn: whether the cube may not yet be offered (default: True for a new game).
         :param auto_forced: play segments with a single legal play without asking.
         """
         self.variant = variant
         self.rules = variant.rules
         self.dice = RecordingDice(dice)
-        self.cube_settings = cube or CubeSettings()
+        self.cube_settings = cube or cube_settings_for(variant, match_length=variant.options.get("match_length"))
         self.cube = Cube()
         self.auto_forced = auto_forced
         self.events: list[GameEvent] = []
@@ -198,6 +214,8 @@ class Game:
             self._answer = answer
         else:
             allowed = {"take", "drop"} | ({"beaver"} if decision.beaver_allowed else set())
+            if answer == "beaver" and not decision.beaver_allowed:
+                raise CubeError(self._why_no_beaver(decision))
             if answer not in allowed:
                 raise CubeError(f"answer must be one of {', '.join(sorted(allowed))}, not {answer!r}")
             self._answer = answer
@@ -209,9 +227,10 @@ class Game:
 
     # -- internals ----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _resolve_play(plays: LegalPlays, answer: Play | int | str | bool) -> Play:
+    def _resolve_play(self, plays: LegalPlays, answer: Play | int | str | bool) -> Play:
         if isinstance(answer, bool):
+            if answer:
+                raise CubeError(f"{COLOURS[self.mover]} cannot double now: {self.why_no_double(self.mover)}")
             raise IllegalPlayError("a play is expected, not a cube answer")
         if isinstance(answer, int):
             if not 0 <= answer < len(plays):
@@ -392,13 +411,28 @@ class Game:
     # -- cube (RULES.md §2.12) ----------------------------------------------------------------------
 
     def may_double(self, player: int) -> bool:
-        """Whether ``player`` may offer a double now (before his roll)."""
+        """Whether ``player`` has access to the cube (he may double before one of his rolls)."""
+        return not self.why_no_double(player)
+
+    def why_no_double(self, player: int) -> str:
+        """Why ``player`` may not double, or ``""`` if he may (before one of his rolls)."""
         settings = self.cube_settings
-        if not settings.enabled or self.result is not None:
-            return False
+        if self.result is not None:
+            return "the game is over"
+        if not settings.enabled:
+            return "the cube is not in use in this game (variant, 1-point match or Crawford game)"
         if self.cube.owner not in (None, player):
-            return False
-        return settings.max_cube is None or 2 * self.cube.value <= settings.max_cube
+            return f"{COLOURS[1 - player]} owns the cube"
+        if settings.max_cube is not None and 2 * self.cube.value > settings.max_cube:
+            return f"the cube is at {self.cube.value} and max_cube is {settings.max_cube}"
+        return ""
+
+    def _why_no_beaver(self, decision: TakeDecision) -> str:
+        if decision.after_beaver:
+            return "a beaver cannot be beavered (no raccoons)"
+        if not self.cube_settings.beavers:
+            return "beavers are not allowed (option beavers, money play only)"
+        return f"a beaver would pass max_cube {self.cube_settings.max_cube}"
 
     def _cube_action(self) -> Generator[Decision, Any, bool]:
         player = self.mover

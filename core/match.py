@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from nardy.core.dice import DiceSource
 from nardy.core.errors import GameStateError
-from nardy.core.game import WHITE, CubeSettings, Game, GameResult
+from nardy.core.game import WHITE, CubeSettings, Game, GameResult, cube_settings_for
 from nardy.core.variant import Variant
 
 
@@ -45,20 +45,8 @@ class Match:
         return 0 if self.score[0] >= self.score[1] else 1
 
     def cube_settings(self) -> CubeSettings:
-        """The cube for the next game: off without a cube, in a 1-point match and in the Crawford game;
-        Jacoby, beavers and automatic doubles only in money play."""
-        options = self.variant.options
-        enabled = self.variant.rules.cube.available and self.length != 1 and not self.crawford_game
-        money = self.length is None
-        return CubeSettings(
-            enabled=enabled,
-            max_cube=options.get("max_cube"),
-            beavers=money and bool(options.get("beavers")),
-            jacoby=money and bool(options.get("jacoby")),
-            auto_doubles_limit=int(options.get("auto_doubles_limit") or 0)
-            if money and options.get("auto_doubles")
-            else 0,
-        )
+        """The cube for the next game (see :func:`~nardy.core.game.cube_settings_for`)."""
+        return cube_settings_for(self.variant, match_length=self.length, crawford=self.crawford_game)
 
     def starter(self) -> int | None:
         """Who starts the next game by rolling, or None for an opening throw (§2.11)."""
