@@ -78,6 +78,8 @@ def _collect(pm: pluggy.PluginManager) -> dict[str, VariantInfo]:
         found[info.name] = info
 
     pm.hook.nardy_register_variants(register=register)
+    # pluggy calls implementations last-registered first; list variants in registration order.
+    found = dict(reversed(found.items()))
     for info in found.values():
         if info.base is not None and info.base not in found:
             raise PluginError(f"variant {info.name!r} builds on {info.base!r}, which is not registered")
