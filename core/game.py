@@ -97,7 +97,9 @@ class TakeDecision:
 Decision = PlayDecision | DoubleDecision | TakeDecision
 
 
-def cube_settings_for(variant: Variant, *, match_length: int | None, crawford: bool = False) -> CubeSettings:
+def cube_settings_for(
+    variant: Variant, *, match_length: int | None, crawford: bool = False
+) -> CubeSettings:
     """The cube of one game (RULES.md §2.12): off without a cube, in a 1-point match and in the Crawford
     game; Jacoby, beavers and automatic doubles only in money play ("ignored in match play")."""
     options = variant.options
@@ -163,7 +165,9 @@ class Game:
         self.variant = variant
         self.rules = variant.rules
         self.dice = RecordingDice(dice)
-        self.cube_settings = cube or cube_settings_for(variant, match_length=variant.options.get("match_length"))
+        self.cube_settings = cube or cube_settings_for(
+            variant, match_length=variant.options.get("match_length")
+        )
         self.cube = Cube()
         self.auto_forced = auto_forced
         self.events: list[GameEvent] = []
@@ -217,7 +221,9 @@ class Game:
             if answer == "beaver" and not decision.beaver_allowed:
                 raise CubeError(self._why_no_beaver(decision))
             if answer not in allowed:
-                raise CubeError(f"answer must be one of {', '.join(sorted(allowed))}, not {answer!r}")
+                raise CubeError(
+                    f"answer must be one of {', '.join(sorted(allowed))}, not {answer!r}"
+                )
             self._answer = answer
         self._advance()
 
@@ -230,7 +236,9 @@ class Game:
     def _resolve_play(self, plays: LegalPlays, answer: Play | int | str | bool) -> Play:
         if isinstance(answer, bool):
             if answer:
-                raise CubeError(f"{COLOURS[self.mover]} cannot double now: {self.why_no_double(self.mover)}")
+                raise CubeError(
+                    f"{COLOURS[self.mover]} cannot double now: {self.why_no_double(self.mover)}"
+                )
             raise IllegalPlayError("a play is expected, not a cube answer")
         if isinstance(answer, int):
             if not 0 <= answer < len(plays):
@@ -244,7 +252,11 @@ class Game:
 
     def _advance(self) -> None:
         try:
-            self.decision = next(self._flow_iter) if self._answer is None else self._flow_iter.send(self._answer)
+            self.decision = (
+                next(self._flow_iter)
+                if self._answer is None
+                else self._flow_iter.send(self._answer)
+            )
         except StopIteration:
             self.decision = None
         self._answer = None
@@ -256,7 +268,9 @@ class Game:
         self.position = self.variant.flip(self.position)
         self.mover = 1 - self.mover
 
-    def _finish(self, winner: int, base: int, points: int, reason: Literal["bear_off", "drop"]) -> None:
+    def _finish(
+        self, winner: int, base: int, points: int, reason: Literal["bear_off", "drop"]
+    ) -> None:
         self.result = GameResult(winner, points, base, self.cube.value, reason)
         self._log("end", winner, points=points, reason=reason)
 
@@ -303,7 +317,12 @@ class Game:
         self.pending_transfer[player] = []
         for value, count in sorted(transfer):
             names = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
-            segment = Segment(player, (value,) * count, "transfer", f"{count} {names[value]} transferred from the opponent")
+            segment = Segment(
+                player,
+                (value,) * count,
+                "transfer",
+                f"{count} {names[value]} transferred from the opponent",
+            )
             yield from self._segment(segment)
             if self.result is not None:
                 return
@@ -334,15 +353,23 @@ class Game:
         else:
             play = yield PlayDecision(self.mover, segment, self.position, plays)
         self._log(
-            "play", self.mover, dice=list(segment.dice), kind=segment.kind, segment=segment.description,
-            play=play.text, choices=len(plays),
+            "play",
+            self.mover,
+            dice=list(segment.dice),
+            kind=segment.kind,
+            segment=segment.description,
+            play=play.text,
+            choices=len(plays),
         )
         self.position = play.result
         if self.position.off[0] == CHECKERS:
             # §2.6: "The game ends the instant a player bears off his 15th checker".
             loser = self.variant.loser_side(self.position, 1)
             points = self.variant.game_points(
-                loser, self.cube.value, cube_centred=self.cube.owner is None, jacoby=self.cube_settings.jacoby
+                loser,
+                self.cube.value,
+                cube_centred=self.cube.owner is None,
+                jacoby=self.cube_settings.jacoby,
             )
             self._finish(self.mover, self.variant.game_value(loser), points, "bear_off")
         return plays.dice_used
@@ -352,7 +379,9 @@ class Game:
         player = self.mover
         transfer = self.rules.turn.transfer
         extra_rule = self.rules.turn.progression_stop == "fourth_step_extra"
-        last = all_home(self.position)  # "all home when the progression starts: the rolled stage is the last"
+        last = all_home(
+            self.position
+        )  # "all home when the progression starts: the rolled stage is the last"
         for x in range(d, 7):
             start = self.position
             label = f"stage {x} of a {d}-{d} progression" if d < 6 else "6-6"
@@ -398,7 +427,9 @@ class Game:
             roll = self.dice.roll()
             self._log("roll", player, dice=list(roll), reroll=True)
             if roll[0] != roll[1]:
-                yield from self._segment(Segment(player, roll, "reroll", f"re-roll {roll[0]}-{roll[1]}"))
+                yield from self._segment(
+                    Segment(player, roll, "reroll", f"re-roll {roll[0]}-{roll[1]}")
+                )
                 return
             d = roll[0]
             kind = "reroll"
@@ -438,14 +469,20 @@ class Game:
         player = self.mover
         if not self.may_double(player):
             return False
-        doubles = yield DoubleDecision(player, self.position, Cube(self.cube.value, self.cube.owner))
+        doubles = yield DoubleDecision(
+            player, self.position, Cube(self.cube.value, self.cube.owner)
+        )
         if not doubles:
             return False
         self._log("double", player, value=2 * self.cube.value)
         taker = 1 - player
         settings = self.cube_settings
-        beaver_ok = settings.beavers and (settings.max_cube is None or 4 * self.cube.value <= settings.max_cube)
-        answer = yield TakeDecision(taker, self.position_for(taker), Cube(self.cube.value, self.cube.owner), beaver_ok)
+        beaver_ok = settings.beavers and (
+            settings.max_cube is None or 4 * self.cube.value <= settings.max_cube
+        )
+        answer = yield TakeDecision(
+            taker, self.position_for(taker), Cube(self.cube.value, self.cube.owner), beaver_ok
+        )
         if answer == "drop":
             self._log("drop", taker)
             self._finish(player, 1, self._drop_value(taker, 1), "drop")
@@ -458,7 +495,11 @@ class Game:
         # pays 2v)".
         self._log("beaver", taker)
         answer = yield TakeDecision(
-            player, self.position, Cube(2 * self.cube.value, taker), beaver_allowed=False, after_beaver=True
+            player,
+            self.position,
+            Cube(2 * self.cube.value, taker),
+            beaver_allowed=False,
+            after_beaver=True,
         )
         if answer == "drop":
             self._log("drop", player)
@@ -484,7 +525,9 @@ class Game:
             "variant": self.variant.name,
             "options": self.variant.options,
             "rolls": [list(r) for r in self.dice.rolls],
-            "events": [{"kind": e.kind, "player": COLOURS[e.player], **e.data} for e in self.events],
+            "events": [
+                {"kind": e.kind, "player": COLOURS[e.player], **e.data} for e in self.events
+            ],
             "result": None
             if self.result is None
             else {

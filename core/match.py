@@ -46,7 +46,9 @@ class Match:
 
     def cube_settings(self) -> CubeSettings:
         """The cube for the next game (see :func:`~nardy.core.game.cube_settings_for`)."""
-        return cube_settings_for(self.variant, match_length=self.length, crawford=self.crawford_game)
+        return cube_settings_for(
+            self.variant, match_length=self.length, crawford=self.crawford_game
+        )
 
     def starter(self) -> int | None:
         """Who starts the next game by rolling, or None for an opening throw (§2.11)."""

@@ -28,7 +28,9 @@ class OptionSpec:
             return None
         if self.kind is bool and not isinstance(value, bool):
             raise InvalidOptionError(f"option {self.name} takes true or false, not {value!r}")
-        if self.kind is int and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        if self.kind is int and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 1
+        ):
             raise InvalidOptionError(f"option {self.name} takes a positive integer, not {value!r}")
         if self.choices and value not in self.choices:
             allowed = " | ".join(str(c) for c in self.choices)
@@ -79,13 +81,21 @@ def parse_option_assignments(items: Sequence[str]) -> dict[str, str]:
 
 # -- the options of RULES.md §4, shared by the variants that have them ---------------------------------
 
-MATCH_LENGTH = OptionSpec("match_length", None, "play a match to this many points (default: money play)", kind=int)
+MATCH_LENGTH = OptionSpec(
+    "match_length", None, "play a match to this many points (default: money play)", kind=int
+)
 CUBE = OptionSpec("cube", False, "use the doubling cube (RULES.md §2.12)", kind=bool)
 CUBE_ON = OptionSpec("cube", True, "use the doubling cube (RULES.md §2.12)", kind=bool)
-JACOBY = OptionSpec("jacoby", False, "money play: gammons count single unless the cube was turned", kind=bool)
+JACOBY = OptionSpec(
+    "jacoby", False, "money play: gammons count single unless the cube was turned", kind=bool
+)
 BEAVERS = OptionSpec("beavers", False, "money play: a doubled player may beaver", kind=bool)
-AUTO_DOUBLES = OptionSpec("auto_doubles", False, "money play: opening-throw ties double the cube", kind=bool)
-AUTO_DOUBLES_LIMIT = OptionSpec("auto_doubles_limit", 1, "most automatic doubles per game", kind=int)
+AUTO_DOUBLES = OptionSpec(
+    "auto_doubles", False, "money play: opening-throw ties double the cube", kind=bool
+)
+AUTO_DOUBLES_LIMIT = OptionSpec(
+    "auto_doubles_limit", 1, "most automatic doubles per game", kind=int
+)
 MAX_CUBE = OptionSpec("max_cube", None, "highest cube value (default: unbounded)", kind=int)
 FIRST_TURN_HEAD = OptionSpec(
     "first_turn_head",
@@ -94,9 +104,14 @@ FIRST_TURN_HEAD = OptionSpec(
     choices=("principle", "fixed", "head_only"),
 )
 SCORING = OptionSpec(
-    "scoring", "standard", "oin/mars/koks, or the loser pays per checker", choices=("standard", "per_checker")
+    "scoring",
+    "standard",
+    "oin/mars/koks, or the loser pays per checker",
+    choices=("standard", "per_checker"),
 )
-KOKS = OptionSpec("koks", True, "a mars with a checker in the loser's start quarter scores 3", kind=bool)
+KOKS = OptionSpec(
+    "koks", True, "a mars with a checker in the loser's start quarter scores 3", kind=bool
+)
 OPENING = OptionSpec(
     "opening",
     "winner_rolls",

@@ -82,7 +82,9 @@ def _collect(pm: pluggy.PluginManager) -> dict[str, VariantInfo]:
     found = dict(reversed(found.items()))
     for info in found.values():
         if info.base is not None and info.base not in found:
-            raise PluginError(f"variant {info.name!r} builds on {info.base!r}, which is not registered")
+            raise PluginError(
+                f"variant {info.name!r} builds on {info.base!r}, which is not registered"
+            )
     return found
 
 
@@ -116,7 +118,9 @@ def lineage(name: str, pm: pluggy.PluginManager | None = None) -> list[str]:
     return chain
 
 
-def compile_rules(name: str, options: Mapping[str, Any], pm: pluggy.PluginManager | None = None) -> Rules:
+def compile_rules(
+    name: str, options: Mapping[str, Any], pm: pluggy.PluginManager | None = None
+) -> Rules:
     """Ask every aspect hook once — for the variant, then for its bases — and build :class:`Rules`."""
     pm = pm or plugin_manager()
     chain = lineage(name, pm)

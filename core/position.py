@@ -63,7 +63,9 @@ class Position:
     def from_json(cls, obj: Any) -> Position:
         """Build a position from the position JSON (a mapping); raise :class:`InvalidPositionError`."""
         if not isinstance(obj, Mapping):
-            raise InvalidPositionError("a position must be an object with 'points', 'bar' and 'off'")
+            raise InvalidPositionError(
+                "a position must be an object with 'points', 'bar' and 'off'"
+            )
         unknown = set(obj) - {"points", "bar", "off", "state"}
         if unknown:
             raise InvalidPositionError(f"unknown position field(s): {', '.join(sorted(unknown))}")
@@ -129,12 +131,16 @@ class Position:
             elif char in _OPPONENT_CHARS:
                 points.append(-(_OPPONENT_CHARS.index(char) + 1))
             else:
-                raise InvalidPositionError(f"malformed position id {text!r}: bad point character {char!r}")
+                raise InvalidPositionError(
+                    f"malformed position id {text!r}: bad point character {char!r}"
+                )
         bar = (0, 0)
         if sep:
             parts = bar_text.split(",")
             if len(parts) != 2 or not all(p.isdigit() for p in parts):
-                raise InvalidPositionError(f"malformed position id {text!r}: bar must be ':mover,opponent'")
+                raise InvalidPositionError(
+                    f"malformed position id {text!r}: bar must be ':mover,opponent'"
+                )
             bar = (int(parts[0]), int(parts[1]))
         mover = sum(p for p in points if p > 0) + bar[0]
         opponent = -sum(p for p in points if p < 0) + bar[1]
@@ -192,7 +198,7 @@ class Position:
             points[opposite_point(index + 1, geometry) - 1] = -count
         return Position(tuple(points), (self.bar[1], self.bar[0]), (self.off[1], self.off[0]))
 
-    def side(self, which: Literal[0, 1], geometry: Geometry) -> dict[int, int]:
+    def side(self, which: int, geometry: Geometry) -> dict[int, int]:
         """``{point: count}`` of one side (0 = mover, 1 = opponent) in that side's own coordinates."""
         if which == 0:
             return {i + 1: c for i, c in enumerate(self.points) if c > 0}

@@ -64,7 +64,11 @@ class LegalPlays(Sequence[Play]):
     __slots__ = ("_keys", "_plays", "dice", "dice_used", "position")
 
     def __init__(
-        self, position: Position, dice: tuple[int, ...], dice_used: int, plays: dict[BoardKey, tuple[Step, ...]]
+        self,
+        position: Position,
+        dice: tuple[int, ...],
+        dice_used: int,
+        plays: dict[BoardKey, tuple[Step, ...]],
     ) -> None:
         self.position = position
         self.dice = dice
@@ -141,7 +145,9 @@ def apply_steps(position: Position, steps: Sequence[Step]) -> Position:
         src, dst = step.src, step.dst
         if b[src] <= 0:
             where = "the bar" if src == BAR else f"point {src}"
-            raise IllegalPlayError(f"step {format_steps([step])}: the mover has no checker on {where}")
+            raise IllegalPlayError(
+                f"step {format_steps([step])}: the mover has no checker on {where}"
+            )
         b[src] -= 1
         if dst == OFF:
             b[0] += 1
@@ -168,7 +174,11 @@ class Variant:
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.options.items() if v != _default(self.info, k)}
-        return f"load_variant({self.name!r}, {changed!r})" if changed else f"load_variant({self.name!r})"
+        return (
+            f"load_variant({self.name!r}, {changed!r})"
+            if changed
+            else f"load_variant({self.name!r})"
+        )
 
     # -- positions -------------------------------------------------------------------------------------
 
@@ -189,7 +199,7 @@ class Variant:
             # A same-direction checker never leaves home once there (no hitting), so a side that has
             # borne off has every board checker at home.
             for side in (0, 1):
-                if position.off[side] and any(p > 6 for p in position.side(side, "same")):  # type: ignore[arg-type]
+                if position.off[side] and any(p > 6 for p in position.side(side, "same")):
                     who = "mover" if side == 0 else "opponent"
                     problems.append(f"the {who} has borne off but has checkers outside home")
         if problems:
@@ -208,10 +218,16 @@ class Variant:
         Raises :class:`ValueError` for impossible dice.
         """
         dice = tuple(dice)
-        if not dice or len(dice) > 4 or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
+        if (
+            not dice
+            or len(dice) > 4
+            or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice)
+        ):
             raise InvalidPlayError(f"dice must be 1-4 values in 1-6, not {list(dice)}")
         if len(dice) != 2 and len(set(dice)) != 1:
-            raise InvalidPlayError(f"a segment is two different dice or equal steps, not {list(dice)}")
+            raise InvalidPlayError(
+                f"a segment is two different dice or equal steps, not {list(dice)}"
+            )
         segment = self.generator.segment(position, dice)
         return LegalPlays(position, dice, segment.dice_used, segment.plays)
 
@@ -223,14 +239,21 @@ class Variant:
 
     def loser_side(self, position: Position, loser: int) -> Loser:
         """The loser's side (0 = the position's mover, 1 = the opponent) in his own coordinates."""
-        return Loser(position.side(loser, self.rules.geometry), position.bar[loser], position.off[loser])  # type: ignore[arg-type]
+        return Loser(
+            position.side(loser, self.rules.geometry), position.bar[loser], position.off[loser]
+        )
 
     def game_value(self, loser: Loser) -> int:
         """What the finished game is worth to the winner, before the cube (RULES.md §6)."""
         return self.rules.scoring.value(loser)
 
     def game_points(
-        self, loser: Loser, cube_value: int = 1, *, cube_centred: bool = True, jacoby: bool | None = None
+        self,
+        loser: Loser,
+        cube_value: int = 1,
+        *,
+        cube_centred: bool = True,
+        jacoby: bool | None = None,
     ) -> int:
         """What the winner scores for a game ended by a bear-off: value × cube, with Jacoby.
 

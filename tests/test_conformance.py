@@ -66,7 +66,9 @@ def test_random_games_conform(name: str) -> None:
                 game.decide(rng.random() < 0.05)
             elif isinstance(decision, TakeDecision):
                 game.decide("take" if rng.random() < 0.9 else "drop")
-        assert game.result is not None, f"{name} seed {seed}: no result after {MAX_DECISIONS} decisions"
+        assert game.result is not None, (
+            f"{name} seed {seed}: no result after {MAX_DECISIONS} decisions"
+        )
         assert game.result.points >= 1
         final = game.position
         if game.result.reason == "bear_off":

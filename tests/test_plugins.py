@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 
 import pluggy
 import pytest
@@ -15,16 +16,25 @@ from nardy.core import (
     UnknownVariantError,
     VariantInfo,
     hookimpl,
+    hookspecs,
     load_variant,
     variant_names,
 )
-from nardy.core import hookspecs
 from nardy.core.hookspecs import Options, Register
 from nardy.core.plugins import DEFAULT_PLUGINS, PluginError, compile_rules, registry
 from nardy.core.rules import BlockRule, Layout
 
 BUILT_INS = [
-    "backgammon", "trictrac", "long", "nardgammon", "mad", "gulbar", "mad_gulbar", "khachapuri", "fevga", "giul",
+    "backgammon",
+    "trictrac",
+    "long",
+    "nardgammon",
+    "mad",
+    "gulbar",
+    "mad_gulbar",
+    "khachapuri",
+    "fevga",
+    "giul",
 ]
 
 
@@ -94,18 +104,18 @@ def test_an_aspect_nobody_answers_is_an_error() -> None:
 
 
 def test_unknown_variant_and_options_are_clear_errors() -> None:
-    with pytest.raises(UnknownVariantError, match="unknown variant 'chess'.*backgammon"):
+    with pytest.raises(UnknownVariantError, match=r"unknown variant 'chess'.*backgammon"):
         load_variant("chess")
     with pytest.raises(InvalidOptionError, match="has no option 'colour'"):
         load_variant("long", {"colour": "red"})
-    with pytest.raises(InvalidOptionError, match="principle | fixed | head_only"):
+    with pytest.raises(InvalidOptionError, match=r"principle \| fixed \| head_only"):
         load_variant("long", {"first_turn_head": "sometimes"})
     assert load_variant("long", {"koks": "false"}).options["koks"] is False
 
 
 def test_hook_specs_are_documented() -> None:
     """Every hook and its signature appear in the variant-writing guide (datasette's rule)."""
-    guide = open(os.path.join(os.path.dirname(__file__), "..", "docs", "writing-a-variant.md")).read()
+    guide = (Path(__file__).parent.parent / "docs" / "writing-a-variant.md").read_text()
     for name in dir(hookspecs):
         if name.startswith("nardy_"):
             assert f"`{name}(" in guide, f"hook {name} is missing from docs/writing-a-variant.md"

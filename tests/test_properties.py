@@ -145,7 +145,9 @@ def reference_results(position: Position, roll: tuple[int, ...], variant: str) -
 # RULES.md BG-04 and BG-05: the larger-die rule and its exception, which random positions rarely hit.
 @example(Position.from_sides({13: 1, 6: 14}, {1: 2, 2: 2, 21: 2, 22: 3, 23: 3, 24: 3}), (6, 5))
 @example(Position.from_sides({24: 1, 6: 14}, {1: 2, 13: 2, 18: 2, 21: 3, 22: 3, 23: 3}), (6, 5))
-def test_backgammon_generator_matches_brute_force(position: Position, roll: tuple[int, ...]) -> None:
+def test_backgammon_generator_matches_brute_force(
+    position: Position, roll: tuple[int, ...]
+) -> None:
     got = BACKGAMMON.legal_plays(position, roll).results
     assert got == reference_results(position, roll, "backgammon")
 

@@ -63,7 +63,9 @@ def test_bg01_opening_throw() -> None:
 
 
 def test_bg21_ownership_redouble_drop() -> None:
-    game = Game(load_variant("backgammon"), ScriptedDice([(3, 1)] * 10), position=MIDGAME, first_turn=False)
+    game = Game(
+        load_variant("backgammon"), ScriptedDice([(3, 1)] * 10), position=MIDGAME, first_turn=False
+    )
     assert isinstance(game.decision, DoubleDecision) and game.decision.player == WHITE
     game.decide(True)  # A doubles
     assert isinstance(game.decision, TakeDecision) and game.decision.player == BLACK
@@ -79,7 +81,9 @@ def test_bg21_ownership_redouble_drop() -> None:
     game.decide(True)
     assert isinstance(game.decision, TakeDecision) and game.decision.player == WHITE
     game.decide("drop")  # A drops
-    assert game.result == GameResult(winner=BLACK, points=2, base_value=1, cube_value=2, reason="drop")
+    assert game.result == GameResult(
+        winner=BLACK, points=2, base_value=1, cube_value=2, reason="drop"
+    )
 
 
 def test_bg22_beaver() -> None:
@@ -96,7 +100,10 @@ def test_bg22_beaver() -> None:
     game = doubled_and_beavered()
     decision = game.decision
     assert isinstance(decision, TakeDecision) and decision.player == WHITE and decision.after_beaver
-    assert (decision.cube.value, decision.cube.owner) == (2, BLACK)  # the redoubled cube, beaverer's
+    assert (decision.cube.value, decision.cube.owner) == (
+        2,
+        BLACK,
+    )  # the redoubled cube, beaverer's
     with pytest.raises(CubeError, match="raccoon"):
         game.decide("beaver")
     game.decide("drop")
@@ -136,7 +143,10 @@ def test_bg24_automatic_doubles_and_one_point_match() -> None:
     case = _case("BG-24")
     variant = load_variant("backgammon", case["options"])
     game = Match(variant).new_game(ScriptedDice(case["given"]["opening_throws"]), auto_forced=False)
-    assert (game.cube.value, game.cube.owner) == (2, None)  # limit 1: the second tie doubles nothing
+    assert (game.cube.value, game.cube.owner) == (
+        2,
+        None,
+    )  # limit 1: the second tie doubles nothing
     assert isinstance(game.decision, PlayDecision)
     assert game.decision.player == WHITE and game.decision.segment.dice == (5, 3)
     one_point = Match(variant, length=1)
@@ -148,7 +158,9 @@ def test_bg24_automatic_doubles_and_one_point_match() -> None:
 def test_bg25_closed_out_may_double_and_max_cube() -> None:
     case = _case("BG-25")
     position = Position.from_json(rc.case_position(case))
-    game = Game(load_variant("backgammon"), ScriptedDice([(6, 5)]), position=position, first_turn=False)
+    game = Game(
+        load_variant("backgammon"), ScriptedDice([(6, 5)]), position=position, first_turn=False
+    )
     assert isinstance(game.decision, DoubleDecision) and game.decision.player == WHITE
     capped = load_variant("backgammon", {"max_cube": 4})
     game = Game(capped, ScriptedDice([(6, 5)] * 3), position=MIDGAME, first_turn=False)
@@ -181,7 +193,11 @@ def test_l28_who_starts_and_game_end() -> None:
     game = Game(variant, ScriptedDice([*throws, (6, 4)]), auto_forced=False)
     assert isinstance(game.decision, PlayDecision) and game.decision.player == WHITE
     assert game.decision.segment.dice == (6, 4)  # White rolls two dice after winning the throw
-    styled = Game(load_variant("long", {"opening": "backgammon_style"}), ScriptedDice(throws), auto_forced=False)
+    styled = Game(
+        load_variant("long", {"opening": "backgammon_style"}),
+        ScriptedDice(throws),
+        auto_forced=False,
+    )
     assert isinstance(styled.decision, PlayDecision) and styled.decision.segment.dice == (5, 3)
     # White bears off his 15th checker while Black could finish next roll: no last roll, no draw.
     near_end = Position.from_sides({1: 1}, {13: 1}, off=(14, 14))

@@ -40,12 +40,16 @@ def test_turn_case(case: dict[str, Any]) -> None:
     variant = load_variant(case["variant"], case.get("options") or {})
     start = Position.from_json(rc.case_position(case))
     rolls = [tuple(r) for r in case["rolls"]]
-    game = Game(variant, ScriptedDice([*rolls, *_FILLER]), position=start, mover=WHITE, auto_forced=False)
+    game = Game(
+        variant, ScriptedDice([*rolls, *_FILLER]), position=start, mover=WHITE, auto_forced=False
+    )
 
     for number, expected in enumerate(case["segments"], 1):
         where = f"{case['id']} segment {number}"
         decision = game.decision
-        assert isinstance(decision, PlayDecision), f"{where}: expected a play decision, got {decision}"
+        assert isinstance(decision, PlayDecision), (
+            f"{where}: expected a play decision, got {decision}"
+        )
         player = WHITE if expected["by"] == "mover" else BLACK
         assert decision.player == player, f"{where}: played by the wrong side"
         assert decision.segment.dice == tuple(expected["dice"]), f"{where}: {decision.segment}"
@@ -73,4 +77,6 @@ def test_turn_case(case: dict[str, Any]) -> None:
     if last_by_mover:
         decision = game.decision
         assert isinstance(decision, PlayDecision)
-        assert decision.player == BLACK, f"{case['id']}: the mover's turn went on: {decision.segment}"
+        assert decision.player == BLACK, (
+            f"{case['id']}: the mover's turn went on: {decision.segment}"
+        )

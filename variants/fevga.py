@@ -41,8 +41,9 @@ def nardy_head_rule(variant: str, options: Options) -> HeadRule | None:
 def nardy_block_rule(variant: str, options: Options) -> BlockRule | None:
     if variant != NAME:
         return None
-    timing = "step" if options.get("quarter_timing") == "every_step" else "end"
-    return BlockRule(six_block="none", quarter=timing, trap=True)
+    if options.get("quarter_timing") == "every_step":
+        return BlockRule(six_block="none", quarter="step", trap=True)
+    return BlockRule(six_block="none", quarter="end", trap=True)
 
 
 @hookimpl

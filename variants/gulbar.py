@@ -35,4 +35,6 @@ def nardy_turn_plan(variant: str, options: Options) -> TurnPlan | None:
     if variant != NAME:
         return None
     base = opening(options)
-    return TurnPlan(doubles="reroll", transfer=True, opening=base.opening, later_games=base.later_games)
+    return TurnPlan(
+        doubles="reroll", transfer=True, opening=base.opening, later_games=base.later_games
+    )

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from nardy.core import hookimpl
 from nardy.core.hookspecs import Options, Register
-from nardy.core.options import CUBE, CUBE_OPTIONS, FIRST_TURN_HEAD, KOKS, MATCH_LENGTH, OPENING, SCORING
+from nardy.core.options import (
+    CUBE,
+    CUBE_OPTIONS,
+    FIRST_TURN_HEAD,
+    KOKS,
+    MATCH_LENGTH,
+    OPENING,
+    SCORING,
+)
 from nardy.core.rules import (
     BearOff,
     Blocking,
@@ -43,8 +51,9 @@ INFO = VariantInfo(
 
 def opening(options: Options) -> TurnPlan:
     """The turn plan fields for who starts, from the ``opening`` option (RULES.md §2.11)."""
-    style = "numbers_used" if options.get("opening") == "backgammon_style" else "winner_rolls"
-    return TurnPlan(opening=style, later_games="previous_winner")
+    if options.get("opening") == "backgammon_style":
+        return TurnPlan(opening="numbers_used", later_games="previous_winner")
+    return TurnPlan(opening="winner_rolls", later_games="previous_winner")
 
 
 @hookimpl
