@@ -144,6 +144,12 @@ class Position:
             bar = (int(parts[0]), int(parts[1]))
         mover = sum(p for p in points if p > 0) + bar[0]
         opponent = -sum(p for p in points if p < 0) + bar[1]
+        for name, count in (("mover", mover), ("opponent", opponent)):
+            if count > CHECKERS:
+                raise InvalidPositionError(
+                    f"position id {text!r}: the {name} has {count} checkers on the board and bar; "
+                    f"each side has {CHECKERS}"
+                )
         position = cls(tuple(points), bar, (CHECKERS - mover, CHECKERS - opponent))
         position.validate()
         return position
