@@ -120,7 +120,7 @@ def test_checked_play_lookup() -> None:
     assert "24/20" in plays  # shorthand for 24/21/20
     assert "24/19" not in plays
     with pytest.raises(IllegalPlayError, match="not a legal play with 3-1"):
-        variant.play(start, (3, 1), "13/9")
+        variant.play(start, (3, 1), "13/8")
     with pytest.raises(InvalidPlayError):
         variant.play(start, (3, 1), "8-5")
     with pytest.raises(InvalidPlayError, match="dice must be"):
