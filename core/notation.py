@@ -45,28 +45,44 @@ def _point_text(point: int) -> str:
 
 
 def format_steps(steps: Sequence[Step]) -> str:
-    """The text of a play: chains of one checker joined by ``/``, repeats as ``(n)``, hits as ``*``.
+    """The text of a play, in the order made: ``24/18(2)`` for the same step made twice in a row,
+    ``24/21/18`` for one checker moving on (its next step comes right after), ``*`` for a hit, and
+    ``(n)`` again for identical consecutive chains (``24/21/18(2)``). The empty play is ``""``.
 
-    A step continues the previous step's chain when it moves the checker that the previous step just
-    moved (its source is the previous destination). The empty play is written ``""``.
+    :func:`parse_steps` reads the text back to exactly these steps in this order.
     """
-    chains: list[str] = []
-    previous: Step | None = None
-    for step in steps:
-        target = _point_text(step.dst) + ("*" if step.hit else "")
-        if previous is not None and previous.dst == step.src and step.src not in (OFF, BAR):
-            chains[-1] += "/" + target
+    chains: list[list[Step]] = []
+    repeats: list[int] = []
+    i = 0
+    while i < len(steps):
+        step = steps[i]
+        run = 1
+        while i + run < len(steps) and steps[i + run] == step:
+            run += 1
+        previous = chains[-1][-1] if chains else None
+        if (
+            run == 1
+            and repeats
+            and repeats[-1] == 1
+            and previous is not None
+            and previous.dst == step.src
+        ):
+            chains[-1].append(step)  # the checker that just moved moves on
         else:
-            chains.append(f"{_point_text(step.src)}/{target}")
-        previous = step
+            chains.append([step])
+            repeats.append(run)
+        i += run
     tokens: list[str] = []
     counts: list[int] = []
-    for chain in chains:
-        if tokens and tokens[-1] == chain:
-            counts[-1] += 1
+    for chain, repeat in zip(chains, repeats, strict=True):
+        text = _point_text(chain[0].src) + "".join(
+            "/" + _point_text(s.dst) + ("*" if s.hit else "") for s in chain
+        )
+        if repeat == 1 and tokens and tokens[-1] == text and "/" in text[text.index("/") + 1 :]:
+            counts[-1] += 1  # identical consecutive chains of one checker each: 24/21/18(2)
         else:
-            tokens.append(chain)
-            counts.append(1)
+            tokens.append(text)
+            counts.append(repeat)
     return " ".join(t if n == 1 else f"{t}({n})" for t, n in zip(tokens, counts, strict=True))
 
 

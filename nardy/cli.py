@@ -1,1 +1,879 @@
-def main() -> None: print("hi")
+"""The ``nardy`` command line: variants, bot-vs-bot play, boards, and the legal-plays query engine.
+
+Every command has ``--help`` with examples. Mistakes are reported as one line on standard error
+(``Error: …``), with exit code 2 for a usage error (bad option, unknown variant or bot, malformed
+position) and 1 for anything else (a file that cannot be written, a rule error during play); the CLI
+never shows a traceback for them.
+
+The ``arena`` and ``bot`` command groups come from :mod:`nardy.arena.cli`, which needs the ``arena``
+extras (gRPC); without them those commands print how to install them.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import importlib
+import importlib.util
+import json
+import math
+import random
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import IO, TYPE_CHECKING, Any, cast
+
+import click
+
+from nardy import __version__
+from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
+
+if TYPE_CHECKING:
+    from nardy.core.bots import Bot
+    from nardy.core.game import Game
+    from nardy.core.options import OptionSpec
+    from nardy.core.variant import Variant, VariantInfo
+
+__all__ = ["cli", "main"]
+
+_LAZY_GROUPS = {"arena": "arena_group", "bot": "bot_group"}
+"""Commands of :mod:`nardy.arena.cli`, loaded when used (importing gRPC is slow, and optional)."""
+
+_POSITION_ID = re.compile(r"^[-A-Oa-o]{6}(/[-A-Oa-o]{6}){3}(:\d+,\d+)?$")
+
+# -- one-line errors -----------------------------------------------------------------------------------
+
+
+_NO_ARGS_IS_HELP: tuple[type[Exception], ...] = tuple(
+    getattr(click.exceptions, name)
+    for name in ("NoArgsIsHelpError",)
+    if hasattr(click.exceptions, name)
+)
+"""click ≥ 8.2 shows the help for a bare group through this usage error; it must keep doing so."""
+
+
+class _OneLineUsageError(click.ClickException):
+    """A usage error shown as one line (click's own shows the usage text first)."""
+
+    exit_code = 2
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _usage_error(error: click.UsageError) -> click.ClickException:
+    message = _one_line(error.format_message())
+    if error.ctx is not None:
+        message += f" (see '{error.ctx.command_path} --help')"
+    return _OneLineUsageError(message)
+
+
+class NardyGroup(click.Group):
+    """The top-level group: one-line errors, and the arena's commands loaded lazily."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except _NO_ARGS_IS_HELP:
+            raise
+        except click.UsageError as error:
+            raise _usage_error(error) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _NO_ARGS_IS_HELP:
+            raise
+        except click.UsageError as error:
+            raise _usage_error(error) from None
+        except ImportError as error:
+            # The arena's commands import gRPC when they run; without the extras say what to install.
+            if (error.name or "").split(".")[0] not in ("grpc", "google"):
+                raise
+            raise click.ClickException(
+                f"this command needs gRPC ({error.name} is missing): pip install nardy[arena]"
+            ) from None
+        except OSError as error:
+            if error.errno == errno.EPIPE:
+                raise  # click exits quietly when the reader of our output went away
+            message = (
+                f"{error.filename}: {error.strerror}"
+                if error.filename and error.strerror
+                else str(error)
+            )
+            raise click.ClickException(_one_line(message)) from None
+        except (NardyError, ValueError) as error:
+            raise click.ClickException(_one_line(str(error))) from None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_GROUPS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in _LAZY_GROUPS:
+            command = _arena_command(cmd_name)
+        return command
+
+
+def _arena_command(name: str) -> click.Command | None:
+    """The ``arena`` / ``bot`` group of :mod:`nardy.arena.cli`, or a stand-in that explains why not."""
+    try:
+        module = importlib.import_module("nardy.arena.cli")
+    except ImportError as error:
+        missing = (error.name or "").split(".")[0]
+        if error.name == "nardy.arena.cli":
+            return None  # this installation has no arena commands at all
+        if missing in ("grpc", "google"):
+            return _unavailable(name, f"'nardy {name}' needs gRPC: pip install nardy[arena]")
+        return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
+    except Exception as error:  # a broken optional module must not break the rest of the CLI
+        return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
+    command = getattr(module, _LAZY_GROUPS[name], None)
+    return command if isinstance(command, click.Command) else None
+
+
+def _unavailable(name: str, message: str) -> click.Command:
+    def fail(args: tuple[str, ...]) -> None:
+        raise click.ClickException(message)
+
+    return click.Command(
+        name,
+        callback=fail,
+        params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+        context_settings={"ignore_unknown_options": True, "help_option_names": []},
+        short_help="(unavailable: pip install nardy[arena])",
+        help=message,
+    )
+
+
+_ID_MARK = "\x00"
+
+
+class _PositionCommand(click.Command):
+    """A command with a position-id argument. Ids may start with ``-`` (``------/-----o/…``), which
+    click would parse as options, so such tokens are marked before parsing and unmarked by
+    :class:`_PositionText`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            return super().parse_args(ctx, args)
+        marked = [_ID_MARK + a if a.startswith("-") and _POSITION_ID.match(a) else a for a in args]
+        return super().parse_args(ctx, marked)
+
+
+class _PositionText(click.types.StringParamType):
+    name = "position"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        return super().convert(value, param, ctx).removeprefix(_ID_MARK)
+
+
+# -- shared helpers -----------------------------------------------------------------------------------
+
+
+def _load_variant(name: str, assignments: Sequence[str]) -> Variant:
+    from nardy.core.options import parse_option_assignments
+    from nardy.core.plugins import load_variant
+
+    try:
+        options = parse_option_assignments(assignments)
+        return load_variant(name, options)
+    except UnknownVariantError as error:
+        raise click.BadParameter(str(error), param_hint="'--variant'") from None
+    except InvalidOptionError as error:
+        raise click.BadParameter(str(error), param_hint="'-o'") from None
+
+
+def _parse_position(text: str, variant: Variant) -> Any:
+    from nardy.core.position import Position
+
+    try:
+        if text.lstrip().startswith("{"):
+            position = Position.from_json(json.loads(text))
+        else:
+            position = Position.from_id(text)
+        variant.validate(position)
+    except ValueError as error:  # InvalidPositionError, json.JSONDecodeError
+        raise click.BadParameter(_one_line(str(error)), param_hint="'POSITION'") from None
+    return position
+
+
+_VARIANT_OPTION = click.option(
+    "--variant",
+    "-v",
+    "variant_name",
+    default="backgammon",
+    show_default=True,
+    metavar="NAME",
+    help="Variant (see 'nardy variants').",
+)
+_OPTIONS_OPTION = click.option(
+    "-o",
+    "--option",
+    "option_items",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A variant option, e.g. -o first_turn_head=fixed (repeatable).",
+)
+
+
+# -- the group ----------------------------------------------------------------------------------------
+
+
+@click.group(cls=NardyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="nardy")
+def cli() -> None:
+    """nardy — backgammon-family race games: rules, bots, boards and legal plays.
+
+    \b
+    Examples:
+      nardy variants
+      nardy play --variant long --bots heuristic,random --games 1000 --seed 7
+      nardy show b----E/-C---e/E---c-/e----B --side opponent
+      echo '{"position": {...}, "dice": [3, 1]}' | nardy plays --variant backgammon --jsonl
+    """
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``nardy``)."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="nardy")
+
+
+# -- nardy variants -----------------------------------------------------------------------------------
+
+
+def _allowed(spec: OptionSpec) -> str:
+    if spec.choices:
+        return " | ".join(_value_text(c) for c in spec.choices)
+    if spec.kind is bool:
+        return "true | false"
+    if spec.kind is int:
+        return "positive integer" + (" or none" if spec.default is None else "")
+    return "text"
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _variant_json(info: VariantInfo) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "title": info.title,
+        "base": info.base,
+        "summary": info.summary,
+        "options": [
+            {
+                "name": spec.name,
+                "default": spec.default,
+                "choices": list(spec.choices),
+                "type": spec.kind.__name__,
+                "help": spec.help,
+            }
+            for spec in info.options
+        ],
+    }
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the variants as JSON (for scripts).")
+def variants(as_json: bool) -> None:
+    """List the installed variants and their options.
+
+    \b
+    Examples:
+      nardy variants
+      nardy variants --json | jq '.[].name'
+    """
+    from nardy.core.plugins import registry
+
+    infos = list(registry().values())
+    if as_json:
+        click.echo(
+            json.dumps([_variant_json(info) for info in infos], ensure_ascii=False, indent=2)
+        )
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title="Variants", title_justify="left")
+    table.add_column("Name", style="bold", no_wrap=True)
+    table.add_column("Title")
+    table.add_column("Base", no_wrap=True)
+    table.add_column("Summary")
+    for info in infos:
+        table.add_row(info.name, info.title, info.base or "—", info.summary)
+    console.print(table)
+    options = Table(title="Options (nardy play -o NAME=VALUE)", title_justify="left")
+    options.add_column("Variant", style="bold", no_wrap=True)
+    options.add_column("Option", no_wrap=True)
+    options.add_column("Default", no_wrap=True)
+    options.add_column("Allowed")
+    options.add_column("Meaning")
+    for info in infos:
+        for index, spec in enumerate(info.options):
+            options.add_row(
+                info.name if index == 0 else "",
+                spec.name,
+                _value_text(spec.default),
+                _allowed(spec),
+                spec.help,
+                end_section=index == len(info.options) - 1,
+            )
+    console.print(options)
+
+
+# -- nardy play ---------------------------------------------------------------------------------------
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The dice seed of game (or match) ``index`` of a run with ``--seed seed``."""
+    return seed * 1_000_003 + index
+
+
+def _bot_seed(unit_seed: int, slot: int) -> int:
+    """A bot's seed for one game or match, decorrelated from the dice seeds."""
+    digest = hashlib.blake2b(f"nardy-bot:{unit_seed}:{slot}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+@dataclass(slots=True)
+class _Unit:
+    """One finished game or match: who was White, who won, and bot A's net points."""
+
+    a_white: bool
+    a_won: bool
+    white_won: bool
+    a_points: int
+    games: int
+
+
+def _parse_bots(text: str) -> tuple[str, str]:
+    from nardy.core.bots import make_bot
+
+    names = [name.strip() for name in text.split(",")]
+    if len(names) != 2 or not all(names):
+        raise click.BadParameter(
+            f"give two bots separated by a comma, like heuristic,random, not {text!r}",
+            param_hint="'--bots'",
+        )
+    for name in names:
+        try:
+            make_bot(name, 0)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--bots'") from None
+    return names[0], names[1]
+
+
+def _labels(names: tuple[str, str]) -> tuple[str, str]:
+    if names[0] == names[1]:
+        return f"{names[0]} (A)", f"{names[1]} (B)"
+    return names
+
+
+def _match_length(variant: Variant, match: int | None) -> int | None:
+    """The match length to play (``--match`` or the variant option ``match_length``), or None."""
+    option = cast("int | None", variant.options.get("match_length"))
+    if match is not None and option is not None and option != match:
+        raise click.BadParameter(
+            f"--match {match} contradicts -o match_length={option}", param_hint="'--match'"
+        )
+    length = match if match is not None else option
+    if length is not None and importlib.util.find_spec("nardy.core.match") is None:
+        raise click.BadParameter(
+            "match play is not available in this version", param_hint="'--match'"
+        )
+    return length
+
+
+def _play_unit(
+    variant: Variant,
+    bots: tuple[Bot, Bot],
+    seed: int,
+    match_length: int | None,
+    on_game: Callable[[Game, int], None],
+) -> tuple[int, int, int]:
+    """Play one money game or one match with ``bots`` (White, Black).
+
+    Returns (winner colour, White's net points, games played).
+    """
+    from nardy.core.bots import play_game
+    from nardy.core.dice import SeededDice
+    from nardy.core.game import cube_settings_for
+
+    dice = SeededDice(seed)
+    if match_length is None:
+        game = play_game(variant, bots, dice, cube=cube_settings_for(variant, match_length=None))
+        on_game(game, 0)
+        assert game.result is not None
+        winner = game.result.winner
+        return winner, game.result.points if winner == 0 else -game.result.points, 1
+    from nardy.core.match import Match
+
+    match = Match(variant, match_length)
+    number = 0
+    while not match.is_over:
+        game = play_game(variant, bots, dice, starter=match.starter(), cube=match.cube_settings())
+        on_game(game, number)
+        assert game.result is not None
+        match.add_result(game.result)
+        number += 1
+    match_winner = match.winner
+    assert match_winner is not None
+    return match_winner, match.score[0] - match.score[1], number
+
+
+def _summary_json(
+    variant: Variant,
+    labels: tuple[str, str],
+    units: list[_Unit],
+    seed: int,
+    match_length: int | None,
+    seconds: float,
+) -> dict[str, Any]:
+    from nardy.arena.stats import summarize
+
+    n = len(units)
+    bots = []
+    for slot, label in enumerate(labels):
+        sign = 1 if slot == 0 else -1
+        won = [float(u.a_won if slot == 0 else not u.a_won) for u in units]
+        points = [float(sign * u.a_points) for u in units]
+        ppu = summarize(points)
+        bots.append(
+            {
+                "name": label,
+                "wins": int(sum(won)),
+                "win_rate": sum(won) / n,
+                "win_rate_ci95": list(_wilson(int(sum(won)), n)),
+                "points": int(sum(points)),
+                "points_per_" + ("match" if match_length else "game"): ppu.mean,
+                "points_se": _finite(ppu.se),
+                "points_ci95": [_finite(x) for x in ppu.ci],
+            }
+        )
+    return {
+        "variant": variant.name,
+        "options": variant.options,
+        "changed_options": {
+            spec.name: variant.options[spec.name]
+            for spec in variant.info.options
+            if variant.options.get(spec.name) != spec.default
+        },
+        "match_length": match_length,
+        "matches" if match_length else "games": n,
+        "games_played": sum(u.games for u in units),
+        "seed": seed,
+        "white_wins": sum(u.white_won for u in units),
+        "seconds": round(seconds, 3),
+        "bots": bots,
+    }
+
+
+def _wilson(wins: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a win rate (sensible at 0 % and 100 %, unlike mean ± z·SE)."""
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _finite(value: float) -> float | None:
+    return None if value != value else value  # NaN (fewer than two units) → null
+
+
+def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    unit = "match" if summary["match_length"] else "game"
+    n = summary["matches" if unit == "match" else "games"]
+    options = summary["changed_options"]
+    units = f"{n} {unit}{'es' if unit == 'match' else 's'}" if n != 1 else f"1 {unit}"
+    title = f"{summary['variant']}: {labels[0]} vs {labels[1]}, {units}"
+    if unit == "match":
+        title += f" to {summary['match_length']} points ({summary['games_played']} games)"
+    title += f", seed {summary['seed']}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("Bot", style="bold", no_wrap=True)
+    table.add_column("Wins", justify="right")
+    table.add_column("Win rate (95% CI)", justify="right")
+    table.add_column(f"Points/{unit} ± SE", justify="right")
+    table.add_column("95% interval", justify="right")
+    for bot in summary["bots"]:
+        se = bot["points_se"]
+        lo, hi = bot["points_ci95"]
+        table.add_row(
+            bot["name"],
+            str(bot["wins"]),
+            f"{100 * bot['win_rate']:.1f}% ({100 * bot['win_rate_ci95'][0]:.0f}–{100 * bot['win_rate_ci95'][1]:.0f})",
+            f"{bot[f'points_per_{unit}']:+.3f} ± {se:.3f}"
+            if se is not None
+            else f"{bot[f'points_per_{unit}']:+.3f}",
+            f"[{lo:+.3f}, {hi:+.3f}]" if lo is not None and hi is not None else "—",
+        )
+    console = Console()
+    console.print(table)
+    seconds = summary["seconds"]
+    rate = summary["games_played"] / seconds if seconds > 0 else float("inf")
+    console.print(
+        f"Colours alternate every {unit}; White won {summary['white_wins']} of {n}. "
+        f"Options: {', '.join(f'{k}={_value_text(v)}' for k, v in options.items()) or 'defaults'}. "
+        f"{seconds:.1f} s, {rate:.0f} games/s.",
+        highlight=False,
+    )
+
+
+@cli.command()
+@_VARIANT_OPTION
+@click.option(
+    "--bots",
+    "bots_text",
+    default="heuristic,random",
+    show_default=True,
+    metavar="A,B",
+    help="The two bots, comma-separated (built-in: heuristic, random).",
+)
+@click.option(
+    "--games",
+    "-n",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Games to play (matches, with --match).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the run; game i uses dice seed SEED*1000003+i. Default: random (printed).",
+)
+@_OPTIONS_OPTION
+@click.option(
+    "--match",
+    "match",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Play matches to N points instead of single money games.",
+)
+@click.option(
+    "--jsonl",
+    "jsonl_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Write every game record to FILE, one JSON object per line.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def play(
+    variant_name: str,
+    bots_text: str,
+    games: int,
+    seed: int | None,
+    option_items: tuple[str, ...],
+    match: int | None,
+    jsonl_path: Path | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Play bots against each other and summarise the results.
+
+    The two bots swap colours every game (or match), so neither always has the same seat. The
+    summary gives, for each bot, its wins and win rate, and its points per game (net: won minus lost,
+    cube and gammons included) with the standard error (sample SD / √n) and a 95% interval. The cube is
+    used when the variant's options turn it on (backgammon: -o cube=false to play without it).
+
+    \b
+    Examples:
+      nardy play --variant long --bots heuristic,random --games 1000 --seed 7
+      nardy play --variant backgammon --games 200 --match 7 --seed 1
+      nardy play -v long -o scoring=per_checker --games 50 --json --jsonl games.jsonl
+    """
+    from nardy.core.bots import make_bot
+
+    variant = _load_variant(variant_name, option_items)
+    names = _parse_bots(bots_text)
+    labels = _labels(names)
+    match_length = _match_length(variant, match)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    err_console = Console(stderr=True)
+    units: list[_Unit] = []
+    records: IO[str] | None = jsonl_path.open("w", encoding="utf-8") if jsonl_path else None
+    started = time.perf_counter()
+    try:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            disable=quiet or not err_console.is_terminal,
+            transient=True,
+        ) as progress:
+            task = progress.add_task(f"{variant.name}: {labels[0]} vs {labels[1]}", total=games)
+            for index in range(games):
+                unit_seed = game_seed(seed, index)
+                a_white = index % 2 == 0
+                slots = (0, 1) if a_white else (1, 0)  # bot slot playing White, Black
+                bots = (
+                    make_bot(names[slots[0]], _bot_seed(unit_seed, slots[0])),
+                    make_bot(names[slots[1]], _bot_seed(unit_seed, slots[1])),
+                )
+
+                def write(
+                    game: Game,
+                    number: int,
+                    index: int = index,
+                    unit_seed: int = unit_seed,
+                    slots: tuple[int, int] = slots,
+                ) -> None:
+                    if records is None:
+                        return
+                    record = game.record()
+                    record["seed"] = unit_seed
+                    record["bots"] = {"White": labels[slots[0]], "Black": labels[slots[1]]}
+                    if match_length is None:
+                        record["game"] = index
+                    else:
+                        record["match"] = index
+                        record["game"] = number
+                    records.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+                winner, white_points, played = _play_unit(
+                    variant, bots, unit_seed, match_length, write
+                )
+                a_won = (winner == 0) == a_white
+                units.append(
+                    _Unit(
+                        a_white,
+                        a_won,
+                        winner == 0,
+                        white_points if a_white else -white_points,
+                        played,
+                    )
+                )
+                progress.advance(task)
+    finally:
+        if records is not None:
+            records.close()
+    summary = _summary_json(
+        variant, labels, units, seed, match_length, time.perf_counter() - started
+    )
+    if as_json:
+        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        _print_summary(summary, labels)
+
+
+# -- nardy show ---------------------------------------------------------------------------------------
+
+
+@cli.command(cls=_PositionCommand)
+@click.argument("position_text", metavar="POSITION", type=_PositionText())
+@_VARIANT_OPTION
+@click.option(
+    "--side",
+    type=click.Choice(["mover", "opponent"]),
+    default="mover",
+    show_default=True,
+    help="Whose seat and coordinates to draw the board from.",
+)
+@click.option(
+    "--absolute",
+    is_flag=True,
+    help="Number the points absolutely (White's coordinates) instead of the side's own.",
+)
+@click.option(
+    "--mover",
+    "mover_colour",
+    type=click.Choice(["white", "black"]),
+    default="white",
+    show_default=True,
+    help="The mover's colour (decides what --absolute means).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the position JSON, id and pip counts instead."
+)
+def show(
+    position_text: str,
+    variant_name: str,
+    side: str,
+    absolute: bool,
+    mover_colour: str,
+    as_json: bool,
+) -> None:
+    """Draw POSITION (a position id, or position JSON) as a text board.
+
+    The position is seen from the player to move (the mover), as every position in nardy is. The
+    board shows the mover's points 13–24 on top and 12–1 below (home at the bottom right), X for the
+    mover's checkers and O for the opponent's, the bar and borne-off counts, and both pip counts.
+    --side opponent draws it from the other player's seat, in his coordinates (the flip depends on the
+    variant's geometry, so give --variant).
+
+    \b
+    Examples:
+      nardy show b----E/-C---e/E---c-/e----B
+      nardy show b----E/-C---e/E---c-/e----B --side opponent --absolute --mover black
+      nardy show ------/-----o/------/-----O --variant long
+      nardy show b----E/-C---e/E---c-/e----B --json
+    """
+    from nardy.core.board_text import pip_counts, render_board
+
+    variant = _load_variant(variant_name, ())
+    position = _parse_position(position_text, variant)
+    if as_json:
+        pips = pip_counts(position, variant.rules.geometry)
+        data = {
+            "id": position.id(),
+            "variant": variant.name,
+            "position": position.to_json(),
+            "pips": list(pips),
+        }
+        click.echo(json.dumps(data))
+        return
+    click.echo(
+        render_board(
+            position,
+            variant,
+            side="opponent" if side == "opponent" else "mover",
+            absolute=absolute,
+            mover_colour="black" if mover_colour == "black" else "white",
+        ),
+        nl=False,
+    )
+
+
+# -- nardy plays --------------------------------------------------------------------------------------
+
+
+def _parse_dice(text: str) -> dict[str, list[int]]:
+    values = [int(c) for c in re.findall(r"\d", text)]
+    if len(values) == 2:
+        return {"dice": values}
+    return {"steps": values}
+
+
+@cli.command(cls=_PositionCommand)
+@click.argument("position_text", metavar="[POSITION", required=False, type=_PositionText())
+@click.argument("dice_text", metavar="DICE]", required=False)
+@_VARIANT_OPTION
+@_OPTIONS_OPTION
+@click.option(
+    "--jsonl",
+    "jsonl",
+    is_flag=True,
+    help="Read one JSON query per line from standard input; write one JSON answer per line.",
+)
+@click.option(
+    "--stats", is_flag=True, help="With --jsonl: print queries, errors and queries/s to stderr."
+)
+def plays(
+    position_text: str | None,
+    dice_text: str | None,
+    variant_name: str,
+    option_items: tuple[str, ...],
+    jsonl: bool,
+    stats: bool,
+) -> None:
+    """List the legal plays of one segment: of POSITION with DICE, or of JSON queries (--jsonl).
+
+    POSITION is a position id or position JSON, seen from the mover. DICE with two numbers is a roll
+    (3-1; 6-6 is four sixes); with one, three or four numbers it is the steps of one segment (6-6-6).
+
+    \b
+    Query (one per line):
+      {"position": P, "dice": [6, 3]}         a roll; a double [d, d] is four steps d
+      {"position": P, "steps": [6, 6]}        exactly one segment's steps: [6, 3], [5, 5], [4, 4, 4, 4]
+    P = {"points": [24 ints], "bar": [m, o], "off": [m, o]}, seen from the mover (positive = mover's
+    checkers); P may carry a "state" object, reserved for variant turn state (its keys are ignored
+    for now). An optional "id" is echoed back.
+
+    \b
+    Answer (one per query, in order; blank lines are skipped):
+      {"plays": [{"text": "24/18 13/10", "result": P'}, ...]}   P' still from the mover's view
+      {"error": "..."}                                          and the next line is read
+    A query whose segment has no legal step has one play, {"text": "", "result": P}.
+
+    Answers are flushed whenever the input pauses, so a program may send one query at a time and
+    wait for its answer; piped files are answered in large buffered writes.
+
+    \b
+    Examples:
+      nardy plays b----E/-C---e/E---c-/e----B 3-1
+      nardy plays --variant long ------/-----o/------/-----O 6-6
+      nardy plays --variant backgammon --jsonl < queries.jsonl > answers.jsonl
+    """
+    variant = _load_variant(variant_name, option_items)
+    if jsonl:
+        if position_text is not None:
+            raise click.UsageError(
+                "--jsonl reads its queries from standard input; give no POSITION or DICE"
+            )
+        from nardy.core.jsonl import run_jsonl_stream
+
+        started = time.perf_counter()
+        counts = run_jsonl_stream(variant, sys.stdin.buffer, sys.stdout)
+        if stats:
+            seconds = time.perf_counter() - started
+            rate = counts.queries / seconds if seconds > 0 else float("inf")
+            click.echo(
+                f"{counts.queries} queries, {counts.errors} errors, {seconds:.3f} s, {rate:.0f} queries/s",
+                err=True,
+            )
+        return
+    if position_text is None or dice_text is None:
+        raise click.UsageError(
+            "give POSITION and DICE (e.g. 3-1), or --jsonl to read queries from stdin"
+        )
+    from nardy.core.jsonl import answer_query
+
+    position = _parse_position(position_text, variant)
+    answer = answer_query(variant, {"position": position.to_json(), **_parse_dice(dice_text)})
+    if "error" in answer:
+        raise click.BadParameter(answer["error"], param_hint="'DICE'")
+    from nardy.core.position import Position
+
+    found = answer["plays"]
+    click.echo(
+        f"{len(found)} legal play{'s' if len(found) != 1 else ''} ({variant.name}, {dice_text}):"
+    )
+    width = max(len(p["text"]) for p in found) if found else 0
+    for number, item in enumerate(found, start=1):
+        result = Position.from_json(item["result"])
+        click.echo(
+            f"{number:4}. {(item['text'] or '(no move)').ljust(max(width, 9))}  → {result.id()}"
+        )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

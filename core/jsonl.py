@@ -1,0 +1,245 @@
+"""The query engine behind ``nardy plays --jsonl``: one JSON query per line in, one JSON answer per line out.
+
+A query asks for the legal plays of one segment::
+
+    {"position": P, "dice": [3, 1]}          # a roll; a double [d, d] is the four steps d, d, d, d
+    {"position": P, "steps": [4, 4, 4, 4]}   # exactly one segment's steps: [6, 3], [5, 5], [4, 4, 4, 4] …
+
+``P`` is the position JSON of :meth:`~nardy.core.position.Position.from_json`, seen from the mover:
+``{"points": [24 signed ints], "bar": [mover, opponent], "off": [mover, opponent]}``. It may carry a
+``"state"`` object, which is **reserved for variant turn state** (head steps taken, pending transfers …):
+it must be an object if present, and its keys are accepted and ignored for now. Unknown keys anywhere
+else are errors. A query may also carry an ``"id"`` (any JSON value), which is echoed in its answer.
+
+The first stage of a progression (``long``'s relatives with progressive doubles) is also four equal
+steps, so ``"dice": [d, d]`` asks for it too; later stages and transferred steps use ``"steps"``.
+
+The answer lists every distinct legal play (deduplicated by resulting position, RULES.md §2.3)::
+
+    {"plays": [{"text": "24/21 21/20", "result": P'}, …]}
+
+``result`` is the position after the play, still from the mover's view (not flipped). When no step
+can be played the only play is the empty one: ``{"text": "", "result": P}``. A bad query — malformed
+JSON, a missing or unknown field, a position that is invalid for the variant (checked with
+:meth:`~nardy.core.variant.Variant.validate`), impossible dice — is answered ``{"error": "…"}`` and the
+engine goes on with the next line. Blank lines are skipped and get no answer.
+
+This module does not import click; :func:`answer_query` and :func:`run_jsonl` are usable from any
+program (for example a bot written in Python that wants the legal plays of a position).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
+
+from nardy.core.errors import NardyError
+from nardy.core.position import Position
+from nardy.core.variant import Variant
+
+__all__ = [
+    "JsonlStats",
+    "QueryError",
+    "answer_query",
+    "parse_segment",
+    "run_jsonl",
+    "run_jsonl_stream",
+]
+
+_QUERY_FIELDS = frozenset({"position", "dice", "steps", "id"})
+_PLAIN_FIELDS = frozenset({"position", "dice", "steps"})
+_CHUNK = 1 << 16
+"""Bytes read from the input at a time by :func:`run_jsonl_stream`."""
+
+
+class _Writer(Protocol):
+    def write(self, text: str, /) -> Any: ...
+
+    def flush(self) -> Any: ...
+
+
+class QueryError(NardyError, ValueError):
+    """A query line that cannot be answered (reported in-band as ``{"error": …}``)."""
+
+
+@dataclass(slots=True)
+class JsonlStats:
+    """What a run answered: queries (non-blank lines) and how many of them were errors."""
+
+    queries: int = 0
+    errors: int = 0
+
+
+def _is_die(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 6
+
+
+def parse_segment(query: Mapping[str, Any]) -> tuple[int, ...]:
+    """The steps of the segment a query asks about (``dice`` or ``steps``); raises :class:`QueryError`."""
+    has_dice = "dice" in query
+    has_steps = "steps" in query
+    if has_dice == has_steps:
+        raise QueryError(
+            "a query needs exactly one of 'dice' (a roll [a, b]) or 'steps' (one segment)"
+        )
+    if has_dice:
+        dice = query["dice"]
+        if not isinstance(dice, list) or len(dice) != 2 or not all(_is_die(d) for d in dice):
+            raise QueryError(
+                f"'dice' must be two integers 1-6, like [3, 1], not {json.dumps(dice)}"
+            )
+        a, b = dice
+        return (a, a, a, a) if a == b else (a, b)
+    steps = query["steps"]
+    if (
+        not isinstance(steps, list)
+        or not 1 <= len(steps) <= 4
+        or not all(_is_die(d) for d in steps)
+    ):
+        raise QueryError(f"'steps' must be 1-4 integers 1-6, not {json.dumps(steps)}")
+    if len(steps) != 2 and len(set(steps)) != 1:
+        raise QueryError(
+            f"'steps' must be one segment: two different dice or 1-4 equal steps, not {json.dumps(steps)}"
+        )
+    return tuple(steps)
+
+
+def _position(variant: Variant, obj: Any) -> Position:
+    if isinstance(obj, Mapping) and "state" in obj and not isinstance(obj["state"], Mapping):
+        raise QueryError("'state' must be an object (it is reserved for variant turn state)")
+    position = Position.from_json(obj)
+    variant.validate(position)
+    return position
+
+
+def answer_query(variant: Variant, obj: Any) -> dict[str, Any]:
+    """Answer one parsed query (see the module docstring): ``{"plays": […]}`` or ``{"error": "…"}``."""
+    answer: dict[str, Any] = {}
+    try:
+        if not isinstance(obj, Mapping):
+            raise QueryError("a query must be a JSON object with 'position' and 'dice' or 'steps'")
+        if "id" in obj:
+            answer["id"] = obj["id"]
+        unknown = set(obj) - _QUERY_FIELDS
+        if unknown:
+            raise QueryError(
+                f"unknown field(s) {', '.join(sorted(unknown))}; a query has 'position', "
+                "'dice' or 'steps', and optionally 'id'"
+            )
+        if "position" not in obj:
+            raise QueryError("a query needs a 'position'")
+        steps = parse_segment(obj)
+        position = _position(variant, obj["position"])
+        plays = variant.legal_plays(position, steps)
+        answer["plays"] = [{"text": play.text, "result": play.result.to_json()} for play in plays]
+    except (NardyError, ValueError, TypeError) as error:
+        answer["error"] = str(error)
+    return answer
+
+
+# -- fast serialisation ---------------------------------------------------------------------------------
+# The answers of well-formed queries are written by hand (play text is plain ASCII, positions are ints):
+# a run over the 2,550 oracle queries is about 1.6 times faster than with dicts and json.dumps, and the
+# output is byte-identical (tests/test_jsonl.py checks both paths against each other).
+
+
+_POSITION_FORMAT = '{"points":[' + ",".join(["%d"] * 24) + '],"bar":[%d,%d],"off":[%d,%d]}'
+
+
+def _position_text(position: Position) -> str:
+    """``json.dumps(position.to_json(), separators=(",", ":"))``, faster."""
+    return _POSITION_FORMAT % (position.points + position.bar + position.off)
+
+
+def _answer_line(variant: Variant, obj: Any) -> tuple[str, bool]:
+    """One answer as a JSON line and whether it is an error."""
+    if isinstance(obj, dict) and "position" in obj and not obj.keys() - _PLAIN_FIELDS:
+        # The common case, a well-formed query without an id: write the plays without building dicts.
+        try:
+            steps = parse_segment(obj)
+            position = _position(variant, obj["position"])
+            plays = variant.legal_plays(position, steps)
+        except (NardyError, ValueError, TypeError):
+            pass  # answer_query words the error
+        else:
+            body = ",".join(
+                f'{{"text":"{play.text}","result":{_position_text(play.result)}}}' for play in plays
+            )
+            return f'{{"plays":[{body}]}}\n', False
+    answer = answer_query(variant, obj)
+    return json.dumps(answer, separators=(",", ":")) + "\n", "error" in answer
+
+
+def _answer_text(variant: Variant, line: str | bytes, number: int) -> tuple[str, bool]:
+    try:
+        obj = json.loads(line)
+    except ValueError as error:  # json.JSONDecodeError, or UnicodeDecodeError for bytes
+        message = f"line {number}: not valid JSON: {error}"
+        return json.dumps({"error": message}, separators=(",", ":")) + "\n", True
+    return _answer_line(variant, obj)
+
+
+def run_jsonl(
+    variant: Variant, lines: Iterable[str | bytes], out: _Writer, *, flush: bool = False
+) -> JsonlStats:
+    """Answer every non-blank line of ``lines`` on ``out``, one JSON line each.
+
+    :param flush: flush ``out`` after every answer (for an interactive peer); otherwise ``out`` buffers.
+    """
+    stats = JsonlStats()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        text, error = _answer_text(variant, line, number)
+        stats.queries += 1
+        stats.errors += error
+        out.write(text)
+        if flush:
+            out.flush()
+    return stats
+
+
+def _chunks(stream: BinaryIO) -> Iterator[list[bytes]]:
+    """The complete lines of ``stream``, grouped by what one read returned."""
+    read = getattr(stream, "read1", stream.read)
+    pending = b""
+    while True:
+        data = read(_CHUNK)
+        if not data:
+            if pending:
+                yield [pending]
+            return
+        pending += data
+        lines = pending.split(b"\n")
+        pending = lines.pop()
+        if lines:
+            yield lines
+
+
+def run_jsonl_stream(variant: Variant, stream: BinaryIO, out: _Writer) -> JsonlStats:
+    """Like :func:`run_jsonl`, reading raw bytes from ``stream``, and flushing exactly when it must.
+
+    Input is read a chunk at a time with ``read1`` (what is available, up to 64 KiB); the answers to a
+    chunk's lines are written together and flushed before the next read. A file or a fast pipe is
+    therefore answered in large buffered writes, while an interactive peer (a terminal, or a program
+    that waits for each answer before it writes the next query) gets every answer as soon as it is
+    computed, because each of its reads returns a single line.
+    """
+    stats = JsonlStats()
+    number = 0
+    for lines in _chunks(stream):
+        texts: list[str] = []
+        for line in lines:
+            number += 1
+            if not line.strip():
+                continue
+            text, error = _answer_text(variant, line, number)
+            stats.queries += 1
+            stats.errors += error
+            texts.append(text)
+        if texts:
+            out.write("".join(texts))
+            out.flush()
+    return stats

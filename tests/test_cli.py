@@ -1,0 +1,349 @@
+"""The ``nardy`` command line (nardy.cli), through click's CliRunner and once as the installed script."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from nardy.cli import NardyGroup, _unavailable, cli
+from nardy.core import Position, load_variant
+from nardy.core.board_text import pip_counts
+
+BUILTINS = (
+    "backgammon",
+    "trictrac",
+    "long",
+    "nardgammon",
+    "mad",
+    "gulbar",
+    "mad_gulbar",
+    "khachapuri",
+    "fevga",
+    "giul",
+)
+OPENING = "b----E/-C---e/E---c-/e----B"
+LONG_START = "------/-----o/------/-----O"
+
+
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2
+    except TypeError:
+        return CliRunner()  # click ≥ 8.2 keeps stderr apart by itself
+
+
+def invoke(*args: str, input: str | None = None):
+    # A wide terminal, so rich does not wrap the tables' cells.
+    return runner().invoke(cli, list(args), input=input, env={"COLUMNS": "200"})
+
+
+def assert_one_line_error(result, exit_code: int = 2) -> str:
+    assert result.exit_code == exit_code, (result.exit_code, result.stdout, result.stderr)
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: ")
+    assert "Traceback" not in result.stderr
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    return lines[0]
+
+
+class TestVariants:
+    def test_table_lists_every_builtin_with_options(self):
+        result = invoke("variants")
+        assert result.exit_code == 0, result.output
+        for name in BUILTINS:
+            assert name in result.stdout
+        for option in (
+            "first_turn_head",
+            "principle | fixed | head_only",
+            "quarter_timing",
+            "match_length",
+        ):
+            assert option in result.stdout
+
+    def test_json(self):
+        result = invoke("variants", "--json")
+        assert result.exit_code == 0, result.output
+        data = {v["name"]: v for v in json.loads(result.stdout)}
+        assert set(BUILTINS) <= set(data)
+        assert data["trictrac"]["base"] == "backgammon"
+        head = {o["name"]: o for o in data["long"]["options"]}["first_turn_head"]
+        assert head["default"] == "principle"
+        assert head["choices"] == ["principle", "fixed", "head_only"]
+        for variant in data.values():
+            assert variant["title"] and variant["summary"]
+            assert all(
+                {"name", "default", "choices", "type", "help"} <= set(o) for o in variant["options"]
+            )
+
+
+class TestPlay:
+    def play_json(self, *args: str) -> dict:
+        result = invoke("play", "--json", "--quiet", *args)
+        assert result.exit_code == 0, (result.stdout, result.stderr)
+        return json.loads(result.stdout)
+
+    def test_twenty_games_summary_is_consistent(self, tmp_path):
+        records = tmp_path / "games.jsonl"
+        summary = self.play_json(
+            "--variant",
+            "long",
+            "--bots",
+            "heuristic,random",
+            "--games",
+            "20",
+            "--seed",
+            "7",
+            "--jsonl",
+            str(records),
+        )
+        assert summary["games"] == summary["games_played"] == 20
+        a, b = summary["bots"]
+        assert (a["name"], b["name"]) == ("heuristic", "random")
+        assert a["wins"] + b["wins"] == 20
+        assert math.isclose(a["win_rate"] + b["win_rate"], 1.0)
+        assert a["points"] == -b["points"]
+        assert math.isclose(a["points_per_game"], a["points"] / 20)
+        assert a["points_se"] is not None and a["points_se"] >= 0
+        low, high = a["points_ci95"]
+        assert low <= a["points_per_game"] <= high
+        low, high = a["win_rate_ci95"]
+        assert 0 <= low <= a["win_rate"] <= high <= 1
+
+        lines = [json.loads(line) for line in records.read_text().splitlines()]
+        assert len(lines) == 20
+        assert [r["game"] for r in lines] == list(range(20))
+        assert len({r["seed"] for r in lines}) == 20
+        # The bots swap colours every game.
+        assert [r["bots"]["White"] for r in lines[:4]] == [
+            "heuristic",
+            "random",
+            "heuristic",
+            "random",
+        ]
+        heuristic_wins = sum(
+            (r["result"]["winner"] == "White") == (r["bots"]["White"] == "heuristic") for r in lines
+        )
+        assert heuristic_wins == a["wins"]
+        assert sum(r["result"]["winner"] == "White" for r in lines) == summary["white_wins"]
+
+    def test_same_seed_same_games(self):
+        runs = [
+            self.play_json("--variant", "backgammon", "--games", "6", "--seed", "3")
+            for _ in range(2)
+        ]
+        for run in runs:
+            run.pop("seconds")
+        assert runs[0] == runs[1]
+
+    def test_table(self):
+        result = invoke(
+            "play", "--variant", "long", "--games", "4", "--seed", "1", "--bots", "random,random"
+        )
+        assert result.exit_code == 0, result.stderr
+        assert "random (A)" in result.stdout and "random (B)" in result.stdout
+        assert "4 games" in result.stdout and "Points/game" in result.stdout
+
+    def test_matches(self):
+        summary = self.play_json(
+            "--variant", "backgammon", "--games", "2", "--match", "3", "--seed", "5"
+        )
+        assert summary["matches"] == 2 and summary["match_length"] == 3
+        assert summary["games_played"] >= 2
+        assert sum(bot["wins"] for bot in summary["bots"]) == 2
+
+
+class TestErrors:
+    @pytest.mark.parametrize(
+        ("args", "fragment"),
+        [
+            (("play", "--variant", "nosuch"), "unknown variant 'nosuch'"),
+            (("play", "--variant", "long", "-o", "first_turn_head=sometimes"), "first_turn_head"),
+            (("play", "-o", "nosuch=1"), "no option 'nosuch'"),
+            (("play", "-o", "cube"), "name=value"),
+            (("play", "--bots", "heuristic,nosuch"), "unknown bot 'nosuch'"),
+            (("play", "--bots", "heuristic"), "two bots"),
+            (("play", "--games", "0"), "--games"),
+            (("play", "-o", "match_length=3", "--match", "5"), "contradicts"),
+            (("show", "not-an-id"), "malformed position id"),
+            (("show", OPENING, "--variant", "nosuch"), "unknown variant"),
+            (("show", OPENING.replace("B", "C")), "16 checkers"),
+            (("plays",), "POSITION and DICE"),
+            (("plays", OPENING, "9-1"), "'dice' must be two integers"),
+            (("nosuch",), "No such command"),
+            (("--nosuch",), "No such option"),
+        ],
+    )
+    def test_usage_errors_are_one_line(self, args, fragment):
+        line = assert_one_line_error(invoke(*args))
+        assert fragment in line
+
+    def test_other_errors_exit_1(self, tmp_path):
+        missing = tmp_path / "no" / "such" / "dir" / "games.jsonl"
+        line = assert_one_line_error(
+            invoke("play", "--games", "1", "--jsonl", str(missing)), exit_code=1
+        )
+        assert "No such file or directory" in line
+
+    def test_missing_grpc_is_one_line(self):
+        group = NardyGroup()
+
+        @group.command()
+        def needs_grpc() -> None:
+            raise ModuleNotFoundError("No module named 'grpc'", name="grpc")
+
+        group.add_command(
+            _unavailable("arena", "'nardy arena' needs gRPC: pip install nardy[arena]")
+        )
+        for args in (["needs-grpc"], ["arena", "serve", "--port", "0"]):
+            line = assert_one_line_error(runner().invoke(group, args), exit_code=1)
+            assert "pip install nardy[arena]" in line
+
+    def test_arena_and_bot_are_attached(self):
+        result = invoke("--help")
+        assert result.exit_code == 0
+        for name in ("variants", "play", "show", "plays"):
+            assert name in result.stdout
+        if isinstance(cli.get_command(click.Context(cli), "arena"), click.Group):
+            assert "arena" in result.stdout and "bot" in result.stdout
+
+
+class TestShow:
+    def test_start_position(self):
+        result = invoke("show", OPENING)
+        assert result.exit_code == 0, result.stderr
+        out = result.stdout
+        board = [line for line in out.splitlines() if "|" in line]
+        top, upper, lower, bottom = board  # the rules between them are drawn with '+'
+        assert top.split("|")[0].split() == ["13", "14", "15", "16", "17", "18"]
+        assert bottom.split("|")[-1].split() == ["6", "5", "4", "3", "2", "1"]
+        # Mover: 2 on 24, 5 on 13, 3 on 8, 5 on 6; opponent (mover's coordinates): 2 on 1, 5 on 12, 3 on 17, 5 on 19.
+        assert upper.split() == [
+            "5X",
+            ".",
+            ".",
+            ".",
+            "3O",
+            ".",
+            "|",
+            "|",
+            "5O",
+            ".",
+            ".",
+            ".",
+            ".",
+            "2X",
+        ]
+        assert lower.split() == [
+            "5O",
+            ".",
+            ".",
+            ".",
+            "3X",
+            ".",
+            "|",
+            "|",
+            "5X",
+            ".",
+            ".",
+            ".",
+            ".",
+            "2O",
+        ]
+        assert "Bar:  X 0   O 0" in out and "Off:  X 0   O 0" in out
+        assert "Pips: X 167   O 167" in out
+        assert "mover's own coordinates" in out
+
+    def test_opponent_side_backgammon_and_long(self):
+        out = invoke("show", OPENING, "--side", "opponent").stdout
+        assert "Seen by: the opponent" in out and "opponent's own coordinates" in out
+        # The start position is symmetric: the opponent sees his own checkers (O) where X stood.
+        upper = [line for line in out.splitlines() if "|" in line][1]
+        assert upper.split() == [
+            "5O",
+            ".",
+            ".",
+            ".",
+            "3X",
+            ".",
+            "|",
+            "|",
+            "5X",
+            ".",
+            ".",
+            ".",
+            ".",
+            "2O",
+        ]
+        # Long nardy: the id starts with '-', and the flip is the same-direction one (12 points).
+        out = invoke("show", LONG_START, "--variant", "long", "--side", "opponent").stdout
+        rows = [line for line in out.splitlines() if "|" in line]
+        assert rows[1].split()[-1] == "15O" and rows[2].split()[0] == "15X"
+        assert "Bar:" not in out and "Pips: X 360   O 360" in out
+
+    def test_absolute_numbering(self):
+        out = invoke("show", OPENING, "--side", "opponent", "--absolute").stdout
+        assert "absolute (White's coordinates; the mover is White)" in out
+        rows = [line for line in out.splitlines() if "|" in line]
+        assert rows[0].split("|")[0].split() == ["12", "11", "10", "9", "8", "7"]
+        out = invoke("show", LONG_START, "-v", "long", "--absolute", "--mover", "black").stdout
+        rows = [line for line in out.splitlines() if "|" in line]
+        assert rows[0].split("|")[0].split() == ["1", "2", "3", "4", "5", "6"]
+
+    def test_json_and_pips_with_a_bar(self):
+        position = Position.from_sides(
+            {6: 5, 8: 3, 13: 5, 24: 1}, {1: 2, 12: 5, 17: 3, 19: 5}, bar=(1, 0)
+        )
+        result = invoke("show", position.id(), "--json")
+        data = json.loads(result.stdout)
+        assert data["position"] == position.to_json()
+        assert data["pips"] == [167 - 24 + 25, 167]
+        assert pip_counts(position, "opposite") == (168, 167)
+        # Position JSON is accepted too.
+        assert invoke("show", json.dumps(position.to_json())).exit_code == 0
+        text = invoke("show", position.id()).stdout
+        assert "Bar:  X 1   O 0" in text
+
+
+class TestPlaysCommand:
+    def test_lists_plays(self):
+        result = invoke("plays", OPENING, "3-1")
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.splitlines()[0].startswith("16 legal plays")
+        assert "8/5 6/5" in result.stdout
+
+    def test_long_start_id_starting_with_a_dash(self):
+        result = invoke("plays", "--variant", "long", LONG_START, "6-6")
+        assert result.exit_code == 0, result.stderr
+        assert "24/18(2)" in result.stdout
+        variant = load_variant("long")
+        assert len(variant.legal_plays(variant.start_position(), (6, 6, 6, 6))) == 1
+
+
+def test_console_script_help():
+    script = shutil.which("nardy", path=str(Path(sys.executable).parent)) or shutil.which("nardy")
+    if script is None:
+        pytest.skip("the nardy console script is not installed")
+    completed = subprocess.run(
+        [script, "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    for name in ("variants", "play", "show", "plays"):
+        assert name in completed.stdout
+    module = subprocess.run(
+        [sys.executable, "-m", "nardy", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert module.returncode == 0 and "nardy" in module.stdout
