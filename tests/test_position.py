@@ -97,7 +97,9 @@ def test_variant_validation() -> None:
         "13/10*/5",
         "24/18(2)",
         "24/21/18/15 24/21",
-        "bar/20 bar/20/15/10",
+        "bar/20(2) 20/15/10",
+        "24/21/18(2)",
+        "24/21(2) 21/18/15",
     ],
 )
 def test_play_text_round_trips(text: str) -> None:
