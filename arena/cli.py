@@ -77,6 +77,15 @@ def serve_arena(
     server.serve_forever(grace)
 
 
+def _attach_tournament_commands() -> None:
+    from nardy.arena.tournament_cli import register_tournament_commands
+
+    register_tournament_commands(arena_group)
+
+
+_attach_tournament_commands()
+
+
 @click.group("bot")
 def bot_group() -> None:
     """Run a bot."""

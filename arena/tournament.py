@@ -1,0 +1,1732 @@
+"""The tournament engine: schedule, run, store, rate, and tell subscribers what happens.
+
+::
+
+    from nardy.arena.schedule import load_definition
+    from nardy.arena.storage import open_store
+    from nardy.arena.tournament import Tournament
+
+    t = Tournament(load_definition("tournament.toml"), open_store("arena.db"))
+    t.subscribe(print)                     # every TournamentEvent, as it happens
+    result = t.run()                       # resumes if the database already holds some games
+    result.standings.to_json()
+
+Bots plug in through the small :class:`Player` protocol: :class:`BuiltinPlayer` (a
+:func:`nardy.core.bots.make_bot` bot, in-process), :class:`EndpointPlayer` (a gRPC ``BotService``
+through :class:`nardy.arena.bot_client.GrpcBotClient`) and :class:`PythonPlayer` (any
+:class:`~nardy.core.bots.Bot` factory, for tests and embedding). A game between two in-process
+bots runs a light loop here (:func:`play_local_game`); a game with a remote bot goes through the
+arena's runner (:func:`nardy.arena.runner.run_game`: clock, fault policy), with an in-process bot
+adapted to the protocol by :class:`nardy.arena.sdk.KernelBot`. Both write the same record.
+
+Concurrency: up to ``concurrency`` games at once, never more than a bot's ``capacity`` for any
+bot; units are started in schedule order as capacity allows. Built-in-only tournaments run games
+in worker processes (real parallelism); others in threads. Only the engine's thread writes to the
+store, each game in one transaction as soon as it ends, so a killed run resumes where it stopped.
+
+The live view (for ``WatchTournament``): :meth:`Tournament.subscribe` and :meth:`Tournament.watch`
+deliver :class:`TournamentEvent` objects: ``tournament_started``, ``game_started``, ``game_ended``,
+``standings_updated`` (at most every ``standings_interval`` seconds, and at the end),
+``sprt_updated`` and, last, ``tournament_ended``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import functools
+import inspect
+import json
+import logging
+import math
+import multiprocessing
+import os
+import queue
+import random
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from nardy.arena import sdk
+from nardy.arena.bot_client import BotClient, GrpcBotClient
+from nardy.arena.errors import BotCrashedError, BotError, BotIllegalAnswerError, FaultKind
+from nardy.arena.protocol import bot_pb2
+from nardy.arena.runner import (
+    FaultCounter,
+    FaultPolicy,
+    GameOutcome,
+    GameRecord,
+    MatchInfo,
+    Seat,
+    Termination,
+    TimeControl,
+    run_game,
+)
+from nardy.arena.schedule import (
+    BotEntry,
+    DefinitionError,
+    PoolDef,
+    ScheduledUnit,
+    TournamentDef,
+    build_schedule,
+)
+from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
+from nardy.arena.storage import GameRow, StorageError, Store
+from nardy.core.bots import BUILTIN_BOTS, Bot, make_bot
+from nardy.core.dice import ScriptedDice, SeededDice
+from nardy.core.errors import NardyError
+from nardy.core.game import (
+    COLOURS,
+    WHITE,
+    CubeSettings,
+    DoubleDecision,
+    Game,
+    GameResult,
+    PlayDecision,
+    cube_settings_for,
+)
+from nardy.core.match import Match
+from nardy.core.plugins import load_variant
+from nardy.core.variant import Variant
+
+__all__ = [
+    "BuiltinPlayer",
+    "ClientPlayer",
+    "EndpointPlayer",
+    "GameSummary",
+    "GameTask",
+    "Player",
+    "PythonPlayer",
+    "ReplayReport",
+    "RunResult",
+    "Standings",
+    "Tally",
+    "Tournament",
+    "TournamentError",
+    "TournamentEvent",
+    "check_definition",
+    "play_local_game",
+    "replay_record",
+    "standings_from_store",
+]
+
+log = logging.getLogger(__name__)
+
+EventKind = Literal[
+    "tournament_started",
+    "game_started",
+    "game_ended",
+    "standings_updated",
+    "sprt_updated",
+    "tournament_ended",
+]
+Status = Literal["pending", "running", "finished", "stopped", "interrupted", "failed"]
+
+
+class TournamentError(NardyError, RuntimeError):
+    """The tournament cannot run (a bot unreachable, a game that crashed the engine ...)."""
+
+
+# ==================================================================================================
+# Players
+# ==================================================================================================
+
+
+@runtime_checkable
+class Player(Protocol):
+    """A bot as the tournament sees it.
+
+    ``new_bot(seed)`` returns a fresh in-process :class:`~nardy.core.bots.Bot` for one game (so
+    that its random choices depend on the game's seed only), or ``None`` for a remote bot, which is
+    then reached through ``client()``.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def capacity(self) -> int: ...
+
+    def open(self) -> None:
+        """Connect / check the bot before the first game; raise :class:`TournamentError`."""
+
+    def close(self) -> None: ...
+
+    def info(self) -> dict[str, str]:
+        """What the records say about the bot (``name``, ``kind``, version ...)."""
+
+    def new_bot(self, seed: int) -> Bot | None: ...
+
+    def client(self) -> BotClient:
+        """The protocol client of a remote bot (shared by its games; must be thread-safe)."""
+
+
+class BuiltinPlayer:
+    """A built-in bot (``make_bot(builtin, seed)``), a fresh instance per game."""
+
+    def __init__(self, name: str, builtin: str, capacity: int) -> None:
+        if builtin not in BUILTIN_BOTS:
+            known = ", ".join(sorted(BUILTIN_BOTS))
+            raise DefinitionError(f"bot {name!r}: unknown builtin {builtin!r} (known: {known})")
+        self.name = name
+        self.builtin = builtin
+        self.capacity = capacity
+
+    def open(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    def info(self) -> dict[str, str]:
+        return {"bot_id": self.name, "name": self.name, "kind": "builtin", "builtin": self.builtin}
+
+    def new_bot(self, seed: int) -> Bot:
+        return make_bot(self.builtin, seed)
+
+    def client(self) -> BotClient:  # pragma: no cover - never remote
+        raise TournamentError(f"{self.name} is an in-process bot")
+
+
+class PythonPlayer:
+    """Any in-process bot: ``factory(seed)`` makes the bot of one game."""
+
+    def __init__(
+        self,
+        name: str,
+        factory: Callable[[int], Bot],
+        capacity: int = 2,
+        description: str = "python",
+    ) -> None:
+        self.name = name
+        self.factory = factory
+        self.capacity = capacity
+        self.description = description
+
+    def open(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    def info(self) -> dict[str, str]:
+        return {"bot_id": self.name, "name": self.name, "kind": self.description}
+
+    def new_bot(self, seed: int) -> Bot:
+        return self.factory(seed)
+
+    def client(self) -> BotClient:  # pragma: no cover - never remote
+        raise TournamentError(f"{self.name} is an in-process bot")
+
+
+class EndpointPlayer:
+    """A bot server (``nardy.bot.v1.BotService``) at ``host:port``."""
+
+    def __init__(self, name: str, endpoint: str, capacity: int, token: str = "") -> None:
+        self.name = name
+        self.endpoint = endpoint
+        self.capacity = capacity
+        self._token = token
+        self._client: GrpcBotClient | None = None
+        self._info: dict[str, str] = {
+            "bot_id": name,
+            "name": name,
+            "kind": "endpoint",
+            "endpoint": endpoint,
+        }
+
+    def open(self) -> None:
+        client = GrpcBotClient(self.endpoint, self._token)
+        try:
+            info = client.get_info(timeout=10.0)
+        except BotError as exc:
+            client.close()
+            raise TournamentError(
+                f"bot {self.name!r} at {self.endpoint} does not answer: {exc}"
+            ) from None
+        self._client = client
+        if info.name:
+            self._info["bot_name"] = info.name
+        if info.version:
+            self._info["version"] = info.version
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def info(self) -> dict[str, str]:
+        return dict(self._info)
+
+    def new_bot(self, seed: int) -> None:
+        return None
+
+    def client(self) -> BotClient:
+        if self._client is None:
+            raise TournamentError(f"bot {self.name!r} is not connected")
+        return self._client
+
+
+class ClientPlayer:
+    """A remote bot the caller already has a :class:`~nardy.arena.bot_client.BotClient` for
+    (e.g. a bot registered with the arena server, over either transport). Not closed here."""
+
+    def __init__(
+        self, name: str, client: BotClient, capacity: int = 1, info: Mapping[str, str] | None = None
+    ) -> None:
+        self.name = name
+        self.capacity = capacity
+        self._client = client
+        self._info = {"bot_id": name, "name": name, "kind": "client", **dict(info or {})}
+
+    def open(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    def info(self) -> dict[str, str]:
+        return dict(self._info)
+
+    def new_bot(self, seed: int) -> None:
+        return None
+
+    def client(self) -> BotClient:
+        return self._client
+
+
+def player_for(entry: BotEntry) -> Player:
+    """The player of one definition entry (an endpoint's token is read from its variable)."""
+    if entry.builtin is not None:
+        return BuiltinPlayer(entry.name, entry.builtin, entry.capacity)
+    assert entry.endpoint is not None
+    token = os.environ.get(entry.token_env, "") if entry.token_env else ""
+    if entry.token_env and not token:
+        raise DefinitionError(
+            f"bot {entry.name!r}: environment variable {entry.token_env} is not set"
+        )
+    return EndpointPlayer(entry.name, entry.endpoint, entry.capacity, token)
+
+
+def check_definition(definition: TournamentDef, *, given: Sequence[str] = ()) -> None:
+    """Check what parsing cannot: variants, their options, built-in bot names (except for the
+    bots in ``given``, whose players are supplied by the caller)."""
+    for pool in definition.pools:
+        try:
+            variant = load_variant(pool.variant, dict(pool.options))
+        except (NardyError, ValueError) as exc:
+            raise DefinitionError(f"variant {pool.label!r}: {exc}") from None
+        if pool.match_length is not None and variant.options.get("match_length") is None:
+            raise DefinitionError(f"variant {pool.label!r}: match_length is not an option of it")
+    for entry in definition.bots:
+        if (
+            entry.name not in given
+            and entry.builtin is not None
+            and entry.builtin not in BUILTIN_BOTS
+        ):
+            known = ", ".join(sorted(BUILTIN_BOTS))
+            raise DefinitionError(
+                f"bot {entry.name!r}: unknown builtin {entry.builtin!r} (known: {known})"
+            )
+
+
+# ==================================================================================================
+# Games
+# ==================================================================================================
+
+
+@functools.lru_cache(maxsize=64)
+def _variant_cached(name: str, options_json: str) -> Variant:
+    return load_variant(name, json.loads(options_json))
+
+
+def _variant(name: str, options: Mapping[str, Any]) -> Variant:
+    return _variant_cached(name, json.dumps(dict(options), sort_keys=True))
+
+
+@dataclass(frozen=True, slots=True)
+class GameTask:
+    """Everything needed to play one scheduled game (picklable, for worker processes)."""
+
+    tournament_id: str
+    unit: ScheduledUnit
+    game_no: int
+    variant: str
+    options: dict[str, Any]
+    starter: int | None
+    cube: dict[str, Any]
+    score: tuple[int, int] = (0, 0)
+    """Match score before the game, (White, Black)."""
+    crawford: bool = False
+    post_crawford: bool = False
+    per_decision: float = 5.0
+    reserve: float = 0.0
+    on_fault: Literal["forfeit", "random"] = "forfeit"
+    max_faults: int = 3
+    builtins: tuple[str | None, str | None] = (None, None)
+    """Built-in names of (White, Black) when both are built-ins (process workers rebuild them)."""
+
+    @property
+    def game_id(self) -> str:
+        return self.unit.game_id(self.game_no)
+
+    @property
+    def seed(self) -> int:
+        return self.unit.game_seed(self.game_no)
+
+    @property
+    def white(self) -> str:
+        return self.unit.white
+
+    @property
+    def black(self) -> str:
+        return self.unit.black
+
+    def bot_seed(self, colour: int) -> int:
+        return self.unit.bot_seed(self.white if colour == WHITE else self.black, self.game_no)
+
+    def setup(self) -> dict[str, Any]:
+        """How the game was set up (stored in its record; replays use it)."""
+        return {
+            "starter": self.starter,
+            "cube": dict(self.cube),
+            "match": {
+                "length": self.unit.match_length or 0,
+                "score": list(self.score),
+                "game_no": self.game_no,
+                "crawford": self.crawford,
+                "post_crawford": self.post_crawford,
+            },
+            "bot_seeds": [self.bot_seed(0), self.bot_seed(1)],
+        }
+
+    def annotate(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Add the tournament's fields to a runner-shaped record."""
+        unit = self.unit
+        record.update(
+            tournament_id=self.tournament_id,
+            pool=unit.pool,
+            unit_id=unit.unit_id,
+            pair_id=unit.pair_id,
+            round=unit.round,
+            leg=unit.leg,
+            game_no=self.game_no,
+            setup=self.setup(),
+        )
+        return record
+
+
+class _IllegalAnswer(Exception):
+    pass
+
+
+def play_local_game(
+    task: GameTask, bots: tuple[Bot, Bot], infos: tuple[dict[str, str], dict[str, str]]
+) -> dict[str, Any]:
+    """Play one game between two in-process bots; return its record (the runner's JSON shape).
+
+    A bot that raises, or answers something the rules do not allow, commits a fault: it forfeits
+    the game (``on_fault="forfeit"``) or a random legal answer is played for it (``"random"``).
+    In-process bots are not timed out (their latency is recorded).
+    """
+    variant = _variant(task.variant, task.options)
+    game = Game(
+        variant, SeededDice(task.seed), starter=task.starter, cube=CubeSettings(**task.cube)
+    )
+    record = GameRecord(
+        game_id=task.game_id,
+        match_id=task.unit.unit_id,
+        variant=variant.name,
+        options=dict(variant.options),
+        seed=task.seed,
+        bots=(infos[0], infos[1]),
+        started=time.time(),
+    )
+    fallback = random.Random(f"{task.seed}:{task.game_id}:fallback")
+    t0 = time.perf_counter()
+    seq = 0
+
+    def forfeit(loser: int, kind: FaultKind, message: str) -> None:
+        termination: Termination = "time_forfeit" if kind == "timeout" else "bot_failure"
+        record.outcome = GameOutcome(
+            1 - loser,
+            game.cube.value,
+            1,
+            termination,
+            f"{infos[loser]['name']}: {kind}: {message}"[:1024],
+        )
+
+    try:
+        for colour, bot in enumerate(bots):
+            bot.start_game(variant, colour)
+    except Exception as exc:
+        forfeit(colour, "crash", f"start_game: {type(exc).__name__}: {exc}")
+    while record.outcome is None and not game.is_over:
+        decision = game.decision
+        assert decision is not None
+        me = decision.player
+        bot = bots[me]
+        seq += 1
+        entry: dict[str, Any] = {"seq": seq, "player": COLOURS[me]}
+        started = time.perf_counter()
+        answer: Any
+        try:
+            if isinstance(decision, PlayDecision):
+                entry["kind"] = "play"
+                answer = bot.choose_play(decision)
+                if (
+                    isinstance(answer, bool)
+                    or not isinstance(answer, int)
+                    or not 0 <= answer < len(decision.plays)
+                ):
+                    raise _IllegalAnswer(
+                        f"play index {answer!r} is not in 0-{len(decision.plays) - 1}"
+                    )
+                text: str = decision.plays[answer].text
+            elif isinstance(decision, DoubleDecision):
+                entry["kind"] = "double"
+                answer = bool(bot.offer_double(decision))
+                text = "double" if answer else "roll"
+            else:
+                entry["kind"] = "take"
+                answer = bot.respond_to_double(decision)
+                allowed = {"take", "drop"} | ({"beaver"} if decision.beaver_allowed else set())
+                if answer not in allowed:
+                    raise _IllegalAnswer(f"answer {answer!r} is not one of {sorted(allowed)}")
+                text = str(answer)
+        except Exception as exc:
+            latency = time.perf_counter() - started
+            kind: FaultKind = "illegal" if isinstance(exc, _IllegalAnswer) else "crash"
+            message = str(exc) if kind == "illegal" else f"{type(exc).__name__}: {exc}"
+            entry["latency_ms"] = round(latency * 1000, 3)
+            entry["fault"] = {"kind": kind, "message": message[:1024]}
+            record.decisions.append(entry)
+            record.faults[me][kind] += 1
+            if task.on_fault == "forfeit":
+                forfeit(me, kind, message)
+                break
+            if isinstance(decision, PlayDecision):
+                answer = fallback.randrange(len(decision.plays))
+                text = decision.plays[answer].text
+            elif isinstance(decision, DoubleDecision):
+                answer, text = False, "roll"
+            else:
+                answer = text = "take"
+            entry["fallback"] = True
+            entry["answer"] = text
+            game.decide(answer)
+            continue
+        entry["answer"] = text
+        entry["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        record.decisions.append(entry)
+        game.decide(answer)
+    if record.outcome is None and game.result is not None:
+        r = game.result
+        record.outcome = GameOutcome(
+            r.winner,
+            r.points,
+            r.base_value,
+            "borne_off" if r.reason == "bear_off" else "double_dropped",
+        )
+    record.kernel = game.record()
+    record.elapsed = time.perf_counter() - t0
+    return task.annotate(record.to_json())
+
+
+def _worker_init(parent: int) -> None:
+    """Worker-process initializer. Ctrl-C is the engine's business (it stops the pool), so
+    workers ignore SIGINT; and they exit when the engine's process is gone (e.g. SIGKILLed),
+    as they would otherwise wait for tasks forever."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="nardy-parent-watch", daemon=True).start()
+
+
+def _run_task_in_worker(task: GameTask) -> dict[str, Any]:
+    """Process-pool entry point: both bots are built-ins, rebuilt here from their names."""
+    white, black = task.builtins
+    assert white is not None and black is not None
+    bots = (make_bot(white, task.bot_seed(0)), make_bot(black, task.bot_seed(1)))
+    infos = (
+        {"bot_id": task.white, "name": task.white, "kind": "builtin", "builtin": white},
+        {"bot_id": task.black, "name": task.black, "kind": "builtin", "builtin": black},
+    )
+    return play_local_game(task, bots, infos)
+
+
+class _InProcessClient(BotClient):
+    """A :class:`~nardy.arena.bot_client.BotClient` answering with an in-process kernel bot
+    (used when it meets a remote bot, so that the runner drives both the same way)."""
+
+    def __init__(self, bot: Bot, name: str) -> None:
+        self._bot = sdk.KernelBot(bot, name=name)
+
+    def _guard(self, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except (IndexError, ValueError, TypeError) as exc:
+            raise BotIllegalAnswerError(f"{type(exc).__name__}: {exc}") from None
+        except Exception as exc:
+            raise BotCrashedError(f"{type(exc).__name__}: {exc}") from None
+
+    def choose_play(
+        self, request: bot_pb2.ChoosePlayRequest, timeout: float
+    ) -> bot_pb2.ChoosePlayResponse:
+        response: bot_pb2.ChoosePlayResponse = self._guard(
+            lambda: sdk.play_response(self._bot.choose_play(request))
+        )
+        return response
+
+    def decide_double(
+        self, request: bot_pb2.DecideDoubleRequest, timeout: float
+    ) -> bot_pb2.DecideDoubleResponse:
+        response: bot_pb2.DecideDoubleResponse = self._guard(
+            lambda: sdk.double_response(self._bot.decide_double(request))
+        )
+        return response
+
+    def respond_to_double(
+        self, request: bot_pb2.RespondToDoubleRequest, timeout: float
+    ) -> bot_pb2.RespondToDoubleResponse:
+        response: bot_pb2.RespondToDoubleResponse = self._guard(
+            lambda: sdk.take_response(self._bot.respond_to_double(request))
+        )
+        return response
+
+    def game_ended(self, message: Any) -> None:
+        self._bot.game_ended(message)
+
+    def close(self) -> None:
+        return None
+
+
+def _play_runner_game(
+    task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
+) -> dict[str, Any] | None:
+    """A game with at least one remote bot, through :func:`nardy.arena.runner.run_game`.
+    Returns None when the game was aborted because the tournament is stopping."""
+    variant = _variant(task.variant, task.options)
+    seats = []
+    for colour, player in enumerate(players):
+        bot = player.new_bot(task.bot_seed(colour))
+        client = player.client() if bot is None else _InProcessClient(bot, player.name)
+        seats.append(
+            Seat(bot_id=player.name, name=player.name, client=client, faults=faults[player.name])
+        )
+    kwargs: dict[str, Any] = {}
+    default_start = task.starter is None or (
+        variant.rules.turn.opening == "white_starts" and task.starter == WHITE
+    )
+    if "starter" in inspect.signature(run_game).parameters:
+        kwargs["starter"] = task.starter
+    elif not default_start:
+        raise TournamentError(
+            f"{task.game_id}: the arena runner cannot yet set who starts a later match game "
+            "(run_game has no 'starter'); play this match with built-in bots only"
+        )
+    record = run_game(
+        variant,
+        (seats[0], seats[1]),
+        game_id=task.game_id,
+        seed=task.seed,
+        dice=SeededDice(task.seed),
+        match=MatchInfo(
+            match_id=task.unit.unit_id,
+            match_length=task.unit.match_length or 0,
+            score=task.score,
+            game_number=task.game_no,
+            crawford=task.crawford,
+            post_crawford=task.post_crawford,
+        ),
+        time_control=TimeControl(per_decision=task.per_decision, reserve=task.reserve),
+        policy=FaultPolicy(on_fault=task.on_fault, max_faults=task.max_faults),
+        cube=CubeSettings(**task.cube),
+        stop=stop,
+        **kwargs,
+    )
+    if record.outcome is not None and record.outcome.termination == "aborted" and stop.is_set():
+        return None
+    data = record.to_json()
+    data["white"] = {**players[0].info(), **data["white"]}
+    data["black"] = {**players[1].info(), **data["black"]}
+    return task.annotate(data)
+
+
+def _run_task_in_thread(
+    task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
+) -> Any:
+    """Thread-pool entry point: the record, or None for a game aborted by a stop."""
+    bots = (players[0].new_bot(task.bot_seed(0)), players[1].new_bot(task.bot_seed(1)))
+    if bots[0] is not None and bots[1] is not None:
+        return play_local_game(task, (bots[0], bots[1]), (players[0].info(), players[1].info()))
+    return _play_runner_game(task, players, faults, stop)
+
+
+def row_from_record(record: Mapping[str, Any], task: GameTask) -> GameRow:
+    """The storage row of a finished game."""
+    result = record.get("result") or {}
+    winner_name = result.get("winner")
+    winner = None if winner_name is None else COLOURS.index(winner_name)
+    unit = task.unit
+    return GameRow(
+        tournament_id=task.tournament_id,
+        game_id=task.game_id,
+        unit_id=unit.unit_id,
+        pool=unit.pool,
+        a=unit.a,
+        b=unit.b,
+        round=unit.round,
+        leg=unit.leg,
+        game_no=task.game_no,
+        white=unit.white,
+        black=unit.black,
+        seed=task.seed,
+        winner=winner,
+        points=int(result.get("points") or 0) if winner is not None else 0,
+        termination=str(result.get("termination") or "aborted"),
+        finished=time.time(),
+    )
+
+
+# ==================================================================================================
+# Standings
+# ==================================================================================================
+
+_FORFEITS = ("time_forfeit", "bot_failure")
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else x
+
+
+@dataclass(slots=True)
+class _Unit:
+    unit: ScheduledUnit
+    games: list[GameRow] = field(default_factory=list)
+    score: list[int] = field(default_factory=lambda: [0, 0])
+    done: bool = False
+    aborted: bool = False
+
+    @property
+    def a_result(self) -> float:
+        """The unit's result from a's view: points of the game, or +-1 for a match."""
+        if self.unit.match_length is None:
+            return float(self.games[-1].a_points)
+        a_colour = self.unit.leg  # a is White (0) in leg 0, Black (1) in leg 1
+        return 1.0 if self.score[a_colour] > self.score[1 - a_colour] else -1.0
+
+
+@dataclass(frozen=True, slots=True)
+class BotStanding:
+    rank: int
+    bot: str
+    games: int
+    units: int
+    wins: int
+    losses: int
+    forfeits: int
+    net_points: int
+    ppg: float | None
+    elo: float | None
+    elo_se: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["ppg"] = _finite(self.ppg)
+        out["elo"] = _finite(self.elo)
+        out["elo_se"] = _finite(self.elo_se)
+        out["elo_ci95"] = None if out["elo_se"] is None else round(1.96 * out["elo_se"], 3)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class PairingStanding:
+    """A pairing's result from ``a``'s view; ``mean`` is points per game (match wins +-1 per
+    match for a match pool) with its SE over duplicate pairs and a 95% interval."""
+
+    a: str
+    b: str
+    units: int
+    a_wins: int
+    b_wins: int
+    a_net_points: int
+    pairs: int
+    unpaired: int
+    mean: float | None
+    se: float | None
+    ci: tuple[float | None, float | None]
+    method: str
+    se_independent: float | None
+    """The SE if the same games were treated as independent (what duplicate dice saved)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "units": self.units,
+            "a_wins": self.a_wins,
+            "b_wins": self.b_wins,
+            "a_net_points": self.a_net_points,
+            "pairs": self.pairs,
+            "unpaired": self.unpaired,
+            "mean": _finite(self.mean),
+            "se": _finite(self.se),
+            "ci95": [_finite(self.ci[0]), _finite(self.ci[1])],
+            "method": self.method,
+            "se_independent": _finite(self.se_independent),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SprtStatus:
+    line: str
+    decision: str | None
+    decided_at: int | None
+    pairs: int
+    llr: float
+    bounds: tuple[float, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.line,
+            "decision": self.decision,
+            "decided_at": self.decided_at,
+            "pairs": self.pairs,
+            "llr": self.llr,
+            "bounds": list(self.bounds),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PoolStandings:
+    label: str
+    variant: str
+    options: dict[str, Any]
+    match_length: int | None
+    units_done: int
+    units_total: int
+    bots: tuple[BotStanding, ...]
+    pairings: tuple[PairingStanding, ...]
+    sprt: SprtStatus | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "variant": self.variant,
+            "options": self.options,
+            "match_length": self.match_length,
+            "units_done": self.units_done,
+            "units_total": self.units_total,
+            "standings": [b.to_json() for b in self.bots],
+            "pairings": [p.to_json() for p in self.pairings],
+            "sprt": None if self.sprt is None else self.sprt.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    """A snapshot of the tournament's results, pool by pool (ratings per pool)."""
+
+    tournament_id: str
+    name: str
+    status: str
+    detail: str
+    games_stored: int
+    units_done: int
+    units_total: int
+    pools: tuple[PoolStandings, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tournament_id": self.tournament_id,
+            "name": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            "games_stored": self.games_stored,
+            "units_done": self.units_done,
+            "units_total": self.units_total,
+            "pools": [p.to_json() for p in self.pools],
+        }
+
+
+class Tally:
+    """Results accumulated game by game; :meth:`standings` summarises them.
+
+    Units (games, or matches) are counted once complete. The SPRT (if any) is fed duplicate pairs
+    in schedule order only, whatever order games finish in, so its decision point does not
+    depend on concurrency or on interruptions.
+    """
+
+    def __init__(self, definition: TournamentDef, schedule: Sequence[ScheduledUnit]) -> None:
+        self.definition = definition
+        self.units: dict[str, _Unit] = {u.unit_id: _Unit(u) for u in schedule}
+        self.games_stored = 0
+        self.units_completed = 0
+        self.done_game_ids: set[str] = set()
+        self._pair_units: dict[str, list[_Unit]] = {}
+        for state in self.units.values():
+            self._pair_units.setdefault(state.unit.pair_id, []).append(state)
+        self.sprt: dict[str, Sprt] = {}
+        self._sprt_round: dict[str, int] = {}
+        self._pool_pairs: dict[str, list[str]] = {}
+        if definition.sprt is not None:
+            for pool in definition.pools:
+                self.sprt[pool.label] = _new_sprt(definition, pool)
+                self._sprt_round[pool.label] = 0
+            for unit in schedule:
+                pairs = self._pool_pairs.setdefault(unit.pool, [])
+                if not pairs or pairs[-1] != unit.pair_id:
+                    pairs.append(unit.pair_id)
+
+    def add(self, row: GameRow) -> _Unit | None:
+        """Count one stored game; returns its unit's state (None for a game not scheduled)."""
+        state = self.units.get(row.unit_id)
+        if state is None or row.game_id in self.done_game_ids:
+            return None
+        self.done_game_ids.add(row.game_id)
+        self.games_stored += 1
+        state.games.append(row)
+        if row.winner is None:
+            state.aborted = state.done = True
+        else:
+            state.score[row.winner] += row.points
+            length = state.unit.match_length
+            state.done = length is None or max(state.score) >= length
+        if state.done:
+            self.units_completed += 1
+            self._feed_sprt(state.unit.pool)
+        return state
+
+    def _feed_sprt(self, pool: str) -> None:
+        sprt = self.sprt.get(pool)
+        if sprt is None:
+            return
+        pairs = self._pool_pairs[pool]
+        i = self._sprt_round[pool]
+        while i < len(pairs):
+            legs = self._pair_units[pairs[i]]
+            if not all(u.done for u in legs):
+                break
+            results = [u.a_result for u in legs if not u.aborted]
+            if len(results) == 2:
+                sprt.update(results[0], results[1])
+            i += 1
+        self._sprt_round[pool] = i
+
+    @property
+    def sprt_decided(self) -> bool:
+        return bool(self.sprt) and all(s.decision is not None for s in self.sprt.values())
+
+    def sprt_lines(self) -> list[str]:
+        if len(self.sprt) == 1:
+            return [s.status_line() for s in self.sprt.values()]
+        return [f"{label}: {s.status_line()}" for label, s in self.sprt.items()]
+
+    def unit_done(self, unit_id: str) -> bool:
+        return self.units[unit_id].done
+
+    def standings(
+        self, *, tournament_id: str, status: str = "running", detail: str = ""
+    ) -> Standings:
+        d = self.definition
+        pools = tuple(self._pool_standings(p) for p in d.pools)
+        return Standings(
+            tournament_id=tournament_id,
+            name=d.name,
+            status=status,
+            detail=detail,
+            games_stored=self.games_stored,
+            units_done=sum(p.units_done for p in pools),
+            units_total=len(self.units),
+            pools=pools,
+        )
+
+    def _pool_standings(self, pool: PoolDef) -> PoolStandings:
+        d = self.definition
+        states = [s for s in self.units.values() if s.unit.pool == pool.label]
+        done = [s for s in states if s.done and not s.aborted]
+        names = [b.name for b in d.bots]
+        games = dict.fromkeys(names, 0)
+        units = dict.fromkeys(names, 0)
+        wins = dict.fromkeys(names, 0)
+        losses = dict.fromkeys(names, 0)
+        forfeits = dict.fromkeys(names, 0)
+        net = dict.fromkeys(names, 0)
+        for s in states:
+            for g in s.games:
+                if g.winner is None:
+                    continue
+                winner = g.white if g.winner == 0 else g.black
+                loser = g.black if g.winner == 0 else g.white
+                games[winner] += 1
+                games[loser] += 1
+                net[winner] += g.points
+                net[loser] -= g.points
+                if g.termination in _FORFEITS:
+                    forfeits[loser] += 1
+        unit_results: list[tuple[str, str, float]] = []
+        for s in done:
+            a, b, res = s.unit.a, s.unit.b, s.a_result
+            units[a] += 1
+            units[b] += 1
+            if res > 0:
+                wins[a] += 1
+                losses[b] += 1
+            elif res < 0:
+                wins[b] += 1
+                losses[a] += 1
+            unit_results.append((a, b, res))
+        elo: dict[str, float] = {}
+        elo_se: dict[str, float] = {}
+        if unit_results:
+            try:
+                ratings = fit_ratings(tally(unit_results))
+                elo, elo_se = ratings.elo, ratings.se
+            except ValueError:
+                pass
+        order = sorted(
+            names,
+            key=lambda n: (-(elo.get(n, -math.inf)), -net[n] / max(games[n], 1), names.index(n)),
+        )
+        bots: list[BotStanding] = []
+        previous: tuple[float, float] | None = None
+        rank = 0
+        for i, n in enumerate(order):
+            key = (round(elo.get(n, -math.inf), 6), round(net[n] / max(games[n], 1), 6))
+            if key != previous:
+                rank = i + 1
+                previous = key
+            bots.append(
+                BotStanding(
+                    rank=rank,
+                    bot=n,
+                    games=games[n],
+                    units=units[n],
+                    wins=wins[n],
+                    losses=losses[n],
+                    forfeits=forfeits[n],
+                    net_points=net[n],
+                    ppg=net[n] / games[n] if games[n] else None,
+                    elo=elo.get(n),
+                    elo_se=elo_se.get(n),
+                )
+            )
+        pairings: list[PairingStanding] = []
+        for a, b in d.pairings():
+            mine = [s for s in done if s.unit.a == a and s.unit.b == b]
+            mine.sort(key=lambda s: s.unit.order)
+            ps = PairingStats.from_games(
+                [s.a_result for s in mine], pair_ids=[s.unit.pair_id for s in mine]
+            )
+            paired = ps.paired
+            a_net = sum(
+                g.a_points for s in states if s.unit.a == a and s.unit.b == b for g in s.games
+            )
+            pairings.append(
+                PairingStanding(
+                    a=a,
+                    b=b,
+                    units=len(mine),
+                    a_wins=sum(1 for s in mine if s.a_result > 0),
+                    b_wins=sum(1 for s in mine if s.a_result < 0),
+                    a_net_points=a_net,
+                    pairs=ps.n_pairs,
+                    unpaired=len(ps.unpaired),
+                    mean=paired.mean,
+                    se=paired.se,
+                    ci=paired.ci,
+                    method=paired.method,
+                    se_independent=ps.independent.se,
+                )
+            )
+        sprt = self.sprt.get(pool.label)
+        status = None
+        if sprt is not None:
+            status = SprtStatus(
+                sprt.status_line(), sprt.decision, sprt.decided_at, sprt.n, sprt.llr, sprt.bounds
+            )
+        return PoolStandings(
+            label=pool.label,
+            variant=pool.variant,
+            options=dict(pool.options),
+            match_length=pool.match_length,
+            units_done=len([s for s in states if s.done]),
+            units_total=len(states),
+            bots=tuple(bots),
+            pairings=tuple(pairings),
+            sprt=status,
+        )
+
+
+def _new_sprt(d: TournamentDef, pool: PoolDef) -> Sprt:
+    spec = d.sprt
+    assert spec is not None
+    if spec.mode == "elo":
+        return Sprt(spec.elo0, spec.elo1, spec.alpha, spec.beta)
+    max_points = spec.max_points if pool.match_length is None else 1.0
+    return Sprt.for_points(spec.mu0, spec.mu1, spec.alpha, spec.beta, max_points=max_points)
+
+
+def standings_from_store(store: Store, tournament_id: str | None = None) -> Standings:
+    """The standings of a stored (finished or running) tournament; the most recently updated
+    one if ``tournament_id`` is None."""
+    rows = store.tournaments()
+    if not rows:
+        raise StorageError("the database holds no tournament")
+    if tournament_id is None:
+        row = rows[0]
+    else:
+        matches = [r for r in rows if r.tournament_id == tournament_id]
+        if not matches:
+            known = ", ".join(r.tournament_id for r in rows)
+            raise StorageError(f"no tournament {tournament_id!r} (stored: {known})")
+        row = matches[0]
+    try:
+        definition = TournamentDef.from_json(row.definition)
+    except (KeyError, TypeError, DefinitionError) as exc:
+        raise StorageError(
+            f"tournament {row.tournament_id}: stored definition is damaged: {exc}"
+        ) from None
+    t = Tally(definition, build_schedule(definition))
+    for game in store.games(row.tournament_id):
+        t.add(game)
+    return t.standings(tournament_id=row.tournament_id, status=row.status, detail=row.detail)
+
+
+# ==================================================================================================
+# Events
+# ==================================================================================================
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A game in an event: ids, seats and (when ended) its outcome."""
+
+    game_id: str
+    match_id: str
+    pool: str
+    white: str
+    black: str
+    outcome: dict[str, Any] | None = None
+    """The runner's outcome JSON: winner (colour name), points, multiplier, termination, reason."""
+    decisions: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentEvent:
+    """One event of a running tournament; ``sequence`` counts from 1 within a run."""
+
+    kind: EventKind
+    sequence: int
+    time: float
+    tournament_id: str
+    game: GameSummary | None = None
+    standings: Standings | None = None
+    status: str | None = None
+    detail: str = ""
+    """tournament_started: e.g. "resuming: 12 of 40 games stored"; sprt_updated: the status line."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "sequence": self.sequence,
+            "time": self.time,
+            "tournament_id": self.tournament_id,
+            "game": None if self.game is None else self.game.to_json(),
+            "standings": None if self.standings is None else self.standings.to_json(),
+            "status": self.status,
+            "detail": self.detail,
+        }
+
+
+class _RecordsFile:
+    """Game records as JSON lines, appended (and flushed) as games are stored."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: Any = None
+
+    def sync(self, store: Store, tournament_id: str) -> None:
+        """Make the file hold every stored game: drop a torn last line, append missing ones."""
+        present: set[str] = set()
+        if self.path.exists():
+            data = self.path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                cut = data.rfind(b"\n") + 1
+                with self.path.open("r+b") as f:
+                    f.truncate(cut)
+                data = data[:cut]
+            for line in data.splitlines():
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(obj, dict) and obj.get("tournament_id") == tournament_id:
+                    present.add(str(obj.get("game_id")))
+        self._file = self.path.open("a", encoding="utf-8")
+        missing = [g.game_id for g in store.games(tournament_id) if g.game_id not in present]
+        for game_id in missing:
+            row = store.find_game(game_id, tournament_id)
+            assert row.record is not None
+            self.write(row.record)
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+# ==================================================================================================
+# The engine
+# ==================================================================================================
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    status: Status
+    detail: str
+    standings: Standings
+    played: int
+    """Games played (and stored) by this run."""
+    skipped: int
+    """Games found already stored at the start (resumed)."""
+
+
+class _InlineExecutor(cf.Executor):
+    """Runs each task at submit time (concurrency 1: no threads, no processes)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        future: cf.Future[Any] = cf.Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            future.set_exception(exc)
+        return future
+
+
+class Tournament:
+    """Runs (or resumes) one tournament into a store."""
+
+    def __init__(
+        self,
+        definition: TournamentDef,
+        store: Store,
+        *,
+        players: Mapping[str, Player] | None = None,
+        records: str | Path | None = None,
+        concurrency: int | None = None,
+        executor: Literal["auto", "inline", "thread", "process"] = "auto",
+        standings_interval: float = 0.5,
+    ) -> None:
+        check_definition(definition, given=list(players or ()))
+        self.definition = definition
+        self.store = store
+        self.tournament_id = definition.tournament_id
+        self.concurrency = concurrency or definition.concurrency
+        if self.concurrency < 1:
+            raise DefinitionError("concurrency must be at least 1")
+        given = dict(players or {})
+        unknown = sorted(set(given) - {b.name for b in definition.bots})
+        if unknown:
+            raise DefinitionError(f"players for unknown bots: {', '.join(unknown)}")
+        self.players: dict[str, Player] = {
+            b.name: given[b.name] if b.name in given else player_for(b) for b in definition.bots
+        }
+        self._builtin_only = all(isinstance(p, BuiltinPlayer) for p in self.players.values())
+        self.executor_kind = executor
+        self.records_path = Path(records) if records is not None else None
+        self.standings_interval = standings_interval
+        self.schedule = build_schedule(definition)
+        self.tally = Tally(definition, self.schedule)
+        self.status: Status = "pending"
+        self.detail = ""
+        self._lock = threading.Lock()
+        self._subscribers: list[Callable[[TournamentEvent], None]] = []
+        self._history: list[TournamentEvent] = []
+        self._sequence = 0
+        self._stop = threading.Event()
+        self._faults: dict[str, FaultCounter] = {}
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def subscribe(
+        self, callback: Callable[[TournamentEvent], None], *, replay: bool = False
+    ) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event from now on (first every past event, with
+        ``replay``). Callbacks run in the engine's thread and must be quick; an exception in one
+        is logged and ignored. Returns a function that unsubscribes."""
+        with self._lock:
+            past = list(self._history) if replay else []
+            self._subscribers.append(callback)
+        for event in past:
+            self._safe_call(callback, event)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def watch(
+        self, *, replay: bool = False, timeout: float | None = None
+    ) -> Iterator[TournamentEvent]:
+        """Iterate over events as they happen (blocking), until ``tournament_ended`` — the shape
+        a streaming RPC wants. With ``replay`` past events come first. ``timeout``: give up after
+        that many seconds without an event."""
+        q: queue.Queue[TournamentEvent] = queue.Queue()
+        with self._lock:
+            past = list(self._history) if replay else []
+            ended = any(e.kind == "tournament_ended" for e in self._history)
+            if not ended:
+                self._subscribers.append(q.put)
+        try:
+            for event in past:
+                yield event
+                if event.kind == "tournament_ended":
+                    return
+            if ended:
+                return
+            while True:
+                try:
+                    event = q.get(timeout=timeout)
+                except queue.Empty:
+                    return
+                if replay and event.sequence <= (past[-1].sequence if past else 0):
+                    continue
+                yield event
+                if event.kind == "tournament_ended":
+                    return
+        finally:
+            with self._lock:
+                if q.put in self._subscribers:
+                    self._subscribers.remove(q.put)
+
+    @staticmethod
+    def _safe_call(callback: Callable[[TournamentEvent], None], event: TournamentEvent) -> None:
+        try:
+            callback(event)
+        except Exception:
+            log.exception("tournament event subscriber failed")
+
+    def _emit(self, kind: EventKind, **fields: Any) -> TournamentEvent:
+        with self._lock:
+            self._sequence += 1
+            event = TournamentEvent(kind, self._sequence, time.time(), self.tournament_id, **fields)
+            self._history.append(event)
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            self._safe_call(callback, event)
+        return event
+
+    @property
+    def history(self) -> list[TournamentEvent]:
+        with self._lock:
+            return list(self._history)
+
+    # -- control --------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ask a running :meth:`run` to stop: no new games; remote games in progress are
+        aborted (not stored); the run returns with status ``interrupted``."""
+        self._stop.set()
+
+    def standings(self) -> Standings:
+        return self.tally.standings(
+            tournament_id=self.tournament_id, status=self.status, detail=self.detail
+        )
+
+    # -- running --------------------------------------------------------------------------------
+
+    def _make_executor(self) -> cf.Executor:
+        kind = self.executor_kind
+        if kind == "auto":
+            if self.concurrency == 1:
+                kind = "inline"
+            else:
+                kind = "process" if self._builtin_only else "thread"
+        if kind == "inline":
+            return _InlineExecutor()
+        if kind == "process":
+            if not self._builtin_only:
+                raise TournamentError("worker processes need built-in bots only")
+            workers = min(self.concurrency, os.cpu_count() or 1)
+            return cf.ProcessPoolExecutor(
+                workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_worker_init,
+                initargs=(os.getpid(),),
+            )
+        return cf.ThreadPoolExecutor(self.concurrency, thread_name_prefix="nardy-game")
+
+    def _task(self, unit: ScheduledUnit, match: Match | None, game_no: int) -> GameTask:
+        d = self.definition
+        pool = d.pool(unit.pool)
+        variant = _variant(pool.variant, pool.options)
+        if match is None:
+            cube = cube_settings_for(variant, match_length=None)
+            starter = WHITE if variant.rules.turn.opening == "white_starts" else None
+            score, crawford, post = (0, 0), False, False
+        else:
+            cube = match.cube_settings()
+            starter = match.starter()
+            score = (match.score[0], match.score[1])
+            crawford = match.crawford_game
+            n = match.length or 0
+            # Someone is at n-1 and this is not the Crawford game: it has been played.
+            post = not crawford and n > 1 and max(match.score) == n - 1
+        builtins: tuple[str | None, str | None] = (None, None)
+        white, black = self.players[unit.white], self.players[unit.black]
+        if isinstance(white, BuiltinPlayer) and isinstance(black, BuiltinPlayer):
+            builtins = (white.builtin, black.builtin)
+        return GameTask(
+            tournament_id=self.tournament_id,
+            unit=unit,
+            game_no=game_no,
+            variant=pool.variant,
+            options=dict(pool.options),
+            starter=starter,
+            cube=dataclasses.asdict(cube),
+            score=score,
+            crawford=crawford,
+            post_crawford=post,
+            per_decision=d.per_decision,
+            reserve=d.reserve,
+            on_fault=d.on_fault,
+            max_faults=d.max_faults,
+            builtins=builtins,
+        )
+
+    def _match_for(self, unit: ScheduledUnit) -> Match | None:
+        """The match state of a unit from its stored games (None for a single game)."""
+        if unit.match_length is None:
+            return None
+        pool = self.definition.pool(unit.pool)
+        match = Match(_variant(pool.variant, pool.options), unit.match_length)
+        for g in sorted(self.tally.units[unit.unit_id].games, key=lambda r: r.game_no):
+            assert g.winner is not None
+            match.add_result(GameResult(g.winner, g.points, 1, 1, "bear_off"))
+        return match
+
+    def run(self) -> RunResult:
+        """Play every scheduled game not yet stored; returns when the schedule is complete, the
+        SPRT has decided, or :meth:`stop` was called (KeyboardInterrupt also stops it, and is
+        re-raised after the store is marked ``interrupted``)."""
+        d = self.definition
+        store = self.store
+        store.open_tournament(
+            self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
+        )
+        for row in store.games(self.tournament_id):
+            self.tally.add(row)
+        skipped = self.tally.games_stored
+        records = _RecordsFile(self.records_path) if self.records_path else None
+        played = 0
+        executor: cf.Executor | None = None
+        opened: list[Player] = []
+        self.status = "running"
+        store.set_status(self.tournament_id, "running")
+        interrupted = False
+        try:
+            if records is not None:
+                try:
+                    records.sync(store, self.tournament_id)
+                except OSError as exc:
+                    raise TournamentError(f"{self.records_path}: {exc.strerror or exc}") from None
+            resumed = f"resuming: {skipped} games already stored" if skipped else "new"
+            self._emit(
+                "tournament_started", status="running", detail=resumed, standings=self.standings()
+            )
+            # Units still to play, per pairing, in schedule order.
+            queues: dict[tuple[str, str], deque[ScheduledUnit]] = {}
+            for unit in self.schedule:
+                if not self.tally.unit_done(unit.unit_id):
+                    queues.setdefault((unit.white, unit.black), deque()).append(unit)
+            if any(queues.values()) and not self.tally.sprt_decided:
+                names = {n for key, q in queues.items() if q for n in key}
+                for name in sorted(names):
+                    player = self.players[name]
+                    player.open()
+                    opened.append(player)
+                    self._faults[name] = FaultCounter()
+                executor = self._make_executor()
+                played = self._loop(executor, queues, records)
+            else:
+                self._finish_status()
+        except KeyboardInterrupt:
+            interrupted = True
+            self._stop.set()
+            self.status, self.detail = "interrupted", "interrupted; run again to resume"
+            raise
+        except (TournamentError, StorageError, DefinitionError) as exc:
+            self.status, self.detail = "failed", str(exc)
+            raise
+        except Exception as exc:
+            self.status, self.detail = "failed", f"{type(exc).__name__}: {exc}"
+            raise TournamentError(f"the tournament failed: {type(exc).__name__}: {exc}") from exc
+        finally:
+            if executor is not None:
+                executor.shutdown(wait=not interrupted, cancel_futures=True)
+            for player in opened:
+                try:
+                    player.close()
+                except Exception:
+                    log.exception("closing %s failed", player.name)
+            if records is not None:
+                records.close()
+            try:
+                store.set_status(self.tournament_id, self.status, self.detail)
+            except StorageError:  # pragma: no cover - nothing more to do
+                log.exception("could not store the final status")
+            final = self.standings()
+            self._emit("standings_updated", standings=final)
+            self._emit("tournament_ended", status=self.status, detail=self.detail, standings=final)
+        return RunResult(self.status, self.detail, final, played, skipped)
+
+    def _finish_status(self) -> None:
+        if self.tally.sprt_decided:
+            self.status = "stopped"
+            lines = "; ".join(self.tally.sprt_lines())
+            self.detail = f"SPRT decided: {lines}"
+        elif all(u.done for u in self.tally.units.values()):
+            self.status, self.detail = "finished", ""
+        else:
+            self.status, self.detail = "interrupted", "stopped before the end; run again to resume"
+
+    def _loop(
+        self,
+        executor: cf.Executor,
+        queues: dict[tuple[str, str], deque[ScheduledUnit]],
+        records: _RecordsFile | None,
+    ) -> int:
+        busy: dict[str, int] = dict.fromkeys(self.players, 0)
+        active: dict[cf.Future[Any], GameTask] = {}
+        matches: dict[str, Match | None] = {}
+        played = 0
+        last_standings = 0.0
+        sprt_seen = sum(s.n for s in self.tally.sprt.values())
+        stopping = False
+
+        def submit(task: GameTask) -> None:
+            players = (self.players[task.white], self.players[task.black])
+            self._emit(
+                "game_started",
+                game=GameSummary(
+                    task.game_id, task.unit.unit_id, task.unit.pool, task.white, task.black
+                ),
+            )
+            if isinstance(executor, cf.ProcessPoolExecutor):
+                future = executor.submit(_run_task_in_worker, task)
+            else:
+                future = executor.submit(
+                    _run_task_in_thread, task, players, self._faults, self._stop
+                )
+            active[future] = task
+
+        def fill() -> None:
+            while len(active) < self.concurrency and not stopping and not self._stop.is_set():
+                best: ScheduledUnit | None = None
+                for (white, black), q in queues.items():
+                    if not q:
+                        continue
+                    if busy[white] >= self.players[white].capacity:
+                        continue
+                    if busy[black] >= self.players[black].capacity:
+                        continue
+                    if best is None or q[0].order < best.order:
+                        best = q[0]
+                if best is None:
+                    return
+                queues[(best.white, best.black)].popleft()
+                busy[best.white] += 1
+                busy[best.black] += 1
+                match = self._match_for(best)
+                matches[best.unit_id] = match
+                submit(self._task(best, match, 1 + len(self.tally.units[best.unit_id].games)))
+
+        fill()
+        while active:
+            done, _ = cf.wait(list(active), timeout=0.2, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                task = active.pop(future)
+                unit = task.unit
+                record = future.result()  # an engine error propagates (the run fails)
+                if record is None:  # aborted because we are stopping: not stored
+                    busy[unit.white] -= 1
+                    busy[unit.black] -= 1
+                    continue
+                row = row_from_record(record, task)
+                self.store.save_game(row, record)
+                played += 1
+                if records is not None:
+                    records.write(record)
+                state = self.tally.add(row)
+                assert state is not None
+                self._emit(
+                    "game_ended",
+                    game=GameSummary(
+                        task.game_id,
+                        unit.unit_id,
+                        unit.pool,
+                        task.white,
+                        task.black,
+                        record.get("result"),
+                        len(record.get("decisions", ())),
+                    ),
+                )
+                match = matches.get(unit.unit_id)
+                if match is not None and not state.done:
+                    match.add_result(GameResult(row.winner or 0, row.points, 1, 1, "bear_off"))
+                    if not (stopping or self._stop.is_set()):
+                        submit(self._task(unit, match, task.game_no + 1))
+                        continue
+                busy[unit.white] -= 1
+                busy[unit.black] -= 1
+                matches.pop(unit.unit_id, None)
+            n_sprt = sum(s.n for s in self.tally.sprt.values())
+            if n_sprt != sprt_seen:
+                sprt_seen = n_sprt
+                self._emit("sprt_updated", detail=" | ".join(self.tally.sprt_lines()))
+                if self.tally.sprt_decided:
+                    stopping = True
+            now = time.monotonic()
+            if done and now - last_standings >= self.standings_interval:
+                last_standings = now
+                self._emit("standings_updated", standings=self.standings())
+            fill()
+        self._finish_status()
+        return played
+
+
+# ==================================================================================================
+# Replay
+# ==================================================================================================
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    """The outcome of replaying a stored game against its record."""
+
+    game_id: str
+    ok: bool
+    events: int
+    decisions: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def replay_record(record: Mapping[str, Any]) -> ReplayReport:
+    """Replay a game from its record: the recorded seed must give the recorded dice, and the
+    recorded decisions, applied to a fresh :class:`~nardy.core.game.Game` on those dice, must
+    reproduce every recorded event and the result."""
+    game_id = str(record.get("game_id", "?"))
+    try:
+        kernel = record["game"]
+        rolls = [tuple(r) for r in kernel["rolls"]]
+        events = kernel["events"]
+        decisions = record["decisions"]
+        setup = record.get("setup") or {}
+        variant = load_variant(record["variant"], record.get("options") or {})
+    except (KeyError, TypeError, NardyError, ValueError) as exc:
+        return ReplayReport(game_id, False, 0, 0, f"the record is incomplete: {exc}")
+
+    def fail(message: str, n_events: int = 0, n_decisions: int = 0) -> ReplayReport:
+        return ReplayReport(game_id, False, n_events, n_decisions, message)
+
+    seed = record.get("seed")
+    if seed is not None:
+        dice = SeededDice(int(seed))
+        regenerated = [dice.roll() for _ in rolls]
+        for i, (want, got) in enumerate(zip(rolls, regenerated, strict=True)):
+            if want != got:
+                return fail(
+                    f"seed {seed} gives roll {i + 1} as {list(got)}, the record has {list(want)}"
+                )
+    cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
+    try:
+        game = Game(variant, ScriptedDice(rolls), starter=setup.get("starter"), cube=cube)
+        applied = 0
+        for entry in decisions:
+            if "answer" not in entry:
+                break  # a fault that forfeited the game: nothing was applied
+            decision = game.decision
+            if decision is None:
+                return fail(f"decision {entry.get('seq')} comes after the end of the game")
+            kind = (
+                "play"
+                if isinstance(decision, PlayDecision)
+                else "double"
+                if isinstance(decision, DoubleDecision)
+                else "take"
+            )
+            if entry.get("kind") != kind or entry.get("player") != COLOURS[decision.player]:
+                return fail(
+                    f"decision {entry.get('seq')}: the record has {entry.get('player')} "
+                    f"{entry.get('kind')}, the game asks {COLOURS[decision.player]} {kind}",
+                    n_decisions=applied,
+                )
+            answer: Any = entry["answer"]
+            if kind == "double":
+                answer = answer == "double"
+            game.decide(answer)
+            applied += 1
+    except NardyError as exc:
+        return fail(f"replaying failed: {exc}")
+    replayed = game.record()
+    for i, (want, got) in enumerate(zip(events, replayed["events"], strict=False)):
+        if want != got:
+            return fail(
+                f"event {i + 1} differs: record {json.dumps(want)}, replay {json.dumps(got)}",
+                i,
+                applied,
+            )
+    if len(events) != len(replayed["events"]):
+        return fail(
+            f"the record has {len(events)} events, the replay {len(replayed['events'])}",
+            min(len(events), len(replayed["events"])),
+            applied,
+        )
+    if [list(r) for r in game.dice.rolls] != [list(r) for r in rolls]:
+        return fail(
+            f"the replay used {len(game.dice.rolls)} of the {len(rolls)} recorded rolls",
+            len(events),
+            applied,
+        )
+    if replayed["result"] != kernel.get("result"):
+        return fail(
+            f"result differs: record {kernel.get('result')}, replay {replayed['result']}",
+            len(events),
+            applied,
+        )
+    outcome = record.get("result") or {}
+    if kernel.get("result") is not None and outcome.get("termination") in _FORFEITS:
+        return fail("the record ends by forfeit but the game was over")
+    return ReplayReport(
+        game_id,
+        True,
+        len(events),
+        applied,
+        f"{game_id}: {len(events)} events and {applied} decisions replayed; "
+        "identical to the record",
+    )

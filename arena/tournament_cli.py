@@ -1,0 +1,473 @@
+"""``nardy arena run | standings | replay``: the tournament engine's commands.
+
+:func:`register_tournament_commands` attaches them to a click group (``nardy arena``)::
+
+    nardy arena run tournament.toml [--db FILE] [--records FILE.jsonl] [--concurrency N] [--json] [--quiet]
+    nardy arena run --variant long --bots heuristic,random --games 100 --seed 1
+    nardy arena standings [--db FILE] [--tournament ID] [--json]
+    nardy arena replay GAME_ID [--db FILE] [--tournament ID] [--json]
+
+Also runnable alone: ``python -m nardy.arena.tournament_cli run ...``. Mistakes are one line on
+standard error (``Error: ...``): exit code 2 for a bad definition (TOML, unknown bot or variant),
+1 for a store or run failure (corrupt database, unreachable bot), 130 after Ctrl-C (the run can
+be resumed by running the same command again).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from nardy.arena.schedule import (
+    DefinitionError,
+    TournamentDef,
+    definition_from_flags,
+    load_definition,
+)
+from nardy.arena.storage import StorageError, open_store
+from nardy.arena.tournament import (
+    PoolStandings,
+    Standings,
+    Tournament,
+    TournamentError,
+    TournamentEvent,
+    replay_record,
+    standings_from_store,
+)
+
+__all__ = ["DEFAULT_DB", "main", "register_tournament_commands", "render_standings"]
+
+DEFAULT_DB = "arena.db"
+"""The SQLite file used when ``--db`` is not given."""
+
+
+class _DefinitionProblem(click.ClickException):
+    exit_code = 2
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _fail(exc: Exception) -> click.ClickException:
+    if isinstance(exc, DefinitionError):
+        return _DefinitionProblem(_one_line(str(exc)))
+    return click.ClickException(_one_line(str(exc)))
+
+
+# -- rendering --------------------------------------------------------------------------------------
+
+
+def _num(x: float | None, fmt: str = "+.3f") -> str:
+    return "-" if x is None or not math.isfinite(x) else format(x, fmt)
+
+
+def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
+    unit = "Matches" if pool.match_length else "Games"
+    options = ", ".join(f"{k}={v}" for k, v in sorted(pool.options.items()))
+    title = f"{pool.label}" + (f" ({pool.variant}: {options})" if options else "")
+    title += f" - {pool.units_done}/{pool.units_total} {unit.lower()}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("Bot", no_wrap=True)
+    for name in (unit, "W", "L", "Forf.", "Net", "Pts/g", "Elo", "±95%"):
+        table.add_column(name, justify="right")
+    for b in pool.bots:
+        ci = None if b.elo_se is None else 1.96 * b.elo_se
+        table.add_row(
+            str(b.rank),
+            b.bot,
+            str(b.units),
+            str(b.wins),
+            str(b.losses),
+            str(b.forfeits),
+            f"{b.net_points:+d}",
+            _num(b.ppg, "+.2f"),
+            _num(b.elo, "+.0f"),
+            _num(ci, ".0f"),
+        )
+    out: list[RenderableType] = [table]
+    if pool.pairings:
+        what = "match score (+1/-1)" if pool.match_length else "points per game"
+        pt = Table(
+            title=f"{pool.label} pairings: A's {what}, SE over duplicate pairs",
+            title_justify="left",
+        )
+        pt.add_column("A vs B", no_wrap=True)
+        for name in (unit, "W-L", "Mean", "95% CI", "SE", "SE iid", "Pairs"):
+            pt.add_column(name, justify="right", no_wrap=name == "95% CI")
+        for p in pool.pairings:
+            low, high = p.ci
+            interval = (
+                "-"
+                if low is None or not math.isfinite(low)
+                else f"{low:+.2f}..{_num(high, '+.2f')}"
+            )
+            pt.add_row(
+                f"{p.a} vs {p.b}",
+                str(p.units),
+                f"{p.a_wins}-{p.b_wins}",
+                _num(p.mean, "+.2f"),
+                interval,
+                _num(p.se, ".3f"),
+                _num(p.se_independent, ".3f"),
+                str(p.pairs),
+            )
+        out.append(pt)
+    if pool.sprt is not None:
+        out.append(Text(pool.sprt.line))
+    return out
+
+
+def render_standings(standings: Standings) -> RenderableType:
+    """The standings as rich renderables (one table per variant pool, plus pairings)."""
+    head = Text(
+        f"{standings.name} ({standings.tournament_id}): {standings.status}"
+        + (f" - {standings.detail}" if standings.detail else "")
+        + f"; {standings.games_stored} games stored",
+        style="bold",
+    )
+    parts: list[RenderableType] = [head]
+    for pool in standings.pools:
+        parts.extend(_pool_tables(pool))
+    return Group(*parts)
+
+
+def _out() -> Console:
+    """Standard output; not narrower than 120 columns when it is not a terminal (pipes, files)."""
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 120))
+    return console
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, allow_nan=False))
+
+
+class _Display:
+    """Progress while a tournament runs: a live view on a terminal, plain lines otherwise."""
+
+    def __init__(self, tournament: Tournament, console: Console, quiet: bool) -> None:
+        self.tournament = tournament
+        self.console = console
+        self.quiet = quiet
+        self.live: Live | None = None
+        self.standings: Standings | None = None
+        self.sprt_line = ""
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("games stored: {task.fields[games]}"),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        total = len(tournament.schedule)
+        self.task = self.progress.add_task(tournament.definition.name, total=total, games=0)
+        self._last_line = 0.0
+
+    def _renderable(self) -> RenderableType:
+        parts: list[RenderableType] = [self.progress]
+        if self.sprt_line:
+            parts.append(Text(self.sprt_line))
+        if self.standings is not None:
+            for pool in self.standings.pools:
+                parts.append(_pool_tables(pool)[0])
+        return Group(*parts)
+
+    def __enter__(self) -> _Display:
+        if not self.quiet and self.console.is_terminal:
+            self.live = Live(
+                self._renderable(), console=self.console, refresh_per_second=4, transient=True
+            )
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.__exit__(None, None, None)
+            self.live = None
+
+    def __call__(self, event: TournamentEvent) -> None:
+        if self.quiet:
+            return
+        tally = self.tournament.tally
+        self.progress.update(self.task, completed=tally.units_completed, games=tally.games_stored)
+        if event.kind == "tournament_started" and event.detail != "new":
+            self.console.print(f"{self.tournament.tournament_id}: {event.detail}")
+        elif event.kind == "sprt_updated":
+            self.sprt_line = event.detail
+            if self.live is None:
+                self.console.print(event.detail, highlight=False)
+        elif event.kind == "standings_updated":
+            self.standings = event.standings
+        elif event.kind == "game_ended" and self.live is None:
+            now = time.monotonic()
+            if now - self._last_line >= 5.0:
+                self._last_line = now
+                self.console.print(
+                    f"{tally.units_completed}/{len(tally.units)} units, "
+                    f"{tally.games_stored} games stored",
+                    highlight=False,
+                )
+        if self.live is not None:
+            self.live.update(self._renderable())
+
+
+# -- commands ---------------------------------------------------------------------------------------
+
+
+def _definition(
+    tournament_file: Path | None,
+    variants: Sequence[str],
+    bots: str | None,
+    games: int | None,
+    seed: int | None,
+    fmt: str | None,
+    match_length: int | None,
+    duplicate: bool,
+    sprt: str | None,
+    name: str | None,
+) -> TournamentDef:
+    flag_form = bool(variants or bots or fmt or match_length or sprt or name)
+    if tournament_file is not None:
+        if flag_form or seed is not None:
+            raise DefinitionError(
+                "give a tournament file or --variant/--bots flags, not both "
+                "(--games, --concurrency and the output options go with a file)"
+            )
+        definition = load_definition(tournament_file)
+        if games is not None:
+            data = definition.to_json()
+            data["games"] = games
+            definition = TournamentDef.from_json(data)
+        if not duplicate:
+            raise DefinitionError(
+                "--independent-dice goes with flags; set duplicate = false in the file"
+            )
+        return definition
+    if not bots or not variants:
+        raise DefinitionError("give a tournament file, or --variant and --bots")
+    return definition_from_flags(
+        variants=variants,
+        bots=bots,
+        games=games if games is not None else 2,
+        seed=seed if seed is not None else 1,
+        name=name,
+        format=fmt or "round_robin",
+        match_length=match_length,
+        duplicate=duplicate,
+        sprt=sprt,
+    )
+
+
+@click.command("run")
+@click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--db", default=DEFAULT_DB, show_default=True, help="SQLite file of results.")
+@click.option(
+    "--records",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also append each game's record to this JSON-lines file as it ends.",
+)
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Games played at once (each bot at most its capacity).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the final standings as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    help="Flag form: a variant (repeat for several rating pools).",
+)
+@click.option("--bots", help="Flag form: heuristic,random or NAME=builtin or NAME=host:port.")
+@click.option("--games", type=click.IntRange(min=1), help="Games (matches) per pairing.")
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Flag form: the seed.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["round_robin", "gauntlet"]),
+    help="Flag form: pairings (gauntlet: the first bot against the others).",
+)
+@click.option(
+    "--match-length",
+    type=click.IntRange(min=1),
+    help="Flag form: play matches to this many points.",
+)
+@click.option(
+    "--independent-dice", "independent", is_flag=True, help="Flag form: no duplicate dice."
+)
+@click.option(
+    "--sprt",
+    metavar="ELO0,ELO1",
+    help="Flag form (head-to-head): stop when the SPRT decides, e.g. 0,50.",
+)
+@click.option("--name", help="Flag form: the tournament's name.")
+def run_command(
+    tournament_file: Path | None,
+    db: str,
+    records: Path | None,
+    concurrency: int | None,
+    as_json: bool,
+    quiet: bool,
+    variants: tuple[str, ...],
+    bots: str | None,
+    games: int | None,
+    seed: int | None,
+    fmt: str | None,
+    match_length: int | None,
+    independent: bool,
+    sprt: str | None,
+    name: str | None,
+) -> None:
+    """Run (or resume) a tournament defined by TOURNAMENT_FILE (TOML) or by flags.
+
+    Every game is stored in --db as it ends; run the same command again after an interruption
+    and the tournament resumes where it stopped (no game lost, none played twice).
+
+    \b
+    Examples:
+      nardy arena run examples/tournament.toml --concurrency 4
+      nardy arena run --variant long --bots heuristic,random --games 100 --seed 1
+      nardy arena run --variant backgammon --bots heuristic,random --games 1000 --sprt 0,50
+    """
+    try:
+        definition = _definition(
+            tournament_file,
+            variants,
+            bots,
+            games,
+            seed,
+            fmt,
+            match_length,
+            not independent,
+            sprt,
+            name,
+        )
+        store = open_store(db)
+        tournament = Tournament(definition, store, records=records, concurrency=concurrency)
+    except (DefinitionError, StorageError, TournamentError) as exc:
+        raise _fail(exc) from None
+    console = Console(stderr=True, soft_wrap=True)
+    display = _Display(tournament, console, quiet)
+    tournament.subscribe(display)
+    try:
+        with display:
+            result = tournament.run()
+    except KeyboardInterrupt:
+        console.print("interrupted; run the same command again to resume")
+        sys.exit(130)
+    except (DefinitionError, StorageError, TournamentError) as exc:
+        raise _fail(exc) from None
+    finally:
+        store.close()
+    if as_json:
+        _print_json(result.standings.to_json())
+    else:
+        _out().print(render_standings(result.standings))
+
+
+@click.command("standings")
+@click.option("--db", default=DEFAULT_DB, show_default=True, help="SQLite file of results.")
+@click.option(
+    "--tournament", "tournament_id", help="Tournament id (default: the most recently updated)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--list", "list_all", is_flag=True, help="List the stored tournaments.")
+def standings_command(db: str, tournament_id: str | None, as_json: bool, list_all: bool) -> None:
+    """Show the standings of a finished or running tournament."""
+    try:
+        store = open_store(db, readonly=True)
+    except StorageError as exc:
+        raise _fail(exc) from None
+    try:
+        if list_all:
+            rows = store.tournaments()
+            if as_json:
+                _print_json(
+                    [
+                        {
+                            "tournament_id": r.tournament_id,
+                            "name": r.name,
+                            "status": r.status,
+                            "detail": r.detail,
+                            "games_stored": r.games_stored,
+                            "units_total": r.games_total,
+                            "updated": r.updated,
+                        }
+                        for r in rows
+                    ]
+                )
+            else:
+                for r in rows:
+                    click.echo(
+                        f"{r.tournament_id}\t{r.status}\t{r.games_stored} games stored\t{r.detail}"
+                    )
+            return
+        standings = standings_from_store(store, tournament_id)
+    except StorageError as exc:
+        raise _fail(exc) from None
+    finally:
+        store.close()
+    if as_json:
+        _print_json(standings.to_json())
+    else:
+        _out().print(render_standings(standings))
+
+
+@click.command("replay")
+@click.argument("game_id")
+@click.option("--db", default=DEFAULT_DB, show_default=True, help="SQLite file of results.")
+@click.option("--tournament", "tournament_id", help="Tournament id, if the id is ambiguous.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def replay_command(game_id: str, db: str, tournament_id: str | None, as_json: bool) -> None:
+    """Replay GAME_ID from its recorded seed and decisions and check it against the record.
+
+    Exit code 0 when every event and the result are identical, 1 otherwise.
+    """
+    try:
+        store = open_store(db, readonly=True)
+        try:
+            row = store.find_game(game_id, tournament_id)
+        finally:
+            store.close()
+    except StorageError as exc:
+        raise _fail(exc) from None
+    assert row.record is not None
+    report = replay_record(row.record)
+    if as_json:
+        _print_json(report.to_json())
+    else:
+        click.echo(("OK " if report.ok else "MISMATCH ") + report.message)
+    if not report.ok:
+        sys.exit(1)
+
+
+def register_tournament_commands(group: click.Group) -> None:
+    """Attach ``run``, ``standings`` and ``replay`` to ``group`` (the ``nardy arena`` group)."""
+    group.add_command(run_command, "run")
+    group.add_command(standings_command, "standings")
+    group.add_command(replay_command, "replay")
+
+
+main = click.Group("arena", help="Tournaments: run, standings, replay.")
+register_tournament_commands(main)
+
+if __name__ == "__main__":
+    main()
