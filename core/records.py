@@ -47,7 +47,9 @@ def mat_game(game: Game, score_before: tuple[int, int]) -> GameRecord:
     return GameRecord(score_before, actions, result.winner, result.points)
 
 
-def mat_record(games: Sequence[Game], players: tuple[str, str], match_length: int | None) -> MatchRecord:
+def mat_record(
+    games: Sequence[Game], players: tuple[str, str], match_length: int | None
+) -> MatchRecord:
     """The games of a match (or money session, ``match_length=None``) as a ``.mat`` record."""
     score = [0, 0]
     records = []

@@ -439,6 +439,24 @@ def _play_unit(
     return match_winner, match.score[0] - match.score[1], number
 
 
+def _write_mat(
+    path: Path,
+    index: int,
+    total: int,
+    games: list[Game],
+    players: tuple[str, str],
+    match_length: int | None,
+) -> None:
+    """Write one match (or the games of one money unit) as a .mat file."""
+    from nardy.core.gnubg import write_mat
+    from nardy.core.records import mat_record
+
+    target = (
+        path if total == 1 else path.with_name(f"{path.stem}-{index + 1}{path.suffix or '.mat'}")
+    )
+    target.write_text(write_mat(mat_record(games, players, match_length)), encoding="utf-8")
+
+
 def _summary_json(
     variant: Variant,
     labels: tuple[str, str],
@@ -582,6 +600,15 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     metavar="FILE",
     help="Write every game record to FILE, one JSON object per line.",
 )
+@click.option(
+    "--mat",
+    "mat_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Backgammon: export each match (or money session) to the Jellyfish/gnubg .mat format; "
+    "with several, FILE-1.mat, FILE-2.mat, ...",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def play(
@@ -592,6 +619,7 @@ def play(
     option_items: tuple[str, ...],
     match: int | None,
     jsonl_path: Path | None,
+    mat_path: Path | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -614,6 +642,8 @@ def play(
     names = _parse_bots(bots_text)
     labels = _labels(names)
     match_length = _match_length(variant, match)
+    if mat_path is not None and variant.name != "backgammon":
+        raise click.BadParameter("the .mat format holds backgammon only", param_hint="'--mat'")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
 
@@ -650,13 +680,17 @@ def play(
                     make_bot(names[slots[1]], _bot_seed(unit_seed, slots[1])),
                 )
 
+                unit_games: list[Game] = []
+
                 def write(
                     game: Game,
                     number: int,
                     index: int = index,
                     unit_seed: int = unit_seed,
                     slots: tuple[int, int] = slots,
+                    unit_games: list[Game] = unit_games,
                 ) -> None:
+                    unit_games.append(game)
                     if records is None:
                         return
                     record = game.record()
@@ -672,6 +706,9 @@ def play(
                 winner, white_points, played = _play_unit(
                     variant, bots, unit_seed, match_length, write
                 )
+                if mat_path is not None:
+                    players = (labels[slots[0]], labels[slots[1]])
+                    _write_mat(mat_path, index, games, unit_games, players, match_length)
                 a_won = (winner == 0) == a_white
                 units.append(
                     _Unit(

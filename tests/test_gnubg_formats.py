@@ -1002,3 +1002,36 @@ def test_gnubg_import_flags_illegal_moves(tmp_path: Path) -> None:
     text = SAMPLE_MAT.replace("63: 13/7 13/10", "63: 24/18 13/10")
     output, _ = _gnubg_import_output(text, tmp_path)
     assert "Invalid move" in output
+
+
+def _cli_match(tmp_path: Path, seed: int) -> tuple[MatchRecord, dict[str, Any]]:
+    """A 7-point match of the built-in bots through ``nardy play --match 7 --mat``."""
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+
+    mat = tmp_path / "match.mat"
+    args = ["play", "--variant", "backgammon", "--bots", "heuristic,random", "--match", "7"]
+    args += ["--games", "1", "--seed", str(seed), "--mat", str(mat), "--json", "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return parse_mat(mat.read_text()), json.loads(result.output)
+
+
+def test_cli_match_export_round_trips(tmp_path: Path) -> None:
+    record, _ = _cli_match(tmp_path, seed=1)
+    assert record.match_length == 7 and max(record.final_score) >= 7
+    assert parse_mat(write_mat(record)) == record
+    # The games' points add up to the final score (MatchRecord also checks each game's start score).
+    assert sum(g.points for g in record.games) == sum(record.final_score)
+
+
+@needs_gnubg
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_gnubg_imports_a_cli_match_and_agrees_on_the_score(tmp_path: Path, seed: int) -> None:
+    record, _ = _cli_match(tmp_path, seed)
+    output, theirs = _gnubg_import(write_mat(record), tmp_path)
+    scores, games = _score_reported(output)
+    assert games == len(record.games)
+    assert scores == dict(zip(record.players, record.final_score, strict=True))
+    assert _semantic(theirs) == _semantic(record)
