@@ -36,6 +36,11 @@ def arena_group() -> None:
 @click.option("--port", default=50050, show_default=True, help="Port; 0 picks a free one.")
 @click.option("--records", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Append every finished game's record to this JSON-lines file.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="SQLite file that tournaments are stored in (the tournament engine's; "
+              "GetStandings also reads tournaments already in it). Default: in memory.")
+@click.option("--standings-interval", default=0.5, show_default=True,
+              help="Least seconds between two StandingsUpdated events of a tournament.")
 @click.option("--per-decision", default=5.0, show_default=True, help="Seconds per decision.")
 @click.option("--reserve", default=0.0, show_default=True,
               help="Per-game time bank (seconds) for decisions that exceed --per-decision.")
@@ -51,21 +56,28 @@ def arena_group() -> None:
               help="Seconds running games may take to finish on SIGTERM/SIGINT.")
 @click.option("--max-message-bytes", default=4 * 1024 * 1024, show_default=True)
 def serve_arena(
-    host: str, port: int, records: Path | None, per_decision: float, reserve: float,
+    host: str, port: int, records: Path | None, db: Path | None, standings_interval: float,
+    per_decision: float, reserve: float,
     on_fault: str, max_faults: int, reconnect_grace: float, local_bots: tuple[str, ...],
     grace: float, max_message_bytes: int,
 ) -> None:
     """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT."""
     from nardy.arena.runner import FaultPolicy, TimeControl
     from nardy.arena.server import Arena, ArenaServer
+    from nardy.arena.storage import StorageError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    arena = Arena(
-        time_control=TimeControl(per_decision=per_decision, reserve=reserve),
-        policy=FaultPolicy(on_fault=on_fault, max_faults=max_faults),  # type: ignore[arg-type]
-        reconnect_grace=reconnect_grace,
-        records_path=records,
-    )
+    try:
+        arena = Arena(
+            time_control=TimeControl(per_decision=per_decision, reserve=reserve),
+            policy=FaultPolicy(on_fault=on_fault, max_faults=max_faults),  # type: ignore[arg-type]
+            reconnect_grace=reconnect_grace,
+            records_path=records,
+            db=db,
+            standings_interval=standings_interval,
+        )
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
     for spec in local_bots:
         name, sep, command = spec.partition("=")
         if not sep:

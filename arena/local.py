@@ -11,10 +11,11 @@ fail while the bot is down are ordinary ``crash`` faults.
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 __all__ = ["LISTENING_PREFIX", "LocalBotProcess", "LocalBotStartError"]
 
@@ -38,8 +39,11 @@ class LocalBotProcess:
         on_address: Callable[[str], None] | None = None,
         max_restarts: int = 10,
         start_timeout: float = 20.0,
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        """:param env: variables added to this process's environment for the bot's."""
         self.command = list(command)
+        self.env = None if env is None else {**os.environ, **env}
         self.on_address = on_address
         self.max_restarts = max_restarts
         self.start_timeout = start_timeout
@@ -67,6 +71,7 @@ class LocalBotProcess:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=None,
+            env=self.env,
             text=True,
             bufsize=1,
         )
@@ -84,6 +89,9 @@ class LocalBotProcess:
         reader.start()
         deadline = time.monotonic() + self.start_timeout
         while not found:
+            if self._stopping.is_set():
+                self._terminate(proc)
+                raise LocalBotStartError(f"{self.command[0]}: stopped while starting")
             if proc.poll() is not None:
                 raise LocalBotStartError(f"{self.command[0]} exited with {proc.returncode} before listening")
             if time.monotonic() > deadline:
@@ -126,7 +134,14 @@ class LocalBotProcess:
     def stop(self, timeout: float = 5.0) -> None:
         """Terminate the process (SIGTERM, then SIGKILL) and stop restarting it."""
         self._stopping.set()
-        proc = self._proc
+        self._terminate(self._proc, timeout)
+        if self._watcher is not None:
+            self._watcher.join(timeout)
+        # A restart that was under way when we stopped (e.g. the bot died of the same Ctrl-C).
+        self._terminate(self._proc, timeout)
+
+    @staticmethod
+    def _terminate(proc: subprocess.Popen[str] | None, timeout: float = 5.0) -> None:
         if proc is not None and proc.poll() is None:
             proc.terminate()
             try:
@@ -134,5 +149,3 @@ class LocalBotProcess:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        if self._watcher is not None:
-            self._watcher.join(timeout)

@@ -286,10 +286,11 @@ class _GameRun:
         policy: FaultPolicy,
         cube: CubeSettings | None,
         stop: threading.Event | None,
+        starter: int | None = None,
     ) -> None:
         self.variant = variant
         self.seats = seats
-        self.game = Game(variant, dice, cube=cube)
+        self.game = Game(variant, dice, starter=starter, cube=cube)
         self.match = match
         self.policy = policy
         self.stop = stop
@@ -504,10 +505,14 @@ def run_game(
     cube: CubeSettings | None = None,
     stop: threading.Event | None = None,
     on_end: Callable[[GameRecord], None] | None = None,
+    starter: int | None = None,
 ) -> GameRecord:
     """Play one game; ``seats[0]`` is White. Never raises for anything a bot does.
 
     :param dice: the dice (default: :class:`SeededDice` of ``seed``; same seed, same dice).
+    :param starter: the colour that starts by rolling, without an opening throw: later games of
+        a match (:meth:`nardy.core.match.Match.starter`, e.g. the previous winner in long nardy).
+        None: the variant's own start (an opening throw, or White where White always starts).
     :param stop: when set, the game stops before its next decision and is recorded as aborted.
     :param on_end: called with the finished record before the bots are told the game ended.
     """
@@ -522,6 +527,7 @@ def run_game(
         policy or FaultPolicy(),
         cube,
         stop,
+        starter,
     )
     record = run.run()
     if on_end is not None:

@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 import re
+import shlex
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,7 +72,8 @@ def derive_seed(*parts: object) -> int:
 
 @dataclass(frozen=True, slots=True)
 class BotEntry:
-    """One bot of a tournament: a built-in bot run in-process, or a gRPC ``BotService``."""
+    """One bot of a tournament: a built-in bot run in-process, a gRPC ``BotService`` at an
+    address, or a ``BotService`` process the engine starts itself (``command``)."""
 
     name: str
     builtin: str | None = None
@@ -82,10 +84,15 @@ class BotEntry:
     """Name of the environment variable holding the endpoint's bearer token (never the token)."""
     capacity: int = DEFAULT_CAPACITY
     """Most games this bot plays at the same time."""
+    command: tuple[str, ...] | None = None
+    """A bot server the engine starts (in the current directory) for the run and stops after it:
+    it must print ``LISTENING host:port`` (:mod:`nardy.arena.local`); e.g. ``node bot.js 0``."""
 
     @property
-    def kind(self) -> Literal["builtin", "endpoint"]:
-        return "builtin" if self.builtin is not None else "endpoint"
+    def kind(self) -> Literal["builtin", "endpoint", "command"]:
+        if self.builtin is not None:
+            return "builtin"
+        return "endpoint" if self.endpoint is not None else "command"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "capacity": self.capacity}
@@ -93,6 +100,8 @@ class BotEntry:
             out["builtin"] = self.builtin
         if self.endpoint is not None:
             out["endpoint"] = self.endpoint
+        if self.command is not None:
+            out["command"] = list(self.command)
         if self.token_env is not None:
             out["token_env"] = self.token_env
         return out
@@ -185,7 +194,8 @@ class TournamentDef:
         """What decides the games: bots (names and what they are), pools, format, seed, dice.
 
         Not part of it: ``games`` (a tournament can be extended), ``concurrency``, the SPRT,
-        endpoint addresses (a bot may move) and the clock.
+        endpoint addresses and commands (a bot may move) and the clock. A bot started by a
+        ``command`` counts as an endpoint.
         """
         return {
             "bots": [[b.name, b.builtin or "endpoint"] for b in self.bots],
@@ -284,8 +294,12 @@ def _validate(d: TournamentDef) -> None:
         if bot.name in seen:
             raise DefinitionError(f"bot name {bot.name!r} is used twice")
         seen.add(bot.name)
-        if (bot.builtin is None) == (bot.endpoint is None):
-            raise DefinitionError(f"bot {bot.name!r}: give exactly one of builtin or endpoint")
+        if sum(x is not None for x in (bot.builtin, bot.endpoint, bot.command)) != 1:
+            raise DefinitionError(
+                f"bot {bot.name!r}: give exactly one of builtin, endpoint or command"
+            )
+        if bot.command is not None and not bot.command:
+            raise DefinitionError(f"bot {bot.name!r}: command is empty")
         if bot.capacity < 1:
             raise DefinitionError(f"bot {bot.name!r}: capacity must be at least 1")
     if not d.pools:
@@ -372,19 +386,33 @@ def _parse_bot(item: Any, index: int) -> BotEntry:
     if isinstance(item, str):
         return BotEntry(name=item, builtin=item)
     if not isinstance(item, Mapping):
-        raise DefinitionError(f"bots[{index}]: expected a table {{name, builtin|endpoint}}")
-    _check_keys(item, {"name", "builtin", "endpoint", "token_env", "capacity"}, f"bots[{index}]")
+        raise DefinitionError(f"bots[{index}]: expected a table {{name, builtin|endpoint|command}}")
+    _check_keys(
+        item, {"name", "builtin", "endpoint", "command", "token_env", "capacity"}, f"bots[{index}]"
+    )
     builtin = _get(item, "builtin", str, where)
     name = _get(item, "name", str, where) or builtin
     if name is None:
         raise DefinitionError(f"bots[{index}]: a bot needs a name")
     capacity = _get(item, "capacity", int, where, DEFAULT_CAPACITY)
+    raw_command = _get(item, "command", (str, list), where)
+    command: tuple[str, ...] | None = None
+    if isinstance(raw_command, str):
+        try:
+            command = tuple(shlex.split(raw_command))
+        except ValueError as exc:
+            raise DefinitionError(f"{where}command: {exc}") from None
+    elif raw_command is not None:
+        if not all(isinstance(part, str) for part in raw_command):
+            raise DefinitionError(f"{where}command: expected a string or a list of strings")
+        command = tuple(raw_command)
     return BotEntry(
         name=name,
         builtin=builtin,
         endpoint=_get(item, "endpoint", str, where),
         token_env=_get(item, "token_env", str, where),
         capacity=capacity,
+        command=command,
     )
 
 

@@ -2,10 +2,12 @@
 
 * :class:`Arena` is the plain-Python core: it registers bots (server, dial-out or local process),
   issues their tokens, runs games (:func:`nardy.arena.runner.run_game`) on a thread pool, keeps
-  the records (optionally appended to a JSON-lines file), runs simple tournaments, and shuts down
-  gracefully.
+  the records (optionally appended to a JSON-lines file), runs tournaments on the tournament
+  engine (:class:`nardy.arena.tournament.Tournament`, stored in a SQLite database), and shuts
+  down gracefully.
 * :class:`ArenaServicer` is the thin translator between ``nardy.arena.v1`` messages and
-  :class:`Arena` calls.
+  :class:`Arena` calls (:func:`standings_to_proto` and :class:`EventTranslator` for the
+  engine's standings and events).
 * :class:`ArenaServer` is the gRPC server: the servicer, the standard ``grpc.health.v1`` health
   service, server reflection, message size limits, and SIGTERM/SIGINT handling.
 """
@@ -15,7 +17,9 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import math
 import random
+import re
 import secrets
 import signal
 import threading
@@ -49,19 +53,41 @@ from nardy.arena.local import LocalBotProcess
 from nardy.arena.protocol import ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
+from nardy.arena.protocol import game_pb2 as _game_pb2
 from nardy.arena.runner import (
     FaultCounter,
     FaultPolicy,
+    GameOutcome,
     GameRecord,
     MatchInfo,
     Seat,
     TimeControl,
     run_game,
 )
-from nardy.core.game import CubeSettings
+from nardy.arena.schedule import ScheduledUnit, parse_definition
+from nardy.arena.storage import MEMORY, StorageError, Store, open_store
+from nardy.arena.tournament import (
+    ClientPlayer,
+    Player,
+    Standings,
+    Tournament,
+    TournamentEvent,
+    standings_from_store,
+)
+from nardy.core.game import COLOURS, CubeSettings
 from nardy.core.plugins import load_variant
 
-__all__ = ["Arena", "ArenaClosedError", "ArenaServer", "ArenaServicer", "BotEntry", "Tournament"]
+__all__ = [
+    "Arena",
+    "ArenaClosedError",
+    "ArenaServer",
+    "ArenaServicer",
+    "ArenaTournament",
+    "BotEntry",
+    "EventTranslator",
+    "TournamentExistsError",
+    "standings_to_proto",
+]
 
 log = logging.getLogger(__name__)
 
@@ -99,125 +125,172 @@ class BotEntry:
         return out
 
 
+_PROTO_STATUS: dict[str, _arena_pb2.TournamentStatus.ValueType] = {
+    "pending": _arena_pb2.TOURNAMENT_STATUS_PENDING,
+    "running": _arena_pb2.TOURNAMENT_STATUS_RUNNING,
+    "finished": _arena_pb2.TOURNAMENT_STATUS_FINISHED,
+    "stopped": _arena_pb2.TOURNAMENT_STATUS_FINISHED,  # the SPRT decided: a normal end
+    "interrupted": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
+    "failed": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
+}
+"""The engine's status values (:data:`nardy.arena.tournament.Status`) as the proto's."""
+
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.+-]")
+
+
+class TournamentExistsError(ValueError):
+    """A tournament with the same id (same bots, variant, format and seed) is already known."""
+
+
 @dataclass(slots=True)
-class _Row:
-    games: int = 0
-    wins: int = 0
-    losses: int = 0
-    forfeits: int = 0
-    net_points: int = 0
+class ArenaTournament:
+    """A tournament the arena runs: the tournament engine
+    (:class:`nardy.arena.tournament.Tournament`, storing into the arena's database) on a thread
+    of its own. ``done`` is set when the run returns; ``error`` says why it failed, if it did."""
 
+    engine: Tournament
+    done: threading.Event = field(default_factory=threading.Event)
+    error: str = ""
+    thread: threading.Thread | None = None
 
-class Tournament:
-    """A round robin or gauntlet between registered bots, ``games_per_pairing`` games each.
+    @property
+    def tournament_id(self) -> str:
+        return self.engine.tournament_id
 
-    Colours alternate within a pairing and consecutive games share their dice (duplicate pairs).
-    """
+    @property
+    def seed(self) -> int:
+        return self.engine.definition.seed
 
-    def __init__(
-        self,
-        arena: Arena,
-        tournament_id: str,
-        bot_ids: Sequence[str],
-        *,
-        variant: str,
-        options: Mapping[str, Any],
-        gauntlet: bool,
-        games_per_pairing: int,
-        seed: int,
-        time_control: TimeControl | None,
-        concurrency: int,
-    ) -> None:
-        self.arena = arena
-        self.tournament_id = tournament_id
-        self.bot_ids = list(bot_ids)
-        self.seed = seed
-        self.status = _arena_pb2.TOURNAMENT_STATUS_PENDING
-        self.rows = {b: _Row() for b in self.bot_ids}
-        self.records: list[GameRecord] = []
-        self._lock = threading.Lock()
-        first = self.bot_ids[:1] if gauntlet else self.bot_ids
-        pairings = [
-            (a, b) for a, b in itertools.combinations(self.bot_ids, 2) if not gauntlet or a in first
-        ]
-        self.schedule: list[tuple[str, str, int]] = []
-        for p, (a, b) in enumerate(pairings):
-            for g in range(games_per_pairing):
-                game_seed = (seed * 1_000_003 + p * 1009 + g // 2) % 2**63
-                self.schedule.append((a, b, game_seed) if g % 2 == 0 else (b, a, game_seed))
-        self._variant, self._options = variant, dict(options)
-        self._time_control = time_control
-        self._semaphore = threading.Semaphore(max(1, concurrency))
-        self.done = threading.Event()
+    @property
+    def schedule(self) -> list[ScheduledUnit]:
+        return self.engine.schedule
+
+    def standings(self) -> Standings:
+        """The engine's standings now (thread-safe)."""
+        return self.engine.standings()
 
     def start(self) -> None:
-        self.status = _arena_pb2.TOURNAMENT_STATUS_RUNNING
-        threading.Thread(target=self._run, name=f"tournament-{self.tournament_id}", daemon=True).start()
+        self.thread = threading.Thread(
+            target=self._run, name=f"tournament-{self.tournament_id}", daemon=True
+        )
+        self.thread.start()
 
     def _run(self) -> None:
-        pending: list[futures.Future[GameRecord]] = []
         try:
-            for white, black, game_seed in self.schedule:
-                self._semaphore.acquire()
-                try:
-                    future = self.arena.start_game(
-                        white, black, variant=self._variant, options=self._options, seed=game_seed,
-                        time_control=self._time_control, match_id=self.tournament_id,
-                    )
-                except (ArenaClosedError, KeyError):
-                    self._semaphore.release()
-                    self.status = _arena_pb2.TOURNAMENT_STATUS_CANCELLED
-                    break
-                future.add_done_callback(self._finished)
-                pending.append(future)
-            futures.wait(pending)
+            self.engine.run()
+        except Exception as exc:
+            self.error = str(exc)
+            log.error("tournament %s failed: %s", self.tournament_id, exc)
         finally:
-            if self.status == _arena_pb2.TOURNAMENT_STATUS_RUNNING:
-                self.status = _arena_pb2.TOURNAMENT_STATUS_FINISHED
             self.done.set()
 
-    def _finished(self, future: futures.Future[GameRecord]) -> None:
-        self._semaphore.release()
-        record = future.result()
-        outcome = record.outcome
-        with self._lock:
-            self.records.append(record)
-            if outcome is None or outcome.winner is None:
-                return
-            ids = (record.bots[0]["bot_id"], record.bots[1]["bot_id"])
-            winner, loser = ids[outcome.winner], ids[1 - outcome.winner]
-            for bot, won in ((winner, True), (loser, False)):
-                row = self.rows[bot]
-                row.games += 1
-                row.wins += won
-                row.losses += not won
-                row.net_points += outcome.points if won else -outcome.points
-            if outcome.termination in ("time_forfeit", "bot_failure"):
-                self.rows[loser].forfeits += 1
 
-    def standings(self) -> _arena_pb2.GetStandingsResponse:
-        with self._lock:
-            order = sorted(self.bot_ids, key=lambda b: (-self.rows[b].net_points, -self.rows[b].wins))
-            response = _arena_pb2.GetStandingsResponse(
-                tournament_id=self.tournament_id,
-                status=self.status,
-                games_played=len(self.records),
-                games_total=len(self.schedule),
-                seed=self.seed,
+def standings_to_proto(
+    standings: Standings, *, seed: int = 0, names: Mapping[str, str] | None = None
+) -> _arena_pb2.GetStandingsResponse:
+    """The engine's :class:`~nardy.arena.tournament.Standings` as ``GetStandingsResponse``.
+
+    Bots are rated per variant pool; an arena tournament has one pool. With several pools (a
+    tournament file run into the same database) the rows of every pool follow each other, each
+    pool ranked on its own and ``bot_name`` suffixed with `` [pool]``. ``games_played`` and
+    ``games_total`` count units: games, or matches in a match tournament. ``elo`` and
+    ``elo_error`` (half the 95% interval, 1.96 SE) are 0 while a bot has no rating.
+    """
+    names = names or {}
+    response = _arena_pb2.GetStandingsResponse(
+        tournament_id=standings.tournament_id,
+        status=_PROTO_STATUS.get(standings.status, _arena_pb2.TOURNAMENT_STATUS_UNSPECIFIED),
+        games_played=standings.units_done,
+        games_total=standings.units_total,
+        seed=seed,
+    )
+    several = len(standings.pools) > 1
+    for pool in standings.pools:
+        for b in pool.bots:
+            name = names.get(b.bot, b.bot)
+            response.standings.add(
+                rank=b.rank,
+                bot_id=b.bot,
+                bot_name=f"{name} [{pool.label}]" if several else name,
+                games=b.games,
+                wins=b.wins,
+                losses=b.losses,
+                forfeits=b.forfeits,
+                net_points=b.net_points,
+                elo=b.elo if b.elo is not None and math.isfinite(b.elo) else 0.0,
+                elo_error=(
+                    1.96 * b.elo_se if b.elo_se is not None and math.isfinite(b.elo_se) else 0.0
+                ),
             )
-            rank = 0
-            previous: tuple[int, int] | None = None
-            for i, bot_id in enumerate(order, 1):
-                row = self.rows[bot_id]
-                key = (row.net_points, row.wins)
-                if key != previous:
-                    rank, previous = i, key
-                response.standings.add(
-                    rank=rank, bot_id=bot_id, bot_name=self.arena.bot(bot_id).name, games=row.games,
-                    wins=row.wins, losses=row.losses, forfeits=row.forfeits,
-                    net_points=row.net_points,
+    return response
+
+
+def _result_proto(outcome: Mapping[str, Any] | None) -> _game_pb2.GameResult:
+    if not outcome:
+        return _game_pb2.GameResult()
+    winner = outcome.get("winner")
+    return GameOutcome(
+        winner=None if winner is None else COLOURS.index(winner),
+        points=int(outcome.get("points") or 0),
+        multiplier=int(outcome.get("multiplier") or 0),
+        termination=outcome.get("termination", "aborted"),
+        reason=str(outcome.get("reason") or ""),
+    ).to_proto()
+
+
+class EventTranslator:
+    """Engine events (:class:`~nardy.arena.tournament.TournamentEvent`) as
+    ``WatchTournamentResponse`` messages, one message per event with the engine's sequence.
+
+    The proto has no message for two of the engine's six kinds: ``tournament_started`` becomes a
+    ``StandingsUpdatedEvent`` with the initial table, and ``sprt_updated`` one with the latest
+    table seen on the stream (the SPRT status line itself has no field), so that
+    ``event_sequence`` stays consecutive.
+    """
+
+    def __init__(self, *, seed: int = 0, names: Mapping[str, str] | None = None) -> None:
+        self.seed = seed
+        self.names = dict(names or {})
+        self._latest: _arena_pb2.GetStandingsResponse | None = None
+
+    def _standings(self, standings: Standings | None) -> _arena_pb2.GetStandingsResponse:
+        if standings is not None:
+            self._latest = standings_to_proto(standings, seed=self.seed, names=self.names)
+        return self._latest or _arena_pb2.GetStandingsResponse()
+
+    def __call__(self, event: TournamentEvent) -> _arena_pb2.WatchTournamentResponse:
+        out = _arena_pb2.WatchTournamentResponse(event_sequence=event.sequence)
+        out.time.FromNanoseconds(int(event.time * 1e9))
+        game = event.game
+        if event.kind == "game_started" and game is not None:
+            out.game_started.CopyFrom(
+                _arena_pb2.GameStartedEvent(
+                    game_id=game.game_id,
+                    match_id=game.match_id,
+                    white_bot_id=game.white,
+                    black_bot_id=game.black,
                 )
-            return response
+            )
+        elif event.kind == "game_ended" and game is not None:
+            out.game_ended.CopyFrom(
+                _arena_pb2.GameEndedEvent(
+                    game_id=game.game_id,
+                    match_id=game.match_id,
+                    white_bot_id=game.white,
+                    black_bot_id=game.black,
+                    result=_result_proto(game.outcome),
+                    decisions=game.decisions,
+                )
+            )
+        elif event.kind == "tournament_ended":
+            standings = self._standings(event.standings)
+            out.tournament_ended.status = _PROTO_STATUS.get(
+                event.status or "", _arena_pb2.TOURNAMENT_STATUS_CANCELLED
+            )
+            out.tournament_ended.standings.CopyFrom(standings)
+        else:  # standings_updated, tournament_started, sprt_updated
+            out.standings_updated.standings.CopyFrom(self._standings(event.standings))
+        return out
 
 
 class Arena:
@@ -233,7 +306,16 @@ class Arena:
         max_games: int = 64,
         records_path: Path | None = None,
         verify_timeout: float = 5.0,
+        db: str | Path | None = None,
+        standings_interval: float = 0.5,
     ) -> None:
+        """:param db: the SQLite file tournaments are stored in (created if needed; tournaments
+            already in it can be read with :meth:`standings`); None keeps them in memory.
+        :param standings_interval: least seconds between two ``standings_updated`` events of a
+            tournament (0: after every game).
+
+        Raises :class:`~nardy.arena.storage.StorageError` when ``db`` cannot be used.
+        """
         self.time_control = time_control or TimeControl()
         self.policy = policy or FaultPolicy()
         self.reconnect_grace = reconnect_grace
@@ -241,7 +323,9 @@ class Arena:
         self.records_path = records_path
         self.verify_timeout = verify_timeout
         self.records: list[GameRecord] = []
-        self.tournaments: dict[str, Tournament] = {}
+        self.store: Store = open_store(MEMORY if db is None else db)
+        self.standings_interval = standings_interval
+        self.tournaments: dict[str, ArenaTournament] = {}
         self._bots: dict[str, BotEntry] = {}
         self._by_token: dict[str, BotEntry] = {}
         self._lock = threading.Lock()
@@ -341,8 +425,12 @@ class Arena:
         match: MatchInfo | None = None,
         match_id: str = "",
         game_id: str | None = None,
+        starter: int | None = None,
     ) -> futures.Future[GameRecord]:
         """Start a game between two registered bots (White first) on the arena's pool.
+
+        ``starter``: the colour that starts by rolling (a later game of a match), see
+        :func:`~nardy.arena.runner.run_game`.
 
         Raises :class:`ArenaClosedError` while shutting down, :class:`KeyError` for an unknown
         bot, and the kernel's errors for an unknown variant or option.
@@ -373,6 +461,7 @@ class Arena:
             cube=cube,
             stop=self._stop,
             on_end=self._store,
+            starter=starter,
         )
         with self._lock:
             self._running.add(future)
@@ -391,9 +480,19 @@ class Arena:
         line = json.dumps(record.to_json(), sort_keys=True)  # serialise before taking the lock
         with self._records_lock:
             self.records.append(record)
-            if self.records_path is not None:
-                with self.records_path.open("a", encoding="utf-8") as f:
-                    f.write(line + "\n")
+            self._append_line(line)
+
+    def _store_tournament_record(self, record: Mapping[str, Any]) -> None:
+        """A tournament game's record (already in the database) for the records file."""
+        if self.records_path is not None:
+            line = json.dumps(record, sort_keys=True)
+            with self._records_lock:
+                self._append_line(line)
+
+    def _append_line(self, line: str) -> None:
+        if self.records_path is not None:
+            with self.records_path.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
 
     @property
     def running_games(self) -> int:
@@ -406,47 +505,157 @@ class Arena:
         self,
         bot_ids: Sequence[str],
         *,
+        name: str = "",
         variant: str = "long",
         options: Mapping[str, Any] | None = None,
         gauntlet: bool = False,
         games_per_pairing: int = 2,
+        match_length: int = 0,
         seed: int = 0,
         time_control: TimeControl | None = None,
         concurrency: int = 4,
-    ) -> Tournament:
-        """Schedule and start a tournament; raises :class:`KeyError` / ``ValueError`` on bad input."""
+    ) -> ArenaTournament:
+        """Schedule a tournament between registered bots and start it on the tournament engine
+        (:class:`nardy.arena.tournament.Tournament`), stored in the arena's database.
+
+        Bots are named by their bot ids in the engine (and in its standings and records'
+        seats); each may play up to ``concurrency`` games at once. Pairs of games share their
+        dice with the seats swapped (duplicate dice); ``match_length`` > 0 plays matches. Seed 0
+        lets the arena choose one. Raises :class:`KeyError` for an unknown bot,
+        :class:`ArenaClosedError` while shutting down or for a disqualified bot,
+        :class:`TournamentExistsError` for a repeated request, ``ValueError`` for anything else
+        invalid (variant, options, too few bots ...).
+        """
         if self.closing:
             raise ArenaClosedError("the arena is shutting down")
         if len(bot_ids) < 2:
             raise ValueError("a tournament needs at least two bots")
-        for bot_id in bot_ids:
-            self.bot(bot_id)
-        load_variant(variant, options or {})
+        entries = [self.bot(bot_id) for bot_id in bot_ids]
+        for entry in entries:
+            if entry.faults.disqualified:
+                raise ArenaClosedError(f"bot {entry.name} is disqualified")
+        compiled = load_variant(variant, options or {})
+        # The options as the variant parsed them (the proto carries text), given ones only.
+        opts: dict[str, Any] = {k: compiled.options[k] for k in (options or {})}
+        if match_length > 0:
+            opts["match_length"] = match_length
         seed = seed or random.SystemRandom().randrange(1, 2**63)
-        tournament = Tournament(
-            self, self._new_id("tournament"), bot_ids, variant=variant, options=options or {},
-            gauntlet=gauntlet, games_per_pairing=max(1, games_per_pairing), seed=seed,
-            time_control=time_control, concurrency=concurrency,
+        concurrency = max(1, concurrency)
+        tc = time_control or self.time_control
+        definition = parse_definition(
+            {
+                "name": _NAME_CHARS.sub("_", name)[:64] or "arena",
+                "format": "gauntlet" if gauntlet else "round_robin",
+                "bots": [
+                    {
+                        "name": e.bot_id,
+                        "endpoint": e.address or e.transport,
+                        "capacity": concurrency,
+                    }
+                    for e in entries
+                ],
+                "variants": [{"name": compiled.name, "options": opts}],
+                "games": max(1, games_per_pairing),
+                "seed": seed,
+                "duplicate": True,
+                "concurrency": concurrency,
+                "time_control": {"per_decision": tc.per_decision, "reserve": tc.reserve},
+                "faults": {"on_fault": self.policy.on_fault, "max_faults": self.policy.max_faults},
+            }
         )
+        players: dict[str, Player] = {
+            e.bot_id: ClientPlayer(
+                e.bot_id,
+                e.client,
+                capacity=concurrency,
+                info={
+                    "name": e.name,
+                    "transport": e.transport,
+                    **({"address": e.address} if e.address else {}),
+                },
+            )
+            for e in entries
+        }
+        engine = Tournament(
+            definition,
+            self.store,
+            players=players,
+            concurrency=concurrency,
+            standings_interval=self.standings_interval,
+            faults={e.bot_id: e.faults for e in entries},
+            on_record=self._store_tournament_record,
+        )
+        tournament = ArenaTournament(engine)
         with self._lock:
+            if self.closing:
+                raise ArenaClosedError("the arena is shutting down")
+            if tournament.tournament_id in self.tournaments:
+                raise TournamentExistsError(
+                    f"tournament {tournament.tournament_id} exists (same bots, variant, format "
+                    "and seed); give another seed"
+                )
             self.tournaments[tournament.tournament_id] = tournament
         tournament.start()
         return tournament
+
+    def tournament(self, tournament_id: str) -> ArenaTournament:
+        """A tournament this arena runs (or ran); raises :class:`KeyError`."""
+        with self._lock:
+            return self.tournaments[tournament_id]
+
+    def bot_names(self) -> dict[str, str]:
+        """Bot id -> display name of every registered bot."""
+        return {e.bot_id: e.name for e in self.bots}
+
+    def standings(self, tournament_id: str) -> _arena_pb2.GetStandingsResponse:
+        """``GetStandings``: a tournament of this arena, or one stored in its database (e.g.
+        run before a restart, or by ``nardy arena run`` into the same file); raises
+        :class:`KeyError` when neither has it."""
+        with self._lock:
+            live = self.tournaments.get(tournament_id)
+        names = self.bot_names()
+        if live is not None:
+            return standings_to_proto(live.standings(), seed=live.seed, names=names)
+        rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
+        if not tournament_id or not rows:
+            raise KeyError(tournament_id)
+        standings = standings_from_store(self.store, tournament_id)
+        bots = {b.bot for pool in standings.pools for b in pool.bots}
+        names.update(_names_from_records(self.store, tournament_id, bots - set(names)))
+        return standings_to_proto(
+            standings, seed=int(rows[0].definition.get("seed") or 0), names=names
+        )
 
     # -- shutdown ---------------------------------------------------------------------------------
 
     def shutdown(self, grace: float = 5.0) -> None:
         """Start no new games; let running games finish for ``grace`` seconds, then stop them
-        before their next decision (recorded as ``aborted``, never dropped); close streams and
-        local bot processes."""
+        before their next decision (recorded as ``aborted``, never dropped; a tournament's are
+        not stored, and the tournament ends ``interrupted``); close streams, local bot processes
+        and the tournament database."""
         self.closing = True
+        deadline = time.monotonic() + grace
         with self._lock:
             running = list(self._running)
+            tournaments = list(self.tournaments.values())
+        for t in tournaments:  # no new games; the running ones may finish (and are stored)
+            t.engine.stop(finish_running=True)
         _, not_done = futures.wait(running, timeout=grace)
+        unfinished = [
+            t for t in tournaments if not t.done.wait(max(0.0, deadline - time.monotonic()))
+        ]
         if not_done:
             log.warning("stopping %d running game(s)", len(not_done))
             self._stop.set()
             futures.wait(not_done)
+        if unfinished:
+            # Their running games stop before the next decision; as aborted games they are not
+            # stored (a resumed run plays them again).
+            log.warning("stopping %d running tournament(s)", len(unfinished))
+            for t in unfinished:
+                t.engine.stop()
+            for t in unfinished:
+                t.done.wait()
         for entry in self.bots:
             if isinstance(entry.client, DialOutHub):
                 entry.client.close_stream(
@@ -456,6 +665,31 @@ class Arena:
                 entry.process.stop()
             entry.client.close()
         self._pool.shutdown(wait=True)
+        self.store.close()
+
+
+def _names_from_records(store: Store, tournament_id: str, bots: set[str]) -> dict[str, str]:
+    """Display names of ``bots`` from the seats of their first stored game records (bots of a
+    tournament stored by an earlier arena process are no longer registered)."""
+    names: dict[str, str] = {}
+    if not bots:
+        return names
+    for row in store.games(tournament_id):
+        wanted = [(c, b) for c, b in (("white", row.white), ("black", row.black)) if b in bots]
+        wanted = [(c, b) for c, b in wanted if b not in names]
+        if not wanted:
+            continue
+        try:
+            record = store.find_game(row.game_id, tournament_id).record or {}
+        except StorageError:
+            continue
+        for colour, bot in wanted:
+            seat = record.get(colour)
+            if isinstance(seat, dict) and seat.get("name"):
+                names[bot] = str(seat["name"])
+        if bots <= set(names):
+            break
+    return names
 
 
 # -- the servicer --------------------------------------------------------------------------------
@@ -545,17 +779,24 @@ class ArenaServicer:
         tc = request.time_control
         time_control = None
         if tc.HasField("per_decision") or tc.HasField("per_game"):
+            default = self.arena.time_control
             time_control = TimeControl(
-                per_decision=convert.seconds(tc.per_decision) if tc.HasField("per_decision") else 5.0,
+                per_decision=(
+                    convert.seconds(tc.per_decision)
+                    if tc.HasField("per_decision")
+                    else default.per_decision
+                ),
                 reserve=convert.seconds(tc.per_game),
             )
         try:
             tournament = self.arena.create_tournament(
                 list(request.bot_ids),
+                name=request.name,
                 variant=request.variant.name or "long",
                 options=dict(request.variant.options),
                 gauntlet=request.format == _arena_pb2.TOURNAMENT_FORMAT_GAUNTLET,
                 games_per_pairing=request.games_per_pairing or 2,
+                match_length=request.match_length,
                 seed=request.seed,
                 time_control=time_control,
                 concurrency=request.concurrency or 4,
@@ -564,6 +805,8 @@ class ArenaServicer:
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown bot {exc}")
         except ArenaClosedError as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
+        except TournamentExistsError as exc:
+            context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         return _arena_pb2.CreateTournamentResponse(
@@ -573,15 +816,35 @@ class ArenaServicer:
     def GetStandings(
         self, request: _arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.GetStandingsResponse:
-        tournament = self.arena.tournaments.get(request.tournament_id)
-        if tournament is None:
+        try:
+            return self.arena.standings(request.tournament_id)
+        except KeyError:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
-        return tournament.standings()
+        except StorageError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"the tournament database: {exc}")
 
     def WatchTournament(
         self, request: _arena_pb2.WatchTournamentRequest, context: grpc.ServicerContext
     ) -> Iterator[_arena_pb2.WatchTournamentResponse]:
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "WatchTournament is not implemented yet")
+        try:
+            tournament = self.arena.tournament(request.tournament_id)
+        except KeyError:
+            try:
+                self.arena.standings(request.tournament_id)
+            except (KeyError, StorageError):
+                context.abort(
+                    grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}"
+                )
+            context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"tournament {request.tournament_id!r} is stored but not run by this arena "
+                "process (no live events); use GetStandings",
+            )
+        translate = EventTranslator(seed=tournament.seed, names=self.arena.bot_names())
+        for event in tournament.engine.watch(
+            replay=request.replay, until=lambda: not context.is_active()
+        ):
+            yield translate(event)
 
 
 def _error(code: int, message: str) -> _arena_pb2.ConnectResponse:

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from nardy.core.errors import NardyError
 
 __all__ = [
+    "MEMORY",
     "SCHEMA_VERSION",
     "DuplicateGameError",
     "GameRow",
@@ -40,6 +41,9 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+
+MEMORY = ":memory:"
+"""The target of an in-memory store (``open_store(MEMORY)``): nothing survives the process."""
 
 
 class StorageError(NardyError, RuntimeError):
@@ -181,9 +185,13 @@ class SqliteStore:
     """A :class:`Store` in one SQLite file. Safe to share between threads (one lock)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        """Open (``readonly``: an existing file, never created nor changed by this object)."""
+        """Open (``readonly``: an existing file, never created nor changed by this object).
+        ``":memory:"`` is a private in-memory database (gone with this object)."""
         self.path = Path(path)
+        self.in_memory = str(path) == MEMORY
         self._lock = threading.Lock()
+        if self.in_memory and readonly:
+            raise StorageError("an in-memory database cannot be opened read-only")
         if readonly and not self.path.exists():
             raise StorageError(f"{self.path}: no such database")
         try:
@@ -192,7 +200,8 @@ class SqliteStore:
                 uri = f"file:{self.path.resolve()}?mode=rw"
                 self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
             else:
-                self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+                target = MEMORY if self.in_memory else self.path
+                self._db = sqlite3.connect(target, check_same_thread=False, timeout=30)
             self._db.row_factory = sqlite3.Row
             self._setup(readonly)
         except sqlite3.Error as exc:
@@ -201,10 +210,11 @@ class SqliteStore:
     def _setup(self, readonly: bool) -> None:
         db = self._db
         if not readonly:
-            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":  # pragma: no cover - e.g. some network filesystems
-                raise StorageError(f"{self.path}: cannot use the WAL journal (got {mode})")
-            db.execute("PRAGMA synchronous=NORMAL")
+            if not self.in_memory:
+                mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":  # pragma: no cover - e.g. some network filesystems
+                    raise StorageError(f"{self.path}: cannot use the WAL journal (got {mode})")
+                db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
             with db:
                 db.executescript(_SCHEMA)
@@ -410,7 +420,8 @@ class SqliteStore:
 
 
 def open_store(target: str | Path, *, readonly: bool = False) -> Store:
-    """The store at ``target``: a SQLite file path (created if needed unless ``readonly``)."""
+    """The store at ``target``: a SQLite file path (created if needed unless ``readonly``), or
+    :data:`MEMORY` (``":memory:"``) for a database that lives in this process only."""
     text = str(target)
     if text.startswith(("postgres://", "postgresql://")):
         raise StorageError(

@@ -13,11 +13,14 @@
 
 Bots plug in through the small :class:`Player` protocol: :class:`BuiltinPlayer` (a
 :func:`nardy.core.bots.make_bot` bot, in-process), :class:`EndpointPlayer` (a gRPC ``BotService``
-through :class:`nardy.arena.bot_client.GrpcBotClient`) and :class:`PythonPlayer` (any
+through :class:`nardy.arena.bot_client.GrpcBotClient`), :class:`CommandPlayer` (a ``BotService``
+program the engine starts itself), :class:`ClientPlayer` (a bot the caller already has a client
+for: the arena server's registered bots) and :class:`PythonPlayer` (any
 :class:`~nardy.core.bots.Bot` factory, for tests and embedding). A game between two in-process
 bots runs a light loop here (:func:`play_local_game`); a game with a remote bot goes through the
 arena's runner (:func:`nardy.arena.runner.run_game`: clock, fault policy), with an in-process bot
-adapted to the protocol by :class:`nardy.arena.sdk.KernelBot`. Both write the same record.
+adapted to the protocol by :class:`nardy.arena.sdk.KernelBot`. Both write the same record, and
+both start a later game of a match with the colour :meth:`nardy.core.match.Match.starter` names.
 
 Concurrency: up to ``concurrency`` games at once, never more than a bot's ``capacity`` for any
 bot; units are started in schedule order as capacity allows. Built-in-only tournaments run games
@@ -35,7 +38,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import functools
-import inspect
 import json
 import logging
 import math
@@ -43,6 +45,7 @@ import multiprocessing
 import os
 import queue
 import random
+import shlex
 import signal
 import threading
 import time
@@ -55,6 +58,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from nardy.arena import sdk
 from nardy.arena.bot_client import BotClient, GrpcBotClient
 from nardy.arena.errors import BotCrashedError, BotError, BotIllegalAnswerError, FaultKind
+from nardy.arena.local import LocalBotProcess, LocalBotStartError
 from nardy.arena.protocol import bot_pb2
 from nardy.arena.runner import (
     FaultCounter,
@@ -97,6 +101,7 @@ from nardy.core.variant import Variant
 __all__ = [
     "BuiltinPlayer",
     "ClientPlayer",
+    "CommandPlayer",
     "EndpointPlayer",
     "GameSummary",
     "GameTask",
@@ -272,6 +277,72 @@ class EndpointPlayer:
         return self._client
 
 
+class CommandPlayer:
+    """A ``BotService`` process the engine starts for the run (:class:`nardy.arena.local.
+    LocalBotProcess`: it must print ``LISTENING host:port``; restarted if it crashes) and stops
+    after it. With a token, the process gets it as ``NARDY_BOT_TOKEN`` and calls carry it."""
+
+    def __init__(self, name: str, command: Sequence[str], capacity: int, token: str = "") -> None:
+        self.name = name
+        self.command = list(command)
+        self.capacity = capacity
+        self._token = token
+        self._process: LocalBotProcess | None = None
+        self._client: GrpcBotClient | None = None
+        self._info: dict[str, str] = {
+            "bot_id": name,
+            "name": name,
+            "kind": "command",
+            "command": shlex.join(self.command),
+        }
+
+    def open(self) -> None:
+        env = {"NARDY_BOT_TOKEN": self._token} if self._token else None
+        process = LocalBotProcess(self.command, env=env)
+        try:
+            address = process.start()
+        except (LocalBotStartError, OSError) as exc:
+            process.stop()
+            raise TournamentError(
+                f"bot {self.name!r}: cannot start {shlex.join(self.command)}: {exc}"
+            ) from None
+        client = GrpcBotClient(address, self._token)
+        process.on_address = client.retarget
+        try:
+            info = client.get_info(timeout=10.0)
+        except BotError as exc:
+            client.close()
+            process.stop()
+            raise TournamentError(
+                f"bot {self.name!r} started at {address} but does not answer: {exc}"
+            ) from None
+        self._process, self._client = process, client
+        self._info["endpoint"] = address
+        if info.name:
+            self._info["bot_name"] = info.name
+        if info.version:
+            self._info["version"] = info.version
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._process is not None:
+            self._process.stop()
+            self._process = None
+
+    def info(self) -> dict[str, str]:
+        return dict(self._info)
+
+    def new_bot(self, seed: int) -> None:
+        return None
+
+    def client(self) -> BotClient:
+        if self._client is None:
+            raise TournamentError(f"bot {self.name!r} is not running")
+        return self._client
+
+
 class ClientPlayer:
     """A remote bot the caller already has a :class:`~nardy.arena.bot_client.BotClient` for
     (e.g. a bot registered with the arena server, over either transport). Not closed here."""
@@ -304,12 +375,14 @@ def player_for(entry: BotEntry) -> Player:
     """The player of one definition entry (an endpoint's token is read from its variable)."""
     if entry.builtin is not None:
         return BuiltinPlayer(entry.name, entry.builtin, entry.capacity)
-    assert entry.endpoint is not None
     token = os.environ.get(entry.token_env, "") if entry.token_env else ""
     if entry.token_env and not token:
         raise DefinitionError(
             f"bot {entry.name!r}: environment variable {entry.token_env} is not set"
         )
+    if entry.command is not None:
+        return CommandPlayer(entry.name, entry.command, entry.capacity, token)
+    assert entry.endpoint is not None
     return EndpointPlayer(entry.name, entry.endpoint, entry.capacity, token)
 
 
@@ -620,19 +693,9 @@ def _play_runner_game(
     for colour, player in enumerate(players):
         bot = player.new_bot(task.bot_seed(colour))
         client = player.client() if bot is None else _InProcessClient(bot, player.name)
+        display = player.info().get("name") or player.name
         seats.append(
-            Seat(bot_id=player.name, name=player.name, client=client, faults=faults[player.name])
-        )
-    kwargs: dict[str, Any] = {}
-    default_start = task.starter is None or (
-        variant.rules.turn.opening == "white_starts" and task.starter == WHITE
-    )
-    if "starter" in inspect.signature(run_game).parameters:
-        kwargs["starter"] = task.starter
-    elif not default_start:
-        raise TournamentError(
-            f"{task.game_id}: the arena runner cannot yet set who starts a later match game "
-            "(run_game has no 'starter'); play this match with built-in bots only"
+            Seat(bot_id=player.name, name=display, client=client, faults=faults[player.name])
         )
     record = run_game(
         variant,
@@ -652,7 +715,7 @@ def _play_runner_game(
         policy=FaultPolicy(on_fault=task.on_fault, max_faults=task.max_faults),
         cube=CubeSettings(**task.cube),
         stop=stop,
-        **kwargs,
+        starter=task.starter,
     )
     if record.outcome is not None and record.outcome.termination == "aborted" and stop.is_set():
         return None
@@ -1236,7 +1299,15 @@ class Tournament:
         concurrency: int | None = None,
         executor: Literal["auto", "inline", "thread", "process"] = "auto",
         standings_interval: float = 0.5,
+        faults: Mapping[str, FaultCounter] | None = None,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        """:param players: players for some bots of the definition (the others are built from
+            their entries: :func:`player_for`).
+        :param faults: fault counters of some remote bots, shared with the caller (an arena
+            counts a bot's faults over all its games); the others get fresh ones per run.
+        :param on_record: called in the engine's thread with each game's record once stored.
+        """
         check_definition(definition, given=list(players or ()))
         self.definition = definition
         self.store = store
@@ -1260,11 +1331,15 @@ class Tournament:
         self.status: Status = "pending"
         self.detail = ""
         self._lock = threading.Lock()
+        self._tally_lock = threading.Lock()
         self._subscribers: list[Callable[[TournamentEvent], None]] = []
         self._history: list[TournamentEvent] = []
         self._sequence = 0
         self._stop = threading.Event()
+        self._drain = threading.Event()
+        self._given_faults = dict(faults or {})
         self._faults: dict[str, FaultCounter] = {}
+        self.on_record = on_record
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -1288,11 +1363,16 @@ class Tournament:
         return unsubscribe
 
     def watch(
-        self, *, replay: bool = False, timeout: float | None = None
+        self,
+        *,
+        replay: bool = False,
+        timeout: float | None = None,
+        until: Callable[[], bool] | None = None,
     ) -> Iterator[TournamentEvent]:
         """Iterate over events as they happen (blocking), until ``tournament_ended`` — the shape
         a streaming RPC wants. With ``replay`` past events come first. ``timeout``: give up after
-        that many seconds without an event."""
+        that many seconds without an event. ``until``: stop as soon as it returns true (checked
+        at least every 0.2 s; e.g. "the RPC was cancelled")."""
         q: queue.Queue[TournamentEvent] = queue.Queue()
         with self._lock:
             past = list(self._history) if replay else []
@@ -1306,11 +1386,20 @@ class Tournament:
                     return
             if ended:
                 return
+            idle_since = time.monotonic()
             while True:
-                try:
-                    event = q.get(timeout=timeout)
-                except queue.Empty:
+                if until is not None and until():
                     return
+                wait = 0.2 if until is not None else timeout
+                if timeout is not None and wait is not None:
+                    wait = min(wait, max(0.0, idle_since + timeout - time.monotonic()))
+                try:
+                    event = q.get(timeout=wait)
+                except queue.Empty:
+                    if timeout is not None and time.monotonic() - idle_since >= timeout:
+                        return
+                    continue
+                idle_since = time.monotonic()
                 if replay and event.sequence <= (past[-1].sequence if past else 0):
                     continue
                 yield event
@@ -1345,15 +1434,22 @@ class Tournament:
 
     # -- control --------------------------------------------------------------------------------
 
-    def stop(self) -> None:
+    def stop(self, *, finish_running: bool = False) -> None:
         """Ask a running :meth:`run` to stop: no new games; remote games in progress are
-        aborted (not stored); the run returns with status ``interrupted``."""
-        self._stop.set()
+        aborted (not stored), or with ``finish_running`` played to their end and stored (a
+        later plain :meth:`stop` still aborts them); the run returns with status
+        ``interrupted`` (unless nothing was left to play)."""
+        if finish_running:
+            self._drain.set()
+        else:
+            self._stop.set()
 
     def standings(self) -> Standings:
-        return self.tally.standings(
-            tournament_id=self.tournament_id, status=self.status, detail=self.detail
-        )
+        """The standings now (safe to call from any thread while the tournament runs)."""
+        with self._tally_lock:
+            return self.tally.standings(
+                tournament_id=self.tournament_id, status=self.status, detail=self.detail
+            )
 
     # -- running --------------------------------------------------------------------------------
 
@@ -1436,8 +1532,9 @@ class Tournament:
         store.open_tournament(
             self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
         )
-        for row in store.games(self.tournament_id):
-            self.tally.add(row)
+        with self._tally_lock:
+            for row in store.games(self.tournament_id):
+                self.tally.add(row)
         skipped = self.tally.games_stored
         records = _RecordsFile(self.records_path) if self.records_path else None
         played = 0
@@ -1467,7 +1564,7 @@ class Tournament:
                     player = self.players[name]
                     player.open()
                     opened.append(player)
-                    self._faults[name] = FaultCounter()
+                    self._faults[name] = self._given_faults.get(name) or FaultCounter()
                 executor = self._make_executor()
                 played = self._loop(executor, queues, records)
             else:
@@ -1543,7 +1640,12 @@ class Tournament:
             active[future] = task
 
         def fill() -> None:
-            while len(active) < self.concurrency and not stopping and not self._stop.is_set():
+            while (
+                len(active) < self.concurrency
+                and not stopping
+                and not self._stop.is_set()
+                and not self._drain.is_set()
+            ):
                 best: ScheduledUnit | None = None
                 for (white, black), q in queues.items():
                     if not q:
@@ -1579,7 +1681,13 @@ class Tournament:
                 played += 1
                 if records is not None:
                     records.write(record)
-                state = self.tally.add(row)
+                if self.on_record is not None:
+                    try:
+                        self.on_record(record)
+                    except Exception:
+                        log.exception("the on_record callback failed")
+                with self._tally_lock:
+                    state = self.tally.add(row)
                 assert state is not None
                 self._emit(
                     "game_ended",
@@ -1596,7 +1704,7 @@ class Tournament:
                 match = matches.get(unit.unit_id)
                 if match is not None and not state.done:
                     match.add_result(GameResult(row.winner or 0, row.points, 1, 1, "bear_off"))
-                    if not (stopping or self._stop.is_set()):
+                    if not (stopping or self._stop.is_set() or self._drain.is_set()):
                         submit(self._task(unit, match, task.game_no + 1))
                         continue
                 busy[unit.white] -= 1

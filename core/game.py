@@ -356,7 +356,7 @@ class Game:
             "play",
             self.mover,
             dice=list(segment.dice),
-            kind=segment.kind,
+            segment_kind=segment.kind,
             segment=segment.description,
             play=play.text,
             choices=len(plays),

@@ -225,7 +225,7 @@ def test_transferred_steps_are_played_by_the_receiver(name: str, seed: int) -> N
         played = []
         ended = False
         for later in events[i + 1 :]:
-            if later.kind == "play" and later.data["kind"] == "transfer":
+            if later.kind == "play" and later.data["segment_kind"] == "transfer":
                 assert later.player == receiver
                 played.append((later.data["dice"][0], len(later.data["dice"])))
             elif later.kind in ("roll", "end"):

@@ -116,11 +116,39 @@ def test_example_file_parses() -> None:
         ({"format": "swiss"}, "round_robin or gauntlet"),
         ({"champion": "zz"}, "not one of the bots"),
         ({"bots": [{"name": "a b", "builtin": "random"}, "c"]}, "bot name"),
+        ({"bots": [{"name": "x", "endpoint": "h:1", "command": "node b.js"}, "b"]}, "exactly one"),
+        ({"bots": [{"name": "x", "command": []}, "b"]}, "command is empty"),
+        ({"bots": [{"name": "x", "command": ["node", 1]}, "b"]}, "list of strings"),
+        ({"bots": [{"name": "x", "command": "node 'b.js"}, "b"]}, "command: No closing quotation"),
     ],
 )
 def test_definition_errors(data: dict[str, object], message: str) -> None:
     with pytest.raises(DefinitionError, match=message.replace("(", r"\(").replace(")", r"\)")):
         _def(**data)
+
+
+def test_command_bots() -> None:
+    d = _def(
+        bots=[
+            "a",
+            {"name": "js", "command": "node examples/bots/js/bot.js 0 7"},
+            {"name": "py", "command": ["python", "-m", "bot", "--port", "0"], "capacity": 1},
+        ]
+    )
+    js, py = d.bot("js"), d.bot("py")
+    assert js.command == ("node", "examples/bots/js/bot.js", "0", "7") and js.kind == "command"
+    assert py.command == ("python", "-m", "bot", "--port", "0") and py.capacity == 1
+    assert TournamentDef.from_json(d.to_json()) == d
+    # A started bot is a remote bot like an endpoint: where it runs is not part of the identity.
+    moved = _def(bots=["a", {"name": "js", "endpoint": "h:1"}, {"name": "py", "command": "x"}])
+    assert moved.tournament_id == d.tournament_id
+
+
+def test_js_example_file_parses() -> None:
+    d = load_definition(EXAMPLE.parent / "round_robin_js.toml")
+    assert [b.kind for b in d.bots] == ["builtin", "builtin", "command"]
+    assert d.bot("js").command == ("node", "examples/bots/js/bot.js", "0", "7")
+    assert len(build_schedule(d)) == 3 * d.games
 
 
 def test_bad_toml_is_one_clear_line(tmp_path: Path) -> None:
