@@ -156,7 +156,10 @@ class GrpcBotClient(BotClient):
         self._connect(address)
 
     def _call(
-        self, method: grpc.UnaryUnaryMultiCallable[Any, Any], request: Message, timeout: float,
+        self,
+        method: grpc.UnaryUnaryMultiCallable[Any, Any],
+        request: Message,
+        timeout: float,
         expected: type[_M],
     ) -> _M:
         try:

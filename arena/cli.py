@@ -34,32 +34,79 @@ def arena_group() -> None:
 @arena_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=50050, show_default=True, help="Port; 0 picks a free one.")
-@click.option("--records", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Append every finished game's record to this JSON-lines file.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="SQLite file that tournaments are stored in (the tournament engine's; "
-              "GetStandings also reads tournaments already in it). Default: in memory.")
-@click.option("--standings-interval", default=0.5, show_default=True,
-              help="Least seconds between two StandingsUpdated events of a tournament.")
+@click.option(
+    "--records",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append every finished game's record to this JSON-lines file.",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite file that tournaments are stored in (the tournament engine's; "
+    "GetStandings also reads tournaments already in it). Default: in memory.",
+)
+@click.option(
+    "--standings-interval",
+    default=0.5,
+    show_default=True,
+    help="Least seconds between two StandingsUpdated events of a tournament.",
+)
 @click.option("--per-decision", default=5.0, show_default=True, help="Seconds per decision.")
-@click.option("--reserve", default=0.0, show_default=True,
-              help="Per-game time bank (seconds) for decisions that exceed --per-decision.")
-@click.option("--on-fault", type=click.Choice(["forfeit", "random"]), default="forfeit",
-              show_default=True, help="Forfeit the game, or play a random legal play (a strike).")
-@click.option("--max-faults", default=3, show_default=True,
-              help="Disqualify a bot after this many faults (0 = never).")
-@click.option("--reconnect-grace", default=5.0, show_default=True,
-              help="Seconds a dial-out bot may stay disconnected before forfeiting.")
-@click.option("--local-bot", "local_bots", multiple=True, metavar="NAME=COMMAND",
-              help="Start a bot process (restarted if it crashes); it must print LISTENING host:port.")
-@click.option("--grace", default=10.0, show_default=True,
-              help="Seconds running games may take to finish on SIGTERM/SIGINT.")
+@click.option(
+    "--reserve",
+    default=0.0,
+    show_default=True,
+    help="Per-game time bank (seconds) for decisions that exceed --per-decision.",
+)
+@click.option(
+    "--on-fault",
+    type=click.Choice(["forfeit", "random"]),
+    default="forfeit",
+    show_default=True,
+    help="Forfeit the game, or play a random legal play (a strike).",
+)
+@click.option(
+    "--max-faults",
+    default=3,
+    show_default=True,
+    help="Disqualify a bot after this many faults (0 = never).",
+)
+@click.option(
+    "--reconnect-grace",
+    default=5.0,
+    show_default=True,
+    help="Seconds a dial-out bot may stay disconnected before forfeiting.",
+)
+@click.option(
+    "--local-bot",
+    "local_bots",
+    multiple=True,
+    metavar="NAME=COMMAND",
+    help="Start a bot process (restarted if it crashes); it must print LISTENING host:port.",
+)
+@click.option(
+    "--grace",
+    default=10.0,
+    show_default=True,
+    help="Seconds running games may take to finish on SIGTERM/SIGINT.",
+)
 @click.option("--max-message-bytes", default=4 * 1024 * 1024, show_default=True)
 def serve_arena(
-    host: str, port: int, records: Path | None, db: Path | None, standings_interval: float,
-    per_decision: float, reserve: float,
-    on_fault: str, max_faults: int, reconnect_grace: float, local_bots: tuple[str, ...],
-    grace: float, max_message_bytes: int,
+    host: str,
+    port: int,
+    records: Path | None,
+    db: Path | None,
+    standings_interval: float,
+    per_decision: float,
+    reserve: float,
+    on_fault: str,
+    max_faults: int,
+    reconnect_grace: float,
+    local_bots: tuple[str, ...],
+    grace: float,
+    max_message_bytes: int,
 ) -> None:
     """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT."""
     from nardy.arena.runner import FaultPolicy, TimeControl
@@ -108,12 +155,25 @@ def bot_group() -> None:
 @click.option("--seed", type=int, default=None, help="Seed of the bot's own randomness.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=0, show_default=True, help="Port to serve on; 0 picks one.")
-@click.option("--token", default=None, help="Arena token: required from callers (server mode), "
-              "or presented to the arena (with --arena).")
-@click.option("--arena", "arena_address", default=None, metavar="HOST:PORT",
-              help="Dial out to this arena instead of serving (needs --token).")
+@click.option(
+    "--token",
+    default=None,
+    help="Arena token: required from callers (server mode), "
+    "or presented to the arena (with --arena).",
+)
+@click.option(
+    "--arena",
+    "arena_address",
+    default=None,
+    metavar="HOST:PORT",
+    help="Dial out to this arena instead of serving (needs --token).",
+)
 def serve_bot_command(
-    builtin_name: str, seed: int | None, host: str, port: int, token: str | None,
+    builtin_name: str,
+    seed: int | None,
+    host: str,
+    port: int,
+    token: str | None,
     arena_address: str | None,
 ) -> None:
     """Run a built-in bot as a BotService server, or dial out to an arena."""

@@ -86,7 +86,9 @@ def seconds(d: Duration) -> float:
 # -- positions, plays, segments ---------------------------------------------------------------------
 
 
-def position_to_proto(position: Position, out: _game_pb2.Position | None = None) -> _game_pb2.Position:
+def position_to_proto(
+    position: Position, out: _game_pb2.Position | None = None
+) -> _game_pb2.Position:
     """The ``nardy.game.v1.Position`` of a kernel position (structured fields and id)."""
     msg = _game_pb2.Position() if out is None else out
     msg.points.extend(position.points)
@@ -114,7 +116,9 @@ def _step_to_proto(step: Step, out: _game_pb2.Step) -> None:
     out.hit = step.hit
 
 
-def legal_play(index: int, play: Play, out: _game_pb2.LegalPlay | None = None) -> _game_pb2.LegalPlay:
+def legal_play(
+    index: int, play: Play, out: _game_pb2.LegalPlay | None = None
+) -> _game_pb2.LegalPlay:
     """The ``LegalPlay`` message of one kernel play at ``index``."""
     msg = _game_pb2.LegalPlay() if out is None else out
     msg.index = index
@@ -134,7 +138,9 @@ def segment_to_proto(segment: Segment, number: int, out: _game_pb2.Segment) -> N
     out.number = number
 
 
-def variant_spec(variant: Variant, out: _game_pb2.VariantSpec | None = None) -> _game_pb2.VariantSpec:
+def variant_spec(
+    variant: Variant, out: _game_pb2.VariantSpec | None = None
+) -> _game_pb2.VariantSpec:
     """The ``VariantSpec`` of a compiled variant: its name and every option as text."""
     msg = _game_pb2.VariantSpec() if out is None else out
     msg.name = variant.name
@@ -151,9 +157,7 @@ def _option_text(value: Any) -> str:
     return str(value)
 
 
-def cube_state(
-    cube: Cube, settings: CubeSettings, me: int, out: _game_pb2.CubeState
-) -> None:
+def cube_state(cube: Cube, settings: CubeSettings, me: int, out: _game_pb2.CubeState) -> None:
     """Fill a ``CubeState`` relative to colour ``me``."""
     out.enabled = settings.enabled
     out.value = cube.value
@@ -226,9 +230,7 @@ def info_to_json(info: _bot_pb2.DecisionInfo) -> dict[str, Any]:
     return out
 
 
-def info_from_mapping(
-    comment: str, values: Mapping[str, Any], out: _bot_pb2.DecisionInfo
-) -> None:
+def info_from_mapping(comment: str, values: Mapping[str, Any], out: _bot_pb2.DecisionInfo) -> None:
     """Fill a ``DecisionInfo`` (bot side): values are converted to text."""
     if comment:
         out.comment = comment

@@ -108,7 +108,11 @@ class _Pending:
     __slots__ = ("answer", "deadline", "error", "game_id", "kind", "message", "sequence")
 
     def __init__(
-        self, game_id: str, sequence: int, kind: str, message: _arena_pb2.DecisionRequest,
+        self,
+        game_id: str,
+        sequence: int,
+        kind: str,
+        message: _arena_pb2.DecisionRequest,
         deadline: float,
     ) -> None:
         self.game_id = game_id
@@ -157,7 +161,9 @@ class DialOutHub(BotClient):
             old, self._conn = self._conn, conn
             self.connections += 1
             if old is not None:
-                old.close(_arena_pb2.ERROR_CODE_REPLACED, "a new stream replaced this one", "ABORTED")
+                old.close(
+                    _arena_pb2.ERROR_CODE_REPLACED, "a new stream replaced this one", "ABORTED"
+                )
             now = time.monotonic()
             welcome = _arena_pb2.Welcome(
                 bot_id=self.bot_id,
@@ -191,7 +197,9 @@ class DialOutHub(BotClient):
             conn.close(code, message, status)
             self.detach(conn)
 
-    def on_message(self, conn: Connection, message: _arena_pb2.ConnectRequest | Undecodable) -> None:
+    def on_message(
+        self, conn: Connection, message: _arena_pb2.ConnectRequest | Undecodable
+    ) -> None:
         """Handle one message the bot sent on ``conn`` after its Hello."""
         with self._cond:
             if conn is not self._conn:
@@ -206,7 +214,11 @@ class DialOutHub(BotClient):
                     else "an empty message"
                 )
                 self._fail_all(BotMalformedError(f"protocol violation: {what}"))
-                conn.close(_arena_pb2.ERROR_CODE_PROTOCOL, f"protocol violation: {what}", "INVALID_ARGUMENT")
+                conn.close(
+                    _arena_pb2.ERROR_CODE_PROTOCOL,
+                    f"protocol violation: {what}",
+                    "INVALID_ARGUMENT",
+                )
                 self._drop(conn)
                 return
             answer = message.answer
@@ -284,7 +296,11 @@ class DialOutHub(BotClient):
                         if self._conn is None:
                             raise BotDisconnectedError("not connected when the deadline passed")
                         raise BotTimeoutError(f"no answer within {timeout:.3f}s")
-                    wake = pending.deadline if away_limit is None else min(pending.deadline, away_limit)
+                    wake = (
+                        pending.deadline
+                        if away_limit is None
+                        else min(pending.deadline, away_limit)
+                    )
                     self._cond.wait(wake - now)
             finally:
                 if self._pending.get(ctx.game_id) is pending:

@@ -93,7 +93,9 @@ class LocalBotProcess:
                 self._terminate(proc)
                 raise LocalBotStartError(f"{self.command[0]}: stopped while starting")
             if proc.poll() is not None:
-                raise LocalBotStartError(f"{self.command[0]} exited with {proc.returncode} before listening")
+                raise LocalBotStartError(
+                    f"{self.command[0]} exited with {proc.returncode} before listening"
+                )
             if time.monotonic() > deadline:
                 proc.kill()
                 raise LocalBotStartError(f"{self.command[0]} did not announce its address")

@@ -327,9 +327,7 @@ class _GameRun:
         convert.cube_state(game.cube, game.cube_settings, me, ctx.cube)
         m = ctx.match
         m.match_length = self.match.match_length
-        m.score_self, m.score_opponent = (
-            self.match.score if me == WHITE else self.match.score[::-1]
-        )
+        m.score_self, m.score_opponent = self.match.score if me == WHITE else self.match.score[::-1]
         m.crawford = self.match.crawford
         m.post_crawford = self.match.post_crawford
         m.game_number = self.match.game_number
@@ -354,10 +352,14 @@ class _GameRun:
                     break
             if self.record.outcome is None and game.result is not None:
                 r = game.result
-                termination: Termination = "borne_off" if r.reason == "bear_off" else "double_dropped"
+                termination: Termination = (
+                    "borne_off" if r.reason == "bear_off" else "double_dropped"
+                )
                 self._end(GameOutcome(r.winner, r.points, r.base_value, termination))
         except Exception as exc:
-            self._end(GameOutcome(None, 0, 0, "aborted", f"internal error: {type(exc).__name__}: {exc}"))
+            self._end(
+                GameOutcome(None, 0, 0, "aborted", f"internal error: {type(exc).__name__}: {exc}")
+            )
         self.record.kernel = game.record()
         self.record.elapsed = time.perf_counter() - t0
         return self.record
@@ -416,7 +418,9 @@ class _GameRun:
             clock.charge(latency)
             disqualified = seat.faults.record(exc.kind, self.policy)
             if self.policy.on_fault == "forfeit" or disqualified:
-                termination: Termination = "time_forfeit" if exc.kind == "timeout" else "bot_failure"
+                termination: Termination = (
+                    "time_forfeit" if exc.kind == "timeout" else "bot_failure"
+                )
                 why = f"{seat.name}: {exc.kind}: {exc}"
                 if disqualified and self.policy.on_fault != "forfeit":
                     why += f" (disqualified after {seat.faults.total} faults)"

@@ -252,6 +252,7 @@ class KernelBot(BotBase):
             self._start(ctx, self._variant(ctx), player)
             return str(self.bot.respond_to_double(decision))
 
+
 def builtin(name: str, seed: int | None = None) -> BotBase:
     """A built-in bot by name (``random``, ``heuristic``) as a protocol bot."""
     try:
@@ -259,7 +260,9 @@ def builtin(name: str, seed: int | None = None) -> BotBase:
     except ImportError:
         if name == "random":
             return RandomBot(seed)
-        raise ValueError(f"unknown built-in bot {name!r} (nardy.core.bots is not available)") from None
+        raise ValueError(
+            f"unknown built-in bot {name!r} (nardy.core.bots is not available)"
+        ) from None
     return KernelBot(make_bot(name, seed), name=name)
 
 
@@ -503,7 +506,9 @@ class DialOutClient:
         try:
             if which == "choose_play":
                 ctx = request.choose_play.context
-                answer.choose_play.CopyFrom(play_response(self.bot.choose_play(request.choose_play)))
+                answer.choose_play.CopyFrom(
+                    play_response(self.bot.choose_play(request.choose_play))
+                )
             elif which == "decide_double":
                 ctx = request.decide_double.context
                 answer.decide_double.CopyFrom(

@@ -363,8 +363,13 @@ class Arena:
                 client.close()
                 raise
         entry = BotEntry(
-            self._new_id("bot"), name or (info.name if info else "bot"), token, "server", client,
-            info or _bot_pb2.BotInfo(name=name), address,
+            self._new_id("bot"),
+            name or (info.name if info else "bot"),
+            token,
+            "server",
+            client,
+            info or _bot_pb2.BotInfo(name=name),
+            address,
         )
         return self._add(entry)
 
@@ -373,12 +378,18 @@ class Arena:
         bot_id = self._new_id("bot")
         hub = DialOutHub(bot_id, reconnect_grace=self.reconnect_grace, flood=self.flood)
         entry = BotEntry(
-            bot_id, name, secrets.token_urlsafe(24), "dial_out", hub,
+            bot_id,
+            name,
+            secrets.token_urlsafe(24),
+            "dial_out",
+            hub,
             info or _bot_pb2.BotInfo(name=name),
         )
         return self._add(entry)
 
-    def add_local_bot(self, name: str, command: Sequence[str], *, max_restarts: int = 10) -> BotEntry:
+    def add_local_bot(
+        self, name: str, command: Sequence[str], *, max_restarts: int = 10
+    ) -> BotEntry:
         """Start a bot process (see :mod:`nardy.arena.local`), register it, restart it on crashes."""
         token = secrets.token_urlsafe(24)
         process = LocalBotProcess(command, max_restarts=max_restarts)
@@ -386,8 +397,14 @@ class Arena:
         client = GrpcBotClient(address, token)
         process.on_address = client.retarget
         entry = BotEntry(
-            self._new_id("bot"), name, token, "local", client, _bot_pb2.BotInfo(name=name),
-            address, process=process,
+            self._new_id("bot"),
+            name,
+            token,
+            "local",
+            client,
+            _bot_pb2.BotInfo(name=name),
+            address,
+            process=process,
         )
         return self._add(entry)
 
@@ -715,9 +732,13 @@ class ArenaServicer:
         transport = request.WhichOneof("transport")
         if transport == "server":
             if request.server.use_tls:
-                context.abort(grpc.StatusCode.UNIMPLEMENTED, "TLS bot servers are not supported yet")
+                context.abort(
+                    grpc.StatusCode.UNIMPLEMENTED, "TLS bot servers are not supported yet"
+                )
             try:
-                entry = self.arena.register_server_bot(request.name, request.server.address, info=info)
+                entry = self.arena.register_server_bot(
+                    request.name, request.server.address, info=info
+                )
             except BotError as exc:
                 context.abort(grpc.StatusCode.UNAVAILABLE, f"GetInfo failed: {exc}")
         elif transport == "dial_out":
@@ -832,9 +853,7 @@ class ArenaServicer:
             try:
                 self.arena.standings(request.tournament_id)
             except (KeyError, StorageError):
-                context.abort(
-                    grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}"
-                )
+                context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
             context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"tournament {request.tournament_id!r} is stored but not run by this arena "
@@ -885,7 +904,9 @@ def _add_arena_servicer(servicer: ArenaServicer, server: grpc.Server) -> None:
             response_serializer=a.WatchTournamentResponse.SerializeToString,
         ),
     }
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(ARENA_SERVICE_NAME, handlers),))
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(ARENA_SERVICE_NAME, handlers),)
+    )
 
 
 # -- the server ----------------------------------------------------------------------------------

@@ -344,6 +344,7 @@ def run_command(
     \b
     Examples:
       nardy arena run examples/tournament.toml --concurrency 4
+      nardy arena run examples/round_robin_js.toml   # starts the JavaScript example bot
       nardy arena run --variant long --bots heuristic,random --games 100 --seed 1
       nardy arena run --variant backgammon --bots heuristic,random --games 1000 --sprt 0,50
     """

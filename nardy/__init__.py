@@ -1,2 +1,3 @@
 """nardy: a framework for the backgammon family of race games."""
+
 __version__ = "0.1.0"

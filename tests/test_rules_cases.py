@@ -63,7 +63,9 @@ def score_case(
     variant = load(variant_name, options)
     loser = Position.from_json(loser_json_own_view)
     return int(
-        variant.game_points(variant.loser_side(loser, 0), cube_value, cube_centred=cube_owner == "centre")
+        variant.game_points(
+            variant.loser_side(loser, 0), cube_value, cube_centred=cube_owner == "centre"
+        )
     )
 
 

@@ -55,9 +55,13 @@ def serve_garbage() -> tuple[grpc.Server, str]:
     handler = grpc.unary_unary_rpc_method_handler(
         garbage, request_deserializer=lambda b: b, response_serializer=lambda b: b
     )
-    methods = {name: handler for name in ("GetInfo", "ChoosePlay", "DecideDouble", "RespondToDouble")}
+    methods = {
+        name: handler for name in ("GetInfo", "ChoosePlay", "DecideDouble", "RespondToDouble")
+    }
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(BOT_SERVICE_NAME, methods),))
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(BOT_SERVICE_NAME, methods),)
+    )
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     return server, f"127.0.0.1:{port}"

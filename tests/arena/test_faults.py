@@ -45,8 +45,9 @@ def _only_fault(record: GameRecord, colour: int, kind: str) -> None:
 
 
 class TestServerBotFaults:
-    def test_hang_past_deadline(self, arena: Arena, bot_server: Callable[..., BotServer],
-                                healthy_pair: tuple[str, str]) -> None:
+    def test_hang_past_deadline(
+        self, arena: Arena, bot_server: Callable[..., BotServer], healthy_pair: tuple[str, str]
+    ) -> None:
         hanging = HangingBot(good=2)
         bad = arena.register_server_bot("hang", bot_server(hanging).address)
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
@@ -65,8 +66,9 @@ class TestServerBotFaults:
         assert 150 <= late["latency_ms"] < 1000
         assert bad.faults.counts["timeout"] == 1
 
-    def test_out_of_range_index(self, arena: Arena, bot_server: Callable[..., BotServer],
-                                healthy_pair: tuple[str, str]) -> None:
+    def test_out_of_range_index(
+        self, arena: Arena, bot_server: Callable[..., BotServer], healthy_pair: tuple[str, str]
+    ) -> None:
         bad = arena.register_server_bot("oor", bot_server(OutOfRangeBot()).address)
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
         with healthy_game(arena, healthy_pair):
@@ -76,8 +78,9 @@ class TestServerBotFaults:
         assert record.outcome.winner == 0
         assert "out of range" in record.outcome.reason
 
-    def test_garbage_answer(self, arena: Arena, bot_server: Callable[..., BotServer],
-                            healthy_pair: tuple[str, str]) -> None:
+    def test_garbage_answer(
+        self, arena: Arena, bot_server: Callable[..., BotServer], healthy_pair: tuple[str, str]
+    ) -> None:
         garbage, address = serve_garbage()
         try:
             bad = arena.register_server_bot("garbage", address, verify=False)
@@ -89,10 +92,17 @@ class TestServerBotFaults:
         _only_fault(record, 0, "malformed")
         assert record.outcome is not None and record.outcome.termination == "bot_failure"
 
-    def test_crash_mid_game_and_restart(self, arena: Arena, bot_server: Callable[..., BotServer],
-                                        healthy_pair: tuple[str, str], tmp_path: Path) -> None:
+    def test_crash_mid_game_and_restart(
+        self,
+        arena: Arena,
+        bot_server: Callable[..., BotServer],
+        healthy_pair: tuple[str, str],
+        tmp_path: Path,
+    ) -> None:
         marker = tmp_path / "crashed"
-        bad = arena.add_local_bot("crasher", [sys.executable, str(HERE / "crashing_bot.py"), str(marker), "5"])
+        bad = arena.add_local_bot(
+            "crasher", [sys.executable, str(HERE / "crashing_bot.py"), str(marker), "5"]
+        )
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
         assert bad.process is not None
         first_pid = bad.process.pid
@@ -135,8 +145,12 @@ class TestDialOutFaults:
         stream.next_of("welcome")
         return arena, entry, stream
 
-    def test_garbage_on_stream(self, server: ArenaServer, bot_server: Callable[..., BotServer],
-                               healthy_pair: tuple[str, str]) -> None:
+    def test_garbage_on_stream(
+        self,
+        server: ArenaServer,
+        bot_server: Callable[..., BotServer],
+        healthy_pair: tuple[str, str],
+    ) -> None:
         arena, entry, stream = self._raw_bot(server, "garbage")
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
         with healthy_game(arena, healthy_pair):
@@ -149,8 +163,12 @@ class TestDialOutFaults:
         stream.close()
         _only_fault(record, 0, "malformed")
 
-    def test_disconnect_without_return(self, server: ArenaServer, bot_server: Callable[..., BotServer],
-                                       healthy_pair: tuple[str, str]) -> None:
+    def test_disconnect_without_return(
+        self,
+        server: ArenaServer,
+        bot_server: Callable[..., BotServer],
+        healthy_pair: tuple[str, str],
+    ) -> None:
         arena, entry, stream = self._raw_bot(server, "gone")
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
         with healthy_game(arena, healthy_pair):
@@ -162,7 +180,10 @@ class TestDialOutFaults:
         assert record.outcome is not None and record.outcome.termination == "bot_failure"
 
     def test_disconnect_and_reconnect_with_raw_stream(
-        self, server: ArenaServer, bot_server: Callable[..., BotServer], healthy_pair: tuple[str, str]
+        self,
+        server: ArenaServer,
+        bot_server: Callable[..., BotServer],
+        healthy_pair: tuple[str, str],
     ) -> None:
         arena, entry, stream = self._raw_bot(server, "back")
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
@@ -179,7 +200,10 @@ class TestDialOutFaults:
                     item = again.next(timeout=0.2)
                 except Exception:
                     continue
-                if isinstance(item, arena_pb2.ConnectResponse) and item.WhichOneof("message") == "decision_request":
+                if (
+                    isinstance(item, arena_pb2.ConnectResponse)
+                    and item.WhichOneof("message") == "decision_request"
+                ):
                     ctx = item.decision_request.choose_play.context
                     answer = arena_pb2.DecisionAnswer(game_id=ctx.game_id, sequence=ctx.sequence)
                     answer.choose_play.play_index = 0
@@ -191,8 +215,12 @@ class TestDialOutFaults:
         assert len(resumed) == 1 and "fault" not in resumed[0]  # answered after the reconnect
         assert sum(record.faults[0].values()) == 0
 
-    def test_flood(self, server: ArenaServer, bot_server: Callable[..., BotServer],
-                   healthy_pair: tuple[str, str]) -> None:
+    def test_flood(
+        self,
+        server: ArenaServer,
+        bot_server: Callable[..., BotServer],
+        healthy_pair: tuple[str, str],
+    ) -> None:
         arena, entry, stream = self._raw_bot(server, "flooder")
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
         with healthy_game(arena, healthy_pair):

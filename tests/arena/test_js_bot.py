@@ -46,7 +46,9 @@ def test_js_bot_plays_long_nardy_against_python(
         client.stop()
     for record in records:
         assert record.variant == "long"
-        assert record.outcome is not None and record.outcome.termination == "borne_off", record.outcome
+        assert record.outcome is not None and record.outcome.termination == "borne_off", (
+            record.outcome
+        )
         assert all(sum(f.values()) == 0 for f in record.faults)
         js_colour = "White" if record.bots[0]["bot_id"] == js.bot_id else "Black"
         js_decisions = [d for d in record.decisions if d["player"] == js_colour]

@@ -40,16 +40,18 @@ class TestAuth:
         assert stream.next_of("error").error.code == arena_pb2.ERROR_CODE_PROTOCOL
         stream.close()
 
-    def test_server_bot_token_cannot_dial_in(self, server: ArenaServer,
-                                             bot_server: Callable[..., BotServer]) -> None:
+    def test_server_bot_token_cannot_dial_in(
+        self, server: ArenaServer, bot_server: Callable[..., BotServer]
+    ) -> None:
         entry = server.arena.register_server_bot("srv", bot_server(RandomBot(1)).address)
         stream = RawStream(server.address)
         stream.hello(entry.token)
         assert stream.next_of("error").error.code == arena_pb2.ERROR_CODE_UNAUTHENTICATED
         stream.close()
 
-    def test_a_bot_cannot_answer_for_another(self, server: ArenaServer,
-                                             bot_server: Callable[..., BotServer]) -> None:
+    def test_a_bot_cannot_answer_for_another(
+        self, server: ArenaServer, bot_server: Callable[..., BotServer]
+    ) -> None:
         """Mallory knows Alice's game id and sequence and answers first: ignored, counted as
         Mallory's stale answer; Alice's own answer is the one applied."""
         arena = server.arena
@@ -77,7 +79,10 @@ class TestAuth:
                 item = a_stream.next(timeout=0.2)
             except Exception:
                 continue
-            if isinstance(item, arena_pb2.ConnectResponse) and item.WhichOneof("message") == "decision_request":
+            if (
+                isinstance(item, arena_pb2.ConnectResponse)
+                and item.WhichOneof("message") == "decision_request"
+            ):
                 c = item.decision_request.choose_play.context
                 answer = arena_pb2.DecisionAnswer(game_id=c.game_id, sequence=c.sequence)
                 answer.choose_play.play_index = 0
@@ -91,15 +96,18 @@ class TestAuth:
         assert isinstance(mallory.client, DialOutHub) and mallory.client.stale_answers == 1
         assert isinstance(alice.client, DialOutHub) and alice.client.stale_answers == 0
 
-    def test_sdk_server_bot_checks_the_arena_token(self, bot_server: Callable[..., BotServer]) -> None:
+    def test_sdk_server_bot_checks_the_arena_token(
+        self, bot_server: Callable[..., BotServer]
+    ) -> None:
         bot = bot_server(RandomBot(1), token="s3cret")
         with grpc.insecure_channel(bot.address) as channel:
             stub = bot_pb2_grpc.BotServiceStub(channel)
             with pytest.raises(grpc.RpcError) as info:
                 stub.GetInfo(bot_pb2.GetInfoRequest(), timeout=5)
             assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
-            ok = stub.GetInfo(bot_pb2.GetInfoRequest(), timeout=5,
-                              metadata=(("authorization", "Bearer s3cret"),))
+            ok = stub.GetInfo(
+                bot_pb2.GetInfoRequest(), timeout=5, metadata=(("authorization", "Bearer s3cret"),)
+            )
             assert ok.info.name == "random"
 
 
@@ -180,8 +188,20 @@ class TestGracefulShutdown:
     @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
     def test_cli_server_stops_on_signal(self, signum: int) -> None:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "nardy.arena.cli", "arena", "serve", "--port", "0", "--grace", "1"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "nardy.arena.cli",
+                "arena",
+                "serve",
+                "--port",
+                "0",
+                "--grace",
+                "1",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         try:
             assert proc.stdout is not None
@@ -191,9 +211,11 @@ class TestGracefulShutdown:
             from grpc_health.v1 import health_pb2, health_pb2_grpc
 
             with grpc.insecure_channel(address) as channel:
-                status = health_pb2_grpc.HealthStub(channel).Check(
-                    health_pb2.HealthCheckRequest(), timeout=5
-                ).status
+                status = (
+                    health_pb2_grpc.HealthStub(channel)
+                    .Check(health_pb2.HealthCheckRequest(), timeout=5)
+                    .status
+                )
                 assert status == health_pb2.HealthCheckResponse.SERVING
             os.kill(proc.pid, signum)
             assert proc.wait(timeout=10) == 0

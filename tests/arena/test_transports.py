@@ -38,8 +38,11 @@ def _check_requests(requests: list[bot_pb2.ChoosePlayRequest], game_id: str) -> 
         ctx = request.context
         assert ctx.game_id == game_id
         assert ctx.variant.name == "long" and ctx.variant.options
-        position = Position(tuple(ctx.position.points), (ctx.position.bar.mover, ctx.position.bar.opponent),
-                            (ctx.position.off.mover, ctx.position.off.opponent))
+        position = Position(
+            tuple(ctx.position.points),
+            (ctx.position.bar.mover, ctx.position.bar.opponent),
+            (ctx.position.off.mover, ctx.position.off.opponent),
+        )
         assert ctx.position.position_id == position.id()
         assert ctx.on_roll and ctx.color in (game_pb2.COLOR_WHITE, game_pb2.COLOR_BLACK)
         assert ctx.segment.kind != game_pb2.SEGMENT_KIND_UNSPECIFIED and ctx.segment.steps
@@ -87,7 +90,9 @@ class TestServerTransport:
 
         assert play() == play()
 
-    def test_registered_over_grpc(self, server: ArenaServer, bot_server: Callable[..., BotServer]) -> None:
+    def test_registered_over_grpc(
+        self, server: ArenaServer, bot_server: Callable[..., BotServer]
+    ) -> None:
         import grpc
 
         from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
@@ -96,14 +101,18 @@ class TestServerTransport:
         with grpc.insecure_channel(server.address) as channel:
             stub = arena_pb2_grpc.ArenaServiceStub(channel)
             response = stub.RegisterBot(
-                arena_pb2.RegisterBotRequest(name="rb", server=arena_pb2.ServerTransport(address=bot.address)),
+                arena_pb2.RegisterBotRequest(
+                    name="rb", server=arena_pb2.ServerTransport(address=bot.address)
+                ),
                 timeout=5,
             )
             assert response.bot_id and response.token
             with_error = None
             try:
                 stub.RegisterBot(
-                    arena_pb2.RegisterBotRequest(name="x", server=arena_pb2.ServerTransport(address="127.0.0.1:1")),
+                    arena_pb2.RegisterBotRequest(
+                        name="x", server=arena_pb2.ServerTransport(address="127.0.0.1:1")
+                    ),
                     timeout=10,
                 )
             except grpc.RpcError as exc:
@@ -130,8 +139,10 @@ class TestDialOutTransport:
         arena = server.arena
         a = arena.register_dial_out_bot("a")
         b = arena.register_dial_out_bot("b")
-        clients = [dial_out(RandomBot(1), server.address, a.token).start(),
-                   dial_out(RandomBot(2), server.address, b.token).start()]
+        clients = [
+            dial_out(RandomBot(1), server.address, a.token).start(),
+            dial_out(RandomBot(2), server.address, b.token).start(),
+        ]
         try:
             assert all(c.connected.wait(5) for c in clients)
             games = [arena.start_game(a.bot_id, b.bot_id, seed=s) for s in range(6)]
@@ -142,7 +153,9 @@ class TestDialOutTransport:
             for c in clients:
                 c.stop()
 
-    def test_reconnect_and_resume(self, server: ArenaServer, bot_server: Callable[..., BotServer]) -> None:
+    def test_reconnect_and_resume(
+        self, server: ArenaServer, bot_server: Callable[..., BotServer]
+    ) -> None:
         """The stream breaks with a decision pending; the bot reconnects, the request is re-sent
         with its original sequence number, and the game completes without a fault."""
         arena = server.arena
@@ -172,7 +185,9 @@ class TestDialOutTransport:
         finally:
             client.stop()
 
-    def test_duplicate_answers_are_ignored(self, server: ArenaServer, bot_server: Callable[..., BotServer]) -> None:
+    def test_duplicate_answers_are_ignored(
+        self, server: ArenaServer, bot_server: Callable[..., BotServer]
+    ) -> None:
         from rawstream import RawStream
 
         from nardy.arena.dial_out import DialOutHub
@@ -191,7 +206,10 @@ class TestDialOutTransport:
                 item = stream.next(timeout=0.2)
             except Exception:
                 continue
-            if isinstance(item, arena_pb2.ConnectResponse) and item.WhichOneof("message") == "decision_request":
+            if (
+                isinstance(item, arena_pb2.ConnectResponse)
+                and item.WhichOneof("message") == "decision_request"
+            ):
                 ctx = item.decision_request.choose_play.context
                 answer = arena_pb2.DecisionAnswer(game_id=ctx.game_id, sequence=ctx.sequence)
                 answer.choose_play.play_index = 0
@@ -213,13 +231,20 @@ class TestTournament:
         from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
 
         arena = server.arena
-        ids = [arena.register_server_bot(f"b{i}", bot_server(RandomBot(i)).address).bot_id for i in range(3)]
+        ids = [
+            arena.register_server_bot(f"b{i}", bot_server(RandomBot(i)).address).bot_id
+            for i in range(3)
+        ]
         with grpc.insecure_channel(server.address) as channel:
             stub = arena_pb2_grpc.ArenaServiceStub(channel)
             created = stub.CreateTournament(
                 arena_pb2.CreateTournamentRequest(
-                    name="t", bot_ids=ids, variant=game_pb2.VariantSpec(name="long"),
-                    games_per_pairing=2, seed=1, concurrency=3,
+                    name="t",
+                    bot_ids=ids,
+                    variant=game_pb2.VariantSpec(name="long"),
+                    games_per_pairing=2,
+                    seed=1,
+                    concurrency=3,
                 ),
                 timeout=5,
             )
@@ -235,10 +260,24 @@ class TestTournament:
 
 
 class TestLocalBuiltinBot:
-    def test_cli_builtin_bot_as_local_process(self, arena: Arena, bot_server: Callable[..., BotServer]) -> None:
+    def test_cli_builtin_bot_as_local_process(
+        self, arena: Arena, bot_server: Callable[..., BotServer]
+    ) -> None:
         entry = arena.add_local_bot(
             "local-random",
-            [sys.executable, "-m", "nardy.arena.cli", "bot", "serve", "--builtin", "random", "--seed", "1", "--port", "0"],
+            [
+                sys.executable,
+                "-m",
+                "nardy.arena.cli",
+                "bot",
+                "serve",
+                "--builtin",
+                "random",
+                "--seed",
+                "1",
+                "--port",
+                "0",
+            ],
         )
         other = arena.register_server_bot("srv", bot_server(RandomBot(8)).address)
         record = arena.play_game(entry.bot_id, other.bot_id, seed=46)
@@ -246,7 +285,9 @@ class TestLocalBuiltinBot:
 
 
 class TestKernelBots:
-    def test_heuristic_cube_game(self, server: ArenaServer, bot_server: Callable[..., BotServer]) -> None:
+    def test_heuristic_cube_game(
+        self, server: ArenaServer, bot_server: Callable[..., BotServer]
+    ) -> None:
         """The kernel's heuristic bot through the protocol, with the cube: double/take requests."""
         from nardy.arena.sdk import builtin
         from nardy.core.game import CubeSettings
@@ -260,8 +301,13 @@ class TestKernelBots:
             assert client.connected.wait(5)
             kinds: set[str] = set()
             for seed in range(4):
-                record = arena.play_game(a.bot_id, b.bot_id, variant="backgammon", seed=seed,
-                                         cube=CubeSettings(enabled=True))
+                record = arena.play_game(
+                    a.bot_id,
+                    b.bot_id,
+                    variant="backgammon",
+                    seed=seed,
+                    cube=CubeSettings(enabled=True),
+                )
                 assert record.outcome is not None
                 assert record.outcome.termination in ("borne_off", "double_dropped")
                 assert all(sum(f.values()) == 0 for f in record.faults)
@@ -269,4 +315,3 @@ class TestKernelBots:
         finally:
             client.stop()
         assert {"play", "double"} <= kinds
-
