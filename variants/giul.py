@@ -13,7 +13,7 @@ from nardy.core.hookspecs import Options, Register
 from nardy.core.rules import TurnPlan
 from nardy.core.variant import VariantInfo
 from nardy.variants.fevga import INFO as FEVGA
-from nardy.variants.long import opening
+from nardy.variants.long import turn_plan
 
 NAME = "giul"
 
@@ -33,13 +33,8 @@ def nardy_register_variants(register: Register) -> None:
 
 @hookimpl
 def nardy_turn_plan(variant: str, options: Options) -> TurnPlan | None:
-    if variant != NAME:
-        return None
-    base = opening(options)
-    return TurnPlan(
-        doubles="progression",
-        transfer=True,
-        progression_stop="entry_stage",
-        opening=base.opening,
-        later_games=base.later_games,
+    return (
+        turn_plan(options, doubles="progression", transfer=True, progression_stop="entry_stage")
+        if variant == NAME
+        else None
     )

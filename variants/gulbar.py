@@ -12,7 +12,7 @@ from nardy.core import hookimpl
 from nardy.core.hookspecs import Options, Register
 from nardy.core.rules import TurnPlan
 from nardy.core.variant import VariantInfo
-from nardy.variants.long import OPTIONS, opening
+from nardy.variants.long import OPTIONS, turn_plan
 
 NAME = "gulbar"
 
@@ -32,9 +32,4 @@ def nardy_register_variants(register: Register) -> None:
 
 @hookimpl
 def nardy_turn_plan(variant: str, options: Options) -> TurnPlan | None:
-    if variant != NAME:
-        return None
-    base = opening(options)
-    return TurnPlan(
-        doubles="reroll", transfer=True, opening=base.opening, later_games=base.later_games
-    )
+    return turn_plan(options, doubles="reroll", transfer=True) if variant == NAME else None

@@ -10,6 +10,8 @@ winner starts.
 
 from __future__ import annotations
 
+from typing import Any
+
 from nardy.core import hookimpl
 from nardy.core.hookspecs import Options, Register
 from nardy.core.options import (
@@ -30,6 +32,7 @@ from nardy.core.rules import (
     Hitting,
     Layout,
     LongScoring,
+    Opening,
     PerCheckerScoring,
     Scoring,
     TurnPlan,
@@ -49,11 +52,14 @@ INFO = VariantInfo(
 )
 
 
-def opening(options: Options) -> TurnPlan:
-    """The turn plan fields for who starts, from the ``opening`` option (RULES.md §2.11)."""
-    if options.get("opening") == "backgammon_style":
-        return TurnPlan(opening="numbers_used", later_games="previous_winner")
-    return TurnPlan(opening="winner_rolls", later_games="previous_winner")
+def turn_plan(options: Options, **doubles: Any) -> TurnPlan:
+    """Long nardy's turn plan with ``doubles`` fields changed; who starts comes from the ``opening``
+    option (RULES.md §2.11: the opening-throw winner rolls, or plays the thrown numbers; later games
+    the previous winner starts)."""
+    style: Opening = (
+        "numbers_used" if options.get("opening") == "backgammon_style" else "winner_rolls"
+    )
+    return TurnPlan(opening=style, later_games="previous_winner", **doubles)
 
 
 @hookimpl
@@ -97,7 +103,7 @@ def nardy_block_rule(variant: str, options: Options) -> BlockRule | None:
 
 @hookimpl
 def nardy_turn_plan(variant: str, options: Options) -> TurnPlan | None:
-    return opening(options) if variant == NAME else None
+    return turn_plan(options) if variant == NAME else None
 
 
 @hookimpl

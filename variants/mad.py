@@ -14,7 +14,7 @@ from nardy.core.hookspecs import Options, Register
 from nardy.core.options import HOME_MOVES
 from nardy.core.rules import BearOff, TurnPlan
 from nardy.core.variant import VariantInfo
-from nardy.variants.long import OPTIONS, opening
+from nardy.variants.long import OPTIONS, turn_plan
 
 NAME = "mad"
 
@@ -41,13 +41,8 @@ def nardy_bear_off(variant: str, options: Options) -> BearOff | None:
 
 @hookimpl
 def nardy_turn_plan(variant: str, options: Options) -> TurnPlan | None:
-    if variant != NAME:
-        return None
-    base = opening(options)
-    return TurnPlan(
-        doubles="progression",
-        transfer=False,
-        progression_stop="entry_stage",
-        opening=base.opening,
-        later_games=base.later_games,
+    return (
+        turn_plan(options, doubles="progression", transfer=False, progression_stop="entry_stage")
+        if variant == NAME
+        else None
     )

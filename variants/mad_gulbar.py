@@ -13,7 +13,7 @@ from nardy.core import hookimpl
 from nardy.core.hookspecs import Options, Register
 from nardy.core.rules import BearOff, TurnPlan
 from nardy.core.variant import VariantInfo
-from nardy.variants.long import OPTIONS, opening
+from nardy.variants.long import OPTIONS, turn_plan
 
 NAME = "mad_gulbar"
 
@@ -38,13 +38,10 @@ def nardy_bear_off(variant: str, options: Options) -> BearOff | None:
 
 @hookimpl
 def nardy_turn_plan(variant: str, options: Options) -> TurnPlan | None:
-    if variant != NAME:
-        return None
-    base = opening(options)
-    return TurnPlan(
-        doubles="progression",
-        transfer=True,
-        progression_stop="fourth_step_extra",
-        opening=base.opening,
-        later_games=base.later_games,
+    return (
+        turn_plan(
+            options, doubles="progression", transfer=True, progression_stop="fourth_step_extra"
+        )
+        if variant == NAME
+        else None
     )
