@@ -113,7 +113,12 @@ def test_doubling_without_access_is_a_clear_error() -> None:
     with pytest.raises(CubeError, match="cannot double now"):
         game.decide(True)  # a play is due
     game = Game(
-        variant, ScriptedDice([(6, 5)]), position=GAMMON_NEXT, cube=CubeSettings(), first_turn=False
+        variant,
+        ScriptedDice([(6, 5)]),
+        position=GAMMON_NEXT,
+        cube=CubeSettings(),
+        first_turn=False,
+        auto_forced=False,
     )
     assert "not in use" in game.why_no_double(WHITE)
 
