@@ -1,17 +1,35 @@
-"""Legal plays of one segment (RULES.md §2.2–§2.3), on plain lists of ints.
+"""Legal plays of one segment (RULES.md §2.2-§2.3), on plain lists of ints.
 
-This module knows nothing of pluggy or of variant names: :class:`MoveGenerator` is built once from a
-variant's compiled :class:`~nardy.core.rules.Rules` and then only reads local attributes.
+This module knows nothing of pluggy or of variant names: :class:`MoveGenerator` is built once from
+a variant's compiled :class:`~nardy.core.rules.Rules` and then only reads local attributes.
 
-The board is a list of 28 ints seen from the mover: ``b[0]`` the mover's borne-off count, ``b[1..24]``
-the points (positive = mover, negative = opponent), ``b[25]`` the mover's bar, ``b[26]`` the opponent's
-bar, ``b[27]`` the opponent's borne-off count. A search applies and undoes steps on one such list
-(make/unmake) and keys every candidate by ``tuple(b)``, so plays are deduplicated by resulting position
-(§2.3 item 7) as they are found.
+The board is a list of 28 ints seen from the mover: ``b[0]`` the mover's borne-off count,
+``b[1..24]`` the points (positive = mover, negative = opponent), ``b[25]`` the mover's bar,
+``b[26]`` the opponent's bar, ``b[27]`` the opponent's borne-off count. Plays are keyed by
+``tuple(b)`` of their final board, so they are deduplicated by resulting position (§2.3 item 7).
+
+There are two searches (docs/performance.md explains the choices and their measurements):
+
+* **The fast path**, for rule sets whose steps do not depend on the order of the other steps
+  (:attr:`Rules.order_free <nardy.core.rules.Rules.order_free>`, e.g. backgammon, trictrac, long,
+  gulbar, khachapuri) and have no Fevga quarter or trap rule. Two different dice are played in both orders, and a pair of steps already
+  found in the first order is not replayed in the second; equal dice are played from
+  non-increasing source points only (one order per multiset of steps). Only the leaves of the
+  search are keyed, and only when they use at least as many dice as the best leaf so far. The
+  end-of-segment six-block check is applied to the plays that use the most dice; when none of
+  them passes (a rare case), the general search below answers instead.
+* **The general search**, for everything else (per-step checks, the runner rule, restricted home
+  moves, Fevga's quarter and trap rules): a make/unmake depth-first search over every order of
+  the steps that records every node as a candidate and skips states it has already expanded.
+
+Both searches return the same plays in the same order with the same representative steps, with
+one exception: a result that one die and two dice both reach (a bear-off from a lower point, e.g.
+``6/off`` and ``6/5/off`` with 6-1) may come later and with the other step list in the fast path.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,16 +39,32 @@ from nardy.core.rules import Rules
 
 Board = list[int]
 BoardKey = tuple[int, ...]
+Plays = dict[BoardKey, tuple[Step, ...]]
 
 BAR = 25
 OPP_BAR = 26
 OPP_OFF = 27
 HEAD = 24
 
-# Same-direction geometry: the opponent's point q (his coordinates) is my point ORDER[q - 1], so walking
-# ORDER walks his path 1, 2, … 24 (RULES.md §3.3.5: "In M's coordinates O's path is 12, 11, …, 1, 24,
-# 23, …, 13").
+# Same-direction geometry: the opponent's point q (his coordinates) is my point
+# _ON_OPPONENT_PATH[q - 1], so walking it walks his path 1, 2, … 24 (RULES.md §3.3.5: "In M's
+# coordinates O's path is 12, 11, …, 1, 24, 23, …, 13").
 _ON_OPPONENT_PATH = tuple(q + 12 if q <= 12 else q - 12 for q in range(1, 25))
+
+
+def _step_tables() -> tuple[tuple[tuple[Step, ...], ...], tuple[tuple[Step, ...], ...]]:
+    """Every possible step, made once: ``plain[die][src]`` and ``hitting[die][src]``."""
+    plain: list[tuple[Step, ...]] = []
+    hitting: list[tuple[Step, ...]] = []
+    for die in range(7):
+        dst = [src - die if src - die >= 1 else 0 for src in range(26)]
+        plain.append(tuple(Step(src, dst[src], die, False) for src in range(26)))
+        hitting.append(tuple(Step(src, dst[src], die, True) for src in range(26)))
+    return tuple(plain), tuple(hitting)
+
+
+# Steps are immutable; the searches share these instead of creating one per node.
+_PLAIN, _HITTING = _step_tables()
 
 
 def board_of(position: Position) -> Board:
@@ -55,10 +89,49 @@ class SegmentPlays:
     """The head limit the segment was generated with (after the first-turn exception)."""
 
 
-class MoveGenerator:
-    """Legal-play generation for one compiled rule set."""
+def _checker_above(b: Board, p: int) -> bool:
+    """Whether the mover has a checker on a home point higher than ``p`` (standard bear-off)."""
+    return any(b[q] > 0 for q in range(p + 1, 7))
 
-    def __init__(self, rules: Rules) -> None:
+
+def _has_run_of_six(key: Sequence[int], points: Sequence[int]) -> bool:
+    """Whether six consecutive ``points`` (in this order) all hold the mover's checkers."""
+    run = 0
+    for p in points:
+        if key[p] > 0:
+            run += 1
+            if run == 6:
+                return True
+        else:
+            run = 0
+    return False
+
+
+def _block_through(b: Board, t: int, lowest: int) -> bool:
+    """Whether my newly occupied point ``t`` is part of six consecutive points of mine on O's path
+    below O's lowest checker ``lowest`` (an illegal block, §3.3.5)."""
+    q = t + 12 if t <= 12 else t - 12  # t on O's path
+    if q >= lowest:
+        return False
+    run = 1
+    r = q - 1
+    while r >= 1 and b[_ON_OPPONENT_PATH[r - 1]] > 0:
+        run += 1
+        r -= 1
+    r = q + 1
+    while r < lowest and b[_ON_OPPONENT_PATH[r - 1]] > 0:
+        run += 1
+        r += 1
+    return run >= 6
+
+
+class MoveGenerator:
+    """Legal-play generation for one compiled rule set.
+
+    ``fast=False`` forces the general search for every rule set (tests compare the two).
+    """
+
+    def __init__(self, rules: Rules, *, fast: bool = True) -> None:
         self.closed_at = -rules.blocking.closed_by  # b[t] <= closed_at: the point is closed
         self.hits = rules.hitting.hits
         self.exact_bear_off = rules.bear_off.rule == "exact"
@@ -72,39 +145,61 @@ class MoveGenerator:
         self.quarter_end = rules.blocks.quarter == "end"
         self.trap = rules.blocks.trap
         self.order_free = rules.order_free
+        self.fast = (
+            fast and rules.order_free and rules.blocks.quarter == "none" and not rules.blocks.trap
+        )
+        """Whether the fast path answers (falling back to the general search when it must)."""
 
-    # -- public entry point -------------------------------------------------------------------------
+    # -- public entry point -------------------------------------------------------------------
 
     def segment(self, position: Position, dice: Sequence[int]) -> SegmentPlays:
-        """All legal plays of a segment with these dice (2 different values, or up to 4 equal ones)."""
-        board = board_of(position)
+        """All legal plays of a segment with these dice (2 different values, or up to 4 equal)."""
+        board = [
+            position.off[0],
+            *position.points,
+            position.bar[0],
+            position.bar[1],
+            position.off[1],
+        ]
+        dice = tuple(dice)
         limit = self.head_limit
+        if board[0] == CHECKERS:
+            return SegmentPlays(len(dice), {tuple(board): ()}, limit)  # the game is over (§2.6)
         if limit is not None and board[HEAD] == CHECKERS:
-            limit = self._first_turn_limit(board, tuple(dice))
-        return self._search(board, tuple(dice), limit)
+            limit = self._first_turn_limit(board, dice)
+        return self._generate(board, dice, limit)
 
-    # -- RULES.md §3.3.4 -----------------------------------------------------------------------------
+    def _generate(self, board: Board, dice: tuple[int, ...], limit: int | None) -> SegmentPlays:
+        if self.fast:
+            found = self._fast(board, dice, limit)
+            if found is not None:
+                return found
+        return self._search(board, dice, limit)
+
+    # -- RULES.md §3.3.4 ------------------------------------------------------------------------
 
     def _first_turn_limit(self, board: Board, dice: tuple[int, ...]) -> int:
         """The head limit of a segment starting with all 15 checkers on the head (§3.3.4)."""
         if self.first_turn == "principle":
-            # "L = 2 if M2 > M1, otherwise L = 1", with M the maximum number of dice of §2.3 items 1–4.
-            one = self._search(list(board), dice, 1).dice_used
-            two = self._search(list(board), dice, 2).dice_used
+            # "L = 2 if M2 > M1, otherwise L = 1", M the maximum number of dice of §2.3 items 1-4.
+            one = self._generate(list(board), dice, 1).dice_used
+            two = self._generate(list(board), dice, 2).dice_used
             return 2 if two > one else 1
         die = dice[0]
         fixed = all(d == die for d in dice) and die in (3, 4, 6)
         if self.first_turn == "fixed" or not fixed:
             return 2 if fixed else 1
-        # head_only: "none of the mover's points 24 − d, 24 − 2d, …, 12 + d holds an opposing checker".
+        # head_only: "none of the mover's points 24 - d, 24 - 2d, …, 12 + d holds an opposing
+        # checker".
         free = all(board[p] >= 0 for p in range(HEAD - die, 12 + die - 1, -die))
         return 2 if free else 1
 
-    # -- block rules (RULES.md §3.3.5, §3.9) --------------------------------------------------------
+    # -- block rules (RULES.md §3.3.5, §3.9) ----------------------------------------------------
 
     @staticmethod
     def _lowest_opponent_point(board: Board) -> int:
-        """The opponent's lowest occupied board point in his coordinates; 25 if none can be ahead."""
+        """The opponent's lowest occupied board point in his coordinates; 0 if no block can be
+        illegal."""
         if board[OPP_OFF]:
             # "If O has borne off any checker, no block is illegal."
             return 0
@@ -115,28 +210,8 @@ class MoveGenerator:
         return 0
 
     @staticmethod
-    def _has_any_illegal_block(board: Board, lowest: int) -> bool:
-        """A run of ≥ 6 of the mover's points on O's path that starts below O's lowest checker."""
-        run = 0
-        for q in range(1, 25):
-            if board[_ON_OPPONENT_PATH[q - 1]] > 0:
-                run += 1
-                if run >= 6 and q - run + 1 < lowest:
-                    return True
-            else:
-                run = 0
-        return False
-
-    @staticmethod
-    def _holds_start_quarter(board: Board) -> bool:
-        """Fevga's quarter rule: the mover holds every one of his points 19…24."""
-        return board[19] > 0 and board[20] > 0 and board[21] > 0 and board[22] > 0 and board[23] > 0 and (
-            board[24] > 0
-        )
-
-    @staticmethod
     def _trap_point(board: Board) -> int:
-        """The opponent's single occupied point in his coordinates, or 0 (RULES.md §3.9, trap rule)."""
+        """The opponent's single occupied point in his coordinates, or 0 (RULES.md §3.9, trap)."""
         found = 0
         for q, p in enumerate(_ON_OPPONENT_PATH, 1):
             if board[p] < 0:
@@ -147,12 +222,321 @@ class MoveGenerator:
 
     @staticmethod
     def _is_trap(key: BoardKey, s: int) -> bool:
-        """"M has a block {k … e} with e = s − 1": the six points below ``s`` on O's path are mine."""
+        """ "M has a block {k … e} with e = s - 1": the six points below ``s`` on O's path are
+        mine."""
         if s < 7:
             return False
         return all(key[_ON_OPPONENT_PATH[q - 1]] > 0 for q in range(s - 6, s))
 
-    # -- the search (RULES.md §2.3) -----------------------------------------------------------------
+    # -- the fast path (order-free rule sets) ---------------------------------------------------
+
+    def _fast(
+        self, board: Board, dice: tuple[int, ...], head_limit: int | None
+    ) -> SegmentPlays | None:
+        """The plays of an order-free rule set, or None when the general search must answer."""
+        limit = 99 if head_limit is None else head_limit
+        # The six-block end check (§3.3.5). An illegal block lies wholly below O's lowest checker
+        # (the point of that checker is closed to me), so it needs O's lowest point ≥ 7: six of my
+        # points on O's path 1 … lowest - 1.
+        block_points: tuple[int, ...] | None = None
+        if self.block_end:
+            lowest = self._lowest_opponent_point(board)
+            if lowest >= 7:
+                block_points = _ON_OPPONENT_PATH[: lowest - 1]
+        if len(dice) == 2 and dice[0] != dice[1]:
+            found = self._fast_two(board, dice[0], dice[1], limit, block_points)
+        else:
+            found = self._fast_equal(board, dice[0], len(dice), limit, block_points)
+        if found is None:
+            return None
+        return SegmentPlays(found[0], found[1], head_limit)
+
+    def _fast_two(
+        self, b: Board, d1: int, d2: int, limit: int, block_points: tuple[int, ...] | None
+    ) -> tuple[int, Plays] | None:
+        """Two different dice: both orders, each pair of steps played once."""
+        closed_at = self.closed_at
+        blot = -1 if self.hits else 99  # a landing point's value that means a hit
+        exact = self.exact_bear_off
+        larger = d1 if d1 > d2 else d2
+        on_bar = b[BAR]
+        occupied = [p for p in range(24, 0, -1) if b[p] > 0]
+        outside = on_bar
+        for p in occupied:
+            if p <= 6:
+                break
+            outside += b[p]
+        below = [-p for p in occupied]  # ascending, for bisect
+        # Board sources after a first step that landed on a point the mover did not hold.
+        merged: dict[int, list[int]] = {}
+        plays: Plays = {}
+        singles: Plays = {}
+        by_larger: set[BoardKey] = set()
+        pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
+        first_order = True
+        for x, y in ((d1, d2), (d2, d1)):
+            plain_x = _PLAIN[x]
+            plain_y = _PLAIN[y]
+            hitting_y = _HITTING[y]
+            for p in (BAR,) if on_bar else occupied:
+                t = p - x
+                if t >= 1:
+                    v = b[t]
+                    if v <= closed_at:
+                        continue
+                    b[p] -= 1
+                    if v == blot:
+                        b[t] = 1
+                        b[OPP_BAR] += 1
+                        s1 = _HITTING[x][p]
+                    else:
+                        b[t] = v + 1
+                        s1 = plain_x[p]
+                    out1 = outside - 1 if p > 6 and t <= 6 else outside
+                else:
+                    if outside or (t < 0 and (exact or _checker_above(b, p))):
+                        continue
+                    v = 0
+                    b[p] -= 1
+                    b[0] += 1
+                    out1 = 0
+                    s1 = plain_x[p]
+                if b[0] == CHECKERS:
+                    # §2.3 item 2: bearing off the 15th checker "counts as having used all dice".
+                    plays.setdefault(tuple(b), (s1,))
+                else:
+                    # The second step, sources in descending order as the general search has them.
+                    if b[BAR]:
+                        sources: Sequence[int] = (BAR,)
+                    elif t >= 1 and v <= 0:
+                        found = merged.get(t)
+                        if found is None:
+                            k = bisect_left(below, -t)
+                            found = occupied[:k]
+                            found.append(t)
+                            found += occupied[k:]
+                            merged[t] = found
+                        sources = found
+                    else:
+                        sources = occupied
+                    head_left = limit - 1 if p == HEAD else limit
+                    more = False
+                    for q in sources:
+                        if b[q] <= 0 or (q == HEAD and head_left <= 0):
+                            continue
+                        u = q - y
+                        if u >= 1:
+                            w = b[u]
+                            if w <= closed_at:
+                                continue
+                            more = True
+                            if first_order:
+                                pairs.add(p * 32 + q)
+                            elif q * 32 + p in pairs:
+                                continue  # the same two steps in the other order: the same result
+                            b[q] -= 1
+                            if w == blot:
+                                b[u] = 1
+                                b[OPP_BAR] += 1
+                                plays.setdefault(tuple(b), (s1, hitting_y[q]))
+                                b[OPP_BAR] -= 1
+                            else:
+                                b[u] = w + 1
+                                plays.setdefault(tuple(b), (s1, plain_y[q]))
+                            b[u] = w
+                            b[q] += 1
+                        else:
+                            if out1 or (u < 0 and (exact or _checker_above(b, q))):
+                                continue
+                            more = True
+                            if first_order:
+                                pairs.add(p * 32 + q)
+                            elif q * 32 + p in pairs:
+                                continue
+                            b[q] -= 1
+                            b[0] += 1
+                            plays.setdefault(tuple(b), (s1, plain_y[q]))
+                            b[q] += 1
+                            b[0] -= 1
+                    if not more and not plays:
+                        # A one-die candidate; it matters only if no play uses both dice.
+                        key = tuple(b)
+                        if x == larger:
+                            if key not in by_larger:
+                                by_larger.add(key)
+                                singles[key] = (s1,)
+                        elif key not in singles:
+                            singles[key] = (s1,)
+                # Undo the first step.
+                b[p] += 1
+                if t >= 1:
+                    b[t] = v
+                    if v == blot:
+                        b[OPP_BAR] -= 1
+                else:
+                    b[0] -= 1
+            first_order = False
+
+        if plays:
+            if block_points is not None:
+                plays = {k: s for k, s in plays.items() if not _has_run_of_six(k, block_points)}
+                if not plays:
+                    return None  # every two-dice play fails the end check: candidates are shorter
+            return 2, plays
+        if singles:
+            if block_points is not None:
+                singles = {k: s for k, s in singles.items() if not _has_run_of_six(k, block_points)}
+            if singles:
+                # §2.3 item 5, the larger-die rule.
+                if by_larger:
+                    kept = {k: s for k, s in singles.items() if k in by_larger}
+                    if kept:
+                        return 1, kept
+                return 1, singles
+        return 0, {tuple(b): ()}
+
+    def _fast_equal(
+        self, b: Board, die: int, total: int, limit: int, block_points: tuple[int, ...] | None
+    ) -> tuple[int, Plays] | None:
+        """Equal dice: steps from non-increasing source points, one order per multiset."""
+        closed_at = self.closed_at
+        exact = self.exact_bear_off
+        # Points a checker can step from by ``die``: held now, or reachable by earlier steps, and
+        # with an open landing point or a bear-off. Whether a point is closed to the mover cannot
+        # change during the segment (his own steps only add his checkers; a hit blot's point
+        # stays open), so this list holds for the whole search. Descending: the bar first, the
+        # bear-off points (``p <= die``) last, from index ``board_end`` on.
+        movable: list[int] = []
+        reached = [False] * 26
+        outside = b[BAR]
+        if outside:
+            if b[BAR - die] <= closed_at:
+                return 0, {tuple(b): ()}  # closed out
+            movable.append(BAR)
+            reached[BAR - die] = True
+        for p in range(24, die, -1):
+            c = b[p]
+            if c > 0 or reached[p]:
+                if c > 0 and p > 6:
+                    outside += c
+                if b[p - die] > closed_at:
+                    movable.append(p)
+                    reached[p - die] = True
+        board_end = len(movable)
+        for p in range(die, 0, -1):
+            if b[p] > 0 or reached[p]:
+                movable.append(p)
+        count = len(movable)
+        last = total - 1
+        plain = _PLAIN[die]
+        hitting = _HITTING[die]
+        blot = -1 if self.hits else 99  # a landing point's value that means a hit
+        plays: Plays = {}
+        best = -1
+
+        def search(
+            start: int, depth: int, outside: int, head_left: int, path: tuple[Step, ...]
+        ) -> None:
+            nonlocal best, plays
+            stop = 1 if b[BAR] else board_end if outside else count
+            moved = False
+            if depth == last:
+                # The last die: every legal step ends a play.
+                for j in range(start, stop):
+                    p = movable[j]
+                    if b[p] <= 0 or (p == HEAD and head_left <= 0):
+                        continue
+                    t = p - die
+                    if t >= 1:
+                        v = b[t]
+                        b[p] -= 1
+                        if v == blot:
+                            b[t] = 1
+                            b[OPP_BAR] += 1
+                            key = tuple(b)
+                            b[OPP_BAR] -= 1
+                            step = hitting[p]
+                        else:
+                            b[t] = v + 1
+                            key = tuple(b)
+                            step = plain[p]
+                        b[t] = v
+                        b[p] += 1
+                    else:
+                        if t < 0 and (exact or _checker_above(b, p)):
+                            continue
+                        b[p] -= 1
+                        b[0] += 1
+                        key = tuple(b)
+                        b[0] -= 1
+                        b[p] += 1
+                        step = plain[p]
+                    if not moved:
+                        moved = True
+                        if best < total:
+                            best = total
+                            plays = {}
+                    plays.setdefault(key, (*path, step))
+            else:
+                for j in range(start, stop):
+                    p = movable[j]
+                    if b[p] <= 0 or (p == HEAD and head_left <= 0):
+                        continue
+                    t = p - die
+                    if t >= 1:
+                        v = b[t]
+                        b[p] -= 1
+                        if v == blot:
+                            b[t] = 1
+                            b[OPP_BAR] += 1
+                            step = hitting[p]
+                        else:
+                            b[t] = v + 1
+                            step = plain[p]
+                        moved = True
+                        search(
+                            j,
+                            depth + 1,
+                            outside - 1 if p > 6 and t <= 6 else outside,
+                            head_left - 1 if p == HEAD else head_left,
+                            (*path, step),
+                        )
+                        b[p] += 1
+                        b[t] = v
+                        if v == blot:
+                            b[OPP_BAR] -= 1
+                    else:
+                        if t < 0 and (exact or _checker_above(b, p)):
+                            continue
+                        b[p] -= 1
+                        b[0] += 1
+                        moved = True
+                        if b[0] == CHECKERS:
+                            # §2.3 item 2: the 15th checker off "counts as having used all dice".
+                            if best < total:
+                                best = total
+                                plays = {}
+                            plays.setdefault(tuple(b), (*path, plain[p]))
+                        else:
+                            search(j, depth + 1, outside, head_left, (*path, plain[p]))
+                        b[p] += 1
+                        b[0] -= 1
+            if not moved and depth >= best:
+                # A leaf short of the segment's dice (only the longest leaves are plays).
+                if depth > best:
+                    best = depth
+                    plays = {}
+                plays.setdefault(tuple(b), path)
+
+        search(0, 0, outside, limit, ())
+        used = best
+        if block_points is not None and used:
+            plays = {k: s for k, s in plays.items() if not _has_run_of_six(k, block_points)}
+            if not plays:
+                return None
+        return used, plays
+
+    # -- the general search (RULES.md §2.3) -----------------------------------------------------
 
     def _search(self, board: Board, dice: tuple[int, ...], head_limit: int | None) -> SegmentPlays:
         b = board
@@ -160,27 +544,39 @@ class MoveGenerator:
         nondouble = total == 2 and dice[0] != dice[1]
         larger = max(dice) if dice else 0
         closed_at = self.closed_at
-        hits = self.hits
+        blot = -1 if self.hits else 99  # a landing point's value that means a hit
         exact = self.exact_bear_off
         home_never = self.home_moves == "never"
         home_until = self.home_moves == "until_all_home"
         limit = 99 if head_limit is None else head_limit
         runner = self.runner
+        # Six-block checks (§3.3.5): an illegal block lies wholly below O's lowest checker, so
+        # only with O's lowest point ≥ 7, and only among my points on O's path 1 … lowest - 1.
         lowest = self._lowest_opponent_point(b) if (self.block_step or self.block_end) else 0
-        block_step = self.block_step and lowest > 0
-        block_end = self.block_end and lowest > 0
+        block_points = _ON_OPPONENT_PATH[: lowest - 1] if lowest >= 7 else ()
+        block_step = self.block_step and lowest >= 7
+        block_end = self.block_end and lowest >= 7
+        # Fevga's quarter rule (§3.9): the mover holds all of his points 19…24, i.e.
+        # min(b[19:25]) > 0.
         quarter_step = self.quarter_step
         quarter_end = self.quarter_end
         end_checks = block_end or quarter_end
+        # Per-step checks: when the start position passes them (§2.7), every position of the
+        # search passes them before its step, so only a step onto an empty point can make a
+        # block (one through that point) or close the quarter (a point of 19…23). Otherwise
+        # every step is checked in full.
+        block_full = block_step and _has_run_of_six(b, block_points)
+        quarter_full = quarter_step and min(b[19:25]) > 0
         canonical = self.order_free and not nondouble
-        illegal_block = self._has_any_illegal_block
-        holds_quarter = self._holds_start_quarter
+        # States already expanded. Two different dice never reach one state twice (the first
+        # steps of one die leave different boards), so only equal dice need the set.
         visited: set[tuple[BoardKey, tuple[int, ...], int]] | None = (
-            None if self.order_free else set()
+            None if self.order_free or nondouble else set()
         )
 
         # best[key] = [dice used, representative steps, reachable by the larger die alone]
         best: dict[BoardKey, list[object]] = {}
+        failed: set[BoardKey] = set()  # final positions that fail an end check
         steps: list[Step] = []
 
         def record(key: BoardKey, used: int) -> None:
@@ -189,48 +585,58 @@ class MoveGenerator:
             if entry is None:
                 best[key] = [used, tuple(steps), by_larger]
                 return
-            if used > entry[0] or (by_larger and not entry[2]):  # type: ignore[operator]
+            # A play's dice are the most it can be reached with (a bear-off from a lower point
+            # can reach one result with one die or with two); among one-die plays, by the larger
+            # die.
+            if used > entry[0] or (  # type: ignore[operator]
+                by_larger and used == entry[0] and not entry[2]
+            ):
                 entry[0] = used
                 entry[1] = tuple(steps)
             if by_larger:
                 entry[2] = True
 
-        def node(remaining: tuple[int, ...], head_used: int, outside: int, last_src: int) -> None:
+        def node(
+            remaining: tuple[int, ...],
+            head_used: int,
+            outside: int,
+            last_src: int,
+            occupied: list[int],
+        ) -> None:
+            # Record this position (a candidate unless it fails an end check), then step on.
+            # Positions after the last die are recorded by their parent without a call.
             key = tuple(b)
-            if b[0] == CHECKERS:
-                # §2.3 item 2: bearing off the 15th checker "counts as having used all dice".
-                record(key, total)
-                return
             if not end_checks or not (
-                (block_end and illegal_block(b, lowest)) or (quarter_end and holds_quarter(b))
+                (block_end and _has_run_of_six(b, block_points))
+                or (quarter_end and min(b[19:25]) > 0)
             ):
                 record(key, total - len(remaining))
-            if not remaining:
-                return
             if visited is not None:
                 state = (key, remaining, head_used)
                 if state in visited:
                     return
                 visited.add(state)
 
-            # Which points may move at all.
+            # Which points may move at all (descending).
             if b[BAR]:
                 sources: Sequence[int] = (BAR,)  # §2.2 item 1: "p MUST be 25"
             else:
-                top = last_src if canonical else 24
-                sources = [p for p in range(top, 0, -1) if b[p] > 0]
-                if runner and not b[0] and not any(b[p] > 0 for p in range(1, 12)):
+                sources = [p for p in occupied if p <= last_src] if canonical else occupied
+                if runner and not b[0] and max(b[1:12]) <= 0:
                     # Fevga runner rule: before passing, only the head checker (all on the head) or
                     # the one runner may move.
                     on_head = b[HEAD] == CHECKERS
                     sources = [p for p in sources if (p == HEAD) == on_head]
+            home_blocked = home_never or (home_until and not outside)
 
-            tried: set[int] = set()
+            tried: list[int] = []
             for i, die in enumerate(remaining):
                 if die in tried:
                     continue
-                tried.add(die)
+                tried.append(die)
                 rest = remaining[:i] + remaining[i + 1 :]
+                plain = _PLAIN[die]
+                hitting = _HITTING[die]
                 for p in sources:
                     at_head = p == HEAD
                     if at_head and head_used >= limit:
@@ -238,52 +644,90 @@ class MoveGenerator:
                     t = p - die
                     if t >= 1:
                         v = b[t]
-                        if v <= closed_at:
+                        if v <= closed_at or (p <= 6 and home_blocked):
                             continue
-                        if p <= 6 and (home_never or (home_until and not outside)):
-                            continue
-                        hit = hits and v == -1
                         b[p] -= 1
-                        if hit:
+                        if v == blot:
                             b[t] = 1
                             b[OPP_BAR] += 1
+                            step = hitting[p]
                         else:
                             b[t] = v + 1
-                        entered = 1 if (p > 6 and t <= 6) else 0
-                        if (block_step and illegal_block(b, lowest)) or (quarter_step and holds_quarter(b)):
-                            ok = False
-                        else:
-                            ok = True
-                        if ok:
-                            steps.append(Step(p, t, die, hit))
-                            node(rest, head_used + at_head, outside - entered, p)
-                            steps.pop()
-                        b[p] += 1
-                        if hit:
-                            b[t] = -1
-                            b[OPP_BAR] -= 1
-                        else:
-                            b[t] = v
+                            step = plain[p]
+                        # Per-step checks (§2.2 item 3).
+                        ok = not (
+                            block_step
+                            and (
+                                _has_run_of_six(b, block_points)
+                                if block_full
+                                else v == 0 and _block_through(b, t, lowest)
+                            )
+                        ) and not (
+                            quarter_step
+                            and (quarter_full or (v == 0 and t >= 19))
+                            and min(b[19:25]) > 0
+                        )
+                        entered = 1 if p > 6 and t <= 6 else 0
                     else:
                         if outside:
                             continue  # bear-off only while all home (§2.5)
-                        if t < 0 and (exact or any(b[q] > 0 for q in range(p + 1, 7))):
+                        if t < 0 and (exact or _checker_above(b, p)):
                             continue
+                        v = 0
                         b[p] -= 1
                         b[0] += 1
-                        if (block_step and illegal_block(b, lowest)) or (quarter_step and holds_quarter(b)):
-                            ok = False
+                        step = plain[p]
+                        # A bear-off adds no point to the mover's: it makes no block and closes
+                        # no quarter that the position before it did not have.
+                        ok = not (
+                            (block_full and _has_run_of_six(b, block_points))
+                            or (quarter_full and min(b[19:25]) > 0)
+                        )
+                        entered = 0
+                    if ok:
+                        steps.append(step)
+                        if b[0] == CHECKERS:
+                            # §2.3 item 2: bearing off the 15th checker "counts as having used
+                            # all dice".
+                            record(tuple(b), total)
+                        elif rest:
+                            # The mover's occupied points after the step, still descending.
+                            child = occupied
+                            if b[p] == 0 and p != BAR:
+                                child = [q for q in child if q != p]
+                            if t >= 1 and v <= 0:
+                                child = [*child, t]
+                                child.sort(reverse=True)
+                            node(rest, head_used + at_head, outside - entered, p, child)
                         else:
-                            ok = True
-                        if ok:
-                            steps.append(Step(p, 0, die, False))
-                            node(rest, head_used + at_head, outside, p)
-                            steps.pop()
-                        b[p] += 1
+                            # After the last die: a candidate unless it fails an end check.
+                            # Different orders of a double reach one result many times; a
+                            # result seen before needs no second check.
+                            key = tuple(b)
+                            entry = best.get(key)
+                            if entry is None:
+                                if key not in failed:
+                                    if end_checks and (
+                                        (block_end and _has_run_of_six(b, block_points))
+                                        or (quarter_end and min(b[19:25]) > 0)
+                                    ):
+                                        failed.add(key)
+                                    else:
+                                        best[key] = [total, tuple(steps), False]
+                            elif entry[0] < total:  # type: ignore[operator]
+                                entry[0] = total
+                                entry[1] = tuple(steps)
+                        steps.pop()
+                    b[p] += 1
+                    if t >= 1:
+                        b[t] = v
+                        if v == blot:
+                            b[OPP_BAR] -= 1
+                    else:
                         b[0] -= 1
 
         outside = b[BAR] + sum(c for c in b[7:25] if c > 0)
-        node(dice, 0, outside, BAR)
+        node(dice, 0, outside, BAR, [p for p in range(24, 0, -1) if b[p] > 0])
 
         if not best:
             # Only reachable from a start position that itself fails the end-of-segment checks,
@@ -292,13 +736,13 @@ class MoveGenerator:
         used = max(e[0] for e in best.values())  # type: ignore[type-var]
         # §2.3 item 4, the maximum-dice rule.
         kept = {k: e for k, e in best.items() if e[0] == used}
-        # §2.3 item 5: "if N = 1, D consists of two different values and a remaining candidate uses the
-        # larger value, only candidates using the larger value remain".
+        # §2.3 item 5: "if N = 1, D consists of two different values and a remaining candidate
+        # uses the larger value, only candidates using the larger value remain".
         if used == 1 and nondouble and any(e[2] for e in kept.values()):
             kept = {k: e for k, e in kept.items() if e[2]}
         if self.trap:
-            # §2.3 item 6: "if a remaining candidate ends in a position without a trap, candidates
-            # ending in a trap are discarded".
+            # §2.3 item 6: "if a remaining candidate ends in a position without a trap,
+            # candidates ending in a trap are discarded".
             s = self._trap_point(board)
             if s:
                 free = {k: e for k, e in kept.items() if not self._is_trap(k, s)}
