@@ -42,9 +42,8 @@ def arena_group() -> None:
 )
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="SQLite file that tournaments are stored in (the tournament engine's; "
+    help="SQLite file or postgresql:// URL that tournaments are stored in (the tournament engine's; "
     "GetStandings also reads tournaments already in it). Default: in memory.",
 )
 @click.option(
@@ -97,7 +96,7 @@ def serve_arena(
     host: str,
     port: int,
     records: Path | None,
-    db: Path | None,
+    db: str | None,
     standings_interval: float,
     per_decision: float,
     reserve: float,

@@ -1,18 +1,27 @@
 """Durable storage of tournaments and their games.
 
-The engine talks to a :class:`Store` (a small protocol); :class:`SqliteStore` implements it in one
-SQLite file (stdlib :mod:`sqlite3`, WAL journal). Each finished game is one row, written with its
-full JSON record in a single transaction the moment the game ends, so a run killed at any point
-loses no finished game, and the ``PRIMARY KEY (tournament_id, game_id)`` makes storing a game twice
-impossible (:class:`DuplicateGameError`).
+The engine talks to a :class:`Store` (a small protocol), implemented by two backends that share
+one schema and the same SQL (:class:`SqlStore`; they differ only in a few column types, the
+placeholders, the driver and its errors):
 
-Only the process running the tournament writes; any number of readers (``nardy arena standings``)
-may read the file at the same time. ``synchronous=NORMAL`` in WAL mode survives a killed process
-without losing a committed game; after a power cut the last few commits may be missing (those games
-are simply played again on resume), and the file is never corrupted.
+* :class:`SqliteStore`: one SQLite file (stdlib :mod:`sqlite3`, WAL journal), the default;
+* :class:`PostgresStore`: a PostgreSQL database (``postgresql://user:pass@host:port/db``), for an
+  arena shared by several processes or machines. It needs psycopg 3, an optional dependency
+  (``pip install 'nardy[postgres]'``).
 
-PostgreSQL: :func:`open_store` recognises ``postgresql://`` URLs, but no PostgreSQL store is
-implemented yet; such a URL gives a clear error (see docs/tournaments.md).
+Each finished game is one row, written with its full JSON record in a single transaction the
+moment the game ends, so a run killed at any point loses no finished game, and the
+``PRIMARY KEY (tournament_id, game_id)`` makes storing a game twice impossible
+(:class:`DuplicateGameError`), whichever process tries.
+
+SQLite: only the process running the tournament writes; any number of readers (``nardy arena
+standings``) may read the file at the same time. ``synchronous=NORMAL`` in WAL mode survives a
+killed process without losing a committed game; after a power cut the last few commits may be
+missing (those games are simply played again on resume), and the file is never corrupted.
+
+PostgreSQL: any number of processes may write and read at once, each on its own connection; the
+server's durability settings apply. A connection that broke (e.g. the server restarted) is opened
+again by the next call; the call that found it broken fails with a :class:`StorageError`.
 """
 
 from __future__ import annotations
@@ -21,18 +30,27 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 from nardy.core.errors import NardyError
 
+if TYPE_CHECKING:
+    import psycopg
+
 __all__ = [
     "MEMORY",
+    "POSTGRES_SCHEMES",
     "SCHEMA_VERSION",
     "DuplicateGameError",
     "GameRow",
+    "PostgresStore",
+    "SqlStore",
     "SqliteStore",
     "StorageError",
     "Store",
@@ -44,6 +62,9 @@ SCHEMA_VERSION = 1
 
 MEMORY = ":memory:"
 """The target of an in-memory store (``open_store(MEMORY)``): nothing survives the process."""
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+"""How a PostgreSQL URL given to :func:`open_store` (and ``--db``) starts."""
 
 
 class StorageError(NardyError, RuntimeError):
@@ -135,9 +156,11 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS tournaments (
+# -- the shared SQL -------------------------------------------------------------------------------
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS tournaments (
     tournament_id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
     definition TEXT NOT NULL,
@@ -145,11 +168,11 @@ CREATE TABLE IF NOT EXISTS tournaments (
     status TEXT NOT NULL,
     detail TEXT NOT NULL DEFAULT '',
     games_total INTEGER NOT NULL,
-    created REAL NOT NULL,
-    updated REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
+    created {real} NOT NULL,
+    updated {real} NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS games (
+    {games_seq}tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
     game_id TEXT NOT NULL,
     unit_id TEXT NOT NULL,
     pool TEXT NOT NULL,
@@ -160,20 +183,28 @@ CREATE TABLE IF NOT EXISTS games (
     game_no INTEGER NOT NULL,
     white TEXT NOT NULL,
     black TEXT NOT NULL,
-    seed INTEGER NOT NULL,
+    seed {int64} NOT NULL,
     winner INTEGER,
     points INTEGER NOT NULL,
     termination TEXT NOT NULL,
-    finished REAL NOT NULL,
+    finished {real} NOT NULL,
     record TEXT NOT NULL,
     PRIMARY KEY (tournament_id, game_id)
-);
-CREATE INDEX IF NOT EXISTS games_by_id ON games (game_id);
-"""
+)""",
+    "CREATE INDEX IF NOT EXISTS games_by_id ON games (game_id)",
+)
+"""The tables, one statement each, with the few column types that differ between backends as
+``{real}`` (a float64 timestamp), ``{int64}`` (a 63-bit seed) and ``{games_seq}`` (the column
+that orders games as stored, where the backend has no implicit one)."""
 
 _GAME_COLUMNS = (
     "tournament_id, game_id, unit_id, pool, a, b, round, leg, game_no, white, black, seed, "
     "winner, points, termination, finished"
+)
+
+_ADD_GAME = (
+    f"INSERT INTO games ({_GAME_COLUMNS}, record) "
+    f"VALUES ({', '.join('?' * (len(_GAME_COLUMNS.split(',')) + 1))})"
 )
 
 
@@ -181,63 +212,120 @@ def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-class SqliteStore:
-    """A :class:`Store` in one SQLite file. Safe to share between threads (one lock)."""
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
 
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        """Open (``readonly``: an existing file, never created nor changed by this object).
-        ``":memory:"`` is a private in-memory database (gone with this object)."""
-        self.path = Path(path)
-        self.in_memory = str(path) == MEMORY
+
+class _Row(Protocol):
+    """A result row, read by column name (:class:`sqlite3.Row`, psycopg's ``dict_row``)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+class _Result(NamedTuple):
+    rows: Sequence[_Row]
+    rowcount: int
+
+
+class SqlStore(ABC):
+    """A :class:`Store` in an SQL database: the schema and every query, shared by the backends.
+
+    A backend supplies the connection (:meth:`_execute` with ``?`` placeholders,
+    :meth:`_transaction`), its column types (:attr:`_types`), the column that orders games as
+    stored (:attr:`_order`) and how to recognise its errors. One connection per object, shared by
+    threads under one lock.
+    """
+
+    _types: ClassVar[Mapping[str, str]]
+    """The values of ``{real}``, ``{int64}`` and ``{games_seq}`` in the schema."""
+    _order: ClassVar[str]
+    """The column (or ``rowid``) that orders the games of a tournament as stored."""
+
+    def __init__(self, label: str, error: type[Exception]) -> None:
+        """:param label: names the database in error messages (never with a password).
+        :param error: the base class of the driver's errors."""
+        self.label = label
+        self._error = error
         self._lock = threading.Lock()
-        if self.in_memory and readonly:
-            raise StorageError("an in-memory database cannot be opened read-only")
-        if readonly and not self.path.exists():
-            raise StorageError(f"{self.path}: no such database")
-        try:
-            if readonly:
-                # mode=rw: never create a file; a WAL reader still needs the -shm file.
-                uri = f"file:{self.path.resolve()}?mode=rw"
-                self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
-            else:
-                target = MEMORY if self.in_memory else self.path
-                self._db = sqlite3.connect(target, check_same_thread=False, timeout=30)
-            self._db.row_factory = sqlite3.Row
-            self._setup(readonly)
-        except sqlite3.Error as exc:
-            raise StorageError(f"{self.path}: {exc}") from None
 
-    def _setup(self, readonly: bool) -> None:
-        db = self._db
-        if not readonly:
-            if not self.in_memory:
-                mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-                if str(mode).lower() != "wal":  # pragma: no cover - e.g. some network filesystems
-                    raise StorageError(f"{self.path}: cannot use the WAL journal (got {mode})")
-                db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA foreign_keys=ON")
-            with db:
-                db.executescript(_SCHEMA)
-                db.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
-        try:
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        except sqlite3.OperationalError:
-            raise StorageError(f"{self.path}: not a nardy tournament database") from None
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            found = None if row is None else row[0]
-            raise StorageError(
-                f"{self.path}: tournament database schema {found}, this nardy reads {SCHEMA_VERSION}"
-            )
+    # -- what a backend supplies -------------------------------------------------------------------
 
-    def _run(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+    @abstractmethod
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        """Run one statement (``?`` placeholders); raises the driver's errors."""
+
+    @abstractmethod
+    def _transaction(self) -> AbstractContextManager[object]:
+        """A block whose statements commit together, or roll back on an exception."""
+
+    @abstractmethod
+    def _is_duplicate(self, exc: Exception) -> bool:
+        """Whether a driver error is a primary-key violation."""
+
+    @abstractmethod
+    def _is_missing_table(self, exc: Exception) -> bool:
+        """Whether a driver error says that a table (or a column of it) does not exist."""
+
+    @abstractmethod
+    def _close(self) -> None: ...
+
+    def _before_schema(self) -> None:
+        """Called in the schema's transaction before it is created (e.g. to take a lock)."""
+        return None
+
+    def _reconnect_if_broken(self) -> None:
+        """Called (under the lock) before each operation."""
+        return None
+
+    # -- the shared part ---------------------------------------------------------------------------
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Serialise the callers and turn the driver's errors into :class:`StorageError`."""
         with self._lock:
             try:
-                return self._db.execute(sql, tuple(params)).fetchall()
-            except sqlite3.Error as exc:
-                raise StorageError(f"{self.path}: {exc}") from None
+                self._reconnect_if_broken()
+                yield
+            except self._error as exc:
+                raise StorageError(f"{self.label}: {_first_line(exc)}") from None
+
+    def _setup(self, readonly: bool) -> None:
+        """Create the schema (unless ``readonly``) and check its version; on failure, close."""
+        try:
+            self._check_schema(readonly)
+        except BaseException:
+            self._close()
+            raise
+
+    def _check_schema(self, readonly: bool) -> None:
+        with self._guard():
+            if not readonly:
+                with self._transaction():
+                    self._before_schema()
+                    for statement in _SCHEMA:
+                        self._execute(statement.format(**self._types))
+                    self._execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema', ?) "
+                        "ON CONFLICT (key) DO NOTHING",
+                        (str(SCHEMA_VERSION),),
+                    )
+            try:
+                with self._transaction():
+                    rows = self._execute("SELECT value FROM meta WHERE key = 'schema'").rows
+            except self._error as exc:
+                if not self._is_missing_table(exc):
+                    raise
+                raise StorageError(f"{self.label}: not a nardy tournament database") from None
+        found = rows[0]["value"] if rows else None
+        if found != str(SCHEMA_VERSION):
+            raise StorageError(
+                f"{self.label}: tournament database schema {found}, this nardy reads {SCHEMA_VERSION}"
+            )
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[_Row]:
+        with self._guard(), self._transaction():  # one snapshot; read-only where the store is
+            return self._execute(sql, params).rows
 
     # -- tournaments ------------------------------------------------------------------------------
 
@@ -250,56 +338,41 @@ class SqliteStore:
         games_total: int,
     ) -> None:
         now = time.time()
-        with self._lock:
-            try:
-                with self._db:
-                    row = self._db.execute(
-                        "SELECT identity FROM tournaments WHERE tournament_id = ?",
-                        (tournament_id,),
-                    ).fetchone()
-                    if row is None:
-                        self._db.execute(
-                            "INSERT INTO tournaments (tournament_id, name, definition, identity, "
-                            "status, games_total, created, updated) "
-                            "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)",
-                            (
-                                tournament_id,
-                                name,
-                                _canonical(definition),
-                                _canonical(identity),
-                                games_total,
-                                now,
-                                now,
-                            ),
-                        )
-                        return
-                    if json.loads(row[0]) != json.loads(_canonical(identity)):
-                        raise StorageError(
-                            f"{self.path}: tournament {tournament_id} is stored with a different "
-                            "definition (bots, variants, seed or format); use another name or file"
-                        )
-                    self._db.execute(
-                        "UPDATE tournaments SET definition = ?, games_total = ?, updated = ? "
-                        "WHERE tournament_id = ?",
-                        (_canonical(definition), games_total, now, tournament_id),
-                    )
-            except sqlite3.Error as exc:
-                raise StorageError(f"{self.path}: {exc}") from None
+        identity_text = _canonical(identity)
+        with self._guard(), self._transaction():
+            # Insert-or-nothing first, so that two processes opening the same new tournament at
+            # once both succeed (the second one waits for the first one's row, then checks it).
+            inserted = self._execute(
+                "INSERT INTO tournaments (tournament_id, name, definition, identity, status, "
+                "games_total, created, updated) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) "
+                "ON CONFLICT (tournament_id) DO NOTHING",
+                (tournament_id, name, _canonical(definition), identity_text, games_total, now, now),
+            ).rowcount
+            if inserted:
+                return
+            (row,) = self._execute(
+                "SELECT identity FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+            ).rows
+            if json.loads(row["identity"]) != json.loads(identity_text):
+                raise StorageError(
+                    f"{self.label}: tournament {tournament_id} is stored with a different "
+                    "definition (bots, variants, seed or format); use another name or database"
+                )
+            self._execute(
+                "UPDATE tournaments SET definition = ?, games_total = ?, updated = ? "
+                "WHERE tournament_id = ?",
+                (_canonical(definition), games_total, now, tournament_id),
+            )
 
     def set_status(self, tournament_id: str, status: str, detail: str = "") -> None:
-        with self._lock:
-            try:
-                with self._db:
-                    self._db.execute(
-                        "UPDATE tournaments SET status = ?, detail = ?, updated = ? "
-                        "WHERE tournament_id = ?",
-                        (status, detail, time.time(), tournament_id),
-                    )
-            except sqlite3.Error as exc:
-                raise StorageError(f"{self.path}: {exc}") from None
+        with self._guard(), self._transaction():
+            self._execute(
+                "UPDATE tournaments SET status = ?, detail = ?, updated = ? WHERE tournament_id = ?",
+                (status, detail, time.time(), tournament_id),
+            )
 
     def tournaments(self) -> list[TournamentRow]:
-        rows = self._run(
+        rows = self._query(
             "SELECT t.*, (SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.tournament_id) "
             "AS stored FROM tournaments t ORDER BY t.updated DESC"
         )
@@ -340,29 +413,23 @@ class SqliteStore:
             row.finished,
             json.dumps(record, separators=(",", ":")),
         )
-        with self._lock:
+        with self._guard():
             try:
-                with self._db:  # one transaction: the game and its record, or nothing
-                    self._db.execute(
-                        f"INSERT INTO games ({_GAME_COLUMNS}, record) "
-                        f"VALUES ({', '.join('?' * len(values))})",
-                        values,
-                    )
-                    self._db.execute(
+                with self._transaction():  # one transaction: the game and its record, or nothing
+                    self._execute(_ADD_GAME, values)
+                    self._execute(
                         "UPDATE tournaments SET updated = ? WHERE tournament_id = ?",
                         (row.finished, row.tournament_id),
                     )
-            except sqlite3.IntegrityError as exc:
-                if "UNIQUE" in str(exc) or "PRIMARY" in str(exc):
+            except self._error as exc:
+                if self._is_duplicate(exc):
                     raise DuplicateGameError(
                         f"game {row.game_id} of {row.tournament_id} is already stored"
                     ) from None
-                raise StorageError(f"{self.path}: {exc}") from None
-            except sqlite3.Error as exc:
-                raise StorageError(f"{self.path}: {exc}") from None
+                raise
 
     @staticmethod
-    def _game(r: sqlite3.Row, with_record: bool) -> GameRow:
+    def _game(r: _Row, with_record: bool) -> GameRow:
         return GameRow(
             tournament_id=r["tournament_id"],
             game_id=r["game_id"],
@@ -385,14 +452,14 @@ class SqliteStore:
 
     def games(self, tournament_id: str, *, records: bool = False) -> list[GameRow]:
         columns = _GAME_COLUMNS + (", record" if records else "")
-        rows = self._run(
-            f"SELECT {columns} FROM games WHERE tournament_id = ? ORDER BY rowid",
+        rows = self._query(
+            f"SELECT {columns} FROM games WHERE tournament_id = ? ORDER BY {self._order}",
             (tournament_id,),
         )
         try:
             return [self._game(r, records) for r in rows]
         except (ValueError, KeyError) as exc:
-            raise StorageError(f"{self.path}: a stored record is damaged: {exc}") from None
+            raise StorageError(f"{self.label}: a stored record is damaged: {exc}") from None
 
     def find_game(self, game_id: str, tournament_id: str | None = None) -> GameRow:
         sql = f"SELECT {_GAME_COLUMNS}, record FROM games WHERE game_id = ?"
@@ -400,10 +467,10 @@ class SqliteStore:
         if tournament_id is not None:
             sql += " AND tournament_id = ?"
             params.append(tournament_id)
-        rows = self._run(sql, params)
+        rows = self._query(sql, params)
         if not rows:
             where = f" in tournament {tournament_id}" if tournament_id else ""
-            raise StorageError(f"{self.path}: no game {game_id!r}{where}")
+            raise StorageError(f"{self.label}: no game {game_id!r}{where}")
         if len(rows) > 1:
             ids = ", ".join(sorted(r["tournament_id"] for r in rows))
             raise StorageError(
@@ -412,19 +479,180 @@ class SqliteStore:
         try:
             return self._game(rows[0], True)
         except ValueError as exc:
-            raise StorageError(f"{self.path}: the record of {game_id} is damaged: {exc}") from None
+            raise StorageError(f"{self.label}: the record of {game_id} is damaged: {exc}") from None
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._close()
+
+
+# -- SQLite ---------------------------------------------------------------------------------------
+
+
+class SqliteStore(SqlStore):
+    """A :class:`Store` in one SQLite file. Safe to share between threads (one lock)."""
+
+    _types: ClassVar[Mapping[str, str]] = {"real": "REAL", "int64": "INTEGER", "games_seq": ""}
+    _order: ClassVar[str] = "rowid"
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """Open (``readonly``: an existing file, never created nor changed by this object).
+        ``":memory:"`` is a private in-memory database (gone with this object)."""
+        self.path = Path(path)
+        self.in_memory = str(path) == MEMORY
+        super().__init__(str(self.path), sqlite3.Error)
+        if self.in_memory and readonly:
+            raise StorageError("an in-memory database cannot be opened read-only")
+        if readonly and not self.path.exists():
+            raise StorageError(f"{self.path}: no such database")
+        try:
+            if readonly:
+                # mode=rw: never create a file; a WAL reader still needs the -shm file.
+                uri = f"file:{self.path.resolve()}?mode=rw"
+                self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+            else:
+                target = MEMORY if self.in_memory else self.path
+                self._db = sqlite3.connect(target, check_same_thread=False, timeout=30)
+            self._db.row_factory = sqlite3.Row
+            if not readonly:
+                if not self.in_memory:
+                    mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                    if str(mode).lower() != "wal":  # pragma: no cover - e.g. network filesystems
+                        raise StorageError(f"{self.path}: cannot use the WAL journal (got {mode})")
+                    self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            raise StorageError(f"{self.path}: {exc}") from None
+        self._setup(readonly)
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        cursor = self._db.execute(sql, tuple(params))
+        return _Result(cursor.fetchall(), cursor.rowcount)
+
+    def _transaction(self) -> AbstractContextManager[object]:
+        return self._db  # commits at the end of the block, rolls back on an exception
+
+    def _is_duplicate(self, exc: Exception) -> bool:
+        return isinstance(exc, sqlite3.IntegrityError) and (
+            "UNIQUE" in str(exc) or "PRIMARY" in str(exc)
+        )
+
+    def _is_missing_table(self, exc: Exception) -> bool:
+        return isinstance(exc, sqlite3.OperationalError)
+
+    def _close(self) -> None:
+        self._db.close()
+
+
+# -- PostgreSQL -----------------------------------------------------------------------------------
+
+_SCHEMA_LOCK = 0x6E61726479  # "nardy": the advisory lock that serialises creating the schema
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its password and query (for messages and logs)."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if parts.password is not None:
+            user, _, host = netloc.rpartition("@")
+            netloc = f"{user.partition(':')[0]}:***@{host}"
+        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    except ValueError:  # e.g. a bad port: say no more than the scheme
+        return url.partition("://")[0] + "://..."
+
+
+class PostgresStore(SqlStore):
+    """A :class:`Store` in a PostgreSQL database, given by a ``postgresql://`` URL (libpq's
+    syntax: ``postgresql://user:password@host:port/dbname?sslmode=require``; whatever the URL
+    leaves out comes from the ``PG*`` environment variables and libpq's defaults).
+
+    The tables are created if missing (in the connection's default schema, so
+    ``?options=-csearch_path%3Dname`` selects another one); ``readonly`` creates nothing and
+    runs every transaction read-only. Safe to share between threads (one connection, one lock);
+    other processes use their own connections. No session state and no prepared statements, so
+    a transaction-mode pooler may stand in between. Needs psycopg 3 (``nardy[postgres]``).
+    """
+
+    _types: ClassVar[Mapping[str, str]] = {
+        "real": "DOUBLE PRECISION",
+        "int64": "BIGINT",
+        "games_seq": "seq BIGINT GENERATED ALWAYS AS IDENTITY,\n    ",
+    }
+    _order: ClassVar[str] = "seq"
+
+    def __init__(self, url: str, *, readonly: bool = False, connect_timeout: int = 10) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise StorageError(
+                "PostgreSQL storage needs psycopg: pip install 'nardy[postgres]'"
+            ) from None
+        super().__init__(redact_url(url), psycopg.Error)
+        self._psycopg = psycopg
+        self._url = url
+        self._readonly = readonly
+        self._connect_timeout = connect_timeout
+        self._db = self._connect()
+        self._setup(readonly)
+
+    def _connect(self) -> psycopg.Connection[dict[str, Any]]:
+        from psycopg.rows import dict_row
+
+        try:
+            db = self._psycopg.connect(
+                self._url,
+                autocommit=True,  # a statement outside _transaction() commits by itself
+                row_factory=dict_row,
+                prepare_threshold=None,  # no server-side prepared statements (poolers)
+                connect_timeout=self._connect_timeout,
+                application_name="nardy",
+            )
+        except self._psycopg.Error as exc:
+            raise StorageError(
+                f"{self.label}: cannot connect to PostgreSQL: {_first_line(exc)}"
+            ) from None
+        db.read_only = self._readonly or None  # BEGIN READ ONLY: every query is in a transaction
+        return db
+
+    def _reconnect_if_broken(self) -> None:
+        if self._db.broken:
+            self._db = self._connect()
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        # The shared SQL has no other "?" and no "%" (psycopg's placeholders are %s).
+        cursor = self._db.execute(sql.replace("?", "%s"), tuple(params))
+        rows = cursor.fetchall() if cursor.description is not None else []
+        return _Result(rows, cursor.rowcount)
+
+    def _transaction(self) -> AbstractContextManager[object]:
+        return self._db.transaction()
+
+    def _before_schema(self) -> None:
+        # CREATE TABLE IF NOT EXISTS is not safe against a concurrent one: serialise them.
+        self._execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
+
+    def _is_duplicate(self, exc: Exception) -> bool:
+        return isinstance(exc, self._psycopg.errors.UniqueViolation)
+
+    def _is_missing_table(self, exc: Exception) -> bool:
+        errors = self._psycopg.errors
+        return isinstance(exc, errors.UndefinedTable | errors.UndefinedColumn)
+
+    def _close(self) -> None:
+        self._db.close()
 
 
 def open_store(target: str | Path, *, readonly: bool = False) -> Store:
-    """The store at ``target``: a SQLite file path (created if needed unless ``readonly``), or
-    :data:`MEMORY` (``":memory:"``) for a database that lives in this process only."""
+    """The store at ``target``: a SQLite file path (created if needed unless ``readonly``),
+    :data:`MEMORY` (``":memory:"``) for a database that lives in this process only, or a
+    ``postgresql://`` URL (:class:`PostgresStore`)."""
     text = str(target)
-    if text.startswith(("postgres://", "postgresql://")):
+    if isinstance(target, Path) and text.startswith(("postgresql:/", "postgres:/")):
+        # Path("postgresql://h/db") is "postgresql:/h/db": the URL is lost; say so.
         raise StorageError(
-            "PostgreSQL storage is not implemented yet; use a SQLite file (--db FILE)"
+            "a PostgreSQL URL was taken for a file path (which drops a slash); pass it as a string"
         )
+    if text.startswith(POSTGRES_SCHEMES):
+        return PostgresStore(text, readonly=readonly)
     return SqliteStore(text, readonly=readonly)

@@ -61,7 +61,7 @@ class LegalPlays(Sequence[Play]):
     :class:`Position` or play text, in constant time for the first two.
     """
 
-    __slots__ = ("_keys", "_plays", "dice", "dice_used", "position")
+    __slots__ = ("_items", "_keys", "_plays", "dice", "dice_used", "position")
 
     def __init__(
         self,
@@ -75,12 +75,21 @@ class LegalPlays(Sequence[Play]):
         self.dice_used = dice_used
         """How many dice every legal play uses (``N`` of RULES.md §2.3)."""
         self._keys = plays
-        self._plays: list[Play] | None = None
+        self._items: list[tuple[BoardKey, tuple[Step, ...]]] | None = None
+        self._plays: list[Play | None] = [None] * len(plays)
+
+    def _play(self, index: int) -> Play:
+        # Plays are built one by one when asked for: a game loop usually needs only the chosen one.
+        play = self._plays[index]
+        if play is None:
+            if self._items is None:
+                self._items = list(self._keys.items())
+            key, steps = self._items[index]
+            play = self._plays[index] = Play(steps, position_of(key))
+        return play
 
     def _materialise(self) -> list[Play]:
-        if self._plays is None:
-            self._plays = [Play(steps, position_of(key)) for key, steps in self._keys.items()]
-        return self._plays
+        return [self._play(i) for i in range(len(self._plays))]
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -89,7 +98,11 @@ class LegalPlays(Sequence[Play]):
         return iter(self._materialise())
 
     def __getitem__(self, index: int) -> Play:  # type: ignore[override]
-        return self._materialise()[index]
+        if index < 0:
+            index += len(self._plays)
+        if not 0 <= index < len(self._plays):
+            raise IndexError(f"play index {index} out of range")
+        return self._play(index)
 
     def __contains__(self, item: object) -> bool:
         if isinstance(item, Play):
