@@ -232,33 +232,35 @@ class PythonPlayer:
 class EndpointPlayer:
     """A bot server (``nardy.bot.v1.BotService``) at ``host:port``."""
 
+    kind = "endpoint"
+
     def __init__(self, name: str, endpoint: str, capacity: int, token: str = "") -> None:
         self.name = name
         self.endpoint = endpoint
         self.capacity = capacity
         self._token = token
         self._client: GrpcBotClient | None = None
-        self._info: dict[str, str] = {
-            "bot_id": name,
-            "name": name,
-            "kind": "endpoint",
-            "endpoint": endpoint,
-        }
+        self._info: dict[str, str] = {"bot_id": name, "name": name, "kind": self.kind}
+        if endpoint:
+            self._info["endpoint"] = endpoint
 
-    def open(self) -> None:
-        client = GrpcBotClient(self.endpoint, self._token)
+    def _connect(self, address: str, failure: str) -> GrpcBotClient:
+        """A client of the bot at ``address`` that has answered GetInfo (its name and version
+        go into the record); raises :class:`TournamentError` with ``failure`` otherwise."""
+        client = GrpcBotClient(address, self._token)
         try:
             info = client.get_info(timeout=10.0)
         except BotError as exc:
             client.close()
-            raise TournamentError(
-                f"bot {self.name!r} at {self.endpoint} does not answer: {exc}"
-            ) from None
-        self._client = client
+            raise TournamentError(f"bot {self.name!r} {failure}: {exc}") from None
         if info.name:
             self._info["bot_name"] = info.name
         if info.version:
             self._info["version"] = info.version
+        return client
+
+    def open(self) -> None:
+        self._client = self._connect(self.endpoint, f"at {self.endpoint} does not answer")
 
     def close(self) -> None:
         if self._client is not None:
@@ -277,24 +279,18 @@ class EndpointPlayer:
         return self._client
 
 
-class CommandPlayer:
+class CommandPlayer(EndpointPlayer):
     """A ``BotService`` process the engine starts for the run (:class:`nardy.arena.local.
     LocalBotProcess`: it must print ``LISTENING host:port``; restarted if it crashes) and stops
     after it. With a token, the process gets it as ``NARDY_BOT_TOKEN`` and calls carry it."""
 
+    kind = "command"
+
     def __init__(self, name: str, command: Sequence[str], capacity: int, token: str = "") -> None:
-        self.name = name
+        super().__init__(name, "", capacity, token)
         self.command = list(command)
-        self.capacity = capacity
-        self._token = token
         self._process: LocalBotProcess | None = None
-        self._client: GrpcBotClient | None = None
-        self._info: dict[str, str] = {
-            "bot_id": name,
-            "name": name,
-            "kind": "command",
-            "command": shlex.join(self.command),
-        }
+        self._info["command"] = shlex.join(self.command)
 
     def open(self) -> None:
         env = {"NARDY_BOT_TOKEN": self._token} if self._token else None
@@ -306,41 +302,21 @@ class CommandPlayer:
             raise TournamentError(
                 f"bot {self.name!r}: cannot start {shlex.join(self.command)}: {exc}"
             ) from None
-        client = GrpcBotClient(address, self._token)
-        process.on_address = client.retarget
         try:
-            info = client.get_info(timeout=10.0)
-        except BotError as exc:
-            client.close()
+            client = self._connect(address, f"started at {address} but does not answer")
+        except TournamentError:
             process.stop()
-            raise TournamentError(
-                f"bot {self.name!r} started at {address} but does not answer: {exc}"
-            ) from None
+            raise
+        process.on_address = client.retarget
         self._process, self._client = process, client
+        self.endpoint = address
         self._info["endpoint"] = address
-        if info.name:
-            self._info["bot_name"] = info.name
-        if info.version:
-            self._info["version"] = info.version
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        super().close()
         if self._process is not None:
             self._process.stop()
             self._process = None
-
-    def info(self) -> dict[str, str]:
-        return dict(self._info)
-
-    def new_bot(self, seed: int) -> None:
-        return None
-
-    def client(self) -> BotClient:
-        if self._client is None:
-            raise TournamentError(f"bot {self.name!r} is not running")
-        return self._client
 
 
 class ClientPlayer:
