@@ -14,8 +14,10 @@ from typing import Any, Literal
 from google.protobuf.duration_pb2 import Duration
 
 from nardy.arena.errors import BotIllegalAnswerError, BotMalformedError
+from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
+from nardy.arena.schedule import SprtDef
 from nardy.core.errors import IllegalPlayError, InvalidPlayError
 from nardy.core.game import BLACK, WHITE, Cube, CubeSettings, Segment
 from nardy.core.notation import Step
@@ -28,6 +30,7 @@ __all__ = [
     "MAX_INFO_VALUES",
     "PLAYER_OF",
     "SEGMENT_KIND_OF",
+    "SPRT_DECISION_OF",
     "cube_answer",
     "cube_state",
     "double_answer",
@@ -39,6 +42,8 @@ __all__ = [
     "position_to_proto",
     "seconds",
     "segment_to_proto",
+    "sprt_settings_from_proto",
+    "sprt_settings_to_proto",
     "variant_spec",
 ]
 
@@ -241,3 +246,48 @@ def info_from_mapping(comment: str, values: Mapping[str, Any], out: _bot_pb2.Dec
 def kind_of_segment(kind: int) -> Literal["roll", "stage", "reroll", "transfer"]:
     """``nardy.game.v1.SegmentKind`` → kernel segment kind (unknown → ``"roll"``)."""
     return _KIND_OF_SEGMENT.get(kind, "roll")
+
+
+# -- tournaments ------------------------------------------------------------------------------------
+
+SPRT_DECISION_OF: dict[str | None, _arena_pb2.SprtDecision.ValueType] = {
+    None: _arena_pb2.SPRT_DECISION_CONTINUE,
+    "H0": _arena_pb2.SPRT_DECISION_ACCEPT_H0,
+    "H1": _arena_pb2.SPRT_DECISION_ACCEPT_H1,
+}
+"""The decision of :class:`nardy.arena.stats.Sprt` (None: undecided) → ``SprtDecision``."""
+
+
+def sprt_settings_from_proto(msg: _arena_pb2.SprtSettings) -> dict[str, Any]:
+    """The ``sprt`` table of a tournament definition (:func:`nardy.arena.schedule.parse_definition`
+    checks it) from ``SprtSettings``: 0 for ``alpha``, ``beta`` or ``max_points`` means the
+    default; the hypotheses are taken as given (0 is a valid H0)."""
+    out: dict[str, Any]
+    if msg.mode == _arena_pb2.SPRT_MODE_POINTS:
+        out = {"mode": "points", "mu0": msg.mu0, "mu1": msg.mu1}
+        if msg.max_points:
+            out["max_points"] = msg.max_points
+    else:
+        out = {"mode": "elo", "elo0": msg.elo0, "elo1": msg.elo1}
+    if msg.alpha:
+        out["alpha"] = msg.alpha
+    if msg.beta:
+        out["beta"] = msg.beta
+    return out
+
+
+def sprt_settings_to_proto(
+    spec: SprtDef, *, match_length: int | None = None, out: _arena_pb2.SprtSettings | None = None
+) -> _arena_pb2.SprtSettings:
+    """The ``SprtSettings`` a pool's test runs with (a match pool scores matches +-1, so its
+    ``max_points`` is 1)."""
+    msg = _arena_pb2.SprtSettings() if out is None else out
+    msg.alpha, msg.beta = spec.alpha, spec.beta
+    if spec.mode == "points":
+        msg.mode = _arena_pb2.SPRT_MODE_POINTS
+        msg.mu0, msg.mu1 = spec.mu0, spec.mu1
+        msg.max_points = spec.max_points if match_length is None else 1.0
+    else:
+        msg.mode = _arena_pb2.SPRT_MODE_ELO
+        msg.elo0, msg.elo1 = spec.elo0, spec.elo1
+    return msg

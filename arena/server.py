@@ -64,11 +64,12 @@ from nardy.arena.runner import (
     TimeControl,
     run_game,
 )
-from nardy.arena.schedule import ScheduledUnit, parse_definition
+from nardy.arena.schedule import ScheduledUnit, SprtDef, TournamentDef, parse_definition
 from nardy.arena.storage import MEMORY, StorageError, Store, open_store
 from nardy.arena.tournament import (
     ClientPlayer,
     Player,
+    PoolStandings,
     Standings,
     Tournament,
     TournamentEvent,
@@ -86,6 +87,7 @@ __all__ = [
     "BotEntry",
     "EventTranslator",
     "TournamentExistsError",
+    "sprt_to_proto",
     "standings_to_proto",
 ]
 
@@ -169,6 +171,10 @@ class ArenaTournament:
         """The engine's standings now (thread-safe)."""
         return self.engine.standings()
 
+    @property
+    def sprt(self) -> SprtDef | None:
+        return self.engine.definition.sprt
+
     def start(self) -> None:
         self.thread = threading.Thread(
             target=self._run, name=f"tournament-{self.tournament_id}", daemon=True
@@ -185,16 +191,74 @@ class ArenaTournament:
             self.done.set()
 
 
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def sprt_to_proto(
+    pool: PoolStandings, spec: SprtDef | None, out: _arena_pb2.SprtStatus | None = None
+) -> _arena_pb2.SprtStatus:
+    """The ``SprtStatus`` of a pool that runs an SPRT (``pool.sprt`` is set). ``spec`` is the
+    tournament's :class:`~nardy.arena.schedule.SprtDef` (the hypotheses and error rates; without
+    it ``settings`` stays empty)."""
+    sprt = pool.sprt
+    assert sprt is not None, f"pool {pool.label} runs no SPRT"
+    msg = _arena_pb2.SprtStatus() if out is None else out
+    msg.pool = pool.label
+    if spec is not None:
+        convert.sprt_settings_to_proto(spec, match_length=pool.match_length, out=msg.settings)
+    msg.llr = sprt.llr
+    msg.lower_bound, msg.upper_bound = sprt.bounds
+    msg.decision = convert.SPRT_DECISION_OF.get(sprt.decision, _arena_pb2.SPRT_DECISION_UNSPECIFIED)
+    msg.pairs = sprt.pairs
+    msg.games = pool.units_done
+    msg.decided_at_pairs = sprt.decided_at or 0
+    msg.status_line = sprt.line
+    return msg
+
+
+def _pairings_to_proto(pool: PoolStandings, out: _arena_pb2.GetStandingsResponse) -> None:
+    for p in pool.pairings:
+        msg = out.pairings.add(
+            pool=pool.label,
+            bot_a=p.a,
+            bot_b=p.b,
+            games=p.units,
+            wins_a=p.a_wins,
+            wins_b=p.b_wins,
+            net_points_a=p.a_net_points,
+            pairs=p.pairs,
+            unpaired=p.unpaired,
+        )
+        mean, se, se_iid = _finite(p.mean), _finite(p.se), _finite(p.se_independent)
+        low, high = _finite(p.ci[0]), _finite(p.ci[1])
+        if mean is not None:
+            msg.mean_points = mean
+        if se_iid is not None:
+            msg.se_iid = se_iid
+        if se is not None and low is not None and high is not None:
+            msg.se = se
+            msg.ci95_low, msg.ci95_high = low, high
+            msg.ci_method = p.method
+
+
 def standings_to_proto(
-    standings: Standings, *, seed: int = 0, names: Mapping[str, str] | None = None
+    standings: Standings,
+    *,
+    seed: int = 0,
+    names: Mapping[str, str] | None = None,
+    sprt: SprtDef | None = None,
 ) -> _arena_pb2.GetStandingsResponse:
     """The engine's :class:`~nardy.arena.tournament.Standings` as ``GetStandingsResponse``.
 
-    Bots are rated per variant pool; an arena tournament has one pool. With several pools (a
-    tournament file run into the same database) the rows of every pool follow each other, each
-    pool ranked on its own and ``bot_name`` suffixed with `` [pool]``. ``games_played`` and
-    ``games_total`` count units: games, or matches in a match tournament. ``elo`` and
-    ``elo_error`` (half the 95% interval, 1.96 SE) are 0 while a bot has no rating.
+    Bots are rated per variant pool (``Standing.pool``); an arena tournament has one pool. With
+    several pools (a tournament file run into the same database) the rows of every pool follow
+    each other, each pool ranked on its own and ``bot_name`` suffixed with `` [pool]`` (as before
+    ``pool`` existed). ``games_played`` and ``games_total`` count units: games, or matches in a
+    match tournament. ``elo`` and ``elo_error`` (half the 95% interval, 1.96 SE) are 0 while a
+    bot has no rating, and ``elo_se`` and the interval's ends are unset. ``pairings`` are the
+    pools' head-to-head results, ``sprt`` the pools' tests (``sprt`` is the tournament's
+    :class:`~nardy.arena.schedule.SprtDef`, for the hypotheses).
     """
     names = names or {}
     response = _arena_pb2.GetStandingsResponse(
@@ -208,7 +272,8 @@ def standings_to_proto(
     for pool in standings.pools:
         for b in pool.bots:
             name = names.get(b.bot, b.bot)
-            response.standings.add(
+            elo, se = _finite(b.elo), _finite(b.elo_se)
+            row = response.standings.add(
                 rank=b.rank,
                 bot_id=b.bot,
                 bot_name=f"{name} [{pool.label}]" if several else name,
@@ -217,11 +282,16 @@ def standings_to_proto(
                 losses=b.losses,
                 forfeits=b.forfeits,
                 net_points=b.net_points,
-                elo=b.elo if b.elo is not None and math.isfinite(b.elo) else 0.0,
-                elo_error=(
-                    1.96 * b.elo_se if b.elo_se is not None and math.isfinite(b.elo_se) else 0.0
-                ),
+                elo=elo or 0.0,
+                elo_error=1.96 * se if se is not None else 0.0,
+                pool=pool.label,
             )
+            if elo is not None and se is not None:
+                row.elo_se = se
+                row.elo_ci95_low, row.elo_ci95_high = elo - 1.96 * se, elo + 1.96 * se
+        _pairings_to_proto(pool, response)
+        if pool.sprt is not None:
+            sprt_to_proto(pool, sprt, response.sprt.add())
     return response
 
 
@@ -242,21 +312,41 @@ class EventTranslator:
     """Engine events (:class:`~nardy.arena.tournament.TournamentEvent`) as
     ``WatchTournamentResponse`` messages, one message per event with the engine's sequence.
 
-    The proto has no message for two of the engine's six kinds: ``tournament_started`` becomes a
-    ``StandingsUpdatedEvent`` with the initial table, and ``sprt_updated`` one with the latest
-    table seen on the stream (the SPRT status line itself has no field), so that
-    ``event_sequence`` stays consecutive.
+    Every engine kind has its message: ``tournament_started`` → ``TournamentStartedEvent``,
+    ``game_started``/``game_ended`` → ``GameStartedEvent``/``GameEndedEvent``,
+    ``standings_updated`` → ``StandingsUpdatedEvent``, ``sprt_updated`` → ``SprtUpdatedEvent``,
+    ``tournament_ended`` → ``TournamentEndedEvent``. The numbers of a ``SprtUpdatedEvent`` come
+    from the event's standings (the engine attaches the standings of that moment), else from the
+    latest standings seen on the stream.
     """
 
-    def __init__(self, *, seed: int = 0, names: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        names: Mapping[str, str] | None = None,
+        sprt: SprtDef | None = None,
+    ) -> None:
         self.seed = seed
         self.names = dict(names or {})
+        self.sprt = sprt
         self._latest: _arena_pb2.GetStandingsResponse | None = None
+        self._latest_engine: Standings | None = None
 
     def _standings(self, standings: Standings | None) -> _arena_pb2.GetStandingsResponse:
         if standings is not None:
-            self._latest = standings_to_proto(standings, seed=self.seed, names=self.names)
+            self._latest_engine = standings
+            self._latest = standings_to_proto(
+                standings, seed=self.seed, names=self.names, sprt=self.sprt
+            )
         return self._latest or _arena_pb2.GetStandingsResponse()
+
+    def _sprt(self, event: TournamentEvent, out: _arena_pb2.SprtUpdatedEvent) -> None:
+        out.status_line = event.detail
+        standings = event.standings or self._latest_engine
+        for pool in standings.pools if standings is not None else ():
+            if pool.sprt is not None:
+                sprt_to_proto(pool, self.sprt, out.sprt.add())
 
     def __call__(self, event: TournamentEvent) -> _arena_pb2.WatchTournamentResponse:
         out = _arena_pb2.WatchTournamentResponse(event_sequence=event.sequence)
@@ -282,13 +372,22 @@ class EventTranslator:
                     decisions=game.decisions,
                 )
             )
+        elif event.kind == "tournament_started":
+            started = out.tournament_started
+            started.status = _PROTO_STATUS.get(
+                event.status or "", _arena_pb2.TOURNAMENT_STATUS_RUNNING
+            )
+            started.detail = event.detail
+            started.standings.CopyFrom(self._standings(event.standings))
+        elif event.kind == "sprt_updated":
+            self._sprt(event, out.sprt_updated)
         elif event.kind == "tournament_ended":
             standings = self._standings(event.standings)
             out.tournament_ended.status = _PROTO_STATUS.get(
                 event.status or "", _arena_pb2.TOURNAMENT_STATUS_CANCELLED
             )
             out.tournament_ended.standings.CopyFrom(standings)
-        else:  # standings_updated, tournament_started, sprt_updated
+        else:  # standings_updated
             out.standings_updated.standings.CopyFrom(self._standings(event.standings))
         return out
 
@@ -531,6 +630,7 @@ class Arena:
         seed: int = 0,
         time_control: TimeControl | None = None,
         concurrency: int = 4,
+        sprt: Mapping[str, Any] | None = None,
     ) -> ArenaTournament:
         """Schedule a tournament between registered bots and start it on the tournament engine
         (:class:`nardy.arena.tournament.Tournament`), stored in the arena's database.
@@ -538,7 +638,8 @@ class Arena:
         Bots are named by their bot ids in the engine (and in its standings and records'
         seats); each may play up to ``concurrency`` games at once. Pairs of games share their
         dice with the seats swapped (duplicate dice); ``match_length`` > 0 plays matches. Seed 0
-        lets the arena choose one. Raises :class:`KeyError` for an unknown bot,
+        lets the arena choose one. ``sprt``: the definition's ``sprt`` table (mode, elo0/elo1 or
+        mu0/mu1, alpha, beta, max_points) to stop a head-to-head early. Raises :class:`KeyError` for an unknown bot,
         :class:`ArenaClosedError` while shutting down or for a disqualified bot,
         :class:`TournamentExistsError` for a repeated request, ``ValueError`` for anything else
         invalid (variant, options, too few bots ...).
@@ -578,6 +679,7 @@ class Arena:
                 "concurrency": concurrency,
                 "time_control": {"per_decision": tc.per_decision, "reserve": tc.reserve},
                 "faults": {"on_fault": self.policy.on_fault, "max_faults": self.policy.max_faults},
+                **({"sprt": dict(sprt)} if sprt else {}),
             }
         )
         players: dict[str, Player] = {
@@ -632,15 +734,19 @@ class Arena:
             live = self.tournaments.get(tournament_id)
         names = self.bot_names()
         if live is not None:
-            return standings_to_proto(live.standings(), seed=live.seed, names=names)
+            return standings_to_proto(live.standings(), seed=live.seed, names=names, sprt=live.sprt)
         rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
         if not tournament_id or not rows:
             raise KeyError(tournament_id)
         standings = standings_from_store(self.store, tournament_id)
         bots = {b.bot for pool in standings.pools for b in pool.bots}
         names.update(_names_from_records(self.store, tournament_id, bots - set(names)))
+        definition = rows[0].definition
         return standings_to_proto(
-            standings, seed=int(rows[0].definition.get("seed") or 0), names=names
+            standings,
+            seed=int(definition.get("seed") or 0),
+            names=names,
+            sprt=TournamentDef.from_json(definition).sprt,
         )
 
     # -- shutdown ---------------------------------------------------------------------------------
@@ -821,6 +927,11 @@ class ArenaServicer:
                 seed=request.seed,
                 time_control=time_control,
                 concurrency=request.concurrency or 4,
+                sprt=(
+                    convert.sprt_settings_from_proto(request.sprt)
+                    if request.HasField("sprt")
+                    else None
+                ),
             )
         except KeyError as exc:
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown bot {exc}")
@@ -859,7 +970,11 @@ class ArenaServicer:
                 f"tournament {request.tournament_id!r} is stored but not run by this arena "
                 "process (no live events); use GetStandings",
             )
-        translate = EventTranslator(seed=tournament.seed, names=self.arena.bot_names())
+        translate = EventTranslator(
+            seed=tournament.seed,
+            names=self.arena.bot_names(),
+            sprt=tournament.sprt,
+        )
         for event in tournament.engine.watch(
             replay=request.replay, until=lambda: not context.is_active()
         ):

@@ -1689,7 +1689,11 @@ class Tournament:
             n_sprt = sum(s.n for s in self.tally.sprt.values())
             if n_sprt != sprt_seen:
                 sprt_seen = n_sprt
-                self._emit("sprt_updated", detail=" | ".join(self.tally.sprt_lines()))
+                self._emit(
+                    "sprt_updated",
+                    detail=" | ".join(self.tally.sprt_lines()),
+                    standings=self.standings(),
+                )
                 if self.tally.sprt_decided:
                     stopping = True
             now = time.monotonic()

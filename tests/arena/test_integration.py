@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -28,7 +29,12 @@ from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
 from nardy.arena.runner import Seat, TimeControl, run_game
 from nardy.arena.schedule import parse_definition
 from nardy.arena.sdk import BotServer, RandomBot, builtin, dial_out
-from nardy.arena.server import Arena, ArenaServer, EventTranslator, standings_to_proto
+from nardy.arena.server import (
+    Arena,
+    ArenaServer,
+    EventTranslator,
+    standings_to_proto,
+)
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import Tournament, TournamentError, replay_record
 from nardy.arena.tournament_cli import main as tournament_cli
@@ -183,11 +189,18 @@ def test_watch_tournament_over_grpc(
     kinds = [e.WhichOneof("event") for e in events]
     counts = Counter(kinds)
     assert counts["game_started"] == counts["game_ended"] == 6
-    # tournament_started and every game_ended's table arrive as StandingsUpdatedEvent.
-    assert kinds[0] == "standings_updated" and counts["standings_updated"] >= 7
+    # Every engine kind has its own message; no SPRT, so no SprtUpdatedEvent.
+    assert kinds[0] == "tournament_started" and counts["tournament_started"] == 1
+    assert counts["standings_updated"] >= 6 and "sprt_updated" not in counts
     assert kinds[-1] == "tournament_ended" and counts["tournament_ended"] == 1
-    first = events[0].standings_updated.standings
+    started_event = events[0].tournament_started
+    assert started_event.status == arena_pb2.TOURNAMENT_STATUS_RUNNING
+    assert started_event.detail == "new"
+    first = started_event.standings
     assert first.status == arena_pb2.TOURNAMENT_STATUS_RUNNING and first.games_played == 0
+    assert {s.pool for s in first.standings} == {"long"} and len(first.pairings) == 3
+    assert all(not p.HasField("mean_points") and p.games == 0 for p in first.pairings)
+    assert all(not s.HasField("elo_se") for s in first.standings) and not first.sprt
     ended = events[-1].tournament_ended
     assert ended.status == arena_pb2.TOURNAMENT_STATUS_FINISHED
     assert ended.standings == final
@@ -212,6 +225,26 @@ def test_watch_tournament_over_grpc(
     assert abs(sum(s.elo for s in final.standings)) < 1e-6
     engine = arena.tournaments[created.tournament_id].engine.standings().pools[0]
     assert [(b.bot, b.elo) for b in engine.bots] == [(s.bot_id, s.elo) for s in final.standings]
+    # The new fields: pool per row, Elo's SE and interval, the pairings' head-to-head results.
+    for b, s in zip(engine.bots, final.standings, strict=True):
+        assert s.pool == "long" and s.bot_name in {"heuristic", "random", "sdk-random"}
+        assert b.elo_se is not None and s.elo_se == pytest.approx(b.elo_se)
+        assert s.elo_error == pytest.approx(1.96 * s.elo_se)
+        assert s.elo_ci95_low == pytest.approx(s.elo - s.elo_error)
+        assert s.elo_ci95_high == pytest.approx(s.elo + s.elo_error)
+    assert len(final.pairings) == len(engine.pairings) == 3 and not final.sprt
+    for p, msg in zip(engine.pairings, final.pairings, strict=True):
+        assert (msg.pool, msg.bot_a, msg.bot_b) == ("long", p.a, p.b)
+        assert {msg.bot_a, msg.bot_b} <= set(ids) and msg.bot_a != msg.bot_b
+        assert (msg.games, msg.pairs, msg.unpaired) == (2, 1, 0) == (p.units, p.pairs, p.unpaired)
+        assert msg.wins_a + msg.wins_b == 2 and (msg.wins_a, msg.wins_b) == (p.a_wins, p.b_wins)
+        assert msg.net_points_a == p.a_net_points
+        assert p.mean is not None and msg.mean_points == pytest.approx(p.mean)
+        assert msg.mean_points == pytest.approx(msg.net_points_a / 2)
+        # One duplicate pair: no SE over pairs yet (and so no interval).
+        assert p.se is not None and math.isnan(p.se)
+        assert not msg.HasField("se") and not msg.HasField("ci95_low") and not msg.ci_method
+        assert p.se_independent is not None and msg.se_iid == pytest.approx(p.se_independent)
 
 
 def test_watch_live_and_cancel(server: ArenaServer, bot_server: Callable[..., BotServer]) -> None:
@@ -290,8 +323,9 @@ def test_match_tournament_from_create_tournament(
 
 
 def test_every_engine_event_has_one_message(store: SqliteStore) -> None:
-    """sprt_updated and tournament_started have no proto message of their own: they become
-    StandingsUpdatedEvents, so event_sequence stays consecutive. Several pools: rows per pool."""
+    """Each of the engine's six event kinds has its own message, one message per event, so
+    event_sequence stays consecutive. SprtUpdatedEvent carries the test as it stood at its event
+    (the engine attaches its standings to the event). Several pools: rows, pairings per pool."""
     d = parse_definition(
         {
             "name": "sprt",
@@ -316,25 +350,33 @@ def test_every_engine_event_has_one_message(store: SqliteStore) -> None:
     t2 = Tournament(sprt, store)
     t2.run()
     for engine in (t, t2):
-        translate = EventTranslator(seed=engine.definition.seed, names={"random": "Random"})
+        translate = EventTranslator(
+            seed=engine.definition.seed,
+            names={"random": "Random"},
+            sprt=engine.definition.sprt,
+        )
         history = engine.history
         messages = [translate(e) for e in history]
         assert [m.event_sequence for m in messages] == [e.sequence for e in history]
         for event, message in zip(history, messages, strict=True):
-            expected = {
-                "tournament_started": "standings_updated",
-                "sprt_updated": "standings_updated",
-            }.get(event.kind, event.kind)
-            assert message.WhichOneof("event") == expected
-            if event.kind == "sprt_updated":  # the latest table seen on the stream
-                previous = messages[messages.index(message) - 1]
-                assert message.standings_updated.standings.tournament_id == engine.tournament_id
-                assert message.standings_updated.standings.games_played >= (
-                    previous.standings_updated.standings.games_played
-                    if previous.HasField("standings_updated")
-                    else 0
-                )
-    assert any(e.kind == "sprt_updated" for e in t2.history)
+            assert message.WhichOneof("event") == event.kind
+            if event.kind == "tournament_started":
+                assert message.tournament_started.detail == "new"
+                assert message.tournament_started.standings.tournament_id == engine.tournament_id
+            if event.kind == "sprt_updated":  # the test at this event: its own status line
+                update = message.sprt_updated
+                assert update.status_line == event.detail
+                [test] = update.sprt
+                assert test.status_line == event.detail and test.pool == "long"
+                assert test.settings.mode == arena_pb2.SPRT_MODE_ELO
+                assert (test.settings.elo0, test.settings.elo1) == (0.0, 50.0)
+                assert (test.settings.alpha, test.settings.beta) == (0.05, 0.05)
+                assert f"pairs {test.pairs} " in event.detail and 2 * test.pairs <= test.games
+                assert f"LLR {test.llr:+.2f} " in event.detail
+                assert test.lower_bound == pytest.approx(math.log(0.05 / 0.95))
+                assert test.upper_bound == pytest.approx(math.log(0.95 / 0.05))
+                assert test.decision == arena_pb2.SPRT_DECISION_CONTINUE  # 3 pairs decide nothing
+    assert [e.kind for e in t2.history].count("sprt_updated") == 3
     table = standings_to_proto(t.standings(), seed=1, names={"random": "Random"})
     assert [s.bot_name for s in table.standings] == [
         "heuristic [backgammon]",
@@ -342,8 +384,107 @@ def test_every_engine_event_has_one_message(store: SqliteStore) -> None:
         "heuristic [long]",
         "Random [long]",
     ]
-    assert table.games_played == table.games_total == 8
+    assert [s.pool for s in table.standings] == ["backgammon"] * 2 + ["long"] * 2
+    assert [(p.pool, p.bot_a, p.bot_b, p.games, p.pairs) for p in table.pairings] == [
+        ("backgammon", "heuristic", "random", 4, 2),
+        ("long", "heuristic", "random", 4, 2),
+    ]
+    for p in table.pairings:  # two pairs: an SE over pairs and its t interval
+        assert p.HasField("se") and p.ci_method == "t"
+        assert p.ci95_low <= p.mean_points <= p.ci95_high
+    assert table.games_played == table.games_total == 8 and not table.sprt
     assert table.status == arena_pb2.TOURNAMENT_STATUS_FINISHED
+    # The event carries its own standings: a fresh translator gives the same numbers.
+    first = next(e for e in t2.history if e.kind == "sprt_updated")
+    bare = EventTranslator(sprt=t2.definition.sprt)(first)
+    assert bare.sprt_updated.status_line == first.detail
+    assert [s.pairs for s in bare.sprt_updated.sprt] == [1]
+    final = standings_to_proto(t2.standings(), sprt=t2.definition.sprt)
+    [test] = final.sprt
+    assert test.pairs == 3 and test.games == 6 and test.decided_at_pairs == 0
+
+
+def test_sprt_tournament_over_grpc(
+    server: ArenaServer, bot_server: Callable[..., BotServer]
+) -> None:
+    """CreateTournament with an SPRT: SprtUpdatedEvents as the pairs come in, the decision
+    stops the tournament early, GetStandings reports the test."""
+    arena = server.arena
+    strong = arena.register_server_bot("strong", bot_server(builtin("heuristic", 1)).address)
+    weak = arena.register_server_bot("weak", bot_server(RandomBot(2)).address)
+    ids = [strong.bot_id, weak.bot_id]
+    settings = arena_pb2.SprtSettings(
+        mode=arena_pb2.SPRT_MODE_ELO, elo0=0, elo1=400, alpha=0.2, beta=0.2
+    )
+    channel, stub = _stub(server)
+    with channel:
+        for bad, why in [
+            (arena_pb2.SprtSettings(elo0=50, elo1=0), "H0"),
+            (arena_pb2.SprtSettings(mode=arena_pb2.SPRT_MODE_POINTS, mu0=0, mu1=5), "max_points"),
+        ]:
+            with pytest.raises(grpc.RpcError) as info:
+                stub.CreateTournament(
+                    arena_pb2.CreateTournamentRequest(bot_ids=ids, sprt=bad), timeout=5
+                )
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert why in (info.value.details() or "")
+        created = stub.CreateTournament(
+            arena_pb2.CreateTournamentRequest(
+                name="sprt",
+                bot_ids=ids,
+                variant=game_pb2.VariantSpec(name="long"),
+                games_per_pairing=40,
+                seed=11,
+                concurrency=2,
+                time_control=arena_pb2.TimeControl(per_decision=Duration(seconds=10)),
+                sprt=settings,
+            ),
+            timeout=5,
+        )
+        assert created.games_total == 40
+        request = arena_pb2.WatchTournamentRequest(tournament_id=created.tournament_id, replay=True)
+        events = list(stub.WatchTournament(request, timeout=120))
+        final = stub.GetStandings(
+            arena_pb2.GetStandingsRequest(tournament_id=created.tournament_id), timeout=5
+        )
+        again = list(stub.WatchTournament(request, timeout=10))
+    assert again == events  # replayed SPRT events carry the numbers of their own moment
+    assert [e.event_sequence for e in events] == list(range(1, len(events) + 1))
+    assert events[0].HasField("tournament_started")
+    updates = [e.sprt_updated for e in events if e.HasField("sprt_updated")]
+    assert updates
+    for n, update in enumerate(updates, 1):
+        [test] = update.sprt
+        assert test.pairs == n and test.status_line == update.status_line
+        assert f"pairs {n} " in test.status_line and f"LLR {test.llr:+.2f} " in test.status_line
+        assert test.pool == "long" and test.games >= 2 * n
+        assert test.settings == arena_pb2.SprtSettings(
+            mode=arena_pb2.SPRT_MODE_ELO, elo0=0, elo1=400, alpha=0.2, beta=0.2
+        )
+        assert test.lower_bound == pytest.approx(math.log(0.2 / 0.8))
+        assert test.upper_bound == pytest.approx(math.log(0.8 / 0.2))
+        if test.decision == arena_pb2.SPRT_DECISION_CONTINUE:
+            assert test.decided_at_pairs == 0 and test.lower_bound < test.llr < test.upper_bound
+    # The first decision is kept; games still running when it came may add a pair after it.
+    decisions = [u.sprt[0].decision for u in updates]
+    first = next(n for n, d in enumerate(decisions) if d != arena_pb2.SPRT_DECISION_CONTINUE)
+    assert len(set(decisions[first:])) == 1 and len(updates) - first <= 2
+    last = updates[first].sprt[0]
+    assert last.decided_at_pairs == last.pairs == first + 1
+    assert all(u.sprt[0].decided_at_pairs == last.pairs for u in updates[first:])
+    accept = {arena_pb2.SPRT_DECISION_ACCEPT_H0: "H0", arena_pb2.SPRT_DECISION_ACCEPT_H1: "H1"}
+    assert f"{accept[last.decision]} accepted" in last.status_line
+    assert (last.llr >= last.upper_bound) == (last.decision == arena_pb2.SPRT_DECISION_ACCEPT_H1)
+    # The decision ended the tournament early; GetStandings reports the test.
+    ended = events[-1].tournament_ended
+    assert ended.status == arena_pb2.TOURNAMENT_STATUS_FINISHED and ended.standings == final
+    assert final.games_played < final.games_total == 40
+    [test] = final.sprt
+    assert test.decision == last.decision and test.decided_at_pairs == last.pairs
+    assert test.pairs >= last.pairs and test.settings == last.settings
+    [pairing] = final.pairings
+    assert {pairing.bot_a, pairing.bot_b} == set(ids) and pairing.pairs >= last.pairs
+    assert pairing.HasField("se") and pairing.ci95_low <= pairing.mean_points <= pairing.ci95_high
 
 
 def test_standings_survive_a_restart_with_db(

@@ -123,6 +123,38 @@ TOURNAMENT_FORMAT_GAUNTLET: TournamentFormat.ValueType  # 2
 """The first bot of `bot_ids` plays every other bot; the others do not meet."""
 Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
 
+class _SprtMode:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SprtModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SprtMode.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SPRT_MODE_UNSPECIFIED: _SprtMode.ValueType  # 0
+    """Not set: the arena uses SPRT_MODE_ELO."""
+    SPRT_MODE_ELO: _SprtMode.ValueType  # 1
+    """Win rates: a game scores 1, 0 or 1/2 for the first bot of the pairing;
+    the hypotheses are Elo differences (elo0, elo1).
+    """
+    SPRT_MODE_POINTS: _SprtMode.ValueType  # 2
+    """Points per game from the first bot's view; the hypotheses are mean
+    points per game (mu0, mu1).
+    """
+
+class SprtMode(_SprtMode, metaclass=_SprtModeEnumTypeWrapper):
+    """Which quantity a sequential probability ratio test (SPRT) tests."""
+
+SPRT_MODE_UNSPECIFIED: SprtMode.ValueType  # 0
+"""Not set: the arena uses SPRT_MODE_ELO."""
+SPRT_MODE_ELO: SprtMode.ValueType  # 1
+"""Win rates: a game scores 1, 0 or 1/2 for the first bot of the pairing;
+the hypotheses are Elo differences (elo0, elo1).
+"""
+SPRT_MODE_POINTS: SprtMode.ValueType  # 2
+"""Points per game from the first bot's view; the hypotheses are mean
+points per game (mu0, mu1).
+"""
+Global___SprtMode: _TypeAlias = SprtMode  # noqa: Y015
+
 class _TournamentStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -154,6 +186,34 @@ TOURNAMENT_STATUS_FINISHED: TournamentStatus.ValueType  # 3
 TOURNAMENT_STATUS_CANCELLED: TournamentStatus.ValueType  # 4
 """Stopped before the end; unplayed games are aborted."""
 Global___TournamentStatus: _TypeAlias = TournamentStatus  # noqa: Y015
+
+class _SprtDecision:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SprtDecisionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SprtDecision.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SPRT_DECISION_UNSPECIFIED: _SprtDecision.ValueType  # 0
+    """Not set. Never sent by a conforming arena."""
+    SPRT_DECISION_CONTINUE: _SprtDecision.ValueType  # 1
+    """No decision yet: the log-likelihood ratio is between the bounds."""
+    SPRT_DECISION_ACCEPT_H0: _SprtDecision.ValueType  # 2
+    """H0 accepted: the LLR reached the lower bound."""
+    SPRT_DECISION_ACCEPT_H1: _SprtDecision.ValueType  # 3
+    """H1 accepted: the LLR reached the upper bound."""
+
+class SprtDecision(_SprtDecision, metaclass=_SprtDecisionEnumTypeWrapper):
+    """Where a sequential probability ratio test stands."""
+
+SPRT_DECISION_UNSPECIFIED: SprtDecision.ValueType  # 0
+"""Not set. Never sent by a conforming arena."""
+SPRT_DECISION_CONTINUE: SprtDecision.ValueType  # 1
+"""No decision yet: the log-likelihood ratio is between the bounds."""
+SPRT_DECISION_ACCEPT_H0: SprtDecision.ValueType  # 2
+"""H0 accepted: the LLR reached the lower bound."""
+SPRT_DECISION_ACCEPT_H1: SprtDecision.ValueType  # 3
+"""H1 accepted: the LLR reached the upper bound."""
+Global___SprtDecision: _TypeAlias = SprtDecision  # noqa: Y015
 
 @_typing.final
 class ServerTransport(_message.Message):
@@ -674,6 +734,7 @@ class CreateTournamentRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     CONCURRENCY_FIELD_NUMBER: _builtins.int
+    SPRT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A display name, e.g. "long nardy weekly #12"."""
     format: Global___TournamentFormat.ValueType
@@ -709,6 +770,14 @@ class CreateTournamentRequest(_message.Message):
     def time_control(self) -> Global___TimeControl:
         """The clock."""
 
+    @_builtins.property
+    def sprt(self) -> Global___SprtSettings:
+        """Set to stop the tournament early with a sequential probability ratio
+        test on the duplicate pairs of its one pairing (so exactly two bots);
+        unset = play every scheduled game. Progress arrives as SprtUpdatedEvent
+        and in GetStandingsResponse.sprt.
+        """
+
     def __init__(
         self,
         *,
@@ -721,14 +790,72 @@ class CreateTournamentRequest(_message.Message):
         seed: _builtins.int = ...,
         time_control: Global___TimeControl | None = ...,
         concurrency: _builtins.int = ...,
+        sprt: Global___SprtSettings | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control", "variant", b"variant"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["sprt", b"sprt", "time_control", b"time_control", "variant", b"variant"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "concurrency", b"concurrency", "format", b"format", "games_per_pairing", b"games_per_pairing", "match_length", b"match_length", "name", b"name", "seed", b"seed", "time_control", b"time_control", "variant", b"variant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "concurrency", b"concurrency", "format", b"format", "games_per_pairing", b"games_per_pairing", "match_length", b"match_length", "name", b"name", "seed", b"seed", "sprt", b"sprt", "time_control", b"time_control", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateTournamentRequest: _TypeAlias = CreateTournamentRequest  # noqa: Y015
+
+@_typing.final
+class SprtSettings(_message.Message):
+    """The hypotheses and error rates of an SPRT (H0 is rejected in favour of H1
+    or accepted; see docs/statistics.md).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MODE_FIELD_NUMBER: _builtins.int
+    ELO0_FIELD_NUMBER: _builtins.int
+    ELO1_FIELD_NUMBER: _builtins.int
+    MU0_FIELD_NUMBER: _builtins.int
+    MU1_FIELD_NUMBER: _builtins.int
+    ALPHA_FIELD_NUMBER: _builtins.int
+    BETA_FIELD_NUMBER: _builtins.int
+    MAX_POINTS_FIELD_NUMBER: _builtins.int
+    mode: Global___SprtMode.ValueType
+    """What is tested."""
+    elo0: _builtins.float
+    """H0 in SPRT_MODE_ELO: the first bot is elo0 Elo stronger (e.g. 0)."""
+    elo1: _builtins.float
+    """H1 in SPRT_MODE_ELO: the first bot is elo1 Elo stronger (e.g. 50); must
+    be above elo0.
+    """
+    mu0: _builtins.float
+    """H0 in SPRT_MODE_POINTS: the mean points per game of the first bot."""
+    mu1: _builtins.float
+    """H1 in SPRT_MODE_POINTS; must be above mu0."""
+    alpha: _builtins.float
+    """The probability of accepting H1 when H0 holds; 0 = 0.05."""
+    beta: _builtins.float
+    """The probability of accepting H0 when H1 holds; 0 = 0.05."""
+    max_points: _builtins.float
+    """SPRT_MODE_POINTS: the most points one game can be worth (3 = backgammon
+    without cube); 0 = 3. Ignored in a match tournament, where a match
+    scores +1 or -1.
+    """
+    def __init__(
+        self,
+        *,
+        mode: Global___SprtMode.ValueType = ...,
+        elo0: _builtins.float = ...,
+        elo1: _builtins.float = ...,
+        mu0: _builtins.float = ...,
+        mu1: _builtins.float = ...,
+        alpha: _builtins.float = ...,
+        beta: _builtins.float = ...,
+        max_points: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "beta", b"beta", "elo0", b"elo0", "elo1", b"elo1", "max_points", b"max_points", "mode", b"mode", "mu0", b"mu0", "mu1", b"mu1"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SprtSettings: _TypeAlias = SprtSettings  # noqa: Y015
 
 @_typing.final
 class CreateTournamentResponse(_message.Message):
@@ -794,6 +921,10 @@ class Standing(_message.Message):
     NET_POINTS_FIELD_NUMBER: _builtins.int
     ELO_FIELD_NUMBER: _builtins.int
     ELO_ERROR_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    ELO_SE_FIELD_NUMBER: _builtins.int
+    ELO_CI95_LOW_FIELD_NUMBER: _builtins.int
+    ELO_CI95_HIGH_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     """1-based rank; equal ranks for ties."""
     bot_id: _builtins.str
@@ -813,7 +944,24 @@ class Standing(_message.Message):
     elo: _builtins.float
     """An Elo estimate relative to the field (the average bot is 0)."""
     elo_error: _builtins.float
-    """Half the width of the 95% confidence interval of `elo`."""
+    """Half the width of the 95% confidence interval of `elo` (1.96 `elo_se`);
+    0 while the bot has no rating.
+    """
+    pool: _builtins.str
+    """The rating pool of the row: the label of the variant (with its options
+    and match length) the games were played in. Bots are ranked and rated
+    per pool; an arena tournament has one pool.
+    """
+    elo_se: _builtins.float
+    """The standard error of `elo`; unset while the bot has no rating."""
+    elo_ci95_low: _builtins.float
+    """The lower end of the 95% confidence interval of `elo`; unset while the
+    bot has no rating.
+    """
+    elo_ci95_high: _builtins.float
+    """The upper end of the 95% confidence interval of `elo`; unset while the
+    bot has no rating.
+    """
     def __init__(
         self,
         *,
@@ -827,14 +975,207 @@ class Standing(_message.Message):
         net_points: _builtins.int = ...,
         elo: _builtins.float = ...,
         elo_error: _builtins.float = ...,
+        pool: _builtins.str = ...,
+        elo_se: _builtins.float | None = ...,
+        elo_ci95_low: _builtins.float | None = ...,
+        elo_ci95_high: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_elo_ci95_high", b"_elo_ci95_high", "_elo_ci95_low", b"_elo_ci95_low", "_elo_se", b"_elo_se", "elo_ci95_high", b"elo_ci95_high", "elo_ci95_low", b"elo_ci95_low", "elo_se", b"elo_se"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "bot_name", b"bot_name", "elo", b"elo", "elo_error", b"elo_error", "forfeits", b"forfeits", "games", b"games", "losses", b"losses", "net_points", b"net_points", "rank", b"rank", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_elo_ci95_high", b"_elo_ci95_high", "_elo_ci95_low", b"_elo_ci95_low", "_elo_se", b"_elo_se", "bot_id", b"bot_id", "bot_name", b"bot_name", "elo", b"elo", "elo_ci95_high", b"elo_ci95_high", "elo_ci95_low", b"elo_ci95_low", "elo_error", b"elo_error", "elo_se", b"elo_se", "forfeits", b"forfeits", "games", b"games", "losses", b"losses", "net_points", b"net_points", "pool", b"pool", "rank", b"rank", "wins", b"wins"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__elo_ci95_high: _TypeAlias = _typing.Literal["elo_ci95_high"]  # noqa: Y015
+    _WhichOneofArgType__elo_ci95_high: _TypeAlias = _typing.Literal["_elo_ci95_high", b"_elo_ci95_high"]  # noqa: Y015
+    _WhichOneofReturnType__elo_ci95_low: _TypeAlias = _typing.Literal["elo_ci95_low"]  # noqa: Y015
+    _WhichOneofArgType__elo_ci95_low: _TypeAlias = _typing.Literal["_elo_ci95_low", b"_elo_ci95_low"]  # noqa: Y015
+    _WhichOneofReturnType__elo_se: _TypeAlias = _typing.Literal["elo_se"]  # noqa: Y015
+    _WhichOneofArgType__elo_se: _TypeAlias = _typing.Literal["_elo_se", b"_elo_se"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__elo_ci95_high) -> _WhichOneofReturnType__elo_ci95_high | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__elo_ci95_low) -> _WhichOneofReturnType__elo_ci95_low | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__elo_se) -> _WhichOneofReturnType__elo_se | None: ...
+
+Global___Standing: _TypeAlias = Standing  # noqa: Y015
+
+@_typing.final
+class PairingResult(_message.Message):
+    """The head-to-head result of one pairing, from bot_a's view. Games of a
+    duplicate pair share their dice with the seats swapped; the standard error
+    is computed over those pairs (`se`), which removes most of the luck of the
+    dice, and also as if the games were independent (`se_iid`) for comparison.
+    In a match tournament "game" means match and its result is +1 or -1.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    POOL_FIELD_NUMBER: _builtins.int
+    BOT_A_FIELD_NUMBER: _builtins.int
+    BOT_B_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    WINS_A_FIELD_NUMBER: _builtins.int
+    WINS_B_FIELD_NUMBER: _builtins.int
+    NET_POINTS_A_FIELD_NUMBER: _builtins.int
+    MEAN_POINTS_FIELD_NUMBER: _builtins.int
+    SE_FIELD_NUMBER: _builtins.int
+    SE_IID_FIELD_NUMBER: _builtins.int
+    CI95_LOW_FIELD_NUMBER: _builtins.int
+    CI95_HIGH_FIELD_NUMBER: _builtins.int
+    PAIRS_FIELD_NUMBER: _builtins.int
+    UNPAIRED_FIELD_NUMBER: _builtins.int
+    CI_METHOD_FIELD_NUMBER: _builtins.int
+    pool: _builtins.str
+    """The rating pool the games were played in (Standing.pool)."""
+    bot_a: _builtins.str
+    """The first bot of the pairing (the champion in a gauntlet)."""
+    bot_b: _builtins.str
+    """The second bot."""
+    games: _builtins.int
+    """Games (or matches) finished, aborted ones excluded."""
+    wins_a: _builtins.int
+    """Games won by bot_a."""
+    wins_b: _builtins.int
+    """Games won by bot_b."""
+    net_points_a: _builtins.int
+    """Net points of bot_a over all games of the pairing (negative: bot_b is
+    ahead).
+    """
+    mean_points: _builtins.float
+    """Mean points per game of bot_a (match result per match in a match
+    tournament); unset before the first game.
+    """
+    se: _builtins.float
+    """The standard error of `mean_points` over duplicate pairs; unset while it
+    cannot be estimated (too few pairs).
+    """
+    se_iid: _builtins.float
+    """The standard error of `mean_points` if the games were independent; unset
+    while it cannot be estimated.
+    """
+    ci95_low: _builtins.float
+    """The lower end of the 95% confidence interval of `mean_points`; unset
+    with `se`.
+    """
+    ci95_high: _builtins.float
+    """The upper end of the 95% confidence interval of `mean_points`; unset
+    with `se`.
+    """
+    pairs: _builtins.int
+    """Complete duplicate pairs among the games."""
+    unpaired: _builtins.int
+    """Games whose duplicate partner is missing or aborted."""
+    ci_method: _builtins.str
+    """How the interval was computed: "t" (Student's t quantile, fewer than 30
+    pairs) or "normal".
+    """
+    def __init__(
+        self,
+        *,
+        pool: _builtins.str = ...,
+        bot_a: _builtins.str = ...,
+        bot_b: _builtins.str = ...,
+        games: _builtins.int = ...,
+        wins_a: _builtins.int = ...,
+        wins_b: _builtins.int = ...,
+        net_points_a: _builtins.int = ...,
+        mean_points: _builtins.float | None = ...,
+        se: _builtins.float | None = ...,
+        se_iid: _builtins.float | None = ...,
+        ci95_low: _builtins.float | None = ...,
+        ci95_high: _builtins.float | None = ...,
+        pairs: _builtins.int = ...,
+        unpaired: _builtins.int = ...,
+        ci_method: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ci95_high", b"_ci95_high", "_ci95_low", b"_ci95_low", "_mean_points", b"_mean_points", "_se", b"_se", "_se_iid", b"_se_iid", "ci95_high", b"ci95_high", "ci95_low", b"ci95_low", "mean_points", b"mean_points", "se", b"se", "se_iid", b"se_iid"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ci95_high", b"_ci95_high", "_ci95_low", b"_ci95_low", "_mean_points", b"_mean_points", "_se", b"_se", "_se_iid", b"_se_iid", "bot_a", b"bot_a", "bot_b", b"bot_b", "ci95_high", b"ci95_high", "ci95_low", b"ci95_low", "ci_method", b"ci_method", "games", b"games", "mean_points", b"mean_points", "net_points_a", b"net_points_a", "pairs", b"pairs", "pool", b"pool", "se", b"se", "se_iid", b"se_iid", "unpaired", b"unpaired", "wins_a", b"wins_a", "wins_b", b"wins_b"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__ci95_high: _TypeAlias = _typing.Literal["ci95_high"]  # noqa: Y015
+    _WhichOneofArgType__ci95_high: _TypeAlias = _typing.Literal["_ci95_high", b"_ci95_high"]  # noqa: Y015
+    _WhichOneofReturnType__ci95_low: _TypeAlias = _typing.Literal["ci95_low"]  # noqa: Y015
+    _WhichOneofArgType__ci95_low: _TypeAlias = _typing.Literal["_ci95_low", b"_ci95_low"]  # noqa: Y015
+    _WhichOneofReturnType__mean_points: _TypeAlias = _typing.Literal["mean_points"]  # noqa: Y015
+    _WhichOneofArgType__mean_points: _TypeAlias = _typing.Literal["_mean_points", b"_mean_points"]  # noqa: Y015
+    _WhichOneofReturnType__se: _TypeAlias = _typing.Literal["se"]  # noqa: Y015
+    _WhichOneofArgType__se: _TypeAlias = _typing.Literal["_se", b"_se"]  # noqa: Y015
+    _WhichOneofReturnType__se_iid: _TypeAlias = _typing.Literal["se_iid"]  # noqa: Y015
+    _WhichOneofArgType__se_iid: _TypeAlias = _typing.Literal["_se_iid", b"_se_iid"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ci95_high) -> _WhichOneofReturnType__ci95_high | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ci95_low) -> _WhichOneofReturnType__ci95_low | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__mean_points) -> _WhichOneofReturnType__mean_points | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__se) -> _WhichOneofReturnType__se | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__se_iid) -> _WhichOneofReturnType__se_iid | None: ...
+
+Global___PairingResult: _TypeAlias = PairingResult  # noqa: Y015
+
+@_typing.final
+class SprtStatus(_message.Message):
+    """The state of the SPRT of one rating pool."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    POOL_FIELD_NUMBER: _builtins.int
+    SETTINGS_FIELD_NUMBER: _builtins.int
+    LLR_FIELD_NUMBER: _builtins.int
+    LOWER_BOUND_FIELD_NUMBER: _builtins.int
+    UPPER_BOUND_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    PAIRS_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    DECIDED_AT_PAIRS_FIELD_NUMBER: _builtins.int
+    STATUS_LINE_FIELD_NUMBER: _builtins.int
+    pool: _builtins.str
+    """The rating pool tested (Standing.pool)."""
+    llr: _builtins.float
+    """The log-likelihood ratio of H1 against H0 so far (0 before any pair)."""
+    lower_bound: _builtins.float
+    """The lower bound, log(beta / (1 - alpha)): H0 is accepted at or below it."""
+    upper_bound: _builtins.float
+    """The upper bound, log((1 - beta) / alpha): H1 is accepted at or above it."""
+    decision: Global___SprtDecision.ValueType
+    """The decision; the first one is kept."""
+    pairs: _builtins.int
+    """Duplicate pairs the test has counted (fed in schedule order)."""
+    games: _builtins.int
+    """Games (or matches) finished in the pool so far."""
+    decided_at_pairs: _builtins.int
+    """The number of pairs at which the test decided; 0 while undecided."""
+    status_line: _builtins.str
+    """The engine's one-line summary, e.g. "SPRT elo0=0 elo1=50 alpha=0.05
+    beta=0.05 | pairs 12 | ... | LLR +1.23 [-2.94, +2.94] | running".
+    """
+    @_builtins.property
+    def settings(self) -> Global___SprtSettings:
+        """The hypotheses and error rates, as run (defaults filled in)."""
+
+    def __init__(
+        self,
+        *,
+        pool: _builtins.str = ...,
+        settings: Global___SprtSettings | None = ...,
+        llr: _builtins.float = ...,
+        lower_bound: _builtins.float = ...,
+        upper_bound: _builtins.float = ...,
+        decision: Global___SprtDecision.ValueType = ...,
+        pairs: _builtins.int = ...,
+        games: _builtins.int = ...,
+        decided_at_pairs: _builtins.int = ...,
+        status_line: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["settings", b"settings"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decided_at_pairs", b"decided_at_pairs", "decision", b"decision", "games", b"games", "llr", b"llr", "lower_bound", b"lower_bound", "pairs", b"pairs", "pool", b"pool", "settings", b"settings", "status_line", b"status_line", "upper_bound", b"upper_bound"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___Standing: _TypeAlias = Standing  # noqa: Y015
+Global___SprtStatus: _TypeAlias = SprtStatus  # noqa: Y015
 
 @_typing.final
 class GetStandingsResponse(_message.Message):
@@ -848,6 +1189,8 @@ class GetStandingsResponse(_message.Message):
     GAMES_PLAYED_FIELD_NUMBER: _builtins.int
     GAMES_TOTAL_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    PAIRINGS_FIELD_NUMBER: _builtins.int
+    SPRT_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     """The tournament."""
     status: Global___TournamentStatus.ValueType
@@ -862,6 +1205,18 @@ class GetStandingsResponse(_message.Message):
     def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Standing]:
         """The table, best first."""
 
+    @_builtins.property
+    def pairings(self) -> _containers.RepeatedCompositeFieldContainer[Global___PairingResult]:
+        """The head-to-head result of every pairing, pool by pool, in schedule
+        order.
+        """
+
+    @_builtins.property
+    def sprt(self) -> _containers.RepeatedCompositeFieldContainer[Global___SprtStatus]:
+        """The SPRT of every pool that runs one (none unless the tournament was
+        created with CreateTournamentRequest.sprt).
+        """
+
     def __init__(
         self,
         *,
@@ -871,10 +1226,12 @@ class GetStandingsResponse(_message.Message):
         games_played: _builtins.int = ...,
         games_total: _builtins.int = ...,
         seed: _builtins.int = ...,
+        pairings: _abc.Iterable[Global___PairingResult] | None = ...,
+        sprt: _abc.Iterable[Global___SprtStatus] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games_played", b"games_played", "games_total", b"games_total", "seed", b"seed", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games_played", b"games_played", "games_total", b"games_total", "pairings", b"pairings", "seed", b"seed", "sprt", b"sprt", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -907,6 +1264,40 @@ class WatchTournamentRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchTournamentRequest: _TypeAlias = WatchTournamentRequest  # noqa: Y015
+
+@_typing.final
+class TournamentStartedEvent(_message.Message):
+    """The tournament has started (or resumed); the first event of a run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    STANDINGS_FIELD_NUMBER: _builtins.int
+    status: Global___TournamentStatus.ValueType
+    """TOURNAMENT_STATUS_RUNNING."""
+    detail: _builtins.str
+    """"new", or how much of a resumed tournament was already stored, e.g.
+    "resuming: 12 games already stored".
+    """
+    @_builtins.property
+    def standings(self) -> Global___GetStandingsResponse:
+        """The initial standings (with the games already stored when resuming)."""
+
+    def __init__(
+        self,
+        *,
+        status: Global___TournamentStatus.ValueType = ...,
+        detail: _builtins.str = ...,
+        standings: Global___GetStandingsResponse | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["standings", b"standings"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["detail", b"detail", "standings", b"standings", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentStartedEvent: _TypeAlias = TournamentStartedEvent  # noqa: Y015
 
 @_typing.final
 class GameStartedEvent(_message.Message):
@@ -1011,6 +1402,38 @@ class StandingsUpdatedEvent(_message.Message):
 Global___StandingsUpdatedEvent: _TypeAlias = StandingsUpdatedEvent  # noqa: Y015
 
 @_typing.final
+class SprtUpdatedEvent(_message.Message):
+    """The SPRT has counted another duplicate pair (sent once per change, before
+    the standings of the same game; the last one carries the decision).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SPRT_FIELD_NUMBER: _builtins.int
+    STATUS_LINE_FIELD_NUMBER: _builtins.int
+    status_line: _builtins.str
+    """The engine's status line(s), pools separated by " | " and prefixed with
+    the pool's label when there are several.
+    """
+    @_builtins.property
+    def sprt(self) -> _containers.RepeatedCompositeFieldContainer[Global___SprtStatus]:
+        """The test of every pool that runs one, as after this pair."""
+
+    def __init__(
+        self,
+        *,
+        sprt: _abc.Iterable[Global___SprtStatus] | None = ...,
+        status_line: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["sprt", b"sprt", "status_line", b"status_line"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SprtUpdatedEvent: _TypeAlias = SprtUpdatedEvent  # noqa: Y015
+
+@_typing.final
 class TournamentEndedEvent(_message.Message):
     """The tournament has finished or was cancelled; the last event of the stream."""
 
@@ -1040,7 +1463,9 @@ Global___TournamentEndedEvent: _TypeAlias = TournamentEndedEvent  # noqa: Y015
 
 @_typing.final
 class WatchTournamentResponse(_message.Message):
-    """One event of a watched tournament."""
+    """One event of a watched tournament. A watcher skips (but counts) events
+    whose kind it does not know: kinds may be added within v1.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1050,6 +1475,8 @@ class WatchTournamentResponse(_message.Message):
     GAME_ENDED_FIELD_NUMBER: _builtins.int
     STANDINGS_UPDATED_FIELD_NUMBER: _builtins.int
     TOURNAMENT_ENDED_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_STARTED_FIELD_NUMBER: _builtins.int
+    SPRT_UPDATED_FIELD_NUMBER: _builtins.int
     event_sequence: _builtins.int
     """1-based, consecutive number of the event within the tournament, so that a
     watcher can detect gaps and de-duplicate after re-watching with `replay`.
@@ -1074,6 +1501,14 @@ class WatchTournamentResponse(_message.Message):
     def tournament_ended(self) -> Global___TournamentEndedEvent:
         """The tournament ended; no further events follow."""
 
+    @_builtins.property
+    def tournament_started(self) -> Global___TournamentStartedEvent:
+        """The tournament started or resumed; the first event of a run."""
+
+    @_builtins.property
+    def sprt_updated(self) -> Global___SprtUpdatedEvent:
+        """The SPRT counted another pair."""
+
     def __init__(
         self,
         *,
@@ -1083,12 +1518,14 @@ class WatchTournamentResponse(_message.Message):
         game_ended: Global___GameEndedEvent | None = ...,
         standings_updated: Global___StandingsUpdatedEvent | None = ...,
         tournament_ended: Global___TournamentEndedEvent | None = ...,
+        tournament_started: Global___TournamentStartedEvent | None = ...,
+        sprt_updated: Global___SprtUpdatedEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "game_ended", b"game_ended", "game_started", b"game_started", "standings_updated", b"standings_updated", "time", b"time", "tournament_ended", b"tournament_ended"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "game_ended", b"game_ended", "game_started", b"game_started", "sprt_updated", b"sprt_updated", "standings_updated", b"standings_updated", "time", b"time", "tournament_ended", b"tournament_ended", "tournament_started", b"tournament_started"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "event_sequence", b"event_sequence", "game_ended", b"game_ended", "game_started", b"game_started", "standings_updated", b"standings_updated", "time", b"time", "tournament_ended", b"tournament_ended"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "event_sequence", b"event_sequence", "game_ended", b"game_ended", "game_started", b"game_started", "sprt_updated", b"sprt_updated", "standings_updated", b"standings_updated", "time", b"time", "tournament_ended", b"tournament_ended", "tournament_started", b"tournament_started"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_started", "game_ended", "standings_updated", "tournament_ended"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_started", "game_ended", "standings_updated", "tournament_ended", "tournament_started", "sprt_updated"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

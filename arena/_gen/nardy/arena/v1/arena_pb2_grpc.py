@@ -107,9 +107,9 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchTournament(self, request, context):
-        """WatchTournament streams a tournament's events as they happen: games
-        started and ended, standings updated, tournament ended. The stream ends
-        after the TournamentEndedEvent.
+        """WatchTournament streams a tournament's events as they happen: tournament
+        started, games started and ended, standings updated, SPRT updated,
+        tournament ended. The stream ends after the TournamentEndedEvent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

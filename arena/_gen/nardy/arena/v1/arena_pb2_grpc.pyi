@@ -68,9 +68,9 @@ class ArenaServiceStub:
     GetStandings: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetStandingsRequest, _arena_pb2.GetStandingsResponse]
     """GetStandings returns the current table of a tournament."""
     WatchTournament: _grpc.UnaryStreamMultiCallable[_arena_pb2.WatchTournamentRequest, _arena_pb2.WatchTournamentResponse]
-    """WatchTournament streams a tournament's events as they happen: games
-    started and ended, standings updated, tournament ended. The stream ends
-    after the TournamentEndedEvent.
+    """WatchTournament streams a tournament's events as they happen: tournament
+    started, games started and ended, standings updated, SPRT updated,
+    tournament ended. The stream ends after the TournamentEndedEvent.
     """
 
 @_typing.type_check_only
@@ -99,9 +99,9 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     GetStandings: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetStandingsRequest, _arena_pb2.GetStandingsResponse]  # type: ignore[assignment]
     """GetStandings returns the current table of a tournament."""
     WatchTournament: _aio.UnaryStreamMultiCallable[_arena_pb2.WatchTournamentRequest, _arena_pb2.WatchTournamentResponse]  # type: ignore[assignment]
-    """WatchTournament streams a tournament's events as they happen: games
-    started and ended, standings updated, tournament ended. The stream ends
-    after the TournamentEndedEvent.
+    """WatchTournament streams a tournament's events as they happen: tournament
+    started, games started and ended, standings updated, SPRT updated,
+    tournament ended. The stream ends after the TournamentEndedEvent.
     """
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -157,9 +157,9 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _arena_pb2.WatchTournamentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_arena_pb2.WatchTournamentResponse], _abc.AsyncIterator[_arena_pb2.WatchTournamentResponse]]:
-        """WatchTournament streams a tournament's events as they happen: games
-        started and ended, standings updated, tournament ended. The stream ends
-        after the TournamentEndedEvent.
+        """WatchTournament streams a tournament's events as they happen: tournament
+        started, games started and ended, standings updated, SPRT updated,
+        tournament ended. The stream ends after the TournamentEndedEvent.
         """
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
