@@ -22,6 +22,8 @@ BLACK = 1
 COLOURS = ("White", "Black")
 
 SegmentKind = Literal["roll", "stage", "reroll", "transfer"]
+_DIE_NAMES = ("", "one", "two", "three", "four", "five", "six")
+_DIE_PLURALS = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
 CubeAnswer = Literal["take", "drop", "beaver"]
 
 
@@ -316,12 +318,12 @@ class Game:
         transfer = self.pending_transfer[player]
         self.pending_transfer[player] = []
         for value, count in sorted(transfer):
-            names = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
+            name = _DIE_NAMES[value] if count == 1 else _DIE_PLURALS[value]
             segment = Segment(
                 player,
                 (value,) * count,
                 "transfer",
-                f"{count} {names[value]} transferred from the opponent",
+                f"{count} {name} transferred from the opponent",
             )
             yield from self._segment(segment)
             if self.result is not None:
