@@ -8,23 +8,31 @@ The board is a list of 28 ints seen from the mover: ``b[0]`` the mover's borne-o
 ``b[26]`` the opponent's bar, ``b[27]`` the opponent's borne-off count. Plays are keyed by
 ``tuple(b)`` of their final board, so they are deduplicated by resulting position (§2.3 item 7).
 
-There are two searches (docs/performance.md explains the choices and their measurements):
+There are three searches (docs/performance.md explains the choices and their measurements):
 
 * **The fast path**, for rule sets whose steps do not depend on the order of the other steps
   (:attr:`Rules.order_free <nardy.core.rules.Rules.order_free>`, e.g. backgammon, trictrac, long,
-  gulbar, khachapuri) and have no Fevga quarter or trap rule. Two different dice are played in both orders, and a pair of steps already
-  found in the first order is not replayed in the second; equal dice are played from
-  non-increasing source points only (one order per multiset of steps). Only the leaves of the
-  search are keyed, and only when they use at least as many dice as the best leaf so far. The
-  end-of-segment six-block check is applied to the plays that use the most dice; when none of
-  them passes (a rare case), the general search below answers instead.
-* **The general search**, for everything else (per-step checks, the runner rule, restricted home
-  moves, Fevga's quarter and trap rules): a make/unmake depth-first search over every order of
-  the steps that records every node as a candidate and skips states it has already expanded.
+  gulbar, khachapuri) and have no Fevga quarter or trap rule. Two different dice are played in
+  both orders, and a pair of steps already found in the first order is not replayed in the
+  second; equal dice are played from non-increasing source points only (one order per multiset of
+  steps). Only the leaves of the search are keyed, and only when they use at least as many dice
+  as the best leaf so far. The end-of-segment six-block check is applied to the plays that use the
+  most dice; when none of them passes (a rare case), the general search below answers instead.
+* **The ordered search**, for rule sets without hitting whose steps depend on their order
+  (per-step six-block, the runner rule, restricted home moves, per-step quarter; nardgammon, mad,
+  mad_gulbar, fevga, giul). Two different dice are played by two nested loops with every per-step
+  rule inline and the end checks on the results only; when no play uses both dice, the general
+  search answers. Equal dice go to the fast path's multiset search when no order-dependent rule
+  can bind in the segment (:meth:`MoveGenerator._order_free_now`), else to a depth-first search
+  over every order whose states are keyed by one integer updated per step.
+* **The general search**, for everything else and for comparison (``MoveGenerator(rules,
+  fast=False)``): a make/unmake depth-first search over every order of the steps that records
+  every node as a candidate and skips states it has already expanded.
 
-Both searches return the same plays in the same order with the same representative steps, with
-one exception: a result that one die and two dice both reach (a bear-off from a lower point, e.g.
-``6/off`` and ``6/5/off`` with 6-1) may come later and with the other step list in the fast path.
+All searches return the same plays (results and dice used). The fast path and the ordered search
+also give the general search's order and representative steps, with one exception: a result
+that one die and two dice both reach (a bear-off from a lower point, e.g. ``6/off`` and
+``6/5/off`` with 6-1) may come later and with the other step list in the fast path.
 """
 
 from __future__ import annotations
@@ -65,6 +73,9 @@ def _step_tables() -> tuple[tuple[tuple[Step, ...], ...], tuple[tuple[Step, ...]
 
 # Steps are immutable; the searches share these instead of creating one per node.
 _PLAIN, _HITTING = _step_tables()
+
+# The ordered search keys a state by the mover's checker counts, 4 bits per point (0 = off).
+_WEIGHT = tuple(1 << (4 * p) for p in range(25))
 
 
 def board_of(position: Position) -> Board:
@@ -125,10 +136,17 @@ def _block_through(b: Board, t: int, lowest: int) -> bool:
     return run >= 6
 
 
+def _quarter_may_close(b: Board, steps: int) -> bool:
+    """Whether ``steps`` steps can make the mover hold all of his points 19…24 (Fevga's quarter,
+    RULES.md §3.9): each step newly holds at most one point."""
+    held = (b[19] > 0) + (b[20] > 0) + (b[21] > 0) + (b[22] > 0) + (b[23] > 0) + (b[24] > 0)
+    return held + steps >= 6
+
+
 class MoveGenerator:
     """Legal-play generation for one compiled rule set.
 
-    ``fast=False`` forces the general search for every rule set (tests compare the two).
+    ``fast=False`` forces the general search for every rule set (tests compare the searches).
     """
 
     def __init__(self, rules: Rules, *, fast: bool = True) -> None:
@@ -149,6 +167,8 @@ class MoveGenerator:
             fast and rules.order_free and rules.blocks.quarter == "none" and not rules.blocks.trap
         )
         """Whether the fast path answers (falling back to the general search when it must)."""
+        self.ordered = fast and not self.fast and not self.hits
+        """Whether the ordered search answers (order-dependent rules without hitting)."""
 
     # -- public entry point -------------------------------------------------------------------
 
@@ -174,6 +194,8 @@ class MoveGenerator:
             found = self._fast(board, dice, limit)
             if found is not None:
                 return found
+        elif self.ordered:
+            return self._ordered(board, dice, limit)
         return self._search(board, dice, limit)
 
     # -- RULES.md §3.3.4 ------------------------------------------------------------------------
@@ -535,6 +557,464 @@ class MoveGenerator:
             if not plays:
                 return None
         return used, plays
+
+    # -- the ordered search (order-dependent rules without hitting) -----------------------------
+
+    def _ordered(self, board: Board, dice: tuple[int, ...], head_limit: int | None) -> SegmentPlays:
+        """The plays of a rule set whose steps depend on their order (per-step six-block, runner
+        rule, restricted home moves, per-step quarter) and that has no hitting: the general
+        search's semantics, with two different dice played by two nested loops and equal dice by
+        a depth-first search keyed by an incremental integer."""
+        limit = 99 if head_limit is None else head_limit
+        if len(dice) == 2 and dice[0] != dice[1]:
+            found = self._ordered_fast_two(board, dice[0], dice[1], limit)
+            if found is None:
+                found = self._ordered_two(board, dice[0], dice[1], limit)
+            if found is None:
+                # No play uses both dice: the general search settles the one-die plays
+                # (larger-die rule) or the empty play.
+                return self._search(board, dice, head_limit)
+            used, plays = found
+        else:
+            quick = self._ordered_fast_equal(board, dice[0], len(dice), limit)
+            if quick is None:
+                quick = self._ordered_equal(board, dice[0], len(dice), limit)
+            used, plays = quick
+        if self.trap:
+            # §2.3 item 6: "if a remaining candidate ends in a position without a trap,
+            # candidates ending in a trap are discarded".
+            s = self._trap_point(board)
+            if s >= 7:
+                free = {k: e for k, e in plays.items() if not self._is_trap(k, s)}
+                if free:
+                    plays = free
+        return SegmentPlays(used, plays, head_limit)
+
+    def _order_free_now(self, b: Board, total: int) -> tuple[bool, tuple[int, ...] | None]:
+        """Whether no order-dependent rule can bind in a segment of ``total`` steps from ``b``,
+        and the fast path's six-block end-check points.
+
+        The rules that make the order matter are inactive when: the runner rule once a checker has
+        passed (it stays passed); the per-step six-block rule while no block can be illegal (O's
+        lowest point below 7, which O's checkers cannot change: they do not move); the
+        restriction of home moves "until all home" while more checkers are outside home than the
+        segment has steps (each step brings at most one home, so the mover is never all home
+        before a step); and there is no per-step quarter check.
+        """
+        if self.quarter_step or self.home_moves == "never":
+            return False, None
+        if self.home_moves == "until_all_home" and sum(c for c in b[7:25] if c > 0) <= total:
+            return False, None
+        if self.runner and not b[0] and max(b[1:12]) <= 0:
+            return False, None
+        _, block_points, block_step, block_end, _ = self._block_setup(b)
+        return not block_step, block_points if block_end else None
+
+    def _ordered_fast_two(self, b: Board, d1: int, d2: int, limit: int) -> tuple[int, Plays] | None:
+        """Two different dice by the fast path's two-dice loops when no order-dependent rule can
+        bind in this segment (:meth:`_order_free_now`) and no bear-off is possible (two or more
+        checkers outside home), or None. Without bear-offs the fast path lists the general
+        search's results in its order with its steps. The quarter end check is applied to plays of
+        both dice; when every one fails it, or at most one die can be played, the caller's
+        searches answer."""
+        if sum(c for c in b[7:25] if c > 0) < 2:
+            return None
+        free, block_points = self._order_free_now(b, 2)
+        if not free:
+            return None
+        found = self._fast_two(b, d1, d2, limit, block_points)
+        if found is not None and self.quarter_end and _quarter_may_close(b, 2):
+            if found[0] < 2:
+                return None
+            plays = {k: s for k, s in found[1].items() if min(k[19:25]) <= 0}
+            found = (2, plays) if plays else None
+        return found
+
+    def _ordered_fast_equal(
+        self, b: Board, die: int, total: int, limit: int
+    ) -> tuple[int, Plays] | None:
+        """Equal dice by the fast path's multiset search when no order-dependent rule can bind in
+        this segment (:meth:`_order_free_now`), or None. The end-of-segment quarter check is
+        applied to the plays using the most dice, as the fast path applies the six-block end
+        check; when every one of them fails it, the caller's search answers.
+        """
+        free, block_points = self._order_free_now(b, total)
+        if not free:
+            return None
+        found = self._fast_equal(b, die, total, limit, block_points)
+        if found is not None and self.quarter_end and found[0] and _quarter_may_close(b, total):
+            plays = {k: s for k, s in found[1].items() if min(k[19:25]) <= 0}
+            found = (found[0], plays) if plays else None
+        return found
+
+    def _block_setup(self, b: Board) -> tuple[int, tuple[int, ...], bool, bool, bool]:
+        """(O's lowest point, the block points, per-step check, end check, start has a block)."""
+        lowest = self._lowest_opponent_point(b) if (self.block_step or self.block_end) else 0
+        if lowest < 7:
+            return lowest, (), False, False, False
+        points = _ON_OPPONENT_PATH[: lowest - 1]
+        return lowest, points, self.block_step, self.block_end, _has_run_of_six(b, points)
+
+    def _ordered_two(self, b: Board, d1: int, d2: int, limit: int) -> tuple[int, Plays] | None:
+        """Two different dice, both orders, with the per-step rules inline; the plays using both
+        dice (or bearing off the 15th checker), or None when there is none."""
+        closed_at = self.closed_at
+        exact = self.exact_bear_off
+        home_never = self.home_moves == "never"
+        home_until = self.home_moves == "until_all_home"
+        lowest, block_points, block_step, block_end, block_full = self._block_setup(b)
+        quarter_step = self.quarter_step
+        quarter_end = self.quarter_end
+        # The mover's points among 19…24 (the quarter is closed when all six are held).
+        held = (b[19] > 0) + (b[20] > 0) + (b[21] > 0) + (b[22] > 0) + (b[23] > 0) + (b[24] > 0)
+        occupied = [p for p in range(24, 0, -1) if b[p] > 0]
+        outside = 0
+        for p in occupied:
+            if p <= 6:
+                break
+            outside += b[p]
+        # Fevga runner rule (§3.9): until a checker has passed (is on 1…11 or borne off), the
+        # head moves only while it holds every checker.
+        passed = not self.runner or b[0] > 0 or occupied[-1] <= 11
+        home_blocked = home_never or (home_until and not outside)
+        below = [-p for p in occupied]  # ascending, for bisect
+        merged: dict[int, list[int]] = {}
+        pairs: set[int] = set()  # x-source * 32 + y-source of the legal pairs of the first order
+        # Result → steps; None marks a one-die result of the first order that a two-dice play
+        # may reach later (a bear-off), keeping the general search's order of results.
+        plays: dict[BoardKey, tuple[Step, ...] | None] = {}
+        for x, y in ((d1, d2), (d2, d1)):
+            first = x == d1
+            plain_x = _PLAIN[x]
+            plain_y = _PLAIN[y]
+            for p in occupied:
+                at_head = p == HEAD
+                if at_head and (limit <= 0 or (not passed and b[HEAD] != CHECKERS)):
+                    continue
+                t = p - x
+                if t >= 1:
+                    v = b[t]
+                    if v <= closed_at or (p <= 6 and home_blocked):
+                        continue
+                    b[p] -= 1
+                    b[t] = v + 1
+                    held1 = held
+                    if p >= 19 and not b[p]:
+                        held1 -= 1
+                    if t >= 19 and not v:
+                        held1 += 1
+                    if (
+                        block_step
+                        and (
+                            _has_run_of_six(b, block_points)
+                            if block_full
+                            else not v and _block_through(b, t, lowest)
+                        )
+                    ) or (quarter_step and held1 == 6):
+                        b[p] += 1
+                        b[t] = v
+                        continue
+                    out1 = outside - 1 if p > 6 and t <= 6 else outside
+                else:
+                    if outside or (t < 0 and (exact or _checker_above(b, p))):
+                        continue
+                    v = 0
+                    b[p] -= 1
+                    b[0] += 1
+                    held1 = held
+                    if (block_full and _has_run_of_six(b, block_points)) or (
+                        quarter_step and held1 == 6
+                    ):
+                        b[p] += 1
+                        b[0] -= 1
+                        continue
+                    out1 = 0
+                s1 = plain_x[p]
+                if b[0] == CHECKERS:
+                    # §2.3 item 2: bearing off the 15th checker "counts as having used all dice".
+                    key = tuple(b)
+                    if plays.get(key) is None:
+                        plays[key] = (s1,)
+                else:
+                    if first and t < 1:
+                        # Keep this one-die result's place (see ``plays``).
+                        key = tuple(b)
+                        if key not in plays and not (
+                            (block_end and block_full and _has_run_of_six(b, block_points))
+                            or (quarter_end and held1 == 6)
+                        ):
+                            plays[key] = None
+                    passed1 = passed or t <= 11
+                    blocked1 = home_never or (home_until and not out1)
+                    head_left = limit - 1 if at_head else limit
+                    if t >= 1 and not v:
+                        sources = merged.get(t)
+                        if sources is None:
+                            k = bisect_left(below, -t)
+                            sources = occupied[:k]
+                            sources.append(t)
+                            sources += occupied[k:]
+                            merged[t] = sources
+                    else:
+                        sources = occupied
+                    for q in sources:
+                        c = b[q]
+                        if c <= 0 or (not first and q * 32 + p in pairs):
+                            # (The same two steps were legal in the first order: the same result,
+                            # as the board edits of two steps commute.)
+                            continue
+                        if q == HEAD and (head_left <= 0 or (not passed1 and c != CHECKERS)):
+                            continue
+                        u = q - y
+                        if u >= 1:
+                            w = b[u]
+                            if w <= closed_at or (q <= 6 and blocked1):
+                                continue
+                            b[q] = c - 1
+                            b[u] = w + 1
+                            held2 = held1
+                            if q >= 19 and c == 1:
+                                held2 -= 1
+                            if u >= 19 and not w:
+                                held2 += 1
+                            if not (
+                                (
+                                    block_step
+                                    and (
+                                        _has_run_of_six(b, block_points)
+                                        if block_full
+                                        else not w and _block_through(b, u, lowest)
+                                    )
+                                )
+                                or (quarter_step and held2 == 6)
+                            ):
+                                if first:
+                                    pairs.add(p * 32 + q)
+                                key = tuple(b)
+                                if key not in plays:
+                                    # The end-of-segment checks (§2.3 item 3). A block the
+                                    # start did not have runs through a newly held point.
+                                    if not (
+                                        (
+                                            block_end
+                                            and (
+                                                _has_run_of_six(b, block_points)
+                                                if block_full
+                                                else (not w and _block_through(b, u, lowest))
+                                                or (
+                                                    t >= 1
+                                                    and not v
+                                                    and b[t] > 0
+                                                    and _block_through(b, t, lowest)
+                                                )
+                                            )
+                                        )
+                                        or (quarter_end and held2 == 6)
+                                    ):
+                                        plays[key] = (s1, plain_y[q])
+                                elif plays[key] is None:
+                                    plays[key] = (s1, plain_y[q])
+                            b[q] = c
+                            b[u] = w
+                        else:
+                            if out1 or (u < 0 and (exact or _checker_above(b, q))):
+                                continue
+                            b[q] = c - 1
+                            b[0] += 1
+                            if not (
+                                (block_full and _has_run_of_six(b, block_points))
+                                or (quarter_step and held1 == 6)
+                            ):
+                                if first:
+                                    pairs.add(p * 32 + q)
+                                key = tuple(b)
+                                if key not in plays:
+                                    if b[0] == CHECKERS or not (
+                                        (
+                                            block_end
+                                            and (
+                                                _has_run_of_six(b, block_points)
+                                                if block_full
+                                                else t >= 1
+                                                and not v
+                                                and b[t] > 0
+                                                and _block_through(b, t, lowest)
+                                            )
+                                        )
+                                        or (quarter_end and held1 == 6)
+                                    ):
+                                        plays[key] = (s1, plain_y[q])
+                                elif plays[key] is None:
+                                    plays[key] = (s1, plain_y[q])
+                            b[q] = c
+                            b[0] -= 1
+                # Undo the first step.
+                b[p] += 1
+                if t >= 1:
+                    b[t] = v
+                else:
+                    b[0] -= 1
+        kept = {k: s for k, s in plays.items() if s is not None}
+        if not kept:
+            return None
+        return 2, kept
+
+    def _ordered_equal(self, b: Board, die: int, total: int, limit: int) -> tuple[int, Plays]:
+        """Equal dice: every order of the steps, depth first, with the per-step rules inline.
+
+        A state is keyed by one integer, the mover's checker counts (4 bits per point, borne off
+        at bit 0), updated per step; the opponent's checkers never move (no hitting). That key
+        alone decides everything the rest of the segment depends on: the head steps used (the
+        checkers gone from the head), and the dice used (each checker's number of steps is fixed
+        by its start and end point: ``(p - r) / d`` to point ``r``, and off after ``ceil(p / d)``
+        steps, which sums to the same total over any matching of equal start and end points).
+        """
+        closed_at = self.closed_at
+        exact = self.exact_bear_off
+        home_never = self.home_moves == "never"
+        home_until = self.home_moves == "until_all_home"
+        lowest, block_points, block_step, block_end, block_full = self._block_setup(b)
+        quarter_step = self.quarter_step
+        quarter_end = self.quarter_end
+        held = (b[19] > 0) + (b[20] > 0) + (b[21] > 0) + (b[22] > 0) + (b[23] > 0) + (b[24] > 0)
+        # Points that can ever step by ``die`` (held now or reachable; an open landing point or a
+        # bear-off), descending. A point's closedness cannot change (no hitting).
+        movable: list[int] = []
+        reached = [False] * 26
+        h = b[0]
+        outside = 0
+        low = 25
+        for p in range(24, 0, -1):
+            c = b[p]
+            if c > 0:
+                h += c << (4 * p)
+                low = p
+                if p > 6:
+                    outside += c
+            if c > 0 or reached[p]:
+                t = p - die
+                if t < 1:
+                    movable.append(p)
+                elif b[t] > closed_at:
+                    movable.append(p)
+                    reached[t] = True
+        passed = not self.runner or b[0] > 0 or low <= 11
+        plain = _PLAIN[die]
+        weight = _WEIGHT
+        plays: Plays = {}
+        # State keys already recorded (or failing an end check). A key's dice are fixed by the
+        # key (see above), so one never comes back with more dice.
+        seen: set[int] = set()
+        visited: set[int] = set()
+        best = -1
+        last = total - 1
+
+        def end_fails(held: int) -> bool:
+            return (block_end and _has_run_of_six(b, block_points)) or (quarter_end and held == 6)
+
+        def search(
+            depth: int,
+            h: int,
+            outside: int,
+            held: int,
+            passed: bool,
+            head_left: int,
+            path: tuple[Step, ...],
+        ) -> None:
+            nonlocal best, plays
+            # This position is a candidate (unless it fails an end check); only the ones with
+            # the most dice so far are kept.
+            if depth >= best and h not in seen:
+                seen.add(h)
+                if not end_fails(held):
+                    if depth > best:
+                        best = depth
+                        plays = {}
+                    plays[tuple(b)] = path
+            # Expanded once: a second arrival at a state (the parent skips it) would change
+            # nothing, as its first arrival recorded it already.
+            visited.add(h)
+            home_blocked = home_never or (home_until and not outside)
+            for p in movable:
+                c = b[p]
+                if c <= 0:
+                    continue
+                if p == HEAD and (head_left <= 0 or (not passed and c != CHECKERS)):
+                    continue
+                t = p - die
+                if t >= 1:
+                    if p <= 6 and home_blocked:
+                        continue
+                    v = b[t]
+                    b[p] = c - 1
+                    b[t] = v + 1
+                    held1 = held
+                    if p >= 19 and c == 1:
+                        held1 -= 1
+                    if t >= 19 and not v:
+                        held1 += 1
+                    if not (
+                        (
+                            block_step
+                            and (
+                                _has_run_of_six(b, block_points)
+                                if block_full
+                                else not v and _block_through(b, t, lowest)
+                            )
+                        )
+                        or (quarter_step and held1 == 6)
+                    ):
+                        h1 = h + weight[t] - weight[p]
+                        if depth == last:
+                            if h1 not in seen:
+                                seen.add(h1)
+                                if not end_fails(held1):
+                                    if total > best:
+                                        best = total
+                                        plays = {}
+                                    plays[tuple(b)] = (*path, plain[p])
+                        elif h1 not in visited:
+                            search(
+                                depth + 1,
+                                h1,
+                                outside - 1 if p > 6 and t <= 6 else outside,
+                                held1,
+                                passed or t <= 11,
+                                head_left - 1 if p == HEAD else head_left,
+                                (*path, plain[p]),
+                            )
+                    b[p] = c
+                    b[t] = v
+                else:
+                    if outside or (t < 0 and (exact or _checker_above(b, p))):
+                        continue
+                    b[p] = c - 1
+                    b[0] += 1
+                    if not (
+                        (block_full and _has_run_of_six(b, block_points))
+                        or (quarter_step and held == 6)
+                    ):
+                        h1 = h + 1 - weight[p]
+                        if b[0] == CHECKERS or depth == last:
+                            # §2.3 item 2: bearing off the 15th checker "counts as having used
+                            # all dice".
+                            if h1 not in seen:
+                                seen.add(h1)
+                                if b[0] == CHECKERS or not end_fails(held):
+                                    if total > best:
+                                        best = total
+                                        plays = {}
+                                    plays[tuple(b)] = (*path, plain[p])
+                        elif h1 not in visited:
+                            search(depth + 1, h1, 0, held, True, head_left, (*path, plain[p]))
+                    b[p] = c
+                    b[0] -= 1
+
+        search(0, h, outside, held, passed, limit, ())
+        if not plays:
+            # Only from a start position that itself fails the end checks (§2.7 excludes it).
+            return 0, {tuple(b): ()}
+        return best, plays
 
     # -- the general search (RULES.md §2.3) -----------------------------------------------------
 

@@ -20,7 +20,7 @@ import pytest
 from nardy.core import load_variant, plugin_manager, variant_names
 from nardy.core.dice import SeededDice
 from nardy.core.game import DoubleDecision, Game, PlayDecision
-from nardy.core.movegen import MoveGenerator, board_of
+from nardy.core.movegen import MoveGenerator, board_of, position_of
 from nardy.core.position import CHECKERS, Position
 from nardy.core.variant import Variant, apply_steps
 
@@ -144,9 +144,11 @@ def _variant_id(name: str, options: dict[str, Any]) -> str:
 )
 def test_plays_are_consistent(name: str, options: dict[str, Any]) -> None:
     """For every variant: each representative step list reaches its result and uses N dice, and
-    the fast path (where the variant has one) agrees with the general search."""
+    the fast path or the ordered search (whichever the variant has) agrees with the general
+    search."""
     variant = load_variant(name, options)
-    general = MoveGenerator(variant.rules, fast=False) if variant.generator.fast else None
+    own = variant.generator
+    general = MoveGenerator(variant.rules, fast=False) if own.fast or own.ordered else None
     problems: list[str] = []
     count = 0
     for position, steps in _cases(variant, games=4, per_position=8, seed=11):
@@ -162,12 +164,111 @@ def test_plays_are_consistent(name: str, options: dict[str, Any]) -> None:
             other = general.segment(position, steps)
             if (segment.dice_used, set(segment.plays)) != (other.dice_used, set(other.plays)):
                 problems.append(
-                    f"{position} {steps}: fast path N={segment.dice_used} "
+                    f"{position} {steps}: own search N={segment.dice_used} "
                     f"{len(segment.plays)} plays, general search N={other.dice_used} "
                     f"{len(other.plays)} plays"
                 )
     assert count > 300
     assert not problems, f"{len(problems)} problems, first: {problems[:3]}"
+
+
+ORDERED_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("nardgammon", {}),
+    ("mad", {}),
+    ("mad", {"home_moves": "never"}),
+    ("mad_gulbar", {}),
+    ("fevga", {}),
+    ("fevga", {"quarter_timing": "every_step"}),
+    ("giul", {}),
+    ("giul", {"quarter_timing": "every_step"}),
+)
+"""The rule sets with steps that depend on their order (the ordered search answers them)."""
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    ORDERED_VARIANTS,
+    ids=[_variant_id(n, o) for n, o in ORDERED_VARIANTS],
+)
+@pytest.mark.parametrize("shortcut", [True, False], ids=["shortcut", "no-shortcut"])
+def test_ordered_search_agrees_with_general_search(
+    name: str, options: dict[str, Any], shortcut: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ordered search (two-dice loops, equal dice keyed by an integer) gives the general
+    search's results and dice on every segment of random-game positions, both dice orders and
+    1-4 equal steps; without the shortcuts, its own loops and depth-first search answer every
+    segment (not the fast path's where no order-dependent rule binds)."""
+    variant = load_variant(name, options)
+    own = variant.generator
+    assert own.ordered and not own.fast
+    if not shortcut:
+        monkeypatch.setattr(own, "_ordered_fast_two", lambda *args: None)
+        monkeypatch.setattr(own, "_ordered_fast_equal", lambda *args: None)
+    general = MoveGenerator(variant.rules, fast=False)
+    assert not general.ordered and not general.fast
+    problems: list[str] = []
+    count = 0
+    positions = [variant.start_position(), *_random_positions(variant, 2, 23)]
+    for position in positions:
+        for steps in ALL_DICE:
+            count += 1
+            mine = own.segment(position, steps)
+            other = general.segment(position, steps)
+            if (mine.dice_used, set(mine.plays)) != (other.dice_used, set(other.plays)):
+                problems.append(
+                    f"{position.id()} {steps}: ordered N={mine.dice_used} {len(mine.plays)} "
+                    f"plays, general N={other.dice_used} {len(other.plays)} plays"
+                )
+    assert count > 5000
+    assert not problems, f"{len(problems)} problems, first: {problems[:3]}"
+
+
+# Fevga, the mover past the opponent's head (on his 5), his 20…23 held: with 5s only 24/19 can
+# move, and it closes the quarter 19…24 (RULES.md §3.9). With the default end-of-segment check
+# every play of 1-4 fives ends closed, so nothing is played; with every_step the step is illegal.
+QUARTER_CASE = {
+    "points": [0, 0, 0, 0, 1, *[0] * 8, -3, -3, -3, -3, -3, 0, 1, 1, 1, 1, 10],
+    "bar": [0, 0],
+    "off": [0, 0],
+}
+
+
+@pytest.mark.parametrize("name", ["fevga", "giul"])
+@pytest.mark.parametrize("timing", ["turn_end", "every_step"])
+@pytest.mark.parametrize(
+    ("steps", "used", "count"),
+    [
+        ((5,), (0, 0), 1),
+        ((5, 5), (0, 0), 1),
+        ((5, 5, 5), (0, 0), 1),
+        ((5, 5, 5, 5), (0, 0), 1),
+        # 24/19 with a 1 that opens the quarter again (23/22, 22/21, 21/20 or 20/19); with
+        # every_step the 1 comes first.
+        ((5, 1), (2, 2), 4),
+        ((1, 5), (2, 2), 4),
+        # 24/13: the checker that closed the quarter on 19 moves on, which only the end-of-segment
+        # check allows.
+        ((5, 6), (2, 0), 1),
+        ((6, 5), (2, 0), 1),
+    ],
+)
+def test_quarter_rule_cases(
+    name: str, timing: str, steps: tuple[int, ...], used: tuple[int, int], count: int
+) -> None:
+    """Positions where plays close the quarter: where the runner has passed, the fast path's
+    searches answer first and hand over to the ordered search when every play of the most dice
+    closes it; the ordered search answers as the general search does. ``used`` is the dice
+    played with turn_end and with every_step."""
+    expected = used[0] if timing == "turn_end" else used[1]
+    variant = load_variant(name, {"quarter_timing": timing})
+    position = Position.from_json(QUARTER_CASE)
+    plays = variant.legal_plays(position, steps)
+    general = MoveGenerator(variant.rules, fast=False).segment(position, steps)
+    assert (plays.dice_used, len(plays)) == (expected, count)
+    assert general.dice_used == expected
+    assert [p.result for p in plays] == [position_of(k) for k in general.plays]
+    if not expected:
+        assert [p.result for p in plays] == [position]
 
 
 # Long nardy family: the mover holds his 13…17 (O's 1…5), O is on the mover's 1…12, so six points
