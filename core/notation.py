@@ -12,7 +12,7 @@ steps (``parse_steps(format_steps(s))`` gives ``s`` with the dice of bear-offs l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from nardy.core.errors import InvalidPlayError
@@ -129,8 +129,3 @@ def parse_steps(text: str) -> list[Step]:
             chain.append(Step(src, dst, src - dst, hit))
         steps.extend(chain * count)
     return steps
-
-
-def steps_text(steps: Iterable[Step]) -> str:
-    """Alias of :func:`format_steps` for any iterable."""
-    return format_steps(list(steps))

@@ -1,17 +1,14 @@
-"""Game and match records: JSON lines for every variant, and the Jellyfish/gnubg ``.mat`` export for
-backgammon.
+"""Match records in the Jellyfish/gnubg ``.mat`` format, for backgammon.
 
-A game's record is :meth:`nardy.core.game.Game.record` (every roll, play and cube action, JSON-ready);
-a match record is one JSON line per game plus a header line. :func:`mat_record` turns the games of a
+A game's own record is :meth:`nardy.core.game.Game.record` (every roll, play and cube action,
+JSON-ready; ``nardy play --jsonl`` writes one per line). :func:`mat_record` turns the games of a
 backgammon match into :class:`nardy.core.gnubg.MatchRecord`, which :func:`nardy.core.gnubg.write_mat`
 writes and gnubg imports.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
-from typing import IO, Any
+from collections.abc import Sequence
 
 from nardy.core.errors import GameStateError
 from nardy.core.game import Game
@@ -58,13 +55,3 @@ def mat_record(
         if game.result is not None:
             score[game.result.winner] += game.result.points
     return MatchRecord(players, match_length or 0, records)
-
-
-def write_jsonl(records: Iterable[dict[str, Any]], out: IO[str]) -> int:
-    """Write one JSON object per line (flushing each, so a killed run loses nothing written)."""
-    count = 0
-    for record in records:
-        out.write(json.dumps(record, separators=(",", ":")) + "\n")
-        out.flush()
-        count += 1
-    return count
