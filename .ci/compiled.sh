@@ -2,10 +2,7 @@
 # CI: the opt-in compiled build (setup.py, NARDY_COMPILE=1: core/movegen.py compiled with mypyc).
 # Builds the compiled wheel from a clean copy of the tree, installs it into a fresh venv and runs
 # the oracle, RULES.md case and conformance tests against the INSTALLED package (not the source
-# tree), checking that nardy.core.movegen really is the compiled extension. Deselected: the
-# "no-shortcut" cases of test_ordered_search_agrees_with_general_search, which monkeypatch methods
-# on a MoveGenerator instance (a mypyc native class does not allow that); their "shortcut" twins
-# run, and the pure build runs them all. The pure-Python
+# tree), checking that nardy.core.movegen really is the compiled extension. The pure-Python
 # build and the full test suite are .ci/run's business.
 # Usage: bash .ci/compiled.sh [PYTHON]   (default python3). Exits 0 with a message when there is
 # no C compiler.
@@ -67,5 +64,4 @@ def test_movegen_is_compiled() -> None:
 EOF
 (cd "$work/run" && ../venv/bin/python -c \
   "import nardy.core.movegen as m; print(m.__file__); assert m.__file__.endswith('.so') or m.__file__.endswith('.pyd'), m.__file__" \
-  && ../venv/bin/python -m pytest -q . \
-    -k "not (test_ordered_search_agrees_with_general_search and no-shortcut)")
+  && ../venv/bin/python -m pytest -q .)

@@ -149,7 +149,7 @@ class MoveGenerator:
     ``fast=False`` forces the general search for every rule set (tests compare the searches).
     """
 
-    def __init__(self, rules: Rules, *, fast: bool = True) -> None:
+    def __init__(self, rules: Rules, *, fast: bool = True, shortcuts: bool = True) -> None:
         self.closed_at = -rules.blocking.closed_by  # b[t] <= closed_at: the point is closed
         self.hits = rules.hitting.hits
         self.exact_bear_off = rules.bear_off.rule == "exact"
@@ -169,6 +169,9 @@ class MoveGenerator:
         """Whether the fast path answers (falling back to the general search when it must)."""
         self.ordered = fast and not self.fast and not self.hits
         """Whether the ordered search answers (order-dependent rules without hitting)."""
+        self.shortcuts = shortcuts
+        """Whether the ordered search may hand a segment in which no order-dependent rule can bind
+        to the fast path's loops (off only in tests, to exercise its own loops on every segment)."""
 
     # -- public entry point -------------------------------------------------------------------
 
@@ -567,7 +570,9 @@ class MoveGenerator:
         a depth-first search keyed by an incremental integer."""
         limit = 99 if head_limit is None else head_limit
         if len(dice) == 2 and dice[0] != dice[1]:
-            found = self._ordered_fast_two(board, dice[0], dice[1], limit)
+            found = (
+                self._ordered_fast_two(board, dice[0], dice[1], limit) if self.shortcuts else None
+            )
             if found is None:
                 found = self._ordered_two(board, dice[0], dice[1], limit)
             if found is None:
@@ -576,7 +581,11 @@ class MoveGenerator:
                 return self._search(board, dice, head_limit)
             used, plays = found
         else:
-            quick = self._ordered_fast_equal(board, dice[0], len(dice), limit)
+            quick = (
+                self._ordered_fast_equal(board, dice[0], len(dice), limit)
+                if self.shortcuts
+                else None
+            )
             if quick is None:
                 quick = self._ordered_equal(board, dice[0], len(dice), limit)
             used, plays = quick
