@@ -274,14 +274,18 @@ def _definition(
     )
 
 
-@click.command("run")
-@click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
+_DB_OPTION = click.option(
     "--db",
     default=DEFAULT_DB,
     show_default=True,
     help="SQLite file or postgresql:// URL of results.",
 )
+"""The results database option shared by ``run``, ``standings`` and ``replay``."""
+
+
+@click.command("run")
+@click.argument("tournament_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@_DB_OPTION
 @click.option(
     "--records",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -390,12 +394,7 @@ def run_command(
 
 
 @click.command("standings")
-@click.option(
-    "--db",
-    default=DEFAULT_DB,
-    show_default=True,
-    help="SQLite file or postgresql:// URL of results.",
-)
+@_DB_OPTION
 @click.option(
     "--tournament", "tournament_id", help="Tournament id (default: the most recently updated)."
 )
@@ -444,12 +443,7 @@ def standings_command(db: str, tournament_id: str | None, as_json: bool, list_al
 
 @click.command("replay")
 @click.argument("game_id")
-@click.option(
-    "--db",
-    default=DEFAULT_DB,
-    show_default=True,
-    help="SQLite file or postgresql:// URL of results.",
-)
+@_DB_OPTION
 @click.option("--tournament", "tournament_id", help="Tournament id, if the id is ambiguous.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def replay_command(game_id: str, db: str, tournament_id: str | None, as_json: bool) -> None:
