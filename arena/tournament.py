@@ -81,7 +81,7 @@ from nardy.arena.schedule import (
 )
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, StorageError, Store
-from nardy.core.bots import BUILTIN_BOTS, Bot, make_bot
+from nardy.core.bots import Bot, builtin_bot_names, is_builtin_bot, make_bot
 from nardy.core.dice import ScriptedDice, SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
@@ -175,8 +175,8 @@ class BuiltinPlayer:
     """A built-in bot (``make_bot(builtin, seed)``), a fresh instance per game."""
 
     def __init__(self, name: str, builtin: str, capacity: int) -> None:
-        if builtin not in BUILTIN_BOTS:
-            known = ", ".join(sorted(BUILTIN_BOTS))
+        if not is_builtin_bot(builtin):
+            known = ", ".join(builtin_bot_names())
             raise DefinitionError(f"bot {name!r}: unknown builtin {builtin!r} (known: {known})")
         self.name = name
         self.builtin = builtin
@@ -376,9 +376,9 @@ def check_definition(definition: TournamentDef, *, given: Sequence[str] = ()) ->
         if (
             entry.name not in given
             and entry.builtin is not None
-            and entry.builtin not in BUILTIN_BOTS
+            and not is_builtin_bot(entry.builtin)
         ):
-            known = ", ".join(sorted(BUILTIN_BOTS))
+            known = ", ".join(builtin_bot_names())
             raise DefinitionError(
                 f"bot {entry.name!r}: unknown builtin {entry.builtin!r} (known: {known})"
             )

@@ -47,9 +47,12 @@ from nardy.core.position import Geometry, Position
 from nardy.core.variant import Variant
 
 __all__ = [
+    "ARGUMENT_BOTS",
     "BUILTIN_BOTS",
     "Bot",
     "BotFactory",
+    "builtin_bot_names",
+    "is_builtin_bot",
     "HeuristicBot",
     "RandomBot",
     "make_bot",
@@ -577,11 +580,45 @@ BUILTIN_BOTS: dict[str, BotFactory] = {"random": RandomBot, "heuristic": Heurist
 """The built-in bots by name."""
 
 
+def _neural(seed: int | None, argument: str | None) -> Bot:
+    from nardy.bots.neural import NeuralBot  # numpy: imported only when asked for
+
+    return NeuralBot(seed, argument)
+
+
+def _gnubg(seed: int | None, argument: str | None) -> Bot:
+    from nardy.bots.gnubg_bot import GnubgBot  # the optional extra nardy[gnubg]
+
+    return GnubgBot.from_argument(seed, argument)
+
+
+ArgumentBotFactory = Callable[[int | None, str | None], Bot]
+"""A built-in bot that takes an argument after a colon: ``neural:FILE``, ``gnubg:2``."""
+
+ARGUMENT_BOTS: dict[str, ArgumentBotFactory] = {"neural": _neural, "gnubg": _gnubg}
+"""Built-in bots outside the kernel: ``neural`` (shipped weights, or ``neural:FILE.npz``) and
+``gnubg`` (backgammon, ``gnubg:PLY``)."""
+
+
+def is_builtin_bot(name: str) -> bool:
+    """Whether ``name`` names a built-in bot (``random``, ``neural:FILE`` …) for :func:`make_bot`."""
+    return name in BUILTIN_BOTS or name.partition(":")[0] in ARGUMENT_BOTS
+
+
+def builtin_bot_names() -> list[str]:
+    """The names of the built-in bots, for messages."""
+    return sorted([*BUILTIN_BOTS, *ARGUMENT_BOTS])
+
+
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A new built-in bot by name; raises :class:`ValueError` for an unknown name."""
+    """A new built-in bot by name (``NAME`` or ``NAME:ARGUMENT`` for the bots of
+    :data:`ARGUMENT_BOTS`); raises :class:`ValueError` for an unknown name or a bad argument."""
+    base, colon, argument = name.partition(":")
+    if base in ARGUMENT_BOTS:
+        return ARGUMENT_BOTS[base](seed, argument if colon else None)
     try:
         factory = BUILTIN_BOTS[name]
     except KeyError:
-        known = ", ".join(sorted(BUILTIN_BOTS))
+        known = ", ".join(builtin_bot_names())
         raise ValueError(f"unknown bot {name!r}; known bots: {known}") from None
     return factory(seed)

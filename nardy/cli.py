@@ -912,5 +912,9 @@ def plays(
         )
 
 
+from nardy.train.cli import train as _train  # noqa: E402  (registered after the group exists)
+
+cli.add_command(_train)
+
 if __name__ == "__main__":  # pragma: no cover
     main()

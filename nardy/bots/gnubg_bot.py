@@ -1,0 +1,302 @@
+"""GNU Backgammon as a bot for ``backgammon`` (the optional extra ``nardy[gnubg]``).
+
+Checker play is gnubg's own: ``gnubg.findbestmoves`` at the configured ply (cubeful evaluation,
+gnubg's default move filters) ranks every play, and the bot plays the first. Its move tuples are
+mapped back to the legal play with the same result. The binding cuts a tuple short at the first
+bear-off (it stops at gnubg's ``-1`` for "off"); for such a move the bot scores every legal result
+itself with ``gnubg.evaluate`` at the same ply (the opponent's equity after the play, lowest
+first): the same ranking for 0-ply, and in bear-offs, where this happens, also in practice for more.
+
+Cube decisions come from gnubg's cubeless probabilities at the configured ply (win, gammon and
+backgammon rates of both sides). gnubg's Python bindings expose no cubeful cube analysis (the
+``hint`` of a cube decision is "not yet implemented", ``gnubg_nn.evaluate_cube_decision`` is
+"not implemented for money"), so these probabilities go into the classical models:
+
+* money play — Janowski's cubeful equities with cube life ``x = 0.68`` (normalised to the cube):
+  no double ``ND``, double/take ``DT``, double/pass ``DP = 1``; double when ``min(DT, DP) > ND``,
+  take when ``DT ≤ DP`` from the doubler's side, beaver when ``DT < 0``. Under Jacoby gammons
+  count single while the cube is centred.
+* match play — match winning chances from gnubg's own match equity table (``gnubg.met``,
+  post-Crawford rows once a side is 1-away), dead cube: ``ND``, ``DT`` (each outcome's score at
+  the doubled cube) and ``DP`` (the doubler wins the cube).
+
+The score of a match is given by :meth:`GnubgBot.set_match` (``nardy play --match`` does it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from nardy.core.bots import Bot
+from nardy.core.errors import IllegalPlayError
+from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
+from nardy.core.gnubg import board_from_position, position_from_board
+from nardy.core.position import CHECKERS, Position
+from nardy.core.variant import Variant
+
+__all__ = ["CUBE_LIFE", "GnubgBot", "Probabilities", "load_gnubg"]
+
+CUBE_LIFE = 0.68
+"""Janowski's cube efficiency ``x`` for money play (0 = dead cube, 1 = fully live)."""
+MAX_PLY = 4
+
+
+def load_gnubg() -> Any:
+    """The ``gnubg`` module, or a clear error naming the extra to install."""
+    try:
+        module = importlib.import_module("gnubg")
+    except ImportError:
+        raise ValueError("the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'") from None
+    return module
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """Silence file descriptor 1: gnubg's C code prints command replies there."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+@dataclass(frozen=True, slots=True)
+class Probabilities:
+    """gnubg's cubeless estimate for the player on roll: P(win), P(win ≥ gammon), P(win
+    backgammon), P(lose ≥ gammon), P(lose backgammon)."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @property
+    def equity(self) -> float:
+        """Cubeless money equity."""
+        return (
+            2 * self.win
+            - 1
+            + self.win_gammon
+            + self.win_backgammon
+            - self.lose_gammon
+            - self.lose_backgammon
+        )
+
+    def outcomes(self) -> tuple[tuple[int, float], ...]:
+        """(points won in units of the cube, probability): ±1, ±2, ±3."""
+        return (
+            (1, self.win - self.win_gammon),
+            (2, self.win_gammon - self.win_backgammon),
+            (3, self.win_backgammon),
+            (-1, 1 - self.win - self.lose_gammon),
+            (-2, self.lose_gammon - self.lose_backgammon),
+            (-3, self.lose_backgammon),
+        )
+
+    def single(self) -> Probabilities:
+        """The same with gammons counted single (Jacoby, centred cube)."""
+        return Probabilities(self.win, 0.0, 0.0, 0.0, 0.0)
+
+
+def janowski(p: Probabilities, owner: str, x: float = CUBE_LIFE) -> float:
+    """Janowski's cubeful money equity of the player on roll, normalised to the cube value;
+    ``owner`` is ``"centre"``, ``"me"`` or ``"opponent"``."""
+    win = min(max(p.win, 1e-9), 1 - 1e-9)
+    w = (win + p.win_gammon + p.win_backgammon) / win  # average points of a win
+    lose = 1 - win
+    loss = (lose + p.lose_gammon + p.lose_backgammon) / lose  # average points of a loss
+    dead = win * w - lose * loss
+    take_point = (loss - 0.5) / (w + loss + 0.5)
+    cash_point = (loss + 1.0) / (w + loss + 0.5)
+    if owner == "me":
+        live = 1.0 if win >= cash_point else win * (w + loss + 0.5) - loss
+    elif owner == "opponent":
+        live = -1.0 if win <= take_point else win * (w + loss + 0.5) - loss - 0.5
+    elif win <= take_point:
+        live = -1.0
+    elif win >= cash_point:
+        live = 1.0
+    else:
+        live = -1.0 + 2.0 * (win - take_point) / (cash_point - take_point)
+    return (1 - x) * dead + x * live
+
+
+class GnubgBot(Bot):
+    """gnubg at ``ply`` plies (0 = its neural net alone; ``gnubg:2`` is 2-ply)."""
+
+    name = "gnubg"
+
+    def __init__(self, seed: int | None = None, ply: int = 0) -> None:
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"gnubg ply must be 0-{MAX_PLY}, not {ply}")
+        self.seed = seed
+        self.ply = ply
+        self.name = f"gnubg:{ply}" if ply else "gnubg"
+        self._gnubg = load_gnubg()
+        self._context = self._gnubg.evalcontext(1, ply, 1, 0, 0.0)
+        self._cubeless = self._gnubg.evalcontext(0, ply, 1, 0, 0.0)
+        self.match: tuple[int, int, int] | None = None
+        """(match length, my score, the opponent's score), or None for money play."""
+        self.jacoby = False
+        self.beavers = False
+        self._met: Any = None
+
+    @classmethod
+    def from_argument(cls, seed: int | None, argument: str | None) -> GnubgBot:
+        """``gnubg`` or ``gnubg:PLY`` as :func:`~nardy.core.bots.make_bot` spells it."""
+        if argument is None or argument == "":
+            return cls(seed)
+        if not argument.isdigit():
+            raise ValueError(f"gnubg:PLY needs a ply 0-{MAX_PLY}, not {argument!r}")
+        return cls(seed, int(argument))
+
+    def start_game(self, variant: Variant, colour: int) -> None:
+        if variant.name != "backgammon":
+            raise ValueError(f"the gnubg bot plays backgammon only, not {variant.name}")
+        money = variant.options.get("match_length") is None and self.match is None
+        self.jacoby = money and bool(variant.options.get("jacoby"))
+        self.beavers = money and bool(variant.options.get("beavers"))
+
+    def set_match(self, length: int | None, score: tuple[int, int]) -> None:
+        """The match before the next game: its length (None: money play) and (my, opponent's)
+        score."""
+        self.match = None if length is None else (length, score[0], score[1])
+
+    # -- checker play ------------------------------------------------------------------------------
+
+    def _cubeinfo(self, cube_value: int, owner: int) -> Any:
+        """gnubg's cube info with the mover as gnubg's player 0 (owner 0 = mover, 1 = opponent,
+        -1 = centred)."""
+        length, mine, theirs = self.match or (0, 0, 0)
+        return self._gnubg.cubeinfo(cube_value, owner, 0, length, (mine, theirs), 0, 0)
+
+    def choose_play(self, decision: PlayDecision) -> int:
+        plays = decision.plays
+        if len(plays) == 1:
+            return 0
+        position = decision.position
+        board = board_from_position(position.points, position.bar)
+        dice = decision.segment.dice
+        info = self._cubeinfo(1, -1)
+        with _quiet_stdout():
+            ranked = self._gnubg.findbestmoves(board, info, self._context, (dice[0], dice[-1]))
+        if ranked:
+            move = tuple(ranked[0]["move"])
+            if len(move) % 2 == 0:
+                with contextlib.suppress(IllegalPlayError):
+                    return plays.index_of(_apply(board, move))
+        return self._best_by_evaluation(decision)
+
+    def _best_by_evaluation(self, decision: PlayDecision) -> int:
+        """The play after which gnubg gives the opponent the lowest equity."""
+        best, best_equity = 0, float("inf")
+        info = self._cubeinfo(1, -1)
+        for index, play in enumerate(decision.plays):
+            after = play.result.flip("opposite")
+            if after.off[1] == CHECKERS:
+                return index  # the play bears off the last checker: the game is won
+            board = board_from_position(after.points, after.bar)
+            with _quiet_stdout():
+                equity = float(self._gnubg.evaluate(board, info, self._cubeless)[5])
+            if equity < best_equity:
+                best, best_equity = index, equity
+        return best
+
+    # -- cube --------------------------------------------------------------------------------------
+
+    def probabilities(self, position: Position) -> Probabilities:
+        """gnubg's cubeless probabilities for the player on roll in ``position``."""
+        board = board_from_position(position.points, position.bar)
+        with _quiet_stdout():
+            out = self._gnubg.evaluate(board, self._cubeinfo(1, -1), self._cubeless)
+        return Probabilities(*(float(v) for v in out[:5]))
+
+    def cube_equities(self, position: Position, cube_value: int, owner: str) -> tuple[float, float, float]:
+        """(no double, double/take, double/pass) for the player on roll: money equities normalised
+        to the cube, or match winning chances in match play."""
+        p = self.probabilities(position)
+        if self.match is not None:
+            return self._match_equities(p, cube_value)
+        centred = p.single() if self.jacoby and owner == "centre" else p
+        no_double = janowski(centred, owner)
+        double_take = 2.0 * janowski(p, "opponent")
+        return no_double, double_take, 1.0
+
+    def _mwc(self, me_away: int, opp_away: int) -> float:
+        """My match winning chance at (me, opponent) points away, from gnubg's table."""
+        if me_away <= 0:
+            return 1.0
+        if opp_away <= 0:
+            return 0.0
+        if self._met is None:
+            with _quiet_stdout():
+                self._met = self._gnubg.met(64)
+        pre, post0, _post1 = self._met
+        if me_away == 1 and opp_away > 1:
+            return float(post0[opp_away - 1])
+        if opp_away == 1 and me_away > 1:
+            return 1.0 - float(post0[me_away - 1])
+        return float(pre[me_away - 1][opp_away - 1])
+
+    def _match_equities(self, p: Probabilities, cube_value: int) -> tuple[float, float, float]:
+        assert self.match is not None
+        length, mine, theirs = self.match
+        me, opp = length - mine, length - theirs
+
+        def dead(cube: int) -> float:
+            total = 0.0
+            for points, chance in p.outcomes():
+                if points > 0:
+                    total += chance * self._mwc(me - points * cube, opp)
+                else:
+                    total += chance * self._mwc(me, opp + points * cube)
+            return total
+
+        return dead(cube_value), dead(2 * cube_value), self._mwc(me - cube_value, opp)
+
+    def offer_double(self, decision: DoubleDecision) -> bool:
+        owner = "centre" if decision.cube.owner is None else "me"
+        no_double, take, drop = self.cube_equities(
+            decision.position, decision.cube.value, owner
+        )
+        return min(take, drop) > no_double
+
+    def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
+        if decision.after_beaver:
+            # I doubled and was beavered; I am on roll with the cube at 4v owned by the opponent.
+            p = self.probabilities(decision.position)
+            # Take: 4v with the cube against me (4 J); drop: lose 2v. Take while 4 J >= -2.
+            return "take" if janowski(p, "opponent") >= -0.5 else "drop"
+        doubler_view = decision.position.flip("opposite")
+        owner = "centre" if decision.cube.owner is None else "me"
+        _no_double, take, drop = self.cube_equities(doubler_view, decision.cube.value, owner)
+        if self.match is None and decision.beaver_allowed and take < 0.0:
+            return "beaver"
+        return "take" if take <= drop else "drop"
+
+
+def _apply(board: Any, move: tuple[int, ...]) -> Position:
+    """The position after gnubg's move tuple (``from, to`` pairs, 1-based, 25 = bar, 0 = off)."""
+    opponent, mover = list(board[0]), list(board[1])
+    for i in range(0, len(move), 2):
+        src, dst = move[i], move[i + 1]
+        mover[src - 1] -= 1
+        if dst >= 1:
+            mover[dst - 1] += 1
+            if opponent[24 - dst] == 1:
+                opponent[24 - dst] = 0
+                opponent[24] += 1
+    points, bar = position_from_board((tuple(opponent), tuple(mover)))
+    off = (CHECKERS - sum(mover), CHECKERS - sum(opponent))
+    return Position(points, bar, off)

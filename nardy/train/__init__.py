@@ -1,0 +1,1 @@
+"""Training of the neural bots (``nardy train``)."""
