@@ -3,7 +3,8 @@
 The learning environments (docs/learning.md) index the legal plays of a segment with a fixed,
 discrete action space, so its size must cover the worst case. This script looks for that worst
 case: a hill climb over legal positions (seeded random game positions and random spreads, moved
-one checker at a time), for every segment the turn plans can ask for (the 15 non-doubles and four
+one checker at a time; most starts put the mover's checkers one per point, where the most plays
+are found), for every segment the turn plans can ask for (the 15 non-doubles and four
 equal steps of 1…6), keeping a change when the number of distinct results does not drop.
 
     python benchmarks/search_max_plays.py --seconds 30 --seed 1 > max_plays.json
@@ -126,6 +127,23 @@ def _spread(variant: Variant, rng: random.Random) -> Position | None:
     return position if plausible(variant, position) else None
 
 
+def _singles(variant: Variant, rng: random.Random) -> Position | None:
+    """The mover's checkers one per point (where the most plays are found), the opponent's stacked
+    on some of the other points."""
+    checkers = sum(variant.rules.layout.points.values())
+    points = [0] * 24
+    for p in rng.sample(range(24), min(checkers, 24)):
+        points[p] = 1
+    free = [i for i in range(24) if points[i] == 0]
+    if not free:
+        return None
+    chosen = rng.sample(free, rng.randint(1, len(free)))
+    for j in range(checkers):
+        points[chosen[j % len(chosen)]] -= 1
+    position = Position(tuple(points), (0, 0), (0, 0))
+    return position if plausible(variant, position) else None
+
+
 def _game_positions(variant: Variant, seed: int, games: int) -> list[Position]:
     found: list[Position] = []
     for g in range(games):
@@ -156,11 +174,16 @@ def search(variant: Variant, seconds: float, seed: int) -> dict[str, object]:
                 best = (n, position, dice)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        spread = rng.random() < 0.5 or not starts
-        start = _spread(variant, rng) if spread else rng.choice(starts)
+        kind = rng.random()
+        if kind < 0.5:
+            start = _singles(variant, rng)
+        elif kind < 0.75 or not starts:
+            start = _spread(variant, rng)
+        else:
+            start = rng.choice(starts)
         if start is None:
             continue
-        dice = rng.choice(SEGMENTS[:6]) if rng.random() < 0.9 else rng.choice(SEGMENTS)
+        dice = rng.choice(SEGMENTS[:3]) if rng.random() < 0.9 else rng.choice(SEGMENTS)
         current, value = start, count(variant, start, dice)
         stale = 0
         while stale < 60 and time.monotonic() < deadline:

@@ -49,6 +49,7 @@ __all__ = [
     "PHASES",
     "Context",
     "Layout",
+    "Phase",
     "context_of",
     "encode",
     "encode_batch",
