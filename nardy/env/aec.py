@@ -125,6 +125,11 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         if self.render_mode == "human":
             self.render()
 
+    def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
+        """Every legal play's resulting position, encoded (``nardy196_v1`` by default), row ``i``
+        for action ``i``, from the selected agent's view; empty for a cube decision."""
+        return self._driver().afterstates(encoder)
+
     def _finish(self) -> None:
         driver = self._driver()
         white, black = driver.points()

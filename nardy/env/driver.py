@@ -152,6 +152,15 @@ class Driver:
             return encoding.encode(position, encoder=self.config.encoder)
         return encoding.encode(position, context, encoder=self.config.encoder)
 
+    def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> npt.NDArray[np.float32]:
+        """The encodings of every legal play's result (row ``i`` = action ``i``), from the
+        decider's view before the turn passes: TD-Gammon's afterstates. Empty for a cube decision
+        or a finished game."""
+        decision = self.game.decision
+        if not isinstance(decision, PlayDecision):
+            return np.zeros((0, encoding.encoder_size(encoder)), dtype=np.float32)
+        return encoding.encode_plays(decision.plays, encoder=encoder)
+
     def points(self) -> tuple[int, int]:
         """Game points of (White, Black): + for the winner, − for the loser, 0 while playing."""
         result = self.game.result

@@ -131,6 +131,11 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             mover_colour="white" if self.colour == 0 else "black",
         )
 
+    def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
+        """Every legal play's resulting position, encoded (``nardy196_v1`` by default), row ``i``
+        for action ``i``, from the agent's view; empty for a cube decision."""
+        return self._driver().afterstates(encoder)
+
     # -- internals ---------------------------------------------------------------------------
 
     def _opponent_moves(self) -> None:
