@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
+from functools import lru_cache
+
 import numpy as np
 import numpy.typing as npt
 
@@ -274,6 +276,12 @@ def _unit_tables() -> tuple[Array, Array]:
 
 
 _MOVER_UNITS, _OPPONENT_UNITS = _unit_tables()
+_ZERO_UNITS: Final = (0.0, 0.0, 0.0, 0.0)
+_UNIT_TUPLES: Final = tuple(
+    tuple(tuple(float(u) for u in table[_MAX_STACK + n]) for n in range(_MAX_STACK + 1))
+    for table in (_MOVER_UNITS, _OPPONENT_UNITS[::-1])
+)
+"""``_UNIT_TUPLES[side][n]``: the four units of ``n`` checkers of that side, as Python floats."""
 
 # Column order of a LegalPlays board key ([off0, points 1…24, bar0, bar1, off1]) turned into the
 # row layout used here ([points 1…24, bar0, bar1, off0, off1]).
@@ -313,8 +321,16 @@ def _with_context(board: Array, encoder: str, context: Context | None) -> Array:
         return board
     out = np.empty((board.shape[0], size), dtype=np.float32)
     out[:, :BOARD_SIZE] = board
-    out[:, BOARD_SIZE:] = (context or Context()).vector()
+    out[:, BOARD_SIZE:] = _context_vector(context or Context())
     return out
+
+
+@lru_cache(maxsize=4096)
+def _context_vector(context: Context) -> Array:
+    """Contexts repeat (the same phase, dice and cube over and over): compute each once."""
+    vector = context.vector()
+    vector.setflags(write=False)
+    return vector
 
 
 # -- public API --------------------------------------------------------------------------------------
@@ -325,8 +341,31 @@ def encode(
 ) -> Array:
     """One position from its mover's view: ``nardy196_v1`` without a context, else ``nardy226_v1``
     (or the ``encoder`` named)."""
-    row: Array = encode_batch([position], context, encoder=encoder)[0]
-    return row
+    chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
+    size = encoder_size(chosen)
+    if size == BOARD_SIZE and context is not None:
+        raise ValueError(f"{chosen} encodes the board only; pass no context")
+    # One position: Python table lookups and one array, cheaper than the vectorised path's
+    # dozen numpy calls on a batch of one (the same units; tests compare the two).
+    units: list[float] = []
+    mover_units, opponent_units = _UNIT_TUPLES
+    points = position.points
+    if max(points) > _MAX_STACK or -min(points) > _MAX_STACK:
+        raise ValueError(f"a point holds more than {_MAX_STACK} checkers")
+    for count in points:
+        units.extend(mover_units[count] if count > 0 else _ZERO_UNITS)
+    for count in points:
+        units.extend(opponent_units[-count] if count < 0 else _ZERO_UNITS)
+    bar, off = position.bar, position.off
+    mover = sum(c for c in points if c > 0) + bar[0] + off[0]
+    opponent = -sum(c for c in points if c < 0) + bar[1] + off[1]
+    units += [bar[0] / 2, bar[1] / 2, off[0] / max(mover, 1), off[1] / max(opponent, 1)]
+    if size == BOARD_SIZE:
+        return np.array(units, dtype=np.float32)
+    out = np.empty(size, dtype=np.float32)
+    out[:BOARD_SIZE] = units
+    out[BOARD_SIZE:] = _context_vector(context or Context())
+    return out
 
 
 def encode_batch(

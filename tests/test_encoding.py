@@ -264,6 +264,9 @@ def test_mirror_encoding_is_the_documented_permutation(variant_name, seed, decis
     flipped = variant.flip(position)
     perm = enc.mirror_permutation(variant.rules.geometry)
     x, y = enc.encode(position), enc.encode(flipped)
+    assert np.array_equal(x, enc.encode_batch([position])[0])  # the single and the batched path
+    ctx = enc.Context(phase="roll", segment=(6, 5), cube=True, cube_value=4, cube_owner="mover")
+    assert np.array_equal(enc.encode(position, ctx), enc.encode_batch([position], ctx)[0])
     assert np.array_equal(y[perm], x)
     assert np.array_equal(x[perm], y)  # flip is an involution, so is the permutation
     # The sides swap: the mover's units of one are the opponent's units of the other.

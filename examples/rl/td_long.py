@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         standings = tournament(ValueNet.load(args.out), games, args.seed, Path(tmp) / "td.db")
-    Console().print(render_standings(standings))
+    Console(width=120).print(render_standings(standings))
     return 0
 
 
