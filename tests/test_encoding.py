@@ -272,3 +272,15 @@ def test_mirror_encoding_is_the_documented_permutation(variant_name, seed, decis
     # The sides swap: the mover's units of one are the opponent's units of the other.
     assert x[enc.MOVER_POINTS : enc.OPPONENT_POINTS].sum() == y[enc.OPPONENT_POINTS : enc.BAR].sum()
     assert list(x[enc.OFF : enc.OFF + 2]) == list(y[enc.OFF : enc.OFF + 2])[::-1]
+
+
+def test_the_kernel_does_not_import_numpy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nardy.core, nardy.core.game, nardy.core.bots, nardy.core.plugins;"
+        "nardy.core.load_variant('long');"
+        "assert 'numpy' not in sys.modules, 'the kernel imported numpy'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
