@@ -7,8 +7,10 @@
 
     register()                                    # python_nardy_<variant> for every variant
     game = pyspiel.load_game("python_nardy_long")
+    cubed = pyspiel.load_game("python_nardy_long", {"cube": True, "match_length": 5})
 
-The dice are EXPLICIT_STOCHASTIC chance nodes: the opening throw has 36 ordered White-Black
+The variant's options are the game's parameters (0 stands for an unset ``match_length`` or
+``max_cube``). The dice are EXPLICIT_STOCHASTIC chance nodes: the opening throw has 36 ordered White-Black
 outcomes (ties are thrown again), every other roll 21 outcomes with probability 1/36 (doubles) or
 2/36. A chance outcome's action id is ``6 (a − 1) + (b − 1)`` for the dice ``a-b`` (high die first
 after the opening throw). Player actions are those of the learning environments: a play's index in
@@ -28,6 +30,7 @@ import pyspiel
 
 from nardy import encoding
 from nardy.core.game import DoubleDecision, PlayDecision
+from nardy.core.options import OptionSpec
 from nardy.core.plugins import load_variant, variant_names
 from nardy.core.variant import Variant
 from nardy.env.spaces import action_space_size
@@ -61,6 +64,15 @@ def _max_utility(variant: Variant) -> float:
     return float(base * cube)
 
 
+def _parameter_default(spec: OptionSpec) -> bool | int | str:
+    """A variant option as an OpenSpiel parameter: its default, with 0 for "none" (an integer
+    option whose default is unset, such as ``match_length`` or ``max_cube``)."""
+    if spec.default is None:
+        return 0
+    value: bool | int | str = spec.default
+    return value
+
+
 def register(variants: list[str] | None = None) -> list[str]:
     """Register ``python_nardy_<variant>`` for ``variants`` (default: every registered variant);
     returns the names. Registering again is a no-op."""
@@ -71,6 +83,7 @@ def register(variants: list[str] | None = None) -> list[str]:
         if short in _registered:
             continue
         variant = load_variant(name)
+        specs = {spec.name: spec for spec in variant.info.options}
         game_type = pyspiel.GameType(
             short_name=short,
             long_name=f"nardy {variant.info.title}",
@@ -85,24 +98,13 @@ def register(variants: list[str] | None = None) -> list[str]:
             provides_information_state_tensor=False,
             provides_observation_string=True,
             provides_observation_tensor=True,
-            parameter_specification={},
+            parameter_specification={n: _parameter_default(s) for n, s in specs.items()},
         )
-        top = _max_utility(variant)
-        game_info = pyspiel.GameInfo(
-            num_distinct_actions=action_space_size(variant),
-            max_chance_outcomes=36,
-            num_players=2,
-            min_utility=-top,
-            max_utility=top,
-            utility_sum=0.0,
-            max_game_length=MAX_GAME_LENGTH,
-        )
-
         # One class per variant, as OpenSpiel's own Python games register a class.
         game_class = type(
             f"NardyGame_{name}",
             (NardyGame,),
-            {"_game_type": game_type, "_game_info": game_info, "_variant": variant},
+            {"_game_type": game_type, "_variant_name": name, "_specs": specs},
         )
         pyspiel.register_game(game_type, game_class)
         _registered.add(short)
@@ -113,12 +115,28 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
     """One variant as an OpenSpiel game."""
 
     _game_type: Any
-    _game_info: Any
-    _variant: Variant
+    _variant_name: str
+    _specs: dict[str, OptionSpec]
 
     def __init__(self, params: Any = None) -> None:
-        super().__init__(self._game_type, self._game_info, params or {})
-        self.variant = self._variant
+        given = dict(params or {})
+        options = {
+            name: None if value == 0 and self._specs[name].default is None else value
+            for name, value in given.items()
+            if name in self._specs
+        }
+        self.variant = load_variant(self._variant_name, options)
+        top = _max_utility(self.variant)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=action_space_size(self.variant),
+            max_chance_outcomes=36,
+            num_players=2,
+            min_utility=-top,
+            max_utility=top,
+            utility_sum=0.0,
+            max_game_length=MAX_GAME_LENGTH,
+        )
+        super().__init__(self._game_type, info, given)
 
     def new_initial_state(self) -> NardyState:
         return NardyState(self)

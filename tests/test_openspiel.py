@@ -66,3 +66,19 @@ def test_openspiel_mcts_against_random():
             state.apply_action(bots[state.current_player()].step(state))
     white, black = state.returns()
     assert white == -black and abs(white) in (1, 2, 3)
+
+
+def test_openspiel_parameters_are_the_variant_options():
+    register(["long", "backgammon"])
+    game = pyspiel.load_game("python_nardy_long", {"cube": True, "match_length": 5})
+    assert game.variant.options["cube"] is True
+    assert game.variant.options["match_length"] == 5
+    assert game.variant.options["max_cube"] is None  # 0 = unset
+    assert game.max_utility() == 3 * 64  # koks × the largest cube counted
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+    plain = pyspiel.load_game("python_nardy_long")
+    assert plain.variant.options["cube"] is False and plain.max_utility() == 3
+    capped = pyspiel.load_game("python_nardy_backgammon", {"max_cube": 8})
+    assert capped.max_utility() == 3 * 8
+    with pytest.raises(Exception, match="first_turn_head"):
+        pyspiel.load_game("python_nardy_long", {"first_turn_head": "sometimes"})
