@@ -2,8 +2,13 @@
 # Build the Go example bot from the repository's protos with Debian's packages only, offline:
 #
 #   apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev \
-#       protoc-gen-go protoc-gen-go-grpc protobuf-compiler libprotobuf-dev
+#       golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc \
+#       protobuf-compiler libprotobuf-dev
 #   examples/bots/go/build.sh OUT_DIR        # writes OUT_DIR/nardy-go-bot
+#
+# golang-github-golang-protobuf-1-5-dev matters: grpc-go's codec goes through the github.com/golang/
+# protobuf package, and only its 1.5 line understands the messages protoc-gen-go 1.28 generates
+# (with 1.3, which apt may pick to satisfy grpc-go, every call panics in the unmarshaller).
 #
 # Debian installs Go libraries as source under /usr/share/gocode, which the go tool reads in
 # GOPATH mode (GO111MODULE=off): no module download. The protos carry no go_package option, so
@@ -17,6 +22,10 @@ out=$(cd "$out" && pwd)
 gopath="$out/gopath"
 src="$gopath/src"
 rm -rf "$src/nardybot"
+if [ -e /usr/share/gocode/src/github.com/golang/protobuf/proto/table_unmarshal.go ]; then
+  echo "golang-github-golang-protobuf-1-3-dev is installed: install golang-github-golang-protobuf-1-5-dev" >&2
+  exit 1
+fi
 mkdir -p "$src/nardybot"
 
 # Well-known types (google/protobuf/duration.proto ...): libprotobuf-dev installs them here.
