@@ -392,10 +392,10 @@ class DialOutClient:
     (default :func:`print_status`, standard error; ``None`` for silence)::
 
         connected to 127.0.0.1:50050 as bot-1-33ef150e
-        connection lost: arena shutting down
-        retrying in 0.07s (attempt 1)
-        cannot reach the arena at 127.0.0.1:50050: failed to connect to all addresses
-        retrying in 0.13s (attempt 2)
+        connection lost: the arena is shutting down
+        retrying in 0.03s (attempt 1)
+        cannot reach the arena at 127.0.0.1:50050: UNAVAILABLE: failed to connect to all addresses; …
+        retrying in 0.07s (attempt 2)
 
     Retries wait a jittered, exponentially growing delay (:func:`backoff_delays` over
     ``backoff = (initial, maximum)`` seconds) that starts afresh after every successful connection.

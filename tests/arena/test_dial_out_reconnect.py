@@ -205,3 +205,19 @@ def test_a_rejected_token_is_said_once_and_not_retried(server: ArenaServer) -> N
         bot.stop()
     assert len(bot.lines) == 1, bot.lines
     assert bot.lines[0].startswith(f"token rejected by the arena at {server.address}: "), bot.lines
+
+
+def test_a_graceful_shutdown_is_named_as_the_reason() -> None:
+    server = ArenaServer(Arena(reconnect_grace=5.0)).start()
+    lines: list[str] = []
+    entry = server.arena.register_dial_out_bot("bot")
+    client = dial_out(RandomBot(1), server.address, entry.token, status=lines.append).start()
+    try:
+        assert client.connected.wait(10)
+        server.stop(grace=1)
+        assert wait_until(lambda: len(lines) >= 3, 10), lines
+    finally:
+        client.stop()
+        server.stop(grace=1)
+    assert lines[1] == "connection lost: the arena is shutting down", lines
+    assert RETRY.match(lines[2]), lines
