@@ -221,3 +221,27 @@ def test_a_graceful_shutdown_is_named_as_the_reason() -> None:
         server.stop(grace=1)
     assert lines[1] == "connection lost: the arena is shutting down", lines
     assert RETRY.match(lines[2]), lines
+
+
+def test_nardy_bot_serve_arena_prints_the_connection_lines(server: ArenaServer) -> None:
+    """The command line a bot author runs: the lines on standard error, a clean exit on SIGTERM,
+    and one line and exit status 1 for a token the arena does not know."""
+    import sys
+
+    entry = server.arena.register_dial_out_bot("cli")
+    command = [sys.executable, "-m", "nardy", "bot", "serve", "--builtin", "random"]
+    bot = BotProcess([*command, "--arena", server.address, "--token", entry.token])
+    try:
+        assert (
+            bot.wait_for("^connected to ")[0] == f"connected to {server.address} as {entry.bot_id}"
+        )
+    finally:
+        assert bot.stop() == 0, bot.lines
+    bot = BotProcess([*command, "--arena", server.address, "--token", "wrong"])
+    try:
+        assert bot.proc.wait(30) == 1
+    finally:
+        bot.stop()
+    assert len(bot.lines) == 1 and bot.lines[0].startswith("token rejected by the arena at "), (
+        bot.lines
+    )
