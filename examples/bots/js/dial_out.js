@@ -71,11 +71,14 @@ function connect() {
   let finished = false;
   // A fresh channel per attempt: the back-off below is the only one (a reused channel would add
   // its own reconnect back-off and fail calls fast while it waits).
-  client = new arenaProto.ArenaService(address, grpc.credentials.createInsecure(), channelOptions);
-  call = client.Connect();
-  call.write({ hello: { token, resume_game_ids: [...games], info } });
+  const credentials = grpc.credentials.createInsecure();
+  const channel = new arenaProto.ArenaService(address, credentials, channelOptions);
+  const stream = channel.Connect();
+  client = channel;
+  call = stream;
+  stream.write({ hello: { token, resume_game_ids: [...games], info } });
 
-  call.on('data', (message) => {
+  stream.on('data', (message) => {
     switch (message.message) {
       case 'welcome': {
         welcomed = true;
@@ -90,13 +93,17 @@ function connect() {
       }
       case 'decision_request': {
         const reply = answer(message.decision_request);
-        if (reply) call.write({ answer: reply });
+        if (reply) stream.write({ answer: reply });
         break;
       }
       case 'game_ended':
         games.delete(message.game_ended.game_id);
         break;
       case 'error':
+        if (message.error.code === 'ERROR_CODE_UNAUTHENTICATED') {
+          say(`token rejected by the arena at ${address}: ${message.error.message}`);
+          process.exit(1);
+        }
         if (message.error.fatal) farewell = message.error.message;
         break;
       default:
@@ -104,12 +111,13 @@ function connect() {
     }
   });
 
-  // 'error' (a failed call) and 'end' (the arena closed the stream) can both fire; act once.
+  // 'status' comes exactly once, with the call's final status, however the stream ended.
   function ended(reason, code) {
     if (finished) return;
     finished = true;
     call = null;
-    client.close();
+    client = null;
+    channel.close();
     if (stopping) return;
     if (code === grpc.status.UNAUTHENTICATED) {
       say(`token rejected by the arena at ${address}: ${reason}`);
@@ -127,11 +135,16 @@ function connect() {
     say(`retrying in ${delay.toFixed(2)}s (attempt ${attempt})`);
     setTimeout(connect, delay * 1000);
   }
-  call.on('error', (err) => {
-    const details = String(err.details).replace(/\s*Resolution note:\s*$/, '');
-    ended(`${grpc.status[err.code] ?? err.code}: ${details}`, err.code);
+  stream.on('status', (status) => {
+    const details = String(status.details || '').replace(/\s*Resolution note:\s*$/, '');
+    ended(
+      status.code === grpc.status.OK
+        ? 'the arena closed the stream'
+        : `${grpc.status[status.code] ?? status.code}: ${details}`,
+      status.code,
+    );
   });
-  call.on('end', () => ended('the arena closed the stream'));
+  stream.on('error', () => {}); // reported by 'status'; without a listener Node would throw
 }
 
 function shutdown() {
