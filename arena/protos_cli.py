@@ -71,7 +71,7 @@ def protos_command(out: Path) -> None:
     \b
     Examples:
       nardy protos --out protos
-      protoc -I protos --go_out=gen --go-grpc_out=gen nardy/bot/v1/bot.proto ...
+      protoc -I protos --cpp_out=gen nardy/game/v1/game.proto nardy/bot/v1/bot.proto
       python -m grpc_tools.protoc -I protos --python_out=. --grpc_python_out=. \\
           nardy/game/v1/game.proto nardy/bot/v1/bot.proto nardy/arena/v1/arena.proto
       NARDY_PROTOS=protos node examples/bots/js/bot.js     # the JS example reads them at run time
