@@ -71,10 +71,10 @@ def protos_command(out: Path) -> None:
     \b
     Examples:
       nardy protos --out protos
-      protoc -I protos --cpp_out=gen nardy/game/v1/game.proto nardy/bot/v1/bot.proto
-      python -m grpc_tools.protoc -I protos --python_out=. --grpc_python_out=. \\
-          nardy/game/v1/game.proto nardy/bot/v1/bot.proto nardy/arena/v1/arena.proto
+      mkdir -p gen && protoc -I protos --cpp_out=gen nardy/game/v1/game.proto nardy/bot/v1/bot.proto
       NARDY_PROTOS=protos node examples/bots/js/bot.js     # the JS example reads them at run time
+
+    Python bots need no generated code: nardy.arena.sdk (docs/arena.md, "Writing a bot").
     """
     for path in write_protos(out):
         click.echo(path)
