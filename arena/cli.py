@@ -157,8 +157,9 @@ def bot_group() -> None:
 @click.option(
     "--token",
     default=None,
+    envvar="NARDY_BOT_TOKEN",
     help="Arena token: required from callers (server mode), "
-    "or presented to the arena (with --arena).",
+    "or presented to the arena (with --arena). Default: $NARDY_BOT_TOKEN (not shown by ps).",
 )
 @click.option(
     "--arena",

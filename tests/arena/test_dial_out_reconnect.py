@@ -224,13 +224,14 @@ def test_a_graceful_shutdown_is_named_as_the_reason() -> None:
 
 
 def test_nardy_bot_serve_arena_prints_the_connection_lines(server: ArenaServer) -> None:
-    """The command line a bot author runs: the lines on standard error, a clean exit on SIGTERM,
-    and one line and exit status 1 for a token the arena does not know."""
+    """The command line a bot author runs (token from the environment, or --token): the lines on
+    standard error, a clean exit on SIGTERM, and one line and exit status 1 for a token the arena
+    does not know."""
     import sys
 
     entry = server.arena.register_dial_out_bot("cli")
     command = [sys.executable, "-m", "nardy", "bot", "serve", "--builtin", "random"]
-    bot = BotProcess([*command, "--arena", server.address, "--token", entry.token])
+    bot = BotProcess([*command, "--arena", server.address], env={"NARDY_BOT_TOKEN": entry.token})
     try:
         assert (
             bot.wait_for("^connected to ")[0] == f"connected to {server.address} as {entry.bot_id}"
