@@ -1,5 +1,6 @@
 """End to end: the Go example bot (examples/bots/go), built here from the repository's protos with
-Debian's packages only, plays a short tournament through the arena.
+Debian's packages only, plays short tournaments: in the arena server, and with `nardy arena run`
+(examples/round_robin_go.toml).
 
 Needs the Debian toolchain (.ci/run installs it)::
 
@@ -13,19 +14,25 @@ a test failure.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from bot_process import BotProcess
+from click.testing import CliRunner
 
 from nardy.arena.bot_client import GrpcBotClient
 from nardy.arena.errors import BotCrashedError
 from nardy.arena.runner import TimeControl
 from nardy.arena.sdk import BotServer, builtin, dial_out
 from nardy.arena.server import ArenaServer
+from nardy.arena.storage import SqliteStore
+from nardy.arena.tournament import replay_record
+from nardy.arena.tournament_cli import main as tournament_cli
 
 GO_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "go"
 _TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
@@ -103,3 +110,30 @@ def test_go_bot_refuses_callers_without_its_token(go_bot: Path) -> None:
                 GrpcBotClient(address, wrong).get_info()
     finally:
         assert bot.stop() == 0, bot.lines
+
+
+def test_example_round_robin_runs_the_go_bot(
+    go_bot: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """examples/round_robin_go.toml as its comment says: the bot built to build/go-bot, then
+    `nardy arena run` from the directory that holds build/ (the repository root for a user)."""
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "go-bot").symlink_to(go_bot.parent, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    toml = Path(__file__).resolve().parents[2] / "examples" / "round_robin_go.toml"
+    result = CliRunner().invoke(tournament_cli, ["run", str(toml), "--quiet", "--db", "go.db"])
+    assert result.exit_code == 0, result.output
+    assert "finished; 12 games stored" in result.stdout
+    shown = CliRunner().invoke(tournament_cli, ["standings", "--db", "go.db", "--json"])
+    data = json.loads(shown.stdout)
+    (pool,) = data["pools"]
+    assert {b["bot"]: (b["games"], b["forfeits"]) for b in pool["standings"]} == {
+        "heuristic": (8, 0),
+        "random": (8, 0),
+        "go": (8, 0),
+    }
+    with closing(SqliteStore(tmp_path / "go.db", readonly=True)) as store:
+        rows = store.games(data["tournament_id"], records=True)
+        assert len(rows) == 12
+        for row in rows:
+            assert row.record is not None and replay_record(row.record).ok
