@@ -37,6 +37,10 @@ protoc -I "$protos" -I "$wkt" \
   nardy/game/v1/game.proto nardy/bot/v1/bot.proto
 cp "$here/main.go" "$src/nardybot/"
 
+# The go tool caches builds under $HOME; without a home (some CI sandboxes) cache beside the output.
+if [ -z "${GOCACHE:-}" ] && [ -z "${HOME:-}" ] && [ -z "${XDG_CACHE_HOME:-}" ]; then
+  export GOCACHE="$out/gocache"
+fi
 GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOFLAGS= \
   go build -o "$out/nardy-go-bot" nardybot
 echo "built $out/nardy-go-bot"
