@@ -90,6 +90,10 @@ class DiceAudit:
             salt=row.salt if revealed else None,
         )
 
+    def sealed(self) -> DiceAudit:
+        """The view before the reveal: the commitment only."""
+        return DiceAudit(self.tournament_id, self.scheme, self.commitment, False)
+
     def record_field(self) -> dict[str, str]:
         """``record["dice_commitment"]`` of every game: never the seed nor the salt."""
         return {"scheme": self.scheme, "commitment": self.commitment}

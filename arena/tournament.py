@@ -1431,6 +1431,17 @@ class Tournament:
         else:
             self._stop.set()
 
+    def prepare(self) -> audit.DiceAudit:
+        """Store the tournament (or check the stored one) and its dice commitment, and return
+        the commitment's public view. :meth:`run` starts with it; call it before to publish the
+        commitment before the first game is played."""
+        d = self.definition
+        self.store.open_tournament(
+            self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
+        )
+        self.dice = audit.commit(self.store, self.tournament_id, d.seed)
+        return self.dice
+
     def reveal_dice(self) -> audit.DiceAudit:
         """Publish the seed and salt (:func:`nardy.arena.audit.reveal`): called when the
         tournament has finished or its SPRT decided, and by whoever cancels it for good."""
@@ -1520,16 +1531,13 @@ class Tournament:
         """Play every scheduled game not yet stored; returns when the schedule is complete, the
         SPRT has decided, or :meth:`stop` was called (KeyboardInterrupt also stops it, and is
         re-raised after the store is marked ``interrupted``)."""
-        d = self.definition
         store = self.store
-        store.open_tournament(
-            self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
-        )
+        self.prepare()
         with self._tally_lock:
             for row in store.games(self.tournament_id):
                 self.tally.add(row)
         skipped = self.tally.games_stored
-        self.dice = audit.commit(store, self.tournament_id, d.seed)
+        assert self.dice is not None
         if self.dice.revealed and not self.tally.sprt_decided:
             left = sum(1 for u in self.schedule if not self.tally.unit_done(u.unit_id))
             if left:
