@@ -169,7 +169,9 @@ def test_every_roll_of_real_tournaments(tmp_path: Path, flags: list[str]) -> Non
     if "--independent-dice" not in flags:
         first = {r["unit_id"]: r["game"]["rolls"] for r in stored if r["game_no"] == 1}
         pairs = [
-            (rolls, first[u[:-1] + "b"]) for u, rolls in first.items() if u[:-1] + "b" in first
+            (rolls, first[u[:-1] + "b"])
+            for u, rolls in first.items()
+            if u.endswith("a") and u[:-1] + "b" in first
         ]
         assert len(pairs) == 2  # two pools; round 2 has leg a only (3 games)
         for a, b in pairs:
