@@ -220,8 +220,7 @@ def _check_outcome(
             return (
                 f"the fault that ended the game is {last.get('player')}'s, not the player to move"
             )
-        timed_out = fault.get("kind") == "timeout"
-        if (termination == "time_forfeit") != timed_out and not _disqualified(outcome):
+        if (termination == "time_forfeit") != (fault.get("kind") == "timeout"):
             return f"a {fault.get('kind')} fault ends the game by {termination}"
     elif not decisions and "start_game" in str(outcome.get("reason", "")):
         # An in-process bot that failed before the first decision: the loser is in the reason.
@@ -237,10 +236,6 @@ def _check_outcome(
     if loser_name and not str(outcome.get("reason", "")).startswith(loser_name):
         return f"the forfeit's reason {outcome.get('reason')!r} does not name {loser_name}"
     return None
-
-
-def _disqualified(outcome: Mapping[str, Any]) -> bool:
-    return "disqualified" in str(outcome.get("reason", ""))
 
 
 def _outcome_text(o: tuple[Any, ...]) -> str:
