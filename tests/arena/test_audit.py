@@ -11,14 +11,18 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_audit_independent import MT, derive
 
 from nardy.arena import audit
-from nardy.arena.schedule import TournamentDef, parse_definition
+from nardy.arena.schedule import TournamentDef, derive_seed, parse_definition
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import PythonPlayer, Tournament, TournamentError, TournamentEvent
 from nardy.arena.tournament_cli import main as cli
 from nardy.arena.verify import verify_store
 from nardy.core.bots import Bot
+from nardy.core.dice import SeededDice
 from nardy.core.game import PlayDecision
 
 
@@ -305,3 +309,21 @@ def test_forfeits_are_attributed_and_checked(tmp_path: Path) -> None:
     _sql(path, "UPDATE games SET winner = 1 WHERE game_id = ?", game)
     (line,) = _mismatches(_verify(path))
     assert "the forfeit gives winner White" in line
+
+
+# -- the independent implementation against the engine, on any seed ---------------------------------
+
+_NAMES = st.text(alphabet="ABCxyz019_.+-", min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.one_of(st.integers(0, 2**32 + 5), st.integers(0, 2**63 - 1)))
+def test_documented_generator_is_the_engines_dice(seed: int) -> None:
+    mine, engine = MT(seed), SeededDice(seed)
+    assert [mine.roll() for _ in range(40)] == [list(engine.roll()) for _ in range(40)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.one_of(st.integers(0, 2**63 - 1), _NAMES), min_size=1, max_size=5))
+def test_documented_derive_is_the_engines(parts: list[object]) -> None:
+    assert derive(*parts) == derive_seed(*parts)
