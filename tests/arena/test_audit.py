@@ -178,6 +178,18 @@ def test_a_changed_points_column_fails_and_standings_refuse_it(db: Path) -> None
     assert error.startswith("Error: tournament ") and GAME in error and "points" in error
 
 
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("winner", "1 - winner"), ("termination", "'bot_failure'"), ("white", "'random'"), ("a", "b")],
+)
+def test_any_changed_column_the_standings_use_fails(db: Path, column: str, value: str) -> None:
+    _sql(db, f"UPDATE games SET {column} = {value} WHERE game_id = ?", GAME)
+    lines = _mismatches(_verify(db))
+    assert any(f"the stored {column} is " in x for x in lines), lines
+    assert _cli("replay", GAME, "--db", str(db)).exit_code == 1
+    assert _cli("standings", "--db", str(db)).exit_code == 1
+
+
 def test_points_changed_in_the_record_too_fail(db: Path) -> None:
     _edit_record(db, GAME, lambda r: r["result"].update(points=r["result"]["points"] + 1))
     _sql(db, "UPDATE games SET points = points + 1 WHERE game_id = ?", GAME)
