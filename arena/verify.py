@@ -322,9 +322,14 @@ class VerifyReport:
                 f"OK {self.tournament_id}: {what} re-derived from the revealed seed and re-played"
             )
         if self.ok:
+            why = (
+                "the tournament has no dice commitment (stored before commitments)"
+                if self.dice is None
+                else "the seed is not revealed yet"
+            )
             return (
-                f"OK {self.tournament_id}: {what} re-played on each record's own dice (the seed "
-                "is not revealed yet, so the rolls are not checked against the commitment)"
+                f"OK {self.tournament_id}: {what} re-played on each record's own dice ({why}, "
+                "so the rolls are not checked against a revealed seed)"
             )
         return f"FAILED {self.tournament_id}: {len(self.problems)} mismatches ({what} checked)"
 
