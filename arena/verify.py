@@ -323,7 +323,7 @@ class VerifyReport:
             )
         if self.ok:
             why = (
-                "the tournament has no dice commitment (stored before commitments)"
+                "the tournament was stored before dice commitments existed"
                 if self.dice is None
                 else "the seed is not revealed yet"
             )
