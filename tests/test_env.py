@@ -265,3 +265,16 @@ def test_gym_same_seed_same_episode():
         return out
 
     assert episode(4) == episode(4)
+
+
+def test_raw_aec_illegal_action_raises_and_changes_nothing():
+    env = raw_aec_env("long")
+    env.reset(seed=3)
+    agent = env.agent_selection
+    before = env.observe(agent)
+    illegal = int(np.flatnonzero(before["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(illegal)
+    after = env.observe(agent)
+    assert env.agent_selection == agent
+    assert np.array_equal(before["observation"], after["observation"])

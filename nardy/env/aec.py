@@ -102,6 +102,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         # A game may end before any decision (every segment forced): settle it at once.
         if self.driver.over:
             self._finish()
+            self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         driver = self._driver()
@@ -162,7 +163,8 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
 
 
 def raw_aec_env(variant: str | Variant = "long", **options: Any) -> NardyAECEnv:
-    """The bare AEC environment (no wrappers)."""
+    """The bare AEC environment (no wrappers): an illegal action raises ``ValueError`` naming the
+    legal ones, and nothing changes."""
     return NardyAECEnv(variant, **options)
 
 
