@@ -912,7 +912,13 @@ def plays(
         )
 
 
-from nardy.train.cli import train as _train  # noqa: E402  (registered after the group exists)
+# `nardy protos`: the protocol's .proto files shipped in the package (no gRPC needed).
+from nardy.arena.protos_cli import protos_command  # noqa: E402 - registered after the group
+
+cli.add_command(protos_command)
+
+# `nardy train`: neural bots (numpy needed only when it runs).
+from nardy.train.cli import train as _train  # noqa: E402 - registered after the group
 
 cli.add_command(_train)
 
