@@ -429,6 +429,9 @@ def _play_unit(
     match = Match(variant, match_length)
     number = 0
     while not match.is_over:
+        for colour, bot in enumerate(bots):  # bots that weigh match equities (gnubg) see the score
+            if hasattr(bot, "set_match"):
+                bot.set_match(match_length, (match.score[colour], match.score[1 - colour]))
         game = play_game(variant, bots, dice, starter=match.starter(), cube=match.cube_settings())
         on_game(game, number)
         assert game.result is not None
@@ -567,7 +570,8 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     default="heuristic,random",
     show_default=True,
     metavar="A,B",
-    help="The two bots, comma-separated (built-in: heuristic, random).",
+    help="The two bots, comma-separated (built-in: heuristic, random, neural[:FILE], "
+    "gnubg[:PLY]).",
 )
 @click.option(
     "--games",

@@ -20,6 +20,9 @@ backgammon rates of both sides). gnubg's Python bindings expose no cubeful cube 
   post-Crawford rows once a side is 1-away), dead cube: ``ND``, ``DT`` (each outcome's score at
   the doubled cube) and ``DP`` (the doubler wins the cube).
 
+Like ``neural``, the bot never turns the cube beyond ``MAX_CUBE`` (8): against a bot that takes
+and redoubles freely (``heuristic``), an unbounded cube lets a few games decide the mean.
+
 The score of a match is given by :meth:`GnubgBot.set_match` (``nardy play --match`` does it).
 """
 
@@ -40,11 +43,12 @@ from nardy.core.gnubg import board_from_position, position_from_board
 from nardy.core.position import CHECKERS, Position
 from nardy.core.variant import Variant
 
-__all__ = ["CUBE_LIFE", "GnubgBot", "Probabilities", "load_gnubg"]
+__all__ = ["CUBE_LIFE", "MAX_CUBE", "GnubgBot", "Probabilities", "janowski", "load_gnubg"]
 
 CUBE_LIFE = 0.68
 """Janowski's cube efficiency ``x`` for money play (0 = dead cube, 1 = fully live)."""
 MAX_PLY = 4
+MAX_CUBE = 8
 
 
 def load_gnubg() -> Any:
@@ -133,18 +137,19 @@ def janowski(p: Probabilities, owner: str, x: float = CUBE_LIFE) -> float:
 
 
 class GnubgBot(Bot):
-    """gnubg at ``ply`` plies (0 = its neural net alone; ``gnubg:2`` is 2-ply)."""
+    """gnubg at ``ply`` plies (0 = its neural net alone; ``gnubg:2`` is 2-ply). Checker play ranks
+    plays by cubeful equity (gnubg's own default); ``cubeful=False`` ranks them cubeless."""
 
     name = "gnubg"
 
-    def __init__(self, seed: int | None = None, ply: int = 0) -> None:
+    def __init__(self, seed: int | None = None, ply: int = 0, *, cubeful: bool = True) -> None:
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"gnubg ply must be 0-{MAX_PLY}, not {ply}")
         self.seed = seed
         self.ply = ply
         self.name = f"gnubg:{ply}" if ply else "gnubg"
         self._gnubg = load_gnubg()
-        self._context = self._gnubg.evalcontext(1, ply, 1, 0, 0.0)
+        self._context = self._gnubg.evalcontext(int(cubeful), ply, 1, 0, 0.0)
         self._cubeless = self._gnubg.evalcontext(0, ply, 1, 0, 0.0)
         self.match: tuple[int, int, int] | None = None
         """(match length, my score, the opponent's score), or None for money play."""
@@ -242,11 +247,13 @@ class GnubgBot(Bot):
         if self._met is None:
             with _quiet_stdout():
                 self._met = self._gnubg.met(64)
-        pre, post0, _post1 = self._met
-        if me_away == 1 and opp_away > 1:
-            return float(post0[opp_away - 1])
+        # pre[i][j]: (i + 1)-away against (j + 1)-away; post[k]: the trailer's chance at
+        # (k + 1)-away against a leader 1-away after the Crawford game.
+        pre, post, _post1 = self._met
         if opp_away == 1 and me_away > 1:
-            return 1.0 - float(post0[me_away - 1])
+            return float(post[me_away - 1])
+        if me_away == 1 and opp_away > 1:
+            return 1.0 - float(post[opp_away - 1])
         return float(pre[me_away - 1][opp_away - 1])
 
     def _match_equities(self, p: Probabilities, cube_value: int) -> tuple[float, float, float]:
@@ -266,6 +273,8 @@ class GnubgBot(Bot):
         return dead(cube_value), dead(2 * cube_value), self._mwc(me - cube_value, opp)
 
     def offer_double(self, decision: DoubleDecision) -> bool:
+        if 2 * decision.cube.value > MAX_CUBE:
+            return False
         owner = "centre" if decision.cube.owner is None else "me"
         no_double, take, drop = self.cube_equities(
             decision.position, decision.cube.value, owner

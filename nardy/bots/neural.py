@@ -117,10 +117,11 @@ class ValueNet:
         with path.open("wb") as fh:
             np.savez(fh, **self.params())
         meta = dict(self.meta)
+        meta.setdefault("prior", "linear")
+        meta.setdefault("prior_scale", PRIOR_SCALE)
         meta.update(
             format=FORMAT,
             encoder=BOARD_ENCODER,
-            prior="heuristic/50",
             inputs=INPUTS,
             hidden=self.hidden,
             sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
@@ -264,15 +265,23 @@ class NeuralBot(Bot):
         out = np.empty((len(plays), INPUTS))
         out[:, :BOARD_SIZE] = encode_plays(plays)
         evaluate = self._heuristic.evaluate
-        out[:, BOARD_SIZE] = [evaluate(play.result) / PRIOR_SCALE for play in plays]
+        out[:, BOARD_SIZE] = [evaluate(play.result) for play in plays]
+        self._squash(out)
         return out
+
+    def _squash(self, out: Array) -> None:
+        """The prior unit: heuristic / scale, through tanh for nets trained with ``prior: tanh``."""
+        net = self._net()
+        column = out[:, BOARD_SIZE] / float(net.meta.get("prior_scale", PRIOR_SCALE))
+        out[:, BOARD_SIZE] = np.tanh(column) if net.meta.get("prior") == "tanh" else column
 
     def inputs_of(self, positions: list[Position]) -> Array:
         """The network inputs of afterstates given as positions (each from its mover's view)."""
         out = np.empty((len(positions), INPUTS))
         out[:, :BOARD_SIZE] = encode_batch(positions)
         evaluate = self._heuristic.evaluate
-        out[:, BOARD_SIZE] = [evaluate(position) / PRIOR_SCALE for position in positions]
+        out[:, BOARD_SIZE] = [evaluate(position) for position in positions]
+        self._squash(out)
         return out
 
     def afterstate_equity(self, position: Position) -> float:

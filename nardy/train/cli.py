@@ -39,6 +39,20 @@ def _single_threaded_blas() -> None:
 @click.option("--seed", default=1, show_default=True, type=int, help="Seeds weights and dice.")
 @click.option("--hidden", default=64, show_default=True, type=click.IntRange(min=1))
 @click.option("--alpha", default=0.01, show_default=True, type=click.FloatRange(min=0, min_open=True))
+@click.option(
+    "--prior",
+    type=click.Choice(["tanh", "linear"]),
+    default="tanh",
+    show_default=True,
+    help="How the heuristic prior unit enters the network.",
+)
+@click.option(
+    "--delta-clip",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Clip TD errors to ±this (0: no clipping).",
+)
 @click.option("--lambda", "lam", default=0.7, show_default=True, type=click.FloatRange(0, 1))
 @click.option(
     "--eval-every",
@@ -77,6 +91,8 @@ def train(
     hidden: int,
     alpha: float,
     lam: float,
+    prior: str,
+    delta_clip: float,
     eval_every: int,
     eval_games: int,
     checkpoint_every: int,
@@ -113,6 +129,8 @@ def train(
         hidden=hidden,
         alpha=alpha,
         lam=lam,
+        prior=prior,
+        delta_clip=delta_clip,
         eval_every=eval_every,
         eval_games=eval_games,
         checkpoint_every=checkpoint_every,

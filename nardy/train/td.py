@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from nardy.bots.neural import NeuralBot, ValueNet, scale_for
+from nardy.bots.neural import PRIOR_SCALE, NeuralBot, ValueNet, scale_for
 from nardy.core.bots import HeuristicBot, play_game
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
@@ -58,6 +58,10 @@ class TrainConfig:
     eval_every: int = 1_000
     eval_games: int = 200
     checkpoint_every: int = 500
+    prior: str = "tanh"
+    """How the heuristic prior enters: ``tanh`` (bounded) or ``linear``."""
+    delta_clip: float = 1.0
+    """TD errors are clipped to ±this, a guard against divergence on long games (0: none)."""
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -120,6 +124,11 @@ class _Trainer:
     def play(self, index: int) -> int:
         """One self-play game with learning; returns the number of decisions."""
         net, alpha, lam = self.net, self.config.alpha, self.config.lam
+        bound = self.config.delta_clip
+
+        def clip(delta: float) -> float:
+            return max(-bound, min(bound, delta)) if bound > 0 else delta
+
         seed = self.config.seed * 1_000_003 + index
         game = Game(self.variant, SeededDice(seed), cube=self.no_cube)
         e_w = np.zeros_like(net.w)
@@ -142,7 +151,7 @@ class _Trainer:
             sign = 1.0 if decision.player == 0 else -1.0
             current = sign * float(values[best])
             if previous is not None:
-                step = alpha * (current - previous)
+                step = alpha * clip(current - previous)
                 net.w += step * e_w
                 net.b += step * e_b
                 net.v += step * e_v
@@ -164,7 +173,7 @@ class _Trainer:
         assert result is not None
         if previous is not None:
             target = (result.points if result.winner == 0 else -result.points) / self.scale
-            step = alpha * (target - previous)
+            step = alpha * clip(target - previous)
             net.w += step * e_w
             net.b += step * e_b
             net.v += step * e_v
@@ -215,7 +224,9 @@ def train(
         decisions = int(net.meta.get("decisions", 0))
     else:
         rng = np.random.default_rng(config.seed)
-        net = ValueNet.initial(config.hidden, rng, {})
+        net = ValueNet.initial(
+            config.hidden, rng, {"prior": config.prior, "prior_scale": PRIOR_SCALE}
+        )
         done, history, seconds, decisions = 0, [], 0.0, 0
     trainer = _Trainer(variant, net, config)
     started = time.perf_counter() - seconds
@@ -223,6 +234,8 @@ def train(
 
     def record(kind: str) -> dict[str, Any]:
         return {
+            "prior": config.prior,
+            "prior_scale": PRIOR_SCALE,
             "kind": kind,
             "variant": variant.name,
             "scale": trainer.scale,
@@ -255,6 +268,8 @@ def train(
             break
         decisions += trainer.play(done)
         done += 1
+        if not math.isfinite(net.a) or not np.isfinite(net.w).all():
+            raise RuntimeError(f"training diverged at game {done}: lower --alpha")
         evaluation = None
         if config.eval_games > 0 and done % config.eval_every == 0:
             evaluation = evaluate_now()
