@@ -150,7 +150,12 @@ def bot_group() -> None:
 
 
 @bot_group.command("serve")
-@click.option("--builtin", "builtin_name", required=True, help="Built-in bot: random, heuristic, neural[:FILE], gnubg[:PLY].")
+@click.option(
+    "--builtin",
+    "builtin_name",
+    required=True,
+    help="Built-in bot: random, heuristic, neural[:FILE], gnubg[:PLY].",
+)
 @click.option("--seed", type=int, default=None, help="Seed of the bot's own randomness.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=0, show_default=True, help="Port to serve on; 0 picks one.")

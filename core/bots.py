@@ -51,10 +51,10 @@ __all__ = [
     "BUILTIN_BOTS",
     "Bot",
     "BotFactory",
-    "builtin_bot_names",
-    "is_builtin_bot",
     "HeuristicBot",
     "RandomBot",
+    "builtin_bot_names",
+    "is_builtin_bot",
     "make_bot",
     "play_game",
 ]

@@ -570,8 +570,7 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     default="heuristic,random",
     show_default=True,
     metavar="A,B",
-    help="The two bots, comma-separated (built-in: heuristic, random, neural[:FILE], "
-    "gnubg[:PLY]).",
+    help="The two bots, comma-separated (built-in: heuristic, random, neural[:FILE], gnubg[:PLY]).",
 )
 @click.option(
     "--games",

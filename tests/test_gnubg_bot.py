@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -146,3 +147,21 @@ def test_gnubg_beats_heuristic_in_a_few_games() -> None:
         assert game.result is not None
         wins += game.result.winner == seed % 2
     assert wins >= 3
+
+
+def test_gnubg_and_neural_play_an_arena_tournament(tmp_path) -> None:
+    pytest.importorskip("grpc", reason="the arena needs pip install 'nardy[arena]'")
+    from click.testing import CliRunner
+
+    from nardy.arena.tournament_cli import main as tournament_cli
+
+    db = str(tmp_path / "t.db")
+    flags = ["--variant", "backgammon", "--bots", "gnubg,neural", "--games", "2", "--seed", "1"]
+    result = CliRunner().invoke(
+        tournament_cli, ["run", *flags, "--db", db, "--json", "--quiet", "--concurrency", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    standings = json.loads(result.output)
+    rows = standings["pools"][0]["standings"]
+    assert {row["bot"] for row in rows} == {"gnubg", "neural"}
+    assert sum(row["games"] for row in rows) == 4 and all(row["forfeits"] == 0 for row in rows)

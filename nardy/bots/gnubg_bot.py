@@ -56,7 +56,9 @@ def load_gnubg() -> Any:
     try:
         module = importlib.import_module("gnubg")
     except ImportError:
-        raise ValueError("the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'") from None
+        raise ValueError(
+            "the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'"
+        ) from None
     return module
 
 
@@ -227,7 +229,9 @@ class GnubgBot(Bot):
             out = self._gnubg.evaluate(board, self._cubeinfo(1, -1), self._cubeless)
         return Probabilities(*(float(v) for v in out[:5]))
 
-    def cube_equities(self, position: Position, cube_value: int, owner: str) -> tuple[float, float, float]:
+    def cube_equities(
+        self, position: Position, cube_value: int, owner: str
+    ) -> tuple[float, float, float]:
         """(no double, double/take, double/pass) for the player on roll: money equities normalised
         to the cube, or match winning chances in match play."""
         p = self.probabilities(position)
@@ -276,9 +280,7 @@ class GnubgBot(Bot):
         if 2 * decision.cube.value > MAX_CUBE:
             return False
         owner = "centre" if decision.cube.owner is None else "me"
-        no_double, take, drop = self.cube_equities(
-            decision.position, decision.cube.value, owner
-        )
+        no_double, take, drop = self.cube_equities(decision.position, decision.cube.value, owner)
         return min(take, drop) > no_double
 
     def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:

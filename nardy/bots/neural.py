@@ -114,8 +114,9 @@ class ValueNet:
     def save(self, path: Path) -> None:
         """Write ``path`` (.npz) and its sidecar ``path.with_suffix('.json')``."""
         path = Path(path)
+        params = self.params()
         with path.open("wb") as fh:
-            np.savez(fh, **self.params())
+            np.savez(fh, w=params["w"], b=params["b"], v=params["v"], c=params["c"], a=params["a"])
         meta = dict(self.meta)
         meta.setdefault("prior", "linear")
         meta.setdefault("prior_scale", PRIOR_SCALE)
@@ -254,7 +255,9 @@ class NeuralBot(Bot):
 
     def _net(self) -> ValueNet:
         if self.net is None or self._variant is None:
-            raise RuntimeError("NeuralBot needs the variant: call bind(variant) or start_game first")
+            raise RuntimeError(
+                "NeuralBot needs the variant: call bind(variant) or start_game first"
+            )
         return self.net
 
     # -- evaluation --------------------------------------------------------------------------------

@@ -38,7 +38,9 @@ def _single_threaded_blas() -> None:
 @click.option("--games", default=10_000, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=1, show_default=True, type=int, help="Seeds weights and dice.")
 @click.option("--hidden", default=64, show_default=True, type=click.IntRange(min=1))
-@click.option("--alpha", default=0.01, show_default=True, type=click.FloatRange(min=0, min_open=True))
+@click.option(
+    "--alpha", default=0.01, show_default=True, type=click.FloatRange(min=0, min_open=True)
+)
 @click.option(
     "--prior",
     type=click.Choice(["tanh", "linear"]),
@@ -137,8 +139,14 @@ def train(
         options=variant.options,
     )
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-    from rich.progress import TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console(stderr=True)
     interactive = console.is_terminal and not quiet
@@ -165,9 +173,7 @@ def train(
                 elapsed = time.perf_counter() - started
                 say(f"{variant.name} after {done} games ({elapsed:.0f} s): {evaluation.text()}")
 
-        net = run(
-            variant, config, out, resume=resume, max_seconds=max_seconds, progress=report
-        )
+        net = run(variant, config, out, resume=resume, max_seconds=max_seconds, progress=report)
     say(
         f"wrote {out} ({net.meta['games']} games, {net.meta['seconds']} s); "
         f"best evaluation: {out.with_name(out.stem + '.best.npz')}"

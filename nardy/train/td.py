@@ -260,9 +260,9 @@ def train(
         return result
 
     if not history and config.eval_games > 0:
-        evaluation = evaluate_now()
+        first = evaluate_now()
         if progress:
-            progress(done, evaluation)
+            progress(done, first)
     while done < config.games:
         if max_seconds is not None and time.perf_counter() - started >= max_seconds:
             break
@@ -270,7 +270,7 @@ def train(
         done += 1
         if not math.isfinite(net.a) or not np.isfinite(net.w).all():
             raise RuntimeError(f"training diverged at game {done}: lower --alpha")
-        evaluation = None
+        evaluation: Evaluation | None = None
         if config.eval_games > 0 and done % config.eval_every == 0:
             evaluation = evaluate_now()
         if done % config.checkpoint_every == 0:
@@ -278,9 +278,9 @@ def train(
         if progress:
             progress(done, evaluation)
     if config.eval_games > 0 and (not history or history[-1].games != done):
-        evaluation = evaluate_now()
+        last = evaluate_now()
         if progress:
-            progress(done, evaluation)
+            progress(done, last)
     snapshot(checkpoint, "checkpoint")
     snapshot(out, "final")
     return net
