@@ -64,7 +64,7 @@ from nardy.arena.runner import (
     TimeControl,
     run_game,
 )
-from nardy.arena.schedule import ScheduledUnit, SprtDef, TournamentDef, parse_definition
+from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition
 from nardy.arena.storage import MEMORY, StorageError, Store, open_store
 from nardy.arena.tournament import (
     ClientPlayer,
@@ -164,8 +164,9 @@ class ArenaTournament:
         return self.engine.definition.seed
 
     @property
-    def schedule(self) -> list[ScheduledUnit]:
-        return self.engine.schedule
+    def units_total(self) -> int:
+        """Games (matches) scheduled."""
+        return self.engine.units_total
 
     def standings(self) -> Standings:
         """The engine's standings now (thread-safe)."""
@@ -942,7 +943,7 @@ class ArenaServicer:
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         return _arena_pb2.CreateTournamentResponse(
-            tournament_id=tournament.tournament_id, games_total=len(tournament.schedule)
+            tournament_id=tournament.tournament_id, games_total=tournament.units_total
         )
 
     def GetStandings(
