@@ -29,6 +29,7 @@ __all__ = [
     "ADMIN_TOKEN_ENV",
     "AuthError",
     "Authenticator",
+    "Caller",
     "bearer_token",
     "hash_token",
     "load_or_create_admin_token",

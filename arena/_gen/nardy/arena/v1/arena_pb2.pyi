@@ -1150,7 +1150,8 @@ class CreateTournamentRequest(_message.Message):
     """The number of games per pairing (of matches, if `match_length` > 0).
     Colours alternate, and the arena plays them in pairs with the same dice
     when the number is even (duplicate dice), so an even number is
-    recommended.
+    recommended. 0 = 2. Out of the arena's limits (by default 1 to 10,000,
+    and at most 1,000,000 games in all): INVALID_ARGUMENT.
     """
     match_length: _builtins.int
     """Points per match; 0 = every pairing game is a single money game."""
