@@ -25,7 +25,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +53,6 @@ from nardy.arena.bot_client import (
     DEFAULT_MAX_MESSAGE_BYTES,
     BotClient,
     GrpcBotClient,
-    channel_options,
 )
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
 from nardy.arena.errors import BotError
@@ -1233,11 +1232,25 @@ def _names_from_records(store: Store, tournament_id: str, bots: set[str]) -> dic
 # -- the servicer --------------------------------------------------------------------------------
 
 
-def _safe_connect_request(data: bytes) -> _arena_pb2.ConnectRequest | Undecodable:
-    try:
-        return _arena_pb2.ConnectRequest.FromString(data)
-    except Exception as exc:
-        return Undecodable(len(data), str(exc))
+_RECEIVE_HEADROOM = 4
+"""The server's transport accepts messages up to this many times ``max_message_bytes``, so that
+a dial-out bot's oversized message reaches :func:`_connect_request_parser` and is a ``malformed``
+fault, as an oversized answer of a server bot is (gRPC itself cuts off a stream whose message
+exceeds its own limit, which the arena could only see as a broken connection)."""
+
+
+def _connect_request_parser(
+    max_message_bytes: int,
+) -> Callable[[bytes], _arena_pb2.ConnectRequest | Undecodable]:
+    def parse(data: bytes) -> _arena_pb2.ConnectRequest | Undecodable:
+        if len(data) > max_message_bytes:
+            return Undecodable(len(data), f"oversized: more than {max_message_bytes} bytes")
+        try:
+            return _arena_pb2.ConnectRequest.FromString(data)
+        except Exception as exc:
+            return Undecodable(len(data), str(exc))
+
+    return parse
 
 
 class ArenaServicer:
@@ -1506,7 +1519,9 @@ def _error(code: int, message: str) -> _arena_pb2.ConnectResponse:
     )
 
 
-def _add_arena_servicer(servicer: ArenaServicer, server: grpc.Server) -> None:
+def _add_arena_servicer(
+    servicer: ArenaServicer, server: grpc.Server, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+) -> None:
     """Register the servicer like the generated ``add_ArenaServiceServicer_to_server``, except
     that Connect's requests are decoded tolerantly (undecodable bytes become a counted
     ``malformed`` fault instead of an anonymous stream failure)."""
@@ -1519,7 +1534,7 @@ def _add_arena_servicer(servicer: ArenaServicer, server: grpc.Server) -> None:
         ),
         "Connect": grpc.stream_stream_rpc_method_handler(
             servicer.Connect,
-            request_deserializer=_safe_connect_request,
+            request_deserializer=_connect_request_parser(max_message_bytes),
             response_serializer=a.ConnectResponse.SerializeToString,
         ),
         "CreateTournament": grpc.unary_unary_rpc_method_handler(
@@ -1593,11 +1608,16 @@ class ArenaServer:
         self.host = host
         self.server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
-            options=channel_options(max_message_bytes),
+            options=[
+                ("grpc.max_send_message_length", max_message_bytes),
+                ("grpc.max_receive_message_length", _RECEIVE_HEADROOM * max_message_bytes),
+            ],
             # Refuse rather than queue RPCs beyond the pool (streams hold a worker each).
             maximum_concurrent_rpcs=max_workers,
         )
-        _add_arena_servicer(ArenaServicer(self.arena, Authenticator(admin_token)), self.server)
+        _add_arena_servicer(
+            ArenaServicer(self.arena, Authenticator(admin_token)), self.server, max_message_bytes
+        )
         self.health = _health.HealthServicer()
         _health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         _reflection.enable_server_reflection(
