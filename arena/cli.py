@@ -220,11 +220,18 @@ def bot_group() -> None:
     "or presented to the arena (with --arena).",
 )
 @click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Read the token from this file instead; a server reads it at every call, so the file "
+    "may be written after the bot started (`nardy arena register --token-file`).",
+)
+@click.option(
     "--arena",
     "arena_address",
     default=None,
     metavar="HOST:PORT",
-    help="Dial out to this arena instead of serving (needs --token).",
+    help="Dial out to this arena instead of serving (needs --token or --token-file).",
 )
 def serve_bot_command(
     builtin_name: str,
@@ -232,10 +239,21 @@ def serve_bot_command(
     host: str,
     port: int,
     token: str | None,
+    token_file: Path | None,
     arena_address: str | None,
 ) -> None:
     """Run a built-in bot as a BotService server, or dial out to an arena."""
     from nardy.arena.sdk import builtin, dial_out, serve_bot
+
+    if token is not None and token_file is not None:
+        raise click.UsageError("give --token or --token-file, not both")
+    if token_file is not None and arena_address is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise click.BadParameter(
+                f"{token_file}: {exc.strerror}", param_hint="--token-file"
+            ) from None
 
     try:
         bot = builtin(builtin_name, seed)
@@ -257,7 +275,7 @@ def serve_bot_command(
                 raise click.ClickException(f"arena refused the bot: {client.error}")
         client.stop()
         return
-    server = serve_bot(bot, port, host=host, token=token)
+    server = serve_bot(bot, port, host=host, token=token_file if token_file else token)
     _announce(server.address)
     while not done.wait(0.5):
         pass
