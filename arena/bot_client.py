@@ -166,9 +166,15 @@ class GrpcBotClient(BotClient):
         request: Message,
         timeout: float,
         expected: type[_M],
+        wait_for_ready: bool = False,
     ) -> _M:
         try:
-            response = method(request, timeout=max(timeout, 0.001), metadata=self._metadata)
+            response = method(
+                request,
+                timeout=max(timeout, 0.001),
+                metadata=self._metadata,
+                wait_for_ready=wait_for_ready or None,
+            )
         except grpc.RpcError as exc:
             code, details = rpc_status(exc)
             self.last_code = code
@@ -188,10 +194,13 @@ class GrpcBotClient(BotClient):
         self.last_code, self.last_ok = grpc.StatusCode.OK, time.time()
         return response
 
-    def get_info(self, timeout: float = 5.0) -> _bot_pb2.BotInfo:
-        """The bot's ``GetInfo``; raises :class:`BotError` if it cannot answer."""
+    def get_info(self, timeout: float = 5.0, *, wait_for_ready: bool = False) -> _bot_pb2.BotInfo:
+        """The bot's ``GetInfo``; raises :class:`BotError` if it cannot answer. With
+        ``wait_for_ready`` a bot that is not listening yet is waited for (up to ``timeout``)."""
         request = _bot_pb2.GetInfoRequest(protocol=BOT_PROTOCOL, arena=ARENA_NAME)
-        return self._call(self._get_info, request, timeout, _bot_pb2.GetInfoResponse).info
+        return self._call(
+            self._get_info, request, timeout, _bot_pb2.GetInfoResponse, wait_for_ready
+        ).info
 
     def choose_play(
         self, request: _bot_pb2.ChoosePlayRequest, timeout: float

@@ -60,6 +60,13 @@ class _Remote:
 
     def admin_metadata(self) -> tuple[tuple[str, str], ...]:
         token = os.environ.get(ADMIN_TOKEN_ENV)
+        if not token and not self.token_file.exists():
+            # An arena that is starting writes its token file: wait for it to answer first.
+            self.call(
+                lambda: self.stub.ListBots(
+                    _arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True
+                )
+            )
         if not token:
             try:
                 token = read_admin_token(self.token_file)
@@ -70,14 +77,16 @@ class _Remote:
         return (("authorization", f"Bearer {token}"),)
 
     def call(self, fn: Callable[[], _T]) -> _T:
-        """Run one RPC; a failure is one line (``Error: ...``)."""
+        """Run one RPC; a failure is one line (``Error: ...``). Unary calls wait for an arena
+        that is starting up (``wait_for_ready``, up to their timeout), so that a script can
+        start ``nardy arena serve &`` and go on at once."""
         try:
             return fn()
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
             details = exc.details() if hasattr(exc, "details") else str(exc)
-            if code == grpc.StatusCode.UNAVAILABLE and "failed to connect" in str(details).lower():
-                details = f"no arena at {self.address} ({details})"
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                details = f"no answer from an arena at {self.address} ({details})"
             name = code.name if code is not None else "ERROR"
             raise click.ClickException(f"{name}: {details}") from None
 
@@ -122,7 +131,7 @@ def standings_table(s: _arena_pb2.GetStandingsResponse) -> RenderableType:
     head = f"{s.tournament_id}: {_status(s.status)}, {s.games_played}/{s.games_total} games"
     if s.seed:
         head += f", seed {s.seed}"
-    table = Table(title=head, title_justify="left")
+    table = Table()
     table.add_column("#", justify="right")
     table.add_column("Bot", no_wrap=True)
     for name in ("Games", "W", "L", "Forf.", "Net", "Elo", "±95%"):
@@ -140,7 +149,7 @@ def standings_table(s: _arena_pb2.GetStandingsResponse) -> RenderableType:
             f"{row.elo:+.0f}" if rated else "-",
             f"{row.elo_error:.0f}" if rated else "-",
         )
-    parts: list[RenderableType] = [table]
+    parts: list[RenderableType] = [Text(head, style="bold"), table]
     parts.extend(Text(sprt.status_line) for sprt in s.sprt)
     return Group(*parts)
 
@@ -214,6 +223,8 @@ def _watch(remote: _Remote, tournament_id: str) -> None:
     with Live(Text("waiting for events ..."), console=console, transient=False) as live:
         for standings in remote.call(lambda: list(_take_until_end(events(), live))):
             latest = standings
+    if not console.is_terminal:
+        console.print()  # the last frame ends without a newline when not drawn on a terminal
     if latest is None:
         raise click.ClickException(f"no events from {tournament_id}")
 
@@ -236,7 +247,9 @@ def register_operator_commands(group: click.Group) -> None:
         """List the arena's bots: name, kind, connected, last seen, faults."""
         remote = _Remote(address, admin_token_file)
         response = remote.call(
-            lambda: remote.stub.ListBots(_arena_pb2.ListBotsRequest(), timeout=10)
+            lambda: remote.stub.ListBots(
+                _arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True
+            )
         )
         table = Table(title=f"bots of {address}", title_justify="left")
         for name in ("Name", "Kind", "Address", "Connected", "Last seen (UTC)", "Faults"):
@@ -281,7 +294,9 @@ def register_operator_commands(group: click.Group) -> None:
         else:
             request.dial_out.SetInParent()
         response = remote.call(
-            lambda: remote.stub.RegisterBot(request, timeout=30, metadata=remote.admin_metadata())
+            lambda: remote.stub.RegisterBot(
+                request, timeout=30, wait_for_ready=True, metadata=remote.admin_metadata()
+            )
         )
         click.echo(f"registered {name} (id {response.bot_id})")
         if token_file is not None:
@@ -295,20 +310,28 @@ def register_operator_commands(group: click.Group) -> None:
     @group.command("create")
     @click.argument("toml", type=click.Path(dir_okay=False, path_type=Path))
     @click.option("--watch", "then_watch", is_flag=True, help="Watch it until it ends.")
+    @click.option("--id-only", is_flag=True, help="Print only the tournament id (for scripts).")
     @_remote_options
-    def create_command(toml: Path, then_watch: bool, address: str, admin_token_file: Path) -> None:
+    def create_command(
+        toml: Path, then_watch: bool, id_only: bool, address: str, admin_token_file: Path
+    ) -> None:
         """Create a tournament from a TOML file (bots: names of registered bots)."""
         remote = _Remote(address, admin_token_file)
         listing = remote.call(
-            lambda: remote.stub.ListBots(_arena_pb2.ListBotsRequest(), timeout=10)
+            lambda: remote.stub.ListBots(
+                _arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True
+            )
         )
         request = _create_request(toml, {b.name: b.bot_id for b in listing.bots})
         response = remote.call(
             lambda: remote.stub.CreateTournament(
-                request, timeout=60, metadata=remote.admin_metadata()
+                request, timeout=60, wait_for_ready=True, metadata=remote.admin_metadata()
             )
         )
-        click.echo(f"created {response.tournament_id} ({response.games_total} games)")
+        if id_only:
+            click.echo(response.tournament_id)
+        else:
+            click.echo(f"created {response.tournament_id} ({response.games_total} games)")
         if then_watch:
             _watch(remote, response.tournament_id)
 
@@ -318,7 +341,9 @@ def register_operator_commands(group: click.Group) -> None:
         """List the arena's tournaments, newest first."""
         remote = _Remote(address, admin_token_file)
         response = remote.call(
-            lambda: remote.stub.ListTournaments(_arena_pb2.ListTournamentsRequest(), timeout=30)
+            lambda: remote.stub.ListTournaments(
+                _arena_pb2.ListTournamentsRequest(), timeout=30, wait_for_ready=True
+            )
         )
         table = Table(title=f"tournaments of {address}", title_justify="left")
         for name in ("Tournament", "Status", "Games", "Bots", "Variant", "Created (UTC)"):
@@ -351,6 +376,7 @@ def register_operator_commands(group: click.Group) -> None:
             lambda: remote.stub.CancelTournament(
                 _arena_pb2.CancelTournamentRequest(tournament_id=tournament_id),
                 timeout=60,
+                wait_for_ready=True,
                 metadata=remote.admin_metadata(),
             )
         )
@@ -375,7 +401,9 @@ def register_operator_commands(group: click.Group) -> None:
         request = _arena_pb2.ListGamesRequest(
             tournament_id=tournament_id, bot=bot, termination=termination, limit=max(0, limit)
         )
-        response = remote.call(lambda: remote.stub.ListGames(request, timeout=30))
+        response = remote.call(
+            lambda: remote.stub.ListGames(request, timeout=30, wait_for_ready=True)
+        )
         table = Table(title=f"games of {tournament_id}", title_justify="left")
         for name in ("Game", "White", "Black", "Winner", "Points", "Termination"):
             table.add_column(name, no_wrap=True)
@@ -458,7 +486,9 @@ def _extend_standings(group: click.Group) -> None:
         remote = _Remote(address, admin_token_file)
         response = remote.call(
             lambda: remote.stub.GetStandings(
-                _arena_pb2.GetStandingsRequest(tournament_id=tournament_id), timeout=30
+                _arena_pb2.GetStandingsRequest(tournament_id=tournament_id),
+                timeout=30,
+                wait_for_ready=True,
             )
         )
         _console().print(standings_table(response))

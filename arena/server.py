@@ -553,7 +553,8 @@ class Arena:
         """Index a new bot (and store its registration); :class:`BotExistsError` for a name in
         use (with ``unique``), :class:`LimitError` for too many bots."""
         with self._lock:
-            if unique and any(e.name == entry.name for e in self._bots.values()):
+            taken = entry.bot_id in self._bots
+            if taken or (unique and any(e.name == entry.name for e in self._bots.values())):
                 raise BotExistsError(f"a bot named {entry.name!r} is registered already")
             if len(self._bots) >= self.limits.max_registered_bots:
                 raise LimitError(f"the arena has {len(self._bots)} bots, its limit")
@@ -617,17 +618,18 @@ class Arena:
 
         Raises :class:`BotError` when the bot cannot be reached, :class:`LimitError` for a name
         or address out of the limits, :class:`BotExistsError` for a name in use (``unique``:
-        the operator's API keeps names unique, so that they identify bots).
+        the operator's API keeps names unique and makes the name the bot's id, so that
+        standings, game ids and records read as names; otherwise the id is generated).
         """
         name = self._check_name(name or (info.name if info else "") or "bot")
         self.limits.check_name("the address", address)
         check_bot_address(address, self.limits)
-        bot_id = self._new_id("bot")
+        bot_id = name if unique else self._new_id("bot")
         token = server_bot_token(self._secret, bot_id)
         client = GrpcBotClient(address, token)
         if verify:
-            try:
-                info = client.get_info(self.verify_timeout)
+            try:  # a bot that is starting up is waited for (up to the verify timeout)
+                info = client.get_info(self.verify_timeout, wait_for_ready=True)
             except BotError:
                 if client.last_code != grpc.StatusCode.UNAUTHENTICATED:
                     client.close()
@@ -647,7 +649,7 @@ class Arena:
         """Register a bot that will call ``Connect`` with the returned entry's token (the
         arena keeps only its hash)."""
         name = self._check_name(name)
-        bot_id = self._new_id("bot")
+        bot_id = name if unique else self._new_id("bot")
         hub = DialOutHub(bot_id, reconnect_grace=self.reconnect_grace, flood=self.flood)
         entry = BotEntry(
             bot_id, name, new_token(), "dial_out", hub, info or _bot_pb2.BotInfo(name=name)

@@ -4,7 +4,9 @@ a loopback port where it matters."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
 import socket
 import sqlite3
@@ -533,3 +535,50 @@ def test_bots_and_tournaments_listed_by_name(
     assert {g.white_name for g in games.games} == {"alpha", "beta"}
     assert [r.bot_name for r in served.standings(tid).standings] != []
     assert {r.bot_name for r in served.standings(tid).standings} == {"alpha", "beta"}
+
+
+# -- 5. the operator's walk-through in docs/arena.md, run as written --------------------------------
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "arena.md"
+
+
+def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path) -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    block = text.split("<!-- walkthrough:start -->")[1].split("<!-- walkthrough:end -->")[0]
+    script = block.strip().removeprefix("```sh").removesuffix("```")
+    arena_port, bot_port = _free_port(), _free_port()
+    script = script.replace("50050", str(arena_port)).replace("50051", str(bot_port))
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    env["NARDY_ARENA"] = f"127.0.0.1:{arena_port}"  # the commands' default, moved with the port
+    env.pop("NARDY_ARENA_TOKEN", None)
+    log = tmp_path / "walkthrough.log"
+    with log.open("w") as out_file:
+        proc = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=tmp_path,
+            env=env,
+            stdout=out_file,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # its own process group: the background jobs die with it
+        )
+        try:
+            proc.wait(timeout=180)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    out = log.read_text()
+    assert proc.returncode == 0, out
+    assert "registered heur" in out and "registered walker" in out
+    assert "finished, 4/4 games" in out
+    tables = out.split("token written to walker.token")[1].split("games of")[0]
+    assert "bot-" not in tables, "ids instead of names in a table"
+    assert "heur" in tables and "walker" in tables
+    lines = (tmp_path / "weekly.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line)["result"]["winner"] for line in lines)
+    with sqlite3.connect(tmp_path / "nardy-arena.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM arena_bots").fetchone() == (2,)

@@ -726,7 +726,8 @@ class RegisterBotResponse(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
     """The arena's id of the bot, used in CreateTournamentRequest.bot_ids and in
-    standings. Opaque.
+    standings. Opaque (this arena uses the name given at registration, which
+    is unique within the arena).
     """
     token: _builtins.str
     """A secret bearer token. A dial-out bot presents it in Hello; the arena also
