@@ -623,11 +623,20 @@ def iter_schedule(d: TournamentDef) -> Iterator[ScheduledUnit]:
                         yield unit_at(d, p, q, r, leg, pairings)
 
 
-def unit_order(d: TournamentDef, pool_index: int, pairing_index: int, r: int, leg: int) -> int:
+def unit_order(
+    d: TournamentDef,
+    pool_index: int,
+    pairing_index: int,
+    r: int,
+    leg: int,
+    n_pairings: int | None = None,
+) -> int:
     """The position of a unit in the schedule, computed (round-major, then pool, pairing, leg;
-    the last round of an odd ``games`` has leg 0 only)."""
-    per_round = len(d.pools) * len(d.pairings())
-    slot = pool_index * len(d.pairings()) + pairing_index
+    the last round of an odd ``games`` has leg 0 only). ``n_pairings``: ``len(d.pairings())``,
+    if the caller has it (computing it is O(bots²))."""
+    n = len(d.pairings()) if n_pairings is None else n_pairings
+    per_round = len(d.pools) * n
+    slot = pool_index * n + pairing_index
     if 2 * r + 1 < d.games:
         return 2 * per_round * r + 2 * slot + leg
     return 2 * per_round * r + slot
@@ -643,11 +652,12 @@ def unit_at(
 ) -> ScheduledUnit:
     """The unit of round ``r`` (0-based), leg ``leg`` of a pool and pairing, by index."""
     pool = d.pools[pool_index]
-    a, b = (pairings or d.pairings())[pairing_index]
+    pairings = pairings or d.pairings()
+    a, b = pairings[pairing_index]
     round_seed = derive_seed(d.seed, "dice", pool.label, r)
     return ScheduledUnit(
         unit_id=f"{pool.label}:{a}~{b}:{r + 1:04d}{'ab'[leg]}",
-        order=unit_order(d, pool_index, pairing_index, r, leg),
+        order=unit_order(d, pool_index, pairing_index, r, leg, len(pairings)),
         pool=pool.label,
         a=a,
         b=b,
