@@ -193,7 +193,8 @@ class TestGracefulShutdown:
             arena.start_game(a.bot_id, b.bot_id)
 
     @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-    def test_cli_server_stops_on_signal(self, signum: int) -> None:
+    def test_cli_server_stops_on_signal(self, signum: int, tmp_path: Path) -> None:
+        # In a directory of its own: the server writes its token file and database there.
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -206,6 +207,7 @@ class TestGracefulShutdown:
                 "--grace",
                 "1",
             ],
+            cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
