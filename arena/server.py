@@ -583,8 +583,8 @@ class Arena:
             token = server_bot_token(self._secret, row.bot_id)
             if hash_token(token) != row.token_hash:
                 log.warning(
-                    "server bot %s: its token was derived from another admin token; "
-                    "it gets a new one (give it the token from `nardy arena bots`)",
+                    "server bot %s: its token was derived from another admin token and no "
+                    "longer matches; if the bot checks tokens, register it again under a new name",
                     row.name,
                 )
             client = GrpcBotClient(row.address, token)
