@@ -216,8 +216,9 @@ def bot_group() -> None:
 @click.option(
     "--token",
     default=None,
+    envvar="NARDY_BOT_TOKEN",
     help="Arena token: required from callers (server mode), "
-    "or presented to the arena (with --arena).",
+    "or presented to the arena (with --arena). Default: $NARDY_BOT_TOKEN (not shown by ps).",
 )
 @click.option(
     "--token-file",
@@ -243,10 +244,13 @@ def serve_bot_command(
     arena_address: str | None,
 ) -> None:
     """Run a built-in bot as a BotService server, or dial out to an arena."""
-    from nardy.arena.sdk import builtin, dial_out, serve_bot
+    from nardy.arena.sdk import DialOutRejectedError, builtin, dial_out, serve_bot
 
-    if token is not None and token_file is not None:
-        raise click.UsageError("give --token or --token-file, not both")
+    if token_file is not None:
+        source = click.get_current_context().get_parameter_source("token")
+        if token is not None and source == click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError("give --token or --token-file, not both")
+        token = None  # the file wins over $NARDY_BOT_TOKEN
     if token_file is not None and arena_address is not None:
         try:
             token = token_file.read_text(encoding="utf-8").strip()
@@ -269,10 +273,13 @@ def serve_bot_command(
     if arena_address is not None:
         if not token:
             raise click.BadParameter("dialling out needs --token", param_hint="--token")
+        # The client prints its connection lines (connected, lost, retrying) to standard error.
         client = dial_out(bot, arena_address, token).start()
         while not done.wait(0.2):
+            if isinstance(client.error, DialOutRejectedError):
+                raise click.exceptions.Exit(1)  # the client has said so in one line
             if client.error is not None:
-                raise click.ClickException(f"arena refused the bot: {client.error}")
+                raise click.ClickException(f"dial-out failed: {client.error}")
         client.stop()
         return
     server = serve_bot(bot, port, host=host, token=token_file if token_file else token)
