@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -547,12 +548,21 @@ def test_bots_and_tournaments_listed_by_name(
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "arena.md"
 
 
+JS_BOT = DOCS.parents[1] / "examples" / "bots" / "js"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.skipif(
+    not (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir(),
+    reason="run `npm ci` in examples/bots/js first (.ci/run does)",
+)
 def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path) -> None:
     text = DOCS.read_text(encoding="utf-8")
     block = text.split("<!-- walkthrough:start -->")[1].split("<!-- walkthrough:end -->")[0]
     script = block.strip().removeprefix("```sh").removesuffix("```")
     arena_port, bot_port = _free_port(), _free_port()
     script = script.replace("50050", str(arena_port)).replace("50051", str(bot_port))
+    script = script.replace("/tmp/nardy-venue", str(tmp_path / "venue"))
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -563,7 +573,7 @@ def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path) -> None:
     with log.open("w") as out_file:
         proc = subprocess.Popen(
             ["bash", "-euo", "pipefail", "-c", script],
-            cwd=tmp_path,
+            cwd=DOCS.parents[1],  # the repository's root, as the docs say
             env=env,
             stdout=out_file,
             stderr=subprocess.STDOUT,
@@ -578,12 +588,12 @@ def test_the_walkthrough_in_the_docs_runs_as_written(tmp_path: Path) -> None:
             proc.wait()
     out = log.read_text()
     assert proc.returncode == 0, out
-    assert "registered heur" in out and "registered walker" in out
-    assert "finished, 4/4 games" in out
+    assert all(f"registered {name}" in out for name in ("heur", "walker", "js"))
+    assert "finished, 12/12 games" in out
     tables = out.split("token written to walker.token")[1].split("games of")[0]
     assert "bot-" not in tables, "ids instead of names in a table"
-    assert "heur" in tables and "walker" in tables
-    lines = (tmp_path / "weekly.jsonl").read_text().splitlines()
-    assert len(lines) == 4 and all(json.loads(line)["result"]["winner"] for line in lines)
-    with sqlite3.connect(tmp_path / "nardy-arena.db") as db:
-        assert db.execute("SELECT COUNT(*) FROM arena_bots").fetchone() == (2,)
+    assert all(name in tables for name in ("heur", "walker", "js"))
+    lines = (tmp_path / "venue" / "weekly.jsonl").read_text().splitlines()
+    assert len(lines) == 12 and all(json.loads(line)["result"]["winner"] for line in lines)
+    with sqlite3.connect(tmp_path / "venue" / "nardy-arena.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM arena_bots").fetchone() == (3,)
