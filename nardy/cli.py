@@ -761,6 +761,13 @@ def play(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the position JSON, id and pip counts instead."
 )
+@click.option(
+    "--svg",
+    "svg_path",
+    metavar="FILE",
+    default=None,
+    help="Write the board as an SVG picture to FILE ('-' for standard output) instead.",
+)
 def show(
     position_text: str,
     variant_name: str,
@@ -768,6 +775,7 @@ def show(
     absolute: bool,
     mover_colour: str,
     as_json: bool,
+    svg_path: str | None,
 ) -> None:
     """Draw POSITION (a position id, or position JSON) as a text board.
 
@@ -783,11 +791,17 @@ def show(
       nardy show b----E/-C---e/E---c-/e----B --side opponent --absolute --mover black
       nardy show ------/-----o/------/-----O --variant long
       nardy show b----E/-C---e/E---c-/e----B --json
+      nardy show ------/-----o/------/-----O --variant long --svg board.svg
     """
     from nardy.core.board_text import pip_counts, render_board
 
     variant = _load_variant(variant_name, ())
     position = _parse_position(position_text, variant)
+    if svg_path is not None:
+        from nardy.svg_cli import write_svg
+
+        write_svg(position, variant, svg_path, flipped=side == "opponent", mover=mover_colour)
+        return
     if as_json:
         pips = pip_counts(position, variant.rules.geometry)
         data = {
