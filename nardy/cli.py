@@ -245,6 +245,15 @@ def cli() -> None:
     """
 
 
+def _register_web() -> None:
+    from nardy.web.cli import web_command  # click only; the web stack loads when it runs
+
+    cli.add_command(web_command)
+
+
+_register_web()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``nardy``)."""
     cli.main(args=list(argv) if argv is not None else None, prog_name="nardy")
