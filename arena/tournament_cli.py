@@ -5,7 +5,7 @@
     nardy arena run tournament.toml [--db FILE] [--records FILE.jsonl] [--concurrency N] [--json] [--quiet]
     nardy arena run --variant long --bots heuristic,random --games 100 --seed 1
     nardy arena standings [--db FILE] [--tournament ID] [--json]
-    nardy arena replay GAME_ID [--db FILE] [--tournament ID] [--json]
+    nardy arena replay GAME_ID [--db FILE] [--tournament ID] [--json] [--show] [--svg DIR]
 
 Also runnable alone: ``python -m nardy.arena.tournament_cli run ...``. Mistakes are one line on
 standard error (``Error: ...``): exit code 2 for a bad definition (TOML, unknown bot or variant),
@@ -446,7 +446,21 @@ def standings_command(db: str, tournament_id: str | None, as_json: bool, list_al
 @_DB_OPTION
 @click.option("--tournament", "tournament_id", help="Tournament id, if the id is ambiguous.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def replay_command(game_id: str, db: str, tournament_id: str | None, as_json: bool) -> None:
+@click.option("--show", is_flag=True, help="Also print every decision with its text board.")
+@click.option(
+    "--svg",
+    "svg_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write one SVG board per decision into this directory.",
+)
+def replay_command(
+    game_id: str,
+    db: str,
+    tournament_id: str | None,
+    as_json: bool,
+    show: bool = False,
+    svg_dir: Path | None = None,
+) -> None:
     """Replay GAME_ID from its recorded seed and decisions and check it against the record.
 
     Exit code 0 when every event and the result are identical, 1 otherwise.
@@ -460,6 +474,10 @@ def replay_command(game_id: str, db: str, tournament_id: str | None, as_json: bo
     except StorageError as exc:
         raise _fail(exc) from None
     assert row.record is not None
+    if show or svg_dir is not None:
+        from nardy.replay_show import show_replay
+
+        show_replay(row.record, show=show, svg_dir=svg_dir)
     report = replay_record(row.record)
     if as_json:
         _print_json(report.to_json())
