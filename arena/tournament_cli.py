@@ -465,6 +465,8 @@ def replay_command(
 
     Exit code 0 when every event and the result are identical, 1 otherwise.
     """
+    if show and as_json:
+        raise click.UsageError("--show and --json both print to standard output; choose one")
     try:
         store = open_store(db, readonly=True)
         try:
