@@ -233,7 +233,7 @@ class _Views:
         try:
             row = self.spectator.tournament(tournament_id)
             every = self.spectator.games(tournament_id)
-            games = self.spectator.filtered_games(tournament_id, filters)
+            games = self.spectator.filtered_games(every, tournament_id, filters)
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
         try:

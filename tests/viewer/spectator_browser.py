@@ -26,7 +26,11 @@ CHROMIUM_FLAGS = [
 
 def chromium_path() -> str | None:
     """Debian's chromium (``apt-get install chromium``); Playwright cannot download its own here."""
-    for candidate in (os.environ.get("NARDY_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+    for candidate in (
+        os.environ.get("NARDY_CHROMIUM"),
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+    ):
         if candidate and Path(candidate).exists():
             return candidate
     return None

@@ -13,7 +13,6 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-
 from spectator_browser import browser_page, spectator, why_no_browser
 
 pytestmark = [
@@ -47,7 +46,9 @@ def white_views(record: dict[str, Any]) -> list[Position]:
     variant = load_variant(record["variant"], record.get("options") or {})
     setup = record.get("setup") or {}
     cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
-    game = Game(variant, ScriptedDice(record["game"]["rolls"]), starter=setup.get("starter"), cube=cube)
+    game = Game(
+        variant, ScriptedDice(record["game"]["rolls"]), starter=setup.get("starter"), cube=cube
+    )
     out = []
     for entry in record["decisions"]:
         if "answer" not in entry:
@@ -99,7 +100,10 @@ def test_step_through_a_game_of_every_variant_with_the_arrow_keys(finished_db: P
                     page.keyboard.press("ArrowRight")
                     page.wait_for_selector(f'#step[data-ply="{ply}"]')
                 shown = page.evaluate(CHECKERS_JS)
-                assert sorted((c, p) for c, p, _ in shown) == expected_checkers(position), (pool, ply)
+                assert sorted((c, p) for c, p, _ in shown) == expected_checkers(position), (
+                    pool,
+                    ply,
+                )
                 assert all(inside for _, _, inside in shown), (pool, ply)
             # The last step stays the last; the URL is the step's permalink.
             page.keyboard.press("ArrowRight")
@@ -113,7 +117,9 @@ def test_step_through_a_game_of_every_variant_with_the_arrow_keys(finished_db: P
         page.goto(url)
         assert page.get_attribute("#step", "data-ply") == "5"
         positions = white_views(row.record)
-        assert sorted((c, p) for c, p, _ in page.evaluate(CHECKERS_JS)) == expected_checkers(positions[4])
+        assert sorted((c, p) for c, p, _ in page.evaluate(CHECKERS_JS)) == expected_checkers(
+            positions[4]
+        )
 
 
 def test_a_hostile_bot_name_is_shown_as_text(finished_db: Path, hostile: tuple[str, str]) -> None:
@@ -133,9 +139,26 @@ def test_a_hostile_bot_name_is_shown_as_text(finished_db: Path, hostile: tuple[s
 def test_a_running_tournament_updates_without_reload(tmp_path: Path) -> None:
     db = tmp_path / "live.db"
     run = subprocess.Popen(
-        [sys.executable, "-m", "nardy", "arena", "run", "--variant", "long", "--bots",
-         "heuristic,random", "--games", "400", "--seed", "3", "--db", str(db), "--quiet",
-         "--name", "live"],
+        [
+            sys.executable,
+            "-m",
+            "nardy",
+            "arena",
+            "run",
+            "--variant",
+            "long",
+            "--bots",
+            "heuristic,random",
+            "--games",
+            "400",
+            "--seed",
+            "3",
+            "--db",
+            str(db),
+            "--quiet",
+            "--name",
+            "live",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
