@@ -34,7 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from nardy.arena.storage import StorageError
+from nardy.arena.storage import POSTGRES_SCHEMES, StorageError, redact_url
 from nardy.arena.tournament import Standings
 from nardy.core import load_variant
 from nardy.core.errors import NardyError
@@ -97,6 +97,9 @@ class _Views:
         self.spectator = spectator
         self.arena = arena
         self.templates = Jinja2Templates(env=_environment())
+        db = spectator.db
+        # The file's name, or the URL without its password: enough to tell databases apart.
+        self.db_label = redact_url(db) if db.startswith(POSTGRES_SCHEMES) else Path(db).name
 
     def page(
         self, request: Request, name: str, context: dict[str, Any], status: int = 200
@@ -104,7 +107,7 @@ class _Views:
         return self.templates.TemplateResponse(
             request,
             name,
-            {"arena": self.arena, "db": self.spectator.db, **context},
+            {"arena": self.arena, "db": self.db_label, **context},
             status_code=status,
         )
 
