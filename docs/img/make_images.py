@@ -64,10 +64,32 @@ def run(*args: str, db: Path) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "demo.db"
-        run("--variant", "long", "--bots", "heuristic,random,gambler=random,steady=heuristic",
-            "--games", "8", "--seed", "3", "--name", "long-round-robin", db=db)
-        run("--variant", "backgammon", "--bots", "heuristic,random", "--games", "10",
-            "--seed", "3", "--name", "backgammon-duel", db=db)
+        run(
+            "--variant",
+            "long",
+            "--bots",
+            "heuristic,random,gambler=random,steady=heuristic",
+            "--games",
+            "8",
+            "--seed",
+            "3",
+            "--name",
+            "long-round-robin",
+            db=db,
+        )
+        run(
+            "--variant",
+            "backgammon",
+            "--bots",
+            "heuristic,random",
+            "--games",
+            "10",
+            "--seed",
+            "3",
+            "--name",
+            "backgammon-duel",
+            db=db,
+        )
         store = open_store(str(db), readonly=True)
         tid = next(t.tournament_id for t in store.tournaments() if t.name == "long-round-robin")
         game = store.games(tid)[5].game_id
@@ -84,8 +106,11 @@ def main() -> None:
                 "spectator-game.png": f"/t/{tid}/g/{quote(game, safe='')}?ply=12",
             }
             for name, url in shots.items():
+                # A full-page shot is as tall as the page; the games list is cut at 900 pixels.
+                full = name != "spectator-games.png"
+                page.set_viewport_size({"width": 1280, "height": 300 if full else 900})
                 page.goto(base + url)
-                page.screenshot(path=str(HERE / name), full_page=name != "spectator-games.png")
+                page.screenshot(path=str(HERE / name), full_page=full)
     print("wrote", ", ".join(sorted(p.name for p in HERE.glob("*.png"))))
 
 

@@ -49,7 +49,7 @@ __all__ = ["create_app"]
 HERE = Path(__file__).parent
 PAGE_SIZE = 100
 LIVE_POLL_S = 0.5
-"""How often the live stream looks at the database for new games."""
+"""How often, by default, the live stream looks at the database for new games."""
 
 FAULT_KINDS = ("illegal", "malformed", "timeout", "crash", "disconnect", "flood")
 
@@ -93,9 +93,10 @@ def _progress(done: int, total: int) -> dict[str, Any]:
 class _Views:
     """The endpoints, bound to one :class:`Spectator`."""
 
-    def __init__(self, spectator: Spectator, arena: str | None) -> None:
+    def __init__(self, spectator: Spectator, arena: str | None, poll_s: float) -> None:
         self.spectator = spectator
         self.arena = arena
+        self.poll_s = poll_s
         self.templates = Jinja2Templates(env=_environment())
         db = spectator.db
         # The file's name, or the URL without its password: enough to tell databases apart.
@@ -197,7 +198,7 @@ class _Views:
                     else:
                         yield ": keep-alive\n\n"
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(wake.wait(), LIVE_POLL_S)
+                        await asyncio.wait_for(wake.wait(), self.poll_s)
                     wake.clear()
             finally:
                 if stop_watch is not None:
@@ -400,12 +401,14 @@ def _step_json(step: DecisionStep) -> dict[str, Any]:
     }
 
 
-def create_app(db: str, *, arena: str | None = None) -> Starlette:
-    """The spectator for the tournament database ``db`` (a SQLite file or PostgreSQL URL).
+def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S) -> Starlette:
+    """The spectator for the tournament database ``db`` (a SQLite file or PostgreSQL URL);
+    ``arena``: an arena server's address whose ``WatchTournament`` events wake the live pages;
+    ``poll_s``: how often the live pages look at the database.
 
     Raises :class:`nardy.arena.storage.StorageError` when it cannot be opened."""
     spectator = Spectator(db)
-    views = _Views(spectator, arena)
+    views = _Views(spectator, arena, poll_s)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

@@ -20,7 +20,7 @@ def watch(address: str, tournament_id: str, on_event: Callable[[], None]) -> Cal
     """Call ``on_event()`` for every event of ``tournament_id``; returns a function that stops."""
     import grpc
 
-    from nardy.arena._gen.nardy.arena.v1 import arena_pb2, arena_pb2_grpc
+    from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
 
     channel = grpc.insecure_channel(address)
     stub = arena_pb2_grpc.ArenaServiceStub(channel)

@@ -20,16 +20,24 @@ __all__ = ["web_command"]
     metavar="HOST:PORT",
     default=None,
     help="An arena server (nardy arena serve) whose WatchTournament events push live updates "
-    "at once; without it, the database is polled twice a second.",
+    "at once; without it, live pages see new games at the next --poll.",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--poll",
+    type=click.FloatRange(0.05, 3600),
+    default=0.5,
+    show_default=True,
+    metavar="SECONDS",
+    help="How often live pages look at the database for new games.",
+)
 @click.option(
     "--host",
     default="127.0.0.1",
     show_default=True,
     help="The address to listen on (loopback by default; 0.0.0.0 shows it to the network).",
 )
-def web_command(db: str, arena: str | None, port: int, host: str) -> None:
+def web_command(db: str, arena: str | None, port: int, poll: float, host: str) -> None:
     """Watch tournaments in a browser: standings updating live, every game decision by decision.
 
     \b
@@ -48,7 +56,7 @@ def web_command(db: str, arena: str | None, port: int, host: str) -> None:
     from nardy.arena.storage import StorageError
 
     try:
-        app = create_app(db, arena=arena)
+        app = create_app(db, arena=arena, poll_s=poll)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(

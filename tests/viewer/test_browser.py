@@ -205,3 +205,55 @@ def test_a_running_tournament_updates_without_reload(tmp_path: Path) -> None:
             run.wait()
         if run.stderr:
             run.stderr.close()
+
+
+def test_live_standings_from_the_arenas_watch_stream(tmp_path: Path) -> None:
+    """An arena server runs the tournament; ``nardy web --arena`` wakes the page on its
+    ``WatchTournament`` events (the database poll is set to 60 s, so it cannot be what updates
+    the page)."""
+    grpc = pytest.importorskip("grpc")
+    from google.protobuf.duration_pb2 import Duration
+
+    from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
+    from nardy.arena.runner import TimeControl
+    from nardy.arena.sdk import builtin, serve_bot
+    from nardy.arena.server import Arena, ArenaServer
+
+    db = tmp_path / "arena.db"
+    arena = Arena(time_control=TimeControl(per_decision=5.0), db=db, standings_interval=0.0)
+    server = ArenaServer(arena).start()
+    bots = [serve_bot(builtin("heuristic", 1)), serve_bot(builtin("random", 2))]
+    try:
+        ids = [
+            arena.register_server_bot(name, bot.address).bot_id
+            for name, bot in zip(("heuristic", "random"), bots, strict=True)
+        ]
+        with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            created = arena_pb2_grpc.ArenaServiceStub(channel).CreateTournament(
+                arena_pb2.CreateTournamentRequest(
+                    name="watched",
+                    bot_ids=ids,
+                    variant=game_pb2.VariantSpec(name="long"),
+                    games_per_pairing=400,
+                    seed=5,
+                    concurrency=1,
+                    time_control=arena_pb2.TimeControl(per_decision=Duration(seconds=5)),
+                ),
+                timeout=10,
+            )
+        tid = created.tournament_id
+        address = f"127.0.0.1:{server.port}"
+        with spectator(db, "--arena", address, "--poll", "60") as base, browser_page() as page:
+            page.goto(f"{base}/t/{quote(tid, safe='')}")
+            page.wait_for_selector("#games-stored")
+            page.evaluate("() => { window.__notReloaded = true; }")
+            first = int(page.get_attribute("#games-stored", "data-games") or "0")
+            page.wait_for_function(
+                f"() => Number(document.querySelector('#games-stored').dataset.games) >= {first + 2}",
+                timeout=30_000,
+            )
+            assert page.evaluate("() => window.__notReloaded") is True
+    finally:
+        server.stop(grace=0.5)
+        for bot in bots:
+            bot.stop(0)

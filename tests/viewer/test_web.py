@@ -175,3 +175,14 @@ def test_static_files_and_no_cdn(client: TestClient, finished_db: Path) -> None:
     assert client.get("/static/nardy.css").status_code == 200
     for url in ("/", f"/t/{tid}", game_url(tid, games[0])):
         assert re.findall(r'(?:src|href)="(https?:)?//', client.get(url).text) == []
+
+
+def test_web_command_refuses_a_missing_database(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+
+    result = CliRunner().invoke(cli, ["web", "--db", str(tmp_path / "none.db")])
+    assert result.exit_code == 1
+    assert "no such database" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "none.db").exists()
