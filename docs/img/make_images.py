@@ -107,8 +107,10 @@ def main() -> None:
             }
             for name, url in shots.items():
                 # A full-page shot is as tall as the page; the games list is cut at 900 pixels.
+                # (The game page's list of decisions is as tall as 80% of the window.)
                 full = name != "spectator-games.png"
-                page.set_viewport_size({"width": 1280, "height": 300 if full else 900})
+                tall = not full or name == "spectator-game.png"
+                page.set_viewport_size({"width": 1280, "height": 1000 if tall else 300})
                 page.goto(base + url)
                 page.screenshot(path=str(HERE / name), full_page=full)
     print("wrote", ", ".join(sorted(p.name for p in HERE.glob("*.png"))))
