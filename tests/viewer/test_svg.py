@@ -251,3 +251,42 @@ def test_hostile_text_is_escaped_by_the_xml_writer() -> None:
     svg = board(bg.start_position(), bg, colours={"field": '"><script>alert(1)</script>'})
     assert "<script>" not in svg
     parse(svg)
+
+
+def test_nardy_show_svg_to_stdout_and_to_a_file(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+
+    runner = CliRunner()
+    out = runner.invoke(
+        cli, ["show", "------/-----o/------/-----O", "--variant", "long", "--svg", "-"]
+    )
+    assert out.exit_code == 0, out.output
+    root = parse(out.output)
+    assert (
+        root.get("data-variant") == "long"
+        and root.get("data-position") == "------/-----o/------/-----O"
+    )
+    assert len(checkers(root, "white")) == 15
+    target = tmp_path / "board.svg"
+    flipped = runner.invoke(
+        cli,
+        [
+            "show",
+            "b----E/-C---e/E---c-/e----B",
+            "--side",
+            "opponent",
+            "--mover",
+            "black",
+            "--svg",
+            str(target),
+        ],
+    )
+    assert flipped.exit_code == 0, flipped.output
+    root = parse(target.read_text())
+    assert root.get("data-mover") == "black" and root.get("data-viewer") == "white"
+    bad = runner.invoke(
+        cli, ["show", "b----E/-C---e/E---c-/e----B", "--svg", str(tmp_path / "no" / "x.svg")]
+    )
+    assert bad.exit_code == 1 and "cannot write" in bad.output and "Traceback" not in bad.output
