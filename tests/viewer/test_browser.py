@@ -150,7 +150,7 @@ def test_a_running_tournament_updates_without_reload(tmp_path: Path) -> None:
             "--bots",
             "heuristic,random",
             "--games",
-            "400",
+            "5000",  # far more than the test watches; it is stopped at the end
             "--seed",
             "3",
             "--db",
