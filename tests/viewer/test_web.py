@@ -186,3 +186,31 @@ def test_web_command_refuses_a_missing_database(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "no such database" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "none.db").exists()
+
+
+def test_match_games_replay_with_their_starter_and_score(tmp_path: Path) -> None:
+    """Later games of a match start without an opening throw (the previous winner rolls): the
+    replay must follow the record's starter."""
+    from nardy.arena.schedule import definition_from_flags
+    from nardy.arena.tournament import Tournament
+
+    db = tmp_path / "match.db"
+    store = open_store(str(db))
+    try:
+        d = definition_from_flags(
+            variants=["long"], bots="heuristic,random", games=1, seed=3, match_length=5
+        )
+        Tournament(d, store).run()
+        tid = store.tournaments()[0].tournament_id
+        rows = store.games(tid, records=True)
+    finally:
+        store.close()
+    assert len(rows) >= 2  # a game is worth at most 3: a match to 5 has two games or more
+    with TestClient(create_app(str(db))) as c:
+        for row in rows:
+            assert row.record is not None
+            data = c.get("/api" + game_url(tid, row.game_id)).json()
+            answered = [e["answer"] for e in row.record["decisions"] if "answer" in e]
+            assert [s["answer"] for s in data["steps"][:-1]] == answered
+            page = c.get(game_url(tid, row.game_id))
+            assert f"match to 5, game {row.record['setup']['match']['game_no']}" in page.text
