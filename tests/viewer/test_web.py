@@ -112,6 +112,9 @@ def test_hostile_bot_text_is_escaped(client: TestClient, hostile: tuple[str, str
     assert "&lt;img src=x onerror=" in page.text
     assert "timeout" in page.text and "random legal answer" in page.text
     assert client.get("/api" + url).json()["white"] == HOSTILE_NAME
+    assert client.get("/t/hostile-0001").status_code == 200
+    listed = client.get("/t/hostile-0001/games?fault=timeout")
+    assert listed.status_code == 200 and 'data-count="1"' in listed.text
     assert HOSTILE_COMMENT in str(client.get("/api" + url).json()["steps"][0]["info"])
 
 
