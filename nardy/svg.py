@@ -210,6 +210,8 @@ def board(
         root.set("width", str(size))
         root.set("height", _num(size * height / width))
     to_move = "to move" if dice is None else "to play"
+    root.set("role", "img")
+    root.set("aria-label", f"{name or 'nardy'} board, {mover.title()} {to_move}")
     _el(root, "desc").text = (
         f"nardy position {position.id()} ({name or 'no variant given'}); {mover.title()} {to_move}; "
         f"drawn from {viewer.title()}'s seat, numbered in {viewer.title()}'s coordinates"

@@ -226,6 +226,7 @@ class _Views:
         q = request.query_params
         return GameFilter(
             bot=q.get("bot", ""),
+            pool=q.get("pool", ""),
             result=q.get("result", "") if q.get("result", "") in RESULTS else "",
             termination=q.get("termination", ""),
             fault=q.get("fault", "") if q.get("fault", "") in ("any", *FAULT_KINDS) else "",
@@ -254,6 +255,7 @@ class _Views:
             "query": query,
             "bots": sorted({r.white for r in every} | {r.black for r in every}),
             "terminations": sorted({r.termination for r in every}),
+            "pools": sorted({r.pool for r in every}),
             "results": RESULTS,
             "fault_kinds": FAULT_KINDS,
             "games": shown,
@@ -372,6 +374,7 @@ class _Views:
 def vars_of(filters: GameFilter) -> dict[str, str]:
     return {
         "bot": filters.bot,
+        "pool": filters.pool,
         "result": filters.result,
         "termination": filters.termination,
         "fault": filters.fault,

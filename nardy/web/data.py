@@ -42,12 +42,15 @@ class GameFilter:
     """The games list's filters; empty strings mean "any"."""
 
     bot: str = ""
+    pool: str = ""
     result: str = ""
     termination: str = ""
     fault: str = ""
 
     def matches(self, row: GameRow, faults: Iterable[str]) -> bool:
         if self.bot and self.bot not in (row.white, row.black):
+            return False
+        if self.pool and row.pool != self.pool:
             return False
         if self.result:
             won = "aborted" if row.winner is None else ("white", "black")[row.winner]

@@ -129,6 +129,9 @@ def test_games_filters(client: TestClient, finished_db: Path) -> None:
     by_bot = client.get(f"/api/t/{tid}/games?bot=random").json()
     assert by_bot["count"] == len(games)  # random plays every game of a two-bot round robin
     assert client.get(f"/api/t/{tid}/games?bot=nobody").json()["count"] == 0
+    for pool in variant_names():
+        only = client.get(f"/api/t/{tid}/games?pool={pool}").json()
+        assert only["count"] == 2 and all(g["pool"] == pool for g in only["games"])
     assert client.get(f"/api/t/{tid}/games?fault=any").json()["count"] == 0
     assert client.get("/api/t/hostile-0001/games?fault=timeout").json()["count"] == 1
     assert client.get("/api/t/hostile-0001/games?fault=crash").json()["count"] == 0
