@@ -41,6 +41,8 @@ from grpc_health.v1 import health_pb2_grpc as _health_pb2_grpc  # type: ignore[i
 from grpc_reflection.v1alpha import reflection as _reflection  # type: ignore[import-untyped,unused-ignore]
 
 from nardy.arena import convert
+from nardy.arena.audit import REVEALED_STATUSES, DiceAudit, public_dice
+from nardy.arena.audit import reveal as reveal_dice
 from nardy.arena.auth import (
     Authenticator,
     Caller,
@@ -175,7 +177,7 @@ _PROTO_STATUS: dict[str, _arena_pb2.TournamentStatus.ValueType] = {
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.+-]")
 
 
-_REVEALED = ("finished", "stopped", "cancelled")
+_REVEALED = REVEALED_STATUSES
 """Statuses after which a tournament's seed is shown: it decides every roll of every game, so it
 stays secret while games may still be played (an ``interrupted`` tournament resumes)."""
 
@@ -275,6 +277,7 @@ class ArenaTournament:
                     self.engine.store.set_status(
                         self.tournament_id, "cancelled", "cancelled by the operator"
                     )
+                    self.engine.reveal_dice()  # cancelled for good: its dice may be public
                 except StorageError:  # pragma: no cover - nothing more to do
                     log.exception("could not store the cancellation")
             self.done.set()
@@ -333,12 +336,24 @@ def _pairings_to_proto(pool: PoolStandings, out: _arena_pb2.GetStandingsResponse
             msg.ci_method = p.method
 
 
+def dice_to_proto(dice: DiceAudit) -> _arena_pb2.DiceCommitment:
+    """The public view of a tournament's dice commitment: seed and salt only once revealed."""
+    msg = _arena_pb2.DiceCommitment(
+        scheme=dice.scheme, commitment=dice.commitment, revealed=dice.revealed
+    )
+    if dice.revealed and dice.seed is not None:
+        msg.seed = dice.seed
+        msg.salt = dice.salt or ""
+    return msg
+
+
 def standings_to_proto(
     standings: Standings,
     *,
     seed: int = 0,
     names: Mapping[str, str] | None = None,
     sprt: SprtDef | None = None,
+    dice: DiceAudit | None = None,
 ) -> _arena_pb2.GetStandingsResponse:
     """The engine's :class:`~nardy.arena.tournament.Standings` as ``GetStandingsResponse``.
 
@@ -349,7 +364,8 @@ def standings_to_proto(
     match tournament. ``elo`` and ``elo_error`` (half the 95% interval, 1.96 SE) are 0 while a
     bot has no rating, and ``elo_se`` and the interval's ends are unset. ``pairings`` are the
     pools' head-to-head results, ``sprt`` the pools' tests (``sprt`` is the tournament's
-    :class:`~nardy.arena.schedule.SprtDef`, for the hypotheses).
+    :class:`~nardy.arena.schedule.SprtDef`, for the hypotheses). ``dice``: the commitment
+    (:mod:`nardy.arena.audit`), with seed and salt once revealed.
     """
     names = names or {}
     response = _arena_pb2.GetStandingsResponse(
@@ -383,6 +399,11 @@ def standings_to_proto(
         _pairings_to_proto(pool, response)
         if pool.sprt is not None:
             sprt_to_proto(pool, sprt, response.sprt.add())
+    if dice is not None:
+        # Standings of a moment before the end show the commitment only (a replayed event
+        # carries what it carried live).
+        ended = standings.status in REVEALED_STATUSES
+        response.dice.CopyFrom(dice_to_proto(dice if ended else dice.sealed()))
     return response
 
 
@@ -417,10 +438,13 @@ class EventTranslator:
         seed: int = 0,
         names: Mapping[str, str] | None = None,
         sprt: SprtDef | None = None,
+        dice: Callable[[], DiceAudit | None] | None = None,
     ) -> None:
         self.seed = seed
         self.names = dict(names or {})
         self.sprt = sprt
+        self.dice = dice
+        """The tournament's dice commitment as of now (revealed once it has ended)."""
         self._latest: _arena_pb2.GetStandingsResponse | None = None
         self._latest_engine: Standings | None = None
 
@@ -428,7 +452,11 @@ class EventTranslator:
         if standings is not None:
             self._latest_engine = standings
             self._latest = standings_to_proto(
-                standings, seed=self.seed, names=self.names, sprt=self.sprt
+                standings,
+                seed=self.seed,
+                names=self.names,
+                sprt=self.sprt,
+                dice=self.dice() if self.dice is not None else None,
             )
         return self._latest or _arena_pb2.GetStandingsResponse()
 
@@ -915,6 +943,10 @@ class Arena:
                 )
             self.registry.add_tournament(tournament.tournament_id)
             self.tournaments[tournament.tournament_id] = tournament
+        try:
+            tournament.engine.prepare()  # stored with its dice commitment before any game
+        except StorageError as exc:  # the run below fails the same way and records it
+            log.error("tournament %s cannot be stored: %s", tournament.tournament_id, exc)
         tournament.start()
         return tournament
 
@@ -1023,8 +1055,13 @@ class Arena:
             live.done.wait()
             return live.status
         self.store.set_status(tournament_id, "cancelled", "cancelled by the operator")
-        if live is not None:
-            live.cancelled = True
+        if stored:
+            seed = int(stored[0].definition.get("seed") or 0)
+            if live is not None:
+                live.cancelled = True
+                live.engine.reveal_dice()
+            elif seed and public_dice(self.store, tournament_id) is not None:
+                reveal_dice(self.store, tournament_id, seed)
         return "cancelled"
 
     def tournament(self, tournament_id: str) -> ArenaTournament:
@@ -1045,7 +1082,11 @@ class Arena:
         names = self.bot_names()
         if live is not None:
             response = standings_to_proto(
-                live.standings(), seed=live.revealed_seed, names=names, sprt=live.sprt
+                live.standings(),
+                seed=live.revealed_seed,
+                names=names,
+                sprt=live.sprt,
+                dice=live.engine.dice,
             )
             if live.status == "cancelled":
                 response.status = _arena_pb2.TOURNAMENT_STATUS_CANCELLED
@@ -1062,6 +1103,7 @@ class Arena:
             seed=int(definition.get("seed") or 0) if rows[0].status in _REVEALED else 0,
             names=names,
             sprt=TournamentDef.from_json(definition).sprt,
+            dice=public_dice(self.store, tournament_id),
         )
 
     def tournament_status(self, tournament_id: str) -> str:
@@ -1411,9 +1453,12 @@ class ArenaServicer:
             context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        return _arena_pb2.CreateTournamentResponse(
+        response = _arena_pb2.CreateTournamentResponse(
             tournament_id=tournament.tournament_id, games_total=tournament.units_total
         )
+        if tournament.engine.dice is not None:
+            response.dice.CopyFrom(dice_to_proto(tournament.engine.dice))
+        return response
 
     def GetStandings(
         self, request: _arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
@@ -1440,7 +1485,9 @@ class ArenaServicer:
                 f"tournament {request.tournament_id!r} is stored but not run by this arena "
                 "process (no live events); use GetStandings",
             )
-        translate = EventTranslator(names=self.arena.bot_names(), sprt=tournament.sprt)
+        translate = EventTranslator(
+            names=self.arena.bot_names(), sprt=tournament.sprt, dice=lambda: tournament.engine.dice
+        )
         for event in tournament.engine.watch(
             replay=request.replay, until=lambda: not context.is_active()
         ):
@@ -1452,6 +1499,9 @@ class ArenaServicer:
                     ended.status = _arena_pb2.TOURNAMENT_STATUS_CANCELLED
                 tournament.done.wait(5.0)
                 ended.standings.seed = tournament.revealed_seed
+                dice = tournament.engine.dice
+                if dice is not None and dice.revealed:
+                    ended.standings.dice.CopyFrom(dice_to_proto(dice))
             yield message
 
     def CancelTournament(
