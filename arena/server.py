@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -1081,16 +1082,12 @@ class Arena:
             live = self.tournaments.get(tournament_id)
         names = self.bot_names()
         if live is not None:
-            response = standings_to_proto(
-                live.standings(),
-                seed=live.revealed_seed,
-                names=names,
-                sprt=live.sprt,
-                dice=live.engine.dice,
+            table = live.standings()
+            if live.status == "cancelled":  # the engine says "interrupted"
+                table = dataclasses.replace(table, status="cancelled")
+            return standings_to_proto(
+                table, seed=live.revealed_seed, names=names, sprt=live.sprt, dice=live.engine.dice
             )
-            if live.status == "cancelled":
-                response.status = _arena_pb2.TOURNAMENT_STATUS_CANCELLED
-            return response
         rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
         if not tournament_id or not rows:
             raise KeyError(tournament_id)

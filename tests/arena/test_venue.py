@@ -329,6 +329,7 @@ def test_seed_secret_while_running_revealed_after_cancel(
     _wait(lambda: served.standings(tid).games_played >= 2, 60, "two games")
     running = served.standings(tid)
     assert running.status == arena_pb2.TOURNAMENT_STATUS_RUNNING and running.seed == 0
+    assert running.dice.commitment and not running.dice.revealed and not running.dice.seed
     events: list[arena_pb2.WatchTournamentResponse] = []
     watch = served.stub.WatchTournament(
         arena_pb2.WatchTournamentRequest(tournament_id=tid, replay=True)
@@ -352,6 +353,7 @@ def test_seed_secret_while_running_revealed_after_cancel(
     reader.join(30)
     ended = served.standings(tid)
     assert ended.status == arena_pb2.TOURNAMENT_STATUS_CANCELLED and ended.seed != 0
+    assert ended.dice.revealed and ended.dice.seed == ended.seed  # the commitment opened
     shown = [
         getattr(event, kind).standings
         for event in events[:-1]
