@@ -6,6 +6,7 @@
     nardy arena verify --records games.jsonl --seed N --salt HEX [TOURNAMENT]
     nardy arena verify --db arena.db --game GAME_ID            # one game
     nardy arena replay GAME_ID --db arena.db                   # the same as --game
+    nardy arena replay GAME_ID --db arena.db --show            # and print it move by move
 
 Every mismatch is one line (``MISMATCH game: what differs``), then a summary line; the exit code
 is 0 when everything agrees, 1 on any mismatch or when the game or tournament cannot be read.
@@ -133,18 +134,41 @@ def verify_command(
 )
 @click.option("--tournament", "tournament_id", help="Tournament id, if the id is ambiguous.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def replay_command(game_id: str, db: str, tournament_id: str | None, as_json: bool) -> None:
+@click.option("--show", is_flag=True, help="First print every decision with its text board.")
+@click.option(
+    "--svg",
+    "svg_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="First write one SVG board per decision into this directory.",
+)
+def replay_command(
+    game_id: str,
+    db: str,
+    tournament_id: str | None,
+    as_json: bool,
+    show: bool = False,
+    svg_dir: Path | None = None,
+) -> None:
     """Check one stored game (the same as `verify --game GAME_ID`).
 
     Its recorded decisions are re-played through the kernel on its recorded dice, and the
     events, result, forfeits and faults must be those of the record; the columns the standings
     use (winner, points, termination, seats, seed) must agree with the record; once the
-    tournament's seed is revealed, the game's seed and every roll must derive from it. Nothing
-    is shown move by move. Exit code 0 when everything agrees, 1 otherwise.
+    tournament's seed is revealed, the game's seed and every roll must derive from it. With
+    --show the game is first printed decision by decision with text boards, with --svg DIR
+    drawn as one SVG board per decision. Exit code 0 when everything agrees, 1 otherwise.
     """
+    if show and as_json:
+        raise click.UsageError("--show and --json both print to standard output; choose one")
     try:
         store = open_store(db, readonly=True)
         try:
+            if show or svg_dir is not None:
+                from nardy.replay_show import show_replay
+
+                row = store.find_game(game_id, tournament_id)
+                assert row.record is not None
+                show_replay(row.record, show=show, svg_dir=svg_dir)
             report = verify_game(store, game_id, tournament_id)
         finally:
             store.close()
