@@ -88,9 +88,9 @@ def test_builtin_bots_registry() -> None:
 
 
 def test_unknown_bot_name_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="unknown bot 'gnubg'") as info:
-        make_bot("gnubg")
-    assert "heuristic, random" in str(info.value)
+    with pytest.raises(ValueError, match="unknown bot 'alphazero'") as info:
+        make_bot("alphazero")
+    assert "gnubg, heuristic, neural, random" in str(info.value)
 
 
 def test_bot_is_abstract_and_has_cube_defaults() -> None:
