@@ -1,1 +1,12 @@
-"""Bots beyond the kernel's two: the neural bot (numpy) and the gnubg bot (optional extra)."""
+"""Bots beyond the kernel's two: the neural bot (numpy) and the gnubg bot (optional extra).
+
+Importing this package asks for single-threaded BLAS (``OPENBLAS_NUM_THREADS`` and friends, unless
+already set), which counts only if numpy is not imported yet: a decision multiplies matrices of a
+few hundred rows, where waking BLAS threads costs more than the product (measured: 8 ms instead of
+0.6 ms for a 100-play backgammon decision on two busy cores; ``benchmarks/test_neural.py``).
+"""
+
+import os
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
