@@ -312,9 +312,7 @@ class RayExecutor:
         assert self._ray is not None
         try:
             values: list[Any] = self._ray.get(refs)
-            outcomes: list[tuple[Record | None, BaseException | None]] = [
-                (v, None) for v in values
-            ]
+            outcomes: list[tuple[Record | None, BaseException | None]] = [(v, None) for v in values]
         except Exception:  # at least one failed: take them one by one
             outcomes = []
             for ref in refs:

@@ -1543,7 +1543,7 @@ class Tournament:
         skipped = self.tally.games_stored
         records = _RecordsFile(self.records_path) if self.records_path else None
         played = 0
-        executor: cf.Executor | None = None
+        executor: cf.Executor | GameExecutor | None = None
         opened: list[Player] = []
         self.status = "running"
         store.set_status(self.tournament_id, "running")
