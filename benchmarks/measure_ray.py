@@ -1,0 +1,199 @@
+"""Games per second on a loopback Ray cluster for 1, 2 and 4 worker processes, and Ray's
+overhead per game against the local executor (the figures of docs/distributed.md).
+
+    python benchmarks/measure_ray.py [--games 160] [--json out.json]
+
+The cluster: a head that runs no games (``--num-cpus 0``) and worker nodes joined one after the
+other (1 CPU, then a second node of 1 CPU, then a third of 2 CPUs: 1, 2, 4 worker processes),
+all started with ``ray start --block`` on 127.0.0.1 and stopped by process id. Run as root, the
+script first moves itself into a network namespace of its own, where loopback is the only
+interface (Ray would otherwise advertise the machine's address). Each measurement is one fresh
+tournament of ``heuristic`` against ``random`` in long nardy (duplicate dice), timed from the
+first submitted game to the last stored one.
+
+Ray's overhead per game is measured two ways, side by side in the same run: the time per game on
+one Ray worker minus the time per game of the local executor playing the same games in one
+process (``inline``), and the round trip of an empty task that returns a record-sized result
+(one at a time: latency; 200 in flight: throughput).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).parent
+PORT = 6391
+ADDRESS = f"127.0.0.1:{PORT}"
+INSIDE = "NARDY_MEASURE_RAY_NETNS"
+
+
+def _definition(games: int, seed: int) -> Any:
+    from nardy.arena.schedule import parse_definition
+
+    bots = [
+        {"name": "heuristic", "builtin": "heuristic", "capacity": 64},
+        {"name": "random", "builtin": "random", "capacity": 64},
+    ]
+    return parse_definition(
+        {"name": f"bench-{seed}", "variant": "long", "games": games, "seed": seed, "bots": bots}
+    )
+
+
+def _run(definition: Any, executor: Any, concurrency: int, db: Path) -> float:
+    """Games per second of one fresh tournament."""
+    from nardy.arena.storage import SqliteStore
+    from nardy.arena.tournament import Tournament
+
+    store = SqliteStore(db)
+    try:
+        t = Tournament(definition, store, concurrency=concurrency, executor=executor)
+        t0 = time.perf_counter()
+        result = t.run()
+        elapsed = time.perf_counter() - t0
+    finally:
+        store.close()
+    assert result.status == "finished", result.detail
+    return result.played / elapsed
+
+
+def _node(args: list[str], temp: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    common = ["--block", "--node-ip-address", "127.0.0.1"]
+    return subprocess.Popen(
+        [str(BIN / "ray"), "start", *common, *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _wait_cpus(ray: Any, cpus: int) -> None:
+    deadline = time.monotonic() + 60
+    while ray.cluster_resources().get("CPU", 0) < cpus:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the cluster did not reach {cpus} CPUs")
+        time.sleep(0.2)
+    time.sleep(1.0)  # let the new node's worker processes start
+
+
+def _overhead(ray: Any, record: dict[str, Any]) -> dict[str, float]:
+    """An empty task returning a record: latency one at a time, throughput 200 in flight."""
+
+    @ray.remote(num_cpus=1)
+    def echo(payload: dict[str, Any]) -> dict[str, Any]:
+        return payload
+
+    ray.get([echo.remote(record) for _ in range(20)])  # warm the workers
+    n = 200
+    t0 = time.perf_counter()
+    for _ in range(n):
+        ray.get(echo.remote(record))
+    latency = (time.perf_counter() - t0) / n
+    t0 = time.perf_counter()
+    ray.get([echo.remote(record) for _ in range(n)])
+    pipelined = (time.perf_counter() - t0) / n
+    return {"task_round_trip_ms": latency * 1000, "task_pipelined_ms": pipelined * 1000}
+
+
+def measure(games: int) -> dict[str, Any]:
+    import ray
+
+    from nardy.arena.ray_executor import RayExecutor
+    from nardy.arena.storage import SqliteStore
+    from nardy.arena.tournament import Tournament
+
+    temp = tempfile.mkdtemp(prefix="nardy-mr-", dir="/tmp")
+    nodes: list[subprocess.Popen[bytes]] = []
+    out: dict[str, Any] = {
+        "games": 2 * (games // 2),
+        "cpu_count": os.cpu_count(),
+        "load_average_before": os.getloadavg()[0],
+    }
+    try:
+        # The local executor first, on an idle machine: one process, then two worker processes.
+        out["local_inline_games_per_s"] = _run(
+            _definition(games, 100), "inline", 1, Path(temp) / "l1.db"
+        )
+        out["local_process2_games_per_s"] = _run(
+            _definition(games, 101), "process", 2, Path(temp) / "l2.db"
+        )
+        head = ["--head", "--port", str(PORT), "--num-cpus", "0", "--include-dashboard=false"]
+        nodes.append(_node([*head, "--temp-dir", temp, "--disable-usage-stats"], temp))
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ray.init(address=ADDRESS, logging_level="WARNING", log_to_driver=False)
+                break
+            except (ConnectionError, RuntimeError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        sample = SqliteStore(":memory:")
+        d = _definition(2, 1)
+        Tournament(d, sample).run()
+        record = sample.games(d.tournament_id, records=True)[0].record
+        rates: dict[str, float] = {}
+        for workers, cpus in ((1, 1), (2, 1), (4, 2)):
+            nodes.append(_node(["--address", ADDRESS, "--num-cpus", str(cpus)], temp))
+            _wait_cpus(ray, workers)
+            if workers == 1:
+                out.update(_overhead(ray, record))
+            executor = RayExecutor(ADDRESS)
+            rates[str(workers)] = _run(
+                _definition(games, 200 + workers),
+                executor,
+                2 * workers,
+                Path(temp) / f"r{workers}.db",
+            )
+        out["ray_games_per_s"] = rates
+        out["ray_overhead_per_game_ms"] = 1000 * (
+            1 / rates["1"] - 1 / out["local_inline_games_per_s"]
+        )
+        ray.shutdown()
+        out["load_average_after"] = os.getloadavg()[0]
+    finally:
+        for node in reversed(nodes):
+            if node.poll() is None:
+                node.send_signal(signal.SIGTERM)
+                try:
+                    node.wait(30)
+                except subprocess.TimeoutExpired:
+                    node.kill()
+                    node.wait()
+        shutil.rmtree(temp, ignore_errors=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=160, help="games per measurement")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--no-netns", action="store_true", help="do not move into a network namespace"
+    )
+    args = parser.parse_args()
+    if not args.no_netns and os.environ.get(INSIDE) is None and os.geteuid() == 0:
+        script = " ".join(f"'{a}'" for a in [sys.executable, *sys.argv])
+        env = {**os.environ, INSIDE: "1"}
+        command = ["unshare", "--net", "--", "sh", "-c", f"ip link set lo up && exec {script}"]
+        sys.exit(subprocess.call(command, env=env))
+    figures = measure(args.games)
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if args.json is not None:
+        args.json.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
