@@ -7,6 +7,7 @@
 * ``driver``: games per second the engine schedules, stores (in-memory SQLite) and tallies when
   the games themselves cost nothing (an executor that answers at once with a canned record): the
   rate no number of workers can exceed.
+* ``encoding``: the writer's CPU per game before any SQL (the record as JSON);
 * ``network``: bytes a game's task sends to a worker and its record sends back (what Ray
   pickles), per game.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import copy
 import dataclasses
+import json
 import os
 import pickle
 import threading
@@ -146,6 +148,15 @@ def test_driver(bots, sample, benchmark) -> None:
     per_game = sorted(results)[len(results) // 2]
     benchmark.extra_info["games_per_s"] = round(1 / per_game)
     print(f"\ndriver, {bots} bots, {len(d.pairings())} pairings: {1 / per_game:,.0f} games/s")
+
+
+def test_record_encoding(sample, benchmark) -> None:
+    """The writer's own CPU per game before any SQL: the record as compact JSON."""
+    _, record = sample
+    benchmark(lambda: json.dumps(record, separators=(",", ":")))
+    per_game = benchmark.stats.stats.mean
+    benchmark.extra_info["records_per_s"] = round(1 / per_game)
+    print(f"\nrecord encoding: {per_game * 1e6:,.0f} us per game, {1 / per_game:,.0f} games/s")
 
 
 def test_network_per_game(sample, benchmark) -> None:
