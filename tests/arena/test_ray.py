@@ -96,6 +96,10 @@ def cluster() -> Iterator[Cluster]:
         "RAY_USAGE_STATS_ENABLED": "0",
         "RAY_DISABLE_DOCKER_CPU_WARNING": "1",
         "PYTHONPATH": str(HERE),
+        # A node that stops answering is declared dead after about 2 s (default: 15 s or more).
+        "RAY_health_check_period_ms": "500",
+        "RAY_health_check_timeout_ms": "500",
+        "RAY_health_check_failure_threshold": "4",
     }
     c = Cluster(netns, env, [])
     common = ["--block", "--num-cpus", "1", "--node-ip-address", "127.0.0.1"]
@@ -358,3 +362,27 @@ def test_driver_killed_and_restarted(cluster: Cluster, tmp_path: Path) -> None:
     while any(_alive(p) for p in bots) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in bots if _alive(p)], "a command bot outlived its Ray worker"
+
+
+def test_a_worker_node_killed_mid_run(cluster: Cluster, tmp_path: Path) -> None:
+    """SIGKILL the whole worker node (its raylet, object store and workers) while it plays: its
+    games are played again on the head; every game stored once, identical to the local run.
+    (Last in the module: the cluster is left with the head alone.)"""
+    toml = _toml(tmp_path / "t.toml", games=40, command_bot=False)
+    db = tmp_path / "ray.db"
+    node = cluster.nodes[1]
+    driver = cluster.start(_cli(toml, db), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_for_games(db, 5, driver)
+        os.killpg(node.pid, signal.SIGKILL)  # the node's own process group, started above
+        node.wait()
+        stored_at_kill = _count_games(db)
+        _, err = driver.communicate(timeout=180)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    assert driver.returncode == 0, err.decode()[-3000:]
+    assert stored_at_kill < 40, "the run ended before the kill"
+    on_ray = _stored(db, load_definition(toml))
+    assert on_ray == _local_reference(toml, tmp_path / "local.db")
