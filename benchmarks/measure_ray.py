@@ -11,10 +11,13 @@ interface (Ray would otherwise advertise the machine's address). Each measuremen
 tournament of ``heuristic`` against ``random`` in long nardy (duplicate dice), timed from the
 first submitted game to the last stored one.
 
-Ray's overhead per game is measured two ways, side by side in the same run: the time per game on
-one Ray worker minus the time per game of the local executor playing the same games in one
-process (``inline``), and the round trip of an empty task that returns a record-sized result
-(one at a time: latency; 200 in flight: throughput).
+Ray's overhead per game is measured two ways, side by side in the same run: the CPU time per game
+of the whole cluster (every process of the nodes, and the driver; less what the idle cluster
+uses over the same time, measured for 5 s just before) minus that of the local
+executor playing the same kind of games in one process (``inline``) — CPU time, because on a
+shared machine wall time measures the neighbours too; and the round trip of an empty task that
+returns a record-sized result (one at a time: latency; 200 in flight: throughput). The load
+average before and after is part of the output.
 """
 
 from __future__ import annotations
@@ -49,21 +52,52 @@ def _definition(games: int, seed: int) -> Any:
     )
 
 
-def _run(definition: Any, executor: Any, concurrency: int, db: Path) -> float:
-    """Games per second of one fresh tournament."""
+def _run(definition: Any, executor: Any, concurrency: int, db: Path) -> int:
+    """Play one fresh tournament; the number of games played."""
     from nardy.arena.storage import SqliteStore
     from nardy.arena.tournament import Tournament
 
     store = SqliteStore(db)
     try:
-        t = Tournament(definition, store, concurrency=concurrency, executor=executor)
-        t0 = time.perf_counter()
-        result = t.run()
-        elapsed = time.perf_counter() - t0
+        result = Tournament(definition, store, concurrency=concurrency, executor=executor).run()
     finally:
         store.close()
     assert result.status == "finished", result.detail
-    return result.played / elapsed
+    return result.played
+
+
+def _cluster_cpu(sessions: set[int]) -> float:
+    """CPU seconds used so far by every process of the cluster (the sessions of the nodes we
+    started: raylets, object stores, GCS, workers), reaped children included."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) in sessions:  # fields[0] is the state: field 3 of stat
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return total / tick
+
+
+def _idle_cpu(sessions: set[int], seconds: float = 5.0) -> float:
+    """CPU seconds per second the idle cluster uses (GCS, raylets, agents: a fixed cost)."""
+    before = _cluster_cpu(sessions)
+    time.sleep(seconds)
+    return (_cluster_cpu(sessions) - before) / seconds
+
+
+def _cpu_per_game(run: Any, sessions: set[int], idle: float = 0.0) -> tuple[float, float]:
+    """(games/s, CPU seconds per game of this process and the cluster, less the idle
+    cluster's CPU over the same time) of ``run()``."""
+    cpu0, cluster0, t0 = time.process_time(), _cluster_cpu(sessions), time.perf_counter()
+    played = run()
+    elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0 + _cluster_cpu(sessions) - cluster0 - idle * elapsed
+    return played / elapsed, cpu / played
 
 
 def _node(args: list[str], temp: str) -> subprocess.Popen[bytes]:
@@ -121,13 +155,15 @@ def measure(games: int) -> dict[str, Any]:
         "load_average_before": os.getloadavg()[0],
     }
     try:
-        # The local executor first, on an idle machine: one process, then two worker processes.
-        out["local_inline_games_per_s"] = _run(
-            _definition(games, 100), "inline", 1, Path(temp) / "l1.db"
+        # The local executor first: one process, then two worker processes.
+        rate, cpu = _cpu_per_game(
+            lambda: _run(_definition(games, 100), "inline", 1, Path(temp) / "l1.db"), set()
         )
-        out["local_process2_games_per_s"] = _run(
-            _definition(games, 101), "process", 2, Path(temp) / "l2.db"
+        out["local_inline"] = {"games_per_s": rate, "cpu_ms_per_game": 1000 * cpu}
+        rate, _ = _cpu_per_game(
+            lambda: _run(_definition(games, 101), "process", 2, Path(temp) / "l2.db"), set()
         )
+        out["local_process_2"] = {"games_per_s": rate}
         head = ["--head", "--port", str(PORT), "--num-cpus", "0", "--include-dashboard=false"]
         nodes.append(_node([*head, "--temp-dir", temp, "--disable-usage-stats"], temp))
         deadline = time.monotonic() + 60
@@ -143,22 +179,29 @@ def measure(games: int) -> dict[str, Any]:
         d = _definition(2, 1)
         Tournament(d, sample).run()
         record = sample.games(d.tournament_id, records=True)[0].record
-        rates: dict[str, float] = {}
+        rays: dict[str, dict[str, float]] = {}
         for workers, cpus in ((1, 1), (2, 1), (4, 2)):
             nodes.append(_node(["--address", ADDRESS, "--num-cpus", str(cpus)], temp))
             _wait_cpus(ray, workers)
             if workers == 1:
                 out.update(_overhead(ray, record))
-            executor = RayExecutor(ADDRESS)
-            rates[str(workers)] = _run(
-                _definition(games, 200 + workers),
-                executor,
-                2 * workers,
-                Path(temp) / f"r{workers}.db",
+            sessions = {n.pid for n in nodes}
+            idle = _idle_cpu(sessions)
+            rate, cpu = _cpu_per_game(
+                lambda w=workers: _run(
+                    _definition(games, 200 + w), RayExecutor(ADDRESS), 2 * w, Path(temp) / "r.db"
+                ),
+                sessions,
+                idle,
             )
-        out["ray_games_per_s"] = rates
-        out["ray_overhead_per_game_ms"] = 1000 * (
-            1 / rates["1"] - 1 / out["local_inline_games_per_s"]
+            rays[str(workers)] = {
+                "games_per_s": rate,
+                "cpu_ms_per_game": 1000 * cpu,
+                "idle_cluster_cpu_per_s": idle,
+            }
+        out["ray"] = rays
+        out["ray_cpu_overhead_ms_per_game"] = (
+            rays["1"]["cpu_ms_per_game"] - out["local_inline"]["cpu_ms_per_game"]
         )
         ray.shutdown()
         out["load_average_after"] = os.getloadavg()[0]
