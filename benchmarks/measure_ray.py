@@ -90,14 +90,15 @@ def _idle_cpu(sessions: set[int], seconds: float = 5.0) -> float:
     return (_cluster_cpu(sessions) - before) / seconds
 
 
-def _cpu_per_game(run: Any, sessions: set[int], idle: float = 0.0) -> tuple[float, float]:
+def _cpu_per_game(run: Any, sessions: set[int], idle: float = 0.0) -> tuple[float, float, float]:
     """(games/s, CPU seconds per game of this process and the cluster, less the idle
-    cluster's CPU over the same time) of ``run()``."""
+    cluster's CPU over the same time, CPU seconds per game of this process) of ``run()``."""
     cpu0, cluster0, t0 = time.process_time(), _cluster_cpu(sessions), time.perf_counter()
     played = run()
     elapsed = time.perf_counter() - t0
-    cpu = time.process_time() - cpu0 + _cluster_cpu(sessions) - cluster0 - idle * elapsed
-    return played / elapsed, cpu / played
+    driver = time.process_time() - cpu0
+    cpu = driver + _cluster_cpu(sessions) - cluster0 - idle * elapsed
+    return played / elapsed, cpu / played, driver / played
 
 
 def _node(args: list[str], temp: str) -> subprocess.Popen[bytes]:
@@ -156,11 +157,11 @@ def measure(games: int) -> dict[str, Any]:
     }
     try:
         # The local executor first: one process, then two worker processes.
-        rate, cpu = _cpu_per_game(
+        rate, cpu, _ = _cpu_per_game(
             lambda: _run(_definition(games, 100), "inline", 1, Path(temp) / "l1.db"), set()
         )
         out["local_inline"] = {"games_per_s": rate, "cpu_ms_per_game": 1000 * cpu}
-        rate, _ = _cpu_per_game(
+        rate, _, _ = _cpu_per_game(
             lambda: _run(_definition(games, 101), "process", 2, Path(temp) / "l2.db"), set()
         )
         out["local_process_2"] = {"games_per_s": rate}
@@ -187,7 +188,7 @@ def measure(games: int) -> dict[str, Any]:
                 out.update(_overhead(ray, record))
             sessions = {n.pid for n in nodes}
             idle = _idle_cpu(sessions)
-            rate, cpu = _cpu_per_game(
+            rate, cpu, driver = _cpu_per_game(
                 lambda w=workers: _run(
                     _definition(games, 200 + w), RayExecutor(ADDRESS), 2 * w, Path(temp) / "r.db"
                 ),
@@ -197,6 +198,7 @@ def measure(games: int) -> dict[str, Any]:
             rays[str(workers)] = {
                 "games_per_s": rate,
                 "cpu_ms_per_game": 1000 * cpu,
+                "driver_cpu_ms_per_game": 1000 * driver,
                 "idle_cluster_cpu_per_s": idle,
             }
         out["ray"] = rays
