@@ -163,3 +163,43 @@ def test_cli_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert missing.exit_code == 1
     assert missing.output.strip() == "Error: the Ray executor needs ray: pip install 'nardy[ray]'"
     assert not (tmp_path / "x").exists()  # nothing created
+
+
+def test_cli_an_address_nobody_listens_on(tmp_path: Path) -> None:
+    """Ray itself retries for minutes; the executor says at once that nothing listens there."""
+    pytest.importorskip("ray", reason="the Ray executor needs ray: pip install 'nardy[ray]'")
+    import socket
+
+    with socket.socket() as s:  # a free port, closed again: nothing listens on it
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = ["run", "--variant", "long", "--bots", "heuristic,random", "--db", str(tmp_path / "x")]
+    result = CliRunner().invoke(
+        cli, [*args, "--executor", "ray", "--ray-address", f"127.0.0.1:{port}"]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: cannot connect to Ray at 127.0.0.1:{port}: ")
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_failed_task_is_one_clear_error() -> None:
+    """A task that raised on the worker (Ray wraps the exception; ``cause`` is the original)
+    and a worker lost for good both fail the run with one line naming the game."""
+    d = parse_definition({"name": "e", "variant": "backgammon", "bots": ["heuristic", "random"]})
+    t = Tournament(d, SqliteStore(":memory:"))
+    task = t._task(t.schedule[0], None, 1)
+
+    class Wrapped(Exception):
+        cause = TournamentError("bot 'x': cannot start /no/such/bot: [Errno 2] No such file")
+
+    executor = ray_executor.RayExecutor("127.0.0.1:1")
+    error = executor._explain(task, Wrapped("traceback\n..."))
+    assert str(error) == (
+        f"game {task.game_id} on the Ray cluster: bot 'x': cannot start /no/such/bot: "
+        "[Errno 2] No such file"
+    )
+    lost = executor._explain(task, RuntimeError("The worker died.\nWorkerCrashedError: gone"))
+    assert str(lost) == (
+        f"game {task.game_id} failed on the Ray cluster (RuntimeError, 3 retries): "
+        "WorkerCrashedError: gone; run again to resume"
+    )
