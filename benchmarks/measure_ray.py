@@ -13,7 +13,7 @@ first submitted game to the last stored one.
 
 Ray's overhead per game is measured two ways, side by side in the same run: the CPU time per game
 of the whole cluster (every process of the nodes, and the driver; less what the idle cluster
-uses over the same time, measured for 5 s just before) minus that of the local
+and the idle driver use over the same time, measured for 5 s just before) minus that of the local
 executor playing the same kind of games in one process (``inline``) — CPU time, because on a
 shared machine wall time measures the neighbours too; and the round trip of an empty task that
 returns a record-sized result (one at a time: latency; 200 in flight: throughput). The load
@@ -83,21 +83,25 @@ def _cluster_cpu(sessions: set[int]) -> float:
     return total / tick
 
 
-def _idle_cpu(sessions: set[int], seconds: float = 5.0) -> float:
-    """CPU seconds per second the idle cluster uses (GCS, raylets, agents: a fixed cost)."""
-    before = _cluster_cpu(sessions)
+def _idle_cpu(sessions: set[int], seconds: float = 5.0) -> tuple[float, float]:
+    """CPU seconds per second the idle cluster (GCS, raylets, agents) and this idle, connected
+    driver (Ray's threads) use: a fixed cost, not a cost per game."""
+    before, driver = _cluster_cpu(sessions), time.process_time()
     time.sleep(seconds)
-    return (_cluster_cpu(sessions) - before) / seconds
+    cluster = (_cluster_cpu(sessions) - before) / seconds
+    return cluster, (time.process_time() - driver) / seconds
 
 
-def _cpu_per_game(run: Any, sessions: set[int], idle: float = 0.0) -> tuple[float, float, float]:
-    """(games/s, CPU seconds per game of this process and the cluster, less the idle
-    cluster's CPU over the same time, CPU seconds per game of this process) of ``run()``."""
+def _cpu_per_game(
+    run: Any, sessions: set[int], idle: tuple[float, float] = (0.0, 0.0)
+) -> tuple[float, float, float]:
+    """(games/s, CPU seconds per game of this process and the cluster, CPU seconds per game of
+    this process) of ``run()``, less what the idle cluster and driver use over the same time."""
     cpu0, cluster0, t0 = time.process_time(), _cluster_cpu(sessions), time.perf_counter()
     played = run()
     elapsed = time.perf_counter() - t0
-    driver = time.process_time() - cpu0
-    cpu = driver + _cluster_cpu(sessions) - cluster0 - idle * elapsed
+    driver = time.process_time() - cpu0 - idle[1] * elapsed
+    cpu = driver + _cluster_cpu(sessions) - cluster0 - idle[0] * elapsed
     return played / elapsed, cpu / played, driver / played
 
 
@@ -199,7 +203,8 @@ def measure(games: int) -> dict[str, Any]:
                 "games_per_s": rate,
                 "cpu_ms_per_game": 1000 * cpu,
                 "driver_cpu_ms_per_game": 1000 * driver,
-                "idle_cluster_cpu_per_s": idle,
+                "idle_cluster_cpu_per_s": idle[0],
+                "idle_driver_cpu_per_s": idle[1],
             }
         out["ray"] = rays
         out["ray_cpu_overhead_ms_per_game"] = (
