@@ -28,6 +28,7 @@ import pickle
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -236,13 +237,21 @@ def test_record_encoding(sample, benchmark) -> None:
 
 
 def test_network_per_game(sample, benchmark) -> None:
-    """What Ray ships per game: the task's arguments one way, the record back (pickled)."""
+    """What Ray ships per game: the task's arguments one way, the record back (pickled); and
+    the record as compact JSON, compressed (what a worker could send instead)."""
     task, record = sample
     specs = (
         portable(BuiltinPlayer("a", "heuristic", 2)),
         portable(BuiltinPlayer("b", "random", 2)),
     )
     args = (task, specs, ({}, {}))
-    sizes = benchmark(lambda: (len(pickle.dumps(args)), len(pickle.dumps(record))))
-    benchmark.extra_info["task_bytes"], benchmark.extra_info["record_bytes"] = sizes
-    print(f"\nper game: task {sizes[0]:,} bytes out, record {sizes[1]:,} bytes back")
+    text = json.dumps(record, separators=(",", ":")).encode()
+    sizes = benchmark(
+        lambda: (len(pickle.dumps(args)), len(pickle.dumps(record)), len(zlib.compress(text, 6)))
+    )
+    for key, value in zip(("task_bytes", "record_bytes", "record_zlib_bytes"), sizes, strict=True):
+        benchmark.extra_info[key] = value
+    print(
+        f"\nper game: task {sizes[0]:,} bytes out, record {sizes[1]:,} bytes back "
+        f"(JSON {len(text):,}, compressed {sizes[2]:,})"
+    )
