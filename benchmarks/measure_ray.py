@@ -139,10 +139,14 @@ def _overhead(ray: Any, record: dict[str, Any]) -> dict[str, float]:
     for _ in range(n):
         ray.get(echo.remote(record))
     latency = (time.perf_counter() - t0) / n
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     ray.get([echo.remote(record) for _ in range(n)])
-    pipelined = (time.perf_counter() - t0) / n
-    return {"task_round_trip_ms": latency * 1000, "task_pipelined_ms": pipelined * 1000}
+    pipelined, driver = (time.perf_counter() - t0) / n, (time.process_time() - c0) / n
+    return {
+        "task_round_trip_ms": latency * 1000,
+        "task_pipelined_ms": pipelined * 1000,
+        "task_driver_cpu_ms": driver * 1000,
+    }
 
 
 def measure(games: int) -> dict[str, Any]:
