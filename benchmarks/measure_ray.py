@@ -106,7 +106,7 @@ def _cpu_per_game(
 
 
 def _node(args: list[str], temp: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}  # RAY_AUTH_MODE: set in main()
     common = ["--block", "--node-ip-address", "127.0.0.1"]
     return subprocess.Popen(
         [str(BIN / "ray"), "start", *common, *args],
@@ -237,6 +237,9 @@ def main() -> None:
         "--no-netns", action="store_true", help="do not move into a network namespace"
     )
     args = parser.parse_args()
+    # A private loopback cluster without token authentication, for the nodes and this driver
+    # alike (a ~/.ray/auth_token turns it on for `ray start` but not for a connecting driver).
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     if not args.no_netns and os.environ.get(INSIDE) is None and os.geteuid() == 0:
         script = " ".join(f"'{a}'" for a in [sys.executable, *sys.argv])
         env = {**os.environ, INSIDE: "1"}

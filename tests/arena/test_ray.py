@@ -95,6 +95,9 @@ def cluster() -> Iterator[Cluster]:
         **os.environ,
         "RAY_USAGE_STATS_ENABLED": "0",
         "RAY_DISABLE_DOCKER_CPU_WARNING": "1",
+        # A private loopback cluster: no token (a ~/.ray/auth_token left by some local
+        # ray.init() would turn it on for `ray start` but not for a driver that connects).
+        "RAY_AUTH_MODE": "disabled",
         "PYTHONPATH": str(HERE),
         # A node that stops answering is declared dead after about 2 s (default: 15 s or more).
         "RAY_health_check_period_ms": "500",
