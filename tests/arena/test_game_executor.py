@@ -40,8 +40,14 @@ class ThreadsLikeRay:
 
     def __init__(self, workers: int = 3) -> None:
         self.pool = cf.ThreadPoolExecutor(workers)
-        self.opened_by_engine: list[str] = []
         self.submitted = 0
+        self.stored = 0
+        """Counted by the tournament's on_record (called once a game is stored)."""
+        self.peak_unstored = 0
+        """The most games submitted and not yet stored at once: the back-pressure bound."""
+
+    def count_stored(self, record: dict[str, Any]) -> None:
+        self.stored += 1
 
     def submit_game(
         self,
@@ -55,6 +61,7 @@ class ThreadsLikeRay:
         specs = (portable(players[0]), portable(players[1]))
         snaps = tuple(ray_executor._snapshot(faults[p.name]) for p in players)
         self.submitted += 1
+        self.peak_unstored = max(self.peak_unstored, self.submitted - self.stored)
         payload = pickle.dumps((task, specs, snaps)) if not _has_lambda(specs) else None
         args = pickle.loads(payload) if payload is not None else (task, specs, snaps)
         return self.pool.submit(play_game_task, *args)
@@ -108,8 +115,10 @@ def test_a_game_executor_stores_the_games_of_the_local_run(tmp_path: Path) -> No
     seam = SqliteStore(tmp_path / "seam.db")
     executor = ThreadsLikeRay()
     try:
-        result = Tournament(d, seam, concurrency=3, executor=executor).run()
+        t = Tournament(d, seam, concurrency=3, executor=executor, on_record=executor.count_stored)
+        result = t.run()
         assert result.status == "finished" and result.played == 6 == executor.submitted
+        assert executor.peak_unstored == 3  # never more results in flight than the concurrency
         assert len(ray_executor._OPENED) == 1  # one bot process for every game of this worker
         (bot,) = ray_executor._OPENED.values()
         process = bot._process  # type: ignore[attr-defined]
