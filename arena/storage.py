@@ -403,6 +403,13 @@ class SqlStore(ABC):
         with self._guard(), self._transaction():  # one snapshot; read-only where the store is
             return self._execute(sql, params).rows
 
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run one statement of another module's tables (``?`` placeholders; ``{real}`` and
+        ``{int64}`` column types) in a transaction of its own; returns the rows as dicts."""
+        with self._guard(), self._transaction():
+            rows = self._execute(sql.format(**self._types), params).rows
+        return [{key: row[key] for key in row.keys()} for row in rows]  # type: ignore[attr-defined]  # noqa: SIM118 - sqlite3.Row iterates values
+
     # -- tournaments ------------------------------------------------------------------------------
 
     def open_tournament(

@@ -49,7 +49,6 @@ import shlex
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +76,9 @@ from nardy.arena.schedule import (
     PoolDef,
     ScheduledUnit,
     TournamentDef,
-    build_schedule,
+    UnitStream,
+    unit_from_id,
+    unit_streams,
 )
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, StorageError, Store
@@ -910,32 +911,31 @@ class Tally:
     depend on concurrency or on interruptions.
     """
 
-    def __init__(self, definition: TournamentDef, schedule: Sequence[ScheduledUnit]) -> None:
+    def __init__(self, definition: TournamentDef) -> None:
         self.definition = definition
-        self.units: dict[str, _Unit] = {u.unit_id: _Unit(u) for u in schedule}
+        self.units: dict[str, _Unit] = {}
+        """The units with at least one stored game (made as games arrive: lazy scheduling)."""
+        self.units_total = definition.total_units
         self.games_stored = 0
         self.units_completed = 0
         self.done_game_ids: set[str] = set()
-        self._pair_units: dict[str, list[_Unit]] = {}
-        for state in self.units.values():
-            self._pair_units.setdefault(state.unit.pair_id, []).append(state)
         self.sprt: dict[str, Sprt] = {}
         self._sprt_round: dict[str, int] = {}
-        self._pool_pairs: dict[str, list[str]] = {}
         if definition.sprt is not None:
             for pool in definition.pools:
                 self.sprt[pool.label] = _new_sprt(definition, pool)
                 self._sprt_round[pool.label] = 0
-            for unit in schedule:
-                pairs = self._pool_pairs.setdefault(unit.pool, [])
-                if not pairs or pairs[-1] != unit.pair_id:
-                    pairs.append(unit.pair_id)
 
     def add(self, row: GameRow) -> _Unit | None:
         """Count one stored game; returns its unit's state (None for a game not scheduled)."""
-        state = self.units.get(row.unit_id)
-        if state is None or row.game_id in self.done_game_ids:
+        if row.game_id in self.done_game_ids:
             return None
+        state = self.units.get(row.unit_id)
+        if state is None:
+            unit = unit_from_id(self.definition, row.unit_id)
+            if unit is None:
+                return None
+            state = self.units[row.unit_id] = _Unit(unit)
         self.done_game_ids.add(row.game_id)
         self.games_stored += 1
         state.games.append(row)
@@ -954,13 +954,16 @@ class Tally:
         sprt = self.sprt.get(pool)
         if sprt is None:
             return
-        pairs = self._pool_pairs[pool]
+        # An SPRT runs on exactly one pairing: pair i of the pool is round i's legs a and b.
+        d = self.definition
+        (a, b), label = d.pairings()[0], pool
         i = self._sprt_round[pool]
-        while i < len(pairs):
-            legs = self._pair_units[pairs[i]]
-            if not all(u.done for u in legs):
+        while 2 * i < d.games:
+            ids = [f"{label}:{a}~{b}:{i + 1:04d}{leg}" for leg in "ab"[: min(2, d.games - 2 * i)]]
+            legs = [self.units.get(unit_id) for unit_id in ids]
+            if not all(u is not None and u.done for u in legs):
                 break
-            results = [u.a_result for u in legs if not u.aborted]
+            results = [u.a_result for u in legs if u is not None and not u.aborted]
             if len(results) == 2:
                 sprt.update(results[0], results[1])
             i += 1
@@ -976,7 +979,17 @@ class Tally:
         return [f"{label}: {s.status_line()}" for label, s in self.sprt.items()]
 
     def unit_done(self, unit_id: str) -> bool:
-        return self.units[unit_id].done
+        state = self.units.get(unit_id)
+        return state is not None and state.done
+
+    def games_of(self, unit_id: str) -> list[GameRow]:
+        """The stored games of a unit, as stored."""
+        state = self.units.get(unit_id)
+        return [] if state is None else state.games
+
+    @property
+    def all_done(self) -> bool:
+        return self.units_completed >= self.units_total
 
     def standings(
         self, *, tournament_id: str, status: str = "running", detail: str = ""
@@ -990,7 +1003,7 @@ class Tally:
             detail=detail,
             games_stored=self.games_stored,
             units_done=sum(p.units_done for p in pools),
-            units_total=len(self.units),
+            units_total=self.units_total,
             pools=pools,
         )
 
@@ -1104,7 +1117,7 @@ class Tally:
             options=dict(pool.options),
             match_length=pool.match_length,
             units_done=len([s for s in states if s.done]),
-            units_total=len(states),
+            units_total=len(d.pairings()) * d.games,
             bots=tuple(bots),
             pairings=tuple(pairings),
             sprt=status,
@@ -1140,7 +1153,7 @@ def standings_from_store(store: Store, tournament_id: str | None = None) -> Stan
         raise StorageError(
             f"tournament {row.tournament_id}: stored definition is damaged: {exc}"
         ) from None
-    t = Tally(definition, build_schedule(definition))
+    t = Tally(definition)
     for game in store.games(row.tournament_id, records=True):
         # The standings count the columns; a column that disagrees with the game's record was
         # changed after the game was stored: refuse rather than count it.
@@ -1338,8 +1351,7 @@ class Tournament:
         self.executor_kind = executor
         self.records_path = Path(records) if records is not None else None
         self.standings_interval = standings_interval
-        self.schedule = build_schedule(definition)
-        self.tally = Tally(definition, self.schedule)
+        self.tally = Tally(definition)
         self.status: Status = "pending"
         self.detail = ""
         self._lock = threading.Lock()
@@ -1354,6 +1366,11 @@ class Tournament:
         self.on_record = on_record
         self.dice: audit.DiceAudit | None = None
         """The public view of the dice commitment (:mod:`nardy.arena.audit`), set by :meth:`run`."""
+
+    @property
+    def units_total(self) -> int:
+        """Games (matches) scheduled in all."""
+        return self.tally.units_total
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -1464,7 +1481,7 @@ class Tournament:
         commitment before the first game is played."""
         d = self.definition
         self.store.open_tournament(
-            self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
+            self.tournament_id, d.name, d.to_json(), d.identity(), self.units_total
         )
         self.dice = audit.commit(self.store, self.tournament_id, d.seed)
         return self.dice
@@ -1545,13 +1562,16 @@ class Tournament:
             builtins=builtins,
         )
 
+    def _stored(self, unit: ScheduledUnit) -> bool:
+        return self.tally.unit_done(unit.unit_id)
+
     def _match_for(self, unit: ScheduledUnit) -> Match | None:
         """The match state of a unit from its stored games (None for a single game)."""
         if unit.match_length is None:
             return None
         pool = self.definition.pool(unit.pool)
         match = Match(_variant(pool.variant, pool.options), unit.match_length)
-        for g in sorted(self.tally.units[unit.unit_id].games, key=lambda r: r.game_no):
+        for g in sorted(self.tally.games_of(unit.unit_id), key=lambda r: r.game_no):
             assert g.winner is not None
             match.add_result(GameResult(g.winner, g.points, 1, 1, "bear_off"))
         return match
@@ -1568,7 +1588,7 @@ class Tournament:
         skipped = self.tally.games_stored
         assert self.dice is not None
         if self.dice.revealed and not self.tally.sprt_decided:
-            left = sum(1 for u in self.schedule if not self.tally.unit_done(u.unit_id))
+            left = self.tally.units_total - self.tally.units_completed
             if left:
                 raise TournamentError(
                     f"tournament {self.tournament_id} has ended and its seed is revealed: "
@@ -1592,13 +1612,10 @@ class Tournament:
             self._emit(
                 "tournament_started", status="running", detail=resumed, standings=self.standings()
             )
-            # Units still to play, per pairing, in schedule order.
-            queues: dict[tuple[str, str], deque[ScheduledUnit]] = {}
-            for unit in self.schedule:
-                if not self.tally.unit_done(unit.unit_id):
-                    queues.setdefault((unit.white, unit.black), deque()).append(unit)
-            if any(queues.values()) and not self.tally.sprt_decided:
-                names = {n for key, q in queues.items() if q for n in key}
+            # Units still to play, per pool, pairing and leg, in schedule order (made lazily).
+            queues = unit_streams(self.definition, self._stored)
+            if queues and not self.tally.sprt_decided:
+                names = {n for q in queues if q.head is not None for n in (q.head.a, q.head.b)}
                 remote = isinstance(self.executor_kind, GameExecutor)
                 for name in sorted(names):
                     player = self.players[name]
@@ -1647,7 +1664,7 @@ class Tournament:
             self.status = "stopped"
             lines = "; ".join(self.tally.sprt_lines())
             self.detail = f"SPRT decided: {lines}"
-        elif all(u.done for u in self.tally.units.values()):
+        elif self.tally.all_done:
             self.status, self.detail = "finished", ""
         else:
             self.status, self.detail = "interrupted", "stopped before the end; run again to resume"
@@ -1655,7 +1672,7 @@ class Tournament:
     def _loop(
         self,
         executor: cf.Executor | GameExecutor,
-        queues: dict[tuple[str, str], deque[ScheduledUnit]],
+        queues: list[UnitStream],
         records: _RecordsFile | None,
     ) -> int:
         busy: dict[str, int] = dict.fromkeys(self.players, 0)
@@ -1692,24 +1709,26 @@ class Tournament:
                 and not self._stop.is_set()
                 and not self._drain.is_set()
             ):
-                best: ScheduledUnit | None = None
-                for (white, black), q in queues.items():
-                    if not q:
+                best: UnitStream | None = None
+                for q in queues:
+                    head = q.head
+                    if head is None:
                         continue
-                    if busy[white] >= self.players[white].capacity:
+                    if busy[head.white] >= self.players[head.white].capacity:
                         continue
-                    if busy[black] >= self.players[black].capacity:
+                    if busy[head.black] >= self.players[head.black].capacity:
                         continue
-                    if best is None or q[0].order < best.order:
-                        best = q[0]
-                if best is None:
+                    if best is None or head.order < best.head.order:  # type: ignore[union-attr]
+                        best = q
+                if best is None or best.head is None:
                     return
-                queues[(best.white, best.black)].popleft()
-                busy[best.white] += 1
-                busy[best.black] += 1
-                match = self._match_for(best)
-                matches[best.unit_id] = match
-                submit(self._task(best, match, 1 + len(self.tally.units[best.unit_id].games)))
+                unit = best.head
+                best.advance(self._stored)
+                busy[unit.white] += 1
+                busy[unit.black] += 1
+                match = self._match_for(unit)
+                matches[unit.unit_id] = match
+                submit(self._task(unit, match, 1 + len(self.tally.games_of(unit.unit_id))))
 
         fill()
         while active:

@@ -177,7 +177,7 @@ class _Display:
             TimeElapsedColumn(),
             console=console,
         )
-        total = len(tournament.schedule)
+        total = tournament.units_total
         self.task = self.progress.add_task(tournament.definition.name, total=total, games=0)
         self._last_line = 0.0
 
@@ -221,7 +221,7 @@ class _Display:
             if now - self._last_line >= 5.0:
                 self._last_line = now
                 self.console.print(
-                    f"{tally.units_completed}/{len(tally.units)} units, "
+                    f"{tally.units_completed}/{tally.units_total} units, "
                     f"{tally.games_stored} games stored",
                     highlight=False,
                 )

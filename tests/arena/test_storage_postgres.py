@@ -704,3 +704,29 @@ def test_cli_run_killed_and_resumed(
     assert sum(b["games"] for b in pool["standings"]) == 48  # 24 games, two bots each
     replay = runner.invoke(cli, ["replay", ids[5], "--db", pg_url])
     assert replay.exit_code == 0, replay.output
+
+
+def test_the_arena_registry_on_both_backends(backend: Backend) -> None:
+    """The arena's bots and tournaments (nardy.arena.registry) survive reopening the store."""
+    from nardy.arena.registry import BotRow, Registry
+
+    store = backend.open()
+    try:
+        registry = Registry(store)
+        row = BotRow("heur", "heur", "server", "127.0.0.1:1", "ab" * 32, b"\x00\xffinfo", 1.5)
+        registry.add_bot(row)
+        registry.add_tournament("t-1")
+        registry.add_tournament("t-1")  # twice: one row
+        registry.cancel_tournament("t-1")
+        with pytest.raises(StorageError):
+            registry.add_bot(row)  # the same id
+    finally:
+        store.close()
+    again = backend.open()
+    try:
+        registry = Registry(again)
+        assert registry.bots() == [row]
+        [entry] = registry.tournaments()
+        assert entry.tournament_id == "t-1" and entry.cancelled
+    finally:
+        again.close()
