@@ -37,7 +37,7 @@ import pytest
 
 from nardy.arena.ray_executor import portable
 from nardy.arena.runner import FaultCounter
-from nardy.arena.schedule import ScheduledUnit, build_schedule, parse_definition
+from nardy.arena.schedule import iter_schedule, parse_definition
 from nardy.arena.storage import GameRow, SqliteStore, Store, open_store
 from nardy.arena.tournament import (
     BuiltinPlayer,
@@ -60,7 +60,7 @@ def sample() -> tuple[GameTask, dict[str, Any]]:
     t = Tournament(d, store)
     t.run()
     (row,) = store.games(d.tournament_id, records=True)[:1]
-    task = t._task(t.schedule[0], None, 1)
+    task = t._task(next(iter_schedule(d)), None, 1)
     assert row.record is not None
     return task, row.record
 
@@ -181,8 +181,8 @@ def test_standings(games, benchmark) -> None:
     d = parse_definition(
         {"name": "st", "variant": "long", "games": games // 45, "seed": 1, "bots": entries}
     )
-    tally = Tally(d, build_schedule(d))
-    for i, unit in enumerate(tally_units(tally)):
+    tally = Tally(d)
+    for i, unit in enumerate(iter_schedule(d)):
         tally.add(
             GameRow(
                 tournament_id=d.tournament_id,
@@ -214,10 +214,6 @@ def test_standings(games, benchmark) -> None:
     seconds = min(times)
     benchmark.extra_info["seconds"] = seconds
     print(f"\nstandings of {tally.games_stored:,} games, 45 pairings: {seconds * 1000:,.0f} ms")
-
-
-def tally_units(tally: Tally) -> list[ScheduledUnit]:
-    return [state.unit for state in tally.units.values()]
 
 
 def test_record_encoding(sample, benchmark) -> None:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from nardy.arena import ray_executor
 from nardy.arena.ray_executor import RemoteBot, play_game_task, portable
 from nardy.arena.runner import FaultCounter
-from nardy.arena.schedule import parse_definition
+from nardy.arena.schedule import iter_schedule, parse_definition
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import (
     ClientPlayer,
@@ -151,7 +151,7 @@ def test_fault_counts_come_back_to_the_driver() -> None:
     bot is disqualified, and the next task starts with that state."""
     d = parse_definition({"name": "f", "variant": "backgammon", "bots": ["heuristic", "random"]})
     t = Tournament(d, SqliteStore(":memory:"))
-    task = t._task(t.schedule[0], None, 1)
+    task = t._task(next(iter_schedule(d)), None, 1)
     counters = (FaultCounter(), FaultCounter())
     record = {"faults": {"white": {"timeout": 2, "crash": 0}, "black": {}}}
     ray_executor._count_faults(record, task, counters)
@@ -196,7 +196,7 @@ def test_a_failed_task_is_one_clear_error() -> None:
     and a worker lost for good both fail the run with one line naming the game."""
     d = parse_definition({"name": "e", "variant": "backgammon", "bots": ["heuristic", "random"]})
     t = Tournament(d, SqliteStore(":memory:"))
-    task = t._task(t.schedule[0], None, 1)
+    task = t._task(next(iter_schedule(d)), None, 1)
 
     class Wrapped(Exception):
         cause = TournamentError("bot 'x': cannot start /no/such/bot: [Errno 2] No such file")
