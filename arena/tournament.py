@@ -105,6 +105,7 @@ __all__ = [
     "ClientPlayer",
     "CommandPlayer",
     "EndpointPlayer",
+    "GameExecutor",
     "GameSummary",
     "GameTask",
     "Player",
@@ -287,6 +288,8 @@ class CommandPlayer(EndpointPlayer):
     after it. With a token, the process gets it as ``NARDY_BOT_TOKEN`` and calls carry it."""
 
     kind = "command"
+    die_with_parent = False
+    """Whether the bot process is killed when the process that started it dies."""
 
     def __init__(self, name: str, command: Sequence[str], capacity: int, token: str = "") -> None:
         super().__init__(name, "", capacity, token)
@@ -296,7 +299,7 @@ class CommandPlayer(EndpointPlayer):
 
     def open(self) -> None:
         env = {"NARDY_BOT_TOKEN": self._token} if self._token else None
-        process = LocalBotProcess(self.command, env=env)
+        process = LocalBotProcess(self.command, env=env, die_with_parent=self.die_with_parent)
         try:
             address = process.start()
         except (LocalBotStartError, OSError) as exc:
@@ -1270,6 +1273,27 @@ class RunResult:
     """Games found already stored at the start (resumed)."""
 
 
+@runtime_checkable
+class GameExecutor(Protocol):
+    """Plays games away from the engine's process (:class:`nardy.arena.ray_executor.RayExecutor`).
+
+    It gets the players unopened (it opens them where the games run, e.g. starts a ``command``
+    bot on the node that plays) and the engine's fault counters (to carry a bot's faults from
+    game to game); ``submit_game`` returns a future of the game's record, or of None for a game
+    aborted because ``stop`` was set. The engine stays the only writer: it stores each record.
+    """
+
+    def submit_game(
+        self,
+        task: GameTask,
+        players: tuple[Player, Player],
+        faults: Mapping[str, FaultCounter],
+        stop: threading.Event,
+    ) -> cf.Future[dict[str, Any] | None]: ...
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None: ...
+
+
 class _InlineExecutor(cf.Executor):
     """Runs each task at submit time (concurrency 1: no threads, no processes)."""
 
@@ -1295,7 +1319,7 @@ class Tournament:
         players: Mapping[str, Player] | None = None,
         records: str | Path | None = None,
         concurrency: int | None = None,
-        executor: Literal["auto", "inline", "thread", "process"] = "auto",
+        executor: Literal["auto", "inline", "thread", "process"] | GameExecutor = "auto",
         standings_interval: float = 0.5,
         faults: Mapping[str, FaultCounter] | None = None,
         on_record: Callable[[dict[str, Any]], None] | None = None,
@@ -1305,6 +1329,9 @@ class Tournament:
         :param faults: fault counters of some remote bots, shared with the caller (an arena
             counts a bot's faults over all its games); the others get fresh ones per run.
         :param on_record: called in the engine's thread with each game's record once stored.
+        :param executor: where games run: in this process (``auto``: worker processes for
+            built-in bots only, threads otherwise; ``inline``, ``thread``, ``process``) or a
+            :class:`GameExecutor` (e.g. a Ray cluster), which opens the players itself.
         """
         check_definition(definition, given=list(players or ()))
         self.definition = definition
@@ -1474,8 +1501,10 @@ class Tournament:
 
     # -- running --------------------------------------------------------------------------------
 
-    def _make_executor(self) -> cf.Executor:
+    def _make_executor(self) -> cf.Executor | GameExecutor:
         kind = self.executor_kind
+        if isinstance(kind, GameExecutor):
+            return kind
         if kind == "auto":
             if self.concurrency == 1:
                 kind = "inline"
@@ -1568,7 +1597,7 @@ class Tournament:
                 )
         records = _RecordsFile(self.records_path) if self.records_path else None
         played = 0
-        executor: cf.Executor | None = None
+        executor: cf.Executor | GameExecutor | None = None
         opened: list[Player] = []
         self.status = "running"
         store.set_status(self.tournament_id, "running")
@@ -1587,10 +1616,12 @@ class Tournament:
             queues = unit_streams(self.definition, self._stored)
             if queues and not self.tally.sprt_decided:
                 names = {n for q in queues if q.head is not None for n in (q.head.a, q.head.b)}
+                remote = isinstance(self.executor_kind, GameExecutor)
                 for name in sorted(names):
                     player = self.players[name]
-                    player.open()
-                    opened.append(player)
+                    if not remote:  # a GameExecutor opens them where the games run
+                        player.open()
+                        opened.append(player)
                     self._faults[name] = self._given_faults.get(name) or FaultCounter()
                 executor = self._make_executor()
                 played = self._loop(executor, queues, records)
@@ -1640,7 +1671,7 @@ class Tournament:
 
     def _loop(
         self,
-        executor: cf.Executor,
+        executor: cf.Executor | GameExecutor,
         queues: list[UnitStream],
         records: _RecordsFile | None,
     ) -> int:
@@ -1660,7 +1691,10 @@ class Tournament:
                     task.game_id, task.unit.unit_id, task.unit.pool, task.white, task.black
                 ),
             )
-            if isinstance(executor, cf.ProcessPoolExecutor):
+            future: cf.Future[Any]
+            if isinstance(executor, GameExecutor):
+                future = executor.submit_game(task, players, self._faults, self._stop)
+            elif isinstance(executor, cf.ProcessPoolExecutor):
                 future = executor.submit(_run_task_in_worker, task)
             else:
                 future = executor.submit(
@@ -1699,21 +1733,26 @@ class Tournament:
         fill()
         while active:
             done, _ = cf.wait(list(active), timeout=0.2, return_when=cf.FIRST_COMPLETED)
+            finished: list[tuple[GameTask, dict[str, Any], GameRow]] = []
             for future in done:
                 task = active.pop(future)
-                unit = task.unit
                 record = future.result()  # an engine error propagates (the run fails)
                 if record is None:  # aborted because we are stopping: not stored
-                    busy[unit.white] -= 1
-                    busy[unit.black] -= 1
+                    busy[task.white] -= 1
+                    busy[task.black] -= 1
                     continue
                 if self.dice is not None:
                     record["dice_commitment"] = {
                         **self.dice.record_field(),
                         "duplicate": self.definition.duplicate,
                     }
-                row = row_from_record(record, task)
-                self.store.save_game(row, record)
+                finished.append((task, record, row_from_record(record, task)))
+            if len(finished) > 1:  # games that ended together: one transaction
+                self.store.save_games([(row, record) for _, record, row in finished])
+            elif finished:
+                self.store.save_game(finished[0][2], finished[0][1])
+            for task, record, row in finished:
+                unit = task.unit
                 played += 1
                 if records is not None:
                     records.write(record)

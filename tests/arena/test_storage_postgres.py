@@ -309,6 +309,23 @@ def test_a_game_is_stored_once(backend: Backend) -> None:
     store.close()
 
 
+def test_a_batch_is_one_transaction(backend: Backend) -> None:
+    """save_games: the games of a batch are stored together, in order, or not at all (one of
+    them already stored rolls the whole batch back)."""
+    store = _opened(backend)
+    store.save_games([(_row("long:a~b:0002a"), {"n": 2}), (_row("long:a~b:0001a"), {"n": 1})])
+    assert [r.game_id for r in store.games("t-1")] == ["long:a~b:0002a", "long:a~b:0001a"]
+    batch = [(_row("long:a~b:0003a"), {"n": 3}), (_row("long:a~b:0001a"), {"again": True})]
+    with pytest.raises(DuplicateGameError, match="nothing of the batch"):
+        store.save_games(batch)
+    assert [r.game_id for r in store.games("t-1")] == ["long:a~b:0002a", "long:a~b:0001a"]
+    assert store.find_game("long:a~b:0001a").record == {"n": 1}
+    store.save_games([])
+    store.save_games([(_row("long:a~b:0003a"), {"n": 3})])  # still usable
+    assert len(store.games("t-1")) == 3
+    store.close()
+
+
 def test_identity_mismatch(backend: Backend) -> None:
     store = _opened(backend)
     store.open_tournament("t-1", "t", {"games": 4}, {"seed": 1}, 4)  # more games: fine
