@@ -109,9 +109,7 @@ def parse_segment(query: Mapping[str, Any]) -> tuple[int, ...]:
 def _position(variant: Variant, obj: Any) -> Position:
     if isinstance(obj, Mapping) and "state" in obj and not isinstance(obj["state"], Mapping):
         raise QueryError("'state' must be an object (it is reserved for variant turn state)")
-    position = Position.from_json(obj)
-    variant.validate(position)
-    return position
+    return variant.position_from_json(obj)
 
 
 def answer_query(variant: Variant, obj: Any) -> dict[str, Any]:

@@ -10,7 +10,9 @@ mover's checkers and negative for the opponent's. This is exactly the position J
 The **position id** is the same data in one short line of text: the 24 points from the mover's point 1
 to 24 in four quarters of six, ``-`` for an empty point, ``A``…``O`` for 1…15 of the mover's checkers and
 ``a``…``o`` for the opponent's, then ``:m,o`` with the bar counts when a checker is on a bar. Borne-off
-counts are implied (each side has 15 checkers). The backgammon opening position is::
+counts are implied by the variant's checker count N (RULES.md §3.11: 15 but for hypergammon), so
+:meth:`Position.from_id` takes ``checkers`` (default 15) and ``Variant.position_from_id`` passes the
+variant's. The backgammon opening position is::
 
     b----E/-C---e/E---c-/e----B
 """
@@ -24,7 +26,10 @@ from typing import Any, Literal
 from nardy.core.errors import InvalidPositionError
 
 CHECKERS = 15
-"""Checkers per side."""
+"""Checkers per side in every variant of the seeds; the default where no variant is given."""
+MAX_CHECKERS = 15
+"""The most checkers a side the kernel holds (RULES.md §3.11: N comes from the layout; position ids
+write 1…15 with one letter, gnubg's Position ID has room for 15 a side)."""
 
 Geometry = Literal["opposite", "same"]
 """RULES.md §1.2: ``opposite`` (backgammon, trictrac: opp(p) = 25 − p) or ``same`` (every other variant:
@@ -60,8 +65,12 @@ class Position:
     # -- construction -------------------------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, obj: Any) -> Position:
-        """Build a position from the position JSON (a mapping); raise :class:`InvalidPositionError`."""
+    def from_json(cls, obj: Any, checkers: int | None = None) -> Position:
+        """Build a position from the position JSON (a mapping); raise :class:`InvalidPositionError`.
+
+        ``checkers``: N of each side (RULES.md §3.11); ``None`` accepts any N of 1…15 that both
+        sides share (the variant's ``validate`` then checks its own N).
+        """
         if not isinstance(obj, Mapping):
             raise InvalidPositionError(
                 "a position must be an object with 'points', 'bar' and 'off'"
@@ -80,7 +89,7 @@ class Position:
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
                 raise InvalidPositionError(f"'{name}' must hold integers only")
         position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
-        position.validate()
+        position.validate(checkers)
         return position
 
     @classmethod
@@ -91,10 +100,11 @@ class Position:
         *,
         bar: tuple[int, int] = (0, 0),
         off: tuple[int, int] | None = None,
+        checkers: int = CHECKERS,
     ) -> Position:
         """Build from ``{point: count}`` maps, both in the mover's coordinates.
 
-        Borne-off counts default to what makes each side 15.
+        Borne-off counts default to what makes each side ``checkers`` (N, RULES.md §3.11).
         """
         points = [0] * 24
         for sign, side in ((1, mover), (-1, opponent)):
@@ -108,14 +118,19 @@ class Position:
                 points[point - 1] += sign * count
         if off is None:
             on_board = (sum(mover.values()) + bar[0], sum(opponent.values()) + bar[1])
-            off = (CHECKERS - on_board[0], CHECKERS - on_board[1])
+            off = (checkers - on_board[0], checkers - on_board[1])
         position = cls(tuple(points), bar, off)
-        position.validate()
+        position.validate(checkers)
         return position
 
     @classmethod
-    def from_id(cls, text: str) -> Position:
-        """Parse a position id (see the module docstring); raise :class:`InvalidPositionError`."""
+    def from_id(cls, text: str, checkers: int = CHECKERS) -> Position:
+        """Parse a position id (see the module docstring); raise :class:`InvalidPositionError`.
+
+        ``checkers`` is N of each side (RULES.md §3.11), which gives the borne-off counts.
+        """
+        if not isinstance(text, str):
+            raise InvalidPositionError(f"a position id must be text, not {type(text).__name__}")
         body, sep, bar_text = text.strip().partition(":")
         quarters = body.split("/")
         if len(quarters) != 4 or any(len(q) != 6 for q in quarters):
@@ -145,38 +160,57 @@ class Position:
         mover = sum(p for p in points if p > 0) + bar[0]
         opponent = -sum(p for p in points if p < 0) + bar[1]
         for name, count in (("mover", mover), ("opponent", opponent)):
-            if count > CHECKERS:
+            if count > checkers:
                 raise InvalidPositionError(
                     f"position id {text!r}: the {name} has {count} checkers on the board and bar; "
-                    f"each side has {CHECKERS}"
+                    f"each side has {checkers}"
                 )
-        position = cls(tuple(points), bar, (CHECKERS - mover, CHECKERS - opponent))
-        position.validate()
+        position = cls(tuple(points), bar, (checkers - mover, checkers - opponent))
+        position.validate(checkers)
         return position
 
     # -- validation ---------------------------------------------------------------------------------
 
-    def problems(self) -> list[str]:
-        """Every way in which this board is not a position of a 15-checker game (empty if valid)."""
+    @property
+    def checkers(self) -> int:
+        """The mover's checkers in all (board, bar and off): N of a valid position."""
+        return sum(c for c in self.points if c > 0) + self.bar[0] + self.off[0]
+
+    def problems(self, checkers: int | None = CHECKERS) -> list[str]:
+        """Every way in which this board is not a position of a game with ``checkers`` (N) a side
+        (empty if valid). ``None``: any N of 1…15, the same for both sides."""
         found: list[str] = []
         if len(self.points) != 24:
             return [f"a position has 24 points, not {len(self.points)}"]
+        if checkers is None:
+            totals = [
+                sum(c * sign for c in self.points if c * sign > 0) + self.bar[side] + self.off[side]
+                for side, sign in ((0, 1), (1, -1))
+            ]
+            if totals[0] != totals[1]:
+                return [
+                    f"the mover has {totals[0]} checkers and the opponent {totals[1]}; "
+                    "both sides have the same number"
+                ]
+            if not 1 <= totals[0] <= MAX_CHECKERS:
+                return [f"each side has {totals[0]} checkers; the kernel holds 1…{MAX_CHECKERS}"]
+            checkers = totals[0]
         for side, sign in ((0, 1), (1, -1)):
             name = "mover" if side == 0 else "opponent"
             if self.bar[side] < 0 or self.off[side] < 0:
                 found.append(f"the {name}'s bar and off counts must not be negative")
             on_board = sum(c * sign for c in self.points if c * sign > 0)
             total = on_board + self.bar[side] + self.off[side]
-            if total != CHECKERS:
+            if total != checkers:
                 found.append(
                     f"the {name} has {total} checkers (board {on_board}, bar {self.bar[side]}, "
-                    f"off {self.off[side]}); each side has exactly {CHECKERS}"
+                    f"off {self.off[side]}); each side has exactly {checkers}"
                 )
         return found
 
-    def validate(self) -> None:
+    def validate(self, checkers: int | None = CHECKERS) -> None:
         """Raise :class:`InvalidPositionError` naming every problem of :meth:`problems`."""
-        found = self.problems()
+        found = self.problems(checkers)
         if found:
             raise InvalidPositionError("; ".join(found))
 

@@ -14,7 +14,7 @@ from nardy.core.errors import IllegalPlayError, InvalidPlayError, InvalidPositio
 from nardy.core.movegen import BoardKey, MoveGenerator, board_of, position_of
 from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps
 from nardy.core.options import OptionSpec
-from nardy.core.position import CHECKERS, Position, opposite_point
+from nardy.core.position import Position, opposite_point
 from nardy.core.rules import Loser, Rules
 
 
@@ -183,6 +183,8 @@ class Variant:
         self.name = info.name
         self.options = options
         self.rules = rules
+        self.checkers = rules.checkers
+        """N, the checkers of each side, from the layout (RULES.md §3.11)."""
         self.generator = MoveGenerator(rules)
 
     def __repr__(self) -> str:
@@ -201,11 +203,26 @@ class Variant:
         return Position.from_sides(
             layout.points,
             {opposite_point(p, layout.geometry): n for p, n in layout.points.items()},
+            checkers=self.checkers,
         )
+
+    def position_from_id(self, text: str) -> Position:
+        """Parse a position id of this variant (its N gives the borne-off counts) and validate it."""
+        position = Position.from_id(text, self.checkers)
+        self.validate(position)
+        return position
+
+    def position_from_json(self, obj: Any) -> Position:
+        """Build a position from the position JSON and validate it for this variant."""
+        position = Position.from_json(obj, self.checkers)
+        self.validate(position)
+        return position
 
     def validate(self, position: Position) -> None:
         """Raise :class:`InvalidPositionError` if ``position`` cannot occur in this variant."""
-        problems = position.problems()
+        problems = position.problems(self.checkers)
+        if problems and self.checkers != 15:
+            problems[-1] += f" in {self.name}"
         if not self.rules.hitting.hits and position.bar != (0, 0):
             problems.append(f"{self.name} has no bar, but the position has checkers on it")
         if self.rules.geometry == "same":
@@ -253,7 +270,10 @@ class Variant:
     def loser_side(self, position: Position, loser: int) -> Loser:
         """The loser's side (0 = the position's mover, 1 = the opponent) in his own coordinates."""
         return Loser(
-            position.side(loser, self.rules.geometry), position.bar[loser], position.off[loser]
+            position.side(loser, self.rules.geometry),
+            position.bar[loser],
+            position.off[loser],
+            self.checkers,
         )
 
     def game_value(self, loser: Loser) -> int:
@@ -282,8 +302,8 @@ class Variant:
         return base * cube_value
 
     def is_finished(self, position: Position) -> bool:
-        """Whether a side has borne off all its checkers."""
-        return CHECKERS in position.off
+        """Whether a side has borne off all its N checkers."""
+        return self.checkers in position.off
 
 
 def _default(info: VariantInfo, name: str) -> Any:

@@ -35,8 +35,7 @@ from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantErro
 if TYPE_CHECKING:
     from nardy.core.bots import Bot
     from nardy.core.game import Game
-    from nardy.core.options import OptionSpec
-    from nardy.core.variant import Variant, VariantInfo
+    from nardy.core.variant import Variant
 
 __all__ = ["cli", "main"]
 
@@ -196,15 +195,21 @@ def _load_variant(name: str, assignments: Sequence[str]) -> Variant:
 
 
 def _parse_position(text: str, variant: Variant) -> Any:
-    from nardy.core.position import Position
+    from nardy.core.gnubg import position_from_id as gnubg_position
 
     try:
-        if text.lstrip().startswith("{"):
-            position = Position.from_json(json.loads(text))
+        stripped = text.strip()
+        if stripped.startswith("{"):
+            position = variant.position_from_json(json.loads(stripped))
+        elif len(stripped) == 14 and variant.rules.geometry == "opposite":
+            # A gnubg Position ID (14 Base64 characters; nardy's own ids are 27 or more).
+            position = gnubg_position(stripped, variant.checkers)
+            variant.validate(position)
         else:
-            position = Position.from_id(text)
-        variant.validate(position)
-    except ValueError as error:  # InvalidPositionError, json.JSONDecodeError
+            position = variant.position_from_id(stripped)
+    except RecursionError:
+        raise click.BadParameter("the JSON is nested too deeply", param_hint="'POSITION'") from None
+    except ValueError as error:  # InvalidPositionError, GnubgFormatError, json.JSONDecodeError
         raise click.BadParameter(_one_line(str(error)), param_hint="'POSITION'") from None
     return position
 
@@ -243,6 +248,9 @@ def cli() -> None:
       nardy show b----E/-C---e/E---c-/e----B --side opponent
       echo '{"position": {...}, "dice": [3, 1]}' | nardy plays --variant backgammon --jsonl
     """
+    from nardy.core.plugins import report_broken_plugins
+
+    report_broken_plugins(lambda line: click.echo(f"nardy: warning: {line}", err=True))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -253,41 +261,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 # -- nardy variants -----------------------------------------------------------------------------------
 
 
-def _allowed(spec: OptionSpec) -> str:
-    if spec.choices:
-        return " | ".join(_value_text(c) for c in spec.choices)
-    if spec.kind is bool:
-        return "true | false"
-    if spec.kind is int:
-        return "positive integer" + (" or none" if spec.default is None else "")
-    return "text"
-
-
 def _value_text(value: Any) -> str:
     if value is None:
         return "none"
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _variant_json(info: VariantInfo) -> dict[str, Any]:
-    return {
-        "name": info.name,
-        "title": info.title,
-        "base": info.base,
-        "summary": info.summary,
-        "options": [
-            {
-                "name": spec.name,
-                "default": spec.default,
-                "choices": list(spec.choices),
-                "type": spec.kind.__name__,
-                "help": spec.help,
-            }
-            for spec in info.options
-        ],
-    }
 
 
 @cli.command()
@@ -300,43 +279,14 @@ def variants(as_json: bool) -> None:
       nardy variants
       nardy variants --json | jq '.[].name'
     """
-    from nardy.core.plugins import registry
+    import shutil
 
-    infos = list(registry().values())
+    from nardy.listing import variants_json, variants_text
+
     if as_json:
-        click.echo(
-            json.dumps([_variant_json(info) for info in infos], ensure_ascii=False, indent=2)
-        )
+        click.echo(json.dumps(variants_json(), ensure_ascii=False, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    table = Table(title="Variants", title_justify="left")
-    table.add_column("Name", style="bold", no_wrap=True)
-    table.add_column("Title")
-    table.add_column("Base", no_wrap=True)
-    table.add_column("Summary")
-    for info in infos:
-        table.add_row(info.name, info.title, info.base or "—", info.summary)
-    console.print(table)
-    options = Table(title="Options (nardy play -o NAME=VALUE)", title_justify="left")
-    options.add_column("Variant", style="bold", no_wrap=True)
-    options.add_column("Option", no_wrap=True)
-    options.add_column("Default", no_wrap=True)
-    options.add_column("Allowed")
-    options.add_column("Meaning")
-    for info in infos:
-        for index, spec in enumerate(info.options):
-            options.add_row(
-                info.name if index == 0 else "",
-                spec.name,
-                _value_text(spec.default),
-                _allowed(spec),
-                spec.help,
-                end_section=index == len(info.options) - 1,
-            )
-    console.print(options)
+    click.echo(variants_text(shutil.get_terminal_size().columns), nl=False)
 
 
 # -- nardy play ---------------------------------------------------------------------------------------
@@ -906,7 +856,7 @@ def plays(
     )
     width = max(len(p["text"]) for p in found) if found else 0
     for number, item in enumerate(found, start=1):
-        result = Position.from_json(item["result"])
+        result = Position.from_json(item["result"], variant.checkers)
         click.echo(
             f"{number:4}. {(item['text'] or '(no move)').ljust(max(width, 9))}  → {result.id()}"
         )
