@@ -253,6 +253,16 @@ def cli() -> None:
     report_broken_plugins(lambda line: click.echo(f"nardy: warning: {line}", err=True))
 
 
+def _register_commands() -> None:
+    """Commands defined in their own modules."""
+    from nardy.testing.cli import check_variant_command
+
+    cli.add_command(check_variant_command)
+
+
+_register_commands()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``nardy``)."""
     cli.main(args=list(argv) if argv is not None else None, prog_name="nardy")

@@ -50,3 +50,59 @@ def test_the_battery_catches_a_bad_position() -> None:
     check_position(variant, broken)
     with pytest.raises(ConformanceError, match="each side has exactly 15"):
         check_position(variant, Position((2, *([0] * 22), -2), (0, 0), (12, 13)))
+
+
+def test_the_battery_catches_a_variant_that_scores_nothing() -> None:
+    import importlib
+
+    import pluggy
+
+    from nardy.core import VariantInfo, hookimpl, hookspecs
+    from nardy.core.plugins import DEFAULT_PLUGINS
+    from nardy.core.rules import Loser
+    from nardy.testing import check_game
+    from nardy.variants.hypergammon import INFO as HYPER
+
+    class Nothing:
+        per_checker = False
+
+        def value(self, loser: Loser) -> int:
+            return 0
+
+    class ZeroPlugin:
+        @hookimpl
+        def nardy_register_variants(self, register: object) -> None:
+            options = HYPER.options
+            register(VariantInfo("zero", "Zero", "0", base="hypergammon", options=options))  # type: ignore[operator]
+
+        @hookimpl
+        def nardy_scoring(self, variant: str, options: object) -> object:
+            return Nothing() if variant == "zero" else None
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    for name in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(name), name=name)
+    pm.register(ZeroPlugin())
+    variant = load_variant("zero", {"cube": False}, pm)
+    with pytest.raises(ConformanceError, match="seed 4: the game scored 0"):
+        check_game(variant, 4)
+
+
+def test_check_variant_command() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+
+    runner = CliRunner()
+    done = runner.invoke(cli, ["check-variant", "hypergammon", "--games", "5", "--json"])
+    assert done.exit_code == 0, done.output
+    summary = json.loads(done.output)
+    assert summary["ok"] and summary["games"] == 5 and summary["plays_checked"] > 0
+    assert sum(summary["game_values"].values()) == 5
+    done = runner.invoke(cli, ["check-variant", "chess"])
+    assert done.exit_code == 2 and "unknown variant 'chess'" in done.output
+    done = runner.invoke(cli, ["check-variant", "long", "--seed", "-1"])
+    assert done.exit_code == 2

@@ -159,11 +159,11 @@ def check_variant(
     *,
     games: int = DEFAULT_GAMES,
     seed: int = 0,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[], object] | None = None,
 ) -> ConformanceReport:
     """Seeded random games of a variant with every invariant checked; failures are collected.
 
-    Game ``i`` uses seed ``seed + i``; ``progress`` is called after each game with its index.
+    Game ``i`` uses seed ``seed + i``; ``progress`` is called after each game.
     """
     variant = load_variant(name, options)
     report = ConformanceReport(name)
@@ -173,7 +173,7 @@ def check_variant(
         except Exception as exc:  # every failure is reported, with its seed
             report.failures.append(f"seed {seed + index}: {type(exc).__name__}: {exc}")
         if progress is not None:
-            progress(index)
+            progress()
     return report
 
 
