@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
@@ -62,9 +63,7 @@ def check_variant_command(
     if quiet or as_json:
         report = check_variant(name, options, games=games, seed=seed)
     else:
-        with click.progressbar(
-            length=games, label=f"checking {name}", file=click.get_text_stream("stderr")
-        ) as bar:
+        with click.progressbar(length=games, label=f"checking {name}", file=sys.stderr) as bar:
             report = check_variant(
                 name, options, games=games, seed=seed, progress=lambda: bar.update(1)
             )
