@@ -1,8 +1,19 @@
-"""Optional compiled build of the move generator (docs/performance.md, "Compiled build").
+"""The package layout, and the optional compiled build of the move generator.
 
-All metadata lives in pyproject.toml. By default this is a plain pure-Python build, exactly as
-without this file. With ``NARDY_COMPILE=1`` in the environment, ``nardy/core/movegen.py`` is also
-compiled with mypyc into a C extension that shadows the .py module (which stays in the wheel):
+All metadata lives in pyproject.toml. This file says where the import package ``nardy`` lives:
+
+    nardy            ← nardy/       (the CLI, nardy.testing, …)
+    nardy.core       ← core/
+    nardy.variants   ← variants/
+    nardy.arena      ← arena/
+
+Every folder with an ``__init__.py`` below these four is a subpackage, found when the project is
+built: a new module or subpackage needs no list to be kept. The folders are real folders (no
+symlinks), so a checkout without symlinks builds the same package.
+
+By default this is a plain pure-Python build. With ``NARDY_COMPILE=1`` in the environment,
+``nardy.core.movegen`` (``core/movegen.py``) is also compiled with mypyc into a C extension that
+shadows the .py module (which stays in the wheel):
 
     NARDY_COMPILE=1 python -m build --wheel
 
@@ -12,11 +23,37 @@ mypy (which provides mypyc) is then asked for as a build requirement; a C compil
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from pathlib import Path
 
 from setuptools import setup
 
-COMPILED_MODULES = ["nardy/core/movegen.py"]
+ROOT = Path(__file__).resolve().parent
+PACKAGE_DIRS = {
+    "nardy": "nardy",
+    "nardy.core": "core",
+    "nardy.variants": "variants",
+    "nardy.arena": "arena",
+}
+"""Import package → folder of the repository (subpackages follow their folders)."""
+
+
+def find_packages() -> list[str]:
+    """Every package under :data:`PACKAGE_DIRS`: each folder holding an ``__init__.py``."""
+    found: list[str] = []
+    for package, folder in PACKAGE_DIRS.items():
+        for path in sorted((ROOT / folder).rglob("__init__.py")):
+            parts = path.parent.relative_to(ROOT / folder).parts
+            if "__pycache__" not in parts:
+                found.append(".".join((package, *parts)))
+    return found
+
+
+LAYOUT = {"packages": find_packages(), "package_dir": dict(PACKAGE_DIRS)}
+
+COMPILED = "nardy/core/movegen.py"
+STAGE = ROOT / "build" / "mypyc-src"
 # mypyc type-checks what the module imports (nardy.core imports pluggy), so that is needed too.
 BUILD_REQUIRES = ["mypy>=1.10", "pluggy>=1.5,<2"]
 
@@ -28,11 +65,27 @@ if os.environ.get("NARDY_COMPILE") == "1":
         # gets here without mypy and learns of it from setup_requires); a real build needs mypyc.
         if "egg_info" not in sys.argv[1:] and "dist_info" not in sys.argv[1:]:
             sys.exit("NARDY_COMPILE=1 needs mypy (for mypyc) installed in the build environment")
-        setup(setup_requires=BUILD_REQUIRES)
+        setup(setup_requires=BUILD_REQUIRES, **LAYOUT)
     else:
-        setup(
-            setup_requires=BUILD_REQUIRES,
-            ext_modules=mypycify(COMPILED_MODULES, opt_level="3"),
-        )
+        # mypyc names a module after its path, so it compiles a staged copy laid out as the
+        # import package (nardy/core/movegen.py, with what it imports) under build/.
+        shutil.rmtree(STAGE, ignore_errors=True)
+        for package in ("nardy", "nardy.core"):
+            target = STAGE.joinpath(*package.split("."))
+            shutil.copytree(
+                ROOT / PACKAGE_DIRS[package],
+                target,
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "testing", "cli.py"),
+                dirs_exist_ok=True,
+            )
+        os.chdir(STAGE)  # mypycify takes paths relative to the working directory
+        try:
+            extensions = mypycify([COMPILED], opt_level="3")
+        finally:
+            os.chdir(ROOT)
+        for extension in extensions:  # the generated C lies in the stage
+            extension.sources = [str(STAGE / source) for source in extension.sources]
+            extension.include_dirs = [str(STAGE / folder) for folder in extension.include_dirs]
+        setup(setup_requires=BUILD_REQUIRES, ext_modules=extensions, **LAYOUT)
 else:
-    setup()
+    setup(**LAYOUT)
