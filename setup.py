@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from setuptools import setup
 
@@ -57,35 +58,46 @@ STAGE = ROOT / "build" / "mypyc-src"
 # mypyc type-checks what the module imports (nardy.core imports pluggy), so that is needed too.
 BUILD_REQUIRES = ["mypy>=1.10", "pluggy>=1.5,<2"]
 
-if os.environ.get("NARDY_COMPILE") == "1":
+
+def compiled_extensions() -> list[Any]:
+    """mypyc's extension of nardy.core.movegen. mypyc names a module after its path, so it compiles
+    a staged copy laid out as the import package (nardy/core/movegen.py and what it imports)."""
+    from mypyc.build import mypycify
+
+    shutil.rmtree(STAGE, ignore_errors=True)
+    for package in ("nardy", "nardy.core"):
+        shutil.copytree(
+            ROOT / PACKAGE_DIRS[package],
+            STAGE.joinpath(*package.split(".")),
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "testing", "cli.py"),
+            dirs_exist_ok=True,
+        )
+    os.chdir(STAGE)  # mypycify takes paths relative to the working directory
     try:
-        from mypyc.build import mypycify
+        extensions: list[Any] = mypycify([COMPILED], opt_level="3")
+    finally:
+        os.chdir(ROOT)
+    for extension in extensions:  # the generated C lies in the stage
+        extension.sources = [str(STAGE / source) for source in extension.sources]
+        extension.include_dirs = [str(STAGE / folder) for folder in extension.include_dirs]
+    return extensions
+
+
+def main() -> None:
+    if os.environ.get("NARDY_COMPILE") != "1":
+        setup(**LAYOUT)
+        return
+    try:
+        import mypyc.build  # noqa: F401
     except ImportError:
         # The build front end first asks for the build requirements (an ``egg_info`` run, which
         # gets here without mypy and learns of it from setup_requires); a real build needs mypyc.
         if "egg_info" not in sys.argv[1:] and "dist_info" not in sys.argv[1:]:
             sys.exit("NARDY_COMPILE=1 needs mypy (for mypyc) installed in the build environment")
         setup(setup_requires=BUILD_REQUIRES, **LAYOUT)
-    else:
-        # mypyc names a module after its path, so it compiles a staged copy laid out as the
-        # import package (nardy/core/movegen.py, with what it imports) under build/.
-        shutil.rmtree(STAGE, ignore_errors=True)
-        for package in ("nardy", "nardy.core"):
-            target = STAGE.joinpath(*package.split("."))
-            shutil.copytree(
-                ROOT / PACKAGE_DIRS[package],
-                target,
-                ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "testing", "cli.py"),
-                dirs_exist_ok=True,
-            )
-        os.chdir(STAGE)  # mypycify takes paths relative to the working directory
-        try:
-            extensions = mypycify([COMPILED], opt_level="3")
-        finally:
-            os.chdir(ROOT)
-        for extension in extensions:  # the generated C lies in the stage
-            extension.sources = [str(STAGE / source) for source in extension.sources]
-            extension.include_dirs = [str(STAGE / folder) for folder in extension.include_dirs]
-        setup(setup_requires=BUILD_REQUIRES, ext_modules=extensions, **LAYOUT)
-else:
-    setup(**LAYOUT)
+        return
+    setup(setup_requires=BUILD_REQUIRES, ext_modules=compiled_extensions(), **LAYOUT)
+
+
+if __name__ == "__main__":
+    main()
