@@ -170,13 +170,21 @@ def _answer_line(variant: Variant, obj: Any) -> tuple[str, bool]:
     return json.dumps(answer, separators=(",", ":")) + "\n", "error" in answer
 
 
+def _error_text(message: str) -> tuple[str, bool]:
+    return json.dumps({"error": message}, separators=(",", ":")) + "\n", True
+
+
 def _answer_text(variant: Variant, line: str | bytes, number: int) -> tuple[str, bool]:
     try:
         obj = json.loads(line)
     except ValueError as error:  # json.JSONDecodeError, or UnicodeDecodeError for bytes
-        message = f"line {number}: not valid JSON: {error}"
-        return json.dumps({"error": message}, separators=(",", ":")) + "\n", True
-    return _answer_line(variant, obj)
+        return _error_text(f"line {number}: not valid JSON: {error}")
+    except RecursionError:
+        return _error_text(f"line {number}: the JSON is nested too deeply")
+    try:
+        return _answer_line(variant, obj)
+    except RecursionError:  # e.g. a deeply nested "id" to echo
+        return _error_text(f"line {number}: the query is nested too deeply")
 
 
 def run_jsonl(

@@ -10,7 +10,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nardy.core.errors import IllegalPlayError, InvalidPlayError, InvalidPositionError
+from nardy.core.errors import (
+    GameStateError,
+    IllegalPlayError,
+    InvalidPlayError,
+    InvalidPositionError,
+)
 from nardy.core.movegen import BoardKey, MoveGenerator, board_of, position_of
 from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps
 from nardy.core.options import OptionSpec
@@ -245,8 +250,15 @@ class Variant:
         """The legal plays of one segment with these dice: two different values for an ordinary roll,
         or 1–4 equal values (a double's steps, a progression stage, transferred steps).
 
-        Raises :class:`ValueError` for impossible dice.
+        Raises :class:`ValueError` for impossible dice and :class:`GameStateError` for a finished
+        position (§2.6: the game ended when a side bore off its last checker; nobody moves again).
         """
+        if self.checkers in position.off:
+            who = "mover" if position.off[0] == self.checkers else "opponent"
+            raise GameStateError(
+                f"the game is over: the {who} has borne off all {self.checkers} checkers, so "
+                "there is no play to make"
+            )
         dice = tuple(dice)
         if (
             not dice

@@ -155,7 +155,7 @@ def test_plays_are_consistent(name: str, options: dict[str, Any]) -> None:
         count += 1
         segment = variant.generator.segment(position, steps)
         for key, play in segment.plays.items():
-            finished = key[0] == CHECKERS
+            finished = key[0] == variant.checkers
             if tuple(board_of(apply_steps(position, play))) != key or not (
                 len(play) == segment.dice_used or finished
             ):
