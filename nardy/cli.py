@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import click
 
 from nardy import __version__
+from nardy.core.dice import MAX_SEED
 from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
 
 if TYPE_CHECKING:
@@ -539,9 +540,11 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
 )
 @click.option(
     "--seed",
-    type=int,
+    # One rule for every seed of the project (nardy arena run: the same range and message).
+    type=click.IntRange(0, MAX_SEED),
     default=None,
-    help="Seed of the run; game i uses dice seed SEED*1000003+i. Default: random (printed).",
+    help="Seed of the run, 0…2**63-1; game i uses dice seed SEED*1000003+i. Default: random "
+    "(printed when the run starts).",
 )
 @_OPTIONS_OPTION
 @click.option(
@@ -602,10 +605,21 @@ def play(
     names = _parse_bots(bots_text)
     labels = _labels(names)
     match_length = _match_length(variant, match)
-    if mat_path is not None and variant.name != "backgammon":
-        raise click.BadParameter("the .mat format holds backgammon only", param_hint="'--mat'")
+    if mat_path is not None and variant.name not in ("backgammon", "hypergammon"):
+        raise click.BadParameter(
+            "the .mat format holds backgammon and hypergammon only", param_hint="'--mat'"
+        )
+    if mat_path is not None and match_length is None and variant.options.get("auto_doubles"):
+        raise click.BadParameter(
+            "the .mat format has no automatic doubles (gnubg would score those games at half); "
+            "play without -o auto_doubles=true",
+            param_hint="'--mat'",
+        )
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
+    if not as_json:
+        # Printed first, so that an interrupted run can be repeated.
+        click.echo(f"Seed {seed} (repeat this run with --seed {seed}).", err=True)
 
     from rich.console import Console
     from rich.progress import (
@@ -620,6 +634,7 @@ def play(
     units: list[_Unit] = []
     records: IO[str] | None = jsonl_path.open("w", encoding="utf-8") if jsonl_path else None
     started = time.perf_counter()
+    interrupted = False
     try:
         with Progress(
             TextColumn("{task.description}"),
@@ -680,16 +695,28 @@ def play(
                     )
                 )
                 progress.advance(task)
+    except KeyboardInterrupt:
+        # Ctrl-C: the summary of the finished games, the seed, and the shell's exit status 130.
+        interrupted = True
     finally:
         if records is not None:
             records.close()
     summary = _summary_json(
         variant, labels, units, seed, match_length, time.perf_counter() - started
     )
+    if interrupted:
+        summary["interrupted"] = True
+        click.echo(
+            f"Interrupted after {len(units)} of {games} {'games' if match_length is None else 'matches'}"
+            f" (seed {seed}); the summary of those:",
+            err=True,
+        )
     if as_json:
         click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
-    else:
+    elif units:
         _print_summary(summary, labels)
+    if interrupted:
+        raise SystemExit(130)
 
 
 # -- nardy show ---------------------------------------------------------------------------------------
@@ -729,7 +756,8 @@ def show(
     mover_colour: str,
     as_json: bool,
 ) -> None:
-    """Draw POSITION (a position id, or position JSON) as a text board.
+    """Draw POSITION (a position id, position JSON, or for the backgammon family a gnubg Position
+    ID such as 4HPwATDgc/ABMA) as a text board.
 
     The position is seen from the player to move (the mover), as every position in nardy is. The
     board shows the mover's points 13–24 on top and 12–1 below (home at the bottom right), X for the
@@ -743,6 +771,7 @@ def show(
       nardy show b----E/-C---e/E---c-/e----B --side opponent --absolute --mover black
       nardy show ------/-----o/------/-----O --variant long
       nardy show b----E/-C---e/E---c-/e----B --json
+      nardy show 4HPwATDgc/ABMA
     """
     from nardy.core.board_text import pip_counts, render_board
 

@@ -21,7 +21,7 @@ from nardy.core import load_variant, plugin_manager, variant_names
 from nardy.core.dice import SeededDice
 from nardy.core.game import DoubleDecision, Game, PlayDecision
 from nardy.core.movegen import MoveGenerator, board_of, position_of
-from nardy.core.position import CHECKERS, Position
+from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
 
 ORACLE = Path(__file__).parent / "data" / "backgammon-oracle.jsonl.gz"
