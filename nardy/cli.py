@@ -617,9 +617,6 @@ def play(
         )
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    if not as_json:
-        # Printed first, so that an interrupted run can be repeated.
-        click.echo(f"Seed {seed} (repeat this run with --seed {seed}).", err=True)
 
     from rich.console import Console
     from rich.progress import (
@@ -633,6 +630,9 @@ def play(
     err_console = Console(stderr=True)
     units: list[_Unit] = []
     records: IO[str] | None = jsonl_path.open("w", encoding="utf-8") if jsonl_path else None
+    if not as_json:
+        # Printed before the first game, so that an interrupted run can be repeated.
+        click.echo(f"Seed {seed} (repeat this run with --seed {seed}).", err=True)
     started = time.perf_counter()
     interrupted = False
     try:
