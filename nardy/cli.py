@@ -223,7 +223,21 @@ _VARIANT_OPTION = click.option(
     show_default=True,
     metavar="NAME",
     help="Variant (see 'nardy variants').",
+    shell_complete=lambda ctx, param, incomplete: _complete_variants(incomplete),
 )
+
+
+def _complete_variants(incomplete: str) -> list[click.shell_completion.CompletionItem]:
+    """Shell completion of variant names (click: _NARDY_COMPLETE=bash_source nardy)."""
+    from nardy.core.plugins import registry
+
+    return [
+        click.shell_completion.CompletionItem(name, help=info.title)
+        for name, info in registry().items()
+        if name.startswith(incomplete)
+    ]
+
+
 _OPTIONS_OPTION = click.option(
     "-o",
     "--option",
