@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 PACKAGE_DIRS = {
@@ -51,7 +52,21 @@ def find_packages() -> list[str]:
     return found
 
 
-LAYOUT = {"packages": find_packages(), "package_dir": dict(PACKAGE_DIRS)}
+class BuildPy(build_py):
+    """Also ships RULES.md, the rules the kernel implements, as ``nardy/RULES.md`` in the wheel."""
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "nardy" / "RULES.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "RULES.md", target)
+
+
+LAYOUT: dict[str, Any] = {
+    "packages": find_packages(),
+    "package_dir": dict(PACKAGE_DIRS),
+    "cmdclass": {"build_py": BuildPy},
+}
 
 COMPILED = "nardy/core/movegen.py"
 STAGE = ROOT / "build" / "mypyc-src"
