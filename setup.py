@@ -53,13 +53,19 @@ def find_packages() -> list[str]:
 
 
 class BuildPy(build_py):
-    """Also ships RULES.md, the rules the kernel implements, as ``nardy/RULES.md`` in the wheel."""
+    """Also ships RULES.md, the rules the kernel implements, as ``nardy/RULES.md``, and the
+    protocol's .proto files (``protos/nardy``) as ``nardy/arena/protos`` (``nardy protos``)."""
 
     def run(self) -> None:
         super().run()
-        target = Path(self.build_lib) / "nardy" / "RULES.md"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / "RULES.md", target)
+        package = Path(self.build_lib) / "nardy"
+        package.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "RULES.md", package / "RULES.md")
+        protos = package / "arena" / "protos"
+        shutil.rmtree(protos, ignore_errors=True)
+        shutil.copytree(
+            ROOT / "protos" / "nardy", protos, ignore=shutil.ignore_patterns("*.py", "__pycache__")
+        )
 
 
 LAYOUT: dict[str, Any] = {

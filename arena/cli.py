@@ -157,8 +157,9 @@ def bot_group() -> None:
 @click.option(
     "--token",
     default=None,
+    envvar="NARDY_BOT_TOKEN",
     help="Arena token: required from callers (server mode), "
-    "or presented to the arena (with --arena).",
+    "or presented to the arena (with --arena). Default: $NARDY_BOT_TOKEN (not shown by ps).",
 )
 @click.option(
     "--arena",
@@ -176,7 +177,7 @@ def serve_bot_command(
     arena_address: str | None,
 ) -> None:
     """Run a built-in bot as a BotService server, or dial out to an arena."""
-    from nardy.arena.sdk import builtin, dial_out, serve_bot
+    from nardy.arena.sdk import DialOutRejectedError, builtin, dial_out, serve_bot
 
     try:
         bot = builtin(builtin_name, seed)
@@ -192,10 +193,13 @@ def serve_bot_command(
     if arena_address is not None:
         if not token:
             raise click.BadParameter("dialling out needs --token", param_hint="--token")
+        # The client prints its connection lines (connected, lost, retrying) to standard error.
         client = dial_out(bot, arena_address, token).start()
         while not done.wait(0.2):
+            if isinstance(client.error, DialOutRejectedError):
+                raise click.exceptions.Exit(1)  # the client has said so in one line
             if client.error is not None:
-                raise click.ClickException(f"arena refused the bot: {client.error}")
+                raise click.ClickException(f"dial-out failed: {client.error}")
         client.stop()
         return
     server = serve_bot(bot, port, host=host, token=token)

@@ -21,11 +21,13 @@ built-in bots run through :class:`KernelBot` (``builtin("heuristic")``).
 
 from __future__ import annotations
 
+import hmac
 import logging
 import queue
 import random
+import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,8 +53,10 @@ __all__ = [
     "DialOutRejectedError",
     "KernelBot",
     "RandomBot",
+    "backoff_delays",
     "builtin",
     "dial_out",
+    "print_status",
     "serve_bot",
 ]
 
@@ -274,13 +278,17 @@ class _BotServicer(_bot_pb2_grpc.BotServiceServicer):
 
     def __init__(self, bot: BotBase, token: str | None) -> None:
         self.bot = bot
-        self._expected = f"Bearer {token}" if token else None
+        self._expected = f"Bearer {token}".encode() if token else None
 
     def _check(self, context: grpc.ServicerContext) -> None:
         if self._expected is None:
             return
         metadata = dict(context.invocation_metadata())
-        if metadata.get("authorization") != self._expected:
+        presented = metadata.get("authorization", "")
+        if isinstance(presented, str):
+            presented = presented.encode()
+        # Constant time: how long the check takes must not tell how much of a guess was right.
+        if not hmac.compare_digest(presented, self._expected):
             context.abort(grpc.StatusCode.UNAUTHENTICATED, "wrong or missing arena token")
 
     def GetInfo(
@@ -359,9 +367,39 @@ class DialOutRejectedError(RuntimeError):
     """The arena refused the bot's token."""
 
 
+def print_status(line: str) -> None:
+    """The default sink of a dial-out client's connection lines: one line on standard error."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def backoff_delays(
+    initial: float, maximum: float, rand: Callable[[], float] = random.random
+) -> Iterator[float]:
+    """Jittered exponential back-off: the n-th delay is drawn from [d/2, d] with
+    d = min(initial * 2**n, maximum), so that bots cut off together do not retry in step
+    ("equal jitter"), yet never retry sooner than half the nominal delay."""
+    nominal = initial
+    while True:
+        yield nominal / 2 + rand() * nominal / 2
+        nominal = min(nominal * 2, maximum)
+
+
 class DialOutClient:
     """Keeps one Connect stream to the arena open, answers requests (several games at once),
-    and reconnects with ``resume_game_ids`` when the stream breaks. See :func:`dial_out`."""
+    and reconnects with ``resume_game_ids`` when the stream breaks. See :func:`dial_out`.
+
+    Every connection, lost connection and retry is reported as one line to ``status``
+    (default :func:`print_status`, standard error; ``None`` for silence)::
+
+        connected to 127.0.0.1:50050 as bot-1-33ef150e
+        connection lost: the arena is shutting down
+        retrying in 0.03s (attempt 1)
+        cannot reach the arena at 127.0.0.1:50050: UNAVAILABLE: failed to connect to all addresses; …
+        retrying in 0.07s (attempt 2)
+
+    Retries wait a jittered, exponentially growing delay (:func:`backoff_delays` over
+    ``backoff = (initial, maximum)`` seconds) that starts afresh after every successful connection.
+    """
 
     def __init__(
         self,
@@ -372,12 +410,14 @@ class DialOutClient:
         workers: int = 8,
         reconnect: bool = True,
         backoff: tuple[float, float] = (0.05, 2.0),
+        status: Callable[[str], None] | None = print_status,
     ) -> None:
         self.bot = bot
         self.address = address
         self.token = token
         self.reconnect = reconnect
         self.backoff = backoff
+        self.status = status
         self.bot_id: str | None = None
         self.connected = threading.Event()
         self.connections = 0
@@ -389,6 +429,8 @@ class DialOutClient:
         self._thread: threading.Thread | None = None
         self._call: Any = None
         self._outbox: queue.Queue[_arena_pb2.ConnectRequest | None] | None = None
+        self._welcomed = False
+        self._farewell = ""
 
     # -- life cycle -----------------------------------------------------------------------------
 
@@ -398,25 +440,45 @@ class DialOutClient:
         self._thread.start()
         return self
 
+    def _say(self, line: str) -> None:
+        log.info("%s", line)
+        if self.status is not None:
+            self.status(line)
+
     def run(self) -> None:
         """Run in this thread until :meth:`stop` (or the token is rejected)."""
-        delay = self.backoff[0]
+        delays = backoff_delays(*self.backoff)
+        attempt = 0
         while not self._stop.is_set():
+            self._welcomed, self._farewell = False, ""
+            reason = ""
             try:
                 self._session()
-                delay = self.backoff[0]
-            except DialOutRejectedError:
+                reason = self._farewell or "the arena closed the stream"
+            except DialOutRejectedError as exc:
+                self._say(f"token rejected by the arena at {self.address}: {exc}")
                 raise
             except grpc.RpcError as exc:
                 code, details = rpc_status(exc)
                 if code == grpc.StatusCode.UNAUTHENTICATED:
+                    self._say(f"token rejected by the arena at {self.address}: {details}")
                     raise DialOutRejectedError(details) from None
-                log.info("arena stream broke: %s", exc)
+                name = code.name if code is not None else "UNKNOWN"
+                reason = self._farewell or f"{name}: {details}"
             self.connected.clear()
+            if self._stop.is_set():
+                return
+            if self._welcomed:
+                self._say(f"connection lost: {reason}")
+                delays, attempt = backoff_delays(*self.backoff), 0
+            else:
+                self._say(f"cannot reach the arena at {self.address}: {reason}")
             if not self.reconnect:
                 return
+            delay = next(delays)
+            attempt += 1
+            self._say(f"retrying in {delay:.2f}s (attempt {attempt})")
             self._stop.wait(delay)
-            delay = min(delay * 2, self.backoff[1])
 
     def _run_safely(self) -> None:
         try:
@@ -482,6 +544,12 @@ class DialOutClient:
         which = message.WhichOneof("message")
         if which == "welcome":
             self.bot_id = message.welcome.bot_id
+            self._welcomed = True
+            resumed = len(message.welcome.resumed_game_ids)
+            self._say(
+                f"connected to {self.address} as {self.bot_id}"
+                + (f" (resuming {resumed} games)" if resumed else "")
+            )
             self.connected.set()
         elif which == "decision_request":
             request = message.decision_request
@@ -494,6 +562,8 @@ class DialOutClient:
             error = message.error
             if error.code == _arena_pb2.ERROR_CODE_UNAUTHENTICATED:
                 raise DialOutRejectedError(error.message)
+            if error.fatal:
+                self._farewell = error.message  # the reason the stream is about to end
             log.info("arena error %s: %s", error.code, error.message)
 
     def _answer(
@@ -538,6 +608,12 @@ def dial_out(
     *,
     workers: int = 8,
     reconnect: bool = True,
+    status: Callable[[str], None] | None = print_status,
 ) -> DialOutClient:
-    """A :class:`DialOutClient` for ``bot``; call ``.run()`` to block or ``.start()`` for a thread."""
-    return DialOutClient(bot, arena_address, token, workers=workers, reconnect=reconnect)
+    """A :class:`DialOutClient` for ``bot``; call ``.run()`` to block or ``.start()`` for a thread.
+
+    ``status`` receives the connection lines (connected, lost, retrying); default: standard error.
+    """
+    return DialOutClient(
+        bot, arena_address, token, workers=workers, reconnect=reconnect, status=status
+    )

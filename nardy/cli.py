@@ -915,5 +915,11 @@ def plays(
         )
 
 
+# `nardy protos`: the protocol's .proto files shipped in the package (no gRPC needed).
+from nardy.arena.protos_cli import protos_command  # noqa: E402 - registered after the group
+
+cli.add_command(protos_command)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
