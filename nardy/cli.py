@@ -456,7 +456,7 @@ def _summary_json(
                 "win_rate": sum(won) / n,
                 "win_rate_ci95": list(_wilson(int(sum(won)), n)),
                 "points": int(sum(points)),
-                "points_per_" + ("match" if match_length else "game"): ppu.mean,
+                "points_per_unit": ppu.mean,
                 "points_se": _finite(ppu.se),
                 "points_ci95": [_finite(x) for x in ppu.ci],
             }
@@ -470,7 +470,9 @@ def _summary_json(
             if variant.options.get(spec.name) != spec.default
         },
         "match_length": match_length,
-        "matches" if match_length else "games": n,
+        # The same keys in money play and match play: a unit is a game or a whole match.
+        "unit": "match" if match_length else "game",
+        "units": n,
         "games_played": sum(u.games for u in units),
         "seed": seed,
         "white_wins": sum(u.white_won for u in units),
@@ -496,8 +498,8 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    unit = "match" if summary["match_length"] else "game"
-    n = summary["matches" if unit == "match" else "games"]
+    unit = summary["unit"]
+    n = summary["units"]
     options = summary["changed_options"]
     units = f"{n} {unit}{'es' if unit == 'match' else 's'}" if n != 1 else f"1 {unit}"
     title = f"{summary['variant']}: {labels[0]} vs {labels[1]}, {units}"
@@ -517,9 +519,9 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
             bot["name"],
             str(bot["wins"]),
             f"{100 * bot['win_rate']:.1f}% ({100 * bot['win_rate_ci95'][0]:.0f}–{100 * bot['win_rate_ci95'][1]:.0f})",
-            f"{bot[f'points_per_{unit}']:+.3f} ± {se:.3f}"
+            f"{bot['points_per_unit']:+.3f} ± {se:.3f}"
             if se is not None
-            else f"{bot[f'points_per_{unit}']:+.3f}",
+            else f"{bot['points_per_unit']:+.3f}",
             f"[{lo:+.3f}, {hi:+.3f}]" if lo is not None and hi is not None else "—",
         )
     console = Console()
