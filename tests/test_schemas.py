@@ -53,3 +53,29 @@ def test_variants_check_variant_and_plays_answers() -> None:
     for answer in answers:
         _check("plays-answer", answer)
     assert "plays" in answers[0] and "error" in answers[1]
+
+
+def test_tournament_definitions_match_the_schema() -> None:
+    import tomllib
+    from pathlib import Path
+
+    from nardy.arena.schedule import DefinitionError, parse_definition
+
+    examples = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+    assert examples
+    for path in examples:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        parse_definition(data)  # the engine accepts it ...
+        _check("tournament", data)  # ... and so does the schema
+    # What the engine refuses, the schema refuses too.
+    for bad in (
+        {"bots": ["heuristic", "random"]},  # no variant
+        {"bots": ["heuristic", "random"], "variant": "long", "colour": "red"},
+        {"bots": ["heuristic", "random"], "variant": "long", "seed": -1},
+        {"bots": [{"builtin": "random", "port": 1}], "variant": "long"},
+        {"bots": ["a", "b"], "variant": "long", "faults": {"on_fault": "ignore"}},
+    ):
+        with pytest.raises(DefinitionError):
+            parse_definition(bad)
+        with pytest.raises(jsonschema.ValidationError):
+            _check("tournament", bad)

@@ -1,7 +1,8 @@
 """JSON Schemas (draft 2020-12) of nardy's JSON outputs, shipped with the package.
 
 ``play`` (``nardy play --json``), ``variants`` (``nardy variants --json``), ``check-variant``
-(``nardy check-variant --json``) and ``plays-answer`` (each line of ``nardy plays --jsonl``).
+(``nardy check-variant --json``) and ``plays-answer`` (each line of ``nardy plays --jsonl``), and ``tournament``, the tournament TOML of
+``nardy arena run FILE``.
 Editors and scripts can validate against them; the tests validate real outputs.
 """
 
@@ -11,7 +12,7 @@ import json
 from importlib import resources
 from typing import Any
 
-NAMES = ("play", "variants", "check-variant", "plays-answer")
+NAMES = ("play", "variants", "check-variant", "plays-answer", "tournament")
 
 
 def schema(name: str) -> dict[str, Any]:
