@@ -25,7 +25,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +41,7 @@ from grpc_health.v1 import health_pb2_grpc as _health_pb2_grpc  # type: ignore[i
 from grpc_reflection.v1alpha import reflection as _reflection  # type: ignore[import-untyped,unused-ignore]
 
 from nardy.arena import convert
+from nardy.arena.audit import REVEALED_STATUSES, DiceAudit, public_dice
 from nardy.arena.bot_client import (
     DEFAULT_MAX_MESSAGE_BYTES,
     BotClient,
@@ -242,12 +243,24 @@ def _pairings_to_proto(pool: PoolStandings, out: _arena_pb2.GetStandingsResponse
             msg.ci_method = p.method
 
 
+def dice_to_proto(dice: DiceAudit) -> _arena_pb2.DiceCommitment:
+    """The public view of a tournament's dice commitment: seed and salt only once revealed."""
+    msg = _arena_pb2.DiceCommitment(
+        scheme=dice.scheme, commitment=dice.commitment, revealed=dice.revealed
+    )
+    if dice.revealed and dice.seed is not None:
+        msg.seed = dice.seed
+        msg.salt = dice.salt or ""
+    return msg
+
+
 def standings_to_proto(
     standings: Standings,
     *,
     seed: int = 0,
     names: Mapping[str, str] | None = None,
     sprt: SprtDef | None = None,
+    dice: DiceAudit | None = None,
 ) -> _arena_pb2.GetStandingsResponse:
     """The engine's :class:`~nardy.arena.tournament.Standings` as ``GetStandingsResponse``.
 
@@ -258,7 +271,8 @@ def standings_to_proto(
     match tournament. ``elo`` and ``elo_error`` (half the 95% interval, 1.96 SE) are 0 while a
     bot has no rating, and ``elo_se`` and the interval's ends are unset. ``pairings`` are the
     pools' head-to-head results, ``sprt`` the pools' tests (``sprt`` is the tournament's
-    :class:`~nardy.arena.schedule.SprtDef`, for the hypotheses).
+    :class:`~nardy.arena.schedule.SprtDef`, for the hypotheses). ``dice``: the commitment
+    (:mod:`nardy.arena.audit`), with seed and salt once revealed.
     """
     names = names or {}
     response = _arena_pb2.GetStandingsResponse(
@@ -292,6 +306,11 @@ def standings_to_proto(
         _pairings_to_proto(pool, response)
         if pool.sprt is not None:
             sprt_to_proto(pool, sprt, response.sprt.add())
+    if dice is not None:
+        # Standings of a moment before the end show the commitment only (a replayed event
+        # carries what it carried live).
+        ended = standings.status in REVEALED_STATUSES
+        response.dice.CopyFrom(dice_to_proto(dice if ended else dice.sealed()))
     return response
 
 
@@ -326,10 +345,13 @@ class EventTranslator:
         seed: int = 0,
         names: Mapping[str, str] | None = None,
         sprt: SprtDef | None = None,
+        dice: Callable[[], DiceAudit | None] | None = None,
     ) -> None:
         self.seed = seed
         self.names = dict(names or {})
         self.sprt = sprt
+        self.dice = dice
+        """The tournament's dice commitment as of now (revealed once it has ended)."""
         self._latest: _arena_pb2.GetStandingsResponse | None = None
         self._latest_engine: Standings | None = None
 
@@ -337,7 +359,11 @@ class EventTranslator:
         if standings is not None:
             self._latest_engine = standings
             self._latest = standings_to_proto(
-                standings, seed=self.seed, names=self.names, sprt=self.sprt
+                standings,
+                seed=self.seed,
+                names=self.names,
+                sprt=self.sprt,
+                dice=self.dice() if self.dice is not None else None,
             )
         return self._latest or _arena_pb2.GetStandingsResponse()
 
@@ -714,6 +740,10 @@ class Arena:
                     "and seed); give another seed"
                 )
             self.tournaments[tournament.tournament_id] = tournament
+        try:
+            engine.prepare()  # stores it with its dice commitment, published before any game
+        except StorageError as exc:  # the run below fails the same way and records it
+            log.error("tournament %s cannot be stored: %s", tournament.tournament_id, exc)
         tournament.start()
         return tournament
 
@@ -734,7 +764,9 @@ class Arena:
             live = self.tournaments.get(tournament_id)
         names = self.bot_names()
         if live is not None:
-            return standings_to_proto(live.standings(), seed=live.seed, names=names, sprt=live.sprt)
+            return standings_to_proto(
+                live.standings(), seed=live.seed, names=names, sprt=live.sprt, dice=live.engine.dice
+            )
         rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
         if not tournament_id or not rows:
             raise KeyError(tournament_id)
@@ -747,6 +779,7 @@ class Arena:
             seed=int(definition.get("seed") or 0),
             names=names,
             sprt=TournamentDef.from_json(definition).sprt,
+            dice=public_dice(self.store, tournament_id),
         )
 
     # -- shutdown ---------------------------------------------------------------------------------
@@ -941,9 +974,12 @@ class ArenaServicer:
             context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        return _arena_pb2.CreateTournamentResponse(
+        response = _arena_pb2.CreateTournamentResponse(
             tournament_id=tournament.tournament_id, games_total=len(tournament.schedule)
         )
+        if tournament.engine.dice is not None:
+            response.dice.CopyFrom(dice_to_proto(tournament.engine.dice))
+        return response
 
     def GetStandings(
         self, request: _arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
@@ -974,6 +1010,7 @@ class ArenaServicer:
             seed=tournament.seed,
             names=self.arena.bot_names(),
             sprt=tournament.sprt,
+            dice=lambda: tournament.engine.dice,
         )
         for event in tournament.engine.watch(
             replay=request.replay, until=lambda: not context.is_active()

@@ -47,6 +47,8 @@ __all__ = [
     "MEMORY",
     "POSTGRES_SCHEMES",
     "SCHEMA_VERSION",
+    "TERMINATIONS",
+    "DiceRow",
     "DuplicateGameError",
     "GameRow",
     "PostgresStore",
@@ -124,6 +126,24 @@ class GameRow:
         return self.points if self.winner == a_colour else -self.points
 
 
+@dataclass(frozen=True, slots=True)
+class DiceRow:
+    """A tournament's commitment to its seed (:mod:`nardy.arena.audit`, ``docs/audit.md``).
+
+    ``salt`` is secret until ``revealed`` (a timestamp) is set; ``revealed_seed`` is the seed
+    published at that moment."""
+
+    tournament_id: str
+    scheme: str
+    commitment: str
+    """SHA-256 hex digest over the scheme's prefix, the salt and the seed."""
+    salt: str
+    """32 random bytes as hex."""
+    created: float
+    revealed: float | None
+    revealed_seed: int | None
+
+
 class Store(Protocol):
     """What the tournament engine needs from storage."""
 
@@ -152,6 +172,15 @@ class Store(Protocol):
 
     def find_game(self, game_id: str, tournament_id: str | None = None) -> GameRow:
         """One game with its record; :class:`StorageError` if absent or ambiguous."""
+
+    def commit_dice(self, tournament_id: str, scheme: str, commitment: str, salt: str) -> DiceRow:
+        """Store a tournament's dice commitment unless it has one; the stored one either way."""
+
+    def dice(self, tournament_id: str) -> DiceRow | None:
+        """The tournament's dice commitment (None: none stored, e.g. an older database)."""
+
+    def reveal_dice(self, tournament_id: str, seed: int) -> DiceRow:
+        """Publish the seed (once: a second call keeps the first reveal); the row after it."""
 
     def close(self) -> None: ...
 
@@ -192,6 +221,15 @@ _SCHEMA = (
     PRIMARY KEY (tournament_id, game_id)
 )""",
     "CREATE INDEX IF NOT EXISTS games_by_id ON games (game_id)",
+    """CREATE TABLE IF NOT EXISTS dice_commitments (
+    tournament_id TEXT PRIMARY KEY REFERENCES tournaments(tournament_id),
+    scheme TEXT NOT NULL,
+    commitment TEXT NOT NULL,
+    salt TEXT NOT NULL,
+    created {real} NOT NULL,
+    revealed {real},
+    revealed_seed {int64}
+)""",
 )
 """The tables, one statement each, with the few column types that differ between backends as
 ``{real}`` (a float64 timestamp), ``{int64}`` (a 63-bit seed) and ``{games_seq}`` (the column
@@ -215,6 +253,36 @@ def _canonical(obj: Any) -> str:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0].strip() if text else type(exc).__name__
+
+
+TERMINATIONS = ("borne_off", "double_dropped", "time_forfeit", "bot_failure", "aborted")
+"""What a stored game's ``termination`` column may hold (the runner's terminations)."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_game_columns(r: _Row) -> None:
+    """Refuse a row whose columns the standings use hold what no game can have (a damaged or
+    hand-edited database): one :class:`ValueError` line naming the game and the column."""
+
+    def bad(column: str, want: str) -> ValueError:
+        return ValueError(f"game {r['game_id']}: column {column} holds {r[column]!r}, not {want}")
+
+    if r["winner"] is not None and not (_is_int(r["winner"]) and r["winner"] in (0, 1)):
+        raise bad("winner", "0 (White), 1 (Black) or NULL")
+    if not (_is_int(r["points"]) and r["points"] >= 0):
+        raise bad("points", "a whole number >= 0")
+    if r["winner"] is None and r["points"] != 0:
+        raise bad("points", "0 (the game has no winner)")
+    if not (_is_int(r["leg"]) and r["leg"] in (0, 1)):
+        raise bad("leg", "0 or 1")
+    for column in ("round", "game_no", "seed"):
+        if not (_is_int(r[column]) and r[column] >= 0):
+            raise bad(column, "a whole number >= 0")
+    if r["termination"] not in TERMINATIONS:
+        raise bad("termination", " or ".join(TERMINATIONS))
 
 
 class _Row(Protocol):
@@ -430,6 +498,7 @@ class SqlStore(ABC):
 
     @staticmethod
     def _game(r: _Row, with_record: bool) -> GameRow:
+        _check_game_columns(r)
         return GameRow(
             tournament_id=r["tournament_id"],
             game_id=r["game_id"],
@@ -459,7 +528,7 @@ class SqlStore(ABC):
         try:
             return [self._game(r, records) for r in rows]
         except (ValueError, KeyError) as exc:
-            raise StorageError(f"{self.label}: a stored record is damaged: {exc}") from None
+            raise StorageError(f"{self.label}: a stored game is damaged: {exc}") from None
 
     def find_game(self, game_id: str, tournament_id: str | None = None) -> GameRow:
         sql = f"SELECT {_GAME_COLUMNS}, record FROM games WHERE game_id = ?"
@@ -479,7 +548,60 @@ class SqlStore(ABC):
         try:
             return self._game(rows[0], True)
         except ValueError as exc:
-            raise StorageError(f"{self.label}: the record of {game_id} is damaged: {exc}") from None
+            raise StorageError(f"{self.label}: the stored game is damaged: {exc}") from None
+
+    # -- dice commitments (nardy.arena.audit) ----------------------------------------------------
+
+    @staticmethod
+    def _dice(r: _Row) -> DiceRow:
+        return DiceRow(
+            tournament_id=r["tournament_id"],
+            scheme=r["scheme"],
+            commitment=r["commitment"],
+            salt=r["salt"],
+            created=r["created"],
+            revealed=r["revealed"],
+            revealed_seed=r["revealed_seed"],
+        )
+
+    def commit_dice(self, tournament_id: str, scheme: str, commitment: str, salt: str) -> DiceRow:
+        with self._guard(), self._transaction():
+            self._execute(
+                "INSERT INTO dice_commitments (tournament_id, scheme, commitment, salt, created) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tournament_id) DO NOTHING",
+                (tournament_id, scheme, commitment, salt, time.time()),
+            )
+            (row,) = self._execute(
+                "SELECT * FROM dice_commitments WHERE tournament_id = ?", (tournament_id,)
+            ).rows
+        return self._dice(row)
+
+    def dice(self, tournament_id: str) -> DiceRow | None:
+        with self._guard():
+            try:
+                with self._transaction():
+                    rows = self._execute(
+                        "SELECT * FROM dice_commitments WHERE tournament_id = ?", (tournament_id,)
+                    ).rows
+            except self._error as exc:
+                if self._is_missing_table(exc):  # a database from before commitments (readers)
+                    return None
+                raise
+        return self._dice(rows[0]) if rows else None
+
+    def reveal_dice(self, tournament_id: str, seed: int) -> DiceRow:
+        with self._guard(), self._transaction():
+            self._execute(
+                "UPDATE dice_commitments SET revealed = ?, revealed_seed = ? "
+                "WHERE tournament_id = ? AND revealed IS NULL",
+                (time.time(), seed, tournament_id),
+            )
+            rows = self._execute(
+                "SELECT * FROM dice_commitments WHERE tournament_id = ?", (tournament_id,)
+            ).rows
+        if not rows:
+            raise StorageError(f"{self.label}: tournament {tournament_id} has no dice commitment")
+        return self._dice(rows[0])
 
     def close(self) -> None:
         with self._lock:

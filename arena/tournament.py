@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from nardy.arena import sdk
+from nardy.arena import audit, sdk
 from nardy.arena.bot_client import BotClient, GrpcBotClient
 from nardy.arena.errors import BotCrashedError, BotError, BotIllegalAnswerError, FaultKind
 from nardy.arena.local import LocalBotProcess, LocalBotStartError
@@ -81,8 +81,9 @@ from nardy.arena.schedule import (
 )
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, StorageError, Store
+from nardy.arena.verify import ReplayReport, check_row, replay_record
 from nardy.core.bots import BUILTIN_BOTS, Bot, make_bot
-from nardy.core.dice import ScriptedDice, SeededDice
+from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
     COLOURS,
@@ -1137,7 +1138,15 @@ def standings_from_store(store: Store, tournament_id: str | None = None) -> Stan
             f"tournament {row.tournament_id}: stored definition is damaged: {exc}"
         ) from None
     t = Tally(definition, build_schedule(definition))
-    for game in store.games(row.tournament_id):
+    for game in store.games(row.tournament_id, records=True):
+        # The standings count the columns; a column that disagrees with the game's record was
+        # changed after the game was stored: refuse rather than count it.
+        problems = check_row(game, game.record or {})
+        if problems:
+            raise StorageError(
+                f"tournament {row.tournament_id}: {problems[0]} (the database was changed; "
+                "`nardy arena verify` checks every game)"
+            )
         t.add(game)
     return t.standings(tournament_id=row.tournament_id, status=row.status, detail=row.detail)
 
@@ -1316,6 +1325,8 @@ class Tournament:
         self._given_faults = dict(faults or {})
         self._faults: dict[str, FaultCounter] = {}
         self.on_record = on_record
+        self.dice: audit.DiceAudit | None = None
+        """The public view of the dice commitment (:mod:`nardy.arena.audit`), set by :meth:`run`."""
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -1420,6 +1431,23 @@ class Tournament:
         else:
             self._stop.set()
 
+    def prepare(self) -> audit.DiceAudit:
+        """Store the tournament (or check the stored one) and its dice commitment, and return
+        the commitment's public view. :meth:`run` starts with it; call it before to publish the
+        commitment before the first game is played."""
+        d = self.definition
+        self.store.open_tournament(
+            self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
+        )
+        self.dice = audit.commit(self.store, self.tournament_id, d.seed)
+        return self.dice
+
+    def reveal_dice(self) -> audit.DiceAudit:
+        """Publish the seed and salt (:func:`nardy.arena.audit.reveal`): called when the
+        tournament has finished or its SPRT decided, and by whoever cancels it for good."""
+        self.dice = audit.reveal(self.store, self.tournament_id, self.definition.seed)
+        return self.dice
+
     def standings(self) -> Standings:
         """The standings now (safe to call from any thread while the tournament runs)."""
         with self._tally_lock:
@@ -1503,15 +1531,21 @@ class Tournament:
         """Play every scheduled game not yet stored; returns when the schedule is complete, the
         SPRT has decided, or :meth:`stop` was called (KeyboardInterrupt also stops it, and is
         re-raised after the store is marked ``interrupted``)."""
-        d = self.definition
         store = self.store
-        store.open_tournament(
-            self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
-        )
+        self.prepare()
         with self._tally_lock:
             for row in store.games(self.tournament_id):
                 self.tally.add(row)
         skipped = self.tally.games_stored
+        assert self.dice is not None
+        if self.dice.revealed and not self.tally.sprt_decided:
+            left = sum(1 for u in self.schedule if not self.tally.unit_done(u.unit_id))
+            if left:
+                raise TournamentError(
+                    f"tournament {self.tournament_id} has ended and its seed is revealed: "
+                    f"its {left} more games would be played on dice everyone can predict; "
+                    "give it another seed or name"
+                )
         records = _RecordsFile(self.records_path) if self.records_path else None
         played = 0
         executor: cf.Executor | None = None
@@ -1568,6 +1602,8 @@ class Tournament:
                 records.close()
             try:
                 store.set_status(self.tournament_id, self.status, self.detail)
+                if self.status in audit.REVEALED_STATUSES:
+                    self.reveal_dice()
             except StorageError:  # pragma: no cover - nothing more to do
                 log.exception("could not store the final status")
             final = self.standings()
@@ -1652,6 +1688,11 @@ class Tournament:
                     busy[unit.white] -= 1
                     busy[unit.black] -= 1
                     continue
+                if self.dice is not None:
+                    record["dice_commitment"] = {
+                        **self.dice.record_field(),
+                        "duplicate": self.definition.duplicate,
+                    }
                 row = row_from_record(record, task)
                 self.store.save_game(row, record)
                 played += 1
@@ -1703,118 +1744,3 @@ class Tournament:
             fill()
         self._finish_status()
         return played
-
-
-# ==================================================================================================
-# Replay
-# ==================================================================================================
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayReport:
-    """The outcome of replaying a stored game against its record."""
-
-    game_id: str
-    ok: bool
-    events: int
-    decisions: int
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-def replay_record(record: Mapping[str, Any]) -> ReplayReport:
-    """Replay a game from its record: the recorded seed must give the recorded dice, and the
-    recorded decisions, applied to a fresh :class:`~nardy.core.game.Game` on those dice, must
-    reproduce every recorded event and the result."""
-    game_id = str(record.get("game_id", "?"))
-    try:
-        kernel = record["game"]
-        rolls = [tuple(r) for r in kernel["rolls"]]
-        events = kernel["events"]
-        decisions = record["decisions"]
-        setup = record.get("setup") or {}
-        variant = load_variant(record["variant"], record.get("options") or {})
-    except (KeyError, TypeError, NardyError, ValueError) as exc:
-        return ReplayReport(game_id, False, 0, 0, f"the record is incomplete: {exc}")
-
-    def fail(message: str, n_events: int = 0, n_decisions: int = 0) -> ReplayReport:
-        return ReplayReport(game_id, False, n_events, n_decisions, message)
-
-    seed = record.get("seed")
-    if seed is not None:
-        dice = SeededDice(int(seed))
-        regenerated = [dice.roll() for _ in rolls]
-        for i, (want, got) in enumerate(zip(rolls, regenerated, strict=True)):
-            if want != got:
-                return fail(
-                    f"seed {seed} gives roll {i + 1} as {list(got)}, the record has {list(want)}"
-                )
-    cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
-    try:
-        game = Game(variant, ScriptedDice(rolls), starter=setup.get("starter"), cube=cube)
-        applied = 0
-        for entry in decisions:
-            if "answer" not in entry:
-                break  # a fault that forfeited the game: nothing was applied
-            decision = game.decision
-            if decision is None:
-                return fail(f"decision {entry.get('seq')} comes after the end of the game")
-            kind = (
-                "play"
-                if isinstance(decision, PlayDecision)
-                else "double"
-                if isinstance(decision, DoubleDecision)
-                else "take"
-            )
-            if entry.get("kind") != kind or entry.get("player") != COLOURS[decision.player]:
-                return fail(
-                    f"decision {entry.get('seq')}: the record has {entry.get('player')} "
-                    f"{entry.get('kind')}, the game asks {COLOURS[decision.player]} {kind}",
-                    n_decisions=applied,
-                )
-            answer: Any = entry["answer"]
-            if kind == "double":
-                answer = answer == "double"
-            game.decide(answer)
-            applied += 1
-    except NardyError as exc:
-        return fail(f"replaying failed: {exc}")
-    replayed = game.record()
-    for i, (want, got) in enumerate(zip(events, replayed["events"], strict=False)):
-        if want != got:
-            return fail(
-                f"event {i + 1} differs: record {json.dumps(want)}, replay {json.dumps(got)}",
-                i,
-                applied,
-            )
-    if len(events) != len(replayed["events"]):
-        return fail(
-            f"the record has {len(events)} events, the replay {len(replayed['events'])}",
-            min(len(events), len(replayed["events"])),
-            applied,
-        )
-    if [list(r) for r in game.dice.rolls] != [list(r) for r in rolls]:
-        return fail(
-            f"the replay used {len(game.dice.rolls)} of the {len(rolls)} recorded rolls",
-            len(events),
-            applied,
-        )
-    if replayed["result"] != kernel.get("result"):
-        return fail(
-            f"result differs: record {kernel.get('result')}, replay {replayed['result']}",
-            len(events),
-            applied,
-        )
-    outcome = record.get("result") or {}
-    if kernel.get("result") is not None and outcome.get("termination") in _FORFEITS:
-        return fail("the record ends by forfeit but the game was over")
-    return ReplayReport(
-        game_id,
-        True,
-        len(events),
-        applied,
-        f"{game_id}: {len(events)} events and {applied} decisions replayed; "
-        "identical to the record",
-    )

@@ -1,11 +1,12 @@
-"""``nardy arena run | standings | replay``: the tournament engine's commands.
+"""``nardy arena run | standings | verify | replay``: the tournament engine's commands.
 
 :func:`register_tournament_commands` attaches them to a click group (``nardy arena``)::
 
     nardy arena run tournament.toml [--db FILE] [--records FILE.jsonl] [--concurrency N] [--json] [--quiet]
     nardy arena run --variant long --bots heuristic,random --games 100 --seed 1
     nardy arena standings [--db FILE] [--tournament ID] [--json]
-    nardy arena replay GAME_ID [--db FILE] [--tournament ID] [--json]
+    nardy arena verify [TOURNAMENT] [--db FILE | --records FILE.jsonl --seed N --salt HEX] [--json]
+    nardy arena replay GAME_ID [--db FILE] [--tournament ID] [--json]   # = verify --game
 
 Also runnable alone: ``python -m nardy.arena.tournament_cli run ...``. Mistakes are one line on
 standard error (``Error: ...``): exit code 2 for a bad definition (TOML, unknown bot or variant),
@@ -30,6 +31,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from nardy.arena.audit import DiceAudit, public_dice
+from nardy.arena.audit_cli import register_audit_commands
 from nardy.arena.schedule import (
     DefinitionError,
     TournamentDef,
@@ -43,7 +46,6 @@ from nardy.arena.tournament import (
     Tournament,
     TournamentError,
     TournamentEvent,
-    replay_record,
     standings_from_store,
 )
 
@@ -431,52 +433,37 @@ def standings_command(db: str, tournament_id: str | None, as_json: bool, list_al
                     )
             return
         standings = standings_from_store(store, tournament_id)
+        dice = public_dice(store, standings.tournament_id)
     except StorageError as exc:
         raise _fail(exc) from None
     finally:
         store.close()
     if as_json:
-        _print_json(standings.to_json())
+        _print_json({**standings.to_json(), "dice": None if dice is None else dice.to_json()})
     else:
         _out().print(render_standings(standings))
+        if dice is not None:
+            click.echo(dice_line(dice))
 
 
-@click.command("replay")
-@click.argument("game_id")
-@_DB_OPTION
-@click.option("--tournament", "tournament_id", help="Tournament id, if the id is ambiguous.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def replay_command(game_id: str, db: str, tournament_id: str | None, as_json: bool) -> None:
-    """Replay GAME_ID from its recorded seed and decisions and check it against the record.
-
-    Exit code 0 when every event and the result are identical, 1 otherwise.
-    """
-    try:
-        store = open_store(db, readonly=True)
-        try:
-            row = store.find_game(game_id, tournament_id)
-        finally:
-            store.close()
-    except StorageError as exc:
-        raise _fail(exc) from None
-    assert row.record is not None
-    report = replay_record(row.record)
-    if as_json:
-        _print_json(report.to_json())
-    else:
-        click.echo(("OK " if report.ok else "MISMATCH ") + report.message)
-    if not report.ok:
-        sys.exit(1)
+def dice_line(dice: DiceAudit) -> str:
+    """One line on a tournament's dice: the commitment, and the seed and salt once revealed."""
+    if not dice.revealed:
+        return f"dice: commitment {dice.commitment} ({dice.scheme}; seed secret until the end)"
+    return (
+        f"dice: seed {dice.seed}, salt {dice.salt}, commitment {dice.commitment} "
+        f"({dice.scheme}; revealed: check with `nardy arena verify`)"
+    )
 
 
 def register_tournament_commands(group: click.Group) -> None:
-    """Attach ``run``, ``standings`` and ``replay`` to ``group`` (the ``nardy arena`` group)."""
+    """Attach ``run``, ``standings``, ``verify`` and ``replay`` to ``group`` (``nardy arena``)."""
     group.add_command(run_command, "run")
     group.add_command(standings_command, "standings")
-    group.add_command(replay_command, "replay")
+    register_audit_commands(group)  # verify, replay
 
 
-main = click.Group("arena", help="Tournaments: run, standings, replay.")
+main = click.Group("arena", help="Tournaments: run, standings, verify, replay.")
 register_tournament_commands(main)
 
 if __name__ == "__main__":

@@ -278,6 +278,15 @@ def _register_commands() -> None:
 _register_commands()
 
 
+def _register_web() -> None:
+    from nardy.web.cli import web_command  # click only; the web stack loads when it runs
+
+    cli.add_command(web_command)
+
+
+_register_web()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``nardy``)."""
     cli.main(args=list(argv) if argv is not None else None, prog_name="nardy")
@@ -764,6 +773,13 @@ def play(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the position JSON, id and pip counts instead."
 )
+@click.option(
+    "--svg",
+    "svg_path",
+    metavar="FILE",
+    default=None,
+    help="Write the board as an SVG picture to FILE ('-' for standard output) instead.",
+)
 def show(
     position_text: str,
     variant_name: str,
@@ -771,6 +787,7 @@ def show(
     absolute: bool,
     mover_colour: str,
     as_json: bool,
+    svg_path: str | None,
 ) -> None:
     """Draw POSITION (a position id, position JSON, or for the backgammon family a gnubg Position
     ID such as 4HPwATDgc/ABMA) as a text board.
@@ -787,12 +804,18 @@ def show(
       nardy show b----E/-C---e/E---c-/e----B --side opponent --absolute --mover black
       nardy show ------/-----o/------/-----O --variant long
       nardy show b----E/-C---e/E---c-/e----B --json
+      nardy show ------/-----o/------/-----O --variant long --svg board.svg
       nardy show 4HPwATDgc/ABMA
     """
     from nardy.core.board_text import pip_counts, render_board
 
     variant = _load_variant(variant_name, ())
     position = _parse_position(position_text, variant)
+    if svg_path is not None:
+        from nardy.svg_cli import write_svg
+
+        write_svg(position, variant, svg_path, flipped=side == "opponent", mover=mover_colour)
+        return
     if as_json:
         pips = pip_counts(position, variant.rules.geometry)
         data = {

@@ -24,6 +24,7 @@ import pytest
 from click.testing import CliRunner
 from google.protobuf.duration_pb2 import Duration
 
+from nardy.arena import audit
 from nardy.arena.bot_client import GrpcBotClient
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
 from nardy.arena.runner import Seat, TimeControl, run_game
@@ -38,6 +39,7 @@ from nardy.arena.server import (
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import Tournament, TournamentError, replay_record
 from nardy.arena.tournament_cli import main as tournament_cli
+from nardy.arena.verify import verify_store
 from nardy.core.game import BLACK, WHITE
 from nardy.core.plugins import load_variant
 
@@ -201,6 +203,14 @@ def test_watch_tournament_over_grpc(
     assert {s.pool for s in first.standings} == {"long"} and len(first.pairings) == 3
     assert all(not p.HasField("mean_points") and p.games == 0 for p in first.pairings)
     assert all(not s.HasField("elo_se") for s in first.standings) and not first.sprt
+    # The dice commitment: published at creation, sealed while running, revealed at the end.
+    assert created.dice.scheme == "nardy-dice-v1" and len(created.dice.commitment) == 64
+    assert not created.dice.revealed and not created.dice.HasField("seed") and not created.dice.salt
+    assert first.dice == created.dice
+    assert final.dice.revealed and final.dice.seed == 5
+    assert final.dice.commitment == created.dice.commitment
+    assert audit.matches(5, final.dice.salt, final.dice.commitment)
+    assert verify_store(arena.store, created.tournament_id).ok
     ended = events[-1].tournament_ended
     assert ended.status == arena_pb2.TOURNAMENT_STATUS_FINISHED
     assert ended.standings == final

@@ -447,7 +447,7 @@ def test_postgres_schema(pg_url: str) -> None:
             pg_url, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
         )
     }
-    assert tables == {"meta", "tournaments", "games"}
+    assert tables == {"meta", "tournaments", "games", "dice_commitments"}
 
 
 def test_postgres_reader_cannot_write(pg_url: str) -> None:

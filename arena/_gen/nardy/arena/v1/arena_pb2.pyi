@@ -865,23 +865,79 @@ class CreateTournamentResponse(_message.Message):
 
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
     GAMES_TOTAL_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     """The new tournament's id. Opaque."""
     games_total: _builtins.int
     """The number of games scheduled."""
+    @_builtins.property
+    def dice(self) -> Global___DiceCommitment:
+        """The arena's commitment to the tournament's secret seed, published before
+        the first game (revealed is false).
+        """
+
     def __init__(
         self,
         *,
         tournament_id: _builtins.str = ...,
         games_total: _builtins.int = ...,
+        dice: Global___DiceCommitment | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games_total", b"games_total", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "games_total", b"games_total", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateTournamentResponse: _TypeAlias = CreateTournamentResponse  # noqa: Y015
+
+@_typing.final
+class DiceCommitment(_message.Message):
+    """A tournament's commitment to its dice (docs/audit.md). The dice of every
+    game derive from the tournament's seed, so the seed is secret while the
+    tournament runs; the commitment, published at creation and in every game
+    record, binds the arena to it. When the tournament ends (finished, stopped
+    by its SPRT, or cancelled) the seed and the salt are revealed, and anyone
+    can recompute the commitment and every roll of every game.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEME_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    SALT_FIELD_NUMBER: _builtins.int
+    scheme: _builtins.str
+    """The commitment and derivation scheme, "nardy-dice-v1"."""
+    commitment: _builtins.str
+    """SHA-256 over "nardy-dice-commitment-v1", a zero byte, the 32-byte salt
+    and the seed as 8 bytes big-endian; 64 lowercase hex digits.
+    """
+    revealed: _builtins.bool
+    """True once the seed and the salt are revealed."""
+    seed: _builtins.int
+    """The tournament's seed; set only when revealed."""
+    salt: _builtins.str
+    """The salt, 64 lowercase hex digits; empty until revealed."""
+    def __init__(
+        self,
+        *,
+        scheme: _builtins.str = ...,
+        commitment: _builtins.str = ...,
+        revealed: _builtins.bool = ...,
+        seed: _builtins.int | None = ...,
+        salt: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "commitment", b"commitment", "revealed", b"revealed", "salt", b"salt", "scheme", b"scheme", "seed", b"seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
+
+Global___DiceCommitment: _TypeAlias = DiceCommitment  # noqa: Y015
 
 @_typing.final
 class GetStandingsRequest(_message.Message):
@@ -1191,6 +1247,7 @@ class GetStandingsResponse(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     PAIRINGS_FIELD_NUMBER: _builtins.int
     SPRT_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     """The tournament."""
     status: Global___TournamentStatus.ValueType
@@ -1217,6 +1274,12 @@ class GetStandingsResponse(_message.Message):
         created with CreateTournamentRequest.sprt).
         """
 
+    @_builtins.property
+    def dice(self) -> Global___DiceCommitment:
+        """The commitment to the tournament's dice, with the seed and the salt once
+        revealed; unset for a tournament stored before commitments existed.
+        """
+
     def __init__(
         self,
         *,
@@ -1228,10 +1291,11 @@ class GetStandingsResponse(_message.Message):
         seed: _builtins.int = ...,
         pairings: _abc.Iterable[Global___PairingResult] | None = ...,
         sprt: _abc.Iterable[Global___SprtStatus] | None = ...,
+        dice: Global___DiceCommitment | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games_played", b"games_played", "games_total", b"games_total", "pairings", b"pairings", "seed", b"seed", "sprt", b"sprt", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "games_played", b"games_played", "games_total", b"games_total", "pairings", b"pairings", "seed", b"seed", "sprt", b"sprt", "standings", b"standings", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

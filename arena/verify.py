@@ -1,0 +1,703 @@
+"""Checking stored games: re-play one record through the kernel, or audit a whole tournament.
+
+* :func:`replay_record` re-plays one game from its record alone: the recorded seed must give
+  the recorded dice, the recorded decisions applied to a fresh :class:`~nardy.core.game.Game`
+  must give every recorded event, and the recorded outcome (winner, points, multiplier,
+  termination, who forfeited) and fault counts must be what that re-played game allows.
+* :func:`check_row` compares the columns of a stored game, the ones the standings are computed
+  from, with its record.
+* :func:`verify_store` and :func:`verify_records` audit a tournament whose seed has been revealed
+  (:mod:`nardy.arena.audit`): the commitment, every game's seed and every roll re-derived from
+  the revealed seed (``docs/audit.md``), the setup of every match game, every game re-played,
+  and every stored column.
+
+Every problem is one line (``GAME_ID: what differs``); nothing here raises for a bad record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nardy.arena import audit
+from nardy.arena.schedule import DefinitionError, TournamentDef, build_schedule, derive_seed
+from nardy.arena.storage import GameRow, StorageError, Store
+from nardy.core.dice import ScriptedDice, SeededDice
+from nardy.core.errors import NardyError
+from nardy.core.game import (
+    COLOURS,
+    WHITE,
+    CubeSettings,
+    DoubleDecision,
+    Game,
+    GameResult,
+    PlayDecision,
+    cube_settings_for,
+)
+from nardy.core.match import Match
+from nardy.core.plugins import load_variant
+from nardy.core.variant import Variant
+
+__all__ = [
+    "ReplayReport",
+    "VerifyReport",
+    "check_row",
+    "replay_record",
+    "verify_game",
+    "verify_records",
+    "verify_store",
+]
+
+FORFEITS = ("time_forfeit", "bot_failure")
+
+_UNIT_ID = re.compile(
+    r"^(?P<pool>[^:]+):(?P<a>[^~:]+)~(?P<b>[^~:]+):(?P<round>\d{4,})(?P<leg>[ab])$"
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _variant_cached(name: str, options_json: str) -> Variant:
+    return load_variant(name, json.loads(options_json))
+
+
+def _variant(name: str, options: Mapping[str, Any]) -> Variant:
+    return _variant_cached(name, json.dumps(dict(options), sort_keys=True))
+
+
+# ==================================================================================================
+# One record
+# ==================================================================================================
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    """The outcome of re-playing a stored game against its record."""
+
+    game_id: str
+    ok: bool
+    events: int
+    decisions: int
+    message: str
+    rolls: int = 0
+    """Rolls of the record regenerated from its seed."""
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _decision_kind(decision: object) -> str:
+    if isinstance(decision, PlayDecision):
+        return "play"
+    return "double" if isinstance(decision, DoubleDecision) else "take"
+
+
+def replay_record(record: Mapping[str, Any]) -> ReplayReport:
+    """Re-play a game from its record and check the record against it (see the module doc)."""
+    game_id = str(record.get("game_id", "?"))
+    try:
+        kernel = record["game"]
+        rolls = [(int(r[0]), int(r[1])) for r in kernel["rolls"]]
+        events = kernel["events"]
+        decisions = list(record["decisions"])
+        setup = record.get("setup") or {}
+        variant = _variant(record["variant"], record.get("options") or {})
+        outcome = record["result"] or {}
+        seed = record.get("seed")
+    except (KeyError, TypeError, IndexError, NardyError, ValueError) as exc:
+        return ReplayReport(game_id, False, 0, 0, f"the record is incomplete: {exc}")
+    applied = 0
+
+    def fail(message: str, n_events: int = 0) -> ReplayReport:
+        return ReplayReport(game_id, False, n_events, applied, message)
+
+    if seed is not None:
+        dice = SeededDice(int(seed))
+        for i, want in enumerate(rolls):
+            got = dice.roll()
+            if want != got:
+                return fail(
+                    f"seed {seed} gives roll {i + 1} as {list(got)}, the record has {list(want)}"
+                )
+    try:
+        cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
+        game = Game(variant, ScriptedDice(rolls), starter=setup.get("starter"), cube=cube)
+        for n, entry in enumerate(decisions):
+            if "answer" not in entry:
+                if n != len(decisions) - 1:
+                    return fail(f"decision {entry.get('seq')} has no answer but is not the last")
+                break  # a fault that forfeited the game: nothing was applied
+            if "fallback" in entry and "fault" not in entry:
+                return fail(f"decision {entry.get('seq')}: a fallback answer without a fault")
+            decision = game.decision
+            if decision is None:
+                return fail(f"decision {entry.get('seq')} comes after the end of the game")
+            kind = _decision_kind(decision)
+            if entry.get("kind") != kind or entry.get("player") != COLOURS[decision.player]:
+                return fail(
+                    f"decision {entry.get('seq')}: the record has {entry.get('player')} "
+                    f"{entry.get('kind')}, the game asks {COLOURS[decision.player]} {kind}"
+                )
+            answer: Any = entry["answer"]
+            if kind == "double":
+                answer = answer == "double"
+            game.decide(answer)
+            applied += 1
+    except (NardyError, TypeError, ValueError) as exc:
+        return fail(f"replaying failed: {exc}")
+    replayed = game.record()
+    for i, (want, got) in enumerate(zip(events, replayed["events"], strict=False)):
+        if want != got:
+            return fail(
+                f"event {i + 1} differs: record {json.dumps(want)}, replay {json.dumps(got)}", i
+            )
+    n_events = min(len(events), len(replayed["events"]))
+    if len(events) != len(replayed["events"]):
+        return fail(
+            f"the record has {len(events)} events, the replay {len(replayed['events'])}", n_events
+        )
+    if len(game.dice.rolls) != len(rolls):
+        return fail(
+            f"the replay used {len(game.dice.rolls)} of the {len(rolls)} recorded rolls", n_events
+        )
+    if replayed["result"] != kernel.get("result"):
+        return fail(
+            f"result differs: record {kernel.get('result')}, replay {replayed['result']}",
+            n_events,
+        )
+    problem = _check_outcome(record, game, decisions, outcome) or _check_faults(record, decisions)
+    if problem:
+        return fail(problem, n_events)
+    return ReplayReport(
+        game_id,
+        True,
+        n_events,
+        applied,
+        f"{game_id}: {n_events} events and {applied} decisions re-played; the events, the "
+        "result and the faults agree with the record",
+        len(rolls),
+    )
+
+
+def _check_outcome(
+    record: Mapping[str, Any], game: Game, decisions: Sequence[Mapping[str, Any]], outcome: Any
+) -> str | None:
+    """What the recorded outcome says against the re-played game, or None if it fits."""
+    if not isinstance(outcome, Mapping):
+        return f"the result is {outcome!r}, not a table"
+    termination = outcome.get("termination")
+    said = (outcome.get("winner"), outcome.get("points"), outcome.get("multiplier"), termination)
+    result = game.result
+    if result is not None:
+        want = (
+            COLOURS[result.winner],
+            result.points,
+            result.base_value,
+            "borne_off" if result.reason == "bear_off" else "double_dropped",
+        )
+        if said != want:
+            return (
+                f"the result says {_outcome_text(said)}, the re-played game {_outcome_text(want)}"
+            )
+        return None
+    if termination == "aborted":
+        if outcome.get("winner") is not None or outcome.get("points") not in (0, None):
+            return f"an aborted game with a winner or points: {_outcome_text(said)}"
+        return None
+    if termination not in FORFEITS:
+        return f"the game is not over, yet the record ends it by {termination!r}"
+    decision = game.decision
+    assert decision is not None
+    loser = decision.player
+    last = decisions[-1] if decisions else None
+    if last is not None and "answer" not in last:
+        fault = last.get("fault") or {}
+        if last.get("player") != COLOURS[loser]:
+            return (
+                f"the fault that ended the game is {last.get('player')}'s, not the player to move"
+            )
+        if (termination == "time_forfeit") != (fault.get("kind") == "timeout"):
+            return f"a {fault.get('kind')} fault ends the game by {termination}"
+    elif not decisions and "start_game" in str(outcome.get("reason", "")):
+        # An in-process bot that failed before the first decision: the loser is in the reason.
+        loser = 1 - COLOURS.index(outcome.get("winner")) if outcome.get("winner") in COLOURS else -1
+        if loser < 0:
+            return f"a forfeit without a winner: {_outcome_text(said)}"
+    elif termination != "bot_failure":
+        return f"a {termination} without a fault in the game"
+    want = (COLOURS[1 - loser], game.cube.value, 1, termination)
+    if said != want:
+        return f"the result says {_outcome_text(said)}, the forfeit gives {_outcome_text(want)}"
+    loser_name = str((record.get(COLOURS[loser].lower()) or {}).get("name", ""))
+    if loser_name and not str(outcome.get("reason", "")).startswith(loser_name):
+        return f"the forfeit's reason {outcome.get('reason')!r} does not name {loser_name}"
+    return None
+
+
+def _outcome_text(o: tuple[Any, ...]) -> str:
+    winner, points, multiplier, termination = o
+    return f"winner {winner}, {points} points (x{multiplier}), {termination}"
+
+
+def _check_faults(record: Mapping[str, Any], decisions: Sequence[Mapping[str, Any]]) -> str | None:
+    """The per-colour fault counts must be the faults of the decisions, colour by colour."""
+    counted: dict[str, dict[str, int]] = {"white": {}, "black": {}}
+    for entry in decisions:
+        fault = entry.get("fault")
+        if fault is not None:
+            side = counted.get(str(entry.get("player", "")).lower())
+            if side is None:
+                return f"decision {entry.get('seq')}: a fault of no player"
+            kind = str(fault.get("kind"))
+            side[kind] = side.get(kind, 0) + 1
+    faults = record.get("faults") or {}
+    for colour, kinds in counted.items():
+        stated = {k: v for k, v in (faults.get(colour) or {}).items() if v}
+        if stated != kinds:
+            return f"{colour}'s faults are recorded as {stated}, its decisions show {kinds}"
+    return None
+
+
+def check_row(row: GameRow, record: Mapping[str, Any]) -> list[str]:
+    """Differences between a stored game's columns and its record (one line each)."""
+    problems: list[str] = []
+    result = record.get("result") or {}
+    winner_name = result.get("winner")
+    winner = COLOURS.index(winner_name) if winner_name in COLOURS else None
+    expected: dict[str, Any] = {
+        "game_id": record.get("game_id"),
+        "tournament_id": record.get("tournament_id"),
+        "unit_id": record.get("unit_id"),
+        "pool": record.get("pool"),
+        "round": record.get("round"),
+        "leg": record.get("leg"),
+        "game_no": record.get("game_no"),
+        "seed": record.get("seed"),
+        "white": (record.get("white") or {}).get("bot_id"),
+        "black": (record.get("black") or {}).get("bot_id"),
+        "winner": winner,
+        "points": int(result.get("points") or 0) if winner is not None else 0,
+        "termination": str(result.get("termination") or "aborted"),
+    }
+    pairing = _UNIT_ID.match(str(record.get("unit_id")))
+    if pairing is not None:  # a malformed unit id is reported by the schedule checks
+        expected["a"], expected["b"] = pairing["a"], pairing["b"]
+    for column, want in expected.items():
+        got = getattr(row, column)
+        if got != want:
+            problems.append(
+                f"{row.game_id}: the stored {column} is {got!r}, its record says {want!r}"
+            )
+    return problems
+
+
+# ==================================================================================================
+# A tournament
+# ==================================================================================================
+
+
+@dataclass(slots=True)
+class VerifyReport:
+    """The audit of one tournament: what was checked, and every mismatch (one line each)."""
+
+    tournament_id: str
+    games: int = 0
+    rolls: int = 0
+    decisions: int = 0
+    problems: list[str] = field(default_factory=list)
+    dice: audit.DiceAudit | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        what = f"{self.games} games, {self.rolls} rolls, {self.decisions} decisions"
+        if self.ok and self.dice is not None and self.dice.revealed:
+            return (
+                f"OK {self.tournament_id}: {what} re-derived from the revealed seed and re-played"
+            )
+        if self.ok:
+            why = (
+                "the tournament was stored before dice commitments existed"
+                if self.dice is None
+                else "the seed is not revealed yet"
+            )
+            return (
+                f"OK {self.tournament_id}: {what} re-played on each record's own dice ({why}, "
+                "so the rolls are not checked against a revealed seed)"
+            )
+        return f"FAILED {self.tournament_id}: {len(self.problems)} mismatches ({what} checked)"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tournament_id": self.tournament_id,
+            "ok": self.ok,
+            "games": self.games,
+            "rolls": self.rolls,
+            "decisions": self.decisions,
+            "problems": list(self.problems),
+            "dice": None if self.dice is None else self.dice.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """Where a game sits in the schedule, as the verifier derives it."""
+
+    pool: str
+    a: str
+    b: str
+    round: int
+    leg: int
+    game_no: int
+    unit_id: str
+
+    @property
+    def white(self) -> str:
+        return self.a if self.leg == 0 else self.b
+
+    @property
+    def black(self) -> str:
+        return self.b if self.leg == 0 else self.a
+
+
+def game_seed(seed: int, slot: _Slot, duplicate: bool) -> int:
+    """The dice seed of a game, from the tournament seed (``docs/audit.md``)."""
+    unit = derive_seed(seed, "dice", slot.pool, slot.round)
+    if not duplicate:
+        unit = derive_seed(unit, slot.a, slot.b, slot.leg)
+    return unit if slot.game_no == 1 else derive_seed(unit, "game", slot.game_no)
+
+
+def _slot_of(record: Mapping[str, Any]) -> _Slot | str:
+    """The schedule position a record claims, checked against its own ids; or the problem."""
+    unit_id = str(record.get("unit_id"))
+    m = _UNIT_ID.match(unit_id)
+    if m is None:
+        return f"unit id {unit_id!r} is not POOL:A~B:ROUNDLEG"
+    game_no = record.get("game_no")
+    slot = _Slot(
+        pool=m["pool"],
+        a=m["a"],
+        b=m["b"],
+        round=int(m["round"]) - 1,
+        leg="ab".index(m["leg"]),
+        game_no=game_no if isinstance(game_no, int) and not isinstance(game_no, bool) else -1,
+        unit_id=unit_id,
+    )
+    claims = {
+        "pool": record.get("pool"),
+        "round": record.get("round"),
+        "leg": record.get("leg"),
+        "white": (record.get("white") or {}).get("bot_id"),
+        "black": (record.get("black") or {}).get("bot_id"),
+    }
+    for key, value in claims.items():
+        if getattr(slot, key) != value:
+            return f"the record's {key} is {value!r}, its unit id {unit_id} says {getattr(slot, key)!r}"
+    if slot.game_no < 1:
+        return f"game_no {record.get('game_no')!r} is not a number >= 1"
+    want_id = unit_id if slot.game_no == 1 and record.get("game_id") == unit_id else None
+    if want_id is None:
+        want_id = f"{unit_id}.g{slot.game_no}"
+    if record.get("game_id") != want_id:
+        return f"game id {record.get('game_id')!r} does not fit unit {unit_id}, game {slot.game_no}"
+    return slot
+
+
+class _Audit:
+    """The checks shared by :func:`verify_store` and :func:`verify_records`."""
+
+    def __init__(self, report: VerifyReport, seed: int, duplicate: bool, commitment: str) -> None:
+        self.report = report
+        self.seed = seed
+        self.duplicate = duplicate
+        self.commitment = commitment
+        self.units: dict[str, list[tuple[_Slot, Mapping[str, Any]]]] = {}
+
+    def problem(self, game_id: str, message: str) -> None:
+        self.report.problems.append(f"{game_id}: {message}")
+
+    def game(self, record: Mapping[str, Any], slot: _Slot) -> None:
+        game_id = str(record.get("game_id"))
+        self.report.games += 1
+        stamp = record.get("dice_commitment") or {}
+        if stamp.get("commitment") != self.commitment or stamp.get("scheme") != audit.SCHEME:
+            self.problem(game_id, f"the record's dice commitment is {stamp or None}")
+        if bool(stamp.get("duplicate", self.duplicate)) != self.duplicate:
+            self.problem(game_id, "the record's duplicate flag differs from the tournament's")
+        seed = game_seed(self.seed, slot, self.duplicate)
+        if record.get("seed") != seed:
+            self.problem(
+                game_id,
+                f"the record's seed is {record.get('seed')}, the revealed seed gives {seed}",
+            )
+        rolls = (record.get("game") or {}).get("rolls") or []
+        dice = SeededDice(seed)
+        for i, roll in enumerate(rolls):
+            want = list(dice.roll())
+            if roll != want:
+                self.problem(game_id, f"roll {i + 1} is {roll}, the revealed seed gives {want}")
+                break
+        else:
+            self.report.rolls += len(rolls)
+        bot_seeds = [derive_seed(seed, "bot", slot.white), derive_seed(seed, "bot", slot.black)]
+        setup = record.get("setup") or {}
+        if setup.get("bot_seeds") != bot_seeds:
+            self.problem(game_id, f"the bots' seeds are {setup.get('bot_seeds')}, not {bot_seeds}")
+        replay = replay_record(record)
+        self.report.decisions += replay.decisions
+        if not replay.ok:
+            self.problem(game_id, replay.message.removeprefix(f"{game_id}: "))
+        self.units.setdefault(slot.unit_id, []).append((slot, record))
+
+    def matches(self, variants: Mapping[str, tuple[Variant, int | None]]) -> dict[str, bool]:
+        """Check the setup of every game unit by unit (who starts, the cube, the match score);
+        returns whether each unit is complete."""
+        done: dict[str, bool] = {}
+        for unit_id, games in self.units.items():
+            games.sort(key=lambda g: g[0].game_no)
+            pool = games[0][0].pool
+            if pool not in variants:
+                self.problem(unit_id, f"pool {pool!r} is not one of the tournament's")
+                continue
+            variant, length = variants[pool]
+            match = Match(variant, length) if length else None
+            finished = False
+            for n, (slot, record) in enumerate(games, start=1):
+                game_id = str(record.get("game_id"))
+                if slot.game_no != n:
+                    self.problem(game_id, f"game {slot.game_no} of its unit, expected game {n}")
+                    break
+                if finished:
+                    self.problem(game_id, "the unit was already decided before this game")
+                    break
+                want = _setup(variant, match)
+                setup = record.get("setup") or {}
+                got = {
+                    "starter": setup.get("starter"),
+                    "cube": setup.get("cube"),
+                    "length": (setup.get("match") or {}).get("length"),
+                    "score": (setup.get("match") or {}).get("score"),
+                    "crawford": (setup.get("match") or {}).get("crawford"),
+                }
+                for key, value in want.items():
+                    if got[key] != value:
+                        self.problem(game_id, f"setup {key} is {got[key]!r}, expected {value!r}")
+                result = record.get("result") or {}
+                winner = result.get("winner")
+                if winner not in COLOURS:
+                    finished = True  # an aborted game ends its unit
+                elif match is None:
+                    finished = True
+                else:
+                    points = result.get("points")
+                    match.add_result(
+                        GameResult(COLOURS.index(winner), int(points or 0), 1, 1, "bear_off")
+                    )
+                    finished = match.is_over
+            done[unit_id] = finished
+        return done
+
+
+def _setup(variant: Variant, match: Match | None) -> dict[str, Any]:
+    """The setup the engine gives the next game of a unit (as ``Tournament._task`` does)."""
+    if match is None:
+        cube = cube_settings_for(variant, match_length=None)
+        starter = WHITE if variant.rules.turn.opening == "white_starts" else None
+        length, score, crawford = 0, [0, 0], False
+    else:
+        cube = match.cube_settings()
+        starter = match.starter()
+        length, score, crawford = match.length or 0, list(match.score), match.crawford_game
+    return {
+        "starter": starter,
+        "cube": dataclasses.asdict(cube),
+        "length": length,
+        "score": score,
+        "crawford": crawford,
+    }
+
+
+def _revealed(report: VerifyReport, dice: audit.DiceAudit | None) -> tuple[int, str] | None:
+    if dice is None:
+        report.problems.append(
+            f"{report.tournament_id}: no dice commitment is stored (a tournament from before "
+            "commitments); nothing can be verified"
+        )
+        return None
+    report.dice = dice
+    if not dice.revealed or dice.seed is None or dice.salt is None:
+        report.problems.append(
+            f"{report.tournament_id}: the seed is not revealed yet (the tournament has not "
+            "ended); verify it once it has finished or was cancelled"
+        )
+        return None
+    if not audit.matches(dice.seed, dice.salt, dice.commitment):
+        report.problems.append(
+            f"{report.tournament_id}: the revealed seed {dice.seed} and salt do not give the "
+            f"commitment {dice.commitment}"
+        )
+        return None
+    return dice.seed, dice.salt
+
+
+def verify_store(store: Store, tournament_id: str | None = None) -> VerifyReport:
+    """Audit a stored tournament (the most recently updated one if ``tournament_id`` is None)
+    from its revealed seed; raises :class:`StorageError` only when it cannot be read at all."""
+    rows = store.tournaments()
+    if not rows:
+        raise StorageError("the database holds no tournament")
+    if tournament_id is None:
+        row = rows[0]
+    else:
+        found = [r for r in rows if r.tournament_id == tournament_id]
+        if not found:
+            known = ", ".join(r.tournament_id for r in rows)
+            raise StorageError(f"no tournament {tournament_id!r} (stored: {known})")
+        row = found[0]
+    report = VerifyReport(row.tournament_id)
+    try:
+        definition = TournamentDef.from_json(row.definition)
+    except (KeyError, TypeError, DefinitionError) as exc:
+        report.problems.append(f"{row.tournament_id}: the stored definition is damaged: {exc}")
+        return report
+    revealed = _revealed(report, audit.public_dice(store, row.tournament_id))
+    if revealed is None:
+        return report
+    seed, _ = revealed
+    if definition.seed != seed:
+        report.problems.append(
+            f"{row.tournament_id}: the stored definition's seed {definition.seed} is not the "
+            f"revealed seed {seed}"
+        )
+    if definition.tournament_id != row.tournament_id:
+        report.problems.append(
+            f"{row.tournament_id}: the stored definition gives the id {definition.tournament_id}"
+        )
+    assert report.dice is not None
+    checks = _Audit(report, seed, definition.duplicate, report.dice.commitment)
+    schedule = {u.unit_id: u for u in build_schedule(definition)}
+    try:
+        games = store.games(row.tournament_id, records=True)
+    except StorageError as exc:
+        report.problems.append(str(exc))
+        return report
+    for game in games:
+        record = game.record or {}
+        report.problems.extend(check_row(game, record))
+        unit = schedule.get(game.unit_id)
+        if unit is None:
+            checks.problem(game.game_id, f"unit {game.unit_id} is not in the schedule")
+            continue
+        slot = _slot_of(record)
+        if isinstance(slot, str):
+            checks.problem(game.game_id, slot)
+            continue
+        if (slot.a, slot.b, slot.round, slot.leg) != (unit.a, unit.b, unit.round, unit.leg):
+            checks.problem(game.game_id, f"the record's seats differ from unit {unit.unit_id}")
+            continue
+        if record.get("tournament_id") != row.tournament_id:
+            checks.problem(game.game_id, f"the record is of {record.get('tournament_id')!r}")
+        pool = definition.pool(unit.pool)
+        variant = _variant(pool.variant, pool.options)
+        if record.get("variant") != variant.name or record.get("options") != dict(variant.options):
+            checks.problem(game.game_id, "the record's variant or options differ from its pool")
+        checks.game(record, slot)
+    variants = {p.label: (_variant(p.variant, p.options), p.match_length) for p in definition.pools}
+    done = checks.matches(variants)
+    if row.status == "finished":
+        missing = [u for u in schedule if not done.get(u)]
+        if missing:
+            report.problems.append(
+                f"{row.tournament_id}: finished, yet {len(missing)} scheduled units are not "
+                f"complete (first: {missing[0]})"
+            )
+    return report
+
+
+def verify_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    seed: int,
+    salt: str,
+    tournament_id: str | None = None,
+) -> VerifyReport:
+    """Audit a tournament from its game records (a JSONL export) and its revealed ``seed`` and
+    ``salt`` (hex). Records of other tournaments are skipped; ``tournament_id`` is needed only
+    when there are several."""
+    mine: list[Mapping[str, Any]] = []
+    ids: set[str] = set()
+    for record in records:
+        tid = str(record.get("tournament_id"))
+        ids.add(tid)
+        if tournament_id is None or tid == tournament_id:
+            mine.append(record)
+    if tournament_id is None:
+        if len(ids) > 1:
+            raise ValueError(f"the records hold several tournaments ({', '.join(sorted(ids))})")
+        tournament_id = next(iter(ids), "?")
+    report = VerifyReport(tournament_id)
+    if not mine:
+        report.problems.append(f"{tournament_id}: no game records")
+        return report
+    stamp = mine[0].get("dice_commitment") or {}
+    published = str(stamp.get("commitment", ""))
+    dice = audit.DiceAudit(tournament_id, audit.SCHEME, published, True, seed, salt)
+    if _revealed(report, dice) is None:
+        return report
+    checks = _Audit(report, seed, bool(stamp.get("duplicate", True)), published)
+    variants: dict[str, tuple[Variant, int | None]] = {}
+    for record in mine:
+        slot = _slot_of(record)
+        if isinstance(slot, str):
+            checks.problem(str(record.get("game_id")), slot)
+            continue
+        try:
+            variant = _variant(str(record.get("variant")), record.get("options") or {})
+        except (NardyError, ValueError, TypeError) as exc:
+            checks.problem(str(record.get("game_id")), f"unknown variant: {exc}")
+            continue
+        length = ((record.get("setup") or {}).get("match") or {}).get("length") or None
+        previous = variants.setdefault(slot.pool, (variant, length))
+        if previous[0].name != variant.name or previous[1] != length:
+            checks.problem(str(record.get("game_id")), f"pool {slot.pool} mixes variants")
+        checks.game(record, slot)
+    checks.matches(variants)
+    return report
+
+
+def verify_game(store: Store, game_id: str, tournament_id: str | None = None) -> VerifyReport:
+    """Check one stored game: its columns against its record, the record re-played through the
+    kernel, and, once the tournament's seed is revealed, its seed and rolls re-derived from it.
+    Raises :class:`StorageError` when the game cannot be found or read."""
+    game = store.find_game(game_id, tournament_id)
+    record = game.record or {}
+    report = VerifyReport(game.tournament_id)
+    report.problems.extend(check_row(game, record))
+    dice = audit.public_dice(store, game.tournament_id)
+    report.dice = dice
+    slot = _slot_of(record)
+    if dice is not None and dice.revealed and dice.seed is not None and dice.salt is not None:
+        if isinstance(slot, str):
+            report.problems.append(f"{game.game_id}: {slot}")
+            return report
+        if not audit.matches(dice.seed, dice.salt, dice.commitment):
+            report.problems.append(
+                f"{game.tournament_id}: the revealed seed and salt do not give the commitment"
+            )
+        duplicate = bool((record.get("dice_commitment") or {}).get("duplicate", True))
+        _Audit(report, dice.seed, duplicate, dice.commitment).game(record, slot)
+        return report
+    replay = replay_record(record)  # no revealed seed: the record's own seed and dice
+    report.games, report.rolls, report.decisions = 1, replay.rolls, replay.decisions
+    if not replay.ok:
+        report.problems.append(
+            f"{game.game_id}: {replay.message.removeprefix(game.game_id + ': ')}"
+        )
+    return report

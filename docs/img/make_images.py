@@ -1,0 +1,120 @@
+"""Make the pictures in docs/img: example SVG boards and screenshots of the web spectator.
+
+Needs the web extra, playwright and Debian's chromium (``apt-get install chromium``)::
+
+    .venv/bin/python docs/img/make_images.py
+
+It plays two small tournaments into a temporary database, serves it with ``nardy web`` on a free
+loopback port and photographs the main pages with Chromium.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import quote
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "tests" / "viewer"))
+
+from spectator_browser import browser_page, spectator  # noqa: E402
+
+from nardy.arena.storage import open_store  # noqa: E402
+from nardy.core import Position, load_variant  # noqa: E402
+from nardy.svg import board  # noqa: E402
+
+
+def boards() -> dict[str, str]:
+    bg = load_variant("backgammon")
+    long = load_variant("long")
+    return {
+        "board-backgammon.svg": board(
+            bg.start_position(), bg, dice=(6, 5), last_play="13/7 13/8", cube=(1, None)
+        ),
+        "board-backgammon-bar.svg": board(
+            Position.from_sides(
+                {24: 1, 13: 3, 8: 2, 6: 4, 5: 2, 4: 1}, {20: 3, 19: 4, 7: 2, 12: 3}, bar=(2, 1)
+            ),
+            bg,
+            mover="black",
+            dice=(4, 2),
+            cube=(4, "opponent"),
+        ),
+        "board-long.svg": board(
+            Position.from_sides(
+                {24: 9, 19: 1, 17: 1, 14: 1, 10: 1, 5: 2}, {12: 8, 7: 2, 2: 1, 20: 1, 15: 3}
+            ),
+            long,
+            dice=(5, 3),
+            last_play="24/19 14/11",
+        ),
+    }
+
+
+def run(*args: str, db: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "nardy", "arena", "run", *args, "--db", str(db), "--quiet"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "demo.db"
+        run(
+            "--variant",
+            "long",
+            "--bots",
+            "heuristic,random,gambler=random,steady=heuristic",
+            "--games",
+            "8",
+            "--seed",
+            "3",
+            "--name",
+            "long-round-robin",
+            db=db,
+        )
+        run(
+            "--variant",
+            "backgammon",
+            "--bots",
+            "heuristic,random",
+            "--games",
+            "10",
+            "--seed",
+            "3",
+            "--name",
+            "backgammon-duel",
+            db=db,
+        )
+        store = open_store(str(db), readonly=True)
+        tid = next(t.tournament_id for t in store.tournaments() if t.name == "long-round-robin")
+        game = store.games(tid)[5].game_id
+        store.close()
+        with spectator(db) as base, browser_page((1280, 900)) as page:
+            for name, svg in boards().items():
+                (HERE / name).write_text(svg + "\n", encoding="utf-8")
+                page.set_content(f"<body style='margin:0'>{svg}</body>")
+                page.locator("svg").screenshot(path=str(HERE / name.replace(".svg", ".png")))
+            shots = {
+                "spectator-tournaments.png": "/",
+                "spectator-tournament.png": f"/t/{tid}",
+                "spectator-games.png": f"/t/{tid}/games?bot=steady",
+                "spectator-game.png": f"/t/{tid}/g/{quote(game, safe='')}?ply=12",
+            }
+            for name, url in shots.items():
+                # A full-page shot is as tall as the page; the games list is cut at 900 pixels.
+                # (The game page's list of decisions is as tall as 80% of the window.)
+                full = name != "spectator-games.png"
+                tall = not full or name == "spectator-game.png"
+                page.set_viewport_size({"width": 1280, "height": 1000 if tall else 300})
+                page.goto(base + url)
+                page.screenshot(path=str(HERE / name), full_page=full)
+    print("wrote", ", ".join(sorted(p.name for p in HERE.glob("*.png"))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,455 @@
+"""Observation vectors for learning: versioned, from the mover's view, batched (docs/encoding.md).
+
+Two encoders, each a fixed layout named with its length and version:
+
+* ``nardy196_v1`` — the board alone (TD-Gammon style): per point and side four units
+  ``[n ≥ 1, n ≥ 2, n ≥ 3, max(n − 3, 0) / 2]`` (Tesauro's unary code), then bar / 2 and
+  off / N for each side (N = that side's checker count: nothing assumes 15).
+* ``nardy226_v1`` — the board plus the turn plan (30 units): the phase of the decision (segment
+  kind, or a cube decision), the segment's steps, the steps still planned later in the turn, whether
+  a re-roll follows, the first-turn head allowance, the cube and the match score.
+
+Both sides are laid out in the **mover's coordinates**: unit block ``i`` of either side describes the
+mover's point ``i + 1``, so a point's two owners sit at the same index (the board as the mover sees
+it). :func:`mirror_permutation` gives the index map between a position's encoding and its flip's.
+
+``encode(position)`` encodes one position; :func:`encode_batch` encodes many at once and
+:func:`encode_plays` every legal result of a decision at once (numpy, no Python loop over units)::
+
+    from nardy.encoding import encode, encode_plays, context_of
+    x = encode(position)                              # shape (196,), board only
+    xs = encode_plays(plays, context_of(game))         # shape (len(plays), 226)
+
+numpy is needed (the ``rl`` extra); the kernel itself never imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from nardy.core.position import Geometry, Position, opposite_point
+
+if TYPE_CHECKING:
+    from nardy.core.game import Game
+    from nardy.core.variant import LegalPlays
+
+__all__ = [
+    "BOARD_ENCODER",
+    "BOARD_SIZE",
+    "CONTEXT_SIZE",
+    "DEFAULT_ENCODER",
+    "ENCODERS",
+    "FULL_ENCODER",
+    "FULL_SIZE",
+    "PHASES",
+    "Context",
+    "Layout",
+    "Phase",
+    "context_of",
+    "encode",
+    "encode_batch",
+    "encode_plays",
+    "encoder_size",
+    "layout",
+    "mirror_permutation",
+]
+
+Array = npt.NDArray[np.float32]
+
+BOARD_ENCODER: Final = "nardy196_v1"
+FULL_ENCODER: Final = "nardy226_v1"
+DEFAULT_ENCODER: Final = FULL_ENCODER
+ENCODERS: Final = (BOARD_ENCODER, FULL_ENCODER)
+"""Every encoder id this module knows. A changed layout gets a new id; old ids keep their layout."""
+
+Phase = Literal["none", "roll", "stage", "reroll", "transfer", "double", "take"]
+PHASES: Final[tuple[Phase, ...]] = ("none", "roll", "stage", "reroll", "transfer", "double", "take")
+"""What the mover is deciding: ``none`` (a bare position, e.g. an afterstate), a play of a segment of
+one of the four kinds of RULES.md §1.4, or a cube decision (§2.12)."""
+
+UNITS_PER_POINT: Final = 4
+_SIDE: Final = 24 * UNITS_PER_POINT  # 96
+
+# Offsets of the feature groups (documented in docs/encoding.md; tests pin them).
+MOVER_POINTS: Final = 0
+OPPONENT_POINTS: Final = _SIDE
+BAR: Final = 2 * _SIDE  # 192: [mover bar / 2, opponent bar / 2]
+OFF: Final = BAR + 2  # 194: [mover off / N, opponent off / N]
+BOARD_SIZE: Final = OFF + 2  # 196
+
+PHASE: Final = BOARD_SIZE  # 196: one-hot over PHASES
+SEGMENT_STEPS: Final = PHASE + len(PHASES)  # 203: steps of value 1…6 in the segment / 4
+LATER_STEPS: Final = SEGMENT_STEPS + 6  # 209: steps of value 1…6 planned later this turn / 4
+REROLL: Final = LATER_STEPS + 6  # 215: a re-roll follows if all four steps are played
+FIRST_TURN: Final = REROLL + 1  # 216: [all N on a limited head, head limit 2 granted]
+CUBE: Final = FIRST_TURN + 2  # 218: [in use, log2(value) / 6, mover owns, opponent owns]
+MATCH: Final = CUBE + 4  # 222: [match play, mover away / length, opponent away / length, Crawford]
+FULL_SIZE: Final = MATCH + 4  # 226
+CONTEXT_SIZE: Final = FULL_SIZE - BOARD_SIZE  # 30
+
+_SIZES: Final = {BOARD_ENCODER: BOARD_SIZE, FULL_ENCODER: FULL_SIZE}
+
+
+def encoder_size(encoder: str) -> int:
+    """The vector length of ``encoder``; a clear error for an unknown id."""
+    try:
+        return _SIZES[encoder]
+    except KeyError:
+        raise ValueError(f"unknown encoder {encoder!r}; known: {', '.join(ENCODERS)}") from None
+
+
+# -- context -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The turn-plan, cube and match state that a bare position does not show (mover's view).
+
+    The default is "no context": a bare position (``phase="none"``), no cube, money play.
+    """
+
+    phase: Phase = "none"
+    segment: tuple[int, ...] = ()
+    """The steps (dice values) of the segment being played."""
+    later: tuple[int, ...] = ()
+    """Step values still planned in this turn after this segment: the later stages of a progression
+    (an upper bound: the all-home stop of RULES.md §2.8 may end it early) or the transferred groups
+    still to play (§2.10)."""
+    reroll: bool = False
+    """A re-roll follows if all four steps of this double are played (§2.9)."""
+    first_turn: bool = False
+    """The segment starts with all of the mover's checkers on a limited head (§3.3.4 applies)."""
+    head_limit: int | None = None
+    """Head steps allowed in this segment (None = no head limit)."""
+    cube: bool = False
+    """Whether the cube is in use in this game."""
+    cube_value: int = 1
+    cube_owner: Literal["centre", "mover", "opponent"] = "centre"
+    match_length: int | None = None
+    """None = money play."""
+    score: tuple[int, int] = (0, 0)
+    """Match score: (mover, opponent)."""
+    crawford: bool = False
+
+    def __post_init__(self) -> None:
+        if self.phase not in PHASES:
+            raise ValueError(f"phase must be one of {', '.join(PHASES)}, not {self.phase!r}")
+        for name, steps in (("segment", self.segment), ("later", self.later)):
+            if any(not 1 <= v <= 6 for v in steps):
+                raise ValueError(f"{name} steps must be dice values 1-6, not {list(steps)}")
+        if self.cube_value < 1:
+            raise ValueError(f"the cube value is at least 1, not {self.cube_value}")
+        if self.match_length is not None and self.match_length < 1:
+            raise ValueError(f"a match is to at least 1 point, not {self.match_length}")
+
+    def vector(self) -> Array:
+        """The 30 context units of ``nardy226_v1``."""
+        out = np.zeros(CONTEXT_SIZE, dtype=np.float32)
+        out[PHASES.index(self.phase)] = 1.0
+        base = SEGMENT_STEPS - BOARD_SIZE
+        for v in self.segment:
+            out[base + v - 1] += 0.25
+        base = LATER_STEPS - BOARD_SIZE
+        for v in self.later:
+            out[base + v - 1] += 0.25
+        out[REROLL - BOARD_SIZE] = float(self.reroll)
+        out[FIRST_TURN - BOARD_SIZE] = float(self.first_turn)
+        out[FIRST_TURN - BOARD_SIZE + 1] = float(self.head_limit == 2)
+        base = CUBE - BOARD_SIZE
+        out[base] = float(self.cube)
+        out[base + 1] = float(np.log2(self.cube_value)) / 6.0
+        out[base + 2] = float(self.cube_owner == "mover")
+        out[base + 3] = float(self.cube_owner == "opponent")
+        base = MATCH - BOARD_SIZE
+        if self.match_length is not None:
+            n = self.match_length
+            out[base] = 1.0
+            out[base + 1] = max(n - self.score[0], 0) / n
+            out[base + 2] = max(n - self.score[1], 0) / n
+            out[base + 3] = float(self.crawford)
+        return out
+
+
+def context_of(
+    game: Game,
+    *,
+    match_length: int | None = None,
+    score: tuple[int, int] = (0, 0),
+    crawford: bool = False,
+) -> Context:
+    """The context of ``game``'s current decision, from the deciding player's view.
+
+    ``score`` is (deciding player, opponent) when the game is part of a match of ``match_length``.
+    A finished game gives the bare context (``phase="none"``) with the cube and match fields.
+    """
+    from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision, all_home
+
+    decision = game.decision
+    player = decision.player if decision is not None else game.mover
+    owner: Literal["centre", "mover", "opponent"] = (
+        "centre"
+        if game.cube.owner is None
+        else "mover"
+        if game.cube.owner == player
+        else "opponent"
+    )
+    common = {
+        "cube": game.cube_settings.enabled,
+        "cube_value": game.cube.value,
+        "cube_owner": owner,
+        "match_length": match_length,
+        "score": score,
+        "crawford": crawford,
+    }
+    if isinstance(decision, DoubleDecision):
+        return Context(phase="double", **common)  # type: ignore[arg-type]
+    if isinstance(decision, TakeDecision):
+        return Context(phase="take", **common)  # type: ignore[arg-type]
+    if not isinstance(decision, PlayDecision):
+        return Context(**common)  # type: ignore[arg-type]
+    segment = decision.segment
+    rules = game.rules
+    later: tuple[int, ...] = ()
+    if segment.kind == "stage" and not all_home(decision.position):
+        # RULES.md §2.8: the stages d, d+1, …, 6; a stage starting all home is the last one.
+        later = tuple(v for v in range(segment.dice[0] + 1, 7) for _ in range(4))
+    elif segment.kind == "transfer":
+        later = _later_transfer_steps(game, segment.dice[0])
+    double = len(segment.dice) == 4 and segment.kind in ("roll", "reroll")
+    checkers = _checkers(decision.position, 0)
+    limit = rules.head.limit
+    first_turn = limit is not None and decision.position.points[23] == checkers
+    head_limit = limit
+    if first_turn:
+        head_limit = game.variant.generator.segment(decision.position, segment.dice).head_limit
+    return Context(
+        phase=segment.kind,
+        segment=segment.dice,
+        later=later,
+        reroll=double and rules.turn.doubles == "reroll",
+        first_turn=first_turn,
+        head_limit=head_limit,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def _later_transfer_steps(game: Game, value: int) -> tuple[int, ...]:
+    """The transferred groups after the one of ``value``: "grouped by value in ascending order"."""
+    for event in reversed(game.events):
+        if event.kind == "transfer":
+            groups = sorted((v, n) for v, n in event.data["steps"])
+            return tuple(v for v, n in groups if v > value for _ in range(n))
+    return ()
+
+
+def _checkers(position: Position, side: int) -> int:
+    """How many checkers one side has (board, bar and off): the variant's N, whatever it is."""
+    sign = 1 if side == 0 else -1
+    return (
+        sum(c * sign for c in position.points if c * sign > 0)
+        + position.bar[side]
+        + position.off[side]
+    )
+
+
+# -- board units -------------------------------------------------------------------------------------
+
+_MAX_STACK: Final = 64
+"""Largest checker count on one point the lookup table covers (15 in every built-in variant)."""
+
+
+def _unit_tables() -> tuple[Array, Array]:
+    counts = np.arange(-_MAX_STACK, _MAX_STACK + 1)
+    tables = []
+    for sign in (1, -1):
+        n = np.clip(counts * sign, 0, None).astype(np.float32)
+        units = np.stack([n >= 1, n >= 2, n >= 3, np.maximum(n - 3, 0) / 2], axis=1)
+        tables.append(units.astype(np.float32))
+    return tables[0], tables[1]
+
+
+_MOVER_UNITS, _OPPONENT_UNITS = _unit_tables()
+_ZERO_UNITS: Final = (0.0, 0.0, 0.0, 0.0)
+_UNIT_TUPLES: Final = tuple(
+    tuple(tuple(float(u) for u in table[_MAX_STACK + n]) for n in range(_MAX_STACK + 1))
+    for table in (_MOVER_UNITS, _OPPONENT_UNITS[::-1])
+)
+"""``_UNIT_TUPLES[side][n]``: the four units of ``n`` checkers of that side, as Python floats."""
+
+# Column order of a LegalPlays board key ([off0, points 1…24, bar0, bar1, off1]) turned into the
+# row layout used here ([points 1…24, bar0, bar1, off0, off1]).
+_KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
+
+
+def _encode_rows(rows: npt.NDArray[np.int64]) -> Array:
+    """Board units of rows ``[points 1…24, bar0, bar1, off0, off1]`` (shape (B, 28))."""
+    batch = rows.shape[0]
+    points = rows[:, :24]
+    if points.size and int(np.abs(points).max()) > _MAX_STACK:
+        raise ValueError(f"a point holds more than {_MAX_STACK} checkers")
+    index = points + _MAX_STACK
+    out = np.empty((batch, BOARD_SIZE), dtype=np.float32)
+    out[:, MOVER_POINTS:OPPONENT_POINTS] = _MOVER_UNITS[index].reshape(batch, _SIDE)
+    out[:, OPPONENT_POINTS:BAR] = _OPPONENT_UNITS[index].reshape(batch, _SIDE)
+    out[:, BAR : BAR + 2] = rows[:, 24:26] / 2.0
+    # Each side's N = its checkers on the board, on the bar and off (RULES.md §3.11: "read N").
+    mover = np.clip(points, 0, None).sum(axis=1) + rows[:, 24] + rows[:, 26]
+    opponent = np.clip(-points, 0, None).sum(axis=1) + rows[:, 25] + rows[:, 27]
+    out[:, OFF] = rows[:, 26] / np.maximum(mover, 1)
+    out[:, OFF + 1] = rows[:, 27] / np.maximum(opponent, 1)
+    return out
+
+
+def _rows_of(positions: Sequence[Position]) -> npt.NDArray[np.int64]:
+    return np.array([p.points + p.bar + p.off for p in positions], dtype=np.int64).reshape(
+        len(positions), 28
+    )
+
+
+def _with_context(board: Array, encoder: str, context: Context | None) -> Array:
+    size = encoder_size(encoder)
+    if size == BOARD_SIZE:
+        if context is not None:
+            raise ValueError(f"{encoder} encodes the board only; pass no context")
+        return board
+    out = np.empty((board.shape[0], size), dtype=np.float32)
+    out[:, :BOARD_SIZE] = board
+    out[:, BOARD_SIZE:] = _context_vector(context or Context())
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _context_vector(context: Context) -> Array:
+    """Contexts repeat (the same phase, dice and cube over and over): compute each once."""
+    vector = context.vector()
+    vector.setflags(write=False)
+    return vector
+
+
+# -- public API --------------------------------------------------------------------------------------
+
+
+def encode(
+    position: Position, context: Context | None = None, *, encoder: str | None = None
+) -> Array:
+    """One position from its mover's view: ``nardy196_v1`` without a context, else ``nardy226_v1``
+    (or the ``encoder`` named)."""
+    chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
+    size = encoder_size(chosen)
+    if size == BOARD_SIZE and context is not None:
+        raise ValueError(f"{chosen} encodes the board only; pass no context")
+    # One position: Python table lookups and one array, cheaper than the vectorised path's
+    # dozen numpy calls on a batch of one (the same units; tests compare the two).
+    units: list[float] = []
+    mover_units, opponent_units = _UNIT_TUPLES
+    points = position.points
+    if max(points) > _MAX_STACK or -min(points) > _MAX_STACK:
+        raise ValueError(f"a point holds more than {_MAX_STACK} checkers")
+    for count in points:
+        units.extend(mover_units[count] if count > 0 else _ZERO_UNITS)
+    for count in points:
+        units.extend(opponent_units[-count] if count < 0 else _ZERO_UNITS)
+    bar, off = position.bar, position.off
+    mover = sum(c for c in points if c > 0) + bar[0] + off[0]
+    opponent = -sum(c for c in points if c < 0) + bar[1] + off[1]
+    units += [bar[0] / 2, bar[1] / 2, off[0] / max(mover, 1), off[1] / max(opponent, 1)]
+    if size == BOARD_SIZE:
+        return np.array(units, dtype=np.float32)
+    out = np.empty(size, dtype=np.float32)
+    out[:BOARD_SIZE] = units
+    out[BOARD_SIZE:] = _context_vector(context or Context())
+    return out
+
+
+def encode_batch(
+    positions: Sequence[Position], context: Context | None = None, *, encoder: str | None = None
+) -> Array:
+    """Many positions at once, shape ``(len(positions), size)``; ``context`` is shared by all rows."""
+    chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
+    board = _encode_rows(_rows_of(positions))
+    out = _with_context(board, chosen, context)
+    assert out.shape == (len(positions), encoder_size(chosen))
+    return out
+
+
+def encode_plays(
+    plays: LegalPlays, context: Context | None = None, *, encoder: str | None = None
+) -> Array:
+    """Every legal result of a decision at once, row ``i`` = ``plays[i].result`` (still from the
+    view of the player who plays: an afterstate before the turn passes).
+
+    Reads the plays' board keys directly, without building a :class:`Position` per play.
+    """
+    chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
+    keys = getattr(plays, "_keys", None)
+    if isinstance(keys, dict) and keys and len(next(iter(keys))) == 28:
+        rows = np.array(list(keys), dtype=np.int64)[:, _KEY_COLUMNS]
+    else:  # another LegalPlays form: go through the public view
+        rows = _rows_of([play.result for play in plays])
+    out = _with_context(_encode_rows(rows), chosen, context)
+    assert out.shape == (len(plays), encoder_size(chosen))
+    return out
+
+
+def mirror_permutation(geometry: Geometry, encoder: str = BOARD_ENCODER) -> npt.NDArray[np.int64]:
+    """``perm`` with ``encode(position.flip(geometry))[perm] == encode(position)`` on the board units.
+
+    Flipping swaps the two sides and renumbers the points by ``opp`` (RULES.md §1.2); context units
+    (if any) map to themselves, since a context is always the mover's.
+    """
+    size = encoder_size(encoder)
+    perm = np.arange(size)
+    for point in range(1, 25):
+        flipped = opposite_point(point, geometry)
+        for unit in range(UNITS_PER_POINT):
+            mine = (point - 1) * UNITS_PER_POINT + unit
+            theirs = (flipped - 1) * UNITS_PER_POINT + unit
+            perm[MOVER_POINTS + mine] = OPPONENT_POINTS + theirs
+            perm[OPPONENT_POINTS + mine] = MOVER_POINTS + theirs
+    perm[BAR], perm[BAR + 1] = BAR + 1, BAR
+    perm[OFF], perm[OFF + 1] = OFF + 1, OFF
+    return perm
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """One feature group of an encoder: where it starts, how long it is, what it holds."""
+
+    name: str
+    start: int
+    size: int
+    meaning: str
+
+
+def layout(encoder: str = FULL_ENCODER) -> tuple[Layout, ...]:
+    """The feature groups of ``encoder`` in order (what docs/encoding.md tabulates)."""
+    groups = [
+        Layout(
+            "mover_points", MOVER_POINTS, _SIDE, "mover's checkers on his points 1…24, 4 units each"
+        ),
+        Layout(
+            "opponent_points",
+            OPPONENT_POINTS,
+            _SIDE,
+            "opponent's checkers on the mover's points 1…24",
+        ),
+        Layout("bar", BAR, 2, "bar / 2: mover, opponent"),
+        Layout("off", OFF, 2, "borne off / N: mover, opponent"),
+    ]
+    if encoder_size(encoder) == FULL_SIZE:
+        groups += [
+            Layout("phase", PHASE, len(PHASES), "one-hot: " + ", ".join(PHASES)),
+            Layout("segment_steps", SEGMENT_STEPS, 6, "steps of value 1…6 in the segment / 4"),
+            Layout("later_steps", LATER_STEPS, 6, "steps of value 1…6 planned later this turn / 4"),
+            Layout("reroll", REROLL, 1, "a re-roll follows if all four steps are played"),
+            Layout("first_turn", FIRST_TURN, 2, "all N on a limited head; head limit 2 granted"),
+            Layout("cube", CUBE, 4, "in use, log2(value) / 6, mover owns, opponent owns"),
+            Layout("match", MATCH, 4, "match play, mover away / n, opponent away / n, Crawford"),
+        ]
+    return tuple(groups)

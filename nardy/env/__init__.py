@@ -1,0 +1,42 @@
+"""Learning environments for every registered variant (the ``rl`` extra; docs/learning.md).
+
+* :func:`aec_env` / :func:`raw_aec_env` — PettingZoo AEC, two agents;
+* :func:`gym_env` — Gymnasium, one agent against a fixed opponent;
+* :func:`action_space_size` — the discrete action space of a variant (``nardy.env.spaces``).
+
+Each is imported when first used, so Gymnasium alone serves :func:`gym_env` and a missing package
+is named with the extra that installs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nardy.env.aec import NardyAECEnv, aec_env, raw_aec_env
+    from nardy.env.gym import NardyGymEnv, gym_env
+    from nardy.env.spaces import action_space_size
+
+__all__ = ["NardyAECEnv", "NardyGymEnv", "action_space_size", "aec_env", "gym_env", "raw_aec_env"]
+
+_WHERE = {
+    "NardyAECEnv": "nardy.env.aec",
+    "aec_env": "nardy.env.aec",
+    "raw_aec_env": "nardy.env.aec",
+    "NardyGymEnv": "nardy.env.gym",
+    "gym_env": "nardy.env.gym",
+    "action_space_size": "nardy.env.spaces",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nardy.env' has no attribute {name!r}")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(
+            f"nardy.env.{name} needs {exc.name}: pip install 'nardy[rl]'", name=exc.name
+        ) from exc

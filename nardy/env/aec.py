@@ -1,0 +1,181 @@
+"""PettingZoo AEC environment of any registered variant (docs/learning.md).
+
+``nardy.env.aec_env("long")`` is the wrapped environment (illegal actions end the game with
+``illegal_reward`` for the offender, out-of-bounds actions assert, order enforced), as PettingZoo's
+classic games do; ``raw_aec_env`` is the bare one. Agents are ``"player_0"`` (White) and ``"player_1"`` (Black); the agent
+selected is always the one who must decide (a play of any segment, a double, an answer to it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from nardy import encoding
+from nardy.core.board_text import render_board
+from nardy.core.variant import Variant
+from nardy.env.driver import Driver, EnvConfig
+
+AGENTS = ("player_0", "player_1")
+"""White and Black (PettingZoo's agent naming)."""
+
+
+class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # type: ignore[misc]
+    """Two agents take turns at the decisions of one game; rewards are the game's points at the end."""
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's attribute, renamed per instance)
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        variant: str | Variant = "long",
+        *,
+        encoder: str = encoding.FULL_ENCODER,
+        action_space_size: int | None = None,
+        auto_forced: bool = True,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            variant,
+            encoder=encoder,
+            action_space_size=action_space_size,
+            auto_forced=auto_forced,
+            render_mode=render_mode,
+            **options,
+        )
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of ansi, human, not {render_mode!r}")
+        self.config = EnvConfig.build(
+            variant,
+            options,
+            encoder=encoder,
+            actions=action_space_size,
+            auto_forced=auto_forced,
+        )
+        self.metadata = {**self.metadata, "name": f"nardy_{self.config.variant.name}_v0"}
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        n = self.config.actions
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    0.0, self.config.obs_high, (self.config.obs_size,), np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (n,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(n) for a in AGENTS}
+        self.driver: Driver | None = None
+        self.np_random, _ = seeding.np_random(None)
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # -- AEC API -----------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self.driver is None:
+            self.np_random, _ = seeding.np_random(seed)
+        self.driver = Driver(self.config, self.np_random)
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self.driver.player]
+        # A game may end before any decision (every segment forced): settle it at once.
+        if self.driver.over:
+            self._finish()
+            self._accumulate_rewards()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        driver = self._driver()
+        colour = AGENTS.index(agent)
+        return {"observation": driver.observation(colour), "action_mask": driver.mask(colour)}
+
+    def step(self, action: int | None) -> None:
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        driver = self._driver()
+        assert action is not None, "a live agent must act"
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        self.rewards = {a: 0.0 for a in AGENTS}
+        driver.step(int(action))
+        if driver.over:
+            self._finish()
+        else:
+            self.agent_selection = AGENTS[driver.player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
+        """Every legal play's resulting position, encoded (``nardy196_v1`` by default), row ``i``
+        for action ``i``, from the selected agent's view; empty for a cube decision."""
+        return self._driver().afterstates(encoder)
+
+    def _finish(self) -> None:
+        driver = self._driver()
+        white, black = driver.points()
+        self.rewards = {AGENTS[0]: float(white), AGENTS[1]: float(black)}
+        self.terminations = {a: True for a in AGENTS}
+        game = driver.game
+        assert game.result is not None
+        for agent in AGENTS:
+            self.infos[agent] = {"points": game.result.points, "reason": game.result.reason}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        game = self._driver().game
+        text = render_board(
+            game.position, game.variant, mover_colour="white" if game.mover == 0 else "black"
+        )
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self.driver = None
+
+    def _driver(self) -> Driver:
+        if self.driver is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.driver
+
+
+def raw_aec_env(variant: str | Variant = "long", **options: Any) -> NardyAECEnv:
+    """The bare AEC environment (no wrappers): an illegal action raises ``ValueError`` naming the
+    legal ones, and nothing changes."""
+    return NardyAECEnv(variant, **options)
+
+
+def aec_env(
+    variant: str | Variant = "long", *, illegal_reward: float = -1.0, **options: Any
+) -> Any:
+    """The AEC environment of ``variant`` with PettingZoo's usual wrappers: an illegal action ends
+    the game, the offender gets ``illegal_reward`` and the other agent 0; out-of-bounds actions
+    assert; the call order is enforced. ``options`` are the variant's options (``cube=True``) and
+    ``encoder``, ``action_space_size``, ``auto_forced``, ``render_mode``."""
+    env: Any = raw_aec_env(variant, **options)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

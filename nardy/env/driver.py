@@ -1,0 +1,215 @@
+"""One game as the learning environments see it: decisions as agent turns, actions as indexes,
+observations from the decider's view, dice from a seeded numpy generator.
+
+Every decision of :class:`~nardy.core.game.Game` is an agent turn of the player who must make it:
+the plays of every segment (rolls, progression stages, re-rolls, transferred steps), the double
+decision and the answer to a double. Actions (docs/learning.md):
+
+* a play decision: the index of the play in ``decision.plays`` (``LegalPlays`` order);
+* a double decision: 0 = roll, 1 = double;
+* a take decision: 0 = take, 1 = drop, 2 = beaver (only when offered).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from nardy import encoding
+from nardy.core.errors import GameStateError
+from nardy.core.game import (
+    COLOURS,
+    DoubleDecision,
+    Game,
+    PlayDecision,
+    TakeDecision,
+)
+from nardy.core.plugins import load_variant
+from nardy.core.variant import Variant
+from nardy.env.spaces import CUBE_ACTIONS, action_space_size
+
+ROLL, DOUBLE = 0, 1
+TAKE, DROP, BEAVER = 0, 1, 2
+_TAKE_ANSWERS: Final = ("take", "drop", "beaver")
+
+Mask = npt.NDArray[np.int8]
+
+
+class NumpyDice:
+    """Dice drawn from a numpy generator (the environment's seeded ``np_random``)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def roll(self) -> tuple[int, int]:
+        a, b = self.rng.integers(1, 7, size=2)
+        return int(a), int(b)
+
+
+@dataclass(frozen=True, slots=True)
+class EnvConfig:
+    """What every environment of a variant shares: the variant, encoder and action space."""
+
+    variant: Variant
+    encoder: str
+    actions: int
+    auto_forced: bool
+
+    @classmethod
+    def build(
+        cls,
+        variant: str | Variant,
+        options: dict[str, Any],
+        *,
+        encoder: str = encoding.FULL_ENCODER,
+        actions: int | None = None,
+        auto_forced: bool = True,
+    ) -> EnvConfig:
+        loaded = variant if isinstance(variant, Variant) else load_variant(variant, options)
+        if isinstance(variant, Variant) and options:
+            raise ValueError("pass variant options with a variant name, not with a Variant")
+        encoding.encoder_size(encoder)  # a clear error for an unknown encoder
+        size = action_space_size(loaded) if actions is None else actions
+        if size < CUBE_ACTIONS:
+            raise ValueError(f"the action space needs at least {CUBE_ACTIONS} actions, not {size}")
+        return cls(loaded, encoder, size, auto_forced)
+
+    @property
+    def obs_size(self) -> int:
+        return encoding.encoder_size(self.encoder)
+
+    @property
+    def obs_high(self) -> float:
+        """Upper bound of every observation unit: bar / 2 with every checker on the bar, or
+        log2(cube value) / 6 up to a cube of 2**48."""
+        checkers = sum(self.variant.rules.layout.points.values())
+        return max(checkers / 2, 8.0)
+
+
+class Driver:
+    """A game of :class:`EnvConfig`'s variant, stepped by action indexes."""
+
+    def __init__(self, config: EnvConfig, rng: np.random.Generator) -> None:
+        self.config = config
+        self.game = Game(config.variant, NumpyDice(rng), auto_forced=config.auto_forced)
+        self._check_size()
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.game.decision is None
+
+    @property
+    def player(self) -> int:
+        """The colour that decides now (the winner once the game is over)."""
+        decision = self.game.decision
+        if decision is None:
+            assert self.game.result is not None
+            return self.game.result.winner
+        return decision.player
+
+    def mask(self, colour: int | None = None) -> Mask:
+        """The legal actions of ``colour`` (default: the decider); all zero for anyone else."""
+        mask = np.zeros(self.config.actions, dtype=np.int8)
+        decision = self.game.decision
+        if decision is None or (colour is not None and colour != decision.player):
+            return mask
+        if isinstance(decision, PlayDecision):
+            mask[: len(decision.plays)] = 1
+        elif isinstance(decision, DoubleDecision):
+            mask[[ROLL, DOUBLE]] = 1
+        else:
+            mask[[TAKE, DROP]] = 1
+            mask[BEAVER] = int(decision.beaver_allowed)
+        return mask
+
+    def observation(self, colour: int) -> npt.NDArray[np.float32]:
+        """``colour``'s observation: the decision's position and context when he decides, else the
+        board from his view with the cube and match state."""
+        game = self.game
+        decision = game.decision
+        match_length = self.config.variant.options.get("match_length")
+        if decision is not None and decision.player == colour:
+            context = encoding.context_of(game, match_length=match_length)
+            position = decision.position
+        else:
+            context = encoding.Context(
+                cube=game.cube_settings.enabled,
+                cube_value=game.cube.value,
+                cube_owner="centre"
+                if game.cube.owner is None
+                else "mover"
+                if game.cube.owner == colour
+                else "opponent",
+                match_length=match_length,
+            )
+            position = game.position_for(colour)
+        if self.config.encoder == encoding.BOARD_ENCODER:
+            return encoding.encode(position, encoder=self.config.encoder)
+        return encoding.encode(position, context, encoder=self.config.encoder)
+
+    def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> npt.NDArray[np.float32]:
+        """The encodings of every legal play's result (row ``i`` = action ``i``), from the
+        decider's view before the turn passes: TD-Gammon's afterstates. Empty for a cube decision
+        or a finished game."""
+        decision = self.game.decision
+        if not isinstance(decision, PlayDecision):
+            return np.zeros((0, encoding.encoder_size(encoder)), dtype=np.float32)
+        return encoding.encode_plays(decision.plays, encoder=encoder)
+
+    def points(self) -> tuple[int, int]:
+        """Game points of (White, Black): + for the winner, − for the loser, 0 while playing."""
+        result = self.game.result
+        if result is None:
+            return (0, 0)
+        sign = 1 if result.winner == 0 else -1
+        return (sign * result.points, -sign * result.points)
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def is_legal(self, action: int) -> bool:
+        return 0 <= action < self.config.actions and bool(self.mask()[action])
+
+    def step(self, action: int) -> None:
+        """Answer the current decision with ``action``; raise ``ValueError`` if it is not legal."""
+        decision = self.game.decision
+        if decision is None:
+            raise GameStateError("the game is over")
+        if not self.is_legal(action):
+            legal = np.flatnonzero(self.mask())
+            shown = ", ".join(map(str, legal[:10])) + (" …" if len(legal) > 10 else "")
+            raise ValueError(
+                f"action {action} is not legal for {COLOURS[decision.player]} now (legal: {shown})"
+            )
+        if isinstance(decision, PlayDecision):
+            self.game.decide(int(action))
+        elif isinstance(decision, DoubleDecision):
+            self.game.decide(action == DOUBLE)
+        else:
+            assert isinstance(decision, TakeDecision)
+            self.game.decide(_TAKE_ANSWERS[action])
+        self._check_size()
+
+    def resign(self, colour: int) -> int:
+        """End the game as a loss of ``colour`` (an illegal action): the points of a single game at
+        the current cube, as a drop scores them (per-checker: × his checkers not borne off)."""
+        game = self.game
+        value = game.cube.value
+        if game.rules.scoring.per_checker:
+            position = game.position_for(colour)
+            checkers = sum(c for c in position.points if c > 0) + position.bar[0] + position.off[0]
+            value *= checkers - position.off[0]
+        return value
+
+    def _check_size(self) -> None:
+        decision = self.game.decision
+        if isinstance(decision, PlayDecision) and len(decision.plays) > self.config.actions:
+            raise GameStateError(
+                f"{len(decision.plays)} legal plays exceed the action space of "
+                f"{self.config.actions} ({self.config.variant.name}); pass a larger "
+                "action_space_size"
+            )

@@ -1,0 +1,186 @@
+"""Gymnasium environment: one agent against a fixed opponent (docs/learning.md).
+
+The opponent (a built-in bot by name, or any :class:`nardy.core.bots.Bot`) makes its decisions
+inside :meth:`NardyGymEnv.step` and :meth:`NardyGymEnv.reset`, so every observation the agent gets is
+one of its own decisions. The reward is 0 until the game ends, then the agent's game points (+ for a
+win, − for a loss). The legal actions are ``obs["action_mask"]`` (also ``info["action_mask"]``).
+
+An illegal action — Gymnasium's ``check_env`` sends unmasked samples — ends the episode as a loss:
+the agent loses a single game at the current cube (per-checker scoring: × its checkers not borne
+off), ``info["illegal_action"]`` is True, and nothing is raised.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from nardy import encoding
+from nardy.core.bots import Bot, make_bot
+from nardy.core.game import DoubleDecision, PlayDecision
+from nardy.core.variant import Variant
+from nardy.env.driver import DOUBLE, DROP, ROLL, TAKE, Driver, EnvConfig
+
+Seat = Literal["white", "black", "random"]
+
+
+class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
+    """A single agent plays one game per episode against ``opponent``."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's attribute)
+
+    def __init__(
+        self,
+        variant: str | Variant = "long",
+        *,
+        opponent: str | Bot = "heuristic",
+        seat: Seat = "random",
+        encoder: str = encoding.FULL_ENCODER,
+        action_space_size: int | None = None,
+        auto_forced: bool = True,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        if seat not in ("white", "black", "random"):
+            raise ValueError(f"seat must be white, black or random, not {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be ansi, not {render_mode!r}")
+        if isinstance(opponent, str):
+            make_bot(opponent)  # a clear error for an unknown bot name, now
+        elif not isinstance(opponent, Bot):
+            raise TypeError(
+                f"opponent must be a built-in bot name or a nardy.core.bots.Bot, not {opponent!r}"
+            )
+        self.config = EnvConfig.build(
+            variant,
+            options,
+            encoder=encoder,
+            actions=action_space_size,
+            auto_forced=auto_forced,
+        )
+        self.opponent_spec = opponent
+        self.seat = seat
+        self.render_mode = render_mode
+        n = self.config.actions
+        self.action_space: spaces.Discrete = spaces.Discrete(n)  # type: ignore[assignment]
+        self.observation_space: spaces.Dict = spaces.Dict(  # type: ignore[assignment]
+            {
+                "observation": spaces.Box(
+                    0.0, self.config.obs_high, (self.config.obs_size,), np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (n,), np.int8),
+            }
+        )
+        self.driver: Driver | None = None
+        self.colour = 0
+        self.opponent: Bot | None = None
+        self._abandoned = False
+
+    # -- Gymnasium API -----------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.seat == "random":
+            self.colour = int(rng.integers(2))
+        else:
+            self.colour = 0 if self.seat == "white" else 1
+        if isinstance(self.opponent_spec, str):
+            self.opponent = make_bot(self.opponent_spec, seed=int(rng.integers(2**31)))
+        else:
+            self.opponent = self.opponent_spec
+        self.driver = Driver(self.config, rng)
+        self._abandoned = False
+        self.opponent.start_game(self.config.variant, 1 - self.colour)
+        self._opponent_moves()
+        # A game may end before the agent decides anything (forced plays only): the episode then
+        # starts terminated; its one observation is the final board.
+        return self._obs(), self._info()
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        driver = self._driver()
+        if driver.over or self._abandoned:
+            raise RuntimeError("the episode is over; call reset()")
+        action = int(action)
+        if not driver.is_legal(action):
+            # The game is abandoned as a loss; the kernel's game itself stays unscored.
+            self._abandoned = True
+            points = driver.resign(self.colour)
+            info = {**self._info(), "illegal_action": True}
+            return self._obs(), float(-points), True, False, info
+        driver.step(action)
+        self._opponent_moves()
+        reward = float(driver.points()[self.colour])
+        obs = self._obs()
+        return obs, reward, driver.over, False, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        from nardy.core.board_text import render_board
+
+        game = self._driver().game
+        return render_board(
+            game.position_for(self.colour),
+            game.variant,
+            mover_colour="white" if self.colour == 0 else "black",
+        )
+
+    def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
+        """Every legal play's resulting position, encoded (``nardy196_v1`` by default), row ``i``
+        for action ``i``, from the agent's view; empty for a cube decision."""
+        return self._driver().afterstates(encoder)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _opponent_moves(self) -> None:
+        driver = self._driver()
+        bot = self.opponent
+        assert bot is not None
+        while not driver.over and driver.player != self.colour:
+            decision = driver.game.decision
+            if isinstance(decision, PlayDecision):
+                driver.step(int(bot.choose_play(decision)))
+            elif isinstance(decision, DoubleDecision):
+                driver.step(DOUBLE if bot.offer_double(decision) else ROLL)
+            else:
+                assert decision is not None
+                answer = bot.respond_to_double(decision)
+                driver.step({"take": TAKE, "drop": DROP}.get(answer, 2))
+
+    def _mask(self) -> np.ndarray:
+        mask = self._driver().mask(self.colour)
+        if self._abandoned:
+            mask[:] = 0
+        return mask
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        return {"observation": self._driver().observation(self.colour), "action_mask": self._mask()}
+
+    def _info(self) -> dict[str, Any]:
+        driver = self._driver()
+        info: dict[str, Any] = {"action_mask": self._mask(), "colour": self.colour}
+        result = driver.game.result
+        if result is not None:
+            info["points"] = result.points
+            info["winner"] = result.winner
+        return info
+
+    def _driver(self) -> Driver:
+        if self.driver is None:
+            raise RuntimeError("call reset() before step()")
+        return self.driver
+
+
+def gym_env(
+    variant: str | Variant = "long", opponent: str | Bot = "heuristic", **options: Any
+) -> NardyGymEnv:
+    """The Gymnasium environment of ``variant`` against ``opponent`` (``"heuristic"``, ``"random"`` or
+    a :class:`~nardy.core.bots.Bot`). ``options`` are the variant's options and ``seat``,
+    ``encoder``, ``action_space_size``, ``auto_forced``, ``render_mode``."""
+    return NardyGymEnv(variant, opponent=opponent, **options)

@@ -1,0 +1,598 @@
+"""Boards as SVG: :func:`board` draws a position of any variant, python-chess ``chess.svg`` style.
+
+The board is drawn from one player's seat, in that player's own coordinates (RULES.md §1.1): his
+points 13…24 on the top row from left to right, 12…1 on the bottom row, his home (1…6) at the
+bottom right, where his borne-off tray is. The opponent's checkers go where the variant's geometry
+puts them (RULES.md §1.2): opposite direction, the opponent's point ``q`` is the viewer's
+``25 − q`` and his tray is at the top right; same direction (long nardy and its family), ``q ± 12``,
+his head is the viewer's 12 and his tray at the top left.
+
+Every drawn thing has a class, so tests and pages can find it: ``checker white|black`` (one
+element per checker, with ``data-point`` = the point number printed on the board, ``bar`` or
+``off``), ``point p13`` (with ``data-point``), ``head``, ``bar``, ``tray``, ``die``, ``cube``,
+``arrow``, ``last-from``/``last-to``, ``count``. The position id is in ``<desc>`` and in the root's
+``data-position``. Built with :mod:`xml.etree.ElementTree` only.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from nardy.core.notation import BAR, OFF, Step, parse_steps
+from nardy.core.position import Geometry, Position, opposite_point
+from nardy.core.variant import Variant
+
+__all__ = ["COLOURS", "Colour", "CubeOwner", "SvgBoard", "board"]
+
+Colour = Literal["white", "black"]
+CubeOwner = Literal["mover", "opponent"] | None
+
+COLOURS: Mapping[str, str] = {
+    "frame": "#5a3a22",
+    "frame_edge": "#3b2514",
+    "field": "#eadcbc",
+    "point_dark": "#8f3b2b",
+    "point_light": "#c9a66b",
+    "bar": "#4d3120",
+    "tray": "#3f2818",
+    "label": "#f1e4c8",
+    "head_label": "#ffd27a",
+    "white": "#f7f1e3",
+    "white_edge": "#8a7d66",
+    "black": "#2a2522",
+    "black_edge": "#0d0b0a",
+    "highlight": "#f4b942",
+    "arrow": "#2f7fd1",
+    "cube": "#fbf7ee",
+    "cube_text": "#222222",
+}
+"""The default palette; any key can be replaced with ``board(..., colours={...})``."""
+
+# Layout, in SVG user units (the ``size`` argument scales the whole drawing).
+_D = 40  # checker diameter
+_R = _D / 2 - 1
+_PW = 44  # point width
+_F = 12  # frame strip between trays, field and outer edge
+_T = 56  # tray column width
+_M = 30  # top and bottom frame, where the point numbers are
+_STACK = 5 * _D  # height of a row's stacking area: five checkers, then the stack is compressed
+_GAP = 64  # between the two rows
+_TRI = 4.6 * _D  # triangle height
+_SLAB = 8  # a borne-off checker seen from the side: height + 1 gap
+_H = 2 * _STACK + _GAP  # height of the playing field
+_HEIGHT = 2 * _M + _H
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """Column geometry, which depends on the bar's width (a real bar, or a hinge without one)."""
+
+    bar: float
+
+    @property
+    def width(self) -> float:
+        return 4 * _F + 2 * _T + 12 * _PW + self.bar
+
+    @property
+    def field_left(self) -> float:
+        return 2 * _F + _T
+
+    @property
+    def bar_left(self) -> float:
+        return self.field_left + 6 * _PW
+
+    @property
+    def left_tray(self) -> float:
+        return _F
+
+    @property
+    def right_tray(self) -> float:
+        return self.bar_left + self.bar + 6 * _PW + _F
+
+    def column_x(self, column: int) -> float:
+        """Centre x of board column 0…11 (left to right)."""
+        x = self.field_left + column * _PW + _PW / 2
+        return x + self.bar if column >= 6 else x
+
+
+def _column_of(point: int) -> tuple[int, bool]:
+    """(column 0…11, top row?) of the viewer's ``point`` 1…24."""
+    if point >= 13:
+        return point - 13, True
+    return 12 - point, False
+
+
+def _slot_y(top: bool, index: int, count: int) -> float:
+    """Centre y of the ``index``-th checker (0 = at the edge) of a stack of ``count``."""
+    step = _D if count <= 5 else (_STACK - _D) / (count - 1)
+    offset = _R + 1 + index * step
+    return _M + offset if top else _M + _H - offset
+
+
+class SvgBoard(str):
+    """An SVG document as a string that Jupyter and IPython display as a picture."""
+
+    __slots__ = ()
+
+    def _repr_svg_(self) -> str:
+        return str(self)
+
+
+def _num(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def _el(parent: ET.Element, tag: str, **attrs: object) -> ET.Element:
+    """A child element; ``None`` attributes are dropped, ``class_`` becomes ``class``, and
+    ``data_x`` / ``stroke_width`` become ``data-x`` / ``stroke-width``."""
+    out: dict[str, str] = {}
+    for key, value in attrs.items():
+        if value is None:
+            continue
+        name = key.rstrip("_").replace("_", "-")
+        out[name] = _num(value) if isinstance(value, float) else str(value)
+    return ET.SubElement(parent, tag, out)
+
+
+def _steps_of(play: str | Iterable[Step] | None) -> list[Step]:
+    if play is None:
+        return []
+    if isinstance(play, str):
+        return parse_steps(play)
+    return list(play)
+
+
+def board(
+    position: Position,
+    variant: Variant | str | None = None,
+    *,
+    flipped: bool = False,
+    mover: Colour = "white",
+    last_play: str | Iterable[Step] | None = None,
+    dice: Sequence[int] | None = None,
+    cube: tuple[int, CubeOwner] | None = None,
+    size: int | None = None,
+    coordinates: bool = True,
+    colours: Mapping[str, str] | None = None,
+) -> SvgBoard:
+    """The SVG picture of ``position`` (seen from its mover, as every position in nardy is).
+
+    :param variant: a variant or its name, for its geometry (where the opponent's checkers and
+        tray are, the heads, whether there is a bar); None draws the mover's view with a bar and
+        the opponent's tray at the top right, which is right for the backgammon family.
+    :param flipped: draw it from the opponent's seat, numbered in his coordinates (the flip
+        follows the variant's geometry).
+    :param mover: the colour of the position's mover (the opponent has the other one).
+    :param last_play: a play of the mover (text such as ``"24/18 13/11"`` or steps), in the
+        mover's coordinates, drawn as arrows from each step's source to its destination; the
+        position may be the one before or after it.
+    :param dice: dice to show on the mover's half (a roll, or the steps of one segment).
+    :param cube: ``(value, owner)`` with owner ``"mover"``, ``"opponent"`` or None (centred).
+    :param size: width in pixels (the height follows); default: the natural size.
+    :param coordinates: print the point numbers of the side the board is drawn from.
+    :param colours: replacements for entries of :data:`COLOURS`.
+    """
+    palette = {**COLOURS, **(colours or {})}
+    if isinstance(variant, str):
+        from nardy.core import load_variant
+
+        variant = load_variant(variant)
+    name = "" if variant is None else variant.name
+    geometry: Geometry = "opposite" if variant is None else variant.rules.geometry
+    has_bar = True if variant is None else variant.rules.hitting.hits
+    frame = _Frame(bar=52 if has_bar else 22)
+    opponent: Colour = "black" if mover == "white" else "white"
+    viewer, other = (opponent, mover) if flipped else (mover, opponent)
+    shown = position.flip(geometry) if flipped else position
+
+    def to_view(point: int) -> int:
+        """A point of the position's mover in the coordinates the board is drawn in."""
+        return opposite_point(point, geometry) if flipped else point
+
+    width, height = frame.width, _HEIGHT
+    root = ET.Element(
+        "svg",
+        {
+            "xmlns": "http://www.w3.org/2000/svg",
+            "version": "1.1",
+            "viewBox": f"0 0 {_num(width)} {_num(height)}",
+            "class": f"nardy-board {name}".rstrip(),
+            "data-position": position.id(),
+            "data-variant": name,
+            "data-mover": mover,
+            "data-viewer": viewer,
+        },
+    )
+    if size is not None:
+        root.set("width", str(size))
+        root.set("height", _num(size * height / width))
+    to_move = "to move" if dice is None else "to play"
+    root.set("role", "img")
+    root.set("aria-label", f"{name or 'nardy'} board, {mover.title()} {to_move}")
+    _el(root, "desc").text = (
+        f"nardy position {position.id()} ({name or 'no variant given'}); {mover.title()} {to_move}; "
+        f"drawn from {viewer.title()}'s seat, numbered in {viewer.title()}'s coordinates"
+    )
+    _defs(root, palette)
+
+    # Frame, field, trays, bar.
+    _el(root, "rect", class_="frame", width=width, height=height, rx=10, fill=palette["frame"])
+    _el(
+        root,
+        "rect",
+        class_="frame-edge",
+        x=2,
+        y=2,
+        width=width - 4,
+        height=height - 4,
+        rx=9,
+        fill="none",
+        stroke=palette["frame_edge"],
+        stroke_width=3,
+    )
+    for half in (0, 1):
+        x = frame.field_left + half * (6 * _PW + frame.bar)
+        _el(
+            root, "rect", class_="field", x=x, y=_M, width=6 * _PW, height=_H, fill=palette["field"]
+        )
+    for x in (frame.left_tray, frame.right_tray):
+        for top in (True, False):
+            y = _M if top else _M + _H / 2 + 4
+            _el(
+                root,
+                "rect",
+                class_="tray",
+                x=x,
+                y=y,
+                width=_T,
+                height=_H / 2 - 4,
+                rx=4,
+                fill=palette["tray"],
+            )
+    _el(
+        root,
+        "rect",
+        class_="bar" if has_bar else "hinge",
+        x=frame.bar_left,
+        y=_M - 6,
+        width=frame.bar,
+        height=_H + 12,
+        fill=palette["bar"],
+    )
+
+    # Points.
+    steps = _steps_of(last_play)
+    sources = {to_view(s.src) for s in steps if s.src != BAR}
+    targets = {to_view(s.dst) for s in steps if s.dst != OFF}
+    heads = {24, opposite_point(24, geometry)} if geometry == "same" else set()
+    for point in range(1, 25):
+        column, top = _column_of(point)
+        cx = frame.column_x(column)
+        base = _M if top else _M + _H
+        tip = base + _TRI if top else base - _TRI
+        classes = ["point", f"p{point}", "dark" if column % 2 == 0 else "light"]
+        if point in heads:
+            classes.append("head")
+        if point in sources:
+            classes.append("last-from")
+        if point in targets:
+            classes.append("last-to")
+        fill = palette["point_dark" if column % 2 == 0 else "point_light"]
+        _el(
+            root,
+            "polygon",
+            class_=" ".join(classes),
+            data_point=point,
+            points=f"{_num(cx - _PW / 2 + 1)},{_num(base)} {_num(cx + _PW / 2 - 1)},{_num(base)} "
+            f"{_num(cx)},{_num(tip)}",
+            fill=fill,
+            stroke=palette["highlight"] if point in sources | targets else None,
+            stroke_width=3 if point in sources | targets else None,
+        )
+        if coordinates:
+            label = _el(
+                root,
+                "text",
+                class_="label head" if point in heads else "label",
+                x=cx,
+                y=_M / 2 + 5 if top else _M + _H + _M / 2 + 5,
+                text_anchor="middle",
+                font_family="Helvetica, Arial, sans-serif",
+                font_size=14,
+                font_weight="bold" if point in heads else None,
+                fill=palette["head_label" if point in heads else "label"],
+            )
+            label.text = str(point)
+
+    # Checkers on the points.
+    for point in range(1, 25):
+        count = shown.points[point - 1]
+        if count == 0:
+            continue
+        colour = viewer if count > 0 else other
+        column, top = _column_of(point)
+        cx = frame.column_x(column)
+        n = abs(count)
+        for index in range(n):
+            cy = _slot_y(top, index, n)
+            _checker(root, colour, cx, cy, str(point), palette)
+        if n > 5:
+            _count(root, cx, _slot_y(top, n - 1, n), n, colour, palette)
+
+    # The bar: the viewer's checkers on its upper half (they enter into the top right quarter),
+    # the other side's on its lower half, each stack growing away from the middle.
+    bar_x = frame.bar_left + frame.bar / 2
+    for side, colour, upward in ((0, viewer, True), (1, other, False)):
+        n = shown.bar[side]
+        step = min(_D, (_STACK - _D) / max(n - 1, 1))
+        for index in range(n):
+            offset = _GAP / 2 + _R + 2 + index * step
+            cy = _M + _H / 2 - offset if upward else _M + _H / 2 + offset
+            _checker(root, colour, bar_x, cy, "bar", palette)
+        if n > 1:
+            offset = _GAP / 2 + _R + 2 + (n - 1) * step
+            _count(root, bar_x, _M + _H / 2 + (-offset if upward else offset), n, colour, palette)
+
+    # Borne-off checkers: each side's tray is beyond its own point 1.
+    viewer_tray = (frame.right_tray, False)
+    other_tray = (frame.right_tray if geometry == "opposite" else frame.left_tray, True)
+    for side, colour, (tray_x, top) in ((0, viewer, viewer_tray), (1, other, other_tray)):
+        n = shown.off[side]
+        for index in range(n):
+            y = _M + 4 + index * _SLAB if top else _M + _H - 4 - (index + 1) * _SLAB
+            _el(
+                root,
+                "rect",
+                class_=f"checker {colour}",
+                data_point="off",
+                x=tray_x + 6,
+                y=y,
+                width=_T - 12,
+                height=_SLAB - 1,
+                rx=2,
+                fill=palette[colour],
+                stroke=palette[f"{colour}_edge"],
+                stroke_width=1,
+            )
+        if n:
+            y = _M + 4 + n * _SLAB + 14 if top else _M + _H - 4 - n * _SLAB - 5
+            text = _el(
+                root,
+                "text",
+                class_="count off",
+                x=tray_x + _T / 2,
+                y=y,
+                text_anchor="middle",
+                font_family="Helvetica, Arial, sans-serif",
+                font_size=13,
+                fill=palette["label"],
+            )
+            text.text = f"{n} off"
+
+    if cube is not None:
+        _cube(root, frame, cube, flipped, palette)
+    if dice:
+        # The mover's dice lie on the mover's half: the right one when he sits at the bottom.
+        mover_right = not flipped
+        _dice(root, frame, list(dice), mover, mover_right, palette)
+    if steps:
+        # The mover's own bar half and tray, wherever the board is drawn from.
+        mover_tray, mover_up = (other_tray, False) if flipped else (viewer_tray, True)
+        _arrows(root, frame, steps, to_view, mover_tray, mover_up, palette)
+
+    ET.indent(root, space=" ")
+    return SvgBoard(ET.tostring(root, encoding="unicode"))
+
+
+def _defs(root: ET.Element, palette: Mapping[str, str]) -> None:
+    defs = _el(root, "defs")
+    for colour, light in (("white", "#ffffff"), ("black", "#5a524c")):
+        gradient = _el(defs, "radialGradient", id=f"nardy-{colour}", cx="35%", cy="30%", r="75%")
+        _el(gradient, "stop", offset="0%", stop_color=light)
+        _el(gradient, "stop", offset="100%", stop_color=palette[colour])
+    marker = _el(
+        defs,
+        "marker",
+        id="nardy-arrowhead",
+        viewBox="0 0 10 10",
+        refX=5,
+        refY=5,
+        markerWidth=3.2,
+        markerHeight=3.2,
+        orient="auto-start-reverse",
+    )
+    _el(marker, "path", d="M 0 0 L 10 5 L 0 10 z", fill=palette["arrow"])
+
+
+def _checker(
+    root: ET.Element,
+    colour: Colour,
+    cx: float,
+    cy: float,
+    point: str,
+    palette: Mapping[str, str],
+) -> None:
+    _el(
+        root,
+        "circle",
+        class_=f"checker {colour}",
+        data_point=point,
+        cx=cx,
+        cy=cy,
+        r=_R,
+        fill=f"url(#nardy-{colour})",
+        stroke=palette[f"{colour}_edge"],
+        stroke_width=1.5,
+    )
+
+
+def _count(
+    root: ET.Element, cx: float, cy: float, n: int, colour: Colour, palette: Mapping[str, str]
+) -> None:
+    """The number of checkers, written on the top checker of a tall stack."""
+    text = _el(
+        root,
+        "text",
+        class_="count",
+        x=cx,
+        y=cy + 6,
+        text_anchor="middle",
+        font_family="Helvetica, Arial, sans-serif",
+        font_size=17,
+        font_weight="bold",
+        fill=palette["black" if colour == "white" else "white"],
+    )
+    text.text = str(n)
+
+
+_PIPS = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)),
+}
+
+
+def _dice(
+    root: ET.Element,
+    frame: _Frame,
+    dice: list[int],
+    colour: Colour,
+    right: bool,
+    palette: Mapping[str, str],
+) -> None:
+    size, gap = 36, 10
+    total = len(dice) * size + (len(dice) - 1) * gap
+    half_left = frame.bar_left + frame.bar if right else frame.field_left
+    x = half_left + (6 * _PW - total) / 2
+    y = _M + _H / 2 - size / 2
+    pip = palette["black" if colour == "white" else "white"]
+    for value in dice:
+        group = _el(root, "g", class_=f"die {colour}", data_value=value)
+        _el(
+            group,
+            "rect",
+            x=x,
+            y=y,
+            width=size,
+            height=size,
+            rx=6,
+            fill=palette[colour],
+            stroke=palette[f"{colour}_edge"],
+            stroke_width=1.5,
+        )
+        for dx, dy in _PIPS.get(value, ()):
+            _el(
+                group, "circle", cx=x + size / 2 + dx * 9, cy=y + size / 2 + dy * 9, r=3.3, fill=pip
+            )
+        x += size + gap
+
+
+def _cube(
+    root: ET.Element,
+    frame: _Frame,
+    cube: tuple[int, CubeOwner],
+    flipped: bool,
+    palette: Mapping[str, str],
+) -> None:
+    """The cube in the left column: in the middle when centred (showing 64, as real cubes do),
+    near its owner otherwise."""
+    value, owner = cube
+    size = 38
+    middle = _M + _H / 2
+    if owner is None:
+        cy = middle
+    else:
+        at_bottom = (owner == "mover") != flipped
+        cy = middle + 62 if at_bottom else middle - 62
+    x = frame.left_tray + (_T - size) / 2
+    group = _el(
+        root,
+        "g",
+        class_="cube centred" if owner is None else f"cube {owner}",
+        data_value=value,
+    )
+    _el(
+        group,
+        "rect",
+        x=x,
+        y=cy - size / 2,
+        width=size,
+        height=size,
+        rx=6,
+        fill=palette["cube"],
+        stroke=palette["frame_edge"],
+        stroke_width=2,
+    )
+    text = _el(
+        group,
+        "text",
+        x=x + size / 2,
+        y=cy + 7,
+        text_anchor="middle",
+        font_family="Helvetica, Arial, sans-serif",
+        font_size=19 if value < 100 else 14,
+        font_weight="bold",
+        fill=palette["cube_text"],
+    )
+    text.text = str(64 if owner is None and value == 1 else value)
+
+
+def _arrows(
+    root: ET.Element,
+    frame: _Frame,
+    steps: list[Step],
+    to_view: Callable[[int], int],
+    tray: tuple[float, bool],
+    bar_up: bool,
+    palette: Mapping[str, str],
+) -> None:
+    """One arrow per step, from the source's stack to the destination's (anchored at the second
+    checker's place, so an arrow reads the same before and after the play)."""
+    middle = _M + _H / 2
+
+    def anchor(point: int, source: bool) -> tuple[float, float]:
+        if source and point == BAR:
+            offset = _GAP / 2 + _R + 2
+            return frame.bar_left + frame.bar / 2, middle - offset if bar_up else middle + offset
+        if not source and point == OFF:
+            tray_x, top = tray
+            return tray_x + _T / 2, _M + 40 if top else _M + _H - 40
+        view = to_view(point)
+        column, top = _column_of(view)
+        return frame.column_x(column), _slot_y(top, 1, 1)
+
+    for step in steps:
+        x1, y1 = anchor(step.src, True)
+        x2, y2 = anchor(step.dst, False)
+        # A gentle curve towards the middle of the board, so a checker's chain of steps along
+        # one row reads as separate hops; stop short of the target so the head stays visible.
+        dx, dy = x2 - x1, y2 - y1
+        length = max((dx * dx + dy * dy) ** 0.5, 1.0)
+        nx, ny = -dy / length, dx / length
+        if ((y1 + y2) / 2 - middle) * ny > 0:
+            nx, ny = -nx, -ny
+        bend = min(0.18 * length, 60.0)
+        qx, qy = (x1 + x2) / 2 + nx * bend, (y1 + y2) / 2 + ny * bend
+        tx, ty = x2 - qx, y2 - qy
+        tail = max((tx * tx + ty * ty) ** 0.5, 1.0)
+        shorten = min(12.0, tail / 3)
+        ex, ey = x2 - tx / tail * shorten, y2 - ty / tail * shorten
+        _el(
+            root,
+            "path",
+            class_="arrow",
+            data_step=f"{step.src}/{step.dst}",
+            d=f"M {_num(x1)} {_num(y1)} Q {_num(qx)} {_num(qy)} {_num(ex)} {_num(ey)}",
+            fill="none",
+            stroke=palette["arrow"],
+            stroke_width=6,
+            stroke_linecap="round",
+            opacity=0.85,
+            marker_end="url(#nardy-arrowhead)",
+        )

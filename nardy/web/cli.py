@@ -1,0 +1,65 @@
+"""``nardy web --db FILE [--arena HOST:PORT] [--port N]``: serve the spectator."""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["web_command"]
+
+
+@click.command("web")
+@click.option(
+    "--db",
+    default="arena.db",
+    show_default=True,
+    metavar="FILE|URL",
+    help="The tournament database (SQLite file or postgresql:// URL), opened read-only.",
+)
+@click.option(
+    "--arena",
+    metavar="HOST:PORT",
+    default=None,
+    help="An arena server (nardy arena serve) whose WatchTournament events push live updates "
+    "at once; without it, live pages see new games at the next --poll.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--poll",
+    type=click.FloatRange(0.05, 3600),
+    default=0.5,
+    show_default=True,
+    metavar="SECONDS",
+    help="How often live pages look at the database for new games.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on (loopback by default; 0.0.0.0 shows it to the network).",
+)
+def web_command(db: str, arena: str | None, port: int, poll: float, host: str) -> None:
+    """Watch tournaments in a browser: standings updating live, every game decision by decision.
+
+    \b
+    Examples:
+      nardy web --db arena.db                      # then open http://127.0.0.1:8000/
+      nardy web --db arena.db --arena 127.0.0.1:50050 --port 8080
+    """
+    try:
+        import uvicorn
+
+        from nardy.web.app import create_app
+    except ImportError as exc:
+        raise click.ClickException(
+            f"the web spectator needs its extra ({exc.name} is missing): pip install 'nardy[web]'"
+        ) from None
+    from nardy.arena.storage import StorageError
+
+    try:
+        app = create_app(db, arena=arena, poll_s=poll)
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"nardy spectator on http://{host}:{port}/ (database {db}); Ctrl-C stops it", err=True
+    )
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)

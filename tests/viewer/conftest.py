@@ -1,0 +1,57 @@
+"""Tournament databases for the spectator's tests, made by the real engine."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from nardy.arena.schedule import definition_from_flags
+from nardy.arena.storage import open_store
+from nardy.arena.tournament import Tournament
+from nardy.core import variant_names
+
+HOSTILE_NAME = "<script>alert(1)</script>"
+HOSTILE_COMMENT = '<img src=x onerror="alert(2)">equity +0.5'
+
+
+@pytest.fixture(scope="session")
+def hostile() -> tuple[str, str]:
+    """The hostile bot name and comment stored in the ``hostile`` tournament."""
+    return HOSTILE_NAME, HOSTILE_COMMENT
+
+
+@pytest.fixture(scope="session")
+def finished_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One finished round robin over every registered variant (2 games each), plus a tournament
+    with one game whose bots sent hostile text (a remote bot's name and comment are its own)."""
+    path = tmp_path_factory.mktemp("spectator") / "arena.db"
+    store = open_store(str(path))
+    try:
+        d = definition_from_flags(
+            variants=variant_names(), bots="heuristic,random", games=2, seed=5, name="every-variant"
+        )
+        assert Tournament(d, store).run().status == "finished"
+        source = store.games(store.tournaments()[0].tournament_id, records=True)[0]
+        hostile = definition_from_flags(
+            variants=[source.pool], bots="heuristic,random", games=2, seed=9, name="hostile"
+        )
+        tournament_id = "hostile-0001"
+        store.open_tournament(tournament_id, "hostile", hostile.to_json(), {"id": 1}, 2)
+        record = copy.deepcopy(source.record)
+        assert record is not None
+        record["tournament_id"] = tournament_id
+        record["white"]["name"] = HOSTILE_NAME
+        record["decisions"][0]["info"] = {"comment": HOSTILE_COMMENT, "values": {"<b>": "</td>"}}
+        record["faults"]["white"]["timeout"] = 1
+        record["decisions"][0]["fault"] = {"kind": "timeout", "message": "<i>late</i>"}
+        record["decisions"][0]["fallback"] = True
+        store.save_game(
+            dataclasses.replace(source, record=None, tournament_id=tournament_id), record
+        )
+        store.set_status(tournament_id, "finished")
+    finally:
+        store.close()
+    return path

@@ -1,0 +1,259 @@
+"""The spectator in a real browser (Debian's Chromium via Playwright), served by a real process.
+
+Skipped, with the reason, where playwright or chromium is missing; ``.ci/run`` installs both.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from spectator_browser import browser_page, spectator, why_no_browser
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser())),
+]
+
+from nardy.arena.storage import open_store  # noqa: E402
+from nardy.core import load_variant  # noqa: E402
+from nardy.core.dice import ScriptedDice  # noqa: E402
+from nardy.core.game import CubeSettings, Game  # noqa: E402
+from nardy.core.position import Position  # noqa: E402
+
+# What the page shows for every checker: its colour, its point (as printed: White's coordinates,
+# "bar" or "off") and whether it is drawn inside that point's triangle.
+CHECKERS_JS = """() => Array.from(document.querySelectorAll('#step svg .checker')).map(c => {
+  const point = c.dataset.point;
+  let inside = true;
+  if (point !== 'bar' && point !== 'off') {
+    const tri = document.querySelector(`#step svg polygon.point[data-point="${point}"]`).getBBox();
+    const cx = Number(c.getAttribute('cx'));
+    inside = tri.x <= cx && cx <= tri.x + tri.width;
+  }
+  return [c.classList.contains('white') ? 'white' : 'black', point, inside];
+})"""
+
+
+def white_views(record: dict[str, Any]) -> list[Position]:
+    """The position at every recorded decision, then at the end, from White's view: the kernel
+    replays the record's dice and answers (independently of the spectator's own replay code)."""
+    variant = load_variant(record["variant"], record.get("options") or {})
+    setup = record.get("setup") or {}
+    cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
+    game = Game(
+        variant, ScriptedDice(record["game"]["rolls"]), starter=setup.get("starter"), cube=cube
+    )
+    out = []
+    for entry in record["decisions"]:
+        if "answer" not in entry:
+            out.append(game.position_for(0))
+            break
+        out.append(game.position_for(0))
+        answer: Any = entry["answer"]
+        if entry["kind"] == "double":
+            answer = answer == "double"
+        game.decide(answer)
+    out.append(game.position_for(0))
+    return out
+
+
+def expected_checkers(position: Position) -> list[tuple[str, str]]:
+    found = []
+    for index, count in enumerate(position.points):
+        colour = "white" if count > 0 else "black"
+        found += [(colour, str(index + 1))] * abs(count)
+    for side, colour in ((0, "white"), (1, "black")):
+        found += [(colour, "bar")] * position.bar[side] + [(colour, "off")] * position.off[side]
+    return sorted(found)
+
+
+def stored(db: Path, name: str) -> tuple[str, list[Any]]:
+    store = open_store(str(db), readonly=True)
+    try:
+        tid = next(t.tournament_id for t in store.tournaments() if t.name == name)
+        return tid, store.games(tid, records=True)
+    finally:
+        store.close()
+
+
+def test_step_through_a_game_of_every_variant_with_the_arrow_keys(finished_db: Path) -> None:
+    tid, games = stored(finished_db, "every-variant")
+    one_per_variant = {g.pool: g for g in games}
+    with spectator(finished_db) as base, browser_page() as page:
+        page.goto(f"{base}/")
+        page.click(f'tr[data-tournament="{tid}"] a')
+        page.wait_for_selector(".standings")
+        assert page.url.endswith(f"/t/{tid}")
+        for pool, row in sorted(one_per_variant.items()):
+            positions = white_views(row.record)
+            page.goto(f"{base}/t/{tid}/games?bot=heuristic")
+            page.click(f'tr[data-game="{row.game_id}"] a')
+            page.wait_for_selector('#step[data-ply="1"]')
+            for ply, position in enumerate(positions, start=1):
+                if ply > 1:
+                    page.keyboard.press("ArrowRight")
+                    page.wait_for_selector(f'#step[data-ply="{ply}"]')
+                shown = page.evaluate(CHECKERS_JS)
+                assert sorted((c, p) for c, p, _ in shown) == expected_checkers(position), (
+                    pool,
+                    ply,
+                )
+                assert all(inside for _, _, inside in shown), (pool, ply)
+            # The last step stays the last; the URL is the step's permalink.
+            page.keyboard.press("ArrowRight")
+            assert page.get_attribute("#step", "data-ply") == str(len(positions))
+            assert f"ply={len(positions)}" in page.url
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_selector(f'#step[data-ply="{len(positions) - 1}"]')
+        # A permalink opened afresh shows the same step, also without the script.
+        row = one_per_variant["backgammon"]
+        url = f"{base}/t/{quote(tid, safe='')}/g/{quote(row.game_id, safe='')}?ply=5"
+        page.goto(url)
+        assert page.get_attribute("#step", "data-ply") == "5"
+        positions = white_views(row.record)
+        assert sorted((c, p) for c, p, _ in page.evaluate(CHECKERS_JS)) == expected_checkers(
+            positions[4]
+        )
+
+
+def test_a_hostile_bot_name_is_shown_as_text(finished_db: Path, hostile: tuple[str, str]) -> None:
+    name, comment = hostile
+    _, games = stored(finished_db, "hostile")
+    dialogs: list[str] = []
+    with spectator(finished_db) as base, browser_page() as page:
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(f"{base}/t/hostile-0001/g/{quote(games[0].game_id, safe='')}?ply=1")
+        assert page.text_content("#white-name") == name
+        assert comment in (page.text_content(".comment") or "")
+        assert page.locator("script").count() == 1  # only our own nardy.js
+        time.sleep(0.3)
+        assert dialogs == []
+
+
+def test_a_running_tournament_updates_without_reload(tmp_path: Path) -> None:
+    db = tmp_path / "live.db"
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "nardy",
+            "arena",
+            "run",
+            "--variant",
+            "long",
+            "--bots",
+            "heuristic,random",
+            "--games",
+            "5000",  # far more than the test watches; it is stopped at the end
+            "--seed",
+            "3",
+            "--db",
+            str(db),
+            "--quiet",
+            "--name",
+            "live",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # wait until the run has created its tournament
+            if db.exists():
+                try:
+                    store = open_store(str(db), readonly=True)
+                    try:
+                        if store.tournaments():
+                            break
+                    finally:
+                        store.close()
+                except Exception:
+                    pass
+            assert run.poll() is None and time.monotonic() < deadline, "the run did not start"
+            time.sleep(0.1)
+        tid = "live-"  # the id is the name and a hash
+        with spectator(db) as base, browser_page() as page:
+            page.goto(f"{base}/")
+            page.click('tr[data-tournament^="live-"] a')
+            page.wait_for_selector("#games-stored")
+            tid = page.url.rsplit("/", 1)[-1]
+            page.evaluate("() => { window.__notReloaded = true; }")
+            first = int(page.get_attribute("#games-stored", "data-games") or "0")
+            page.wait_for_function(
+                f"() => Number(document.querySelector('#games-stored').dataset.games) >= {first + 3}",
+                timeout=60_000,
+            )
+            later = int(page.get_attribute("#games-stored", "data-games") or "0")
+            assert later >= first + 3
+            assert page.evaluate("() => window.__notReloaded") is True
+            assert page.url.endswith(tid)
+            games_cell = page.text_content('tr[data-bot="heuristic"] td.games')
+            assert games_cell is not None and int(games_cell) >= later - 1
+            assert "on" in (page.get_attribute("#live-badge", "class") or "")
+    finally:
+        run.terminate()
+        try:
+            run.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            run.wait()
+        if run.stderr:
+            run.stderr.close()
+
+
+def test_live_standings_from_the_arenas_watch_stream(tmp_path: Path) -> None:
+    """An arena server runs the tournament; ``nardy web --arena`` wakes the page on its
+    ``WatchTournament`` events (the database poll is set to 60 s, so it cannot be what updates
+    the page)."""
+    grpc = pytest.importorskip("grpc")
+    from google.protobuf.duration_pb2 import Duration
+
+    from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
+    from nardy.arena.runner import TimeControl
+    from nardy.arena.sdk import builtin, serve_bot
+    from nardy.arena.server import Arena, ArenaServer
+
+    db = tmp_path / "arena.db"
+    arena = Arena(time_control=TimeControl(per_decision=5.0), db=db, standings_interval=0.0)
+    server = ArenaServer(arena).start()
+    bots = [serve_bot(builtin("heuristic", 1)), serve_bot(builtin("random", 2))]
+    try:
+        ids = [
+            arena.register_server_bot(name, bot.address).bot_id
+            for name, bot in zip(("heuristic", "random"), bots, strict=True)
+        ]
+        with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            created = arena_pb2_grpc.ArenaServiceStub(channel).CreateTournament(
+                arena_pb2.CreateTournamentRequest(
+                    name="watched",
+                    bot_ids=ids,
+                    variant=game_pb2.VariantSpec(name="long"),
+                    games_per_pairing=400,
+                    seed=5,
+                    concurrency=1,
+                    time_control=arena_pb2.TimeControl(per_decision=Duration(seconds=5)),
+                ),
+                timeout=10,
+            )
+        tid = created.tournament_id
+        address = f"127.0.0.1:{server.port}"
+        with spectator(db, "--arena", address, "--poll", "60") as base, browser_page() as page:
+            page.goto(f"{base}/t/{quote(tid, safe='')}")
+            page.wait_for_selector("#games-stored")
+            page.evaluate("() => { window.__notReloaded = true; }")
+            first = int(page.get_attribute("#games-stored", "data-games") or "0")
+            page.wait_for_function(
+                f"() => Number(document.querySelector('#games-stored').dataset.games) >= {first + 2}",
+                timeout=30_000,
+            )
+            assert page.evaluate("() => window.__notReloaded") is True
+    finally:
+        server.stop(grace=0.5)
+        for bot in bots:
+            bot.stop(0)

@@ -1,0 +1,222 @@
+"""The spectator's pages through Starlette's TestClient: every route, escaping, filters, replay."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'nardy[web]'")
+pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the dev extra)")
+
+from starlette.testclient import TestClient
+
+from nardy.arena.storage import open_store
+from nardy.core import variant_names
+from nardy.web.app import create_app
+
+
+@pytest.fixture(scope="module")
+def client(finished_db: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(str(finished_db))) as c:
+        yield c
+
+
+def ids(finished_db: Path) -> tuple[str, list[str]]:
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        tid = next(t.tournament_id for t in store.tournaments() if t.name == "every-variant")
+        return tid, [g.game_id for g in store.games(tid)]
+    finally:
+        store.close()
+
+
+def game_url(tid: str, gid: str) -> str:
+    return f"/t/{quote(tid, safe='')}/g/{quote(gid, safe='')}"
+
+
+def test_tournaments_list(client: TestClient, finished_db: Path) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "every-variant" in page.text and "finished" in page.text
+    data = client.get("/api/tournaments").json()
+    every = next(t for t in data if t["name"] == "every-variant")
+    assert every["games_stored"] == 2 * len(variant_names())
+    assert sorted(every["variants"]) == sorted(variant_names())
+
+
+def test_tournament_page_standings_pairings_plot(client: TestClient, finished_db: Path) -> None:
+    tid, _ = ids(finished_db)
+    page = client.get(f"/t/{tid}")
+    assert page.status_code == 200
+    for pool in variant_names():
+        assert f'data-pool="{pool}"' in page.text
+    assert page.text.count('class="elo-plot"') == len(variant_names())
+    assert "heuristic vs random" in re.sub(r"<[^>]+>", "", page.text)
+    assert 'data-live="' not in page.text  # finished: no live stream
+    data = client.get(f"/api/t/{tid}").json()
+    assert data["games_stored"] == 2 * len(variant_names())
+    assert {b["bot"] for b in data["pools"][0]["standings"]} == {"heuristic", "random"}
+
+
+def test_every_game_of_every_variant_replays(client: TestClient, finished_db: Path) -> None:
+    tid, games = ids(finished_db)
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        for gid in games:
+            record = store.find_game(gid, tid).record
+            assert record is not None
+            data = client.get("/api" + game_url(tid, gid)).json()
+            assert data["variant"] == record["variant"]
+            answered = [d for d in record["decisions"] if "answer" in d]
+            steps = data["steps"]
+            assert len(steps) == len(answered) + 1 and steps[-1]["kind"] == "end"
+            assert [s["answer"] for s in steps[:-1]] == [d["answer"] for d in answered]
+            last = client.get(game_url(tid, gid) + f"?ply={len(steps)}")
+            assert last.status_code == 200 and "final position" in last.text
+    finally:
+        store.close()
+
+
+def test_a_step_without_javascript_and_its_fragment(client: TestClient, finished_db: Path) -> None:
+    tid, games = ids(finished_db)
+    url = game_url(tid, games[0])
+    data = client.get("/api" + url).json()
+    page = client.get(url + "?ply=3")
+    assert 'data-ply="3"' in page.text and "<svg" in page.text
+    assert f'data-position="{data["steps"][2]["position"]}"' in page.text
+    fragment = client.get(url + "?partial=1&ply=3")
+    assert fragment.text.lstrip().startswith('<div class="step"') and "<html" not in fragment.text
+    # Out-of-range and malformed plies are clamped, not errors.
+    assert 'data-ply="1"' in client.get(url + "?ply=-5").text
+    assert 'data-ply="1"' in client.get(url + "?ply=x").text
+    assert f'data-ply="{len(data["steps"])}"' in client.get(url + "?ply=99999").text
+
+
+def test_hostile_bot_text_is_escaped(client: TestClient, hostile: tuple[str, str]) -> None:
+    HOSTILE_NAME, HOSTILE_COMMENT = hostile
+    url = game_url(
+        "hostile-0001",
+        next(iter(client.get("/api/t/hostile-0001/games").json()["games"]))["game_id"],
+    )
+    page = client.get(url + "?ply=1")
+    assert (
+        HOSTILE_NAME not in page.text
+        and "<img src=x" not in page.text
+        and "<i>late" not in page.text
+    )
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
+    assert "&lt;img src=x onerror=" in page.text
+    assert "timeout" in page.text and "random legal answer" in page.text
+    assert client.get("/api" + url).json()["white"] == HOSTILE_NAME
+    assert client.get("/t/hostile-0001").status_code == 200
+    listed = client.get("/t/hostile-0001/games?fault=timeout")
+    assert listed.status_code == 200 and 'data-count="1"' in listed.text
+    assert HOSTILE_COMMENT in str(client.get("/api" + url).json()["steps"][0]["info"])
+
+
+def test_games_filters(client: TestClient, finished_db: Path) -> None:
+    tid, games = ids(finished_db)
+    every = client.get(f"/api/t/{tid}/games").json()
+    assert every["count"] == len(games)
+    white_wins = client.get(f"/api/t/{tid}/games?result=white").json()
+    black_wins = client.get(f"/api/t/{tid}/games?result=black").json()
+    assert white_wins["count"] + black_wins["count"] == len(games)
+    assert all(g["winner"] == "White" for g in white_wins["games"])
+    by_bot = client.get(f"/api/t/{tid}/games?bot=random").json()
+    assert by_bot["count"] == len(games)  # random plays every game of a two-bot round robin
+    assert client.get(f"/api/t/{tid}/games?bot=nobody").json()["count"] == 0
+    for pool in variant_names():
+        only = client.get(f"/api/t/{tid}/games?pool={pool}").json()
+        assert only["count"] == 2 and all(g["pool"] == pool for g in only["games"])
+    assert client.get(f"/api/t/{tid}/games?fault=any").json()["count"] == 0
+    assert client.get("/api/t/hostile-0001/games?fault=timeout").json()["count"] == 1
+    assert client.get("/api/t/hostile-0001/games?fault=crash").json()["count"] == 0
+    terminations = {g["termination"] for g in every["games"]}
+    for termination in terminations:
+        only = client.get(f"/api/t/{tid}/games?termination={termination}").json()
+        assert {g["termination"] for g in only["games"]} == {termination}
+    page = client.get(f"/t/{tid}/games?result=white")
+    assert page.status_code == 200 and f'data-count="{white_wins["count"]}"' in page.text
+
+
+def test_position_page(client: TestClient) -> None:
+    page = client.get("/position/------/-----o/------/-----O?variant=long")
+    assert page.status_code == 200 and 'data-variant="long"' in page.text
+    assert page.text.count('class="checker white"') == 15
+    flipped = client.get("/position/------/-----o/------/-----O?variant=long&side=opponent")
+    assert 'data-viewer="black"' in flipped.text
+    bad = client.get("/position/nonsense?variant=long")
+    assert bad.status_code == 400 and "malformed position id" in bad.text
+    assert client.get("/position/------/-----o/------/-----O?variant=nope").status_code == 400
+
+
+def test_not_found(client: TestClient, finished_db: Path) -> None:
+    tid, _ = ids(finished_db)
+    assert client.get("/t/nope").status_code == 404
+    assert client.get(f"/t/{tid}/g/nope").status_code == 404
+    assert client.get("/api/t/nope").json()["error"]
+    assert client.get("/t/nope/games").status_code == 404
+
+
+def test_live_stream_sends_the_standings_then_ends(client: TestClient, finished_db: Path) -> None:
+    tid, _ = ids(finished_db)
+    with client.stream("GET", f"/t/{tid}/live") as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        text = ""
+        for chunk in response.iter_text():
+            text += chunk
+            if "event: done" in text:
+                break
+    assert "event: standings" in text and 'data: <div class="summary">' in text
+    assert 'data-games="' in text
+
+
+def test_static_files_and_no_cdn(client: TestClient, finished_db: Path) -> None:
+    tid, games = ids(finished_db)
+    assert client.get("/static/nardy.js").status_code == 200
+    assert client.get("/static/nardy.css").status_code == 200
+    for url in ("/", f"/t/{tid}", game_url(tid, games[0])):
+        assert re.findall(r'(?:src|href)="(https?:)?//', client.get(url).text) == []
+
+
+def test_web_command_refuses_a_missing_database(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+
+    result = CliRunner().invoke(cli, ["web", "--db", str(tmp_path / "none.db")])
+    assert result.exit_code == 1
+    assert "no such database" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_match_games_replay_with_their_starter_and_score(tmp_path: Path) -> None:
+    """Later games of a match start without an opening throw (the previous winner rolls): the
+    replay must follow the record's starter."""
+    from nardy.arena.schedule import definition_from_flags
+    from nardy.arena.tournament import Tournament
+
+    db = tmp_path / "match.db"
+    store = open_store(str(db))
+    try:
+        d = definition_from_flags(
+            variants=["long"], bots="heuristic,random", games=1, seed=3, match_length=5
+        )
+        Tournament(d, store).run()
+        tid = store.tournaments()[0].tournament_id
+        rows = store.games(tid, records=True)
+    finally:
+        store.close()
+    assert len(rows) >= 2  # a game is worth at most 3: a match to 5 has two games or more
+    with TestClient(create_app(str(db))) as c:
+        for row in rows:
+            assert row.record is not None
+            data = c.get("/api" + game_url(tid, row.game_id)).json()
+            answered = [e["answer"] for e in row.record["decisions"] if "answer" in e]
+            assert [s["answer"] for s in data["steps"][:-1]] == answered
+            page = c.get(game_url(tid, row.game_id))
+            assert f"match to 5, game {row.record['setup']['match']['game_no']}" in page.text
