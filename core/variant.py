@@ -17,7 +17,7 @@ from nardy.core.errors import (
     InvalidPositionError,
 )
 from nardy.core.movegen import BoardKey, MoveGenerator, board_of, position_of
-from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps
+from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps, play_text
 from nardy.core.options import OptionSpec
 from nardy.core.position import Position, opposite_point
 from nardy.core.rules import Loser, Rules
@@ -50,7 +50,7 @@ class Play:
     @property
     def text(self) -> str:
         """Play text as RULES.md writes it (``24/18 13/11``); the empty play is ``""``."""
-        return format_steps(self.steps)
+        return play_text(self.steps)
 
     def __bool__(self) -> bool:
         return bool(self.steps)

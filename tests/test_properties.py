@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from nardy.core import Position, Step, format_steps, load_variant, parse_steps
 from nardy.core.dice import SeededDice
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision
+from nardy.core.notation import play_text
 from nardy.core.position import opposite_point
 from nardy.core.variant import apply_steps
 
@@ -195,6 +196,23 @@ steps_strategy = st.lists(
 @given(steps_strategy)
 def test_play_text_round_trips(steps: list[Step]) -> None:
     assert parse_steps(format_steps(steps)) == steps
+
+
+# Few steps from a small pool, so that lists repeat steps, chain one checker (24/21/18) and repeat
+# chains (24/21/18 24/21/18), with and without hits: every grouping rule of format_steps.
+_GROUPING_POOL = [
+    Step(src, dst, src - dst if dst else min(src, 6), hit)
+    for src, dst in ((25, 21), (24, 21), (21, 18), (18, 15), (13, 10), (10, 7), (6, 0), (3, 0))
+    for hit in (False, True)
+    if not (hit and dst == 0)
+]
+
+
+@settings(max_examples=400)
+@given(st.one_of(steps_strategy, st.lists(st.sampled_from(_GROUPING_POOL), max_size=4)))
+def test_fast_play_text_is_format_steps(steps: list[Step]) -> None:
+    assert play_text(steps) == format_steps(steps)
+    assert play_text(tuple(steps)) == format_steps(steps)
 
 
 def _random_game(name: str, seed: int) -> Game:
