@@ -43,6 +43,10 @@ def opposite_point(point: int, geometry: Geometry) -> int:
     return point + 12 if point <= 12 else point - 12
 
 
+_JSON_FIELDS = frozenset({"points", "bar", "off", "state"})
+_NOTHING = [0, 0]  # read only: the default bar and off of the position JSON
+_INT_ONLY = {int}
+
 _MOVER_CHARS = "ABCDEFGHIJKLMNO"
 _OPPONENT_CHARS = "abcdefghijklmno"
 
@@ -71,6 +75,24 @@ class Position:
         ``checkers``: N of each side (RULES.md §3.11); ``None`` accepts any N of 1…15 that both
         sides share (the variant's ``validate`` then checks its own N).
         """
+        if type(obj) is dict and obj.keys() <= _JSON_FIELDS:
+            # The fast path (parsed JSON): three lists of exact ints and a balanced board, in one
+            # pass each; anything else goes on to the checks below, which name every problem.
+            points = obj.get("points")
+            bar = obj.get("bar", _NOTHING)
+            off = obj.get("off", _NOTHING)
+            if (
+                type(points) is list
+                and type(bar) is list
+                and type(off) is list
+                and len(points) == 24
+                and len(bar) == 2
+                and len(off) == 2
+                and set(map(type, points + bar + off)) == _INT_ONLY
+            ):
+                position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
+                if position._balanced(checkers):
+                    return position
         if not isinstance(obj, Mapping):
             raise InvalidPositionError(
                 "a position must be an object with 'points', 'bar' and 'off'"
@@ -176,6 +198,28 @@ class Position:
         """The mover's checkers in all (board, bar and off): N of a valid position."""
         return sum(c for c in self.points if c > 0) + self.bar[0] + self.off[0]
 
+    def _balanced(self, checkers: int | None) -> bool:
+        """Whether :meth:`problems` is empty, decided in one pass over the points (the fast path)."""
+        points = self.points
+        net = sum(points)  # mover - opponent on the board
+        total = sum(map(abs, points))  # mover + opponent on the board
+        bar0, bar1 = self.bar
+        off0, off1 = self.off
+        mover = (total + net) // 2 + bar0 + off0
+        if checkers is None:
+            if not 1 <= mover <= MAX_CHECKERS:
+                return False
+        elif mover != checkers:
+            return False
+        return (
+            len(points) == 24
+            and (total - net) // 2 + bar1 + off1 == mover
+            and bar0 >= 0
+            and bar1 >= 0
+            and off0 >= 0
+            and off1 >= 0
+        )
+
     def problems(self, checkers: int | None = CHECKERS) -> list[str]:
         """Every way in which this board is not a position of a game with ``checkers`` (N) a side
         (empty if valid). ``None``: any N of 1…15, the same for both sides."""
@@ -210,6 +254,8 @@ class Position:
 
     def validate(self, checkers: int | None = CHECKERS) -> None:
         """Raise :class:`InvalidPositionError` naming every problem of :meth:`problems`."""
+        if self._balanced(checkers):
+            return
         found = self.problems(checkers)
         if found:
             raise InvalidPositionError("; ".join(found))

@@ -220,11 +220,22 @@ class Variant:
     def position_from_json(self, obj: Any) -> Position:
         """Build a position from the position JSON and validate it for this variant."""
         position = Position.from_json(obj, self.checkers)
+        if not self._needs_variant_checks(position):
+            return position  # from_json checked the count of checkers; nothing else can be wrong
         self.validate(position)
         return position
 
+    def _needs_variant_checks(self, position: Position) -> bool:
+        """Whether a position with the right count of checkers may still break a rule of this
+        variant (a bar without hitting, a borne-off checker with checkers outside home)."""
+        if position.bar != (0, 0) and not self.rules.hitting.hits:
+            return True
+        return self.rules.geometry == "same" and position.off != (0, 0)
+
     def validate(self, position: Position) -> None:
         """Raise :class:`InvalidPositionError` if ``position`` cannot occur in this variant."""
+        if position._balanced(self.checkers) and not self._needs_variant_checks(position):
+            return
         problems = position.problems(self.checkers)
         if problems and self.checkers != 15:
             problems[-1] += f" in {self.name}"

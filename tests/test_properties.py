@@ -11,16 +11,18 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator
+from types import MappingProxyType
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from nardy.core import Position, Step, format_steps, load_variant, parse_steps
 from nardy.core.dice import SeededDice
+from nardy.core.errors import InvalidPositionError
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision
 from nardy.core.notation import play_text
 from nardy.core.position import opposite_point
-from nardy.core.variant import apply_steps
+from nardy.core.variant import Variant, apply_steps
 
 BACKGAMMON = load_variant("backgammon")
 LONG = load_variant("long")
@@ -252,3 +254,40 @@ def test_transferred_steps_are_played_by_the_receiver(name: str, seed: int) -> N
         # Each group is one segment of the receiver, in ascending order, before his own roll; only a
         # game that ends during them cuts them short (§2.10 item 4).
         assert played == owed or (ended and played == owed[: len(played)])
+
+
+@st.composite
+def nearly_positions(draw: st.DrawFn) -> Position:
+    """Valid positions (of any N) and positions one checker, one sign or one count away from valid."""
+    position = draw(positions(draw(st.sampled_from(["opposite", "same"]))))
+    points, bar, off = list(position.points), list(position.bar), list(position.off)
+    target = draw(st.sampled_from(["none", "point", "bar", "off"]))
+    change = draw(st.integers(-16, 16))
+    if target == "point":
+        points[draw(st.integers(0, 23))] += change
+    elif target == "bar":
+        bar[draw(st.integers(0, 1))] += change
+    elif target == "off":
+        off[draw(st.integers(0, 1))] += change
+    return Position(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
+
+
+@settings(max_examples=300)
+@given(nearly_positions(), st.sampled_from([None, 3, 15]))
+def test_fast_validation_agrees_with_the_diagnostic(
+    position: Position, checkers: int | None
+) -> None:
+    """The one-pass check of ``validate`` and ``from_json`` accepts exactly what ``problems`` accepts."""
+    assert position._balanced(checkers) == (not position.problems(checkers))
+    for variant in (BACKGAMMON, LONG):
+        # Lists in a dict take the fast path; tuples in a read-only mapping the full checks.
+        fast = position.to_json()
+        slow = MappingProxyType({k: tuple(v) for k, v in fast.items()})
+        assert _outcome(variant, fast) == _outcome(variant, slow)
+
+
+def _outcome(variant: Variant, obj: object) -> Position | str:
+    try:
+        return variant.position_from_json(obj)
+    except InvalidPositionError as error:
+        return str(error)
