@@ -124,6 +124,26 @@ def play_text(steps: Sequence[Step]) -> str:
         return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]]
     if n == 0:
         return ""
+    if n == 4:
+        a, b, c, d = steps
+        if (
+            a[1] != b[0]
+            and b[1] != c[0]
+            and c[1] != d[0]
+            and a != b
+            and b != c
+            and c != d
+        ):  # four single steps of different checkers, none repeated: no grouping
+            return " ".join(
+                (
+                    _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]],
+                    _SOURCE_TEXT[b[0]] + _LANDING_TEXT[b[1]][b[3]],
+                    _SOURCE_TEXT[c[0]] + _LANDING_TEXT[c[1]][c[3]],
+                    _SOURCE_TEXT[d[0]] + _LANDING_TEXT[d[1]][d[3]],
+                )
+            )
+        if a == b == c == d:
+            return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]] + "(4)"
     # The grouping of format_steps: runs of one step become ``(n)``; a single step whose source is the
     # landing of a single previous step extends its chain; identical consecutive chains of two or more
     # steps become ``(n)`` too.

@@ -6,7 +6,7 @@ which asks the plugins' hooks once and compiles their answers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import ItemsView, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,6 +121,12 @@ class LegalPlays(Sequence[Play]):
                 return False
             return True
         return False
+
+    def keyed(self) -> ItemsView[BoardKey, tuple[Step, ...]]:
+        """``(result board key, steps)`` of every play, in order, without building a :class:`Play`
+        or :class:`Position` (for serialisers; a key is :func:`~nardy.core.movegen.board_of`'s list
+        as a tuple)."""
+        return self._keys.items()
 
     @property
     def results(self) -> frozenset[Position]:
