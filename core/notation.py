@@ -127,12 +127,7 @@ def play_text(steps: Sequence[Step]) -> str:
     if n == 4:
         a, b, c, d = steps
         if (
-            a[1] != b[0]
-            and b[1] != c[0]
-            and c[1] != d[0]
-            and a != b
-            and b != c
-            and c != d
+            a[1] != b[0] and b[1] != c[0] and c[1] != d[0] and a != b and b != c and c != d
         ):  # four single steps of different checkers, none repeated: no grouping
             return " ".join(
                 (

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import neg
 from typing import Any, Literal
 
 from nardy.core.errors import InvalidPositionError
@@ -46,6 +47,12 @@ def opposite_point(point: int, geometry: Geometry) -> int:
 _JSON_FIELDS = frozenset({"points", "bar", "off", "state"})
 _NOTHING = [0, 0]  # read only: the default bar and off of the position JSON
 _INT_ONLY = {int}
+
+_GEOMETRIES: tuple[Geometry, ...] = ("opposite", "same")
+_FLIPPED: dict[str, tuple[int, ...]] = {
+    geometry: tuple(opposite_point(j + 1, geometry) - 1 for j in range(24))
+    for geometry in _GEOMETRIES
+}
 
 _MOVER_CHARS = "ABCDEFGHIJKLMNO"
 _OPPONENT_CHARS = "abcdefghijklmno"
@@ -279,10 +286,10 @@ class Position:
 
     def flip(self, geometry: Geometry) -> Position:
         """The same position seen by the other player (who becomes the mover)."""
-        points = [0] * 24
-        for index, count in enumerate(self.points):
-            points[opposite_point(index + 1, geometry) - 1] = -count
-        return Position(tuple(points), (self.bar[1], self.bar[0]), (self.off[1], self.off[0]))
+        # opposite_point is its own inverse in both geometries: the point seen as j by the other
+        # player is the mover's _FLIPPED[geometry][j].
+        points = tuple(map(neg, map(self.points.__getitem__, _FLIPPED[geometry])))
+        return Position(points, (self.bar[1], self.bar[0]), (self.off[1], self.off[0]))
 
     def side(self, which: int, geometry: Geometry) -> dict[int, int]:
         """``{point: count}`` of one side (0 = mover, 1 = opponent) in that side's own coordinates."""
