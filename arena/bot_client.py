@@ -10,6 +10,7 @@ the same requests down a bot's Connect stream. The driver owns the clock (python
 from __future__ import annotations
 
 import abc
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -129,6 +130,10 @@ class GrpcBotClient(BotClient):
         self._max_message_bytes = max_message_bytes
         self.address = address
         self._channel: grpc.Channel | None = None
+        self.last_ok: float | None = None
+        """When a call last succeeded (``time.time()``), for the operator's bot list."""
+        self.last_code: grpc.StatusCode | None = None
+        """The status of the last call (OK, or the failure's code); None before the first."""
         self._connect(address)
 
     def _connect(self, address: str) -> None:
@@ -161,11 +166,18 @@ class GrpcBotClient(BotClient):
         request: Message,
         timeout: float,
         expected: type[_M],
+        wait_for_ready: bool = False,
     ) -> _M:
         try:
-            response = method(request, timeout=max(timeout, 0.001), metadata=self._metadata)
+            response = method(
+                request,
+                timeout=max(timeout, 0.001),
+                metadata=self._metadata,
+                wait_for_ready=wait_for_ready or None,
+            )
         except grpc.RpcError as exc:
             code, details = rpc_status(exc)
+            self.last_code = code
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise BotTimeoutError(f"no answer within {timeout:.3f}s") from None
             if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
@@ -179,12 +191,16 @@ class GrpcBotClient(BotClient):
                 f"undecodable {expected.DESCRIPTOR.name} ({response.size} bytes): {response.error}"
             )
         assert isinstance(response, expected)
+        self.last_code, self.last_ok = grpc.StatusCode.OK, time.time()
         return response
 
-    def get_info(self, timeout: float = 5.0) -> _bot_pb2.BotInfo:
-        """The bot's ``GetInfo``; raises :class:`BotError` if it cannot answer."""
+    def get_info(self, timeout: float = 5.0, *, wait_for_ready: bool = False) -> _bot_pb2.BotInfo:
+        """The bot's ``GetInfo``; raises :class:`BotError` if it cannot answer. With
+        ``wait_for_ready`` a bot that is not listening yet is waited for (up to ``timeout``)."""
         request = _bot_pb2.GetInfoRequest(protocol=BOT_PROTOCOL, arena=ARENA_NAME)
-        return self._call(self._get_info, request, timeout, _bot_pb2.GetInfoResponse).info
+        return self._call(
+            self._get_info, request, timeout, _bot_pb2.GetInfoResponse, wait_for_ready
+        ).info
 
     def choose_play(
         self, request: _bot_pb2.ChoosePlayRequest, timeout: float

@@ -42,9 +42,30 @@ def arena_group() -> None:
 )
 @click.option(
     "--db",
-    default=None,
-    help="SQLite file or postgresql:// URL that tournaments are stored in (the tournament engine's; "
-    "GetStandings also reads tournaments already in it). Default: in memory.",
+    default="nardy-arena.db",
+    show_default=True,
+    help="SQLite file or postgresql:// URL the arena keeps its bots and tournaments in "
+    "(unfinished tournaments resume on restart); :memory: keeps nothing.",
+)
+@click.option(
+    "--admin-token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default="nardy-arena.token",
+    show_default=True,
+    help="File holding the admin token that state-changing calls need; created (mode 0600, "
+    "a fresh token) if missing.",
+)
+@click.option(
+    "--allow-private-addresses",
+    is_flag=True,
+    help="Let server bots be registered at loopback and private addresses (default: public only).",
+)
+@click.option(
+    "--max-games-per-pairing", default=10_000, show_default=True, help="Limit per request."
+)
+@click.option("--max-bots-per-tournament", default=64, show_default=True, help="Limit per request.")
+@click.option(
+    "--max-running-tournaments", default=8, show_default=True, help="Tournaments at once."
 )
 @click.option(
     "--standings-interval",
@@ -106,13 +127,39 @@ def serve_arena(
     local_bots: tuple[str, ...],
     grace: float,
     max_message_bytes: int,
+    admin_token_file: Path,
+    allow_private_addresses: bool,
+    max_games_per_pairing: int,
+    max_bots_per_tournament: int,
+    max_running_tournaments: int,
 ) -> None:
-    """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT."""
+    """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT.
+
+    Bots and tournaments are kept in --db; on start the unfinished tournaments created over
+    gRPC resume. Registering bots and creating or cancelling tournaments needs the admin token
+    of --admin-token-file (``nardy arena register|create|cancel`` read it).
+    """
+    from nardy.arena.auth import AuthError, load_or_create_admin_token
+    from nardy.arena.limits import ArenaLimits
     from nardy.arena.runner import FaultPolicy, TimeControl
     from nardy.arena.server import Arena, ArenaServer
     from nardy.arena.storage import StorageError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        admin_token, created = load_or_create_admin_token(admin_token_file)
+    except AuthError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"admin token {'written to' if created else 'read from'} {admin_token_file.resolve()}",
+        err=True,
+    )
+    limits = ArenaLimits(
+        max_games_per_pairing=max_games_per_pairing,
+        max_bots_per_tournament=max_bots_per_tournament,
+        max_running_tournaments=max_running_tournaments,
+        allow_private_addresses=allow_private_addresses,
+    )
     try:
         arena = Arena(
             time_control=TimeControl(per_decision=per_decision, reserve=reserve),
@@ -121,6 +168,8 @@ def serve_arena(
             records_path=records,
             db=db,
             standings_interval=standings_interval,
+            secret=admin_token,
+            limits=limits,
         )
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
@@ -130,15 +179,25 @@ def serve_arena(
             raise click.BadParameter(f"{spec!r}: write NAME=COMMAND", param_hint="--local-bot")
         entry = arena.add_local_bot(name, shlex.split(command))
         click.echo(f"local bot {name}: id {entry.bot_id} at {entry.address}", err=True)
-    server = ArenaServer(arena, host=host, port=port, max_message_bytes=max_message_bytes).start()
+    server = ArenaServer(
+        arena,
+        host=host,
+        port=port,
+        max_message_bytes=max_message_bytes,
+        admin_token=admin_token,
+    ).start()
     _announce(server.address)
+    for t in arena.resume_tournaments():
+        click.echo(f"resuming tournament {t.tournament_id}", err=True)
     server.serve_forever(grace)
 
 
 def _attach_tournament_commands() -> None:
+    from nardy.arena.operator_cli import register_operator_commands
     from nardy.arena.tournament_cli import register_tournament_commands
 
     register_tournament_commands(arena_group)
+    register_operator_commands(arena_group)
 
 
 _attach_tournament_commands()
@@ -162,11 +221,18 @@ def bot_group() -> None:
     "or presented to the arena (with --arena). Default: $NARDY_BOT_TOKEN (not shown by ps).",
 )
 @click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Read the token from this file instead; a server reads it at every call, so the file "
+    "may be written after the bot started (`nardy arena register --token-file`).",
+)
+@click.option(
     "--arena",
     "arena_address",
     default=None,
     metavar="HOST:PORT",
-    help="Dial out to this arena instead of serving (needs --token).",
+    help="Dial out to this arena instead of serving (needs --token or --token-file).",
 )
 def serve_bot_command(
     builtin_name: str,
@@ -174,10 +240,24 @@ def serve_bot_command(
     host: str,
     port: int,
     token: str | None,
+    token_file: Path | None,
     arena_address: str | None,
 ) -> None:
     """Run a built-in bot as a BotService server, or dial out to an arena."""
     from nardy.arena.sdk import DialOutRejectedError, builtin, dial_out, serve_bot
+
+    if token_file is not None:
+        source = click.get_current_context().get_parameter_source("token")
+        if token is not None and source == click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError("give --token or --token-file, not both")
+        token = None  # the file wins over $NARDY_BOT_TOKEN
+    if token_file is not None and arena_address is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise click.BadParameter(
+                f"{token_file}: {exc.strerror}", param_hint="--token-file"
+            ) from None
 
     try:
         bot = builtin(builtin_name, seed)
@@ -202,7 +282,7 @@ def serve_bot_command(
                 raise click.ClickException(f"dial-out failed: {client.error}")
         client.stop()
         return
-    server = serve_bot(bot, port, host=host, token=token)
+    server = serve_bot(bot, port, host=host, token=token_file if token_file else token)
     _announce(server.address)
     while not done.wait(0.5):
         pass

@@ -207,7 +207,7 @@ class DialOutHub(BotClient):
             if isinstance(message, Undecodable) or message.WhichOneof("message") != "answer":
                 self.protocol_errors += 1
                 what = (
-                    f"undecodable message ({message.size} bytes)"
+                    f"undecodable message ({message.size} bytes): {message.error}"
                     if isinstance(message, Undecodable)
                     else "a second Hello"
                     if message.WhichOneof("message") == "hello"

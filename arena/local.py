@@ -10,8 +10,10 @@ fail while the bot is down are ordinary ``crash`` faults.
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -23,6 +25,15 @@ log = logging.getLogger(__name__)
 
 LISTENING_PREFIX = "LISTENING "
 """The line a local bot prints once it accepts connections: ``LISTENING 127.0.0.1:40123``."""
+
+
+def _kill_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """prctl(PR_SET_PDEATHSIG, SIGKILL) where the C library has it (Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 class LocalBotStartError(RuntimeError):
@@ -40,13 +51,17 @@ class LocalBotProcess:
         max_restarts: int = 10,
         start_timeout: float = 20.0,
         env: Mapping[str, str] | None = None,
+        die_with_parent: bool = False,
     ) -> None:
-        """:param env: variables added to this process's environment for the bot's."""
+        """:param env: variables added to this process's environment for the bot's.
+        :param die_with_parent: (Linux) the bot gets SIGKILL when the thread that started it
+            ends, so a supervisor that is itself killed (e.g. a Ray worker) leaves no orphan."""
         self.command = list(command)
         self.env = None if env is None else {**os.environ, **env}
         self.on_address = on_address
         self.max_restarts = max_restarts
         self.start_timeout = start_timeout
+        self.die_with_parent = die_with_parent
         self.restarts = 0
         self.address = ""
         self.restarted = threading.Condition()
@@ -74,6 +89,7 @@ class LocalBotProcess:
             env=self.env,
             text=True,
             bufsize=1,
+            preexec_fn=_kill_with_parent if self.die_with_parent else None,
         )
         self._proc = proc
         found: list[str] = []

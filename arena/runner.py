@@ -101,8 +101,13 @@ class FaultCounter:
         self.disqualified = False
 
     def record(self, kind: FaultKind, policy: FaultPolicy) -> bool:
-        """Count one fault; return whether the bot is now disqualified."""
+        """Count one fault; return whether the bot is now disqualified. Once disqualified a
+        bot's faults are no longer counted: with games in parallel, faults that happen after
+        the one that reached ``max_faults`` (in games already running) leave the count at
+        exactly ``max_faults``; those games are forfeited all the same."""
         with self._lock:
+            if self.disqualified:
+                return True
             self.counts[kind] += 1
             if policy.max_faults and sum(self.counts.values()) >= policy.max_faults:
                 self.disqualified = True

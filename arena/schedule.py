@@ -24,7 +24,7 @@ import math
 import re
 import shlex
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -40,10 +40,14 @@ __all__ = [
     "ScheduledUnit",
     "SprtDef",
     "TournamentDef",
+    "UnitStream",
     "build_schedule",
     "derive_seed",
     "load_definition",
     "parse_definition",
+    "unit_at",
+    "unit_from_id",
+    "unit_streams",
 ]
 
 Format = Literal["round_robin", "gauntlet"]
@@ -603,33 +607,142 @@ def _rounds(games: int) -> int:
 def build_schedule(d: TournamentDef) -> list[ScheduledUnit]:
     """Every unit of the tournament in start order: round by round, pool by pool, pairing by
     pairing, the two legs of a pair together. Colours alternate by leg, so in each pairing ``a``
-    plays White in ``ceil(games/2)`` units and ``b`` in ``floor(games/2)``."""
+    plays White in ``ceil(games/2)`` units and ``b`` in ``floor(games/2)``. (A list of every
+    unit: the engine walks one :class:`UnitStream` per pairing instead, nothing per game.)"""
     return list(iter_schedule(d))
 
 
 def iter_schedule(d: TournamentDef) -> Iterator[ScheduledUnit]:
+    """The units of :func:`build_schedule`, one at a time."""
     pairings = d.pairings()
-    order = 0
     for r in range(_rounds(d.games)):
-        for pool in d.pools:
-            round_seed = derive_seed(d.seed, "dice", pool.label, r)
-            for a, b in pairings:
+        for p in range(len(d.pools)):
+            for q in range(len(pairings)):
                 for leg in (0, 1):
-                    if 2 * r + leg >= d.games:
-                        continue
-                    seed = round_seed if d.duplicate else derive_seed(round_seed, a, b, leg)
-                    yield ScheduledUnit(
-                        unit_id=f"{pool.label}:{a}~{b}:{r + 1:04d}{'ab'[leg]}",
-                        order=order,
-                        pool=pool.label,
-                        a=a,
-                        b=b,
-                        round=r,
-                        leg=leg,
-                        seed=seed,
-                        match_length=pool.match_length,
-                    )
-                    order += 1
+                    if 2 * r + leg < d.games:
+                        yield unit_at(d, p, q, r, leg, pairings)
+
+
+def unit_order(
+    d: TournamentDef,
+    pool_index: int,
+    pairing_index: int,
+    r: int,
+    leg: int,
+    n_pairings: int | None = None,
+) -> int:
+    """The position of a unit in the schedule, computed (round-major, then pool, pairing, leg;
+    the last round of an odd ``games`` has leg 0 only). ``n_pairings``: ``len(d.pairings())``,
+    if the caller has it (computing it is O(bots²))."""
+    n = len(d.pairings()) if n_pairings is None else n_pairings
+    per_round = len(d.pools) * n
+    slot = pool_index * n + pairing_index
+    if 2 * r + 1 < d.games:
+        return 2 * per_round * r + 2 * slot + leg
+    return 2 * per_round * r + slot
+
+
+def unit_at(
+    d: TournamentDef,
+    pool_index: int,
+    pairing_index: int,
+    r: int,
+    leg: int,
+    pairings: Sequence[tuple[str, str]] | None = None,
+) -> ScheduledUnit:
+    """The unit of round ``r`` (0-based), leg ``leg`` of a pool and pairing, by index."""
+    pool = d.pools[pool_index]
+    pairings = pairings or d.pairings()
+    a, b = pairings[pairing_index]
+    round_seed = derive_seed(d.seed, "dice", pool.label, r)
+    return ScheduledUnit(
+        unit_id=f"{pool.label}:{a}~{b}:{r + 1:04d}{'ab'[leg]}",
+        order=unit_order(d, pool_index, pairing_index, r, leg, len(pairings)),
+        pool=pool.label,
+        a=a,
+        b=b,
+        round=r,
+        leg=leg,
+        seed=round_seed if d.duplicate else derive_seed(round_seed, a, b, leg),
+        match_length=pool.match_length,
+    )
+
+
+def unit_from_id(d: TournamentDef, unit_id: str) -> ScheduledUnit | None:
+    """The scheduled unit with id ``unit_id``, or None if the schedule has no such unit."""
+    parts = unit_id.split(":")
+    if len(parts) != 3 or len(parts[2]) < 2:
+        return None
+    label, pairing, tail = parts
+    a, sep, b = pairing.partition("~")
+    digits, leg_char = tail[:-1], tail[-1]
+    if not sep or not digits.isdigit() or leg_char not in "ab":
+        return None
+    r, leg = int(digits) - 1, "ab".index(leg_char)
+    pool_index = next((i for i, p in enumerate(d.pools) if p.label == label), None)
+    pairings = d.pairings()
+    try:
+        pairing_index = pairings.index((a, b))
+    except ValueError:
+        return None
+    if pool_index is None or r < 0 or 2 * r + leg >= d.games:
+        return None
+    unit = unit_at(d, pool_index, pairing_index, r, leg, pairings)
+    return unit if unit.unit_id == unit_id else None
+
+
+class UnitStream:
+    """The units of one pool, pairing and leg in schedule order, made one at a time: the
+    engine's queue of what is left to play costs O(pools x pairings), whatever ``games`` is."""
+
+    __slots__ = ("_d", "_next_round", "_pairings", "head", "leg", "pairing_index", "pool_index")
+
+    def __init__(
+        self,
+        d: TournamentDef,
+        pool_index: int,
+        pairing_index: int,
+        leg: int,
+        pairings: Sequence[tuple[str, str]],
+    ) -> None:
+        self._d = d
+        self._pairings = pairings
+        self.pool_index = pool_index
+        self.pairing_index = pairing_index
+        self.leg = leg
+        self._next_round = 0
+        self.head: ScheduledUnit | None = None
+        """The next unit, or None when the stream is exhausted (after :meth:`advance`)."""
+
+    def advance(self, skip: Callable[[ScheduledUnit], bool] = lambda unit: False) -> None:
+        """Move :attr:`head` to the next unit for which ``skip`` is false."""
+        d = self._d
+        while 2 * self._next_round + self.leg < d.games:
+            unit = unit_at(
+                d, self.pool_index, self.pairing_index, self._next_round, self.leg, self._pairings
+            )
+            self._next_round += 1
+            if not skip(unit):
+                self.head = unit
+                return
+        self.head = None
+
+
+def unit_streams(
+    d: TournamentDef, skip: Callable[[ScheduledUnit], bool] = lambda unit: False
+) -> list[UnitStream]:
+    """One :class:`UnitStream` per pool, pairing and leg, each advanced to its first unit not
+    skipped (exhausted streams left out)."""
+    pairings = d.pairings()
+    out: list[UnitStream] = []
+    for p in range(len(d.pools)):
+        for q in range(len(pairings)):
+            for leg in (0, 1):
+                stream = UnitStream(d, p, q, leg, pairings)
+                stream.advance(skip)
+                if stream.head is not None:
+                    out.append(stream)
+    return out
 
 
 def pairing_key(a: str, b: str) -> str:

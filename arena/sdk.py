@@ -30,6 +30,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from concurrent import futures
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -276,9 +277,21 @@ def builtin(name: str, seed: int | None = None) -> BotBase:
 class _BotServicer(_bot_pb2_grpc.BotServiceServicer):
     """Thin translator: request message → bot method → response message."""
 
-    def __init__(self, bot: BotBase, token: str | None) -> None:
+    def __init__(self, bot: BotBase, token: str | Path | None) -> None:
+        """:param token: the arena's token, or a file to read it from at each call (it may
+        appear after the bot started: the token is known once the bot is registered)."""
         self.bot = bot
-        self._expected = f"Bearer {token}".encode() if token else None
+        self._token = token
+
+    @property
+    def _expected(self) -> bytes | None:
+        token = self._token
+        if isinstance(token, Path):
+            try:
+                token = token.read_text(encoding="utf-8").strip() or None
+            except OSError:
+                return b"Bearer \0"  # no file yet: no caller can match
+        return f"Bearer {token}".encode() if token else None
 
     def _check(self, context: grpc.ServicerContext) -> None:
         if self._expected is None:
@@ -341,12 +354,15 @@ def serve_bot(
     port: int = 0,
     *,
     host: str = "127.0.0.1",
-    token: str | None = None,
+    token: str | Path | None = None,
     max_workers: int = 16,
 ) -> BotServer:
     """Start ``bot`` as a ``BotService`` server; ``port=0`` picks a free port (``.port``).
 
-    With ``token``, calls without ``authorization: Bearer <token>`` are refused.
+    With ``token``, calls without ``authorization: Bearer <token>`` are refused. A
+    :class:`~pathlib.Path` is a file the token is read from at every call, so that a bot can be
+    started before it is registered and given its token afterwards (until the file exists,
+    every call is refused).
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="bot"),

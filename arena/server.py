@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -42,19 +43,29 @@ from grpc_reflection.v1alpha import reflection as _reflection  # type: ignore[im
 
 from nardy.arena import convert
 from nardy.arena.audit import REVEALED_STATUSES, DiceAudit, public_dice
+from nardy.arena.audit import reveal as reveal_dice
+from nardy.arena.auth import (
+    Authenticator,
+    Caller,
+    bearer_token,
+    hash_token,
+    new_token,
+    server_bot_token,
+)
 from nardy.arena.bot_client import (
     DEFAULT_MAX_MESSAGE_BYTES,
     BotClient,
     GrpcBotClient,
-    channel_options,
 )
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
 from nardy.arena.errors import BotError
+from nardy.arena.limits import ArenaLimits, LimitError, check_bot_address
 from nardy.arena.local import LocalBotProcess
 from nardy.arena.protocol import ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
+from nardy.arena.registry import BotRow, Registry
 from nardy.arena.runner import (
     FaultCounter,
     FaultPolicy,
@@ -65,7 +76,7 @@ from nardy.arena.runner import (
     TimeControl,
     run_game,
 )
-from nardy.arena.schedule import ScheduledUnit, SprtDef, TournamentDef, parse_definition
+from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition
 from nardy.arena.storage import MEMORY, StorageError, Store, open_store
 from nardy.arena.tournament import (
     ClientPlayer,
@@ -86,6 +97,8 @@ __all__ = [
     "ArenaServicer",
     "ArenaTournament",
     "BotEntry",
+    "BotExistsError",
+    "BotNotReadyError",
     "EventTranslator",
     "TournamentExistsError",
     "sprt_to_proto",
@@ -112,6 +125,29 @@ class BotEntry:
     address: str = ""
     faults: FaultCounter = field(default_factory=FaultCounter)
     process: LocalBotProcess | None = None
+    token_hash: str = ""
+    """SHA-256 of the token: what the arena stores and compares."""
+    last_seen: float | None = None
+    """When a dial-out bot last opened its stream or sent a message (``time.time()``)."""
+
+    def __post_init__(self) -> None:
+        if not self.token_hash and self.token:
+            self.token_hash = hash_token(self.token)
+
+    @property
+    def connected(self) -> bool:
+        """A dial-out bot: its stream is open. A server or local bot: its last call succeeded."""
+        if isinstance(self.client, DialOutHub):
+            return self.client.connected
+        return (
+            isinstance(self.client, GrpcBotClient) and self.client.last_code == grpc.StatusCode.OK
+        )
+
+    @property
+    def seen(self) -> float | None:
+        if isinstance(self.client, GrpcBotClient):
+            return self.client.last_ok
+        return self.last_seen
 
     def stats(self) -> dict[str, Any]:
         """Fault counts and transport statistics, JSON-ready."""
@@ -135,10 +171,28 @@ _PROTO_STATUS: dict[str, _arena_pb2.TournamentStatus.ValueType] = {
     "stopped": _arena_pb2.TOURNAMENT_STATUS_FINISHED,  # the SPRT decided: a normal end
     "interrupted": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
     "failed": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
+    "cancelled": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
 }
 """The engine's status values (:data:`nardy.arena.tournament.Status`) as the proto's."""
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.+-]")
+
+
+_REVEALED = REVEALED_STATUSES
+"""Statuses after which a tournament's seed is shown: it decides every roll of every game, so it
+stays secret while games may still be played (an ``interrupted`` tournament resumes)."""
+
+_RESUMABLE = ("pending", "running", "interrupted")
+"""Stored statuses of an arena tournament that a restarted arena resumes."""
+
+
+class BotNotReadyError(RuntimeError):
+    """A bot of a new tournament cannot play now (a server bot refuses its token, a dial-out bot
+    is not connected)."""
+
+
+class BotExistsError(ValueError):
+    """A bot with the same name is registered already."""
 
 
 class TournamentExistsError(ValueError):
@@ -155,6 +209,26 @@ class ArenaTournament:
     done: threading.Event = field(default_factory=threading.Event)
     error: str = ""
     thread: threading.Thread | None = None
+    cancelled: bool = False
+    """The operator cancelled it: it ends ``cancelled`` and is never resumed."""
+    await_bots: tuple[DialOutHub, ...] = ()
+    """Dial-out bots to wait for (up to ``await_timeout`` seconds) before the first game: a
+    resumed tournament gives them time to reconnect after the arena's restart."""
+    await_timeout: float = 30.0
+    on_end: Any = None
+    """Called with the tournament when its run returns."""
+
+    @property
+    def status(self) -> str:
+        """The engine's status, or ``cancelled``."""
+        if self.cancelled and self.done.is_set():
+            return "cancelled"
+        return self.engine.status
+
+    @property
+    def revealed_seed(self) -> int:
+        """The seed once the tournament has ended (finished or cancelled), else 0."""
+        return self.seed if self.status in _REVEALED else 0
 
     @property
     def tournament_id(self) -> str:
@@ -165,8 +239,9 @@ class ArenaTournament:
         return self.engine.definition.seed
 
     @property
-    def schedule(self) -> list[ScheduledUnit]:
-        return self.engine.schedule
+    def units_total(self) -> int:
+        """Games (matches) scheduled."""
+        return self.engine.units_total
 
     def standings(self) -> Standings:
         """The engine's standings now (thread-safe)."""
@@ -182,14 +257,33 @@ class ArenaTournament:
         )
         self.thread.start()
 
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.engine.stop()
+
     def _run(self) -> None:
         try:
-            self.engine.run()
+            end = time.monotonic() + self.await_timeout
+            while not self.cancelled and time.monotonic() < end:
+                if all(hub.connected for hub in self.await_bots):
+                    break
+                time.sleep(0.05)
+            self.engine.run()  # after cancel() it ends at once, with its events
         except Exception as exc:
             self.error = str(exc)
             log.error("tournament %s failed: %s", self.tournament_id, exc)
         finally:
+            if self.cancelled:
+                try:
+                    self.engine.store.set_status(
+                        self.tournament_id, "cancelled", "cancelled by the operator"
+                    )
+                    self.engine.reveal_dice()  # cancelled for good: its dice may be public
+                except StorageError:  # pragma: no cover - nothing more to do
+                    log.exception("could not store the cancellation")
             self.done.set()
+            if self.on_end is not None:
+                self.on_end(self)
 
 
 def _finite(x: float | None) -> float | None:
@@ -433,11 +527,23 @@ class Arena:
         verify_timeout: float = 5.0,
         db: str | Path | None = None,
         standings_interval: float = 0.5,
+        secret: str | None = None,
+        limits: ArenaLimits | None = None,
+        resume_wait: float = 30.0,
     ) -> None:
-        """:param db: the SQLite file tournaments are stored in (created if needed; tournaments
-            already in it can be read with :meth:`standings`); None keeps them in memory.
+        """:param db: the SQLite file (or PostgreSQL URL) the arena keeps its bots and
+            tournaments in (created if needed; tournaments already in it can be read with
+            :meth:`standings`, and :meth:`resume_tournaments` resumes the unfinished ones of
+            this arena); None keeps them in memory.
         :param standings_interval: least seconds between two ``standings_updated`` events of a
             tournament (0: after every game).
+        :param secret: the key server bots' tokens are derived from (the served arena uses its
+            admin token); None: a random one, so server bots registered in an earlier process
+            get new tokens.
+        :param limits: what one request may ask (:class:`~nardy.arena.limits.ArenaLimits`);
+            the default allows loopback and private bot addresses (the in-process arena of
+            scripts and tests; ``nardy arena serve`` does not unless told).
+        :param resume_wait: seconds a resumed tournament waits for its dial-out bots.
 
         Raises :class:`~nardy.arena.storage.StorageError` when ``db`` cannot be used.
         """
@@ -452,7 +558,11 @@ class Arena:
         self.standings_interval = standings_interval
         self.tournaments: dict[str, ArenaTournament] = {}
         self._bots: dict[str, BotEntry] = {}
-        self._by_token: dict[str, BotEntry] = {}
+        self._by_hash: dict[str, BotEntry] = {}
+        self._secret = secret or new_token()
+        self.limits = limits or ArenaLimits(allow_private_addresses=True)
+        self.resume_wait = resume_wait
+        self.registry = Registry(self.store)
         self._lock = threading.Lock()
         self._records_lock = threading.Lock()
         self._pool = futures.ThreadPoolExecutor(max_workers=max_games, thread_name_prefix="game")
@@ -460,69 +570,134 @@ class Arena:
         self._stop = threading.Event()
         self.closing = False
         self._ids = itertools.count(1)
+        for row in self.registry.bots():
+            self._load_bot(row)
 
     # -- bots -------------------------------------------------------------------------------------
 
     def _new_id(self, prefix: str) -> str:
-        return f"{prefix}-{next(self._ids)}-{uuid.uuid4().hex[:8]}"
+        return f"{prefix}-{next(self._ids)}-{uuid.uuid4().hex[:12]}"
 
-    def _add(self, entry: BotEntry) -> BotEntry:
+    def _add(self, entry: BotEntry, *, persist: bool = False, unique: bool = False) -> BotEntry:
+        """Index a new bot (and store its registration); :class:`BotExistsError` for a name in
+        use (with ``unique``), :class:`LimitError` for too many bots."""
         with self._lock:
+            taken = entry.bot_id in self._bots
+            if taken or (unique and any(e.name == entry.name for e in self._bots.values())):
+                raise BotExistsError(f"a bot named {entry.name!r} is registered already")
+            if len(self._bots) >= self.limits.max_registered_bots:
+                raise LimitError(f"the arena has {len(self._bots)} bots, its limit")
+            if persist:
+                self.registry.add_bot(
+                    BotRow(
+                        bot_id=entry.bot_id,
+                        name=entry.name,
+                        kind=entry.transport,
+                        address=entry.address,
+                        token_hash=entry.token_hash,
+                        info=entry.info.SerializeToString(),
+                        created=time.time(),
+                    )
+                )
             self._bots[entry.bot_id] = entry
-            self._by_token[entry.token] = entry
+            self._by_hash[entry.token_hash] = entry
         return entry
 
-    def register_server_bot(
-        self, name: str, address: str, *, info: _bot_pb2.BotInfo | None = None, verify: bool = True
-    ) -> BotEntry:
-        """Register a ``BotService`` server; with ``verify``, its ``GetInfo`` must answer.
+    def _load_bot(self, row: BotRow) -> None:
+        """A bot registered by an earlier process of this arena (same id, same token)."""
+        info = _bot_pb2.BotInfo.FromString(row.info)
+        client: BotClient
+        token = ""
+        if row.kind == "server":
+            token = server_bot_token(self._secret, row.bot_id)
+            if hash_token(token) != row.token_hash:
+                log.warning(
+                    "server bot %s: its token was derived from another admin token and no "
+                    "longer matches; if the bot checks tokens, register it again under a new name",
+                    row.name,
+                )
+            client = GrpcBotClient(row.address, token)
+        else:
+            client = DialOutHub(row.bot_id, reconnect_grace=self.reconnect_grace, flood=self.flood)
+        entry = BotEntry(row.bot_id, row.name, token, row.kind, client, info, row.address)  # type: ignore[arg-type]
+        if row.kind != "server":
+            entry.token_hash = row.token_hash
+        with self._lock:
+            self._bots[entry.bot_id] = entry
+            self._by_hash[entry.token_hash] = entry
 
-        Raises :class:`BotError` when the bot cannot be reached.
+    def _check_name(self, name: str) -> str:
+        self.limits.check_name("the bot name", name)
+        if _NAME_CHARS.search(name):
+            raise LimitError(f"bot name {name!r}: use letters, digits and _ . + -")
+        return name
+
+    def register_server_bot(
+        self,
+        name: str,
+        address: str,
+        *,
+        info: _bot_pb2.BotInfo | None = None,
+        verify: bool = True,
+        unique: bool = False,
+    ) -> BotEntry:
+        """Register a ``BotService`` server; with ``verify``, its ``GetInfo`` must answer (with
+        the bot's new token as bearer metadata; an ``UNAUTHENTICATED`` answer is accepted: the
+        bot checks tokens and will be given its own).
+
+        Raises :class:`BotError` when the bot cannot be reached, :class:`LimitError` for a name
+        or address out of the limits, :class:`BotExistsError` for a name in use (``unique``:
+        the operator's API keeps names unique and makes the name the bot's id, so that
+        standings, game ids and records read as names; otherwise the id is generated).
         """
-        token = secrets.token_urlsafe(24)
+        name = self._check_name(name or (info.name if info else "") or "bot")
+        self.limits.check_name("the address", address)
+        check_bot_address(address, self.limits)
+        bot_id = name if unique else self._new_id("bot")
+        token = server_bot_token(self._secret, bot_id)
         client = GrpcBotClient(address, token)
         if verify:
-            try:
-                info = client.get_info(self.verify_timeout)
+            try:  # a bot that is starting up is waited for (up to the verify timeout)
+                info = client.get_info(self.verify_timeout, wait_for_ready=True)
             except BotError:
-                client.close()
-                raise
+                if client.last_code != grpc.StatusCode.UNAUTHENTICATED:
+                    client.close()
+                    raise
         entry = BotEntry(
-            self._new_id("bot"),
-            name or (info.name if info else "bot"),
-            token,
-            "server",
-            client,
-            info or _bot_pb2.BotInfo(name=name),
-            address,
+            bot_id, name, token, "server", client, info or _bot_pb2.BotInfo(name=name), address
         )
-        return self._add(entry)
+        try:
+            return self._add(entry, persist=True, unique=unique)
+        except Exception:
+            client.close()
+            raise
 
-    def register_dial_out_bot(self, name: str, *, info: _bot_pb2.BotInfo | None = None) -> BotEntry:
-        """Register a bot that will call ``Connect`` with the returned entry's token."""
-        bot_id = self._new_id("bot")
+    def register_dial_out_bot(
+        self, name: str, *, info: _bot_pb2.BotInfo | None = None, unique: bool = False
+    ) -> BotEntry:
+        """Register a bot that will call ``Connect`` with the returned entry's token (the
+        arena keeps only its hash)."""
+        name = self._check_name(name)
+        bot_id = name if unique else self._new_id("bot")
         hub = DialOutHub(bot_id, reconnect_grace=self.reconnect_grace, flood=self.flood)
         entry = BotEntry(
-            bot_id,
-            name,
-            secrets.token_urlsafe(24),
-            "dial_out",
-            hub,
-            info or _bot_pb2.BotInfo(name=name),
+            bot_id, name, new_token(), "dial_out", hub, info or _bot_pb2.BotInfo(name=name)
         )
-        return self._add(entry)
+        return self._add(entry, persist=True, unique=unique)
 
     def add_local_bot(
         self, name: str, command: Sequence[str], *, max_restarts: int = 10
     ) -> BotEntry:
         """Start a bot process (see :mod:`nardy.arena.local`), register it, restart it on crashes."""
-        token = secrets.token_urlsafe(24)
+        name = self._check_name(name)
+        bot_id = f"local-{name}"  # stable: the same --local-bot on every start
+        token = server_bot_token(self._secret, bot_id)
         process = LocalBotProcess(command, max_restarts=max_restarts)
         address = process.start()
         client = GrpcBotClient(address, token)
         process.on_address = client.retarget
         entry = BotEntry(
-            self._new_id("bot"),
+            bot_id,
             name,
             token,
             "local",
@@ -544,11 +719,22 @@ class Arena:
             return list(self._bots.values())
 
     def bot_for_token(self, token: str) -> BotEntry | None:
-        """The bot that owns ``token`` (constant-time comparison), or None."""
+        """The bot that owns ``token`` (found by its hash, compared in constant time), or None."""
+        digest = hash_token(token)
         with self._lock:
-            entry = self._by_token.get(token)
-        if entry is None or not secrets.compare_digest(entry.token, token):
+            entry = self._by_hash.get(digest)
+        if entry is None or not secrets.compare_digest(entry.token_hash, digest):
             return None
+        return entry
+
+    def bot_by_name_or_id(self, key: str) -> BotEntry:
+        """A registered bot by id or name; raises :class:`KeyError`."""
+        with self._lock:
+            entry = self._bots.get(key)
+            if entry is None:
+                entry = next((e for e in self._bots.values() if e.name == key), None)
+        if entry is None:
+            raise KeyError(key)
         return entry
 
     # -- games ------------------------------------------------------------------------------------
@@ -672,19 +858,55 @@ class Arena:
         """
         if self.closing:
             raise ArenaClosedError("the arena is shutting down")
-        if len(bot_ids) < 2:
-            raise ValueError("a tournament needs at least two bots")
+        lim = self.limits
+        lim.check_count("the number of bots", len(bot_ids), 2, lim.max_bots_per_tournament)
+        if len(set(bot_ids)) != len(bot_ids):
+            raise ValueError("a bot is named twice")
+        lim.check_count("games_per_pairing", games_per_pairing, 1, lim.max_games_per_pairing)
+        lim.check_count("match_length", match_length, 0, lim.max_match_length)
+        lim.check_count("concurrency", concurrency, 1, lim.max_concurrency)
+        lim.check_name("the tournament name", name, required=False)
+        if len(options or {}) > lim.max_options:
+            raise LimitError(f"at most {lim.max_options} variant options")
+        for key, value in (options or {}).items():
+            lim.check_name("a variant option", f"{key}={value}")
+        lim.check_name("the variant name", variant)
+        n = len(bot_ids)
+        pairings = n - 1 if gauntlet else n * (n - 1) // 2
+        lim.check_count(
+            "the number of games (pairings x games_per_pairing)",
+            pairings * games_per_pairing,
+            1,
+            lim.max_games_per_tournament,
+        )
+        if not 0 <= seed < 2**63:
+            raise LimitError("seed must be between 0 and 2**63 - 1")
+        if time_control is not None and not (
+            0 < time_control.per_decision <= lim.max_per_decision
+            and 0 <= time_control.reserve <= 100 * lim.max_per_decision
+        ):
+            raise LimitError(
+                f"time control: per_decision must be in (0, {lim.max_per_decision:g}] s and "
+                f"the per-game budget in [0, {100 * lim.max_per_decision:g}] s"
+            )
+        with self._lock:
+            running = sum(1 for t in self.tournaments.values() if not t.done.is_set())
+        if running >= lim.max_running_tournaments:
+            raise LimitError(
+                f"{running} tournaments are running, the arena's limit; wait for one to end "
+                "or cancel one"
+            )
         entries = [self.bot(bot_id) for bot_id in bot_ids]
         for entry in entries:
             if entry.faults.disqualified:
                 raise ArenaClosedError(f"bot {entry.name} is disqualified")
+        self._check_ready(entries)
         compiled = load_variant(variant, options or {})
         # The options as the variant parsed them (the proto carries text), given ones only.
         opts: dict[str, Any] = {k: compiled.options[k] for k in (options or {})}
         if match_length > 0:
             opts["match_length"] = match_length
-        seed = seed or random.SystemRandom().randrange(1, 2**63)
-        concurrency = max(1, concurrency)
+        seed = seed or secrets.randbelow(2**63 - 1) + 1
         tc = time_control or self.time_control
         definition = parse_definition(
             {
@@ -699,7 +921,7 @@ class Arena:
                     for e in entries
                 ],
                 "variants": [{"name": compiled.name, "options": opts}],
-                "games": max(1, games_per_pairing),
+                "games": games_per_pairing,
                 "seed": seed,
                 "duplicate": True,
                 "concurrency": concurrency,
@@ -708,11 +930,35 @@ class Arena:
                 **({"sprt": dict(sprt)} if sprt else {}),
             }
         )
+        tournament = self._tournament_of(definition, entries)
+        with self._lock:
+            if self.closing:
+                raise ArenaClosedError("the arena is shutting down")
+            known = tournament.tournament_id in self.tournaments or any(
+                r.tournament_id == tournament.tournament_id for r in self.registry.tournaments()
+            )
+            if known:
+                raise TournamentExistsError(
+                    f"tournament {tournament.tournament_id} exists (same bots, variant, format "
+                    "and seed); give another seed"
+                )
+            self.registry.add_tournament(tournament.tournament_id)
+            self.tournaments[tournament.tournament_id] = tournament
+        try:
+            tournament.engine.prepare()  # stored with its dice commitment before any game
+        except StorageError as exc:  # the run below fails the same way and records it
+            log.error("tournament %s cannot be stored: %s", tournament.tournament_id, exc)
+        tournament.start()
+        return tournament
+
+    def _tournament_of(
+        self, definition: TournamentDef, entries: Sequence[BotEntry]
+    ) -> ArenaTournament:
         players: dict[str, Player] = {
             e.bot_id: ClientPlayer(
                 e.bot_id,
                 e.client,
-                capacity=concurrency,
+                capacity=definition.concurrency,
                 info={
                     "name": e.name,
                     "transport": e.transport,
@@ -725,27 +971,99 @@ class Arena:
             definition,
             self.store,
             players=players,
-            concurrency=concurrency,
+            concurrency=definition.concurrency,
             standings_interval=self.standings_interval,
             faults={e.bot_id: e.faults for e in entries},
             on_record=self._store_tournament_record,
         )
-        tournament = ArenaTournament(engine)
+        return ArenaTournament(engine)
+
+    def _check_ready(self, entries: Sequence[BotEntry]) -> None:
+        """Every bot can play now: a server bot answers GetInfo with its token, a dial-out bot
+        is connected (waiting up to the verify timeout). Raises :class:`BotNotReadyError`."""
+        for entry in entries:
+            if isinstance(entry.client, DialOutHub):
+                hub: DialOutHub = entry.client
+                if not wait_until(lambda h=hub: h.connected, self.verify_timeout, 0.02):
+                    raise BotNotReadyError(
+                        f"dial-out bot {entry.name} is not connected; start it with its token"
+                    )
+            elif entry.transport == "server" and isinstance(entry.client, GrpcBotClient):
+                try:
+                    entry.client.get_info(self.verify_timeout)
+                except BotError as exc:
+                    raise BotNotReadyError(
+                        f"server bot {entry.name} at {entry.address} cannot play: {exc}"
+                        + (
+                            " (start it with the token `nardy arena register` printed)"
+                            if entry.client.last_code == grpc.StatusCode.UNAUTHENTICATED
+                            else ""
+                        )
+                    ) from None
+
+    def resume_tournaments(self) -> list[ArenaTournament]:
+        """Start again every unfinished tournament this arena created (stored in its database
+        before a restart) and not cancelled; games already stored are not played again. A
+        tournament whose bots are no longer registered is left as it is (logged)."""
+        stored = {r.tournament_id: r for r in self.store.tournaments()}
+        resumed: list[ArenaTournament] = []
+        for entry in self.registry.tournaments():
+            row = stored.get(entry.tournament_id)
+            if entry.cancelled or row is None or row.status not in _RESUMABLE:
+                continue
+            with self._lock:
+                if entry.tournament_id in self.tournaments:
+                    continue
+            try:
+                definition = TournamentDef.from_json(row.definition)
+                bots = [self.bot(b.name) for b in definition.bots]
+                tournament = self._tournament_of(definition, bots)
+            except (KeyError, ValueError) as exc:
+                log.warning("tournament %s cannot be resumed: %s", entry.tournament_id, exc)
+                continue
+            tournament.await_bots = tuple(
+                b.client for b in bots if isinstance(b.client, DialOutHub)
+            )
+            tournament.await_timeout = self.resume_wait
+            with self._lock:
+                self.tournaments[tournament.tournament_id] = tournament
+            log.info(
+                "resuming tournament %s (%d/%d games stored)",
+                row.tournament_id,
+                row.games_stored,
+                row.games_total,
+            )
+            tournament.start()
+            resumed.append(tournament)
+        return resumed
+
+    def cancel_tournament(self, tournament_id: str) -> str:
+        """Cancel a tournament (no new games, games in progress aborted, never resumed);
+        returns its status after the call. Raises :class:`KeyError` for an unknown one."""
         with self._lock:
-            if self.closing:
-                raise ArenaClosedError("the arena is shutting down")
-            if tournament.tournament_id in self.tournaments:
-                raise TournamentExistsError(
-                    f"tournament {tournament.tournament_id} exists (same bots, variant, format "
-                    "and seed); give another seed"
-                )
-            self.tournaments[tournament.tournament_id] = tournament
-        try:
-            engine.prepare()  # stores it with its dice commitment, published before any game
-        except StorageError as exc:  # the run below fails the same way and records it
-            log.error("tournament %s cannot be stored: %s", tournament.tournament_id, exc)
-        tournament.start()
-        return tournament
+            live = self.tournaments.get(tournament_id)
+        known = {e.tournament_id for e in self.registry.tournaments()}
+        if live is None and tournament_id not in known:
+            raise KeyError(tournament_id)
+        if live is not None and live.done.is_set() and live.status in _REVEALED:
+            return live.status
+        stored = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
+        if stored and stored[0].status in ("finished", "stopped", "cancelled") and live is None:
+            return stored[0].status
+        self.registry.cancel_tournament(tournament_id)
+        if live is not None and not live.done.is_set():
+            live.cancel()
+            live.done.wait()
+            return live.status
+        self.store.set_status(tournament_id, "cancelled", "cancelled by the operator")
+        if stored:
+            seed = int(stored[0].definition.get("seed") or 0)
+            if live is not None:
+                live.cancelled = True
+                live.engine.reveal_dice()
+            elif seed and public_dice(self.store, tournament_id) is not None:
+                reveal_dice(self.store, tournament_id, seed)
+        return "cancelled"
 
     def tournament(self, tournament_id: str) -> ArenaTournament:
         """A tournament this arena runs (or ran); raises :class:`KeyError`."""
@@ -764,8 +1082,11 @@ class Arena:
             live = self.tournaments.get(tournament_id)
         names = self.bot_names()
         if live is not None:
+            table = live.standings()
+            if live.status == "cancelled":  # the engine says "interrupted"
+                table = dataclasses.replace(table, status="cancelled")
             return standings_to_proto(
-                live.standings(), seed=live.seed, names=names, sprt=live.sprt, dice=live.engine.dice
+                table, seed=live.revealed_seed, names=names, sprt=live.sprt, dice=live.engine.dice
             )
         rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
         if not tournament_id or not rows:
@@ -776,11 +1097,112 @@ class Arena:
         definition = rows[0].definition
         return standings_to_proto(
             standings,
-            seed=int(definition.get("seed") or 0),
+            seed=int(definition.get("seed") or 0) if rows[0].status in _REVEALED else 0,
             names=names,
             sprt=TournamentDef.from_json(definition).sprt,
             dice=public_dice(self.store, tournament_id),
         )
+
+    def tournament_status(self, tournament_id: str) -> str:
+        """The status of a live or stored tournament (``cancelled`` included)."""
+        with self._lock:
+            live = self.tournaments.get(tournament_id)
+        if live is not None:
+            return live.status
+        for row in self.store.tournaments():
+            if row.tournament_id == tournament_id:
+                return row.status
+        raise KeyError(tournament_id)
+
+    def list_tournaments(self) -> _arena_pb2.ListTournamentsResponse:
+        """``ListTournaments``: every tournament in the arena's database, newest first."""
+        names = self.bot_names()
+        out = _arena_pb2.ListTournamentsResponse()
+        for row in sorted(self.store.tournaments(), key=lambda r: -r.created):
+            try:
+                status = self.tournament_status(row.tournament_id)
+                definition = TournamentDef.from_json(row.definition)
+            except (KeyError, ValueError, TypeError):
+                continue
+            with self._lock:
+                live = self.tournaments.get(row.tournament_id)
+            played = live.standings().units_done if live is not None else None
+            if played is None:
+                played = standings_from_store(self.store, row.tournament_id).units_done
+            item = out.tournaments.add(
+                tournament_id=row.tournament_id,
+                name=row.name,
+                status=_PROTO_STATUS.get(status, _arena_pb2.TOURNAMENT_STATUS_UNSPECIFIED),
+                games_played=played,
+                games_total=row.games_total,
+                bot_names=[names.get(b.name, b.name) for b in definition.bots],
+                pools=[p.label for p in definition.pools],
+            )
+            item.created.FromNanoseconds(int(row.created * 1e9))
+        return out
+
+    def list_games(
+        self, tournament_id: str, *, bot: str = "", termination: str = "", limit: int = 0
+    ) -> _arena_pb2.ListGamesResponse:
+        """``ListGames``: a tournament's stored games, filtered; raises :class:`KeyError`."""
+        self.tournament_status(tournament_id)
+        names = self.bot_names()
+        wanted: str | None = None
+        if bot:
+            try:
+                wanted = self.bot_by_name_or_id(bot).bot_id
+            except KeyError:
+                wanted = bot
+        rows = [
+            r
+            for r in self.store.games(tournament_id)
+            if (wanted is None or wanted in (r.white, r.black))
+            and (not termination or r.termination == termination)
+        ]
+        if limit > 0:
+            rows = rows[-limit:]
+        out = _arena_pb2.ListGamesResponse()
+        for r in rows:
+            game = out.games.add(
+                game_id=r.game_id,
+                match_id=r.unit_id,
+                white_bot_id=r.white,
+                white_name=names.get(r.white, r.white),
+                black_bot_id=r.black,
+                black_name=names.get(r.black, r.black),
+                result=_result_proto(
+                    {
+                        "winner": None if r.winner is None else COLOURS[r.winner],
+                        "points": r.points,
+                        "termination": r.termination,
+                    }
+                ),
+            )
+            game.finished.FromNanoseconds(int(r.finished * 1e9))
+        return out
+
+    def export_records(self, tournament_id: str) -> Iterator[str]:
+        """The JSON records of a tournament's stored games, one line each."""
+        self.tournament_status(tournament_id)
+        for row in self.store.games(tournament_id, records=True):
+            yield json.dumps(row.record, sort_keys=True, separators=(",", ":"))
+
+    def list_bots(self) -> _arena_pb2.ListBotsResponse:
+        """``ListBots``: every registered bot, without tokens."""
+        out = _arena_pb2.ListBotsResponse()
+        for e in self.bots:
+            item = out.bots.add(
+                bot_id=e.bot_id,
+                name=e.name,
+                kind=e.transport,
+                address=e.address,
+                connected=e.connected,
+                faults=e.faults.total,
+                disqualified=e.faults.disqualified,
+            )
+            if e.seen is not None:
+                item.last_seen.FromNanoseconds(int(e.seen * 1e9))
+        return out
 
     # -- shutdown ---------------------------------------------------------------------------------
 
@@ -851,39 +1273,88 @@ def _names_from_records(store: Store, tournament_id: str, bots: set[str]) -> dic
 # -- the servicer --------------------------------------------------------------------------------
 
 
-def _safe_connect_request(data: bytes) -> _arena_pb2.ConnectRequest | Undecodable:
-    try:
-        return _arena_pb2.ConnectRequest.FromString(data)
-    except Exception as exc:
-        return Undecodable(len(data), str(exc))
+_RECEIVE_HEADROOM = 4
+"""The server's transport accepts messages up to this many times ``max_message_bytes``, so that
+a dial-out bot's oversized message reaches :func:`_connect_request_parser` and is a ``malformed``
+fault, as an oversized answer of a server bot is (gRPC itself cuts off a stream whose message
+exceeds its own limit, which the arena could only see as a broken connection)."""
+
+
+def _connect_request_parser(
+    max_message_bytes: int,
+) -> Callable[[bytes], _arena_pb2.ConnectRequest | Undecodable]:
+    def parse(data: bytes) -> _arena_pb2.ConnectRequest | Undecodable:
+        if len(data) > max_message_bytes:
+            return Undecodable(len(data), f"oversized: more than {max_message_bytes} bytes")
+        try:
+            return _arena_pb2.ConnectRequest.FromString(data)
+        except Exception as exc:
+            return Undecodable(len(data), str(exc))
+
+    return parse
 
 
 class ArenaServicer:
     """``nardy.arena.v1.ArenaService``: translate messages, call :class:`Arena`."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, auth: Authenticator | None = None) -> None:
+        """:param auth: checks the admin token of state-changing calls; None: no check (an
+        in-process arena; :class:`ArenaServer` always passes one when given a token)."""
         self.arena = arena
+        self.auth = auth or Authenticator(None)
+
+    def _caller(self, context: grpc.ServicerContext) -> Caller:
+        token = bearer_token(context.invocation_metadata())
+        is_bot = token is not None and self.arena.bot_for_token(token) is not None
+        return self.auth.caller(token, is_bot)
+
+    def _require_admin(self, context: grpc.ServicerContext) -> None:
+        """Abort unless the call carries the admin token: UNAUTHENTICATED without a token or
+        with an unknown one, PERMISSION_DENIED with a bot's token."""
+        caller = self._caller(context)
+        if caller == "bot":
+            context.abort(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "a bot's token cannot do this; use the admin token",
+            )
+        if caller != "admin":
+            context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "this call needs the admin token (authorization: Bearer <token>)"
+                if caller == "anonymous"
+                else "unknown token",
+            )
 
     def RegisterBot(
         self, request: _arena_pb2.RegisterBotRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.RegisterBotResponse:
+        self._require_admin(context)
         info = request.info if request.HasField("info") else None
         transport = request.WhichOneof("transport")
-        if transport == "server":
-            if request.server.use_tls:
-                context.abort(
-                    grpc.StatusCode.UNIMPLEMENTED, "TLS bot servers are not supported yet"
+        try:
+            if transport == "server":
+                if request.server.use_tls:
+                    context.abort(
+                        grpc.StatusCode.UNIMPLEMENTED, "TLS bot servers are not supported yet"
+                    )
+                try:
+                    entry = self.arena.register_server_bot(
+                        request.name, request.server.address, info=info, unique=True
+                    )
+                except BotError as exc:
+                    context.abort(grpc.StatusCode.UNAVAILABLE, f"GetInfo failed: {exc}")
+            elif transport == "dial_out":
+                entry = self.arena.register_dial_out_bot(
+                    request.name or "bot", info=info, unique=True
                 )
-            try:
-                entry = self.arena.register_server_bot(
-                    request.name, request.server.address, info=info
-                )
-            except BotError as exc:
-                context.abort(grpc.StatusCode.UNAVAILABLE, f"GetInfo failed: {exc}")
-        elif transport == "dial_out":
-            entry = self.arena.register_dial_out_bot(request.name or "bot", info=info)
-        else:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "set server or dial_out")
+            else:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "set server or dial_out")
+        except BotExistsError as exc:
+            context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
+        except LimitError as exc:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except StorageError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
         return _arena_pb2.RegisterBotResponse(bot_id=entry.bot_id, token=entry.token)
 
     def Connect(
@@ -909,12 +1380,14 @@ class ArenaServicer:
             context.abort(grpc.StatusCode.UNAVAILABLE, "the arena is shutting down")
         hub = entry.client
         conn = Connection(hub.flood)
+        entry.last_seen = time.time()
         hub.attach(conn, first.hello)
         context.add_callback(lambda: hub.detach(conn))
 
         def read() -> None:
             try:
                 for message in request_iterator:
+                    entry.last_seen = time.time()
                     hub.on_message(conn, message)
                     if conn.closed:
                         return
@@ -936,6 +1409,7 @@ class ArenaServicer:
     def CreateTournament(
         self, request: _arena_pb2.CreateTournamentRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.CreateTournamentResponse:
+        self._require_admin(context)
         tc = request.time_control
         time_control = None
         if tc.HasField("per_decision") or tc.HasField("per_game"):
@@ -968,6 +1442,8 @@ class ArenaServicer:
             )
         except KeyError as exc:
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown bot {exc}")
+        except BotNotReadyError as exc:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         except ArenaClosedError as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
         except TournamentExistsError as exc:
@@ -975,7 +1451,7 @@ class ArenaServicer:
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         response = _arena_pb2.CreateTournamentResponse(
-            tournament_id=tournament.tournament_id, games_total=len(tournament.schedule)
+            tournament_id=tournament.tournament_id, games_total=tournament.units_total
         )
         if tournament.engine.dice is not None:
             response.dice.CopyFrom(dice_to_proto(tournament.engine.dice))
@@ -1007,15 +1483,83 @@ class ArenaServicer:
                 "process (no live events); use GetStandings",
             )
         translate = EventTranslator(
-            seed=tournament.seed,
-            names=self.arena.bot_names(),
-            sprt=tournament.sprt,
-            dice=lambda: tournament.engine.dice,
+            names=self.arena.bot_names(), sprt=tournament.sprt, dice=lambda: tournament.engine.dice
         )
         for event in tournament.engine.watch(
             replay=request.replay, until=lambda: not context.is_active()
         ):
-            yield translate(event)
+            message = translate(event)
+            if message.WhichOneof("event") == "tournament_ended":
+                # The seed is revealed with the end, once no game can be played any more.
+                ended = message.tournament_ended
+                if tournament.cancelled:
+                    ended.status = _arena_pb2.TOURNAMENT_STATUS_CANCELLED
+                tournament.done.wait(5.0)
+                ended.standings.seed = tournament.revealed_seed
+                dice = tournament.engine.dice
+                if dice is not None and dice.revealed:
+                    ended.standings.dice.CopyFrom(dice_to_proto(dice))
+            yield message
+
+    def CancelTournament(
+        self, request: _arena_pb2.CancelTournamentRequest, context: grpc.ServicerContext
+    ) -> _arena_pb2.CancelTournamentResponse:
+        self._require_admin(context)
+        try:
+            status = self.arena.cancel_tournament(request.tournament_id)
+        except KeyError:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
+        except StorageError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+        return _arena_pb2.CancelTournamentResponse(
+            status=_PROTO_STATUS.get(status, _arena_pb2.TOURNAMENT_STATUS_UNSPECIFIED)
+        )
+
+    def ListBots(
+        self, request: _arena_pb2.ListBotsRequest, context: grpc.ServicerContext
+    ) -> _arena_pb2.ListBotsResponse:
+        return self.arena.list_bots()
+
+    def ListTournaments(
+        self, request: _arena_pb2.ListTournamentsRequest, context: grpc.ServicerContext
+    ) -> _arena_pb2.ListTournamentsResponse:
+        try:
+            return self.arena.list_tournaments()
+        except StorageError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+
+    def ListGames(
+        self, request: _arena_pb2.ListGamesRequest, context: grpc.ServicerContext
+    ) -> _arena_pb2.ListGamesResponse:
+        if request.limit < 0:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit must be >= 0")
+        try:
+            return self.arena.list_games(
+                request.tournament_id,
+                bot=request.bot,
+                termination=request.termination,
+                limit=request.limit,
+            )
+        except KeyError:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
+        except StorageError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+
+    def ExportGames(
+        self, request: _arena_pb2.ExportGamesRequest, context: grpc.ServicerContext
+    ) -> Iterator[_arena_pb2.ExportGamesResponse]:
+        try:
+            status = self.arena.tournament_status(request.tournament_id)
+        except KeyError:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
+        if status not in _REVEALED:
+            # Records hold the dice: a finished game's rolls are its duplicate partner's.
+            self._require_admin(context)
+        try:
+            for line in self.arena.export_records(request.tournament_id):
+                yield _arena_pb2.ExportGamesResponse(record_json=line)
+        except StorageError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
 
 
 def _error(code: int, message: str) -> _arena_pb2.ConnectResponse:
@@ -1024,7 +1568,9 @@ def _error(code: int, message: str) -> _arena_pb2.ConnectResponse:
     )
 
 
-def _add_arena_servicer(servicer: ArenaServicer, server: grpc.Server) -> None:
+def _add_arena_servicer(
+    servicer: ArenaServicer, server: grpc.Server, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+) -> None:
     """Register the servicer like the generated ``add_ArenaServiceServicer_to_server``, except
     that Connect's requests are decoded tolerantly (undecodable bytes become a counted
     ``malformed`` fault instead of an anonymous stream failure)."""
@@ -1037,7 +1583,7 @@ def _add_arena_servicer(servicer: ArenaServicer, server: grpc.Server) -> None:
         ),
         "Connect": grpc.stream_stream_rpc_method_handler(
             servicer.Connect,
-            request_deserializer=_safe_connect_request,
+            request_deserializer=_connect_request_parser(max_message_bytes),
             response_serializer=a.ConnectResponse.SerializeToString,
         ),
         "CreateTournament": grpc.unary_unary_rpc_method_handler(
@@ -1054,6 +1600,31 @@ def _add_arena_servicer(servicer: ArenaServicer, server: grpc.Server) -> None:
             servicer.WatchTournament,
             request_deserializer=a.WatchTournamentRequest.FromString,
             response_serializer=a.WatchTournamentResponse.SerializeToString,
+        ),
+        "CancelTournament": grpc.unary_unary_rpc_method_handler(
+            servicer.CancelTournament,
+            request_deserializer=a.CancelTournamentRequest.FromString,
+            response_serializer=a.CancelTournamentResponse.SerializeToString,
+        ),
+        "ListBots": grpc.unary_unary_rpc_method_handler(
+            servicer.ListBots,
+            request_deserializer=a.ListBotsRequest.FromString,
+            response_serializer=a.ListBotsResponse.SerializeToString,
+        ),
+        "ListTournaments": grpc.unary_unary_rpc_method_handler(
+            servicer.ListTournaments,
+            request_deserializer=a.ListTournamentsRequest.FromString,
+            response_serializer=a.ListTournamentsResponse.SerializeToString,
+        ),
+        "ListGames": grpc.unary_unary_rpc_method_handler(
+            servicer.ListGames,
+            request_deserializer=a.ListGamesRequest.FromString,
+            response_serializer=a.ListGamesResponse.SerializeToString,
+        ),
+        "ExportGames": grpc.unary_stream_rpc_method_handler(
+            servicer.ExportGames,
+            request_deserializer=a.ExportGamesRequest.FromString,
+            response_serializer=a.ExportGamesResponse.SerializeToString,
         ),
     }
     server.add_generic_rpc_handlers(
@@ -1078,16 +1649,24 @@ class ArenaServer:
         port: int = 0,
         max_workers: int = 128,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        admin_token: str | None = None,
     ) -> None:
+        """:param admin_token: the token state-changing calls need (``nardy arena serve`` always
+        gives one); None: anyone may call them (tests, a private in-process arena)."""
         self.arena = arena or Arena()
         self.host = host
         self.server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
-            options=channel_options(max_message_bytes),
+            options=[
+                ("grpc.max_send_message_length", max_message_bytes),
+                ("grpc.max_receive_message_length", _RECEIVE_HEADROOM * max_message_bytes),
+            ],
             # Refuse rather than queue RPCs beyond the pool (streams hold a worker each).
             maximum_concurrent_rpcs=max_workers,
         )
-        _add_arena_servicer(ArenaServicer(self.arena), self.server)
+        _add_arena_servicer(
+            ArenaServicer(self.arena, Authenticator(admin_token)), self.server, max_message_bytes
+        )
         self.health = _health.HealthServicer()
         _health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         _reflection.enable_server_reflection(

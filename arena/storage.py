@@ -164,6 +164,10 @@ class Store(Protocol):
         """Store one finished game with its record, atomically; :class:`DuplicateGameError`
         if the game id is already stored."""
 
+    def save_games(self, games: Sequence[tuple[GameRow, dict[str, Any]]]) -> None:
+        """Store several finished games in one transaction (all or none), in this order;
+        :class:`DuplicateGameError` if one of them is already stored."""
+
     def games(self, tournament_id: str, *, records: bool = False) -> list[GameRow]:
         """The stored games in the order they were stored."""
 
@@ -248,6 +252,10 @@ _ADD_GAME = (
 
 def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def _compact(record: dict[str, Any]) -> str:
+    return json.dumps(record, separators=(",", ":"))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -395,6 +403,13 @@ class SqlStore(ABC):
         with self._guard(), self._transaction():  # one snapshot; read-only where the store is
             return self._execute(sql, params).rows
 
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run one statement of another module's tables (``?`` placeholders; ``{real}`` and
+        ``{int64}`` column types) in a transaction of its own; returns the rows as dicts."""
+        with self._guard(), self._transaction():
+            rows = self._execute(sql.format(**self._types), params).rows
+        return [{key: row[key] for key in row.keys()} for row in rows]  # type: ignore[attr-defined]  # noqa: SIM118 - sqlite3.Row iterates values
+
     # -- tournaments ------------------------------------------------------------------------------
 
     def open_tournament(
@@ -493,6 +508,36 @@ class SqlStore(ABC):
                 if self._is_duplicate(exc):
                     raise DuplicateGameError(
                         f"game {row.game_id} of {row.tournament_id} is already stored"
+                    ) from None
+                raise
+
+    def save_games(self, games: Sequence[tuple[GameRow, dict[str, Any]]]) -> None:
+        """One transaction for many games (what a writer fed by many workers needs: the cost of
+        a commit is paid once per batch). A duplicate rolls the whole batch back."""
+        if not games:
+            return
+        values = [
+            (*(getattr(row, c.strip()) for c in _GAME_COLUMNS.split(",")), _compact(record))
+            for row, record in games
+        ]
+        updated: dict[str, float] = {}
+        for row, _ in games:
+            updated[row.tournament_id] = max(row.finished, updated.get(row.tournament_id, 0.0))
+        with self._guard():
+            try:
+                with self._transaction():
+                    for v in values:
+                        self._execute(_ADD_GAME, v)
+                    for tournament_id, when in updated.items():
+                        self._execute(
+                            "UPDATE tournaments SET updated = ? WHERE tournament_id = ?",
+                            (when, tournament_id),
+                        )
+            except self._error as exc:
+                if self._is_duplicate(exc):
+                    ids = ", ".join(row.game_id for row, _ in games)
+                    raise DuplicateGameError(
+                        f"one of the games {ids} is already stored (nothing of the batch was)"
                     ) from None
                 raise
 

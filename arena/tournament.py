@@ -49,7 +49,6 @@ import shlex
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +76,9 @@ from nardy.arena.schedule import (
     PoolDef,
     ScheduledUnit,
     TournamentDef,
-    build_schedule,
+    UnitStream,
+    unit_from_id,
+    unit_streams,
 )
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, StorageError, Store
@@ -104,6 +105,7 @@ __all__ = [
     "ClientPlayer",
     "CommandPlayer",
     "EndpointPlayer",
+    "GameExecutor",
     "GameSummary",
     "GameTask",
     "Player",
@@ -286,6 +288,8 @@ class CommandPlayer(EndpointPlayer):
     after it. With a token, the process gets it as ``NARDY_BOT_TOKEN`` and calls carry it."""
 
     kind = "command"
+    die_with_parent = False
+    """Whether the bot process is killed when the process that started it dies."""
 
     def __init__(self, name: str, command: Sequence[str], capacity: int, token: str = "") -> None:
         super().__init__(name, "", capacity, token)
@@ -295,7 +299,7 @@ class CommandPlayer(EndpointPlayer):
 
     def open(self) -> None:
         env = {"NARDY_BOT_TOKEN": self._token} if self._token else None
-        process = LocalBotProcess(self.command, env=env)
+        process = LocalBotProcess(self.command, env=env, die_with_parent=self.die_with_parent)
         try:
             address = process.start()
         except (LocalBotStartError, OSError) as exc:
@@ -907,32 +911,31 @@ class Tally:
     depend on concurrency or on interruptions.
     """
 
-    def __init__(self, definition: TournamentDef, schedule: Sequence[ScheduledUnit]) -> None:
+    def __init__(self, definition: TournamentDef) -> None:
         self.definition = definition
-        self.units: dict[str, _Unit] = {u.unit_id: _Unit(u) for u in schedule}
+        self.units: dict[str, _Unit] = {}
+        """The units with at least one stored game (made as games arrive: lazy scheduling)."""
+        self.units_total = definition.total_units
         self.games_stored = 0
         self.units_completed = 0
         self.done_game_ids: set[str] = set()
-        self._pair_units: dict[str, list[_Unit]] = {}
-        for state in self.units.values():
-            self._pair_units.setdefault(state.unit.pair_id, []).append(state)
         self.sprt: dict[str, Sprt] = {}
         self._sprt_round: dict[str, int] = {}
-        self._pool_pairs: dict[str, list[str]] = {}
         if definition.sprt is not None:
             for pool in definition.pools:
                 self.sprt[pool.label] = _new_sprt(definition, pool)
                 self._sprt_round[pool.label] = 0
-            for unit in schedule:
-                pairs = self._pool_pairs.setdefault(unit.pool, [])
-                if not pairs or pairs[-1] != unit.pair_id:
-                    pairs.append(unit.pair_id)
 
     def add(self, row: GameRow) -> _Unit | None:
         """Count one stored game; returns its unit's state (None for a game not scheduled)."""
-        state = self.units.get(row.unit_id)
-        if state is None or row.game_id in self.done_game_ids:
+        if row.game_id in self.done_game_ids:
             return None
+        state = self.units.get(row.unit_id)
+        if state is None:
+            unit = unit_from_id(self.definition, row.unit_id)
+            if unit is None:
+                return None
+            state = self.units[row.unit_id] = _Unit(unit)
         self.done_game_ids.add(row.game_id)
         self.games_stored += 1
         state.games.append(row)
@@ -951,13 +954,16 @@ class Tally:
         sprt = self.sprt.get(pool)
         if sprt is None:
             return
-        pairs = self._pool_pairs[pool]
+        # An SPRT runs on exactly one pairing: pair i of the pool is round i's legs a and b.
+        d = self.definition
+        (a, b), label = d.pairings()[0], pool
         i = self._sprt_round[pool]
-        while i < len(pairs):
-            legs = self._pair_units[pairs[i]]
-            if not all(u.done for u in legs):
+        while 2 * i < d.games:
+            ids = [f"{label}:{a}~{b}:{i + 1:04d}{leg}" for leg in "ab"[: min(2, d.games - 2 * i)]]
+            legs = [self.units.get(unit_id) for unit_id in ids]
+            if not all(u is not None and u.done for u in legs):
                 break
-            results = [u.a_result for u in legs if not u.aborted]
+            results = [u.a_result for u in legs if u is not None and not u.aborted]
             if len(results) == 2:
                 sprt.update(results[0], results[1])
             i += 1
@@ -973,7 +979,17 @@ class Tally:
         return [f"{label}: {s.status_line()}" for label, s in self.sprt.items()]
 
     def unit_done(self, unit_id: str) -> bool:
-        return self.units[unit_id].done
+        state = self.units.get(unit_id)
+        return state is not None and state.done
+
+    def games_of(self, unit_id: str) -> list[GameRow]:
+        """The stored games of a unit, as stored."""
+        state = self.units.get(unit_id)
+        return [] if state is None else state.games
+
+    @property
+    def all_done(self) -> bool:
+        return self.units_completed >= self.units_total
 
     def standings(
         self, *, tournament_id: str, status: str = "running", detail: str = ""
@@ -987,7 +1003,7 @@ class Tally:
             detail=detail,
             games_stored=self.games_stored,
             units_done=sum(p.units_done for p in pools),
-            units_total=len(self.units),
+            units_total=self.units_total,
             pools=pools,
         )
 
@@ -1101,7 +1117,7 @@ class Tally:
             options=dict(pool.options),
             match_length=pool.match_length,
             units_done=len([s for s in states if s.done]),
-            units_total=len(states),
+            units_total=len(d.pairings()) * d.games,
             bots=tuple(bots),
             pairings=tuple(pairings),
             sprt=status,
@@ -1137,7 +1153,7 @@ def standings_from_store(store: Store, tournament_id: str | None = None) -> Stan
         raise StorageError(
             f"tournament {row.tournament_id}: stored definition is damaged: {exc}"
         ) from None
-    t = Tally(definition, build_schedule(definition))
+    t = Tally(definition)
     for game in store.games(row.tournament_id, records=True):
         # The standings count the columns; a column that disagrees with the game's record was
         # changed after the game was stored: refuse rather than count it.
@@ -1257,6 +1273,27 @@ class RunResult:
     """Games found already stored at the start (resumed)."""
 
 
+@runtime_checkable
+class GameExecutor(Protocol):
+    """Plays games away from the engine's process (:class:`nardy.arena.ray_executor.RayExecutor`).
+
+    It gets the players unopened (it opens them where the games run, e.g. starts a ``command``
+    bot on the node that plays) and the engine's fault counters (to carry a bot's faults from
+    game to game); ``submit_game`` returns a future of the game's record, or of None for a game
+    aborted because ``stop`` was set. The engine stays the only writer: it stores each record.
+    """
+
+    def submit_game(
+        self,
+        task: GameTask,
+        players: tuple[Player, Player],
+        faults: Mapping[str, FaultCounter],
+        stop: threading.Event,
+    ) -> cf.Future[dict[str, Any] | None]: ...
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None: ...
+
+
 class _InlineExecutor(cf.Executor):
     """Runs each task at submit time (concurrency 1: no threads, no processes)."""
 
@@ -1282,7 +1319,7 @@ class Tournament:
         players: Mapping[str, Player] | None = None,
         records: str | Path | None = None,
         concurrency: int | None = None,
-        executor: Literal["auto", "inline", "thread", "process"] = "auto",
+        executor: Literal["auto", "inline", "thread", "process"] | GameExecutor = "auto",
         standings_interval: float = 0.5,
         faults: Mapping[str, FaultCounter] | None = None,
         on_record: Callable[[dict[str, Any]], None] | None = None,
@@ -1292,6 +1329,9 @@ class Tournament:
         :param faults: fault counters of some remote bots, shared with the caller (an arena
             counts a bot's faults over all its games); the others get fresh ones per run.
         :param on_record: called in the engine's thread with each game's record once stored.
+        :param executor: where games run: in this process (``auto``: worker processes for
+            built-in bots only, threads otherwise; ``inline``, ``thread``, ``process``) or a
+            :class:`GameExecutor` (e.g. a Ray cluster), which opens the players itself.
         """
         check_definition(definition, given=list(players or ()))
         self.definition = definition
@@ -1311,8 +1351,7 @@ class Tournament:
         self.executor_kind = executor
         self.records_path = Path(records) if records is not None else None
         self.standings_interval = standings_interval
-        self.schedule = build_schedule(definition)
-        self.tally = Tally(definition, self.schedule)
+        self.tally = Tally(definition)
         self.status: Status = "pending"
         self.detail = ""
         self._lock = threading.Lock()
@@ -1327,6 +1366,11 @@ class Tournament:
         self.on_record = on_record
         self.dice: audit.DiceAudit | None = None
         """The public view of the dice commitment (:mod:`nardy.arena.audit`), set by :meth:`run`."""
+
+    @property
+    def units_total(self) -> int:
+        """Games (matches) scheduled in all."""
+        return self.tally.units_total
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -1437,7 +1481,7 @@ class Tournament:
         commitment before the first game is played."""
         d = self.definition
         self.store.open_tournament(
-            self.tournament_id, d.name, d.to_json(), d.identity(), len(self.schedule)
+            self.tournament_id, d.name, d.to_json(), d.identity(), self.units_total
         )
         self.dice = audit.commit(self.store, self.tournament_id, d.seed)
         return self.dice
@@ -1457,8 +1501,10 @@ class Tournament:
 
     # -- running --------------------------------------------------------------------------------
 
-    def _make_executor(self) -> cf.Executor:
+    def _make_executor(self) -> cf.Executor | GameExecutor:
         kind = self.executor_kind
+        if isinstance(kind, GameExecutor):
+            return kind
         if kind == "auto":
             if self.concurrency == 1:
                 kind = "inline"
@@ -1516,13 +1562,16 @@ class Tournament:
             builtins=builtins,
         )
 
+    def _stored(self, unit: ScheduledUnit) -> bool:
+        return self.tally.unit_done(unit.unit_id)
+
     def _match_for(self, unit: ScheduledUnit) -> Match | None:
         """The match state of a unit from its stored games (None for a single game)."""
         if unit.match_length is None:
             return None
         pool = self.definition.pool(unit.pool)
         match = Match(_variant(pool.variant, pool.options), unit.match_length)
-        for g in sorted(self.tally.units[unit.unit_id].games, key=lambda r: r.game_no):
+        for g in sorted(self.tally.games_of(unit.unit_id), key=lambda r: r.game_no):
             assert g.winner is not None
             match.add_result(GameResult(g.winner, g.points, 1, 1, "bear_off"))
         return match
@@ -1539,7 +1588,7 @@ class Tournament:
         skipped = self.tally.games_stored
         assert self.dice is not None
         if self.dice.revealed and not self.tally.sprt_decided:
-            left = sum(1 for u in self.schedule if not self.tally.unit_done(u.unit_id))
+            left = self.tally.units_total - self.tally.units_completed
             if left:
                 raise TournamentError(
                     f"tournament {self.tournament_id} has ended and its seed is revealed: "
@@ -1548,7 +1597,7 @@ class Tournament:
                 )
         records = _RecordsFile(self.records_path) if self.records_path else None
         played = 0
-        executor: cf.Executor | None = None
+        executor: cf.Executor | GameExecutor | None = None
         opened: list[Player] = []
         self.status = "running"
         store.set_status(self.tournament_id, "running")
@@ -1563,17 +1612,16 @@ class Tournament:
             self._emit(
                 "tournament_started", status="running", detail=resumed, standings=self.standings()
             )
-            # Units still to play, per pairing, in schedule order.
-            queues: dict[tuple[str, str], deque[ScheduledUnit]] = {}
-            for unit in self.schedule:
-                if not self.tally.unit_done(unit.unit_id):
-                    queues.setdefault((unit.white, unit.black), deque()).append(unit)
-            if any(queues.values()) and not self.tally.sprt_decided:
-                names = {n for key, q in queues.items() if q for n in key}
+            # Units still to play, per pool, pairing and leg, in schedule order (made lazily).
+            queues = unit_streams(self.definition, self._stored)
+            if queues and not self.tally.sprt_decided:
+                names = {n for q in queues if q.head is not None for n in (q.head.a, q.head.b)}
+                remote = isinstance(self.executor_kind, GameExecutor)
                 for name in sorted(names):
                     player = self.players[name]
-                    player.open()
-                    opened.append(player)
+                    if not remote:  # a GameExecutor opens them where the games run
+                        player.open()
+                        opened.append(player)
                     self._faults[name] = self._given_faults.get(name) or FaultCounter()
                 executor = self._make_executor()
                 played = self._loop(executor, queues, records)
@@ -1616,15 +1664,15 @@ class Tournament:
             self.status = "stopped"
             lines = "; ".join(self.tally.sprt_lines())
             self.detail = f"SPRT decided: {lines}"
-        elif all(u.done for u in self.tally.units.values()):
+        elif self.tally.all_done:
             self.status, self.detail = "finished", ""
         else:
             self.status, self.detail = "interrupted", "stopped before the end; run again to resume"
 
     def _loop(
         self,
-        executor: cf.Executor,
-        queues: dict[tuple[str, str], deque[ScheduledUnit]],
+        executor: cf.Executor | GameExecutor,
+        queues: list[UnitStream],
         records: _RecordsFile | None,
     ) -> int:
         busy: dict[str, int] = dict.fromkeys(self.players, 0)
@@ -1643,7 +1691,10 @@ class Tournament:
                     task.game_id, task.unit.unit_id, task.unit.pool, task.white, task.black
                 ),
             )
-            if isinstance(executor, cf.ProcessPoolExecutor):
+            future: cf.Future[Any]
+            if isinstance(executor, GameExecutor):
+                future = executor.submit_game(task, players, self._faults, self._stop)
+            elif isinstance(executor, cf.ProcessPoolExecutor):
                 future = executor.submit(_run_task_in_worker, task)
             else:
                 future = executor.submit(
@@ -1658,43 +1709,50 @@ class Tournament:
                 and not self._stop.is_set()
                 and not self._drain.is_set()
             ):
-                best: ScheduledUnit | None = None
-                for (white, black), q in queues.items():
-                    if not q:
+                best: UnitStream | None = None
+                for q in queues:
+                    head = q.head
+                    if head is None:
                         continue
-                    if busy[white] >= self.players[white].capacity:
+                    if busy[head.white] >= self.players[head.white].capacity:
                         continue
-                    if busy[black] >= self.players[black].capacity:
+                    if busy[head.black] >= self.players[head.black].capacity:
                         continue
-                    if best is None or q[0].order < best.order:
-                        best = q[0]
-                if best is None:
+                    if best is None or head.order < best.head.order:  # type: ignore[union-attr]
+                        best = q
+                if best is None or best.head is None:
                     return
-                queues[(best.white, best.black)].popleft()
-                busy[best.white] += 1
-                busy[best.black] += 1
-                match = self._match_for(best)
-                matches[best.unit_id] = match
-                submit(self._task(best, match, 1 + len(self.tally.units[best.unit_id].games)))
+                unit = best.head
+                best.advance(self._stored)
+                busy[unit.white] += 1
+                busy[unit.black] += 1
+                match = self._match_for(unit)
+                matches[unit.unit_id] = match
+                submit(self._task(unit, match, 1 + len(self.tally.games_of(unit.unit_id))))
 
         fill()
         while active:
             done, _ = cf.wait(list(active), timeout=0.2, return_when=cf.FIRST_COMPLETED)
+            finished: list[tuple[GameTask, dict[str, Any], GameRow]] = []
             for future in done:
                 task = active.pop(future)
-                unit = task.unit
                 record = future.result()  # an engine error propagates (the run fails)
                 if record is None:  # aborted because we are stopping: not stored
-                    busy[unit.white] -= 1
-                    busy[unit.black] -= 1
+                    busy[task.white] -= 1
+                    busy[task.black] -= 1
                     continue
                 if self.dice is not None:
                     record["dice_commitment"] = {
                         **self.dice.record_field(),
                         "duplicate": self.definition.duplicate,
                     }
-                row = row_from_record(record, task)
-                self.store.save_game(row, record)
+                finished.append((task, record, row_from_record(record, task)))
+            if len(finished) > 1:  # games that ended together: one transaction
+                self.store.save_games([(row, record) for _, record, row in finished])
+            elif finished:
+                self.store.save_game(finished[0][2], finished[0][1])
+            for task, record, row in finished:
+                unit = task.unit
                 played += 1
                 if records is not None:
                     records.write(record)

@@ -177,7 +177,7 @@ class _Display:
             TimeElapsedColumn(),
             console=console,
         )
-        total = len(tournament.schedule)
+        total = tournament.units_total
         self.task = self.progress.add_task(tournament.definition.name, total=total, games=0)
         self._last_line = 0.0
 
@@ -221,7 +221,7 @@ class _Display:
             if now - self._last_line >= 5.0:
                 self._last_line = now
                 self.console.print(
-                    f"{tally.units_completed}/{len(tally.units)} units, "
+                    f"{tally.units_completed}/{tally.units_total} units, "
                     f"{tally.games_stored} games stored",
                     highlight=False,
                 )
@@ -299,6 +299,19 @@ _DB_OPTION = click.option(
     type=click.IntRange(min=1),
     help="Games played at once (each bot at most its capacity).",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where games run: this machine, or a Ray cluster (docs/distributed.md).",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
+    "or a Ray instance of this machine).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the final standings as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @click.option(
@@ -335,6 +348,8 @@ def run_command(
     db: str,
     records: Path | None,
     concurrency: int | None,
+    executor: str,
+    ray_address: str | None,
     as_json: bool,
     quiet: bool,
     variants: tuple[str, ...],
@@ -358,6 +373,7 @@ def run_command(
       nardy arena run examples/round_robin_js.toml   # starts the JavaScript example bot
       nardy arena run --variant long --bots heuristic,random --games 100 --seed 1
       nardy arena run --variant backgammon --bots heuristic,random --games 1000 --sprt 0,50
+      nardy arena run T.toml --executor ray --ray-address head:6379   # on a Ray cluster
     """
     try:
         definition = _definition(
@@ -372,8 +388,18 @@ def run_command(
             sprt,
             name,
         )
+        if ray_address is not None and executor != "ray":
+            raise click.UsageError("--ray-address goes with --executor ray")
+        where: Any = "auto"
+        if executor == "ray":
+            from nardy.arena.ray_executor import RayExecutor
+
+            where = RayExecutor(ray_address)
+            concurrency = concurrency or where.default_concurrency(definition)
         store = open_store(db)
-        tournament = Tournament(definition, store, records=records, concurrency=concurrency)
+        tournament = Tournament(
+            definition, store, records=records, concurrency=concurrency, executor=where
+        )
     except (DefinitionError, StorageError, TournamentError) as exc:
         raise _fail(exc) from None
     console = Console(stderr=True, soft_wrap=True)

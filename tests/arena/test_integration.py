@@ -586,6 +586,9 @@ def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer])
             str(db),
             "--standings-interval",
             "0",
+            "--admin-token-file",
+            str(tmp_path / "admin.token"),
+            "--allow-private-addresses",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -596,6 +599,8 @@ def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer])
         line = proc.stdout.readline()
         assert line.startswith("LISTENING "), line
         address = line.split()[1]
+        token = (tmp_path / "admin.token").read_text().strip()
+        admin = (("authorization", f"Bearer {token}"),)
         with grpc.insecure_channel(address) as channel:
             stub = arena_pb2_grpc.ArenaServiceStub(channel)
             ids = [
@@ -605,6 +610,7 @@ def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer])
                         server=arena_pb2.ServerTransport(address=bot_server(RandomBot(i)).address),
                     ),
                     timeout=10,
+                    metadata=admin,
                 ).bot_id
                 for i in range(2)
             ]
@@ -617,6 +623,7 @@ def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer])
                     seed=1,
                 ),
                 timeout=10,
+                metadata=admin,
             )
             assert created.tournament_id.startswith("served_tournament-")
             last = list(

@@ -309,6 +309,23 @@ def test_a_game_is_stored_once(backend: Backend) -> None:
     store.close()
 
 
+def test_a_batch_is_one_transaction(backend: Backend) -> None:
+    """save_games: the games of a batch are stored together, in order, or not at all (one of
+    them already stored rolls the whole batch back)."""
+    store = _opened(backend)
+    store.save_games([(_row("long:a~b:0002a"), {"n": 2}), (_row("long:a~b:0001a"), {"n": 1})])
+    assert [r.game_id for r in store.games("t-1")] == ["long:a~b:0002a", "long:a~b:0001a"]
+    batch = [(_row("long:a~b:0003a"), {"n": 3}), (_row("long:a~b:0001a"), {"again": True})]
+    with pytest.raises(DuplicateGameError, match="nothing of the batch"):
+        store.save_games(batch)
+    assert [r.game_id for r in store.games("t-1")] == ["long:a~b:0002a", "long:a~b:0001a"]
+    assert store.find_game("long:a~b:0001a").record == {"n": 1}
+    store.save_games([])
+    store.save_games([(_row("long:a~b:0003a"), {"n": 3})])  # still usable
+    assert len(store.games("t-1")) == 3
+    store.close()
+
+
 def test_identity_mismatch(backend: Backend) -> None:
     store = _opened(backend)
     store.open_tournament("t-1", "t", {"games": 4}, {"seed": 1}, 4)  # more games: fine
@@ -687,3 +704,29 @@ def test_cli_run_killed_and_resumed(
     assert sum(b["games"] for b in pool["standings"]) == 48  # 24 games, two bots each
     replay = runner.invoke(cli, ["replay", ids[5], "--db", pg_url])
     assert replay.exit_code == 0, replay.output
+
+
+def test_the_arena_registry_on_both_backends(backend: Backend) -> None:
+    """The arena's bots and tournaments (nardy.arena.registry) survive reopening the store."""
+    from nardy.arena.registry import BotRow, Registry
+
+    store = backend.open()
+    try:
+        registry = Registry(store)
+        row = BotRow("heur", "heur", "server", "127.0.0.1:1", "ab" * 32, b"\x00\xffinfo", 1.5)
+        registry.add_bot(row)
+        registry.add_tournament("t-1")
+        registry.add_tournament("t-1")  # twice: one row
+        registry.cancel_tournament("t-1")
+        with pytest.raises(StorageError):
+            registry.add_bot(row)  # the same id
+    finally:
+        store.close()
+    again = backend.open()
+    try:
+        registry = Registry(again)
+        assert registry.bots() == [row]
+        [entry] = registry.tournaments()
+        assert entry.tournament_id == "t-1" and entry.cancelled
+    finally:
+        again.close()

@@ -216,6 +216,413 @@ SPRT_DECISION_ACCEPT_H1: SprtDecision.ValueType  # 3
 Global___SprtDecision: _TypeAlias = SprtDecision  # noqa: Y015
 
 @_typing.final
+class CancelTournamentRequest(_message.Message):
+    """Authentication: every state-changing call (RegisterBot, CreateTournament,
+    CancelTournament) needs `authorization: Bearer <admin token>` call metadata
+    and fails with UNAUTHENTICATED without a token or with an unknown one, and
+    with PERMISSION_DENIED with a bot's token. The other calls are open and
+    reveal no secret: no token, and no seed while a tournament runs.
+
+    Request of ArenaService.CancelTournament.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament to cancel."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTournamentRequest: _TypeAlias = CancelTournamentRequest  # noqa: Y015
+
+@_typing.final
+class CancelTournamentResponse(_message.Message):
+    """Response of ArenaService.CancelTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    status: Global___TournamentStatus.ValueType
+    """The tournament's status after the call: CANCELLED, or FINISHED if it had
+    already finished.
+    """
+    def __init__(
+        self,
+        *,
+        status: Global___TournamentStatus.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTournamentResponse: _TypeAlias = CancelTournamentResponse  # noqa: Y015
+
+@_typing.final
+class ListBotsRequest(_message.Message):
+    """Request of ArenaService.ListBots."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListBotsRequest: _TypeAlias = ListBotsRequest  # noqa: Y015
+
+@_typing.final
+class BotSummary(_message.Message):
+    """A registered bot, as ListBots shows it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    ADDRESS_FIELD_NUMBER: _builtins.int
+    CONNECTED_FIELD_NUMBER: _builtins.int
+    LAST_SEEN_FIELD_NUMBER: _builtins.int
+    FAULTS_FIELD_NUMBER: _builtins.int
+    DISQUALIFIED_FIELD_NUMBER: _builtins.int
+    bot_id: _builtins.str
+    """The arena's id of the bot."""
+    name: _builtins.str
+    """The name given at registration (unique within the arena)."""
+    kind: _builtins.str
+    """"server", "dial_out" or "local"."""
+    address: _builtins.str
+    """A server or local bot's address; empty for a dial-out bot."""
+    connected: _builtins.bool
+    """A dial-out bot: whether its Connect stream is open now. A server or local
+    bot: whether its last call (or GetInfo) succeeded.
+    """
+    faults: _builtins.int
+    """Faults counted since the arena started, all kinds together."""
+    disqualified: _builtins.bool
+    """True once the faults reached the limit: the bot gets no new games."""
+    @_builtins.property
+    def last_seen(self) -> _timestamp_pb2.Timestamp:
+        """When the arena last heard from the bot (unset: never since the arena
+        started).
+        """
+
+    def __init__(
+        self,
+        *,
+        bot_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        kind: _builtins.str = ...,
+        address: _builtins.str = ...,
+        connected: _builtins.bool = ...,
+        last_seen: _timestamp_pb2.Timestamp | None = ...,
+        faults: _builtins.int = ...,
+        disqualified: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_seen", b"last_seen"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["address", b"address", "bot_id", b"bot_id", "connected", b"connected", "disqualified", b"disqualified", "faults", b"faults", "kind", b"kind", "last_seen", b"last_seen", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotSummary: _TypeAlias = BotSummary  # noqa: Y015
+
+@_typing.final
+class ListBotsResponse(_message.Message):
+    """Response of ArenaService.ListBots."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSummary]:
+        """Every registered bot, in registration order."""
+
+    def __init__(
+        self,
+        *,
+        bots: _abc.Iterable[Global___BotSummary] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListBotsResponse: _TypeAlias = ListBotsResponse  # noqa: Y015
+
+@_typing.final
+class ListTournamentsRequest(_message.Message):
+    """Request of ArenaService.ListTournaments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsRequest: _TypeAlias = ListTournamentsRequest  # noqa: Y015
+
+@_typing.final
+class TournamentSummary(_message.Message):
+    """A tournament, as ListTournaments shows it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    GAMES_PLAYED_FIELD_NUMBER: _builtins.int
+    GAMES_TOTAL_FIELD_NUMBER: _builtins.int
+    BOT_NAMES_FIELD_NUMBER: _builtins.int
+    POOLS_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament's id."""
+    name: _builtins.str
+    """Its display name."""
+    status: Global___TournamentStatus.ValueType
+    """Where it is in its life cycle."""
+    games_played: _builtins.int
+    """Games (matches) finished."""
+    games_total: _builtins.int
+    """Games (matches) scheduled."""
+    @_builtins.property
+    def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The names of its bots, in the order given at creation."""
+
+    @_builtins.property
+    def pools(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The variant pool(s), e.g. "long"."""
+
+    @_builtins.property
+    def created(self) -> _timestamp_pb2.Timestamp:
+        """When it was created."""
+
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        status: Global___TournamentStatus.ValueType = ...,
+        games_played: _builtins.int = ...,
+        games_total: _builtins.int = ...,
+        bot_names: _abc.Iterable[_builtins.str] | None = ...,
+        pools: _abc.Iterable[_builtins.str] | None = ...,
+        created: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created", b"created"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_names", b"bot_names", "created", b"created", "games_played", b"games_played", "games_total", b"games_total", "name", b"name", "pools", b"pools", "status", b"status", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentSummary: _TypeAlias = TournamentSummary  # noqa: Y015
+
+@_typing.final
+class ListTournamentsResponse(_message.Message):
+    """Response of ArenaService.ListTournaments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournaments(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentSummary]:
+        """Newest first."""
+
+    def __init__(
+        self,
+        *,
+        tournaments: _abc.Iterable[Global___TournamentSummary] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournaments", b"tournaments"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsResponse: _TypeAlias = ListTournamentsResponse  # noqa: Y015
+
+@_typing.final
+class ListGamesRequest(_message.Message):
+    """Request of ArenaService.ListGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    TERMINATION_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament."""
+    bot: _builtins.str
+    """Only games this bot played (id or name); empty = all."""
+    termination: _builtins.str
+    """Only games that ended this way ("bear_off", "resign", "drop",
+    "time_forfeit", "bot_failure", "aborted"); empty = all.
+    """
+    limit: _builtins.int
+    """At most this many games (the latest ones); 0 = all."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        bot: _builtins.str = ...,
+        termination: _builtins.str = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "limit", b"limit", "termination", b"termination", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesRequest: _TypeAlias = ListGamesRequest  # noqa: Y015
+
+@_typing.final
+class GameListing(_message.Message):
+    """One stored game, as ListGames shows it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    WHITE_BOT_ID_FIELD_NUMBER: _builtins.int
+    WHITE_NAME_FIELD_NUMBER: _builtins.int
+    BLACK_BOT_ID_FIELD_NUMBER: _builtins.int
+    BLACK_NAME_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    match_id: _builtins.str
+    """Its match (unit) id."""
+    white_bot_id: _builtins.str
+    """The bot that played White."""
+    white_name: _builtins.str
+    """Its name."""
+    black_bot_id: _builtins.str
+    """The bot that played Black."""
+    black_name: _builtins.str
+    """Its name."""
+    @_builtins.property
+    def result(self) -> _game_pb2.GameResult:
+        """The result."""
+
+    @_builtins.property
+    def finished(self) -> _timestamp_pb2.Timestamp:
+        """When it was stored."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        match_id: _builtins.str = ...,
+        white_bot_id: _builtins.str = ...,
+        white_name: _builtins.str = ...,
+        black_bot_id: _builtins.str = ...,
+        black_name: _builtins.str = ...,
+        result: _game_pb2.GameResult | None = ...,
+        finished: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["finished", b"finished", "result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["black_bot_id", b"black_bot_id", "black_name", b"black_name", "finished", b"finished", "game_id", b"game_id", "match_id", b"match_id", "result", b"result", "white_bot_id", b"white_bot_id", "white_name", b"white_name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameListing: _TypeAlias = GameListing  # noqa: Y015
+
+@_typing.final
+class ListGamesResponse(_message.Message):
+    """Response of ArenaService.ListGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameListing]:
+        """In the order they were stored."""
+
+    def __init__(
+        self,
+        *,
+        games: _abc.Iterable[Global___GameListing] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesResponse: _TypeAlias = ListGamesResponse  # noqa: Y015
+
+@_typing.final
+class ExportGamesRequest(_message.Message):
+    """Request of ArenaService.ExportGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportGamesRequest: _TypeAlias = ExportGamesRequest  # noqa: Y015
+
+@_typing.final
+class ExportGamesResponse(_message.Message):
+    """One game record of ArenaService.ExportGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_JSON_FIELD_NUMBER: _builtins.int
+    record_json: _builtins.str
+    """The game's full record as one line of JSON (the shape stored in the
+    database and written by `nardy arena run --records`).
+    """
+    def __init__(
+        self,
+        *,
+        record_json: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record_json", b"record_json"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportGamesResponse: _TypeAlias = ExportGamesResponse  # noqa: Y015
+
+@_typing.final
 class ServerTransport(_message.Message):
     """The bot is a gRPC server implementing nardy.bot.v1.BotService."""
 
@@ -319,7 +726,8 @@ class RegisterBotResponse(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
     """The arena's id of the bot, used in CreateTournamentRequest.bot_ids and in
-    standings. Opaque.
+    standings. Opaque (this arena uses the name given at registration, which
+    is unique within the arena).
     """
     token: _builtins.str
     """A secret bearer token. A dial-out bot presents it in Hello; the arena also
@@ -743,7 +1151,8 @@ class CreateTournamentRequest(_message.Message):
     """The number of games per pairing (of matches, if `match_length` > 0).
     Colours alternate, and the arena plays them in pairs with the same dice
     when the number is even (duplicate dice), so an even number is
-    recommended.
+    recommended. 0 = 2. Out of the arena's limits (by default 1 to 10,000,
+    and at most 1,000,000 games in all): INVALID_ARGUMENT.
     """
     match_length: _builtins.int
     """Points per match; 0 = every pairing game is a single money game."""
@@ -1257,7 +1666,10 @@ class GetStandingsResponse(_message.Message):
     games_total: _builtins.int
     """Games scheduled in all."""
     seed: _builtins.int
-    """The seed in use (the arena's choice if the request's seed was 0)."""
+    """The seed in use (the arena's choice if the request's seed was 0), once
+    the tournament has finished or was cancelled; 0 while it is pending or
+    running (the seed decides every future roll, so it stays secret).
+    """
     @_builtins.property
     def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Standing]:
         """The table, best first."""

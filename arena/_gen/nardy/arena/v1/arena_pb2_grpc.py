@@ -64,6 +64,31 @@ class ArenaServiceStub:
                 request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.SerializeToString,
                 response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.WatchTournamentResponse.FromString,
                 _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/nardy.arena.v1.ArenaService/CancelTournament',
+                request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListBots = channel.unary_unary(
+                '/nardy.arena.v1.ArenaService/ListBots',
+                request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/nardy.arena.v1.ArenaService/ListTournaments',
+                request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
+        self.ListGames = channel.unary_unary(
+                '/nardy.arena.v1.ArenaService/ListGames',
+                request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListGamesResponse.FromString,
+                _registered_method=True)
+        self.ExportGames = channel.unary_stream(
+                '/nardy.arena.v1.ArenaService/ExportGames',
+                request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
+                response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -74,7 +99,11 @@ class ArenaServiceServicer:
     def RegisterBot(self, request, context):
         """RegisterBot adds a bot and returns its id and secret token. For a server
         bot the arena calls nardy.bot.v1.BotService.GetInfo at the given address
-        before answering, and fails with UNAVAILABLE if it cannot.
+        (with the new token as bearer metadata) before answering, and fails with
+        UNAVAILABLE if it cannot reach it; a bot that answers UNAUTHENTICATED is
+        registered all the same (it checks tokens and does not know its own yet:
+        start it with the returned token), and GetInfo is asked again when a
+        tournament is created. Names are unique (ALREADY_EXISTS otherwise).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,6 +144,46 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTournament(self, request, context):
+        """CancelTournament stops a running tournament: no new games; games in
+        progress are aborted (not stored) and the tournament ends CANCELLED. It
+        is never resumed. Cancelling a tournament that has ended changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBots(self, request, context):
+        """ListBots lists the registered bots (never their tokens).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """ListTournaments lists the tournaments of the arena, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGames(self, request, context):
+        """ListGames lists the stored games of a tournament (no seeds, no dice).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportGames(self, request, context):
+        """ExportGames streams the full JSON records of a tournament's stored games.
+        The records hold the dice, so while the tournament runs only the
+        administrator may export them (PERMISSION_DENIED / UNAUTHENTICATED
+        otherwise); once it has ended anyone may.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -142,6 +211,31 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.WatchTournament,
                     request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.FromString,
                     response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.WatchTournamentResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.SerializeToString,
+            ),
+            'ListBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBots,
+                    request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
+                    response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'ListGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGames,
+                    request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListGamesRequest.FromString,
+                    response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'ExportGames': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportGames,
+                    request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.FromString,
+                    response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -281,6 +375,141 @@ class ArenaService:
             '/nardy.arena.v1.ArenaService/WatchTournament',
             nardy_dot_arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.SerializeToString,
             nardy_dot_arena_dot_v1_dot_arena__pb2.WatchTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nardy.arena.v1.ArenaService/CancelTournament',
+            nardy_dot_arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
+            nardy_dot_arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nardy.arena.v1.ArenaService/ListBots',
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nardy.arena.v1.ArenaService/ListTournaments',
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nardy.arena.v1.ArenaService/ListGames',
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ListGamesRequest.SerializeToString,
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/nardy.arena.v1.ArenaService/ExportGames',
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
+            nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,

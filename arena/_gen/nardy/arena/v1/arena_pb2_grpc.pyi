@@ -52,7 +52,11 @@ class ArenaServiceStub:
     RegisterBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RegisterBotRequest, _arena_pb2.RegisterBotResponse]
     """RegisterBot adds a bot and returns its id and secret token. For a server
     bot the arena calls nardy.bot.v1.BotService.GetInfo at the given address
-    before answering, and fails with UNAVAILABLE if it cannot.
+    (with the new token as bearer metadata) before answering, and fails with
+    UNAVAILABLE if it cannot reach it; a bot that answers UNAUTHENTICATED is
+    registered all the same (it checks tokens and does not know its own yet:
+    start it with the returned token), and GetInfo is asked again when a
+    tournament is created. Names are unique (ALREADY_EXISTS otherwise).
     """
     Connect: _grpc.StreamStreamMultiCallable[_arena_pb2.ConnectRequest, _arena_pb2.ConnectResponse]
     """Connect is the dial-out transport. The bot opens the stream, sends Hello
@@ -72,6 +76,23 @@ class ArenaServiceStub:
     started, games started and ended, standings updated, SPRT updated,
     tournament ended. The stream ends after the TournamentEndedEvent.
     """
+    CancelTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CancelTournamentRequest, _arena_pb2.CancelTournamentResponse]
+    """CancelTournament stops a running tournament: no new games; games in
+    progress are aborted (not stored) and the tournament ends CANCELLED. It
+    is never resumed. Cancelling a tournament that has ended changes nothing.
+    """
+    ListBots: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListBotsRequest, _arena_pb2.ListBotsResponse]
+    """ListBots lists the registered bots (never their tokens)."""
+    ListTournaments: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]
+    """ListTournaments lists the tournaments of the arena, newest first."""
+    ListGames: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListGamesRequest, _arena_pb2.ListGamesResponse]
+    """ListGames lists the stored games of a tournament (no seeds, no dice)."""
+    ExportGames: _grpc.UnaryStreamMultiCallable[_arena_pb2.ExportGamesRequest, _arena_pb2.ExportGamesResponse]
+    """ExportGames streams the full JSON records of a tournament's stored games.
+    The records hold the dice, so while the tournament runs only the
+    administrator may export them (PERMISSION_DENIED / UNAUTHENTICATED
+    otherwise); once it has ended anyone may.
+    """
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -83,7 +104,11 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     RegisterBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.RegisterBotRequest, _arena_pb2.RegisterBotResponse]  # type: ignore[assignment]
     """RegisterBot adds a bot and returns its id and secret token. For a server
     bot the arena calls nardy.bot.v1.BotService.GetInfo at the given address
-    before answering, and fails with UNAVAILABLE if it cannot.
+    (with the new token as bearer metadata) before answering, and fails with
+    UNAVAILABLE if it cannot reach it; a bot that answers UNAUTHENTICATED is
+    registered all the same (it checks tokens and does not know its own yet:
+    start it with the returned token), and GetInfo is asked again when a
+    tournament is created. Names are unique (ALREADY_EXISTS otherwise).
     """
     Connect: _aio.StreamStreamMultiCallable[_arena_pb2.ConnectRequest, _arena_pb2.ConnectResponse]  # type: ignore[assignment]
     """Connect is the dial-out transport. The bot opens the stream, sends Hello
@@ -103,6 +128,23 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     started, games started and ended, standings updated, SPRT updated,
     tournament ended. The stream ends after the TournamentEndedEvent.
     """
+    CancelTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.CancelTournamentRequest, _arena_pb2.CancelTournamentResponse]  # type: ignore[assignment]
+    """CancelTournament stops a running tournament: no new games; games in
+    progress are aborted (not stored) and the tournament ends CANCELLED. It
+    is never resumed. Cancelling a tournament that has ended changes nothing.
+    """
+    ListBots: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListBotsRequest, _arena_pb2.ListBotsResponse]  # type: ignore[assignment]
+    """ListBots lists the registered bots (never their tokens)."""
+    ListTournaments: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]  # type: ignore[assignment]
+    """ListTournaments lists the tournaments of the arena, newest first."""
+    ListGames: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListGamesRequest, _arena_pb2.ListGamesResponse]  # type: ignore[assignment]
+    """ListGames lists the stored games of a tournament (no seeds, no dice)."""
+    ExportGames: _aio.UnaryStreamMultiCallable[_arena_pb2.ExportGamesRequest, _arena_pb2.ExportGamesResponse]  # type: ignore[assignment]
+    """ExportGames streams the full JSON records of a tournament's stored games.
+    The records hold the dice, so while the tournament runs only the
+    administrator may export them (PERMISSION_DENIED / UNAUTHENTICATED
+    otherwise); once it has ended anyone may.
+    """
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """ArenaService is the arena's public API. Clients set deadlines on the unary
@@ -117,7 +159,11 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_arena_pb2.RegisterBotResponse, _abc.Awaitable[_arena_pb2.RegisterBotResponse]]:
         """RegisterBot adds a bot and returns its id and secret token. For a server
         bot the arena calls nardy.bot.v1.BotService.GetInfo at the given address
-        before answering, and fails with UNAVAILABLE if it cannot.
+        (with the new token as bearer metadata) before answering, and fails with
+        UNAVAILABLE if it cannot reach it; a bot that answers UNAUTHENTICATED is
+        registered all the same (it checks tokens and does not know its own yet:
+        start it with the returned token), and GetInfo is asked again when a
+        tournament is created. Names are unique (ALREADY_EXISTS otherwise).
         """
 
     @_abc_1.abstractmethod
@@ -160,6 +206,53 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         """WatchTournament streams a tournament's events as they happen: tournament
         started, games started and ended, standings updated, SPRT updated,
         tournament ended. The stream ends after the TournamentEndedEvent.
+        """
+
+    @_abc_1.abstractmethod
+    def CancelTournament(
+        self,
+        request: _arena_pb2.CancelTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.CancelTournamentResponse, _abc.Awaitable[_arena_pb2.CancelTournamentResponse]]:
+        """CancelTournament stops a running tournament: no new games; games in
+        progress are aborted (not stored) and the tournament ends CANCELLED. It
+        is never resumed. Cancelling a tournament that has ended changes nothing.
+        """
+
+    @_abc_1.abstractmethod
+    def ListBots(
+        self,
+        request: _arena_pb2.ListBotsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListBotsResponse, _abc.Awaitable[_arena_pb2.ListBotsResponse]]:
+        """ListBots lists the registered bots (never their tokens)."""
+
+    @_abc_1.abstractmethod
+    def ListTournaments(
+        self,
+        request: _arena_pb2.ListTournamentsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListTournamentsResponse, _abc.Awaitable[_arena_pb2.ListTournamentsResponse]]:
+        """ListTournaments lists the tournaments of the arena, newest first."""
+
+    @_abc_1.abstractmethod
+    def ListGames(
+        self,
+        request: _arena_pb2.ListGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListGamesResponse, _abc.Awaitable[_arena_pb2.ListGamesResponse]]:
+        """ListGames lists the stored games of a tournament (no seeds, no dice)."""
+
+    @_abc_1.abstractmethod
+    def ExportGames(
+        self,
+        request: _arena_pb2.ExportGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_arena_pb2.ExportGamesResponse], _abc.AsyncIterator[_arena_pb2.ExportGamesResponse]]:
+        """ExportGames streams the full JSON records of a tournament's stored games.
+        The records hold the dice, so while the tournament runs only the
+        administrator may export them (PERMISSION_DENIED / UNAUTHENTICATED
+        otherwise); once it has ended anyone may.
         """
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,97 @@
+"""What one request may ask of the arena: sizes, counts and the addresses it will dial.
+
+Every value of a request is checked against :class:`ArenaLimits` before anything is allocated,
+and a value out of range is a :class:`LimitError` (``INVALID_ARGUMENT``) naming the field and
+the limit. Scheduling is lazy (:mod:`nardy.arena.schedule`), so a tournament at the limits costs
+memory in proportion to its pairings, not its games.
+
+Server bots: the arena dials the address it is given, so an open address policy would let a
+caller probe the arena's network (which ports answer). By default only public addresses are
+allowed; loopback, private, link-local and other special ranges need
+``allow_private_addresses`` (``nardy arena serve --allow-private-addresses``, the natural choice
+when bots run on the same machine or LAN). A host name is resolved and every address it resolves
+to must be allowed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from dataclasses import dataclass
+
+__all__ = ["ArenaLimits", "LimitError", "check_bot_address", "split_host_port"]
+
+
+class LimitError(ValueError):
+    """A request exceeds a limit or names an address the arena will not dial."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaLimits:
+    """The arena's limits (``nardy arena serve --max-...``)."""
+
+    max_games_per_pairing: int = 10_000
+    max_bots_per_tournament: int = 64
+    max_games_per_tournament: int = 1_000_000
+    """Games (matches) of one tournament in all: pairings x games per pairing."""
+    max_running_tournaments: int = 8
+    max_registered_bots: int = 1_000
+    max_name_length: int = 64
+    max_match_length: int = 64
+    max_concurrency: int = 64
+    max_per_decision: float = 600.0
+    """Seconds; also bounds the per-game reserve (x 100)."""
+    max_options: int = 32
+    allow_private_addresses: bool = False
+
+    def check_count(self, what: str, value: int, low: int, high: int) -> None:
+        if not low <= value <= high:
+            raise LimitError(f"{what} must be between {low} and {high}, not {value}")
+
+    def check_name(self, what: str, name: str, *, required: bool = True) -> None:
+        if required and not name:
+            raise LimitError(f"{what} is empty")
+        if len(name) > self.max_name_length:
+            raise LimitError(
+                f"{what} is {len(name)} characters long; at most {self.max_name_length}"
+            )
+
+
+def split_host_port(address: str) -> tuple[str, int]:
+    """``host:port`` (``[v6]:port`` too; a ``dns:///`` prefix is dropped) → (host, port)."""
+    text = address.removeprefix("dns:///").removeprefix("ipv4:").removeprefix("ipv6:")
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise LimitError(f"address {address!r}: expected host:port")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not host or any(c in host for c in "/?#@ ,"):
+        raise LimitError(f"address {address!r}: expected host:port")
+    return host, int(port)
+
+
+def _allowed(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def check_bot_address(address: str, limits: ArenaLimits) -> None:
+    """Raise :class:`LimitError` unless the arena may dial ``address`` (see the module doc)."""
+    host, port = split_host_port(address)
+    if limits.allow_private_addresses:
+        return
+    try:
+        ips = [ipaddress.ip_address(host)]
+    except ValueError:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            raise LimitError(f"address {address!r}: cannot resolve {host!r}") from None
+        ips = [ipaddress.ip_address(str(info[4][0]).partition("%")[0]) for info in infos]
+    bad = [str(ip) for ip in ips if not _allowed(ip)]
+    if bad:
+        raise LimitError(
+            f"address {address!r} is not public ({', '.join(sorted(set(bad)))}); the arena "
+            "dials loopback and private addresses only when started with "
+            "--allow-private-addresses"
+        )
