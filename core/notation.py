@@ -126,17 +126,21 @@ def play_text(steps: Sequence[Step]) -> str:
         return ""
     if n == 4:
         a, b, c, d = steps
-        if (
-            a[1] != b[0] and b[1] != c[0] and c[1] != d[0] and a != b and b != c and c != d
-        ):  # four single steps of different checkers, none repeated: no grouping
-            return " ".join(
-                (
-                    _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]],
-                    _SOURCE_TEXT[b[0]] + _LANDING_TEXT[b[1]][b[3]],
-                    _SOURCE_TEXT[c[0]] + _LANDING_TEXT[c[1]][c[3]],
-                    _SOURCE_TEXT[d[0]] + _LANDING_TEXT[d[1]][d[3]],
-                )
-            )
+        if a != b and b != c and c != d:
+            # No step repeated: only chains (a step from where the previous one landed) group.
+            text = _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]]
+            second = _LANDING_TEXT[b[1]][b[3]]
+            third = _LANDING_TEXT[c[1]][c[3]]
+            fourth = _LANDING_TEXT[d[1]][d[3]]
+            if a[1] == b[0]:
+                text += second
+                if b[1] != c[0] and c[1] == d[0]:  # two chains of two steps: 24/21/18(2)?
+                    other = _SOURCE_TEXT[c[0]] + third + fourth
+                    return text + "(2)" if other == text else text + " " + other
+            else:
+                text += " " + _SOURCE_TEXT[b[0]] + second
+            text += third if b[1] == c[0] else " " + _SOURCE_TEXT[c[0]] + third
+            return text + fourth if c[1] == d[0] else text + " " + _SOURCE_TEXT[d[0]] + fourth
         if a == b == c == d:
             return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]] + "(4)"
     # The grouping of format_steps: runs of one step become ``(n)``; a single step whose source is the

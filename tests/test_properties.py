@@ -210,8 +210,23 @@ _GROUPING_POOL = [
 ]
 
 
+def _chain(*points: int, hit_last: bool = False) -> list[Step]:
+    steps = [Step(src, dst, src - dst, False) for src, dst in itertools.pairwise(points)]
+    if hit_last:
+        steps[-1] = steps[-1]._replace(hit=True)
+    return steps
+
+
 @settings(max_examples=400)
 @given(st.one_of(steps_strategy, st.lists(st.sampled_from(_GROUPING_POOL), max_size=4)))
+@example(_chain(24, 21, 18) * 2)  # 24/21/18(2)
+@example(_chain(24, 21, 18) + _chain(13, 10, 7))
+@example(_chain(24, 21, 18) + _chain(24, 21, 18, hit_last=True))
+@example(_chain(24, 21, 18, 15) + _chain(13, 10))
+@example(_chain(24, 21) + _chain(13, 10, 7, 4))
+@example(_chain(24, 21, 18, 15, 12))
+@example(_chain(24, 21) * 2 + _chain(21, 18) * 2)  # 24/21(2) 21/18(2)
+@example(_chain(24, 21) + _chain(21, 18) * 3)
 def test_fast_play_text_is_format_steps(steps: list[Step]) -> None:
     assert play_text(steps) == format_steps(steps)
     assert play_text(tuple(steps)) == format_steps(steps)
