@@ -10,7 +10,8 @@ Fenced blocks of README.md, docs/**/*.md and examples/**/*.md run by their langu
 
 Commands run in a temporary folder holding links to the repository's ``examples/`` and ``protos/``,
 with this Python's ``nardy`` first on ``PATH``. A block that cannot run here is marked, visibly,
-by an HTML comment on the line before it, which the test reports as its skip reason::
+by an HTML comment on the line before it (or among the HTML comments right above it), which the
+test reports as its skip reason::
 
     <!-- doc-test: skip (needs a running arena) -->
 
@@ -71,8 +72,15 @@ def blocks_of(path: Path) -> list[Block]:
         while index < len(lines) and not re.match(r"^ {0,3}```\s*$", lines[index]):
             body.append(lines[index])
             index += 1
-        previous = next((lines[i] for i in range(start - 1, -1, -1) if lines[i].strip()), "")
-        marker = SKIP.match(previous.strip())
+        # The marker is on the line before the fence, or among the HTML comments right above it.
+        marker = None
+        for i in range(start - 1, -1, -1):
+            line = lines[i].strip()
+            if not line:
+                continue
+            marker = SKIP.match(line)
+            if marker or not (line.startswith("<!--") and line.endswith("-->")):
+                break
         found.append(
             Block(
                 path,
@@ -171,8 +179,10 @@ def test_the_harness_finds_blocks_and_markers(tmp_path: Path) -> None:
     doc.write_text(
         "text\n\n<!-- doc-test: skip (needs a running arena) -->\n```sh\nnardy arena serve\n```\n"
         "\n```python\nx = 1\n```\n"
+        "<!-- doc-test: skip (a reason) -->\n<!-- other:marker -->\n```sh\nexit 1\n```\n"
     )
-    first, second = blocks_of(doc)
+    first, second, third = blocks_of(doc)
+    assert third.skip == "a reason"
     assert (first.lang, first.skip, first.line, first.code) == (
         "sh",
         "needs a running arena",
