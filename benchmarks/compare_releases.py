@@ -8,6 +8,7 @@ own ``nardy``. A worker measures, with process CPU time (the machine may be shar
 
 * **jsonl**: ``run_jsonl_stream`` (the loop of ``nardy plays --jsonl``) over the 2,550 oracle queries
   (``tests/data/backgammon-oracle.jsonl.gz`` as ``{"position": …, "dice": …}`` lines), queries/s;
+  then over its doubles and its non-doubles apart;
 * **command**: the whole ``nardy plays --variant backgammon --jsonl`` command on the same queries, as a
   child process (user + system CPU, including start-up), queries/s;
 * **games**: ``--games`` whole backgammon games between two random players through ``Game``
@@ -64,6 +65,17 @@ stats = run_jsonl_stream(variant, io.BytesIO(data), sink)
 report["jsonl_cpu"] = time.process_time() - started
 report["jsonl_queries"] = stats.queries
 report["jsonl_digest"] = hashlib.sha256("".join(sink.parts).encode()).hexdigest()
+for subset in ("doubles", "non_doubles"):
+    wanted = subset == "doubles"
+    part = b"".join(
+        line + b"\n"
+        for line in data.splitlines()
+        if (json.loads(line)["dice"][0] == json.loads(line)["dice"][1]) == wanted
+    )
+    gc.collect()
+    started = time.process_time()
+    count = run_jsonl_stream(variant, io.BytesIO(part), Sink()).queries
+    report[f"jsonl_{subset}"] = count / (time.process_time() - started)
 
 def play_game(seed):
     rng = random.Random(seed)
