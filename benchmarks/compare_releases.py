@@ -159,6 +159,13 @@ MEASURES = (
         lambda r: r["jsonl_queries"] / r["jsonl_cpu"],
         True,
     ),
+    ("jsonl-doubles", "same, the 810 doubles only", lambda r: r["jsonl_doubles"], True),
+    (
+        "jsonl-non-doubles",
+        "same, the 1,740 non-doubles only",
+        lambda r: r["jsonl_non_doubles"],
+        True,
+    ),
     (
         "command",
         "whole `nardy plays --jsonl` command, queries/s (CPU, with start-up)",
