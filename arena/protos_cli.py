@@ -2,8 +2,8 @@
 
 A bot author who has run nothing but ``pip install nardy[arena]`` gets the exact protocol of the
 installed arena, ready for protoc in any language. The files live in the package as
-``nardy/arena/protos/<domain>/v1/*.proto`` (in the source tree ``arena/protos`` is a link to
-``protos/nardy``) and are written under ``DIR/nardy/...``, the import paths the files use among
+``nardy/arena/protos/<domain>/v1/*.proto`` (setup.py copies them there from ``protos/nardy``; a
+source checkout reads ``protos/nardy`` itself) and are written under ``DIR/nardy/...``, the import paths the files use among
 themselves, so ``DIR`` is the include root: ``protoc -I DIR ... nardy/bot/v1/bot.proto``. The
 well-known types they import (``google/protobuf/duration.proto``, ``timestamp.proto``) come with
 every protoc (and with ``grpcio-tools``).
@@ -34,7 +34,10 @@ def _walk(node: Traversable, prefix: str) -> dict[str, bytes]:
 def proto_sources() -> dict[str, bytes]:
     """``{import path: content}`` of every shipped proto file, e.g. ``"nardy/bot/v1/bot.proto"``,
     sorted by path. Raises ``FileNotFoundError`` if the installation has none (a broken build)."""
-    root = resources.files("nardy.arena") / "protos"
+    root: Traversable = resources.files("nardy.arena") / "protos"
+    source = Path(__file__).resolve().parent.parent / "protos" / "nardy"
+    if not root.is_dir() and source.is_dir():
+        root = source  # a source checkout or editable install: the repository's protos/nardy
     if not root.is_dir():
         raise FileNotFoundError("this installation of nardy ships no .proto files")
     found = _walk(root, "nardy")

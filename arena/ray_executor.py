@@ -64,7 +64,8 @@ def _ray() -> ModuleType:
         import ray
     except ImportError:
         raise TournamentError(RAY_MISSING) from None
-    return ray
+    module: ModuleType = ray  # (untyped where the nardy[ray] extra is not installed)
+    return module
 
 
 # ==================================================================================================

@@ -4,7 +4,7 @@
     pytest benchmarks/test_movegen.py --benchmark-disable  # run each once, as a quick check
 
 Groups: ``oracle`` (the 2,550 backgammon oracle cases through the public API, Position creation
-included), ``position`` (single positions: opening, contact, doubles, bear-off, bar, the worst
+included, and as ``nardy plays --jsonl`` queries), ``position`` (single positions: opening, contact, doubles, bear-off, bar, the worst
 case), ``corpus`` (per variant, the positions of seeded random games) and ``game`` (one full
 seeded random game per variant). The corpus benchmarks report positions/s in ``extra_info``.
 docs/performance.md has measured figures and benchmarks/measure_movegen.py the script behind them.
@@ -12,12 +12,15 @@ docs/performance.md has measured figures and benchmarks/measure_movegen.py the s
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Callable
 
 import pytest
 from movegen_corpus import OracleCase, random_game
 
 from nardy.core import load_variant, variant_names
+from nardy.core.jsonl import run_jsonl_stream
 from nardy.core.position import Position
 
 # -- the oracle corpus -----------------------------------------------------------------------------
@@ -38,6 +41,31 @@ def test_oracle_legal_plays(benchmark, oracle_cases: list[OracleCase]) -> None:
     if benchmark.stats is not None:
         benchmark.extra_info["positions"] = len(inputs)
         benchmark.extra_info["positions_per_s"] = round(len(inputs) / benchmark.stats.stats.median)
+
+
+@pytest.mark.benchmark(group="oracle")
+def test_oracle_jsonl(benchmark, oracle_cases: list[OracleCase]) -> None:
+    """The loop of ``nardy plays --jsonl`` (``run_jsonl_stream``) over the oracle as query lines:
+    parsing, validation, generation and the answers' text."""
+    variant = load_variant("backgammon")
+    data = "".join(
+        json.dumps({"position": c.position, "dice": [c.steps[0], c.steps[-1]]}) + "\n"
+        for c in oracle_cases
+    ).encode()
+
+    def run() -> int:
+        out = io.StringIO()
+        stats = run_jsonl_stream(variant, io.BytesIO(data), out)
+        assert stats.errors == 0
+        return out.getvalue().count('"text"')
+
+    total = benchmark.pedantic(run, rounds=5, warmup_rounds=1)
+    assert total == sum(c.results for c in oracle_cases)
+    if benchmark.stats is not None:
+        benchmark.extra_info["queries"] = len(oracle_cases)
+        benchmark.extra_info["queries_per_s"] = round(
+            len(oracle_cases) / benchmark.stats.stats.median
+        )
 
 
 @pytest.mark.benchmark(group="oracle")

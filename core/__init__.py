@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+if __name__ != "nardy.core":  # pragma: no cover - only a wrong import gets here
+    # core/ is the folder of the package nardy.core; importing it by a second name would load a
+    # second copy of every module (with its own classes and caches).
+    raise ImportError(
+        f"{__name__!r} is the folder of the package nardy.core: import nardy.core instead"
+    )
+
+
 from nardy.core.errors import (
     GameStateError,
     IllegalPlayError,

@@ -610,15 +610,72 @@ def builtin_bot_names() -> list[str]:
     return sorted([*BUILTIN_BOTS, *ARGUMENT_BOTS])
 
 
+BOT_ENTRY_POINT_GROUP = "nardy.bots"
+"""Entry-point group of installed bots: ``name = "module:factory"`` (a Bot class or a function of
+the seed), as variants use the group ``nardy``."""
+
+
+def bot_factories() -> dict[str, BotFactory]:
+    """Every bot known by name: the built-ins, then the entry points of :data:`BOT_ENTRY_POINT_GROUP`
+    (a broken one is left out and named by :func:`make_bot` when asked for)."""
+    from importlib import metadata
+
+    found = dict(BUILTIN_BOTS)
+    for entry_point in metadata.entry_points(group=BOT_ENTRY_POINT_GROUP):
+        found.setdefault(entry_point.name, _lazy(entry_point.value))
+    return found
+
+
+def _lazy(reference: str) -> BotFactory:
+    def make(seed: int | None) -> Bot:
+        return _load_factory(reference)(seed)
+
+    return make
+
+
+def _load_factory(reference: str) -> BotFactory:
+    """The factory ``module:attribute`` names (``mypkg.bots:MyBot``)."""
+    import importlib
+
+    module_name, _, attribute = reference.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name.strip())
+        for part in attribute.strip().split("."):
+            target = getattr(target, part)
+    except Exception as error:  # an import error of the bot's own code, too
+        raise ValueError(
+            f"cannot load bot {reference!r}: {type(error).__name__}: {error}"
+        ) from None
+    if not callable(target):
+        raise ValueError(f"bot {reference!r} is not a Bot class or factory")
+    factory: BotFactory = target
+    return factory
+
+
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A new built-in bot by name (``NAME`` or ``NAME:ARGUMENT`` for the bots of
-    :data:`ARGUMENT_BOTS`); raises :class:`ValueError` for an unknown name or a bad argument."""
+    """A new bot by name: a built-in (``heuristic``), an installed bot of the entry-point group
+    ``nardy.bots``, or ``module:factory`` (``mypkg.bots:MyBot``: a :class:`Bot` subclass or a
+    function of the seed), or one of :data:`ARGUMENT_BOTS` (``neural:FILE``, ``gnubg:2``), which take
+    precedence over ``module:factory``. Raises :class:`ValueError` for an unknown or broken bot."""
     base, colon, argument = name.partition(":")
     if base in ARGUMENT_BOTS:
         return ARGUMENT_BOTS[base](seed, argument if colon else None)
+    factories = bot_factories()
+    if name in factories:
+        factory = factories[name]
+    elif ":" in name:
+        factory = _load_factory(name)
+    else:
+        known = ", ".join(sorted({*factories, *ARGUMENT_BOTS}))
+        raise ValueError(
+            f"unknown bot {name!r}; known bots: {known} (or module:Class of a Python bot)"
+        )
     try:
-        factory = BUILTIN_BOTS[name]
-    except KeyError:
-        known = ", ".join(builtin_bot_names())
-        raise ValueError(f"unknown bot {name!r}; known bots: {known}") from None
-    return factory(seed)
+        bot = factory(seed)
+    except ValueError:
+        raise
+    except Exception as error:
+        raise ValueError(f"bot {name!r} failed to start: {type(error).__name__}: {error}") from None
+    if not isinstance(bot, Bot):
+        raise ValueError(f"bot {name!r} made a {type(bot).__name__}, not a nardy Bot")
+    return bot

@@ -10,6 +10,9 @@ from nardy.core.errors import GameStateError
 
 Roll = tuple[int, int]
 
+MAX_SEED = 2**63 - 1
+"""Seeds of runs and tournaments are 0…2**63-1 everywhere (``nardy play``, ``nardy arena run``)."""
+
 
 class DiceSource(Protocol):
     """Where a game's dice come from. Every throw of two dice, the opening throw included, is one roll."""

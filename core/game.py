@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from nardy.core.dice import DiceSource, RecordingDice, Roll
 from nardy.core.errors import CubeError, GameStateError, IllegalPlayError
-from nardy.core.position import CHECKERS, Position
+from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play, Variant
 
 WHITE = 0
@@ -364,8 +364,8 @@ class Game:
             choices=len(plays),
         )
         self.position = play.result
-        if self.position.off[0] == CHECKERS:
-            # §2.6: "The game ends the instant a player bears off his 15th checker".
+        if self.position.off[0] == self.variant.checkers:
+            # §2.6: "The game ends the instant a player bears off his 15th checker" (N, §3.11).
             loser = self.variant.loser_side(self.position, 1)
             points = self.variant.game_points(
                 loser,
@@ -516,7 +516,7 @@ class Game:
         points … under per_checker scoring the dropper pays v × (15 − his borne-off count)"."""
         value = self.cube.value * factor
         if self.rules.scoring.per_checker:
-            return value * (CHECKERS - self.position_for(dropper).off[0])
+            return value * (self.variant.checkers - self.position_for(dropper).off[0])
         return value
 
     # -- conveniences -------------------------------------------------------------------------------

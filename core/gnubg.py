@@ -19,8 +19,8 @@ Position ID
     Here the position is given in the nardy position JSON form, seen by the mover (= the player on
     roll): ``points[i]`` is the count on the mover's point ``i + 1`` (positive: mover, negative:
     opponent; the opponent's own point ``q`` is the mover's ``25 - q``),
-    ``bar = (mover, opponent)``. Borne-off checkers are not encoded; they are 15 minus the checkers
-    on board and bar.
+    ``bar = (mover, opponent)``. Borne-off checkers are not encoded; they are N (15, or the
+    hypergammon count, RULES.md §3.11) minus the checkers on board and bar.
 
 Match ID
     The 72-bit *match key* (9 bytes, packed little-endian like the position key, every field stored
@@ -192,9 +192,15 @@ def _int_list(value: object, size: int, name: str) -> list[int]:
 
 
 def board_from_position(
-    points: Sequence[int], bar: Sequence[int], off: Sequence[int] | None = None
+    points: Sequence[int],
+    bar: Sequence[int],
+    off: Sequence[int] | None = None,
+    checkers: int = CHECKERS,
 ) -> Board:
-    """gnubg's two 25-count arrays for a nardy JSON position (mover = player on roll)."""
+    """gnubg's two 25-count arrays for a nardy JSON position (mover = player on roll).
+
+    ``checkers``: N of each side (15; hypergammon 1-3, RULES.md §3.11), checked against ``off``.
+    """
     pts = _int_list(points, 24, "points")
     bars = _int_list(bar, 2, "bar")
     if bars[0] < 0 or bars[1] < 0:
@@ -204,18 +210,18 @@ def board_from_position(
     opponent = [max(-pts[24 - q], 0) for q in range(1, 25)] + [bars[1]]
     counts = (sum(mover), sum(opponent))
     for side, name in ((0, "mover"), (1, "opponent")):
-        if counts[side] > CHECKERS:
+        if counts[side] > checkers:
             raise GnubgFormatError(
-                f"the {name} has {counts[side]} checkers on the board and bar; at most {CHECKERS}"
+                f"the {name} has {counts[side]} checkers on the board and bar; at most {checkers}"
             )
     if off is not None:
         offs = _int_list(off, 2, "off")
         for side, name in ((0, "mover"), (1, "opponent")):
-            if counts[side] + offs[side] != CHECKERS:
+            if counts[side] + offs[side] != checkers:
                 raise GnubgFormatError(
                     f"the {name} has {counts[side]} checkers on board and bar and "
                     f"{offs[side]} off; "
-                    f"each side has exactly {CHECKERS}"
+                    f"each side has exactly {checkers}"
                 )
     return tuple(opponent), tuple(mover)
 
@@ -236,15 +242,20 @@ def position_from_board(board: Board) -> tuple[tuple[int, ...], tuple[int, int]]
     return tuple(points), (mover[24], opponent[24])
 
 
-def position_id(points: Sequence[int], bar: Sequence[int], off: Sequence[int] | None = None) -> str:
+def position_id(
+    points: Sequence[int],
+    bar: Sequence[int],
+    off: Sequence[int] | None = None,
+    checkers: int = CHECKERS,
+) -> str:
     """The gnubg Position ID (14 characters) of a position in the nardy JSON form.
 
     ``points``: 24 signed counts from the mover's point 1 (mover positive); ``bar``:
     (mover, opponent);
-    ``off``: optional (mover, opponent) borne-off counts, checked to make 15 per side if given. The
-    mover is the player on roll. Raises :class:`GnubgFormatError`.
+    ``off``: optional (mover, opponent) borne-off counts, checked to make ``checkers`` (N, 15 by
+    default) per side if given. The mover is the player on roll. Raises :class:`GnubgFormatError`.
     """
-    board = board_from_position(points, bar, off)
+    board = board_from_position(points, bar, off, checkers)
     bits: list[int] = []
     for side in board:
         for count in side:
@@ -255,10 +266,10 @@ def position_id(points: Sequence[int], bar: Sequence[int], off: Sequence[int] | 
 
 def position_id_of(position: Position) -> str:
     """The gnubg Position ID of a :class:`~nardy.core.position.Position` (mover on roll)."""
-    return position_id(position.points, position.bar, position.off)
+    return position_id(position.points, position.bar, position.off, position.checkers)
 
 
-def board_from_position_id(text: str) -> Board:
+def board_from_position_id(text: str, checkers: int = CHECKERS) -> Board:
     """Decode a Position ID to gnubg's board (player not on roll first).
 
     Raises :class:`GnubgFormatError`.
@@ -281,33 +292,36 @@ def board_from_position_id(text: str) -> Board:
     if any(bits[pos:]):
         raise GnubgFormatError(f"malformed gnubg Position ID {text!r}: too many checkers")
     for side, name in zip(sides, ("player not on roll", "player on roll"), strict=True):
-        if sum(side) > CHECKERS:
+        if sum(side) > checkers:
             raise GnubgFormatError(
                 f"gnubg Position ID {text!r} gives the {name} {sum(side)} checkers; "
-                f"at most {CHECKERS}"
+                f"at most {checkers}"
             )
     return sides[0], sides[1]
 
 
-def parse_position_id(text: str) -> tuple[tuple[int, ...], tuple[int, int]]:
+def parse_position_id(
+    text: str, checkers: int = CHECKERS
+) -> tuple[tuple[int, ...], tuple[int, int]]:
     """Decode a Position ID to nardy ``(points, bar)`` seen by the player on roll.
 
-    Borne-off counts are ``15 - checkers on board and bar`` of each side. Raises
+    Borne-off counts are ``N - checkers on board and bar`` of each side (N = ``checkers``). Raises
     :class:`GnubgFormatError` for malformed IDs and for IDs that put both players on one point.
     """
-    board = board_from_position_id(text)
+    board = board_from_position_id(text, checkers)
     try:
         return position_from_board(board)
     except GnubgFormatError as exc:
         raise GnubgFormatError(f"gnubg Position ID {text!r}: {exc}") from None
 
 
-def position_from_id(text: str) -> Position:
-    """Decode a Position ID to a :class:`~nardy.core.position.Position` (mover = player on roll)."""
-    points, bar = parse_position_id(text)
+def position_from_id(text: str, checkers: int = CHECKERS) -> Position:
+    """Decode a Position ID to a :class:`~nardy.core.position.Position` (mover = player on roll);
+    ``checkers`` is N of each side (15; 1-3 in hypergammon), which gives the borne-off counts."""
+    points, bar = parse_position_id(text, checkers)
     mover = sum(c for c in points if c > 0) + bar[0]
     opponent = -sum(c for c in points if c < 0) + bar[1]
-    return Position(points, bar, (CHECKERS - mover, CHECKERS - opponent))
+    return Position(points, bar, (checkers - mover, checkers - opponent))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nardy.core.notation import Step
-from nardy.core.position import CHECKERS, Position
+from nardy.core.position import Position
 from nardy.core.rules import Rules
 
 Board = list[int]
@@ -150,6 +150,8 @@ class MoveGenerator:
     """
 
     def __init__(self, rules: Rules, *, fast: bool = True, shortcuts: bool = True) -> None:
+        self.checkers = rules.checkers
+        """N of RULES.md §3.11: the checkers of each side (the layout's total)."""
         self.closed_at = -rules.blocking.closed_by  # b[t] <= closed_at: the point is closed
         self.hits = rules.hitting.hits
         self.exact_bear_off = rules.bear_off.rule == "exact"
@@ -186,9 +188,10 @@ class MoveGenerator:
         ]
         dice = tuple(dice)
         limit = self.head_limit
-        if board[0] == CHECKERS:
+        all_checkers = self.checkers
+        if board[0] == all_checkers:
             return SegmentPlays(len(dice), {tuple(board): ()}, limit)  # the game is over (§2.6)
-        if limit is not None and board[HEAD] == CHECKERS:
+        if limit is not None and board[HEAD] == all_checkers:
             limit = self._first_turn_limit(board, dice)
         return self._generate(board, dice, limit)
 
@@ -204,7 +207,7 @@ class MoveGenerator:
     # -- RULES.md §3.3.4 ------------------------------------------------------------------------
 
     def _first_turn_limit(self, board: Board, dice: tuple[int, ...]) -> int:
-        """The head limit of a segment starting with all 15 checkers on the head (§3.3.4)."""
+        """The head limit of a segment starting with all N checkers on the head (§3.3.4)."""
         if self.first_turn == "principle":
             # "L = 2 if M2 > M1, otherwise L = 1", M the maximum number of dice of §2.3 items 1-4.
             one = self._generate(list(board), dice, 1).dice_used
@@ -280,6 +283,7 @@ class MoveGenerator:
         self, b: Board, d1: int, d2: int, limit: int, block_points: tuple[int, ...] | None
     ) -> tuple[int, Plays] | None:
         """Two different dice: both orders, each pair of steps played once."""
+        all_checkers = self.checkers  # §3.11: N, the checkers of the layout
         closed_at = self.closed_at
         blot = -1 if self.hits else 99  # a landing point's value that means a hit
         exact = self.exact_bear_off
@@ -326,8 +330,8 @@ class MoveGenerator:
                     b[0] += 1
                     out1 = 0
                     s1 = plain_x[p]
-                if b[0] == CHECKERS:
-                    # §2.3 item 2: bearing off the 15th checker "counts as having used all dice".
+                if b[0] == all_checkers:
+                    # §2.3 item 2: bearing off the last checker "counts as having used all dice".
                     plays.setdefault(tuple(b), (s1,))
                 else:
                     # The second step, sources in descending order as the general search has them.
@@ -424,6 +428,7 @@ class MoveGenerator:
         self, b: Board, die: int, total: int, limit: int, block_points: tuple[int, ...] | None
     ) -> tuple[int, Plays] | None:
         """Equal dice: steps from non-increasing source points, one order per multiset."""
+        all_checkers = self.checkers  # §3.11: N, the checkers of the layout
         closed_at = self.closed_at
         exact = self.exact_bear_off
         # Points a checker can step from by ``die``: held now, or reachable by earlier steps, and
@@ -536,8 +541,8 @@ class MoveGenerator:
                         b[p] -= 1
                         b[0] += 1
                         moved = True
-                        if b[0] == CHECKERS:
-                            # §2.3 item 2: the 15th checker off "counts as having used all dice".
+                        if b[0] == all_checkers:
+                            # §2.3 item 2: the last checker off "counts as having used all dice".
                             if best < total:
                                 best = total
                                 plays = {}
@@ -666,7 +671,8 @@ class MoveGenerator:
 
     def _ordered_two(self, b: Board, d1: int, d2: int, limit: int) -> tuple[int, Plays] | None:
         """Two different dice, both orders, with the per-step rules inline; the plays using both
-        dice (or bearing off the 15th checker), or None when there is none."""
+        dice (or bearing off the last checker), or None when there is none."""
+        all_checkers = self.checkers  # §3.11: N, the checkers of the layout
         closed_at = self.closed_at
         exact = self.exact_bear_off
         home_never = self.home_moves == "never"
@@ -698,7 +704,7 @@ class MoveGenerator:
             plain_y = _PLAIN[y]
             for p in occupied:
                 at_head = p == HEAD
-                if at_head and (limit <= 0 or (not passed and b[HEAD] != CHECKERS)):
+                if at_head and (limit <= 0 or (not passed and b[HEAD] != all_checkers)):
                     continue
                 t = p - x
                 if t >= 1:
@@ -739,8 +745,8 @@ class MoveGenerator:
                         continue
                     out1 = 0
                 s1 = plain_x[p]
-                if b[0] == CHECKERS:
-                    # §2.3 item 2: bearing off the 15th checker "counts as having used all dice".
+                if b[0] == all_checkers:
+                    # §2.3 item 2: bearing off the last checker "counts as having used all dice".
                     key = tuple(b)
                     if plays.get(key) is None:
                         plays[key] = (s1,)
@@ -772,7 +778,7 @@ class MoveGenerator:
                             # (The same two steps were legal in the first order: the same result,
                             # as the board edits of two steps commute.)
                             continue
-                        if q == HEAD and (head_left <= 0 or (not passed1 and c != CHECKERS)):
+                        if q == HEAD and (head_left <= 0 or (not passed1 and c != all_checkers)):
                             continue
                         u = q - y
                         if u >= 1:
@@ -838,7 +844,7 @@ class MoveGenerator:
                                     pairs.add(p * 32 + q)
                                 key = tuple(b)
                                 if key not in plays:
-                                    if b[0] == CHECKERS or not (
+                                    if b[0] == all_checkers or not (
                                         (
                                             block_end
                                             and (
@@ -878,6 +884,7 @@ class MoveGenerator:
         by its start and end point: ``(p - r) / d`` to point ``r``, and off after ``ceil(p / d)``
         steps, which sums to the same total over any matching of equal start and end points).
         """
+        all_checkers = self.checkers  # §3.11: N, the checkers of the layout
         closed_at = self.closed_at
         exact = self.exact_bear_off
         home_never = self.home_moves == "never"
@@ -948,7 +955,7 @@ class MoveGenerator:
                 c = b[p]
                 if c <= 0:
                     continue
-                if p == HEAD and (head_left <= 0 or (not passed and c != CHECKERS)):
+                if p == HEAD and (head_left <= 0 or (not passed and c != all_checkers)):
                     continue
                 t = p - die
                 if t >= 1:
@@ -1004,12 +1011,12 @@ class MoveGenerator:
                         or (quarter_step and held == 6)
                     ):
                         h1 = h + 1 - weight[p]
-                        if b[0] == CHECKERS or depth == last:
-                            # §2.3 item 2: bearing off the 15th checker "counts as having used
+                        if b[0] == all_checkers or depth == last:
+                            # §2.3 item 2: bearing off the last checker "counts as having used
                             # all dice".
                             if h1 not in seen:
                                 seen.add(h1)
-                                if b[0] == CHECKERS or not end_fails(held):
+                                if b[0] == all_checkers or not end_fails(held):
                                     if total > best:
                                         best = total
                                         plays = {}
@@ -1032,6 +1039,7 @@ class MoveGenerator:
         total = len(dice)
         nondouble = total == 2 and dice[0] != dice[1]
         larger = max(dice) if dice else 0
+        all_checkers = self.checkers  # §3.11: N, the checkers of the layout
         closed_at = self.closed_at
         blot = -1 if self.hits else 99  # a landing point's value that means a hit
         exact = self.exact_bear_off
@@ -1114,7 +1122,7 @@ class MoveGenerator:
                 if runner and not b[0] and max(b[1:12]) <= 0:
                     # Fevga runner rule: before passing, only the head checker (all on the head) or
                     # the one runner may move.
-                    on_head = b[HEAD] == CHECKERS
+                    on_head = b[HEAD] == all_checkers
                     sources = [p for p in sources if (p == HEAD) == on_head]
             home_blocked = home_never or (home_until and not outside)
 
@@ -1175,8 +1183,8 @@ class MoveGenerator:
                         entered = 0
                     if ok:
                         steps.append(step)
-                        if b[0] == CHECKERS:
-                            # §2.3 item 2: bearing off the 15th checker "counts as having used
+                        if b[0] == all_checkers:
+                            # §2.3 item 2: bearing off the last checker "counts as having used
                             # all dice".
                             record(tuple(b), total)
                         elif rest:

@@ -86,6 +86,101 @@ def format_steps(steps: Sequence[Step]) -> str:
     return " ".join(t if n == 1 else f"{t}({n})" for t, n in zip(tokens, counts, strict=True))
 
 
+# -- the same text, fast --------------------------------------------------------------------------
+# Every step's two halves are precomputed: its source (``24``, ``bar``) and its landing (``/18``,
+# ``/18*``, ``/off``), so a play's text is joined from table entries instead of formatted. The move
+# generator returns the steps of every play in the order made; most plays have two steps.
+
+_SOURCE_TEXT = tuple(_point_text(point) for point in range(BAR + 1))
+"""``_SOURCE_TEXT[src]``: ``off`` (unused), ``1`` … ``24``, ``bar``."""
+_LANDING_TEXT = tuple(
+    ("/" + _point_text(point), "/" + _point_text(point) + "*") for point in range(BAR + 1)
+)
+"""``_LANDING_TEXT[dst][hit]``: ``/off``, ``/1`` … ``/24``, each also with ``*``."""
+
+
+def play_text(steps: Sequence[Step]) -> str:
+    """:func:`format_steps`, with the text of every step taken from tables: the same text, faster.
+
+    ``tests/test_notation.py`` checks that both give the same text for every play of the oracle and
+    for arbitrary step lists.
+    """
+    n = len(steps)
+    if n == 2:
+        a, b = steps
+        if a == b:
+            return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]] + "(2)"
+        if a[1] == b[0]:  # one checker, two steps: 24/21/18
+            return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]] + _LANDING_TEXT[b[1]][b[3]]
+        return (
+            _SOURCE_TEXT[a[0]]
+            + _LANDING_TEXT[a[1]][a[3]]
+            + " "
+            + _SOURCE_TEXT[b[0]]
+            + _LANDING_TEXT[b[1]][b[3]]
+        )
+    if n == 1:
+        a = steps[0]
+        return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]]
+    if n == 0:
+        return ""
+    if n == 4:
+        a, b, c, d = steps
+        if a != b and b != c and c != d:
+            # No step repeated: only chains (a step from where the previous one landed) group.
+            text = _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]]
+            second = _LANDING_TEXT[b[1]][b[3]]
+            third = _LANDING_TEXT[c[1]][c[3]]
+            fourth = _LANDING_TEXT[d[1]][d[3]]
+            if a[1] == b[0]:
+                text += second
+                if b[1] != c[0] and c[1] == d[0]:  # two chains of two steps: 24/21/18(2)?
+                    other = _SOURCE_TEXT[c[0]] + third + fourth
+                    return text + "(2)" if other == text else text + " " + other
+            else:
+                text += " " + _SOURCE_TEXT[b[0]] + second
+            text += third if b[1] == c[0] else " " + _SOURCE_TEXT[c[0]] + third
+            return text + fourth if c[1] == d[0] else text + " " + _SOURCE_TEXT[d[0]] + fourth
+        if a == b == c == d:
+            return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]] + "(4)"
+    # The grouping of format_steps: runs of one step become ``(n)``; a single step whose source is the
+    # landing of a single previous step extends its chain; identical consecutive chains of two or more
+    # steps become ``(n)`` too.
+    texts: list[str] = []
+    counts: list[int] = []
+    chain = ""
+    chain_repeat = 0
+    chain_long = False
+    last_dst = -1
+    i = 0
+    while i < n:
+        step = steps[i]
+        run = 1
+        while i + run < n and steps[i + run] == step:
+            run += 1
+        if run == 1 and chain_repeat == 1 and last_dst == step[0]:
+            chain += _LANDING_TEXT[step[1]][step[3]]
+            chain_long = True
+        else:
+            if chain:
+                if chain_repeat == 1 and chain_long and texts and texts[-1] == chain:
+                    counts[-1] += 1
+                else:
+                    texts.append(chain)
+                    counts.append(chain_repeat)
+            chain = _SOURCE_TEXT[step[0]] + _LANDING_TEXT[step[1]][step[3]]
+            chain_repeat = run
+            chain_long = False
+        last_dst = step[1]
+        i += run
+    if chain_repeat == 1 and chain_long and texts and texts[-1] == chain:
+        counts[-1] += 1
+    else:
+        texts.append(chain)
+        counts.append(chain_repeat)
+    return " ".join(t if c == 1 else f"{t}({c})" for t, c in zip(texts, counts, strict=True))
+
+
 _TOKEN = re.compile(r"^(?P<chain>[^()]+?)(?:\((?P<count>\d+)\))?$")
 
 

@@ -1,15 +1,21 @@
 """The plugin manager: built-in and third-party variants, and their compilation into :class:`Variant`.
 
 Built-in variants are plugins listed in :data:`DEFAULT_PLUGINS`; third-party packages add theirs through
-the entry-point group ``nardy``. Set ``NARDY_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry points.
+the entry-point group ``nardy``. Set ``NARDY_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry points. A broken
+third-party plugin (it raises on import or while registering) is skipped and listed by
+:func:`broken_plugins`; a hook answer the kernel cannot use is a :class:`PluginError` naming the plugin
+when that variant is loaded.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
+from importlib import metadata
 from typing import Any
 
 import pluggy
@@ -17,7 +23,7 @@ import pluggy
 from nardy.core import hookspecs
 from nardy.core.errors import NardyError, UnknownVariantError
 from nardy.core.options import resolve_options
-from nardy.core.rules import Rules
+from nardy.core.rules import Rules, aspect_problems
 from nardy.core.variant import Variant, VariantInfo
 
 DEFAULT_PLUGINS = (
@@ -31,6 +37,7 @@ DEFAULT_PLUGINS = (
     "nardy.variants.khachapuri",
     "nardy.variants.fevga",
     "nardy.variants.giul",
+    "nardy.variants.hypergammon",
 )
 """Modules of the built-in variants; they register through the same hooks as any third party."""
 
@@ -55,36 +62,137 @@ _ASPECTS: tuple[tuple[str, str], ...] = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class BrokenPlugin:
+    """A plugin that could not be loaded or registered: it is skipped, everything else works."""
+
+    name: str
+    """The entry-point name (or plugin name) of the plugin."""
+    error: str
+    """What went wrong, in one line."""
+
+    def message(self) -> str:
+        """One line for a user: the plugin, the error, and how to start without plugins."""
+        return (
+            f"plugin {self.name!r} is broken and was skipped: {self.error} "
+            f"(set {DISABLE_AUTOLOAD}=1 to start without third-party plugins)"
+        )
+
+
+DISABLE_AUTOLOAD = "NARDY_DISABLE_PLUGIN_AUTOLOAD"
+_broken: dict[int, list[BrokenPlugin]] = {}
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 @cache
 def plugin_manager() -> pluggy.PluginManager:
-    """The process-wide plugin manager, with the built-ins and (unless disabled) entry points loaded."""
+    """The process-wide plugin manager, with the built-ins and (unless disabled) entry points loaded.
+
+    An entry-point plugin that fails to import or to register is skipped and listed by
+    :func:`broken_plugins` (and reported once with :class:`PluginWarning`); it breaks nothing else.
+    """
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
-    if not os.environ.get("NARDY_DISABLE_PLUGIN_AUTOLOAD"):
-        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+    broken = _broken.setdefault(id(pm), [])
+    if not os.environ.get(DISABLE_AUTOLOAD):
+        for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            if pm.get_plugin(entry_point.name) is not None or pm.is_blocked(entry_point.name):
+                continue
+            try:
+                plugin = entry_point.load()
+                pm.register(plugin, name=entry_point.name)
+            except Exception as exc:  # a third party's bug must not break the tool
+                broken.append(BrokenPlugin(entry_point.name, _one_line(exc)))
+    registry(pm)  # registration errors are found (and reported) now, not on first use
+    for item in broken:
+        warnings.warn(item.message(), PluginWarning, stacklevel=2)
     return pm
+
+
+class PluginWarning(UserWarning):
+    """A third-party plugin is broken and was skipped."""
+
+
+def broken_plugins(pm: pluggy.PluginManager | None = None) -> list[BrokenPlugin]:
+    """The plugins that failed to import or to register their variants (skipped)."""
+    pm = pm or plugin_manager()
+    registry(pm)
+    return list(_broken.get(id(pm), []))
+
+
+def report_broken_plugins(echo: Callable[[str], object]) -> None:
+    """Give each broken plugin's one-line message to ``echo`` (the CLI's stderr), once per process,
+    instead of a :class:`PluginWarning` (whose default display adds a second line)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)
+        broken = broken_plugins()
+    if not _reported:
+        _reported.append(True)
+        for item in broken:
+            echo(item.message())
+
+
+_reported: list[bool] = []
+
+
+def _impls(pm: pluggy.PluginManager, hook_name: str) -> list[Any]:
+    """The implementations of a hook in the order pluggy calls them (last registered first)."""
+    caller: Any = getattr(pm.hook, hook_name)
+    return [impl for impl in reversed(caller.get_hookimpls()) if not impl.hookwrapper]
+
+
+def _call(impl: Any, **kwargs: Any) -> Any:
+    return impl.function(*(kwargs[name] for name in impl.argnames))
 
 
 def _collect(pm: pluggy.PluginManager) -> dict[str, VariantInfo]:
     found: dict[str, VariantInfo] = {}
+    owner: dict[str, str] = {}
+    broken = _broken.setdefault(id(pm), [])
+    # pluggy calls the last registered plugin first; register in registration order instead, so
+    # built-ins come first and a later plugin cannot take a name an earlier one holds.
+    for impl in reversed(_impls(pm, "nardy_register_variants")):
+        mine: dict[str, VariantInfo] = {}
 
-    def register(info: VariantInfo) -> None:
-        if not isinstance(info, VariantInfo):
-            raise PluginError(f"register() takes a VariantInfo, not {type(info).__name__}")
-        if info.name in found:
-            raise PluginError(f"variant {info.name!r} is registered twice")
-        found[info.name] = info
+        def register(
+            info: VariantInfo, mine: dict[str, VariantInfo] = mine, plugin: str = impl.plugin_name
+        ) -> None:
+            if not isinstance(info, VariantInfo):
+                raise PluginError(f"register() takes a VariantInfo, not {type(info).__name__}")
+            if info.name in found or info.name in mine:
+                first = owner.get(info.name, plugin)
+                raise PluginError(f"variant {info.name!r} is registered twice (first by {first!r})")
+            mine[info.name] = info
 
-    pm.hook.nardy_register_variants(register=register)
-    # pluggy calls implementations last-registered first; list variants in registration order.
-    found = dict(reversed(found.items()))
-    for info in found.values():
-        if info.base is not None and info.base not in found:
-            raise PluginError(
-                f"variant {info.name!r} builds on {info.base!r}, which is not registered"
+        try:
+            _call(impl, register=register)
+        except Exception as exc:
+            broken.append(BrokenPlugin(impl.plugin_name, _one_line(exc)))
+            continue
+        found.update(mine)
+        owner.update(dict.fromkeys(mine, impl.plugin_name))
+    for name, info in list(found.items()):
+        chain = [name]
+        base = info.base
+        while base is not None and base in found and base not in chain:
+            chain.append(base)
+            base = found[base].base
+        if base is not None:
+            problem = (
+                f"variant {name!r} has a cyclic base chain: {' → '.join([*chain, base])}"
+                if base in chain
+                else f"variant {name!r} builds on {base!r}, which is not registered"
             )
+            broken.append(BrokenPlugin(owner[name], problem))
+    for item in broken:
+        for name in [n for n, plugin in owner.items() if plugin == item.name]:
+            found.pop(name, None)
     return found
 
 
@@ -96,6 +204,7 @@ def registry(pm: pluggy.PluginManager | None = None) -> dict[str, VariantInfo]:
     pm = pm or plugin_manager()
     key = id(pm)
     if key not in _registry_cache:
+        _registry_cache[key] = {}  # re-entry from plugin_manager() while collecting
         _registry_cache[key] = _collect(pm)
     return _registry_cache[key]
 
@@ -121,19 +230,40 @@ def lineage(name: str, pm: pluggy.PluginManager | None = None) -> list[str]:
 def compile_rules(
     name: str, options: Mapping[str, Any], pm: pluggy.PluginManager | None = None
 ) -> Rules:
-    """Ask every aspect hook once — for the variant, then for its bases — and build :class:`Rules`."""
+    """Ask every aspect hook once — for the variant, then for its bases — and build :class:`Rules`.
+
+    An answer of the wrong type or with a value the kernel does not know, a layout it cannot hold
+    (RULES.md §3.11) and a hook that raises are :class:`PluginError`\\s naming the plugin.
+    """
     pm = pm or plugin_manager()
     chain = lineage(name, pm)
     answers: dict[str, Any] = {}
-    for hook_name, field in _ASPECTS:
-        hook: Callable[..., Any] = getattr(pm.hook, hook_name)
+    for hook_name, field_name in _ASPECTS:
+        impls = _impls(pm, hook_name)
         for asked in chain:
-            answer = hook(variant=asked, options=options)
+            answer, plugin = None, ""
+            for impl in impls:
+                plugin = impl.plugin_name
+                try:
+                    answer = _call(impl, variant=asked, options=options)
+                except Exception as exc:
+                    raise PluginError(
+                        f"plugin {plugin!r} failed in {hook_name} for variant {asked!r}: "
+                        f"{_one_line(exc)}"
+                    ) from exc
+                if answer is not None:
+                    break
             if answer is not None:
-                answers[field] = answer
+                problems = aspect_problems(field_name, answer)
+                if problems:
+                    raise PluginError(
+                        f"plugin {plugin!r} answers {hook_name} for variant {asked!r} with "
+                        f"{answer!r}: {'; '.join(problems)}"
+                    )
+                answers[field_name] = answer
                 break
         else:
-            if field == "cube":
+            if field_name == "cube":
                 continue  # the cube is off unless a variant says otherwise
             raise PluginError(f"no plugin answers {hook_name} for variant {name!r} (asked {chain})")
     return Rules(**answers)

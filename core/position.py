@@ -10,7 +10,9 @@ mover's checkers and negative for the opponent's. This is exactly the position J
 The **position id** is the same data in one short line of text: the 24 points from the mover's point 1
 to 24 in four quarters of six, ``-`` for an empty point, ``A``…``O`` for 1…15 of the mover's checkers and
 ``a``…``o`` for the opponent's, then ``:m,o`` with the bar counts when a checker is on a bar. Borne-off
-counts are implied (each side has 15 checkers). The backgammon opening position is::
+counts are implied by the variant's checker count N (RULES.md §3.11: 15 but for hypergammon), so
+:meth:`Position.from_id` takes ``checkers`` (default 15) and ``Variant.position_from_id`` passes the
+variant's. The backgammon opening position is::
 
     b----E/-C---e/E---c-/e----B
 """
@@ -19,12 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import neg
 from typing import Any, Literal
 
 from nardy.core.errors import InvalidPositionError
 
 CHECKERS = 15
-"""Checkers per side."""
+"""Checkers per side in every variant of the seeds; the default where no variant is given."""
+MAX_CHECKERS = 15
+"""The most checkers a side the kernel holds (RULES.md §3.11: N comes from the layout; position ids
+write 1…15 with one letter, gnubg's Position ID has room for 15 a side)."""
 
 Geometry = Literal["opposite", "same"]
 """RULES.md §1.2: ``opposite`` (backgammon, trictrac: opp(p) = 25 − p) or ``same`` (every other variant:
@@ -37,6 +43,16 @@ def opposite_point(point: int, geometry: Geometry) -> int:
         return 25 - point
     return point + 12 if point <= 12 else point - 12
 
+
+_JSON_FIELDS = frozenset({"points", "bar", "off", "state"})
+_NOTHING = [0, 0]  # read only: the default bar and off of the position JSON
+_INT_ONLY = {int}
+
+_GEOMETRIES: tuple[Geometry, ...] = ("opposite", "same")
+_FLIPPED: dict[str, tuple[int, ...]] = {
+    geometry: tuple(opposite_point(j + 1, geometry) - 1 for j in range(24))
+    for geometry in _GEOMETRIES
+}
 
 _MOVER_CHARS = "ABCDEFGHIJKLMNO"
 _OPPONENT_CHARS = "abcdefghijklmno"
@@ -60,8 +76,30 @@ class Position:
     # -- construction -------------------------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, obj: Any) -> Position:
-        """Build a position from the position JSON (a mapping); raise :class:`InvalidPositionError`."""
+    def from_json(cls, obj: Any, checkers: int | None = None) -> Position:
+        """Build a position from the position JSON (a mapping); raise :class:`InvalidPositionError`.
+
+        ``checkers``: N of each side (RULES.md §3.11); ``None`` accepts any N of 1…15 that both
+        sides share (the variant's ``validate`` then checks its own N).
+        """
+        if type(obj) is dict and obj.keys() <= _JSON_FIELDS:
+            # The fast path (parsed JSON): three lists of exact ints and a balanced board, in one
+            # pass each; anything else goes on to the checks below, which name every problem.
+            points = obj.get("points")
+            bar = obj.get("bar", _NOTHING)
+            off = obj.get("off", _NOTHING)
+            if (
+                type(points) is list
+                and type(bar) is list
+                and type(off) is list
+                and len(points) == 24
+                and len(bar) == 2
+                and len(off) == 2
+                and set(map(type, points + bar + off)) == _INT_ONLY
+            ):
+                position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
+                if position._balanced(checkers):
+                    return position
         if not isinstance(obj, Mapping):
             raise InvalidPositionError(
                 "a position must be an object with 'points', 'bar' and 'off'"
@@ -80,7 +118,7 @@ class Position:
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
                 raise InvalidPositionError(f"'{name}' must hold integers only")
         position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
-        position.validate()
+        position.validate(checkers)
         return position
 
     @classmethod
@@ -91,10 +129,11 @@ class Position:
         *,
         bar: tuple[int, int] = (0, 0),
         off: tuple[int, int] | None = None,
+        checkers: int = CHECKERS,
     ) -> Position:
         """Build from ``{point: count}`` maps, both in the mover's coordinates.
 
-        Borne-off counts default to what makes each side 15.
+        Borne-off counts default to what makes each side ``checkers`` (N, RULES.md §3.11).
         """
         points = [0] * 24
         for sign, side in ((1, mover), (-1, opponent)):
@@ -108,14 +147,19 @@ class Position:
                 points[point - 1] += sign * count
         if off is None:
             on_board = (sum(mover.values()) + bar[0], sum(opponent.values()) + bar[1])
-            off = (CHECKERS - on_board[0], CHECKERS - on_board[1])
+            off = (checkers - on_board[0], checkers - on_board[1])
         position = cls(tuple(points), bar, off)
-        position.validate()
+        position.validate(checkers)
         return position
 
     @classmethod
-    def from_id(cls, text: str) -> Position:
-        """Parse a position id (see the module docstring); raise :class:`InvalidPositionError`."""
+    def from_id(cls, text: str, checkers: int = CHECKERS) -> Position:
+        """Parse a position id (see the module docstring); raise :class:`InvalidPositionError`.
+
+        ``checkers`` is N of each side (RULES.md §3.11), which gives the borne-off counts.
+        """
+        if not isinstance(text, str):
+            raise InvalidPositionError(f"a position id must be text, not {type(text).__name__}")
         body, sep, bar_text = text.strip().partition(":")
         quarters = body.split("/")
         if len(quarters) != 4 or any(len(q) != 6 for q in quarters):
@@ -145,38 +189,81 @@ class Position:
         mover = sum(p for p in points if p > 0) + bar[0]
         opponent = -sum(p for p in points if p < 0) + bar[1]
         for name, count in (("mover", mover), ("opponent", opponent)):
-            if count > CHECKERS:
+            if count > checkers:
                 raise InvalidPositionError(
                     f"position id {text!r}: the {name} has {count} checkers on the board and bar; "
-                    f"each side has {CHECKERS}"
+                    f"each side has {checkers}"
                 )
-        position = cls(tuple(points), bar, (CHECKERS - mover, CHECKERS - opponent))
-        position.validate()
+        position = cls(tuple(points), bar, (checkers - mover, checkers - opponent))
+        position.validate(checkers)
         return position
 
     # -- validation ---------------------------------------------------------------------------------
 
-    def problems(self) -> list[str]:
-        """Every way in which this board is not a position of a 15-checker game (empty if valid)."""
+    @property
+    def checkers(self) -> int:
+        """The mover's checkers in all (board, bar and off): N of a valid position."""
+        return sum(c for c in self.points if c > 0) + self.bar[0] + self.off[0]
+
+    def _balanced(self, checkers: int | None) -> bool:
+        """Whether :meth:`problems` is empty, decided in one pass over the points (the fast path)."""
+        points = self.points
+        net = sum(points)  # mover - opponent on the board
+        total = sum(map(abs, points))  # mover + opponent on the board
+        bar0, bar1 = self.bar
+        off0, off1 = self.off
+        mover = (total + net) // 2 + bar0 + off0
+        if checkers is None:
+            if not 1 <= mover <= MAX_CHECKERS:
+                return False
+        elif mover != checkers:
+            return False
+        return (
+            len(points) == 24
+            and (total - net) // 2 + bar1 + off1 == mover
+            and bar0 >= 0
+            and bar1 >= 0
+            and off0 >= 0
+            and off1 >= 0
+        )
+
+    def problems(self, checkers: int | None = CHECKERS) -> list[str]:
+        """Every way in which this board is not a position of a game with ``checkers`` (N) a side
+        (empty if valid). ``None``: any N of 1…15, the same for both sides."""
         found: list[str] = []
         if len(self.points) != 24:
             return [f"a position has 24 points, not {len(self.points)}"]
+        if checkers is None:
+            totals = [
+                sum(c * sign for c in self.points if c * sign > 0) + self.bar[side] + self.off[side]
+                for side, sign in ((0, 1), (1, -1))
+            ]
+            if totals[0] != totals[1]:
+                return [
+                    f"the mover has {totals[0]} checkers and the opponent {totals[1]}; "
+                    "both sides have the same number"
+                ]
+            if not 1 <= totals[0] <= MAX_CHECKERS:
+                return [f"each side has {totals[0]} checkers; the kernel holds 1…{MAX_CHECKERS}"]
+            checkers = totals[0]
         for side, sign in ((0, 1), (1, -1)):
             name = "mover" if side == 0 else "opponent"
             if self.bar[side] < 0 or self.off[side] < 0:
                 found.append(f"the {name}'s bar and off counts must not be negative")
             on_board = sum(c * sign for c in self.points if c * sign > 0)
             total = on_board + self.bar[side] + self.off[side]
-            if total != CHECKERS:
+            if total != checkers:
                 found.append(
                     f"the {name} has {total} checkers (board {on_board}, bar {self.bar[side]}, "
-                    f"off {self.off[side]}); each side has exactly {CHECKERS}"
+                    f"off {self.off[side]}); each side has exactly {checkers}"
                 )
         return found
 
-    def validate(self) -> None:
+    def validate(self, checkers: int | None = CHECKERS) -> None:
         """Raise :class:`InvalidPositionError` naming every problem of :meth:`problems`."""
-        found = self.problems()
+        if self._balanced(checkers):
+            return
+        found = self.problems(checkers)
         if found:
             raise InvalidPositionError("; ".join(found))
 
@@ -199,10 +286,10 @@ class Position:
 
     def flip(self, geometry: Geometry) -> Position:
         """The same position seen by the other player (who becomes the mover)."""
-        points = [0] * 24
-        for index, count in enumerate(self.points):
-            points[opposite_point(index + 1, geometry) - 1] = -count
-        return Position(tuple(points), (self.bar[1], self.bar[0]), (self.off[1], self.off[0]))
+        # opposite_point is its own inverse in both geometries: the point seen as j by the other
+        # player is the mover's _FLIPPED[geometry][j].
+        points = tuple(map(neg, map(self.points.__getitem__, _FLIPPED[geometry])))
+        return Position(points, (self.bar[1], self.bar[0]), (self.off[1], self.off[0]))
 
     def side(self, which: int, geometry: Geometry) -> dict[int, int]:
         """``{point: count}`` of one side (0 = mover, 1 = opponent) in that side's own coordinates."""

@@ -20,6 +20,14 @@ def mat_game(game: Game, score_before: tuple[int, int]) -> GameRecord:
     """One finished or unfinished backgammon game as a ``.mat`` game (player 0 = White)."""
     if game.variant.rules.geometry != "opposite" or game.variant.rules.turn.doubles != "four":
         raise GameStateError(f"the .mat format holds backgammon games, not {game.variant.name}")
+    if (
+        game.cube_settings.enabled
+        and game.cube_settings.auto_doubles_limit
+        and any(e.kind == "opening" and e.data["dice"][0] == e.data["dice"][1] for e in game.events)
+    ):
+        # A tie of the opening throw doubled the cube; the format cannot say so, and gnubg would
+        # then score the game at half its value.
+        raise GameStateError("the .mat format has no automatic doubles")
     actions: list[MatAction] = []
     dice: tuple[int, int] | None = None
     for event in game.events:

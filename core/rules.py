@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from types import UnionType
+from typing import Any, Literal, Protocol, Union, get_args, get_origin, get_type_hints
 
-from nardy.core.position import Geometry
+from nardy.core.position import MAX_CHECKERS, Geometry
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +26,43 @@ class Layout:
     geometry: Geometry
     """``opposite`` (backgammon family) or ``same`` (long-nardy family), RULES.md §1.2."""
     points: Mapping[int, int]
-    """``{own point: checkers}`` of one player; totals 15."""
+    """``{own point: checkers}`` of one player; its total is N, the checkers of each side (§3.11)."""
+
+    @property
+    def checkers(self) -> int:
+        """N of RULES.md §3.11: "the number of checkers in the variant's layout"."""
+        return sum(self.points.values())
+
+    def problems(self) -> list[str]:
+        """Every reason why the kernel cannot hold this layout (empty if it can)."""
+        if self.geometry not in ("opposite", "same"):
+            return [f"geometry must be 'opposite' or 'same', not {self.geometry!r}"]
+        points: object = self.points  # a plugin may hand anything
+        if not isinstance(points, Mapping):
+            return [f"points must be a mapping {{point: checkers}}, not {type(points).__name__}"]
+        found: list[str] = []
+        for point, count in self.points.items():
+            if not _is_int(point) or not 1 <= point <= 24:
+                found.append(f"point {point!r} is not one of 1…24")
+            if not _is_int(count) or count < 1:
+                found.append(f"point {point!r} holds {count!r}; counts must be positive integers")
+        if found:
+            return found
+        total = self.checkers
+        if total > MAX_CHECKERS:
+            found.append(
+                f"{total} checkers a side; the kernel holds 1…{MAX_CHECKERS} "
+                "(position ids and gnubg's formats encode at most 15)"
+            )
+        for point in self.points:
+            mirror = 25 - point if self.geometry == "opposite" else (point + 12 - 1) % 24 + 1
+            if mirror in self.points:
+                found.append(
+                    f"the players' start points collide: own point {point} is the opponent's "
+                    f"{mirror} ({self.geometry} geometry)"
+                )
+                break
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +105,7 @@ class HeadRule:
     limit: int | None = None
     """Head steps allowed per segment; ``None`` = no limit."""
     first_turn: FirstTurnHead = "principle"
-    """How the first-turn exception (segment starting with all 15 on the head) raises the limit to 2."""
+    """How the first-turn exception (segment starting with all N on the head) raises the limit to 2."""
     runner: bool = False
     """Fevga's runner rule: until a checker has passed, only the head checker or the one runner moves."""
 
@@ -114,6 +155,8 @@ class Loser:
     points: Mapping[int, int]
     bar: int
     off: int
+    checkers: int = 15
+    """N, the loser's checkers in all (RULES.md §3.11)."""
 
     def has_checker_on(self, low: int, high: int) -> bool:
         """Whether the loser has a checker on one of his points ``low…high``."""
@@ -125,7 +168,7 @@ class Scoring(Protocol):
 
     @property
     def per_checker(self) -> bool:
-        """True when the stake is per checker (a drop then costs ``v × (15 − off)``)."""
+        """True when the stake is per checker (a drop then costs ``v × (N − off)``)."""
         ...
 
     def value(self, loser: Loser) -> int:
@@ -174,12 +217,12 @@ class LongScoring:
 
 @dataclass(frozen=True, slots=True)
 class PerCheckerScoring:
-    """The loser pays one point per checker not borne off: ``15 − off``."""
+    """The loser pays one point per checker not borne off: ``N − off`` (``15 − off``, §3.11)."""
 
     per_checker: bool = True
 
     def value(self, loser: Loser) -> int:
-        return 15 - loser.off
+        return loser.checkers - loser.off
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +262,11 @@ class Rules:
         return self.layout.geometry
 
     @property
+    def checkers(self) -> int:
+        """N, the checkers of each side, from the layout (RULES.md §3.11)."""
+        return self.layout.checkers
+
+    @property
     def order_free(self) -> bool:
         """True when every step's legality is independent of the order of the other steps of a double.
 
@@ -232,3 +280,58 @@ class Rules:
             and not self.head.runner
             and self.bear_off.home_moves == "always"
         )
+
+
+_ASPECT_TYPES: dict[str, type] = {
+    "layout": Layout,
+    "blocking": Blocking,
+    "hitting": Hitting,
+    "bear_off": BearOff,
+    "head": HeadRule,
+    "blocks": BlockRule,
+    "turn": TurnPlan,
+    "cube": CubeRule,
+}
+
+
+def _fits(hint: Any, value: Any) -> bool:
+    """Whether ``value`` is of the (simple) annotated type ``hint``."""
+    origin = get_origin(hint)
+    if origin is Literal:
+        return value in get_args(hint)
+    if origin in (UnionType, Union):
+        return any(_fits(arg, value) for arg in get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return _is_int(value)
+    return True  # containers (the layout's points) are checked by their owner
+
+
+def aspect_problems(aspect: str, answer: Any) -> list[str]:
+    """Why a hook's answer for ``aspect`` (a :class:`Rules` field) is unusable (empty if usable)."""
+    if aspect == "scoring":
+        found = []
+        if not callable(getattr(answer, "value", None)):
+            found.append("a scoring answer needs a value(loser) method")
+        if not isinstance(getattr(answer, "per_checker", None), bool):
+            found.append("a scoring answer needs a per_checker flag (True or False)")
+        return found
+    expected = _ASPECT_TYPES[aspect]
+    if not isinstance(answer, expected):
+        return [f"expected a {expected.__name__}, got {type(answer).__name__}"]
+    found = []
+    for name, hint in get_type_hints(expected).items():
+        value = getattr(answer, name)
+        if not _fits(hint, value):
+            allowed = get_args(hint) if get_origin(hint) is Literal else hint
+            found.append(f"{name}={value!r} is not one of {allowed}")
+    if isinstance(answer, Blocking) and _is_int(answer.closed_by) and answer.closed_by < 1:
+        found.append(f"closed_by={answer.closed_by} must be at least 1")
+    if isinstance(answer, HeadRule) and answer.limit is not None and answer.limit < 1:
+        found.append(f"limit={answer.limit} must be at least 1 (or None for no limit)")
+    if isinstance(answer, Layout) and not found:
+        found.extend(answer.problems())
+    return found

@@ -6,15 +6,20 @@ which asks the plugins' hooks once and compiles their answers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import ItemsView, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nardy.core.errors import IllegalPlayError, InvalidPlayError, InvalidPositionError
+from nardy.core.errors import (
+    GameStateError,
+    IllegalPlayError,
+    InvalidPlayError,
+    InvalidPositionError,
+)
 from nardy.core.movegen import BoardKey, MoveGenerator, board_of, position_of
-from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps
+from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps, play_text
 from nardy.core.options import OptionSpec
-from nardy.core.position import CHECKERS, Position, opposite_point
+from nardy.core.position import Position, opposite_point
 from nardy.core.rules import Loser, Rules
 
 
@@ -45,7 +50,7 @@ class Play:
     @property
     def text(self) -> str:
         """Play text as RULES.md writes it (``24/18 13/11``); the empty play is ``""``."""
-        return format_steps(self.steps)
+        return play_text(self.steps)
 
     def __bool__(self) -> bool:
         return bool(self.steps)
@@ -117,6 +122,12 @@ class LegalPlays(Sequence[Play]):
             return True
         return False
 
+    def keyed(self) -> ItemsView[BoardKey, tuple[Step, ...]]:
+        """``(result board key, steps)`` of every play, in order, without building a :class:`Play`
+        or :class:`Position` (for serialisers; a key is :func:`~nardy.core.movegen.board_of`'s list
+        as a tuple)."""
+        return self._keys.items()
+
     @property
     def results(self) -> frozenset[Position]:
         """The distinct resulting positions."""
@@ -183,6 +194,8 @@ class Variant:
         self.name = info.name
         self.options = options
         self.rules = rules
+        self.checkers = rules.checkers
+        """N, the checkers of each side, from the layout (RULES.md §3.11)."""
         self.generator = MoveGenerator(rules)
 
     def __repr__(self) -> str:
@@ -201,11 +214,37 @@ class Variant:
         return Position.from_sides(
             layout.points,
             {opposite_point(p, layout.geometry): n for p, n in layout.points.items()},
+            checkers=self.checkers,
         )
+
+    def position_from_id(self, text: str) -> Position:
+        """Parse a position id of this variant (its N gives the borne-off counts) and validate it."""
+        position = Position.from_id(text, self.checkers)
+        self.validate(position)
+        return position
+
+    def position_from_json(self, obj: Any) -> Position:
+        """Build a position from the position JSON and validate it for this variant."""
+        position = Position.from_json(obj, self.checkers)
+        if not self._needs_variant_checks(position):
+            return position  # from_json checked the count of checkers; nothing else can be wrong
+        self.validate(position)
+        return position
+
+    def _needs_variant_checks(self, position: Position) -> bool:
+        """Whether a position with the right count of checkers may still break a rule of this
+        variant (a bar without hitting, a borne-off checker with checkers outside home)."""
+        if position.bar != (0, 0) and not self.rules.hitting.hits:
+            return True
+        return self.rules.geometry == "same" and position.off != (0, 0)
 
     def validate(self, position: Position) -> None:
         """Raise :class:`InvalidPositionError` if ``position`` cannot occur in this variant."""
-        problems = position.problems()
+        if position._balanced(self.checkers) and not self._needs_variant_checks(position):
+            return
+        problems = position.problems(self.checkers)
+        if problems and self.checkers != 15:
+            problems[-1] += f" in {self.name}"
         if not self.rules.hitting.hits and position.bar != (0, 0):
             problems.append(f"{self.name} has no bar, but the position has checkers on it")
         if self.rules.geometry == "same":
@@ -228,8 +267,15 @@ class Variant:
         """The legal plays of one segment with these dice: two different values for an ordinary roll,
         or 1–4 equal values (a double's steps, a progression stage, transferred steps).
 
-        Raises :class:`ValueError` for impossible dice.
+        Raises :class:`ValueError` for impossible dice and :class:`GameStateError` for a finished
+        position (§2.6: the game ended when a side bore off its last checker; nobody moves again).
         """
+        if self.checkers in position.off:
+            who = "mover" if position.off[0] == self.checkers else "opponent"
+            raise GameStateError(
+                f"the game is over: the {who} has borne off all {self.checkers} checkers, so "
+                "there is no play to make"
+            )
         dice = tuple(dice)
         if (
             not dice
@@ -253,7 +299,10 @@ class Variant:
     def loser_side(self, position: Position, loser: int) -> Loser:
         """The loser's side (0 = the position's mover, 1 = the opponent) in his own coordinates."""
         return Loser(
-            position.side(loser, self.rules.geometry), position.bar[loser], position.off[loser]
+            position.side(loser, self.rules.geometry),
+            position.bar[loser],
+            position.off[loser],
+            self.checkers,
         )
 
     def game_value(self, loser: Loser) -> int:
@@ -282,8 +331,8 @@ class Variant:
         return base * cube_value
 
     def is_finished(self, position: Position) -> bool:
-        """Whether a side has borne off all its checkers."""
-        return CHECKERS in position.off
+        """Whether a side has borne off all its N checkers."""
+        return self.checkers in position.off
 
 
 def _default(info: VariantInfo, name: str) -> Any:

@@ -30,13 +30,13 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import click
 
 from nardy import __version__
+from nardy.core.dice import MAX_SEED
 from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
 
 if TYPE_CHECKING:
     from nardy.core.bots import Bot
     from nardy.core.game import Game
-    from nardy.core.options import OptionSpec
-    from nardy.core.variant import Variant, VariantInfo
+    from nardy.core.variant import Variant
 
 __all__ = ["cli", "main"]
 
@@ -196,15 +196,21 @@ def _load_variant(name: str, assignments: Sequence[str]) -> Variant:
 
 
 def _parse_position(text: str, variant: Variant) -> Any:
-    from nardy.core.position import Position
+    from nardy.core.gnubg import position_from_id as gnubg_position
 
     try:
-        if text.lstrip().startswith("{"):
-            position = Position.from_json(json.loads(text))
+        stripped = text.strip()
+        if stripped.startswith("{"):
+            position = variant.position_from_json(json.loads(stripped))
+        elif len(stripped) == 14 and variant.rules.geometry == "opposite":
+            # A gnubg Position ID (14 Base64 characters; nardy's own ids are 27 or more).
+            position = gnubg_position(stripped, variant.checkers)
+            variant.validate(position)
         else:
-            position = Position.from_id(text)
-        variant.validate(position)
-    except ValueError as error:  # InvalidPositionError, json.JSONDecodeError
+            position = variant.position_from_id(stripped)
+    except RecursionError:
+        raise click.BadParameter("the JSON is nested too deeply", param_hint="'POSITION'") from None
+    except ValueError as error:  # InvalidPositionError, GnubgFormatError, json.JSONDecodeError
         raise click.BadParameter(_one_line(str(error)), param_hint="'POSITION'") from None
     return position
 
@@ -217,7 +223,21 @@ _VARIANT_OPTION = click.option(
     show_default=True,
     metavar="NAME",
     help="Variant (see 'nardy variants').",
+    shell_complete=lambda ctx, param, incomplete: _complete_variants(incomplete),
 )
+
+
+def _complete_variants(incomplete: str) -> list[click.shell_completion.CompletionItem]:
+    """Shell completion of variant names (click: _NARDY_COMPLETE=bash_source nardy)."""
+    from nardy.core.plugins import registry
+
+    return [
+        click.shell_completion.CompletionItem(name, help=info.title)
+        for name, info in registry().items()
+        if name.startswith(incomplete)
+    ]
+
+
 _OPTIONS_OPTION = click.option(
     "-o",
     "--option",
@@ -243,6 +263,19 @@ def cli() -> None:
       nardy show b----E/-C---e/E---c-/e----B --side opponent
       echo '{"position": {...}, "dice": [3, 1]}' | nardy plays --variant backgammon --jsonl
     """
+    from nardy.core.plugins import report_broken_plugins
+
+    report_broken_plugins(lambda line: click.echo(f"nardy: warning: {line}", err=True))
+
+
+def _register_commands() -> None:
+    """Commands defined in their own modules."""
+    from nardy.testing.cli import check_variant_command
+
+    cli.add_command(check_variant_command)
+
+
+_register_commands()
 
 
 def _register_web() -> None:
@@ -262,41 +295,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 # -- nardy variants -----------------------------------------------------------------------------------
 
 
-def _allowed(spec: OptionSpec) -> str:
-    if spec.choices:
-        return " | ".join(_value_text(c) for c in spec.choices)
-    if spec.kind is bool:
-        return "true | false"
-    if spec.kind is int:
-        return "positive integer" + (" or none" if spec.default is None else "")
-    return "text"
-
-
 def _value_text(value: Any) -> str:
     if value is None:
         return "none"
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _variant_json(info: VariantInfo) -> dict[str, Any]:
-    return {
-        "name": info.name,
-        "title": info.title,
-        "base": info.base,
-        "summary": info.summary,
-        "options": [
-            {
-                "name": spec.name,
-                "default": spec.default,
-                "choices": list(spec.choices),
-                "type": spec.kind.__name__,
-                "help": spec.help,
-            }
-            for spec in info.options
-        ],
-    }
 
 
 @cli.command()
@@ -309,43 +313,14 @@ def variants(as_json: bool) -> None:
       nardy variants
       nardy variants --json | jq '.[].name'
     """
-    from nardy.core.plugins import registry
+    import shutil
 
-    infos = list(registry().values())
+    from nardy.listing import variants_json, variants_text
+
     if as_json:
-        click.echo(
-            json.dumps([_variant_json(info) for info in infos], ensure_ascii=False, indent=2)
-        )
+        click.echo(json.dumps(variants_json(), ensure_ascii=False, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    table = Table(title="Variants", title_justify="left")
-    table.add_column("Name", style="bold", no_wrap=True)
-    table.add_column("Title")
-    table.add_column("Base", no_wrap=True)
-    table.add_column("Summary")
-    for info in infos:
-        table.add_row(info.name, info.title, info.base or "—", info.summary)
-    console.print(table)
-    options = Table(title="Options (nardy play -o NAME=VALUE)", title_justify="left")
-    options.add_column("Variant", style="bold", no_wrap=True)
-    options.add_column("Option", no_wrap=True)
-    options.add_column("Default", no_wrap=True)
-    options.add_column("Allowed")
-    options.add_column("Meaning")
-    for info in infos:
-        for index, spec in enumerate(info.options):
-            options.add_row(
-                info.name if index == 0 else "",
-                spec.name,
-                _value_text(spec.default),
-                _allowed(spec),
-                spec.help,
-                end_section=index == len(info.options) - 1,
-            )
-    console.print(options)
+    click.echo(variants_text(shutil.get_terminal_size().columns), nl=False)
 
 
 # -- nardy play ---------------------------------------------------------------------------------------
@@ -493,7 +468,7 @@ def _summary_json(
                 "win_rate": sum(won) / n,
                 "win_rate_ci95": list(_wilson(int(sum(won)), n)),
                 "points": int(sum(points)),
-                "points_per_" + ("match" if match_length else "game"): ppu.mean,
+                "points_per_unit": ppu.mean,
                 "points_se": _finite(ppu.se),
                 "points_ci95": [_finite(x) for x in ppu.ci],
             }
@@ -507,7 +482,9 @@ def _summary_json(
             if variant.options.get(spec.name) != spec.default
         },
         "match_length": match_length,
-        "matches" if match_length else "games": n,
+        # The same keys in money play and match play: a unit is a game or a whole match.
+        "unit": "match" if match_length else "game",
+        "units": n,
         "games_played": sum(u.games for u in units),
         "seed": seed,
         "white_wins": sum(u.white_won for u in units),
@@ -533,8 +510,8 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    unit = "match" if summary["match_length"] else "game"
-    n = summary["matches" if unit == "match" else "games"]
+    unit = summary["unit"]
+    n = summary["units"]
     options = summary["changed_options"]
     units = f"{n} {unit}{'es' if unit == 'match' else 's'}" if n != 1 else f"1 {unit}"
     title = f"{summary['variant']}: {labels[0]} vs {labels[1]}, {units}"
@@ -554,9 +531,9 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
             bot["name"],
             str(bot["wins"]),
             f"{100 * bot['win_rate']:.1f}% ({100 * bot['win_rate_ci95'][0]:.0f}–{100 * bot['win_rate_ci95'][1]:.0f})",
-            f"{bot[f'points_per_{unit}']:+.3f} ± {se:.3f}"
+            f"{bot['points_per_unit']:+.3f} ± {se:.3f}"
             if se is not None
-            else f"{bot[f'points_per_{unit}']:+.3f}",
+            else f"{bot['points_per_unit']:+.3f}",
             f"[{lo:+.3f}, {hi:+.3f}]" if lo is not None and hi is not None else "—",
         )
     console = Console()
@@ -591,9 +568,11 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
 )
 @click.option(
     "--seed",
-    type=int,
+    # One rule for every seed of the project (nardy arena run: the same range and message).
+    type=click.IntRange(0, MAX_SEED),
     default=None,
-    help="Seed of the run; game i uses dice seed SEED*1000003+i. Default: random (printed).",
+    help="Seed of the run, 0…2**63-1; game i uses dice seed SEED*1000003+i. Default: random "
+    "(printed when the run starts).",
 )
 @_OPTIONS_OPTION
 @click.option(
@@ -654,8 +633,16 @@ def play(
     names = _parse_bots(bots_text)
     labels = _labels(names)
     match_length = _match_length(variant, match)
-    if mat_path is not None and variant.name != "backgammon":
-        raise click.BadParameter("the .mat format holds backgammon only", param_hint="'--mat'")
+    if mat_path is not None and variant.name not in ("backgammon", "hypergammon"):
+        raise click.BadParameter(
+            "the .mat format holds backgammon and hypergammon only", param_hint="'--mat'"
+        )
+    if mat_path is not None and match_length is None and variant.options.get("auto_doubles"):
+        raise click.BadParameter(
+            "the .mat format has no automatic doubles (gnubg would score those games at half); "
+            "play without -o auto_doubles=true",
+            param_hint="'--mat'",
+        )
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
 
@@ -671,7 +658,11 @@ def play(
     err_console = Console(stderr=True)
     units: list[_Unit] = []
     records: IO[str] | None = jsonl_path.open("w", encoding="utf-8") if jsonl_path else None
+    if not as_json:
+        # Printed before the first game, so that an interrupted run can be repeated.
+        click.echo(f"Seed {seed} (repeat this run with --seed {seed}).", err=True)
     started = time.perf_counter()
+    interrupted = False
     try:
         with Progress(
             TextColumn("{task.description}"),
@@ -732,16 +723,28 @@ def play(
                     )
                 )
                 progress.advance(task)
+    except KeyboardInterrupt:
+        # Ctrl-C: the summary of the finished games, the seed, and the shell's exit status 130.
+        interrupted = True
     finally:
         if records is not None:
             records.close()
     summary = _summary_json(
         variant, labels, units, seed, match_length, time.perf_counter() - started
     )
+    if interrupted:
+        summary["interrupted"] = True
+        click.echo(
+            f"Interrupted after {len(units)} of {games} {'games' if match_length is None else 'matches'}"
+            f" (seed {seed}); the summary of those:",
+            err=True,
+        )
     if as_json:
         click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
-    else:
+    elif units:
         _print_summary(summary, labels)
+    if interrupted:
+        raise SystemExit(130)
 
 
 # -- nardy show ---------------------------------------------------------------------------------------
@@ -789,7 +792,8 @@ def show(
     as_json: bool,
     svg_path: str | None,
 ) -> None:
-    """Draw POSITION (a position id, or position JSON) as a text board.
+    """Draw POSITION (a position id, position JSON, or for the backgammon family a gnubg Position
+    ID such as 4HPwATDgc/ABMA) as a text board.
 
     The position is seen from the player to move (the mover), as every position in nardy is. The
     board shows the mover's points 13–24 on top and 12–1 below (home at the bottom right), X for the
@@ -804,6 +808,7 @@ def show(
       nardy show ------/-----o/------/-----O --variant long
       nardy show b----E/-C---e/E---c-/e----B --json
       nardy show ------/-----o/------/-----O --variant long --svg board.svg
+      nardy show 4HPwATDgc/ABMA
     """
     from nardy.core.board_text import pip_counts, render_board
 
@@ -932,7 +937,7 @@ def plays(
     )
     width = max(len(p["text"]) for p in found) if found else 0
     for number, item in enumerate(found, start=1):
-        result = Position.from_json(item["result"])
+        result = Position.from_json(item["result"], variant.checkers)
         click.echo(
             f"{number:4}. {(item['text'] or '(no move)').ljust(max(width, 9))}  → {result.id()}"
         )

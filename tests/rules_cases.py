@@ -32,7 +32,10 @@ TESTS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = TESTS_DIR.parent
 DATA_PATH = TESTS_DIR / "data" / "rules_cases.yaml"
 #: ``../shared/RULES.md`` relative to the repository root.
-RULES_PATH = REPO_ROOT.parent / "shared" / "RULES.md"
+RULES_PATH = REPO_ROOT / "RULES.md"
+"""The repository's copy of the authority (tests/test_rules_drift.py checks it against
+../shared/RULES.md where that exists)."""
+AUTHORITY_PATH = REPO_ROOT.parent / "shared" / "RULES.md"
 
 CHECKERS = 15
 NUM_POINTS = 24

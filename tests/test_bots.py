@@ -247,3 +247,70 @@ def test_heuristic_beats_random(name: str) -> None:
     wins = sum(w for _, w in results) / len(results)
     assert points > 0.5, f"{name}: heuristic scores {points:+.2f} points per game"
     assert wins >= 0.7, f"{name}: heuristic wins {wins:.0%}"
+
+
+# -- Python bots by name: module:Class and the entry-point group nardy.bots ----------------------
+
+FIRST_BOT = """
+from nardy.core.bots import Bot
+
+class First(Bot):
+    name = "first"
+
+    def __init__(self, seed=None):
+        self.seed = seed
+
+    def choose_play(self, decision):
+        return 0
+
+def broken(seed):
+    raise RuntimeError("no model file")
+"""
+
+
+def test_bots_by_module_and_class(tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+    from nardy.core.bots import make_bot
+
+    (tmp_path / "my_first_bot.py").write_text(FIRST_BOT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    bot = make_bot("my_first_bot:First", 5)
+    assert bot.name == "first" and bot.seed == 5
+    with pytest.raises(ValueError, match="failed to start: RuntimeError: no model file"):
+        make_bot("my_first_bot:broken", 1)
+    with pytest.raises(ValueError, match="cannot load bot 'my_first_bot:Nope'"):
+        make_bot("my_first_bot:Nope")
+    with pytest.raises(ValueError, match=r"unknown bot 'nope'.*module:Class"):
+        make_bot("nope")
+    done = CliRunner().invoke(
+        cli, ["play", "-v", "long", "--bots", "my_first_bot:First,random", "--games", "2", "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    done = CliRunner().invoke(cli, ["play", "--bots", "my_first_bot:Nope,random"])
+    assert done.exit_code == 2 and "cannot load bot" in done.output
+
+
+def test_bots_from_the_entry_point_group(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "my_first_bot.py").write_text(FIRST_BOT)
+    info = tmp_path / "my_first_bot-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-first-bot\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[nardy.bots]\nfirst = my_first_bot:First\n")
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "nardy", "play", "-v", "backgammon", "--bots", "first,random"),
+            *("--games", "2", "--seed", "1", "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "first" in done.stdout

@@ -106,16 +106,16 @@ class TestPlay:
             "--jsonl",
             str(records),
         )
-        assert summary["games"] == summary["games_played"] == 20
+        assert summary["units"] == summary["games_played"] == 20 and summary["unit"] == "game"
         a, b = summary["bots"]
         assert (a["name"], b["name"]) == ("heuristic", "random")
         assert a["wins"] + b["wins"] == 20
         assert math.isclose(a["win_rate"] + b["win_rate"], 1.0)
         assert a["points"] == -b["points"]
-        assert math.isclose(a["points_per_game"], a["points"] / 20)
+        assert math.isclose(a["points_per_unit"], a["points"] / 20)
         assert a["points_se"] is not None and a["points_se"] >= 0
         low, high = a["points_ci95"]
-        assert low <= a["points_per_game"] <= high
+        assert low <= a["points_per_unit"] <= high
         low, high = a["win_rate_ci95"]
         assert 0 <= low <= a["win_rate"] <= high <= 1
 
@@ -157,7 +157,7 @@ class TestPlay:
         summary = self.play_json(
             "--variant", "backgammon", "--games", "2", "--match", "3", "--seed", "5"
         )
-        assert summary["matches"] == 2 and summary["match_length"] == 3
+        assert summary["units"] == 2 and summary["unit"] == "match" and summary["match_length"] == 3
         assert summary["games_played"] >= 2
         assert sum(bot["wins"] for bot in summary["bots"]) == 2
 

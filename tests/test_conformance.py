@@ -1,10 +1,5 @@
-"""One conformance battery over every registered variant (OpenSpiel's RandomSimTest, for race games).
-
-Seeded random games are played to the end; at every decision the battery checks that the position is
-legal for the variant, that the position id and JSON round-trip, that every legal play's text parses
-back to the same play, that results are distinct and each uses the same number of dice, and that the
-game ends within a bound on its length.
-"""
+"""The conformance battery (:mod:`nardy.testing`) over every registered variant, and the battery's
+own ability to catch a broken variant."""
 
 from __future__ import annotations
 
@@ -12,67 +7,24 @@ import random
 
 import pytest
 
-from nardy.core import Position, load_variant, parse_steps, variant_names
+from nardy.core import Position, load_variant, variant_names
 from nardy.core.dice import SeededDice
-from nardy.core.game import CubeSettings, DoubleDecision, Game, PlayDecision, TakeDecision
-from nardy.core.variant import Variant, apply_steps
+from nardy.core.game import DoubleDecision, Game, PlayDecision
+from nardy.testing import (
+    ConformanceError,
+    check_position,
+    check_variant,
+    conformance_test,
+)
 
-GAMES_PER_VARIANT = 6
-MAX_DECISIONS = 3000
-
-
-def check_position(variant: Variant, position: Position) -> None:
-    variant.validate(position)
-    assert Position.from_id(position.id()) == position
-    assert Position.from_json(position.to_json()) == position
-    assert variant.flip(variant.flip(position)) == position
+test_every_variant_conforms = conformance_test(*variant_names())
 
 
-def check_decision(variant: Variant, decision: PlayDecision) -> None:
-    position = decision.position
-    check_position(variant, position)
-    plays = decision.plays
-    assert len(plays) >= 1, "there is always a legal play, if only the empty one"
-    results = [p.result for p in plays]
-    assert len(set(results)) == len(results), "plays are deduplicated by resulting position"
-    for play in plays:
-        check_position(variant, play.result)
-        assert play in plays and play.result in plays
-        # Every play uses the segment's N dice, unless it bore off the 15th checker (§2.3 item 2).
-        if play.result.off[0] < 15:
-            assert len(play.steps) == plays.dice_used
-        assert apply_steps(position, play.steps) == play.result
-        assert apply_steps(position, parse_steps(play.text)) == play.result
-        assert plays.find(play.text).result == play.result
-    if plays.dice_used == 0:
-        assert results == [position]
-
-
-@pytest.mark.parametrize("name", variant_names())
-def test_random_games_conform(name: str) -> None:
-    variant = load_variant(name)
-    cube = CubeSettings(enabled=variant.rules.cube.available, beavers=True)
-    for seed in range(GAMES_PER_VARIANT):
-        rng = random.Random(seed)
-        game = Game(variant, SeededDice(seed), cube=cube, auto_forced=False)
-        for _ in range(MAX_DECISIONS):
-            decision = game.decision
-            if decision is None:
-                break
-            if isinstance(decision, PlayDecision):
-                check_decision(variant, decision)
-                game.decide(rng.randrange(len(decision.plays)))
-            elif isinstance(decision, DoubleDecision):
-                game.decide(rng.random() < 0.05)
-            elif isinstance(decision, TakeDecision):
-                game.decide("take" if rng.random() < 0.9 else "drop")
-        assert game.result is not None, (
-            f"{name} seed {seed}: no result after {MAX_DECISIONS} decisions"
-        )
-        assert game.result.points >= 1
-        final = game.position
-        if game.result.reason == "bear_off":
-            assert final.off[0] == 15 and final.off[1] < 15
+@pytest.mark.parametrize("checkers", [1, 2])
+def test_small_hypergammon_forms_conform(checkers: int) -> None:
+    report = check_variant("hypergammon", {"checkers": checkers}, games=20)
+    assert report.ok, report.failures
+    assert report.games == 20 and report.plays > 0
 
 
 @pytest.mark.parametrize("name", variant_names())
@@ -90,3 +42,67 @@ def test_same_seed_same_game(name: str) -> None:
             game.decide(rng.randrange(len(game.decision.plays)))
         records.append(game.record())
     assert records[0] == records[1]
+
+
+def test_the_battery_catches_a_bad_position() -> None:
+    variant = load_variant("backgammon")
+    broken = Position((2, *([0] * 22), -2), (0, 0), (13, 13))  # fine: 2 + 13 each
+    check_position(variant, broken)
+    with pytest.raises(ConformanceError, match="each side has exactly 15"):
+        check_position(variant, Position((2, *([0] * 22), -2), (0, 0), (12, 13)))
+
+
+def test_the_battery_catches_a_variant_that_scores_nothing() -> None:
+    import importlib
+
+    import pluggy
+
+    from nardy.core import VariantInfo, hookimpl, hookspecs
+    from nardy.core.plugins import DEFAULT_PLUGINS
+    from nardy.core.rules import Loser
+    from nardy.testing import check_game
+    from nardy.variants.hypergammon import INFO as HYPER
+
+    class Nothing:
+        per_checker = False
+
+        def value(self, loser: Loser) -> int:
+            return 0
+
+    class ZeroPlugin:
+        @hookimpl
+        def nardy_register_variants(self, register: object) -> None:
+            options = HYPER.options
+            register(VariantInfo("zero", "Zero", "0", base="hypergammon", options=options))  # type: ignore[operator]
+
+        @hookimpl
+        def nardy_scoring(self, variant: str, options: object) -> object:
+            return Nothing() if variant == "zero" else None
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    for name in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(name), name=name)
+    pm.register(ZeroPlugin())
+    variant = load_variant("zero", {"cube": False}, pm)
+    with pytest.raises(ConformanceError, match="seed 4: the game scored 0"):
+        check_game(variant, 4)
+
+
+def test_check_variant_command() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+
+    runner = CliRunner()
+    done = runner.invoke(cli, ["check-variant", "hypergammon", "--games", "5", "--json"])
+    assert done.exit_code == 0, done.output
+    summary = json.loads(done.output)
+    assert summary["ok"] and summary["games"] == 5 and summary["plays_checked"] > 0
+    assert sum(summary["game_values"].values()) == 5
+    done = runner.invoke(cli, ["check-variant", "chess"])
+    assert done.exit_code == 2 and "unknown variant 'chess'" in done.output
+    done = runner.invoke(cli, ["check-variant", "long", "--seed", "-1"])
+    assert done.exit_code == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import io
 import json
@@ -232,3 +233,55 @@ class TestCommand:
             for d in ([3, 1], [6, 6])
         ]
         assert [json.loads(a) for a in answers] == expected
+
+
+class _FailingOut:
+    """An output that breaks on the first write, like a closed pipe."""
+
+    def write(self, text: str) -> None:
+        raise BrokenPipeError("closed")
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("runner", ["lines", "stream"])
+def test_the_collector_is_switched_back_on(backgammon, runner: str) -> None:
+    """The loops pause the garbage collector while they answer, and leave it as they found it, also
+    when the output fails."""
+    line = json.dumps({"position": opening_json(), "dice": [6, 6]}) + "\n"
+
+    def run(out: io.StringIO | _FailingOut) -> None:
+        if runner == "lines":
+            run_jsonl(backgammon, [line] * 3, out)
+        else:
+            run_jsonl_stream(backgammon, io.BytesIO(line.encode() * 3), out)
+
+    assert gc.isenabled()
+    run(io.StringIO())
+    assert gc.isenabled()
+    with pytest.raises(BrokenPipeError):
+        run(_FailingOut())
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run(io.StringIO())
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
+
+
+def test_answers_with_an_id_take_the_fast_path_with_the_same_text(backgammon, oracle) -> None:
+    """Queries with an "id" (any JSON value) are answered like answer_query + json.dumps."""
+    ids = [7, "g1", None, [1, {"a": "é"}], 2.5]
+    lines = [
+        json.dumps({"id": ids[i % len(ids)], "position": c["position"], "dice": c["dice"]})
+        for i, c in enumerate(oracle[:200])
+    ]
+    out = io.StringIO()
+    run_jsonl(backgammon, lines, out)
+    expected = [
+        json.dumps(answer_query(backgammon, json.loads(line)), separators=(",", ":"))
+        for line in lines
+    ]
+    assert out.getvalue().splitlines() == expected

@@ -21,7 +21,8 @@ from nardy.core import load_variant, plugin_manager, variant_names
 from nardy.core.dice import SeededDice
 from nardy.core.game import DoubleDecision, Game, PlayDecision
 from nardy.core.movegen import MoveGenerator, board_of, position_of
-from nardy.core.position import CHECKERS, Position
+from nardy.core.notation import format_steps, parse_steps, play_text
+from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
 
 ORACLE = Path(__file__).parent / "data" / "backgammon-oracle.jsonl.gz"
@@ -65,6 +66,17 @@ def test_oracle_every_case(oracle: list[dict[str, Any]]) -> None:
     assert len(oracle) == 2550
     bad = _mismatches(oracle, reverse=False)
     assert not bad, f"{len(bad)} of {len(oracle)} cases differ, first: {bad[:5]}"
+
+
+def test_oracle_play_text(oracle: list[dict[str, Any]]) -> None:
+    """Every play's text (the fast table-joined :func:`play_text` that ``Play.text`` uses) is
+    :func:`format_steps`'s, and reads back to a step list that replays to the play's result."""
+    variant = load_variant("backgammon")
+    for case in oracle:
+        position = Position.from_json(case["position"])
+        for play in variant.legal_plays(position, _steps(case["dice"])):
+            assert play.text == play_text(play.steps) == format_steps(play.steps), case["id"]
+            assert apply_steps(position, parse_steps(play.text)) == play.result, case["id"]
 
 
 def test_oracle_dice_order_does_not_matter(oracle: list[dict[str, Any]]) -> None:
@@ -155,7 +167,7 @@ def test_plays_are_consistent(name: str, options: dict[str, Any]) -> None:
         count += 1
         segment = variant.generator.segment(position, steps)
         for key, play in segment.plays.items():
-            finished = key[0] == CHECKERS
+            finished = key[0] == variant.checkers
             if tuple(board_of(apply_steps(position, play))) != key or not (
                 len(play) == segment.dice_used or finished
             ):

@@ -11,15 +11,18 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator
+from types import MappingProxyType
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from nardy.core import Position, Step, format_steps, load_variant, parse_steps
 from nardy.core.dice import SeededDice
+from nardy.core.errors import InvalidPositionError
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision
+from nardy.core.notation import play_text
 from nardy.core.position import opposite_point
-from nardy.core.variant import apply_steps
+from nardy.core.variant import Variant, apply_steps
 
 BACKGAMMON = load_variant("backgammon")
 LONG = load_variant("long")
@@ -197,6 +200,38 @@ def test_play_text_round_trips(steps: list[Step]) -> None:
     assert parse_steps(format_steps(steps)) == steps
 
 
+# Few steps from a small pool, so that lists repeat steps, chain one checker (24/21/18) and repeat
+# chains (24/21/18 24/21/18), with and without hits: every grouping rule of format_steps.
+_GROUPING_POOL = [
+    Step(src, dst, src - dst if dst else min(src, 6), hit)
+    for src, dst in ((25, 21), (24, 21), (21, 18), (18, 15), (13, 10), (10, 7), (6, 0), (3, 0))
+    for hit in (False, True)
+    if not (hit and dst == 0)
+]
+
+
+def _chain(*points: int, hit_last: bool = False) -> list[Step]:
+    steps = [Step(src, dst, src - dst, False) for src, dst in itertools.pairwise(points)]
+    if hit_last:
+        steps[-1] = steps[-1]._replace(hit=True)
+    return steps
+
+
+@settings(max_examples=400)
+@given(st.one_of(steps_strategy, st.lists(st.sampled_from(_GROUPING_POOL), max_size=4)))
+@example(_chain(24, 21, 18) * 2)  # 24/21/18(2)
+@example(_chain(24, 21, 18) + _chain(13, 10, 7))
+@example(_chain(24, 21, 18) + _chain(24, 21, 18, hit_last=True))
+@example(_chain(24, 21, 18, 15) + _chain(13, 10))
+@example(_chain(24, 21) + _chain(13, 10, 7, 4))
+@example(_chain(24, 21, 18, 15, 12))
+@example(_chain(24, 21) * 2 + _chain(21, 18) * 2)  # 24/21(2) 21/18(2)
+@example(_chain(24, 21) + _chain(21, 18) * 3)
+def test_fast_play_text_is_format_steps(steps: list[Step]) -> None:
+    assert play_text(steps) == format_steps(steps)
+    assert play_text(tuple(steps)) == format_steps(steps)
+
+
 def _random_game(name: str, seed: int) -> Game:
     rng = random.Random(seed)
     game = Game(load_variant(name), SeededDice(seed))
@@ -234,3 +269,40 @@ def test_transferred_steps_are_played_by_the_receiver(name: str, seed: int) -> N
         # Each group is one segment of the receiver, in ascending order, before his own roll; only a
         # game that ends during them cuts them short (§2.10 item 4).
         assert played == owed or (ended and played == owed[: len(played)])
+
+
+@st.composite
+def nearly_positions(draw: st.DrawFn) -> Position:
+    """Valid positions (of any N) and positions one checker, one sign or one count away from valid."""
+    position = draw(positions(draw(st.sampled_from(["opposite", "same"]))))
+    points, bar, off = list(position.points), list(position.bar), list(position.off)
+    target = draw(st.sampled_from(["none", "point", "bar", "off"]))
+    change = draw(st.integers(-16, 16))
+    if target == "point":
+        points[draw(st.integers(0, 23))] += change
+    elif target == "bar":
+        bar[draw(st.integers(0, 1))] += change
+    elif target == "off":
+        off[draw(st.integers(0, 1))] += change
+    return Position(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
+
+
+@settings(max_examples=300)
+@given(nearly_positions(), st.sampled_from([None, 3, 15]))
+def test_fast_validation_agrees_with_the_diagnostic(
+    position: Position, checkers: int | None
+) -> None:
+    """The one-pass check of ``validate`` and ``from_json`` accepts exactly what ``problems`` accepts."""
+    assert position._balanced(checkers) == (not position.problems(checkers))
+    for variant in (BACKGAMMON, LONG):
+        # Lists in a dict take the fast path; tuples in a read-only mapping the full checks.
+        fast = position.to_json()
+        slow = MappingProxyType({k: tuple(v) for k, v in fast.items()})
+        assert _outcome(variant, fast) == _outcome(variant, slow)
+
+
+def _outcome(variant: Variant, obj: object) -> Position | str:
+    try:
+        return variant.position_from_json(obj)
+    except InvalidPositionError as error:
+        return str(error)

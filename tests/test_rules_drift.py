@@ -1,4 +1,5 @@
-"""tests/data/rules_cases.yaml must hold exactly the ```yaml blocks of ../shared/RULES.md §5.
+"""tests/data/rules_cases.yaml must hold exactly the ```yaml blocks of RULES.md §5, and the
+repository's RULES.md must be the authority, ../shared/RULES.md, where that exists.
 
 Regenerate with ``python tests/tools/extract_rules_cases.py``.
 """
@@ -64,3 +65,12 @@ def test_data_file_is_rendered_canonically() -> None:
     """The data file round-trips through split/render (header and separators untouched)."""
     text = rules_cases.DATA_PATH.read_text(encoding="utf-8")
     assert rules_cases.render_data_file(rules_cases.split_data_file(text)) == text, REGENERATE
+
+
+def test_repository_copy_is_the_authority() -> None:
+    authority = rules_cases.AUTHORITY_PATH
+    if not authority.is_file():
+        pytest.skip(f"{authority} (the shared authority) is not here to compare with")
+    assert rules_cases.RULES_PATH.read_text(encoding="utf-8") == authority.read_text(
+        encoding="utf-8"
+    ), f"RULES.md differs from {authority}: copy it (cp {authority} RULES.md)"

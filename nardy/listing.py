@@ -1,0 +1,129 @@
+"""``nardy variants``: the installed variants, their options, and the plugins that are broken.
+
+Plain text that reads the same in a terminal and through a pipe: nothing is cut off (long texts
+wrap at the terminal width, 80 columns when piped), and an option that several variants share is
+described once, with each variant's default shown next to the variant.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from nardy.core.options import OptionSpec
+from nardy.core.plugins import PluginError, broken_plugins, compile_rules, registry
+from nardy.core.variant import VariantInfo
+
+__all__ = ["option_allowed", "value_text", "variant_problems", "variants_json", "variants_text"]
+
+
+def value_text(value: Any) -> str:
+    """An option value as written on the command line (``-o name=value``)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def option_allowed(spec: OptionSpec) -> str:
+    """The values an option takes, in words."""
+    if spec.choices:
+        return " | ".join(value_text(c) for c in spec.choices)
+    if spec.kind is bool:
+        return "true | false"
+    if spec.kind is int:
+        return "positive integer" + (" or none" if spec.default is None else "")
+    return "text"
+
+
+def variant_problems() -> dict[str, str]:
+    """Variants whose plugins answer the rule hooks with something unusable: name → error."""
+    found: dict[str, str] = {}
+    for name in registry():
+        try:
+            compile_rules(name, {spec.name: spec.default for spec in registry()[name].options})
+        except PluginError as error:
+            found[name] = str(error)
+    return found
+
+
+def _info_json(info: VariantInfo, problem: str | None) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "title": info.title,
+        "base": info.base,
+        "summary": info.summary,
+        "status": "broken" if problem else "ok",
+        "error": problem,
+        "options": [
+            {
+                "name": spec.name,
+                "default": spec.default,
+                "choices": list(spec.choices),
+                "type": spec.kind.__name__,
+                "help": spec.help,
+            }
+            for spec in info.options
+        ],
+    }
+
+
+def variants_json() -> list[dict[str, Any]]:
+    """Every variant (``status`` ``ok`` or ``broken`` with its ``error``), then one entry per broken
+    plugin: ``{"plugin": NAME, "status": "broken", "error": …}`` (its variants are unknown)."""
+    problems = variant_problems()
+    found = [_info_json(info, problems.get(info.name)) for info in registry().values()]
+    found += [{"plugin": b.name, "status": "broken", "error": b.error} for b in broken_plugins()]
+    return found
+
+
+def variants_text(width: int = 80) -> str:
+    """The listing: one block per variant, then each option once, then broken plugins."""
+    width = max(width, 60)
+    problems = variant_problems()
+    infos = list(registry().values())
+    name_width = max(len(info.name) for info in infos) + 2
+    indent = " " * name_width
+    lines = ["Variants (nardy play --variant NAME -o OPTION=VALUE):", ""]
+
+    def wrap(text: str, first: str) -> list[str]:
+        return textwrap.wrap(
+            text, width, initial_indent=first, subsequent_indent=indent, break_on_hyphens=False
+        ) or [first.rstrip()]
+
+    for info in infos:
+        title = info.title + (f" — builds on {info.base}" if info.base else "")
+        lines += wrap(title, info.name.ljust(name_width))
+        lines += wrap(info.summary, indent)
+        if info.options:
+            defaults = ", ".join(f"{spec.name}={value_text(spec.default)}" for spec in info.options)
+            lines += wrap(f"options: {defaults}", indent)
+        if info.name in problems:
+            lines += wrap(f"BROKEN: {problems[info.name]}", indent)
+        lines.append("")
+    specs: dict[str, OptionSpec] = {}
+    for info in infos:
+        for spec in info.options:
+            specs.setdefault(spec.name, spec)
+    if specs:
+        lines += ["Options (the default of each variant is listed above):", ""]
+        option_width = max(len(name) for name in specs) + 4
+        for name, spec in specs.items():
+            lines += textwrap.wrap(
+                f"{spec.help}. Values: {option_allowed(spec)}.",
+                width,
+                initial_indent=f"  {name}".ljust(option_width),
+                subsequent_indent=" " * option_width,
+                break_on_hyphens=False,
+            )
+        lines.append("")
+    broken = broken_plugins()
+    if broken:
+        lines += ["Broken plugins (skipped):", ""]
+        for item in broken:
+            lines += textwrap.wrap(
+                f"{item.name}: {item.error}", width, initial_indent="  ", subsequent_indent="    "
+            )
+        lines += ["", "Set NARDY_DISABLE_PLUGIN_AUTOLOAD=1 to start without third-party plugins."]
+    return "\n".join(lines).rstrip() + "\n"
