@@ -35,8 +35,16 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# Installed dependencies and build outputs (an example bot's node_modules, say) are not our docs.
+NOT_OURS = {"node_modules", ".venv", "build", "dist", "__pycache__"}
 DOCS = sorted(
-    [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "examples").rglob("*.md")]
+    path
+    for path in [
+        ROOT / "README.md",
+        *(ROOT / "docs").rglob("*.md"),
+        *(ROOT / "examples").rglob("*.md"),
+    ]
+    if not NOT_OURS & set(path.relative_to(ROOT).parts)
 )
 SKIP = re.compile(r"^<!--\s*doc-test:\s*skip\s*\((?P<reason>.+)\)\s*-->\s*$")
 FENCE = re.compile(r"^(?P<indent> {0,3})```(?P<lang>[\w+-]*)[^\n]*$")

@@ -498,12 +498,23 @@ def test_disqualified_at_exactly_max_faults_with_parallel_games() -> None:
         policy=FaultPolicy(on_fault="forfeit", max_faults=3),
         max_games=16,
     )
-    bad = serve_bot(OutOfRangeBot(good=0), max_workers=16)
+    all_started = threading.Event()
+
+    class GatedOutOfRangeBot(OutOfRangeBot):
+        """Answers nothing until every game has started, so that all ten run in parallel (a
+        disqualification before the last start would rightly refuse that start)."""
+
+        def choose_play(self, request: bot_pb2.ChoosePlayRequest) -> int:
+            all_started.wait(timeout=5)
+            return super().choose_play(request)
+
+    bad = serve_bot(GatedOutOfRangeBot(good=0), max_workers=16)
     good = serve_bot(RandomBot(5), max_workers=16)
     try:
         faulty = arena.register_server_bot("faulty", bad.address)
         healthy = arena.register_server_bot("healthy", good.address)
         games = [arena.start_game(faulty.bot_id, healthy.bot_id, seed=s) for s in range(10)]
+        all_started.set()
         records = [g.result(timeout=30) for g in games]
         assert faulty.faults.to_json()["illegal"] == faulty.faults.total == 3
         assert faulty.faults.disqualified
