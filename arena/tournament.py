@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
-import functools
 import json
 import logging
 import math
@@ -82,7 +81,7 @@ from nardy.arena.schedule import (
 )
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, StorageError, Store
-from nardy.arena.verify import ReplayReport, check_row, replay_record
+from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
 from nardy.core.bots import Bot, builtin_bot_names, is_builtin_bot, make_bot
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
@@ -98,7 +97,6 @@ from nardy.core.game import (
 )
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
-from nardy.core.variant import Variant
 
 __all__ = [
     "BuiltinPlayer",
@@ -394,15 +392,6 @@ def check_definition(definition: TournamentDef, *, given: Sequence[str] = ()) ->
 # ==================================================================================================
 
 
-@functools.lru_cache(maxsize=64)
-def _variant_cached(name: str, options_json: str) -> Variant:
-    return load_variant(name, json.loads(options_json))
-
-
-def _variant(name: str, options: Mapping[str, Any]) -> Variant:
-    return _variant_cached(name, json.dumps(dict(options), sort_keys=True))
-
-
 @dataclass(frozen=True, slots=True)
 class GameTask:
     """Everything needed to play one scheduled game (picklable, for worker processes)."""
@@ -488,7 +477,7 @@ def play_local_game(
     the game (``on_fault="forfeit"``) or a random legal answer is played for it (``"random"``).
     In-process bots are not timed out (their latency is recorded).
     """
-    variant = _variant(task.variant, task.options)
+    variant = cached_variant(task.variant, task.options)
     game = Game(
         variant, SeededDice(task.seed), starter=task.starter, cube=CubeSettings(**task.cube)
     )
@@ -669,7 +658,7 @@ def _play_runner_game(
 ) -> dict[str, Any] | None:
     """A game with at least one remote bot, through :func:`nardy.arena.runner.run_game`.
     Returns None when the game was aborted because the tournament is stopping."""
-    variant = _variant(task.variant, task.options)
+    variant = cached_variant(task.variant, task.options)
     seats = []
     for colour, player in enumerate(players):
         bot = player.new_bot(task.bot_seed(colour))
@@ -1527,7 +1516,7 @@ class Tournament:
     def _task(self, unit: ScheduledUnit, match: Match | None, game_no: int) -> GameTask:
         d = self.definition
         pool = d.pool(unit.pool)
-        variant = _variant(pool.variant, pool.options)
+        variant = cached_variant(pool.variant, pool.options)
         if match is None:
             cube = cube_settings_for(variant, match_length=None)
             starter = WHITE if variant.rules.turn.opening == "white_starts" else None
@@ -1570,7 +1559,7 @@ class Tournament:
         if unit.match_length is None:
             return None
         pool = self.definition.pool(unit.pool)
-        match = Match(_variant(pool.variant, pool.options), unit.match_length)
+        match = Match(cached_variant(pool.variant, pool.options), unit.match_length)
         for g in sorted(self.tally.games_of(unit.unit_id), key=lambda r: r.game_no):
             assert g.winner is not None
             match.add_result(GameResult(g.winner, g.points, 1, 1, "bear_off"))

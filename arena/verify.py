@@ -65,7 +65,8 @@ def _variant_cached(name: str, options_json: str) -> Variant:
     return load_variant(name, json.loads(options_json))
 
 
-def _variant(name: str, options: Mapping[str, Any]) -> Variant:
+def cached_variant(name: str, options: Mapping[str, Any]) -> Variant:
+    """The variant with these options, loaded once (a tournament replays many games of each)."""
     return _variant_cached(name, json.dumps(dict(options), sort_keys=True))
 
 
@@ -105,7 +106,7 @@ def replay_record(record: Mapping[str, Any]) -> ReplayReport:
         events = kernel["events"]
         decisions = list(record["decisions"])
         setup = record.get("setup") or {}
-        variant = _variant(record["variant"], record.get("options") or {})
+        variant = cached_variant(record["variant"], record.get("options") or {})
         outcome = record["result"] or {}
         seed = record.get("seed")
     except (KeyError, TypeError, IndexError, NardyError, ValueError) as exc:
@@ -605,11 +606,13 @@ def verify_store(store: Store, tournament_id: str | None = None) -> VerifyReport
         if record.get("tournament_id") != row.tournament_id:
             checks.problem(game.game_id, f"the record is of {record.get('tournament_id')!r}")
         pool = definition.pool(unit.pool)
-        variant = _variant(pool.variant, pool.options)
+        variant = cached_variant(pool.variant, pool.options)
         if record.get("variant") != variant.name or record.get("options") != dict(variant.options):
             checks.problem(game.game_id, "the record's variant or options differ from its pool")
         checks.game(record, slot)
-    variants = {p.label: (_variant(p.variant, p.options), p.match_length) for p in definition.pools}
+    variants = {
+        p.label: (cached_variant(p.variant, p.options), p.match_length) for p in definition.pools
+    }
     done = checks.matches(variants)
     if row.status == "finished":
         missing = [u for u in schedule if not done.get(u)]
@@ -659,7 +662,7 @@ def verify_records(
             checks.problem(str(record.get("game_id")), slot)
             continue
         try:
-            variant = _variant(str(record.get("variant")), record.get("options") or {})
+            variant = cached_variant(str(record.get("variant")), record.get("options") or {})
         except (NardyError, ValueError, TypeError) as exc:
             checks.problem(str(record.get("game_id")), f"unknown variant: {exc}")
             continue

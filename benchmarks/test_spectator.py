@@ -51,7 +51,18 @@ def big_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, list[st
     for index, unit in enumerate(schedule):
         source = sample[index % len(sample)]
         assert source.record is not None
-        record = {**source.record, "game_id": unit.unit_id, "tournament_id": tournament_id}
+        # The record must agree with its row's columns: the store refuses a row that does not.
+        record = {
+            **source.record,
+            "game_id": unit.unit_id,
+            "tournament_id": tournament_id,
+            "unit_id": unit.unit_id,
+            "round": unit.round,
+            "leg": unit.leg,
+            "seed": unit.seed,
+            "white": {**source.record["white"], "bot_id": unit.white},
+            "black": {**source.record["black"], "bot_id": unit.black},
+        }
         row = dataclasses.replace(
             source,
             record=None,
