@@ -9,6 +9,8 @@ if __name__ != "nardy.core":  # pragma: no cover - only a wrong import gets here
         f"{__name__!r} is the folder of the package nardy.core: import nardy.core instead"
     )
 
+# First: decides whether nardy.core.movegen is the compiled generator or its Python source.
+from nardy.core import _engine  # noqa: F401  # isort: skip
 
 from nardy.core.errors import (
     GameStateError,

@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import click
 
 from nardy import __version__
+from nardy.core import _engine
 from nardy.core.dice import MAX_SEED
 from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
 
@@ -252,7 +253,11 @@ _OPTIONS_OPTION = click.option(
 
 
 @click.group(cls=NardyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="nardy")
+@click.version_option(
+    __version__,
+    prog_name="nardy",
+    message=f"%(prog)s %(version)s\nmove generator: {_engine.KIND} ({_engine.DETAIL})",
+)
 def cli() -> None:
     """nardy — backgammon-family race games: rules, bots, boards and legal plays.
 
