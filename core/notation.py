@@ -141,8 +141,28 @@ def play_text(steps: Sequence[Step]) -> str:
                 text += " " + _SOURCE_TEXT[b[0]] + second
             text += third if b[1] == c[0] else " " + _SOURCE_TEXT[c[0]] + third
             return text + fourth if c[1] == d[0] else text + " " + _SOURCE_TEXT[d[0]] + fourth
-        if a == b == c == d:
-            return _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]] + "(4)"
+        # A repeated step (equal dice played from the same point) is a run: ``13/10(2)``. After a
+        # run nothing chains on; a single step chains on a single step that landed where it starts.
+        first = _SOURCE_TEXT[a[0]] + _LANDING_TEXT[a[1]][a[3]]
+        if a == b:
+            if b == c:
+                if c == d:
+                    return first + "(4)"
+                return first + "(3) " + _SOURCE_TEXT[d[0]] + _LANDING_TEXT[d[1]][d[3]]
+            third = _SOURCE_TEXT[c[0]] + _LANDING_TEXT[c[1]][c[3]]
+            if c == d:
+                return first + "(2) " + third + "(2)"
+            if c[1] == d[0]:
+                return first + "(2) " + third + _LANDING_TEXT[d[1]][d[3]]
+            return first + "(2) " + third + " " + _SOURCE_TEXT[d[0]] + _LANDING_TEXT[d[1]][d[3]]
+        second = _SOURCE_TEXT[b[0]] + _LANDING_TEXT[b[1]][b[3]]
+        if b == c:
+            if c == d:
+                return first + " " + second + "(3)"
+            return first + " " + second + "(2) " + _SOURCE_TEXT[d[0]] + _LANDING_TEXT[d[1]][d[3]]
+        if c == d:
+            text = first + _LANDING_TEXT[b[1]][b[3]] if a[1] == b[0] else first + " " + second
+            return text + " " + _SOURCE_TEXT[c[0]] + _LANDING_TEXT[c[1]][c[3]] + "(2)"
     # The grouping of format_steps: runs of one step become ``(n)``; a single step whose source is the
     # landing of a single previous step extends its chain; identical consecutive chains of two or more
     # steps become ``(n)`` too.
