@@ -306,3 +306,20 @@ def _outcome(variant: Variant, obj: object) -> Position | str:
         return variant.position_from_json(obj)
     except InvalidPositionError as error:
         return str(error)
+
+
+def test_fast_play_text_every_four_step_list_of_a_pool() -> None:
+    """Every list of four steps from a pool with chains, a hit, the bar and a bear-off (the
+    doubles' joined patterns: runs like 13/10(2), a run then a chain, two runs)."""
+    pool = [
+        Step(25, 21, 4, False),
+        Step(24, 20, 4, False),
+        Step(21, 17, 4, False),
+        Step(20, 16, 4, True),
+        Step(16, 12, 4, False),
+        Step(13, 9, 4, False),
+        Step(9, 5, 4, False),
+        Step(4, 0, 4, False),
+    ]
+    for steps in itertools.product(pool, repeat=4):
+        assert play_text(steps) == format_steps(steps), steps
