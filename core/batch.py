@@ -1,0 +1,133 @@
+"""Legal results of many (position, dice) pairs in one call, as compact arrays.
+
+For analysis and learning, where a program wants every result board of thousands of segments (to
+evaluate them, to build training targets) and no :class:`~nardy.core.variant.Play` objects:
+
+    batch = legal_results(variant, [(position, (3, 1)), (other, (2, 2, 2, 2))])
+    batch.boards[28 * i : 28 * (i + 1)]       # play i's result board (see below)
+    batch.offsets[k], batch.offsets[k + 1]    # the plays of pair k are rows offsets[k] … offsets[k+1]-1
+
+Each answer is exactly :meth:`Variant.legal_plays <nardy.core.variant.Variant.legal_plays>`'s, in
+its order (tests/test_batch.py). A result board is 28 signed bytes from the view of the player who
+moved (:func:`~nardy.core.movegen.board_of`): ``[his borne-off count, points 1…24 (positive his,
+negative the opponent's), his bar, the opponent's bar, the opponent's borne-off count]``. With
+``steps=True`` each play also has 4 × (source, destination, hit) in ``steps`` (bar 25, off 0, hit
+1 or 0; -1 where a play has fewer than four steps). :meth:`ResultBatch.to_numpy` gives the same as
+numpy arrays (numpy is optional: ``nardy[rl]`` or ``nardy[neural]``).
+"""
+
+from __future__ import annotations
+
+import gc
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nardy.core.errors import NardyError
+from nardy.core.movegen import position_of
+from nardy.core.position import Position
+
+if TYPE_CHECKING:
+    from nardy.core.variant import Variant
+
+BOARD = 28
+"""Bytes per result board."""
+STEP_FIELDS = 12
+"""Bytes per play in :attr:`ResultBatch.steps`: 4 steps × (source, destination, hit)."""
+_NO_STEP = (-1, -1, -1)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultBatch:
+    """The legal results of a batch of segments (:func:`legal_results`)."""
+
+    offsets: array[int]
+    """``len(pairs) + 1`` indices (typecode ``q``): pair k's plays are rows ``offsets[k]`` to
+    ``offsets[k + 1] - 1`` of :attr:`boards` and :attr:`steps`."""
+    dice_used: array[int]
+    """Per pair, how many dice every legal play uses (``N`` of RULES.md §2.3; typecode ``b``)."""
+    boards: array[int]
+    """28 signed bytes per play (typecode ``b``): the result board, mover's view (module doc)."""
+    steps: array[int] | None
+    """12 signed bytes per play with ``steps=True`` (module doc), else None."""
+
+    def __len__(self) -> int:
+        """The number of (position, dice) pairs."""
+        return len(self.dice_used)
+
+    @property
+    def play_count(self) -> int:
+        """The number of plays of all pairs together (rows of :attr:`boards`)."""
+        return self.offsets[-1]
+
+    def results(self, pair: int) -> list[Position]:
+        """The result positions of one pair (mover's view, as :attr:`Play.result
+        <nardy.core.variant.Play.result>`)."""
+        start, end = self.offsets[pair], self.offsets[pair + 1]
+        boards = self.boards
+        return [position_of(boards[row * BOARD : (row + 1) * BOARD]) for row in range(start, end)]
+
+    def to_numpy(self) -> dict[str, Any]:
+        """``offsets`` (int64), ``dice_used`` (int8), ``boards`` (int8, plays × 28) and, with
+        steps, ``steps`` (int8, plays × 4 × 3), sharing this batch's memory."""
+        import numpy as np
+
+        arrays: dict[str, Any] = {
+            "offsets": np.frombuffer(self.offsets, dtype=np.int64),
+            "dice_used": np.frombuffer(self.dice_used, dtype=np.int8),
+            "boards": np.frombuffer(self.boards, dtype=np.int8).reshape(-1, BOARD),
+        }
+        if self.steps is not None:
+            arrays["steps"] = np.frombuffer(self.steps, dtype=np.int8).reshape(-1, 4, 3)
+        return arrays
+
+
+def legal_results(
+    variant: Variant,
+    pairs: Iterable[tuple[Position, Sequence[int]]],
+    *,
+    steps: bool = False,
+) -> ResultBatch:
+    """Every legal result of every (position, dice) pair, in :meth:`Variant.legal_plays`'s order.
+
+    Dice are as for ``legal_plays``: two different values, or 1–4 equal steps. An impossible pair
+    raises ``legal_plays``'s error, naming the pair's index. The garbage collector is paused while
+    the batch is generated (the results make no reference cycles).
+    """
+    # Plain lists grow fastest (list.extend of a key tuple); they become arrays once, at the end.
+    offsets = [0]
+    dice_used: list[int] = []
+    boards: list[int] = []
+    step_values: list[int] | None = [] if steps else None
+    add_board = boards.extend
+    legal_plays = variant.legal_plays
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for index, (position, dice) in enumerate(pairs):
+            try:
+                plays = legal_plays(position, dice)
+            except NardyError as error:
+                raise type(error)(f"pair {index}: {error}") from error
+            dice_used.append(plays.dice_used)
+            if step_values is None:
+                for key, _ in plays.keyed():
+                    add_board(key)
+            else:
+                add_steps = step_values.extend
+                for key, play in plays.keyed():
+                    add_board(key)
+                    for step in play:
+                        add_steps((step[0], step[1], step[3]))
+                    add_steps(_NO_STEP * (4 - len(play)))
+            offsets.append(offsets[-1] + len(plays))
+    finally:
+        if enabled:
+            gc.enable()
+    return ResultBatch(
+        array("q", offsets),
+        array("b", dice_used),
+        array("b", boards),
+        None if step_values is None else array("b", step_values),
+    )
