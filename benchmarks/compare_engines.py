@@ -110,6 +110,8 @@ class Row:
     """Positions per second of this thread's CPU time, one per repetition."""
     single_ns: list[int] = field(default_factory=list)
     doubles_ns: list[int] = field(default_factory=list)
+    case_ns: list[list[int]] = field(default_factory=list)
+    """Per case, its latency in every repetition (for the table by number of legal plays)."""
     agreement: Agreement | None = None
 
 
@@ -340,8 +342,12 @@ def measure(corpus: Corpus, rows: Sequence[Row], reps: int) -> None:
             row.rates.append(wall)
             row.cpu_rates.append(cpu)
         for row in order:
-            for ns, is_double in zip(latencies(row.mode.call, row.prepared), doubles, strict=True):
+            if not row.case_ns:
+                row.case_ns = [[] for _ in row.prepared]
+            passed = latencies(row.mode.call, row.prepared)
+            for ns, is_double, per_case in zip(passed, doubles, row.case_ns, strict=True):
                 (row.doubles_ns if is_double else row.single_ns).append(ns)
+                per_case.append(ns)
 
 
 def git_state() -> str:
@@ -528,6 +534,8 @@ def render_corpus(part: CorpusReport, reps: int) -> list[str]:
                 "decision), so its rate is not comparable with the rows that return every result.",
                 "",
             ]
+    if part.rows and all(row.case_ns for row in part.rows):
+        lines += render_buckets(part)
     mismatched = [row for row in part.rows if row.agreement and row.agreement.mismatches]
     for row in mismatched:
         assert row.agreement is not None
@@ -540,6 +548,70 @@ def render_corpus(part: CorpusReport, reps: int) -> list[str]:
         reasons.setdefault(reason, []).append(f"`{label}`")
     for reason, labels in reasons.items():
         lines += [f"Not run on this corpus: {', '.join(labels)}: {reason}.", ""]
+    return lines
+
+
+PLAY_BUCKETS = ((1, 1), (2, 9), (10, 49), (50, 199), (200, 10**6))
+"""Numbers of distinct legal results grouped for the table by number of legal plays."""
+
+
+def render_buckets(part: CorpusReport) -> list[str]:
+    """Mean µs per call by subset and by number of distinct legal results (each case's median over
+    the repetitions' latency passes), and nardy's speed ÷ each other engine's per group."""
+    corpus = part.corpus
+    references = reference_sets(corpus, part.rows)
+    fallback = next((r for r in part.rows if r.mode.label == FALLBACK_REFERENCE), None)
+    counts: list[int | None] = []
+    for i, reference in enumerate(references):
+        if reference is not None:
+            counts.append(len(reference))
+        elif fallback is not None and isinstance(fallback.outputs[i], frozenset):
+            counts.append(len(fallback.outputs[i]))  # type: ignore[arg-type]
+        else:
+            counts.append(None)
+    groups: list[tuple[str, list[int]]] = [
+        ("all cases", list(range(len(corpus.cases)))),
+        ("non-doubles", [i for i, c in enumerate(corpus.cases) if not c.doubles]),
+        ("doubles", [i for i, c in enumerate(corpus.cases) if c.doubles]),
+    ]
+    for low, high in PLAY_BUCKETS:
+        label = (
+            f"{low} legal play"
+            if low == high
+            else (f"{low}–{high} legal plays" if high < 10**6 else f"{low}+ legal plays")
+        )
+        members = [i for i, n in enumerate(counts) if n is not None and low <= n <= high]
+        if members:
+            groups.append((label, members))
+    nardy = [row for row in part.rows if row.mode.label in NARDY_RATIO_MODES]
+    others = [row for row in part.rows if row.engine.name != "nardy" and row.mode.complete]
+    header = [
+        "cases",
+        "n",
+        *[f"{row.mode.label} µs" for row in part.rows],
+        *[f"{a.mode.label} ÷ {b.mode.label}" for a in nardy for b in others],
+    ]
+    lines = [
+        "By subset and number of distinct legal results: mean µs per call over the group's cases "
+        "(each case's median over the latency passes, wall clock, the collector on), and nardy's "
+        "speed ÷ the other engine's on the group (below 1, nardy is slower).",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---", *["---:"] * (len(header) - 1)]) + "|",
+    ]
+    for label, members in groups:
+        means = {
+            row.mode.label: sum(median(row.case_ns[i]) for i in members) / len(members) / 1000
+            for row in part.rows
+        }
+        cells = [
+            label,
+            f"{len(members):,}",
+            *[fmt_us(means[row.mode.label] * 1000) for row in part.rows],
+            *[fmt_ratio(means[b.mode.label] / means[a.mode.label]) for a in nardy for b in others],
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
     return lines
 
 
