@@ -588,7 +588,7 @@ def render_buckets(part: CorpusReport) -> list[str]:
     header = [
         "cases",
         "n",
-        *[f"{row.mode.label} µs" for row in part.rows],
+        *[f"{row.mode.label}{'' if row.mode.complete else ' †'} µs" for row in part.rows],
         *[f"{a.mode.label} ÷ {b.mode.label}" for a in nardy for b in others],
     ]
     lines = [

@@ -40,6 +40,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from nardy.core.notation import Step
 from nardy.core.position import Position
@@ -49,15 +50,16 @@ Board = list[int]
 BoardKey = tuple[int, ...]
 Plays = dict[BoardKey, tuple[Step, ...]]
 
-BAR = 25
-OPP_BAR = 26
-OPP_OFF = 27
-HEAD = 24
+# Final: the compiled build (mypyc) inlines these and reads the tables without a dict lookup.
+BAR: Final = 25
+OPP_BAR: Final = 26
+OPP_OFF: Final = 27
+HEAD: Final = 24
 
 # Same-direction geometry: the opponent's point q (his coordinates) is my point
 # _ON_OPPONENT_PATH[q - 1], so walking it walks his path 1, 2, … 24 (RULES.md §3.3.5: "In M's
 # coordinates O's path is 12, 11, …, 1, 24, 23, …, 13").
-_ON_OPPONENT_PATH = tuple(q + 12 if q <= 12 else q - 12 for q in range(1, 25))
+_ON_OPPONENT_PATH: Final = tuple(q + 12 if q <= 12 else q - 12 for q in range(1, 25))
 
 
 def _step_tables() -> tuple[tuple[tuple[Step, ...], ...], tuple[tuple[Step, ...], ...]]:
@@ -72,10 +74,12 @@ def _step_tables() -> tuple[tuple[tuple[Step, ...], ...], tuple[tuple[Step, ...]
 
 
 # Steps are immutable; the searches share these instead of creating one per node.
-_PLAIN, _HITTING = _step_tables()
+_STEP_TABLES = _step_tables()
+_PLAIN: Final = _STEP_TABLES[0]
+_HITTING: Final = _STEP_TABLES[1]
 
 # The ordered search keys a state by the mover's checker counts, 4 bits per point (0 = off).
-_WEIGHT = tuple(1 << (4 * p) for p in range(25))
+_WEIGHT: Final = tuple(1 << (4 * p) for p in range(25))
 
 
 def board_of(position: Position) -> Board:
