@@ -7,6 +7,10 @@
   objects), the analogue of engines that hand back result boards.
 * ``nardy segment`` — the move generator alone on a pre-built ``Position``:
   ``v.generator.segment(position, steps)``, which returns the raw result keys.
+
+When the loaded generator is the compiled one (the default install, ``nardy --version``), the first
+and last mode run again with the Python source of the generator (``… (pure)``, loaded beside it by
+``nardy.core._engine.load_source``): the fallback build, side by side in the same run.
 """
 
 from __future__ import annotations
@@ -79,4 +83,42 @@ def load() -> Engine:
             notes=("timed: variant.generator.segment(position, steps) on a pre-built Position",),
         ),
     )
-    return Engine(NAME, (("nardy", version),), modes)
+    from nardy.core import _engine
+
+    if _engine.KIND == "compiled":
+        modes += _pure_modes(variant, json_args, position_args, keys_of_positions)
+    return Engine(NAME, (("nardy", f"{version}, {_engine.KIND} generator"),), modes)
+
+
+def _pure_modes(variant: Any, json_args: Any, position_args: Any, keys: Any) -> tuple[Mode, ...]:
+    """``legal_plays`` and ``segment`` with the generator's Python source (the pure build)."""
+    import copy
+
+    from nardy.core import Position, _engine
+
+    source = _engine.load_source("nardy_movegen_pure_benchmark")
+    pure = copy.copy(variant)
+    pure.generator = source.MoveGenerator(variant.rules)
+    legal_plays = pure.legal_plays
+    from_json = Position.from_json
+
+    def plays_from_json(obj: Any, steps: tuple[int, ...]) -> Any:
+        return legal_plays(from_json(obj), steps)
+
+    return (
+        Mode(
+            label="nardy legal_plays (pure)",
+            returns="LegalPlays, from the generator's Python source",
+            prepare=json_args,
+            call=plays_from_json,
+            results=lambda _args, out: keys(out.results),
+            notes=("the pure build's generator (the fallback without a C compiler)",),
+        ),
+        Mode(
+            label="nardy segment (pure)",
+            returns="raw result keys, from the generator's Python source",
+            prepare=position_args,
+            call=pure.generator.segment,
+            results=lambda _args, out: frozenset(_key_of_board(k) for k in out.plays),
+        ),
+    )
