@@ -78,6 +78,9 @@ def test_fit_lowers_the_held_out_error_and_keeps_the_best_epoch() -> None:
     fitted, losses, kept = fit(net, samples, config, np.random.default_rng(2))
     assert len(losses) == 6 and kept == int(np.argmin(losses))
     assert losses[kept] < 0.5 * losses[0]
+    held_out = samples.games % 20 == 0
+    errors = fitted.values(inputs[held_out].astype(np.float64)) - targets[held_out]
+    assert float(np.mean(errors**2)) == pytest.approx(losses[kept], rel=1e-6)
 
 
 def test_training_is_deterministic_resumable_and_independent_of_workers(tmp_path: Path) -> None:
@@ -121,6 +124,8 @@ def test_train_command_by_policy_iteration(tmp_path: Path) -> None:
     assert meta["history"][0]["evaluation"]["played"] == 2
     wrong = _nardy("train", "--variant", "long", "--alpha", "0.1", "--out", str(out))
     assert wrong.returncode == 2 and "--alpha applies to --method td only" in wrong.stderr
-    wrong = _nardy("train", "--variant", "long", "--method", "td", "--epochs", "3", "--out", "x.npz")
+    wrong = _nardy(
+        "train", "--variant", "long", "--method", "td", "--epochs", "3", "--out", "x.npz"
+    )
     assert wrong.returncode == 2 and "--epochs applies to --method policy-iteration" in wrong.stderr
     assert "Traceback" not in wrong.stderr

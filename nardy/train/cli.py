@@ -59,7 +59,11 @@ _ONLY_FOR = {
     "(default 10000).",
 )
 @click.option(
-    "--iterations", default=3, show_default=True, type=click.IntRange(1, 100), help="[policy-iteration]"
+    "--iterations",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    help="[policy-iteration]",
 )
 @click.option(
     "--epochs",

@@ -205,7 +205,12 @@ def _worker_samples(
     net = None
     if params is not None:
         net = ValueNet(
-            params["w"], params["b"], params["v"], float(params["c"][0]), float(params["a"][0]), meta
+            params["w"],
+            params["b"],
+            params["v"],
+            float(params["c"][0]),
+            float(params["a"][0]),
+            meta,
         )
     return play_samples(variant, net, seed, iteration, games, explore)
 
@@ -257,13 +262,19 @@ def initial_net(samples: Samples, hidden: int, seed: int) -> ValueNet:
     prior = samples.inputs[:, BOARD_SIZE].astype(np.float64)
     targets = samples.targets.astype(np.float64)
     spread = float(prior.var())
-    a = float(np.mean((prior - prior.mean()) * (targets - targets.mean())) / spread) if spread else 0
+    a = (
+        float(np.mean((prior - prior.mean()) * (targets - targets.mean())) / spread)
+        if spread
+        else 0
+    )
     c = float(targets.mean() - a * prior.mean())
     meta = {"prior": "linear", "prior_scale": PRIOR_SCALE}
     return ValueNet(w, np.zeros(hidden), np.zeros(hidden), c, a, meta)
 
 
-def _loss(net: ValueNet, inputs: npt.NDArray[np.float32], targets: npt.NDArray[np.float32]) -> float:
+def _loss(
+    net: ValueNet, inputs: npt.NDArray[np.float32], targets: npt.NDArray[np.float32]
+) -> float:
     total = 0.0
     for start in range(0, len(inputs), ENCODE_CHUNK):
         x = inputs[start : start + ENCODE_CHUNK].astype(np.float64)
@@ -437,7 +448,9 @@ def train(
         evaluation: Evaluation | None = None
         if config.eval_games > 0:
             reporter.phase(f"iteration {iteration + 1}: evaluation", 0)
-            evaluation = evaluate(variant, net, config.eval_games, at=(iteration + 1) * config.games)
+            evaluation = evaluate(
+                variant, net, config.eval_games, at=(iteration + 1) * config.games
+            )
             item["evaluation"] = asdict(evaluation)
         history.append(item)
         done += 1
