@@ -151,6 +151,7 @@ def test_training_is_deterministic_and_resumable(tmp_path: Path) -> None:
 def test_train_command(tmp_path: Path) -> None:
     out = tmp_path / "k.npz"
     command = [sys.executable, "-m", "nardy", "train", "--variant", "khachapuri", "--games", "2"]
+    command += ["--method", "td"]
     done = subprocess.run(
         [*command, "--eval-every", "2", "--eval-games", "2", "--out", str(out)],
         capture_output=True,

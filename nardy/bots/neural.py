@@ -298,11 +298,14 @@ class NeuralBot(Bot):
         assert self._variant is not None
         return -self.afterstate_equity(self._variant.flip(position))
 
+    def net_values(self, decision: PlayDecision) -> Array:
+        """U of every legal result of ``decision``, in one batch."""
+        return self._net().values(self.inputs_of_plays(decision))
+
     def choose_play(self, decision: PlayDecision) -> int:
         if len(decision.plays) == 1:
             return 0
-        values = self._net().values(self.inputs_of_plays(decision))
-        return int(np.argmax(values))
+        return int(np.argmax(self.net_values(decision)))
 
     def offer_double(self, decision: DoubleDecision) -> bool:
         if 2 * decision.cube.value > self.MAX_REDOUBLE:

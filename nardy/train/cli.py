@@ -1,4 +1,4 @@
-"""``nardy train``: TD(λ) self-play training of a neural bot for one variant."""
+"""``nardy train``: training a neural bot for one variant (policy iteration or TD(λ))."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -25,8 +26,24 @@ def _single_threaded_blas() -> None:
         os.environ.setdefault(name, "1")
 
 
+METHODS = ("policy-iteration", "td")
+_ONLY_FOR = {
+    "td": ("alpha", "lam", "prior", "delta_clip", "eval_every", "checkpoint_every", "max_seconds"),
+    "policy-iteration": ("iterations", "epochs", "batch", "learning_rate", "explore", "workers"),
+}
+"""Options that mean something to one method only (given with the other, they are an error)."""
+
+
 @click.command()
 @click.option("--variant", "-v", "variant_name", required=True, help="The variant to train for.")
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    default="policy-iteration",
+    show_default=True,
+    help="policy-iteration: Monte Carlo policy iteration from heuristic (docs/bots.md); "
+    "td: TD(λ) self-play.",
+)
 @click.option(
     "--option",
     "-o",
@@ -35,7 +52,48 @@ def _single_threaded_blas() -> None:
     metavar="NAME=VALUE",
     help="A variant option (repeatable).",
 )
-@click.option("--games", default=10_000, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--games",
+    type=click.IntRange(1, 10_000_000),
+    help="Self-play games: per iteration with policy-iteration (default 6000), in all with td "
+    "(default 10000).",
+)
+@click.option(
+    "--iterations",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    help="[policy-iteration]",
+)
+@click.option(
+    "--epochs",
+    default=6,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="[policy-iteration] Epochs per fit at most (the best held-out epoch is kept).",
+)
+@click.option("--batch", default=256, show_default=True, type=click.IntRange(1, 1_000_000))
+@click.option(
+    "--learning-rate",
+    default=1e-3,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="[policy-iteration] Adam's step size.",
+)
+@click.option(
+    "--explore",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="[policy-iteration] Fraction of decisions played at random in self-play.",
+)
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="[policy-iteration] Processes playing the self-play games (same weights for any number).",
+)
 @click.option("--seed", default=1, show_default=True, type=int, help="Seeds weights and dice.")
 @click.option("--hidden", default=64, show_default=True, type=click.IntRange(min=1))
 @click.option(
@@ -88,7 +146,14 @@ def _single_threaded_blas() -> None:
 def train(
     variant_name: str,
     option_items: tuple[str, ...],
-    games: int,
+    method: str,
+    games: int | None,
+    iterations: int,
+    epochs: int,
+    batch: int,
+    learning_rate: float,
+    explore: float,
+    workers: int,
     seed: int,
     hidden: int,
     alpha: float,
@@ -103,27 +168,66 @@ def train(
     quiet: bool,
     out: Path,
 ) -> None:
-    """Train a neural bot by TD(λ) self-play and write its weights.
+    """Train a neural bot and write its weights (OUT.npz and its sidecar OUT.json).
 
-    Every --eval-every games the network plays --eval-games duplicate-dice games against
-    heuristic (points per game ± standard error). The run is deterministic for a given seed on
-    one machine; a checkpoint is written every --checkpoint-every games and --resume continues it.
+    policy-iteration (the default): each iteration plays --games self-play games (heuristic's
+    play first, then the network's), fits the network to the points each chosen result led to, and
+    plays --eval-games duplicate-dice games against heuristic (points per game ± standard error).
+    A checkpoint is written after every iteration.
+
+    td: TD(λ) self-play for --games games, evaluated every --eval-every games, a checkpoint every
+    --checkpoint-every games.
+
+    Both are deterministic for a given seed on one machine; --resume continues OUT's checkpoint.
 
     \b
     Examples:
-      nardy train --variant long --games 20000 --seed 1 --out long.npz
+      nardy train --variant long --iterations 3 --games 6000 --seed 1 --out long.npz
+      nardy train --variant backgammon --method td --games 12000 --alpha 0.01 --out bg.npz
       nardy play --variant long --bots neural:long.npz,heuristic --games 2000 --seed 11
     """
+    context = click.get_current_context()
+    for other, names in _ONLY_FOR.items():
+        if other == method:
+            continue
+        for name in names:
+            if context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+                flag = "--lambda" if name == "lam" else "--" + name.replace("_", "-")
+                raise click.UsageError(f"{flag} applies to --method {other} only")
     _single_threaded_blas()
     if out.suffix != ".npz":
         raise click.BadParameter("the weights file must end in .npz", param_hint="'--out'")
     if not out.parent.is_dir():
         raise click.BadParameter(f"no folder {str(out.parent)!r}", param_hint="'--out'")
     from nardy.cli import _load_variant
+    from nardy.train.policy_iteration import IterationConfig
     from nardy.train.td import Evaluation, TrainConfig
     from nardy.train.td import train as run
 
     variant = _load_variant(variant_name, option_items)
+    if method == "policy-iteration":
+        _train_by_policy_iteration(
+            variant,
+            IterationConfig(
+                variant=variant.name,
+                iterations=iterations,
+                games=games or 6_000,
+                seed=seed,
+                hidden=hidden,
+                epochs=epochs,
+                batch=batch,
+                learning_rate=learning_rate,
+                explore=explore,
+                eval_games=eval_games,
+                options=variant.options,
+            ),
+            out,
+            resume=resume,
+            workers=workers,
+            quiet=quiet,
+        )
+        return
+    games = games or 10_000
     config = TrainConfig(
         variant=variant.name,
         games=games,
@@ -178,4 +282,72 @@ def train(
         f"wrote {out} ({net.meta['games']} games, {net.meta['seconds']} s); "
         f"best evaluation: {out.with_name(out.stem + '.best.npz')}"
     )
+    sys.stdout.flush()
+
+
+class _RichReporter:
+    """Progress of a policy-iteration run: one bar per phase, a line per iteration."""
+
+    def __init__(self, progress: Any, console: Any, quiet: bool) -> None:
+        self.progress = progress
+        self.console = console
+        self.quiet = quiet
+        self.task: Any = None
+
+    def phase(self, description: str, total: int) -> None:
+        if self.task is not None:
+            self.progress.remove_task(self.task)
+        self.task = self.progress.add_task(description, total=total or None)
+
+    def advance(self, amount: int) -> None:
+        if self.task is not None:
+            self.progress.advance(self.task, amount)
+
+    def line(self, text: str) -> None:
+        if not self.quiet:
+            self.console.print(text, highlight=False)
+
+
+def _train_by_policy_iteration(
+    variant: Any, config: Any, out: Path, *, resume: bool, workers: int, quiet: bool
+) -> None:
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from nardy.train.policy_iteration import train as run
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal or quiet,
+    ) as progress:
+        try:
+            net = run(
+                variant,
+                config,
+                out,
+                resume=resume,
+                workers=workers,
+                reporter=_RichReporter(progress, console, quiet),
+            )
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+    if not quiet:
+        console.print(
+            f"wrote {out} ({net.meta['iterations_done']} iterations, {net.meta['games']} games, "
+            f"{net.meta['seconds']} s); best evaluation: {out.with_name(out.stem + '.best.npz')}",
+            highlight=False,
+        )
     sys.stdout.flush()

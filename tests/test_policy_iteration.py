@@ -1,0 +1,131 @@
+"""Policy-iteration training (`nardy train --method policy-iteration`): samples, fit, determinism."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="training needs numpy (pip install 'nardy[neural]')")
+
+from nardy.bots.neural import PRIOR_SCALE, ValueNet, scale_for  # noqa: E402
+from nardy.core import load_variant  # noqa: E402
+from nardy.core.bots import HeuristicBot  # noqa: E402
+from nardy.core.dice import SeededDice  # noqa: E402
+from nardy.core.game import CubeSettings, Game  # noqa: E402
+from nardy.encoding import encode  # noqa: E402
+from nardy.train.policy_iteration import (  # noqa: E402
+    IterationConfig,
+    Samples,
+    fit,
+    game_seed,
+    initial_net,
+    play_samples,
+    train,
+)
+
+
+def _heuristic_game(variant_name: str, seed: int) -> tuple[list[tuple[int, object]], Game]:
+    """The same self-play game played independently: one heuristic bot for both sides."""
+    variant = load_variant(variant_name)
+    bot = HeuristicBot(seed)
+    bot.bind(variant)
+    game = Game(variant, SeededDice(seed), cube=CubeSettings())
+    chosen: list[tuple[int, object]] = []
+    while (decision := game.decision) is not None:
+        index = bot.choose_play(decision)
+        chosen.append((decision.player, decision.plays[index].result))
+        game.decide(index)
+    return chosen, game
+
+
+@pytest.mark.parametrize("variant_name", ["long", "backgammon", "khachapuri"])
+def test_samples_are_the_chosen_results_with_the_movers_points(variant_name: str) -> None:
+    """Iteration 0 is heuristic self-play: one sample per decision, the chosen result's encoding
+    and the points its mover won (+) or lost (−) ÷ the variant's scale."""
+    variant = load_variant(variant_name)
+    samples = play_samples(variant, None, seed=5, iteration=0, games=range(2, 4))
+    offset = 0
+    for index in (2, 3):
+        chosen, game = _heuristic_game(variant_name, game_seed(5, 0, index))
+        result = game.result
+        assert result is not None
+        rows = slice(offset, offset + len(chosen))
+        assert list(samples.games[rows]) == [index] * len(chosen)
+        for row, (mover, position) in enumerate(chosen, start=offset):
+            expected = result.points / scale_for(variant) * (1 if mover == result.winner else -1)
+            assert samples.targets[row] == pytest.approx(expected)
+            assert np.array_equal(samples.inputs[row, :-1], encode(position).astype(np.float32))
+            prior = HeuristicBot(0, variant=variant).evaluate(position) / PRIOR_SCALE
+            assert samples.inputs[row, -1] == pytest.approx(prior, rel=1e-6)
+        offset += len(chosen)
+    assert offset == len(samples.targets)
+
+
+def test_fit_lowers_the_held_out_error_and_keeps_the_best_epoch() -> None:
+    """A target the network can represent (a function of the board) is learnt; the kept epoch is
+    the one of lowest held-out error."""
+    rng = np.random.default_rng(0)
+    inputs = (rng.random((4_000, 197)) < 0.3).astype(np.float32)
+    targets = np.tanh(inputs[:, :20].sum(axis=1) - 6.0).astype(np.float32)
+    samples = Samples(inputs, targets, np.arange(4_000) // 10)
+    net = initial_net(samples, 16, seed=1)
+    config = IterationConfig("long", epochs=5, learning_rate=3e-3)
+    fitted, losses, kept = fit(net, samples, config, np.random.default_rng(2))
+    assert len(losses) == 6 and kept == int(np.argmin(losses))
+    assert losses[kept] < 0.5 * losses[0]
+    held_out = samples.games % 20 == 0
+    errors = fitted.values(inputs[held_out].astype(np.float64)) - targets[held_out]
+    assert float(np.mean(errors**2)) == pytest.approx(losses[kept], rel=1e-6)
+
+
+def test_training_is_deterministic_resumable_and_independent_of_workers(tmp_path: Path) -> None:
+    variant = load_variant("khachapuri")
+    config = IterationConfig("khachapuri", iterations=2, games=12, seed=3, epochs=2, eval_games=0)
+    whole = train(variant, config, tmp_path / "a.npz")
+    in_two = train(variant, config, tmp_path / "b.npz", workers=2)
+    train(variant, replace(config, iterations=1), tmp_path / "c.npz")
+    resumed = train(variant, config, tmp_path / "c.npz", resume=True)
+    for other in (in_two, resumed):
+        for key, array in whole.params().items():
+            assert np.array_equal(array, other.params()[key]), key
+    assert resumed.meta["iterations_done"] == 2 and resumed.meta["games"] == 24
+    assert [item["policy"] for item in resumed.meta["history"]] == [
+        "heuristic",
+        "network of iteration 1",
+    ]
+    # The written file is a weights file the bot loads.
+    loaded = ValueNet.load(tmp_path / "a.npz")
+    assert np.array_equal(loaded.w, whole.w) and loaded.meta["method"] == "policy-iteration"
+    with pytest.raises(ValueError, match="games=12, not 13"):
+        train(variant, replace(config, games=13), tmp_path / "c.npz", resume=True)
+
+
+def _nardy(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nardy", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_train_command_by_policy_iteration(tmp_path: Path) -> None:
+    out = tmp_path / "k.npz"
+    done = _nardy(
+        "train", "--variant", "khachapuri", "--iterations", "1", "--games", "6",
+        "--epochs", "1", "--eval-games", "2", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "khachapuri iteration 1/1" in done.stderr
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["method"] == "policy-iteration" and meta["games"] == 6
+    assert meta["history"][0]["evaluation"]["played"] == 2
+    wrong = _nardy("train", "--variant", "long", "--alpha", "0.1", "--out", str(out))
+    assert wrong.returncode == 2 and "--alpha applies to --method td only" in wrong.stderr
+    wrong = _nardy(
+        "train", "--variant", "long", "--method", "td", "--epochs", "3", "--out", "x.npz"
+    )
+    assert wrong.returncode == 2 and "--epochs applies to --method policy-iteration" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
