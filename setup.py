@@ -161,14 +161,21 @@ class OptionalBuildExt(build_ext):
         except (CCompilerError, DistutilsError, OSError) as error:
             if compile_mode() == "1":
                 raise
-            warn(f"compiling the move generator failed ({error}); installing the pure-Python one")
+            if not self.failed:  # e.g. copying an extension that was not built into the source
+                warn(f"compiling the move generator failed ({error}); installing the pure one")
+
+    failed = False
+    """Whether an extension failed: the others (mypyc's shim and library) are then not tried."""
 
     def build_extension(self, ext: Any) -> None:
+        if self.failed:
+            return
         try:
             super().build_extension(ext)
         except (CCompilerError, DistutilsError, OSError) as error:
             if compile_mode() == "1":
                 raise
+            self.failed = True
             warn(f"compiling {ext.name} failed ({error}); installing the pure-Python one")
 
 
@@ -213,7 +220,7 @@ def main() -> None:
         return
     try:
         extensions = compiled_extensions()
-    except Exception as error:  # mypyc's own failures (type errors, …) have no common base class
+    except (Exception, SystemExit) as error:  # mypyc reports type errors by exiting
         if mode == "1":
             raise
         warn(f"mypyc could not compile the move generator ({error}): pure-Python generator")
