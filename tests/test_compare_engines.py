@@ -14,6 +14,8 @@ from types import ModuleType
 
 import pytest
 
+from nardy.core import _engine
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "compare_engines.py"
 
@@ -63,9 +65,21 @@ def test_cli_runs_nardy_on_a_tiny_corpus(tmp_path: Path) -> None:
     assert "## Corpus `oracle`: 12 cases" in text
     for label in ("nardy legal_plays", "nardy legal_plays + .results", "nardy segment"):
         assert f"| {label} |" in text
-    assert text.count("| 12/12 |") == 3  # every nardy mode agrees with the oracle
+    # Every nardy mode agrees with the oracle (with the compiled generator, the pure one's two
+    # modes run beside it).
+    assert text.count("| 12/12 |") == len(_nardy_modes())
+    assert "By subset and number of distinct legal results" in text
+    assert "| doubles |" in text and "| non-doubles |" in text
     assert "--engines nardy" in text  # the exact command is recorded
     assert raw.stat().st_size > 0
+
+
+def _nardy_modes() -> list[str]:
+    """The nardy adapter's modes: the pure generator's run beside the compiled one."""
+    modes = ["nardy legal_plays", "nardy legal_plays + .results", "nardy segment"]
+    if _engine.KIND == "compiled":
+        modes += ["nardy legal_plays (pure)", "nardy segment (pure)"]
+    return modes
 
 
 def test_missing_engines_are_skipped_with_a_note(
@@ -87,11 +101,7 @@ def test_missing_engines_are_skipped_with_a_note(
     assert "pip install gnubg" in skipped["gnubg"]
     assert [name for name, _ in report.skipped_corpora] == ["openspiel"]
     [oracle] = report.corpora
-    assert [row.mode.label for row in oracle.rows] == [
-        "nardy legal_plays",
-        "nardy legal_plays + .results",
-        "nardy segment",
-    ]
+    assert [row.mode.label for row in oracle.rows] == _nardy_modes()
     for row in oracle.rows:
         assert row.agreement is not None and row.agreement.agree == row.agreement.compared == 6
         assert len(row.rates) == 1 and len(row.single_ns) + len(row.doubles_ns) == 6
