@@ -147,6 +147,147 @@ def _quarter_may_close(b: Board, steps: int) -> bool:
     return held + steps >= 6
 
 
+class _MultisetSearch:
+    """The fast path's search of equal dice (:meth:`MoveGenerator._fast_equal`): steps from
+    non-increasing source points, one order per multiset of steps.
+
+    A class rather than a closure so that the compiled build calls :meth:`search` directly (a
+    nested function is called through the Python calling convention, its arguments boxed); the
+    state every node shares lives in attributes.
+    """
+
+    def __init__(
+        self,
+        b: Board,
+        die: int,
+        total: int,
+        movable: list[int],
+        board_end: int,
+        all_checkers: int,
+        exact: bool,
+        hits: bool,
+    ) -> None:
+        self.b = b
+        self.die = die
+        self.total = total
+        self.last = total - 1
+        self.movable = movable
+        """Points a checker can step from (see :meth:`MoveGenerator._fast_equal`), descending;
+        the bear-off points from index ``board_end`` on."""
+        self.board_end = board_end
+        self.count = len(movable)
+        self.all_checkers = all_checkers  # §3.11: N, the checkers of the layout
+        self.exact = exact
+        self.plain = _PLAIN[die]
+        self.hitting = _HITTING[die]
+        self.blot = -1 if hits else 99  # a landing point's value that means a hit
+        self.plays: Plays = {}
+        """The plays of the most dice so far (replaced when a longer play is found)."""
+        self.best = -1
+        """The most dice of a play so far."""
+
+    def search(
+        self, start: int, depth: int, outside: int, head_left: int, path: tuple[Step, ...]
+    ) -> None:
+        b = self.b
+        die = self.die
+        movable = self.movable
+        blot = self.blot
+        plain = self.plain
+        hitting = self.hitting
+        exact = self.exact
+        total = self.total
+        stop = 1 if b[BAR] else self.board_end if outside else self.count
+        moved = False
+        if depth == self.last:
+            # The last die: every legal step ends a play.
+            for j in range(start, stop):
+                p = movable[j]
+                if b[p] <= 0 or (p == HEAD and head_left <= 0):
+                    continue
+                t = p - die
+                if t >= 1:
+                    v = b[t]
+                    b[p] -= 1
+                    if v == blot:
+                        b[t] = 1
+                        b[OPP_BAR] += 1
+                        key = tuple(b)
+                        b[OPP_BAR] -= 1
+                        step = hitting[p]
+                    else:
+                        b[t] = v + 1
+                        key = tuple(b)
+                        step = plain[p]
+                    b[t] = v
+                    b[p] += 1
+                else:
+                    if t < 0 and (exact or _checker_above(b, p)):
+                        continue
+                    b[p] -= 1
+                    b[0] += 1
+                    key = tuple(b)
+                    b[0] -= 1
+                    b[p] += 1
+                    step = plain[p]
+                if not moved:
+                    moved = True
+                    if self.best < total:
+                        self.best = total
+                        self.plays = {}
+                self.plays.setdefault(key, (*path, step))
+        else:
+            for j in range(start, stop):
+                p = movable[j]
+                if b[p] <= 0 or (p == HEAD and head_left <= 0):
+                    continue
+                t = p - die
+                if t >= 1:
+                    v = b[t]
+                    b[p] -= 1
+                    if v == blot:
+                        b[t] = 1
+                        b[OPP_BAR] += 1
+                        step = hitting[p]
+                    else:
+                        b[t] = v + 1
+                        step = plain[p]
+                    moved = True
+                    self.search(
+                        j,
+                        depth + 1,
+                        outside - 1 if p > 6 and t <= 6 else outside,
+                        head_left - 1 if p == HEAD else head_left,
+                        (*path, step),
+                    )
+                    b[p] += 1
+                    b[t] = v
+                    if v == blot:
+                        b[OPP_BAR] -= 1
+                else:
+                    if t < 0 and (exact or _checker_above(b, p)):
+                        continue
+                    b[p] -= 1
+                    b[0] += 1
+                    moved = True
+                    if b[0] == self.all_checkers:
+                        # §2.3 item 2: the last checker off "counts as having used all dice".
+                        if self.best < total:
+                            self.best = total
+                            self.plays = {}
+                        self.plays.setdefault(tuple(b), (*path, plain[p]))
+                    else:
+                        self.search(j, depth + 1, outside, head_left, (*path, plain[p]))
+                    b[p] += 1
+                    b[0] -= 1
+        if not moved and depth >= self.best:
+            # A leaf short of the segment's dice (only the longest leaves are plays).
+            if depth > self.best:
+                self.best = depth
+                self.plays = {}
+            self.plays.setdefault(tuple(b), path)
+
+
 class MoveGenerator:
     """Legal-play generation for one compiled rule set.
 
@@ -431,8 +572,8 @@ class MoveGenerator:
     def _fast_equal(
         self, b: Board, die: int, total: int, limit: int, block_points: tuple[int, ...] | None
     ) -> tuple[int, Plays] | None:
-        """Equal dice: steps from non-increasing source points, one order per multiset."""
-        all_checkers = self.checkers  # §3.11: N, the checkers of the layout
+        """Equal dice: steps from non-increasing source points, one order per multiset
+        (:class:`_MultisetSearch`)."""
         closed_at = self.closed_at
         exact = self.exact_bear_off
         # Points a checker can step from by ``die``: held now, or reachable by earlier steps, and
@@ -460,110 +601,10 @@ class MoveGenerator:
         for p in range(die, 0, -1):
             if b[p] > 0 or reached[p]:
                 movable.append(p)
-        count = len(movable)
-        last = total - 1
-        plain = _PLAIN[die]
-        hitting = _HITTING[die]
-        blot = -1 if self.hits else 99  # a landing point's value that means a hit
-        plays: Plays = {}
-        best = -1
-
-        def search(
-            start: int, depth: int, outside: int, head_left: int, path: tuple[Step, ...]
-        ) -> None:
-            nonlocal best, plays
-            stop = 1 if b[BAR] else board_end if outside else count
-            moved = False
-            if depth == last:
-                # The last die: every legal step ends a play.
-                for j in range(start, stop):
-                    p = movable[j]
-                    if b[p] <= 0 or (p == HEAD and head_left <= 0):
-                        continue
-                    t = p - die
-                    if t >= 1:
-                        v = b[t]
-                        b[p] -= 1
-                        if v == blot:
-                            b[t] = 1
-                            b[OPP_BAR] += 1
-                            key = tuple(b)
-                            b[OPP_BAR] -= 1
-                            step = hitting[p]
-                        else:
-                            b[t] = v + 1
-                            key = tuple(b)
-                            step = plain[p]
-                        b[t] = v
-                        b[p] += 1
-                    else:
-                        if t < 0 and (exact or _checker_above(b, p)):
-                            continue
-                        b[p] -= 1
-                        b[0] += 1
-                        key = tuple(b)
-                        b[0] -= 1
-                        b[p] += 1
-                        step = plain[p]
-                    if not moved:
-                        moved = True
-                        if best < total:
-                            best = total
-                            plays = {}
-                    plays.setdefault(key, (*path, step))
-            else:
-                for j in range(start, stop):
-                    p = movable[j]
-                    if b[p] <= 0 or (p == HEAD and head_left <= 0):
-                        continue
-                    t = p - die
-                    if t >= 1:
-                        v = b[t]
-                        b[p] -= 1
-                        if v == blot:
-                            b[t] = 1
-                            b[OPP_BAR] += 1
-                            step = hitting[p]
-                        else:
-                            b[t] = v + 1
-                            step = plain[p]
-                        moved = True
-                        search(
-                            j,
-                            depth + 1,
-                            outside - 1 if p > 6 and t <= 6 else outside,
-                            head_left - 1 if p == HEAD else head_left,
-                            (*path, step),
-                        )
-                        b[p] += 1
-                        b[t] = v
-                        if v == blot:
-                            b[OPP_BAR] -= 1
-                    else:
-                        if t < 0 and (exact or _checker_above(b, p)):
-                            continue
-                        b[p] -= 1
-                        b[0] += 1
-                        moved = True
-                        if b[0] == all_checkers:
-                            # §2.3 item 2: the last checker off "counts as having used all dice".
-                            if best < total:
-                                best = total
-                                plays = {}
-                            plays.setdefault(tuple(b), (*path, plain[p]))
-                        else:
-                            search(j, depth + 1, outside, head_left, (*path, plain[p]))
-                        b[p] += 1
-                        b[0] -= 1
-            if not moved and depth >= best:
-                # A leaf short of the segment's dice (only the longest leaves are plays).
-                if depth > best:
-                    best = depth
-                    plays = {}
-                plays.setdefault(tuple(b), path)
-
-        search(0, 0, outside, limit, ())
-        used = best
+        search = _MultisetSearch(b, die, total, movable, board_end, self.checkers, exact, self.hits)
+        search.search(0, 0, outside, limit, ())
+        used = search.best
+        plays = search.plays
         if block_points is not None and used:
             plays = {k: s for k, s in plays.items() if not _has_run_of_six(k, block_points)}
             if not plays:
