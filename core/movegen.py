@@ -448,11 +448,14 @@ class MoveGenerator:
         by_larger: set[BoardKey] = set()
         pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
         first_order = True
+        # Lists, not a tuple for the bar: the compiled build indexes a list[int] directly.
+        first_sources = [BAR] if on_bar else occupied
+        on_bar_only = [BAR]
         for x, y in ((d1, d2), (d2, d1)):
             plain_x = _PLAIN[x]
             plain_y = _PLAIN[y]
             hitting_y = _HITTING[y]
-            for p in (BAR,) if on_bar else occupied:
+            for p in first_sources:
                 t = p - x
                 if t >= 1:
                     v = b[t]
@@ -481,7 +484,7 @@ class MoveGenerator:
                 else:
                     # The second step, sources in descending order as the general search has them.
                     if b[BAR]:
-                        sources: Sequence[int] = (BAR,)
+                        sources: list[int] = on_bar_only
                     elif t >= 1 and v <= 0:
                         found = merged.get(t)
                         if found is None:
