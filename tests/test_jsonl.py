@@ -285,3 +285,31 @@ def test_answers_with_an_id_take_the_fast_path_with_the_same_text(backgammon, or
         for line in lines
     ]
     assert out.getvalue().splitlines() == expected
+
+
+def test_both_play_writers_write_json_dumps_text(backgammon, oracle) -> None:
+    """The two writers of a query's plays (the compiled build joins each result with
+    movegen.result_json, the pure build formats it) write json.dumps's text for every oracle
+    query, whichever one this build uses."""
+    from nardy.core import jsonl
+
+    for case in oracle[::5]:
+        dice = case["dice"]
+        steps = (dice[0],) * 4 if dice[0] == dice[1] else tuple(dice)
+        plays = backgammon.legal_plays(Position.from_json(case["position"]), steps)
+        expected = json.dumps(
+            [{"text": p.text, "result": p.result.to_json()} for p in plays], separators=(",", ":")
+        )
+        assert "[" + jsonl._formatted_plays_text(plays) + "]" == expected, case["id"]
+        assert "[" + jsonl._joined_plays_text(plays) + "]" == expected, case["id"]
+
+
+def test_result_json_is_json_dumps_of_the_position() -> None:
+    """Every count from -15 to 15 in every field, and larger ones (written by str)."""
+    from nardy.core.movegen import board_of, position_of, result_json
+
+    keys = [tuple(range(-15, 13)), tuple(range(13, -15, -1)), (16, *([0] * 24), 17, 0, -16)]
+    keys += [tuple(board_of(Position.from_id("b----E/-C---e/E---c-/e----B")))]
+    for key in keys:
+        expected = json.dumps(position_of(key).to_json(), separators=(",", ":"))
+        assert result_json(key) == expected, key
