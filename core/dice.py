@@ -30,8 +30,9 @@ class SeededDice:
         self._random = random.Random(self.seed)
 
     def roll(self) -> Roll:
-        randint = self._random.randint
-        return (randint(1, 6), randint(1, 6))
+        # randrange(1, 7) is what randint(1, 6) calls: the same sequence, one call less.
+        randrange = self._random.randrange
+        return (randrange(1, 7), randrange(1, 7))
 
 
 class ScriptedDice:

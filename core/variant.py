@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from nardy.core.errors import (
@@ -59,6 +60,14 @@ class Play:
         return self.text or "(no move)"
 
 
+_SEGMENT_DICE = frozenset(
+    [(a, b) for a in range(1, 7) for b in range(1, 7) if a != b]
+    + [(d,) * n for d in range(1, 7) for n in range(1, 5)]
+)
+"""The dice of every segment (RULES.md §2.2): two different values, or 1-4 equal steps."""
+_INT_ONLY = frozenset([int])
+
+
 class LegalPlays(Sequence[Play]):
     """The legal plays of one segment, deduplicated by resulting position (python-chess style view).
 
@@ -81,20 +90,28 @@ class LegalPlays(Sequence[Play]):
         """How many dice every legal play uses (``N`` of RULES.md §2.3)."""
         self._keys = plays
         self._items: list[tuple[BoardKey, tuple[Step, ...]]] | None = None
-        self._plays: list[Play | None] = [None] * len(plays)
+        self._plays: dict[int, Play] | None = None
+        """The plays built so far, by index (None until one is asked for)."""
 
     def _play(self, index: int) -> Play:
-        # Plays are built one by one when asked for: a game loop usually needs only the chosen one.
-        play = self._plays[index]
-        if play is None:
+        # Plays are built one by one when asked for: a game loop usually needs only the chosen
+        # one, found by walking the results once; a second one lists them all.
+        built = self._plays
+        if built is None:
+            built = self._plays = {}
+            key, steps = next(islice(self._keys.items(), index, None))
+        else:
+            play = built.get(index)
+            if play is not None:
+                return play
             if self._items is None:
                 self._items = list(self._keys.items())
             key, steps = self._items[index]
-            play = self._plays[index] = Play(steps, position_of(key))
+        play = built[index] = Play(steps, position_of(key))
         return play
 
     def _materialise(self) -> list[Play]:
-        return [self._play(i) for i in range(len(self._plays))]
+        return [self._play(i) for i in range(len(self._keys))]
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -104,8 +121,8 @@ class LegalPlays(Sequence[Play]):
 
     def __getitem__(self, index: int) -> Play:  # type: ignore[override]
         if index < 0:
-            index += len(self._plays)
-        if not 0 <= index < len(self._plays):
+            index += len(self._keys)
+        if not 0 <= index < len(self._keys):
             raise IndexError(f"play index {index} out of range")
         return self._play(index)
 
@@ -277,16 +294,19 @@ class Variant:
                 "there is no play to make"
             )
         dice = tuple(dice)
-        if (
-            not dice
-            or len(dice) > 4
-            or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice)
-        ):
-            raise InvalidPlayError(f"dice must be 1-4 values in 1-6, not {list(dice)}")
-        if len(dice) != 2 and len(set(dice)) != 1:
-            raise InvalidPlayError(
-                f"a segment is two different dice or equal steps, not {list(dice)}"
-            )
+        if dice not in _SEGMENT_DICE or not _INT_ONLY.issuperset(map(type, dice)):
+            # Not a segment of exact ints (the common case, one set lookup): say why, or accept
+            # what passes (a bool is an int).
+            if (
+                not dice
+                or len(dice) > 4
+                or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice)
+            ):
+                raise InvalidPlayError(f"dice must be 1-4 values in 1-6, not {list(dice)}")
+            if len(dice) != 2 and len(set(dice)) != 1:
+                raise InvalidPlayError(
+                    f"a segment is two different dice or equal steps, not {list(dice)}"
+                )
         segment = self.generator.segment(position, dice)
         return LegalPlays(position, dice, segment.dice_used, segment.plays)
 
