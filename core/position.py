@@ -48,12 +48,6 @@ _JSON_FIELDS = frozenset({"points", "bar", "off", "state"})
 _NOTHING = [0, 0]  # read only: the default bar and off of the position JSON
 _INT_ONLY = {int}
 
-_GEOMETRIES: tuple[Geometry, ...] = ("opposite", "same")
-_FLIPPED: dict[str, tuple[int, ...]] = {
-    geometry: tuple(opposite_point(j + 1, geometry) - 1 for j in range(24))
-    for geometry in _GEOMETRIES
-}
-
 _MOVER_CHARS = "ABCDEFGHIJKLMNO"
 _OPPONENT_CHARS = "abcdefghijklmno"
 
@@ -286,10 +280,14 @@ class Position:
 
     def flip(self, geometry: Geometry) -> Position:
         """The same position seen by the other player (who becomes the mover)."""
-        # opposite_point is its own inverse in both geometries: the point seen as j by the other
-        # player is the mover's _FLIPPED[geometry][j].
-        points = tuple(map(neg, map(self.points.__getitem__, _FLIPPED[geometry])))
-        return Position(points, (self.bar[1], self.bar[0]), (self.off[1], self.off[0]))
+        # opposite_point is its own inverse in both geometries: the other player's point j is the
+        # mover's opposite_point(j), so his board is the mover's reversed (opposite: 25 - p) or
+        # turned by half (same: p ± 12), with the signs swapped.
+        points = self.points
+        turned = points[::-1] if geometry == "opposite" else points[12:] + points[:12]
+        return Position(
+            tuple(map(neg, turned)), (self.bar[1], self.bar[0]), (self.off[1], self.off[0])
+        )
 
     def side(self, which: int, geometry: Geometry) -> dict[int, int]:
         """``{point: count}`` of one side (0 = mover, 1 = opponent) in that side's own coordinates."""
