@@ -75,7 +75,7 @@ class LegalPlays(Sequence[Play]):
     :class:`Position` or play text, in constant time for the first two.
     """
 
-    __slots__ = ("_items", "_keys", "_plays", "dice", "dice_used", "position")
+    __slots__ = ("_first", "_items", "_keys", "_plays", "dice", "dice_used", "position")
 
     def __init__(
         self,
@@ -90,24 +90,33 @@ class LegalPlays(Sequence[Play]):
         """How many dice every legal play uses (``N`` of RULES.md §2.3)."""
         self._keys = plays
         self._items: list[tuple[BoardKey, tuple[Step, ...]]] | None = None
-        self._plays: dict[int, Play] | None = None
-        """The plays built so far, by index (None until one is asked for)."""
+        self._plays: list[Play | None] | None = None
+        """The plays built so far, by index (None until a second one is asked for)."""
+        self._first: tuple[int, Play] | None = None
+        """The first play asked for, with its index."""
 
     def _play(self, index: int) -> Play:
         # Plays are built one by one when asked for: a game loop usually needs only the chosen
         # one, found by walking the results once; a second one lists them all.
-        built = self._plays
-        if built is None:
-            built = self._plays = {}
-            key, steps = next(islice(self._keys.items(), index, None))
-        else:
-            play = built.get(index)
-            if play is not None:
+        plays = self._plays
+        if plays is None:
+            first = self._first
+            if first is None:
+                key, steps = next(islice(self._keys.items(), index, None))
+                play = Play(steps, position_of(key))
+                self._first = (index, play)
                 return play
-            if self._items is None:
-                self._items = list(self._keys.items())
-            key, steps = self._items[index]
-        play = built[index] = Play(steps, position_of(key))
+            if first[0] == index:
+                return first[1]
+            plays = self._plays = [None] * len(self._keys)
+            plays[first[0]] = first[1]
+        known = plays[index]
+        if known is not None:
+            return known
+        if self._items is None:
+            self._items = list(self._keys.items())
+        key, steps = self._items[index]
+        play = plays[index] = Play(steps, position_of(key))
         return play
 
     def _materialise(self) -> list[Play]:
