@@ -67,12 +67,12 @@ class IterationConfig:
     """What decides a run (all of it is recorded in the sidecar)."""
 
     variant: str
-    iterations: int = 3
-    games: int = 6_000
+    iterations: int = 1
+    games: int = 18_000
     """Self-play games per iteration."""
     seed: int = 1
-    hidden: int = 64
-    epochs: int = 6
+    hidden: int = 128
+    epochs: int = 8
     """Epochs per fit at most; the one with the lowest held-out error is kept."""
     batch: int = 256
     learning_rate: float = 1e-3
