@@ -30,23 +30,33 @@ from nardy.train.policy_iteration import (  # noqa: E402
 
 
 def _heuristic_game(variant_name: str, seed: int) -> tuple[list[tuple[int, object]], Game]:
-    """The same self-play game played independently: one heuristic bot for both sides."""
+    """The same self-play game played independently (one heuristic bot for both sides), and the
+    chosen results that end their mover's turn, read from the game's record: the event after the
+    play is the opponent's roll or the game's end. Not a sample: a play followed
+    by the same player's next stage or re-roll, or by a transfer of steps (§2.8–§2.10)."""
     variant = load_variant(variant_name)
     bot = HeuristicBot(seed)
     bot.bind(variant)
     game = Game(variant, SeededDice(seed), cube=CubeSettings())
-    chosen: list[tuple[int, object]] = []
+    made: list[tuple[int, object, int]] = []
     while (decision := game.decision) is not None:
         index = bot.choose_play(decision)
-        chosen.append((decision.player, decision.plays[index].result))
+        made.append((decision.player, decision.plays[index].result, len(game.events)))
         game.decide(index)
+    chosen: list[tuple[int, object]] = []
+    for mover, result, logged in made:
+        assert game.events[logged].kind == "play" and game.events[logged].player == mover
+        following = game.events[logged + 1] if logged + 1 < len(game.events) else None
+        ends = following is None or following.kind == "end"
+        if ends or (following.kind == "roll" and following.player != mover):
+            chosen.append((mover, result))
     return chosen, game
 
 
-@pytest.mark.parametrize("variant_name", ["long", "backgammon", "khachapuri"])
+@pytest.mark.parametrize("variant_name", ["long", "backgammon", "khachapuri", "giul", "gulbar"])
 def test_samples_are_the_chosen_results_with_the_movers_points(variant_name: str) -> None:
-    """Iteration 0 is heuristic self-play: one sample per decision, the chosen result's encoding
-    and the points its mover won (+) or lost (−) ÷ the variant's scale."""
+    """Iteration 0 is heuristic self-play: one sample per decision whose result ends the turn, the
+    chosen result's encoding and the points its mover won (+) or lost (−) ÷ the variant's scale."""
     variant = load_variant(variant_name)
     samples = play_samples(variant, None, seed=5, iteration=0, games=range(2, 4))
     offset = 0

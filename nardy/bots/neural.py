@@ -8,8 +8,9 @@ unit, the hand-written evaluation of :class:`~nardy.core.bots.HeuristicBot` divi
 
     U(r) = v · tanh(W [x; g] + b) + c + a · g        x = encode(r), g = heuristic(r) / PRIOR_SCALE
 
-The skip term ``a · g`` makes an untrained network play like the heuristic; self-play TD(λ)
-(:mod:`nardy.train.td`) then learns the corrections in the hidden layer. A decision evaluates all
+The skip term ``a · g`` makes an untrained network play like the heuristic; training then learns
+the corrections in the hidden layer, by Monte Carlo policy iteration from the heuristic's play
+(:mod:`nardy.train.policy_iteration`, the default) or by TD(λ) self-play (:mod:`nardy.train.td`). A decision evaluates all
 legal results in one batch (one ``(n, 197) @ (197, H)`` product) and plays the best.
 
 Cube (backgammon; a documented rule, not a cubeful evaluation): the equity of the player on roll is

@@ -55,7 +55,7 @@ _ONLY_FOR = {
 @click.option(
     "--games",
     type=click.IntRange(1, 10_000_000),
-    help="Self-play games: per iteration with policy-iteration (default 6000), in all with td "
+    help="Self-play games: per iteration with policy-iteration (default 18000), in all with td "
     "(default 10000).",
 )
 @click.option(
@@ -67,7 +67,7 @@ _ONLY_FOR = {
 )
 @click.option(
     "--epochs",
-    default=6,
+    default=8,
     show_default=True,
     type=click.IntRange(1, 1000),
     help="[policy-iteration] Epochs per fit at most (the best held-out epoch is kept).",
@@ -95,7 +95,11 @@ _ONLY_FOR = {
     help="[policy-iteration] Processes playing the self-play games (same weights for any number).",
 )
 @click.option("--seed", default=1, show_default=True, type=int, help="Seeds weights and dice.")
-@click.option("--hidden", default=64, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--hidden",
+    type=click.IntRange(1, 4096),
+    help="Hidden units (default 128 with policy-iteration, 64 with td).",
+)
 @click.option(
     "--alpha", default=0.01, show_default=True, type=click.FloatRange(min=0, min_open=True)
 )
@@ -155,7 +159,7 @@ def train(
     explore: float,
     workers: int,
     seed: int,
-    hidden: int,
+    hidden: int | None,
     alpha: float,
     lam: float,
     prior: str,
@@ -182,7 +186,7 @@ def train(
 
     \b
     Examples:
-      nardy train --variant long --iterations 3 --games 6000 --seed 1 --out long.npz
+      nardy train --variant long --games 18000 --seed 1 --workers 2 --out long.npz
       nardy train --variant backgammon --method td --games 12000 --alpha 0.01 --out bg.npz
       nardy play --variant long --bots neural:long.npz,heuristic --games 2000 --seed 11
     """
@@ -211,9 +215,9 @@ def train(
             IterationConfig(
                 variant=variant.name,
                 iterations=iterations,
-                games=games or 6_000,
+                games=games or 18_000,
                 seed=seed,
-                hidden=hidden,
+                hidden=hidden or 128,
                 epochs=epochs,
                 batch=batch,
                 learning_rate=learning_rate,
@@ -232,7 +236,7 @@ def train(
         variant=variant.name,
         games=games,
         seed=seed,
-        hidden=hidden,
+        hidden=hidden or 64,
         alpha=alpha,
         lam=lam,
         prior=prior,

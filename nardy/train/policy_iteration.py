@@ -6,10 +6,19 @@ games (docs/bots.md). This method starts from a policy that is already good and 
 
 1. **Play**: ``games`` self-play games of the current policy, without the cube. Iteration 0's policy
    is ``heuristic``; iteration ``i ≥ 1``'s is the greedy policy of the network fitted in iteration
-   ``i − 1``. Each play decision gives one sample: the result the mover chose (an afterstate, his
-   view) and, as its target, the points he won (+) or lost (−) in that game ÷ the variant's scale.
-   A fraction ``explore`` of the decisions plays a uniformly random legal play instead (its
-   afterstate is still followed by the policy, so its target is still that policy's value).
+   ``i − 1``. A play decision whose result ends the mover's turn gives one sample: that result (an
+   afterstate, his view) and, as its target, the points he won (+) or lost (−) in that game ÷ the
+   variant's scale. A fraction ``explore`` of the decisions plays a uniformly random legal play
+   instead (its afterstate is still followed by the policy, so its target is still that policy's
+   value).
+
+   Only afterstates that end the turn are samples: those the opponent's own roll follows (or the
+   game's end). After a progression stage that goes on, a re-roll, or steps transferred to the
+   opponent (§2.8–§2.10), what follows is not on the board; a network fitted to those afterstates
+   too learns "boards that look like the middle of a progression win" (their targets include the
+   stages still to come) and then prefers such boards on ordinary rolls. In giul that fit lost
+   0.51 ± 0.04 points per game to ``heuristic`` (2,000 games). The network still chooses the plays
+   of every segment, valuing each result as if the opponent rolled next, as ``heuristic`` does.
 2. **Fit**: the network of :mod:`nardy.bots.neural` is regressed onto these targets (mean squared
    error, Adam, mini-batches), warm-started from the previous iteration; one game in 20 is held
    out, and the epoch with the lowest held-out error is kept.
@@ -67,12 +76,12 @@ class IterationConfig:
     """What decides a run (all of it is recorded in the sidecar)."""
 
     variant: str
-    iterations: int = 3
-    games: int = 6_000
+    iterations: int = 1
+    games: int = 18_000
     """Self-play games per iteration."""
     seed: int = 1
-    hidden: int = 64
-    epochs: int = 6
+    hidden: int = 128
+    epochs: int = 8
     """Epochs per fit at most; the one with the lowest held-out error is kept."""
     batch: int = 256
     learning_rate: float = 1e-3
@@ -127,6 +136,17 @@ def game_seed(seed: int, iteration: int, game: int) -> int:
     return seed * 1_000_003 + iteration * GAME_SEED_STRIDE + game
 
 
+def _ends_the_turn(game: Game, mover: int, logged: int) -> bool:
+    """Whether the play logged as event ``logged`` ended its mover's turn with nothing handed
+    over: the next event is the game's end or the opponent's roll, not the mover's next stage,
+    re-roll or transfer of steps."""
+    if logged + 1 == len(game.events):
+        # Nothing logged since: the game is over, or the mover's next stage is asked for at once.
+        return game.result is not None
+    following = game.events[logged + 1]
+    return following.kind == "end" or (following.kind == "roll" and following.player != mover)
+
+
 def play_samples(
     variant: Variant,
     net: ValueNet | None,
@@ -169,10 +189,13 @@ def play_samples(
             else:
                 choice = int(np.argmax(greedy.net_values(decision)))
             result = plays[choice].result
+            logged = len(game.events)
+            game.decide(choice)
+            if not _ends_the_turn(game, decision.player, logged):
+                continue
             results.append(result)
             priors.append(heuristic.evaluate(result))
             movers.append(decision.player)
-            game.decide(choice)
         outcome = game.result
         assert outcome is not None
         value = outcome.points / scale
