@@ -12,7 +12,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="training needs numpy (pip install 'nardy[neural]')")
 
-from nardy.bots.neural import PRIOR_SCALE, ValueNet, scale_for  # noqa: E402
+from nardy.bots.neural import PRIOR_SCALE, NeuralBot, ValueNet, scale_for  # noqa: E402
 from nardy.core import load_variant  # noqa: E402
 from nardy.core.bots import HeuristicBot  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
@@ -139,3 +139,46 @@ def test_train_command_by_policy_iteration(tmp_path: Path) -> None:
     )
     assert wrong.returncode == 2 and "--epochs applies to --method policy-iteration" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+
+
+def test_a_short_list_lets_the_network_re_rank_only_the_heuristics_best_plays() -> None:
+    """A network that prefers the heuristic's worst play plays it with every play allowed, and the
+    heuristic's own choice when it may re-rank only the heuristic's best play (candidates = 1)."""
+    variant = load_variant("long")
+    hidden = 4
+    contrary = ValueNet(
+        np.zeros((hidden, 197)), np.zeros(hidden), np.zeros(hidden), 0.0, -1.0, {"prior": "linear"}
+    )
+    heuristic = HeuristicBot(0, variant=variant)
+    game = Game(variant, SeededDice(4), cube=CubeSettings())
+    checked = 0
+    while (decision := game.decision) is not None and checked < 20:
+        values = [heuristic.evaluate(play.result) for play in decision.plays]
+        if len(set(values)) == len(values) > 2:
+            contrary.meta["candidates"] = 0
+            bot = NeuralBot(0, variant=variant)
+            bot.bind(variant, contrary)
+            assert bot.choose_play(decision) == values.index(min(values))
+            contrary.meta["candidates"] = 1
+            assert bot.choose_play(decision) == values.index(max(values))
+            contrary.meta["candidates"] = 2
+            second = sorted(values)[-2]
+            assert bot.choose_play(decision) == values.index(second)
+            checked += 1
+        game.decide(heuristic.choose_play(decision))
+    assert checked > 5
+
+
+def test_the_best_short_list_is_kept(tmp_path: Path) -> None:
+    variant = load_variant("khachapuri")
+    config = IterationConfig(
+        "khachapuri", games=8, seed=2, epochs=1, eval_games=4, candidates=(0, 1, 3)
+    )
+    net = train(variant, config, tmp_path / "k.npz")
+    trials = net.meta["history"][0]["candidates"]
+    assert sorted(trials) == ["0", "1", "3"]
+    best = max(trials, key=lambda k: trials[k]["points"])
+    assert trials[str(net.meta["candidates"])]["points"] == trials[best]["points"]
+    assert json.loads((tmp_path / "k.json").read_text())["candidates"] == net.meta["candidates"]
+    bad = _nardy("train", "--variant", "long", "--candidates", "2,x", "--out", "x.npz")
+    assert bad.returncode == 2 and "not a list of distinct whole numbers" in bad.stderr

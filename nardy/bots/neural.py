@@ -304,9 +304,19 @@ class NeuralBot(Bot):
         return self._net().values(self.inputs_of_plays(decision))
 
     def choose_play(self, decision: PlayDecision) -> int:
+        """The legal result of highest U; with weights whose sidecar names ``candidates`` k > 0,
+        the highest among the k results the heuristic prior ranks best (the network re-ranks the
+        heuristic's short list: :mod:`nardy.train.policy_iteration`)."""
         if len(decision.plays) == 1:
             return 0
-        return int(np.argmax(self.net_values(decision)))
+        net = self._net()
+        inputs = self.inputs_of_plays(decision)
+        values = net.values(inputs)
+        k = int(net.meta.get("candidates", 0))
+        if 0 < k < len(values):
+            short_list = np.argsort(-inputs[:, BOARD_SIZE], kind="stable")[:k]
+            return int(short_list[np.argmax(values[short_list])])
+        return int(np.argmax(values))
 
     def offer_double(self, decision: DoubleDecision) -> bool:
         if 2 * decision.cube.value > self.MAX_REDOUBLE:

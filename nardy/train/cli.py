@@ -29,7 +29,15 @@ def _single_threaded_blas() -> None:
 METHODS = ("policy-iteration", "td")
 _ONLY_FOR = {
     "td": ("alpha", "lam", "prior", "delta_clip", "eval_every", "checkpoint_every", "max_seconds"),
-    "policy-iteration": ("iterations", "epochs", "batch", "learning_rate", "explore", "workers"),
+    "policy-iteration": (
+        "iterations",
+        "epochs",
+        "batch",
+        "learning_rate",
+        "explore",
+        "candidates",
+        "workers",
+    ),
 }
 """Options that mean something to one method only (given with the other, they are an error)."""
 
@@ -86,6 +94,14 @@ _ONLY_FOR = {
     show_default=True,
     type=click.FloatRange(0, 1),
     help="[policy-iteration] Fraction of decisions played at random in self-play.",
+)
+@click.option(
+    "--candidates",
+    default="0,2,4,8",
+    show_default=True,
+    metavar="K,K,...",
+    help="[policy-iteration] Short lists tried after each fit: the network re-ranks the "
+    "heuristic's K best plays (0: all plays); the best evaluation's K is kept.",
 )
 @click.option(
     "--workers",
@@ -157,6 +173,7 @@ def train(
     batch: int,
     learning_rate: float,
     explore: float,
+    candidates: str,
     workers: int,
     seed: int,
     hidden: int | None,
@@ -223,6 +240,7 @@ def train(
                 learning_rate=learning_rate,
                 explore=explore,
                 eval_games=eval_games,
+                candidates=_short_lists(candidates),
                 options=variant.options,
             ),
             out,
@@ -287,6 +305,19 @@ def train(
         f"best evaluation: {out.with_name(out.stem + '.best.npz')}"
     )
     sys.stdout.flush()
+
+
+def _short_lists(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(item) for item in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or any(k < 0 for k in values) or len(set(values)) != len(values):
+        raise click.BadParameter(
+            f"{text!r} is not a list of distinct whole numbers ≥ 0, e.g. 0,2,4,8",
+            param_hint="'--candidates'",
+        )
+    return values
 
 
 class _RichReporter:
