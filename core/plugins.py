@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -80,7 +81,11 @@ class BrokenPlugin:
 
 
 DISABLE_AUTOLOAD = "NARDY_DISABLE_PLUGIN_AUTOLOAD"
-_broken: dict[int, list[BrokenPlugin]] = {}
+_broken: weakref.WeakKeyDictionary[pluggy.PluginManager, list[BrokenPlugin]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per plugin manager, keyed weakly: keyed by ``id()``, a manager made after another was freed could
+inherit its entry (CPython reuses addresses)."""
 
 
 def _one_line(exc: BaseException) -> str:
@@ -99,7 +104,7 @@ def plugin_manager() -> pluggy.PluginManager:
     pm.add_hookspecs(hookspecs)
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
-    broken = _broken.setdefault(id(pm), [])
+    broken = _broken.setdefault(pm, [])
     if not os.environ.get(DISABLE_AUTOLOAD):
         for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
             if pm.get_plugin(entry_point.name) is not None or pm.is_blocked(entry_point.name):
@@ -123,7 +128,7 @@ def broken_plugins(pm: pluggy.PluginManager | None = None) -> list[BrokenPlugin]
     """The plugins that failed to import or to register their variants (skipped)."""
     pm = pm or plugin_manager()
     registry(pm)
-    return list(_broken.get(id(pm), []))
+    return list(_broken.get(pm, []))
 
 
 def report_broken_plugins(echo: Callable[[str], object]) -> None:
@@ -154,7 +159,7 @@ def _call(impl: Any, **kwargs: Any) -> Any:
 def _collect(pm: pluggy.PluginManager) -> dict[str, VariantInfo]:
     found: dict[str, VariantInfo] = {}
     owner: dict[str, str] = {}
-    broken = _broken.setdefault(id(pm), [])
+    broken = _broken.setdefault(pm, [])
     # pluggy calls the last registered plugin first; register in registration order instead, so
     # built-ins come first and a later plugin cannot take a name an earlier one holds.
     for impl in reversed(_impls(pm, "nardy_register_variants")):
@@ -196,17 +201,19 @@ def _collect(pm: pluggy.PluginManager) -> dict[str, VariantInfo]:
     return found
 
 
-_registry_cache: dict[int, dict[str, VariantInfo]] = {}
+_registry_cache: weakref.WeakKeyDictionary[pluggy.PluginManager, dict[str, VariantInfo]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per plugin manager, keyed weakly (not by ``id()``: see ``_broken``)."""
 
 
 def registry(pm: pluggy.PluginManager | None = None) -> dict[str, VariantInfo]:
     """Every registered variant by name."""
     pm = pm or plugin_manager()
-    key = id(pm)
-    if key not in _registry_cache:
-        _registry_cache[key] = {}  # re-entry from plugin_manager() while collecting
-        _registry_cache[key] = _collect(pm)
-    return _registry_cache[key]
+    if pm not in _registry_cache:
+        _registry_cache[pm] = {}  # re-entry from plugin_manager() while collecting
+        _registry_cache[pm] = _collect(pm)
+    return _registry_cache[pm]
 
 
 def variant_names() -> list[str]:

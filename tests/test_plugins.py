@@ -345,3 +345,19 @@ def test_a_broken_plugin_costs_one_line(tmp_path: Path) -> None:
     assert "plugin 'nardy_sixteen'" in sixteen.stderr and "16 checkers a side" in sixteen.stderr
     quiet = _nardy([*play, "--quiet"], tmp_path, NARDY_DISABLE_PLUGIN_AUTOLOAD="1")
     assert quiet.returncode == 0 and quiet.stderr.strip() == ""
+
+
+def test_a_plugin_manager_never_inherits_a_freed_ones_registry() -> None:
+    """Managers made one after another (CPython reuses a freed one's address) each see their own
+    plugins: a registry cached by ``id()`` once gave a later manager an earlier one's variants."""
+    import gc
+
+    addresses: set[int] = set()
+    for round_ in range(40):
+        with_plugin = round_ % 2 == 0
+        pm = manager(OneAspectPlugin()) if with_plugin else manager()
+        addresses.add(id(pm))
+        assert ("strict_long" in registry(pm)) is with_plugin
+        del pm
+        gc.collect()
+    assert len(addresses) < 40, "no address was reused: the test proved nothing"
