@@ -4,7 +4,8 @@
 
 Plays ``--games`` games of ``neural`` against ``heuristic`` per built-in variant and times every call
 of the neural bot's ``choose_play`` that has two or more legal plays (one batched evaluation of all
-of them); a forced play returns without evaluating and is not counted.
+of them); a forced play returns without evaluating and is not counted. Variants without shipped
+weights (hypergammon) are skipped.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from nardy.bots.neural import NeuralBot
+from nardy.bots.neural import NeuralBot, shipped_weights
 from nardy.core import load_variant, variant_names
 from nardy.core.bots import HeuristicBot, play_game
 from nardy.core.dice import SeededDice
@@ -48,6 +49,10 @@ def main() -> None:
     print("| variant | decisions | plays per decision (mean) | median ms | p99 ms |")
     print("|---|---:|---:|---:|---:|")
     for name in variant_names():
+        try:
+            shipped_weights(name)
+        except ValueError:
+            continue
         variant = load_variant(name)
         bot = TimedNeural(args.seed)
         for game in range(args.games):
