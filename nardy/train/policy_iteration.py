@@ -61,6 +61,7 @@ from nardy.bots.neural import INPUTS, PRIOR_SCALE, NeuralBot, ValueNet, scale_fo
 from nardy.core.bots import HeuristicBot
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
+from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_SIZE, encode_batch
 from nardy.train.td import Evaluation, evaluate
@@ -165,7 +166,8 @@ def play_samples(
     advance: Callable[[int], None] | None = None,
 ) -> Samples:
     """Self-play ``games`` of iteration ``iteration``: heuristic's play when ``net`` is ``None``,
-    else greedy on ``net``; one sample per play decision (module docstring, step 1)."""
+    else ``net``'s; one sample per play whose result ends its mover's turn (module docstring,
+    step 1)."""
     scale = scale_for(variant)
     heuristic = HeuristicBot(0)
     heuristic.bind(variant)
@@ -174,7 +176,7 @@ def play_samples(
         greedy = NeuralBot(0)
         greedy.bind(variant, net)
     no_cube = CubeSettings()
-    results: list[Any] = []
+    results: list[Position] = []
     priors: list[float] = []
     targets: list[float] = []
     game_ids: list[int] = []
