@@ -101,7 +101,8 @@ _ONLY_FOR = {
     show_default=True,
     metavar="K,K,...",
     help="[policy-iteration] Short lists tried after each fit: the network re-ranks the "
-    "heuristic's K best plays (0: all plays); the best evaluation's K is kept.",
+    "heuristic's K best plays (0: all plays); the best evaluation's K is kept (the first K "
+    "with --eval-games 0).",
 )
 @click.option(
     "--workers",
@@ -191,9 +192,10 @@ def train(
 ) -> None:
     """Train a neural bot and write its weights (OUT.npz and its sidecar OUT.json).
 
-    policy-iteration (the default): each iteration plays --games self-play games (heuristic's
-    play first, then the network's), fits the network to the points each chosen result led to, and
-    plays --eval-games duplicate-dice games against heuristic (points per game ± standard error).
+    policy-iteration (the default): each iteration plays --games self-play games
+    (heuristic's play first, then the network's), fits the network to the points each
+    chosen result led to, and plays --eval-games duplicate-dice games against heuristic
+    for each --candidates short list (points per game ± standard error), keeping the best.
     A checkpoint is written after every iteration.
 
     td: TD(λ) self-play for --games games, evaluated every --eval-every games, a checkpoint every
