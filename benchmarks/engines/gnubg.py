@@ -26,32 +26,16 @@ own coordinates (index ``i`` = its point ``i + 1``, index 24 = its bar); results
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import os
-import sys
-from collections.abc import Iterator
 from importlib import metadata
 from types import ModuleType
 from typing import Any
 
+from nardy.quiet import quiet_stdout
+
 from . import Case, Engine, EngineUnavailable, Key, Mode, key_of_sides, sides_of_json
 
 NAME = "gnubg"
-
-
-@contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """Silence file descriptor 1 (gnubg's C code prints its command replies there)."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 1)
-            yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 def board_of(case: Case) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -81,7 +65,7 @@ def _load_gnubg(notes: list[str]) -> Mode | None:
     except ImportError as exc:
         notes.append(f"`gnubg` mode skipped: `pip install gnubg` (not installed: {exc})")
         return None
-    with _quiet_stdout():
+    with quiet_stdout():
         gnubg.command("set cache 0")
     cubeinfo = gnubg.cubeinfo()
     evalcontext = gnubg.evalcontext(0, 0, 1, 0, 0.0)

@@ -30,9 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +39,7 @@ from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecisi
 from nardy.core.gnubg import board_from_position, position_from_board
 from nardy.core.position import CHECKERS, Position
 from nardy.core.variant import Variant
+from nardy.quiet import quiet_stdout
 
 __all__ = ["CUBE_LIFE", "MAX_CUBE", "GnubgBot", "Probabilities", "janowski", "load_gnubg"]
 
@@ -60,20 +58,6 @@ def load_gnubg() -> Any:
             "the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'"
         ) from None
     return module
-
-
-@contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """Silence file descriptor 1: gnubg's C code prints command replies there."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 1)
-            yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +180,7 @@ class GnubgBot(Bot):
         board = board_from_position(position.points, position.bar)
         dice = decision.segment.dice
         info = self._cubeinfo(1, -1)
-        with _quiet_stdout():
+        with quiet_stdout():
             ranked = self._gnubg.findbestmoves(board, info, self._context, (dice[0], dice[-1]))
         if ranked:
             move = tuple(ranked[0]["move"])
@@ -214,7 +198,7 @@ class GnubgBot(Bot):
             if after.off[1] == CHECKERS:
                 return index  # the play bears off the last checker: the game is won
             board = board_from_position(after.points, after.bar)
-            with _quiet_stdout():
+            with quiet_stdout():
                 equity = float(self._gnubg.evaluate(board, info, self._cubeless)[5])
             if equity < best_equity:
                 best, best_equity = index, equity
@@ -225,7 +209,7 @@ class GnubgBot(Bot):
     def probabilities(self, position: Position) -> Probabilities:
         """gnubg's cubeless probabilities for the player on roll in ``position``."""
         board = board_from_position(position.points, position.bar)
-        with _quiet_stdout():
+        with quiet_stdout():
             out = self._gnubg.evaluate(board, self._cubeinfo(1, -1), self._cubeless)
         return Probabilities(*(float(v) for v in out[:5]))
 
@@ -249,7 +233,7 @@ class GnubgBot(Bot):
         if opp_away <= 0:
             return 0.0
         if self._met is None:
-            with _quiet_stdout():
+            with quiet_stdout():
                 self._met = self._gnubg.met(64)
         # pre[i][j]: (i + 1)-away against (j + 1)-away; post[k]: the trailer's chance at
         # (k + 1)-away against a leader 1-away after the Crawford game.
