@@ -124,13 +124,19 @@ def _nardy(*args: str) -> subprocess.CompletedProcess[str]:
 def test_train_command_by_policy_iteration(tmp_path: Path) -> None:
     out = tmp_path / "k.npz"
     done = _nardy(
-        "train", "--variant", "khachapuri", "--iterations", "1", "--games", "6",
-        "--epochs", "1", "--eval-games", "2", "--out", str(out),
+        "train", "--variant", "khachapuri", "--games", "6", "--eval-games", "2",
+        "--out", str(out),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "khachapuri iteration 1/1" in done.stderr
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["method"] == "policy-iteration" and meta["games"] == 6
+    # The command's defaults are the documented recipe (docs/bots.md), those of IterationConfig.
+    recipe = IterationConfig("khachapuri")
+    assert (recipe.iterations, recipe.hidden, recipe.epochs) == (1, 128, 8)
+    for key in ("iterations", "hidden", "epochs", "batch", "learning_rate", "explore"):
+        assert meta["config"][key] == getattr(recipe, key), key
+    assert meta["config"]["candidates"] == list(recipe.candidates)
     assert meta["history"][0]["evaluation"]["played"] == 2
     wrong = _nardy("train", "--variant", "long", "--alpha", "0.1", "--out", str(out))
     assert wrong.returncode == 2 and "--alpha applies to --method td only" in wrong.stderr

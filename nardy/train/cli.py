@@ -68,10 +68,10 @@ _ONLY_FOR = {
 )
 @click.option(
     "--iterations",
-    default=3,
+    default=1,
     show_default=True,
     type=click.IntRange(1, 100),
-    help="[policy-iteration]",
+    help="[policy-iteration] Rounds of play and fit (the first plays heuristic's games).",
 )
 @click.option(
     "--epochs",
