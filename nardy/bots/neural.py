@@ -104,6 +104,18 @@ class ValueNet:
             "a": np.array([self.a]),
         }
 
+    @classmethod
+    def from_params(cls, params: dict[str, Array], meta: dict[str, Any]) -> ValueNet:
+        """The inverse of :meth:`params` (the arrays are used as they are, not copied)."""
+        return cls(
+            params["w"],
+            params["b"],
+            params["v"],
+            float(params["c"][0]),
+            float(params["a"][0]),
+            meta,
+        )
+
     def values(self, inputs: Array) -> Array:
         """U for each row of ``inputs`` (shape (n, 197)): one matrix product for the batch."""
         hidden = np.tanh(inputs @ self.w.T + self.b)
@@ -176,14 +188,7 @@ class ValueNet:
         hidden = int(meta.get("hidden", -1))
         if params["w"].shape != (hidden, INPUTS) or params["b"].shape != (hidden,):
             raise ValueError(f"{path}: array shapes do not match the sidecar")
-        return cls(
-            params["w"],
-            params["b"],
-            params["v"],
-            float(params["c"][0]),
-            float(params["a"][0]),
-            meta,
-        )
+        return cls.from_params(params, meta)
 
 
 _CACHE: dict[tuple[str, int], ValueNet] = {}

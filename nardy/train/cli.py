@@ -224,7 +224,7 @@ def train(
         raise click.BadParameter(f"no folder {str(out.parent)!r}", param_hint="'--out'")
     from nardy.cli import _load_variant
     from nardy.train.policy_iteration import IterationConfig
-    from nardy.train.td import Evaluation, TrainConfig
+    from nardy.train.td import Evaluation, TrainConfig, best_path
     from nardy.train.td import train as run
 
     variant = _load_variant(variant_name, option_items)
@@ -267,32 +267,15 @@ def train(
         options=variant.options,
     )
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     console = Console(stderr=True)
-    interactive = console.is_terminal and not quiet
     started = time.perf_counter()
 
     def say(text: str) -> None:
         if not quiet:
             console.print(text, highlight=False)
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not interactive,
-    ) as progress:
+    with _progress_bars(console, quiet) as progress:
         task = progress.add_task(f"{variant.name}: training", total=games)
 
         def report(done: int, evaluation: Evaluation | None) -> None:
@@ -304,9 +287,31 @@ def train(
         net = run(variant, config, out, resume=resume, max_seconds=max_seconds, progress=report)
     say(
         f"wrote {out} ({net.meta['games']} games, {net.meta['seconds']} s); "
-        f"best evaluation: {out.with_name(out.stem + '.best.npz')}"
+        f"best evaluation: {best_path(out)}"
     )
     sys.stdout.flush()
+
+
+def _progress_bars(console: Any, quiet: bool) -> Any:
+    """Rich progress bars on ``console`` (stderr), drawn only on a terminal and unless quiet."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal or quiet,
+    )
 
 
 def _short_lists(text: str) -> tuple[int, ...]:
@@ -349,27 +354,12 @@ def _train_by_policy_iteration(
     variant: Any, config: Any, out: Path, *, resume: bool, workers: int, quiet: bool
 ) -> None:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     from nardy.train.policy_iteration import train as run
+    from nardy.train.td import best_path
 
     console = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal or quiet,
-    ) as progress:
+    with _progress_bars(console, quiet) as progress:
         try:
             net = run(
                 variant,
@@ -384,7 +374,7 @@ def _train_by_policy_iteration(
     if not quiet:
         console.print(
             f"wrote {out} ({net.meta['iterations_done']} iterations, {net.meta['games']} games, "
-            f"{net.meta['seconds']} s); best evaluation: {out.with_name(out.stem + '.best.npz')}",
+            f"{net.meta['seconds']} s); best evaluation: {best_path(out)}",
             highlight=False,
         )
     sys.stdout.flush()

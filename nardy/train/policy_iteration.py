@@ -64,7 +64,7 @@ from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_SIZE, encode_batch
-from nardy.train.td import Evaluation, evaluate
+from nardy.train.td import Evaluation, best_path, checkpoint_path, evaluate
 
 __all__ = ["IterationConfig", "Reporter", "Samples", "fit", "play_samples", "train"]
 
@@ -235,16 +235,7 @@ def _worker_samples(
     from nardy.core.plugins import load_variant
 
     variant = load_variant(variant_name, options)
-    net = None
-    if params is not None:
-        net = ValueNet(
-            params["w"],
-            params["b"],
-            params["v"],
-            float(params["c"][0]),
-            float(params["a"][0]),
-            meta,
-        )
+    net = ValueNet.from_params(params, meta) if params is not None else None
     return play_samples(variant, net, seed, iteration, games, explore)
 
 
@@ -336,13 +327,8 @@ def fit(
     beta1, beta2, epsilon = 0.9, 0.999, 1e-8
 
     def as_net(values: dict[str, Array]) -> ValueNet:
-        return ValueNet(
-            values["w"].copy(),
-            values["b"].copy(),
-            values["v"].copy(),
-            float(values["c"][0]),
-            float(values["a"][0]),
-            dict(net.meta),
+        return ValueNet.from_params(
+            {name: value.copy() for name, value in values.items()}, dict(net.meta)
         )
 
     losses = [_loss(net, check_x, check_y)]
@@ -409,14 +395,6 @@ def select_candidates(
     return trials
 
 
-def _checkpoint_path(out: Path) -> Path:
-    return out.with_name(out.stem + ".ckpt.npz")
-
-
-def _best_path(out: Path) -> Path:
-    return out.with_name(out.stem + ".best.npz")
-
-
 _RESUME_KEYS = ("variant", "seed", "hidden", "games", "epochs", "batch", "learning_rate")
 
 
@@ -433,7 +411,7 @@ def train(
     ``out.best.npz`` (the best evaluation so far) and a checkpoint after every iteration."""
     reporter = reporter or _Silent()
     out = Path(out)
-    checkpoint = _checkpoint_path(out)
+    checkpoint = checkpoint_path(out)
     net: ValueNet | None = None
     done, seconds = 0, 0.0
     history: list[dict[str, Any]] = []
@@ -522,7 +500,7 @@ def train(
         )
         if evaluation is not None and evaluation.points > best_points:
             best_points = evaluation.points
-            snapshot(net, _best_path(out), "best")
+            snapshot(net, best_path(out), "best")
         snapshot(net, checkpoint, "checkpoint")
     if net is None:
         raise ValueError("nothing to do: the checkpoint already has every iteration")

@@ -39,7 +39,7 @@ from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.variant import Variant
 
-__all__ = ["Evaluation", "TrainConfig", "evaluate", "train"]
+__all__ = ["Evaluation", "TrainConfig", "best_path", "checkpoint_path", "evaluate", "train"]
 
 EVAL_SEED_OFFSET = 7_000_000_019
 """Evaluation dice seeds start here: far from the training games' seeds."""
@@ -182,11 +182,13 @@ class _Trainer:
         return steps
 
 
-def _checkpoint_path(out: Path) -> Path:
+def checkpoint_path(out: Path) -> Path:
+    """Where a run writing ``out`` keeps its checkpoint (``--resume`` reads it)."""
     return out.with_name(out.stem + ".ckpt.npz")
 
 
-def _best_path(out: Path) -> Path:
+def best_path(out: Path) -> Path:
+    """Where a run writing ``out`` keeps the weights of its best evaluation."""
     return out.with_name(out.stem + ".best.npz")
 
 
@@ -206,7 +208,7 @@ def train(
     """Train (or continue from the checkpoint) and write ``out`` (.npz + .json) and
     ``out.best.npz`` (the weights of the best evaluation so far). Returns the final network."""
     out = Path(out)
-    checkpoint = _checkpoint_path(out)
+    checkpoint = checkpoint_path(out)
     if resume:
         if not checkpoint.is_file():
             raise ValueError(f"no checkpoint {str(checkpoint)!r} to resume from")
@@ -256,7 +258,7 @@ def train(
         history.append(result)
         if result.points > best_points:
             best_points = result.points
-            snapshot(_best_path(out), "best")
+            snapshot(best_path(out), "best")
         return result
 
     if not history and config.eval_games > 0:
