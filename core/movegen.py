@@ -37,13 +37,11 @@ that one die and two dice both reach (a bear-off from a lower point, e.g. ``6/of
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from nardy.core.notation import Step
-from nardy.core.position import Position
+from nardy.core.position import MAX_CHECKERS, Position
 from nardy.core.rules import Rules
 
 Board = list[int]
@@ -125,16 +123,124 @@ def _count_text(count: int) -> str:
     return _COUNT_TEXT[count] if -16 < count < 16 else str(count)
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentPlays:
-    """The legal plays of one segment: every distinct result with one representative step list."""
+_JSON_FIELDS: Final = frozenset({"points", "bar", "off", "state"})
+_NO_CHECKERS: Final = [0, 0]
+"""``bar`` and ``off`` where the position JSON leaves them out (read only)."""
 
-    dice_used: int
-    """``N`` of §2.3: how many of the segment's dice every legal play uses."""
-    plays: dict[BoardKey, tuple[Step, ...]]
-    """Result board key → the steps of one play reaching it (the empty play when ``N = 0``)."""
-    head_limit: int | None
-    """The head limit the segment was generated with (after the first-turn exception)."""
+
+def position_from_json(obj: object, checkers: int | None) -> Position | None:
+    """The fast path of :meth:`Position.from_json
+    <nardy.core.position.Position.from_json>`, here because this module is the compiled one: a
+    ``dict`` of known fields whose ``points``, ``bar`` and ``off`` are lists of exact ``int``s
+    (``bar`` and ``off`` may be left out) and whose counts balance, read in one pass.
+
+    Returns None for anything else, valid or not: the full checks then decide, and name every
+    problem (``Position.from_json``'s slow path; the two agree, tests/test_position.py).
+    """
+    if type(obj) is not dict:
+        return None
+    for field in obj:
+        if field not in _JSON_FIELDS:
+            return None
+    points = obj.get("points")
+    if type(points) is not list or len(points) != 24:
+        return None
+    mover = 0  # the mover's checkers on the board
+    opponent = 0
+    for value in points:
+        if type(value) is not int:
+            return None
+        count: int = value
+        if count > 0:
+            mover += count
+        else:
+            opponent -= count
+    bar0, bar1 = _json_pair(obj.get("bar", _NO_CHECKERS))
+    off0, off1 = _json_pair(obj.get("off", _NO_CHECKERS))
+    if bar0 < 0 or bar1 < 0 or off0 < 0 or off1 < 0:
+        return None  # also a pair that is not two exact ints (-1, -1)
+    mover += bar0 + off0
+    if mover != opponent + bar1 + off1:
+        return None
+    if checkers is None:
+        if not 1 <= mover <= MAX_CHECKERS:
+            return None
+    elif mover != checkers:
+        return None
+    return Position(tuple(points), (bar0, bar1), (off0, off1))
+
+
+def _json_pair(value: object) -> tuple[int, int]:
+    """``bar`` or ``off`` of the position JSON as two ints; (-1, -1) when not a list of two exact
+    ints."""
+    if type(value) is not list or len(value) != 2:
+        return -1, -1
+    first = value[0]
+    second = value[1]
+    if type(first) is not int or type(second) is not int:
+        return -1, -1
+    return first, second
+
+
+class SegmentPlays:
+    """The legal plays of one segment: every distinct result with one representative step list.
+
+    A plain class, not a frozen dataclass: the compiled build makes it a native class whose
+    constructor is a C call, where a frozen dataclass's ``__init__`` runs in Python (about
+    0.4 µs of a segment that can take 1 µs). Read-only by convention.
+    """
+
+    __slots__ = ("dice", "dice_used", "head_limit", "plays")
+
+    def __init__(
+        self, dice: tuple[int, ...], dice_used: int, plays: Plays, head_limit: int | None
+    ) -> None:
+        self.dice = dice
+        """The segment's dice (RULES.md §2.2): two different values, or 1-4 equal steps."""
+        self.dice_used = dice_used
+        """``N`` of §2.3: how many of the segment's dice every legal play uses."""
+        self.plays = plays
+        """Result board key → the steps of one play reaching it (the empty play when ``N = 0``)."""
+        self.head_limit = head_limit
+        """The head limit the segment was generated with (after the first-turn exception)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"SegmentPlays(dice={self.dice}, dice_used={self.dice_used}, plays=<{len(self.plays)} results>, "
+            f"head_limit={self.head_limit})"
+        )
+
+
+_BAR_ONLY: Final = [BAR]
+"""The only source while the mover has a checker on the bar (§2.2: enter first); never changed. A
+list, not a tuple: the compiled build indexes a ``list[int]`` directly."""
+
+
+def _occupied(b: Board) -> tuple[list[int], int]:
+    """The mover's points, descending, and how many of his checkers lie outside his home
+    (points 7…24; the bar not counted)."""
+    occupied: list[int] = []
+    outside = 0
+    for p in range(24, 0, -1):
+        c = b[p]
+        if c > 0:
+            occupied.append(p)
+            if p > 6:
+                outside += c
+    return occupied, outside
+
+
+def _with_point(occupied: list[int], t: int) -> list[int]:
+    """``occupied`` (descending) with ``t``, which it lacks, in its place: the sources after a
+    step landed on a point the mover did not hold."""
+    k = 0
+    n = len(occupied)
+    while k < n and occupied[k] > t:
+        k += 1
+    found = occupied[:k]
+    found.append(t)
+    found.extend(occupied[k:])
+    return found
 
 
 def _checker_above(b: Board, p: int) -> bool:
@@ -353,22 +459,48 @@ class MoveGenerator:
         """Whether the ordered search may hand a segment in which no order-dependent rule can bind
         to the fast path's loops (off only in tests, to exercise its own loops on every segment)."""
 
-    # -- public entry point -------------------------------------------------------------------
+    # -- public entry points ------------------------------------------------------------------
+
+    def checked_segment(self, position: Position, dice: object) -> SegmentPlays | None:
+        """:meth:`segment` where the arguments are not known to be good, for the common case
+        only, checked in one pass: a game not over (§2.6) and dice (a tuple or list) of two
+        different values or one to four equal values (§2.2), exact ``int``s 1…6.
+
+        Returns None for anything else, for the caller to say what is wrong (or to accept, as a
+        bool is an int): ``Variant.legal_plays``.
+        """
+        if type(dice) is tuple:
+            given: tuple[object, ...] = dice
+        elif type(dice) is list:
+            given = tuple(dice)
+        else:
+            return None
+        n = len(given)
+        if n == 0 or n > 4:
+            return None
+        first = given[0]
+        for value in given:
+            if type(value) is not int or not 1 <= value <= 6:
+                return None
+            if n != 2 and value != first:
+                return None  # not two different values, nor equal steps
+        off = position.off
+        if off[0] == self.checkers or off[1] == self.checkers:
+            return None
+        return self.segment(position, cast("tuple[int, ...]", given))
 
     def segment(self, position: Position, dice: Sequence[int]) -> SegmentPlays:
         """All legal plays of a segment with these dice (2 different values, or up to 4 equal)."""
-        board = [
-            position.off[0],
-            *position.points,
-            position.bar[0],
-            position.bar[1],
-            position.off[1],
-        ]
+        off = position.off
+        bar = position.bar
+        board = [off[0], *position.points, bar[0], bar[1], off[1]]
         dice = tuple(dice)
         limit = self.head_limit
         all_checkers = self.checkers
         if board[0] == all_checkers:
-            return SegmentPlays(len(dice), {tuple(board): ()}, limit)  # the game is over (§2.6)
+            return SegmentPlays(
+                dice, len(dice), {tuple(board): ()}, limit
+            )  # the game is over (§2.6)
         if limit is not None and board[HEAD] == all_checkers:
             limit = self._first_turn_limit(board, dice)
         return self._generate(board, dice, limit)
@@ -455,7 +587,7 @@ class MoveGenerator:
             found = self._fast_equal(board, dice[0], len(dice), limit, block_points)
         if found is None:
             return None
-        return SegmentPlays(found[0], found[1], head_limit)
+        return SegmentPlays(dice, found[0], found[1], head_limit)
 
     def _fast_two(
         self, b: Board, d1: int, d2: int, limit: int, block_points: tuple[int, ...] | None
@@ -467,24 +599,21 @@ class MoveGenerator:
         exact = self.exact_bear_off
         larger = d1 if d1 > d2 else d2
         on_bar = b[BAR]
-        occupied = [p for p in range(24, 0, -1) if b[p] > 0]
-        outside = on_bar
-        for p in occupied:
-            if p <= 6:
-                break
-            outside += b[p]
-        below = [-p for p in occupied]  # ascending, for bisect
+        occupied, outside = _occupied(b)
+        outside += on_bar
         # Board sources after a first step that landed on a point the mover did not hold.
         merged: dict[int, list[int]] = {}
         plays: Plays = {}
         singles: Plays = {}
         by_larger: set[BoardKey] = set()
         pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
-        first_order = True
-        # Lists, not a tuple for the bar: the compiled build indexes a list[int] directly.
-        first_sources = [BAR] if on_bar else occupied
-        on_bar_only = [BAR]
-        for x, y in ((d1, d2), (d2, d1)):
+        first_sources = _BAR_ONLY if on_bar else occupied
+        x = d1
+        y = d2
+        for first_order in (True, False):
+            if not first_order:
+                x = d2
+                y = d1
             plain_x = _PLAIN[x]
             plain_y = _PLAIN[y]
             hitting_y = _HITTING[y]
@@ -517,15 +646,11 @@ class MoveGenerator:
                 else:
                     # The second step, sources in descending order as the general search has them.
                     if b[BAR]:
-                        sources: list[int] = on_bar_only
+                        sources: list[int] = _BAR_ONLY
                     elif t >= 1 and v <= 0:
                         found = merged.get(t)
                         if found is None:
-                            k = bisect_left(below, -t)
-                            found = occupied[:k]
-                            found.append(t)
-                            found += occupied[k:]
-                            merged[t] = found
+                            found = merged[t] = _with_point(occupied, t)
                         sources = found
                     else:
                         sources = occupied
@@ -585,7 +710,6 @@ class MoveGenerator:
                         b[OPP_BAR] -= 1
                 else:
                     b[0] -= 1
-            first_order = False
 
         if plays:
             if block_points is not None:
@@ -683,7 +807,7 @@ class MoveGenerator:
                 free = {k: e for k, e in plays.items() if not self._is_trap(k, s)}
                 if free:
                     plays = free
-        return SegmentPlays(used, plays, head_limit)
+        return SegmentPlays(dice, used, plays, head_limit)
 
     def _order_free_now(self, b: Board, total: int) -> tuple[bool, tuple[int, ...] | None]:
         """Whether no order-dependent rule can bind in a segment of ``total`` steps from ``b``,
@@ -763,24 +887,22 @@ class MoveGenerator:
         quarter_end = self.quarter_end
         # The mover's points among 19…24 (the quarter is closed when all six are held).
         held = (b[19] > 0) + (b[20] > 0) + (b[21] > 0) + (b[22] > 0) + (b[23] > 0) + (b[24] > 0)
-        occupied = [p for p in range(24, 0, -1) if b[p] > 0]
-        outside = 0
-        for p in occupied:
-            if p <= 6:
-                break
-            outside += b[p]
+        occupied, outside = _occupied(b)
         # Fevga runner rule (§3.9): until a checker has passed (is on 1…11 or borne off), the
         # head moves only while it holds every checker.
         passed = not self.runner or b[0] > 0 or occupied[-1] <= 11
         home_blocked = home_never or (home_until and not outside)
-        below = [-p for p in occupied]  # ascending, for bisect
         merged: dict[int, list[int]] = {}
         pairs: set[int] = set()  # x-source * 32 + y-source of the legal pairs of the first order
         # Result → steps; None marks a one-die result of the first order that a two-dice play
         # may reach later (a bear-off), keeping the general search's order of results.
         plays: dict[BoardKey, tuple[Step, ...] | None] = {}
-        for x, y in ((d1, d2), (d2, d1)):
-            first = x == d1
+        x = d1
+        y = d2
+        for first in (True, False):
+            if not first:
+                x = d2
+                y = d1
             plain_x = _PLAIN[x]
             plain_y = _PLAIN[y]
             for p in occupied:
@@ -846,11 +968,7 @@ class MoveGenerator:
                     if t >= 1 and not v:
                         sources = merged.get(t)
                         if sources is None:
-                            k = bisect_left(below, -t)
-                            sources = occupied[:k]
-                            sources.append(t)
-                            sources += occupied[k:]
-                            merged[t] = sources
+                            sources = merged[t] = _with_point(occupied, t)
                     else:
                         sources = occupied
                     for q in sources:
@@ -1310,7 +1428,7 @@ class MoveGenerator:
         if not best:
             # Only reachable from a start position that itself fails the end-of-segment checks,
             # which §2.7 excludes; nothing moves.
-            return SegmentPlays(0, {tuple(board): ()}, head_limit)
+            return SegmentPlays(dice, 0, {tuple(board): ()}, head_limit)
         used = max(e[0] for e in best.values())  # type: ignore[type-var]
         # §2.3 item 4, the maximum-dice rule.
         kept = {k: e for k, e in best.items() if e[0] == used}
@@ -1327,6 +1445,7 @@ class MoveGenerator:
                 if free:
                     kept = free
         return SegmentPlays(
+            dice,
             used,  # type: ignore[arg-type]
             {k: e[1] for k, e in kept.items()},  # type: ignore[misc]
             head_limit,

@@ -19,7 +19,7 @@ variant's. The backgammon opening position is::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from operator import neg
 from typing import Any, Literal
@@ -43,10 +43,6 @@ def opposite_point(point: int, geometry: Geometry) -> int:
         return 25 - point
     return point + 12 if point <= 12 else point - 12
 
-
-_JSON_FIELDS = frozenset({"points", "bar", "off", "state"})
-_NOTHING = [0, 0]  # read only: the default bar and off of the position JSON
-_INT_ONLY = {int}
 
 _MOVER_CHARS = "ABCDEFGHIJKLMNO"
 _OPPONENT_CHARS = "abcdefghijklmno"
@@ -76,24 +72,12 @@ class Position:
         ``checkers``: N of each side (RULES.md §3.11); ``None`` accepts any N of 1…15 that both
         sides share (the variant's ``validate`` then checks its own N).
         """
-        if type(obj) is dict and obj.keys() <= _JSON_FIELDS:
-            # The fast path (parsed JSON): three lists of exact ints and a balanced board, in one
-            # pass each; anything else goes on to the checks below, which name every problem.
-            points = obj.get("points")
-            bar = obj.get("bar", _NOTHING)
-            off = obj.get("off", _NOTHING)
-            if (
-                type(points) is list
-                and type(bar) is list
-                and type(off) is list
-                and len(points) == 24
-                and len(bar) == 2
-                and len(off) == 2
-                and set(map(type, points + bar + off)) == _INT_ONLY
-            ):
-                position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
-                if position._balanced(checkers):
-                    return position
+        if cls is Position:
+            # The fast path (parsed JSON, in the compiled generator): None sends everything else,
+            # valid or not, on to the checks below, which name every problem.
+            position = _read_json(obj, checkers)
+            if position is not None:
+                return position
         if not isinstance(obj, Mapping):
             raise InvalidPositionError(
                 "a position must be an object with 'points', 'bar' and 'off'"
@@ -307,3 +291,19 @@ class Position:
 
     def __str__(self) -> str:
         return self.id()
+
+
+def _bind_json_reader(obj: Any, checkers: int | None) -> Position | None:
+    """The first call of :data:`_read_json`: binds it to the generator's reader. The generator
+    module imports this one, so it is looked up when first needed, not at import; by then
+    ``nardy.core`` has chosen the compiled or the pure generator (``nardy.core._engine``)."""
+    global _read_json
+    from nardy.core.movegen import position_from_json
+
+    _read_json = position_from_json
+    return position_from_json(obj, checkers)
+
+
+_read_json: Callable[[Any, int | None], Position | None] = _bind_json_reader
+"""Position JSON → :class:`Position`, or None where :meth:`Position.from_json`'s full checks must
+decide (``nardy.core.movegen.position_from_json``)."""

@@ -17,7 +17,7 @@ from nardy.core.errors import (
     InvalidPlayError,
     InvalidPositionError,
 )
-from nardy.core.movegen import BoardKey, MoveGenerator, board_of, position_of
+from nardy.core.movegen import BoardKey, MoveGenerator, SegmentPlays, board_of, position_of
 from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps, play_text
 from nardy.core.options import OptionSpec
 from nardy.core.position import Position, opposite_point
@@ -60,14 +60,6 @@ class Play:
         return self.text or "(no move)"
 
 
-_SEGMENT_DICE = frozenset(
-    [(a, b) for a in range(1, 7) for b in range(1, 7) if a != b]
-    + [(d,) * n for d in range(1, 7) for n in range(1, 5)]
-)
-"""The dice of every segment (RULES.md §2.2): two different values, or 1-4 equal steps."""
-_INT_ONLY = frozenset([int])
-
-
 class LegalPlays(Sequence[Play]):
     """The legal plays of one segment, deduplicated by resulting position (python-chess style view).
 
@@ -77,18 +69,12 @@ class LegalPlays(Sequence[Play]):
 
     __slots__ = ("_first", "_items", "_keys", "_plays", "dice", "dice_used", "position")
 
-    def __init__(
-        self,
-        position: Position,
-        dice: tuple[int, ...],
-        dice_used: int,
-        plays: dict[BoardKey, tuple[Step, ...]],
-    ) -> None:
+    def __init__(self, position: Position, segment: SegmentPlays) -> None:
         self.position = position
-        self.dice = dice
-        self.dice_used = dice_used
+        self.dice = segment.dice
+        self.dice_used = segment.dice_used
         """How many dice every legal play uses (``N`` of RULES.md §2.3)."""
-        self._keys = plays
+        self._keys = segment.plays
         self._items: list[tuple[BoardKey, tuple[Step, ...]]] | None = None
         self._plays: list[Play | None] | None = None
         """The plays built so far, by index (None until a second one is asked for)."""
@@ -296,16 +282,17 @@ class Variant:
         Raises :class:`ValueError` for impossible dice and :class:`GameStateError` for a finished
         position (§2.6: the game ended when a side bore off its last checker; nobody moves again).
         """
-        if self.checkers in position.off:
-            who = "mover" if position.off[0] == self.checkers else "opponent"
-            raise GameStateError(
-                f"the game is over: the {who} has borne off all {self.checkers} checkers, so "
-                "there is no play to make"
-            )
-        dice = tuple(dice)
-        if dice not in _SEGMENT_DICE or not _INT_ONLY.issuperset(map(type, dice)):
-            # Not a segment of exact ints (the common case, one set lookup): say why, or accept
-            # what passes (a bool is an int).
+        segment = self.generator.checked_segment(position, dice)
+        if segment is None:
+            # Not the common case (checked in one pass by the compiled generator): say why, or
+            # accept what passes (a bool is an int).
+            if self.checkers in position.off:
+                who = "mover" if position.off[0] == self.checkers else "opponent"
+                raise GameStateError(
+                    f"the game is over: the {who} has borne off all {self.checkers} checkers, "
+                    "so there is no play to make"
+                )
+            dice = tuple(dice)
             if (
                 not dice
                 or len(dice) > 4
@@ -316,8 +303,8 @@ class Variant:
                 raise InvalidPlayError(
                     f"a segment is two different dice or equal steps, not {list(dice)}"
                 )
-        segment = self.generator.segment(position, dice)
-        return LegalPlays(position, dice, segment.dice_used, segment.plays)
+            segment = self.generator.segment(position, dice)
+        return LegalPlays(position, segment)
 
     def play(self, position: Position, dice: Sequence[int], text: str) -> Play:
         """The legal play written ``text``; raises :class:`InvalidPlayError` / :class:`IllegalPlayError`."""

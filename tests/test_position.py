@@ -127,3 +127,74 @@ def test_checked_play_lookup() -> None:
         variant.play(start, (3, 1), "8-5")
     with pytest.raises(InvalidPlayError, match="dice must be"):
         variant.legal_plays(start, (7, 1))
+
+
+VALID_POINTS = [2, 0, 0, 0, 0, -5, 0, -3, 0, 0, 0, 5, -5, 0, 0, 0, 3, 0, 5, 0, 0, 0, 0, -2]
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        # Each is what the one-pass reader of the generator declines; the full checks word it.
+        ({"points": [True, *VALID_POINTS[1:]]}, "integers only"),
+        ({"points": VALID_POINTS, "bar": None}, "'bar' must be a list of 2 integers"),
+        ({"points": VALID_POINTS, "off": [0]}, "'off' must be a list of 2 integers"),
+        ({"points": VALID_POINTS, "off": [0, 1.0]}, "integers only"),
+        ({"points": VALID_POINTS, "bar": [-1, 0], "off": [1, 0]}, "must not be negative"),
+        ({"points": [*VALID_POINTS[:-1], -3]}, "the mover has 15 checkers and the opponent 16"),
+        ({"points": tuple(VALID_POINTS), "extra": 1}, "unknown position field"),
+    ],
+)
+def test_fast_reader_declines_and_the_full_checks_say_why(obj: object, message: str) -> None:
+    from nardy.core.movegen import position_from_json
+
+    assert position_from_json(obj, None) is None
+    with pytest.raises(InvalidPositionError, match=message):
+        Position.from_json(obj)
+
+
+@pytest.mark.parametrize("checkers", [None, 15])
+def test_fast_reader_reads_what_the_full_checks_accept(checkers: int | None) -> None:
+    from types import MappingProxyType
+
+    from nardy.core.movegen import position_from_json
+
+    obj = {"points": VALID_POINTS, "bar": [0, 0], "off": [0, 0], "state": {"cube": 1}}
+    fast = position_from_json(obj, checkers)
+    assert fast is not None
+    assert fast == Position.from_json(MappingProxyType(obj), checkers)  # the full checks' answer
+    assert fast.points == tuple(VALID_POINTS) and fast.bar == (0, 0) and fast.off == (0, 0)
+    assert position_from_json({"points": VALID_POINTS}, checkers) == fast  # bar, off left out
+    assert position_from_json(obj, 14) is None  # 15 checkers a side, not 14
+
+
+@pytest.mark.parametrize(
+    ("dice", "error", "message"),
+    [
+        ((7, 1), InvalidPlayError, "dice must be"),
+        ((), InvalidPlayError, "dice must be"),
+        ((3, 3, 3, 3, 3), InvalidPlayError, "dice must be"),
+        ((3.0, 1), InvalidPlayError, "dice must be"),
+        ((3, 1, 2), InvalidPlayError, "two different dice or equal steps"),
+        ((3, 3, 1), InvalidPlayError, "two different dice or equal steps"),
+    ],
+)
+def test_legal_plays_words_bad_dice(dice: tuple[object, ...], error: type, message: str) -> None:
+    variant = load_variant("backgammon")
+    start = variant.start_position()
+    assert variant.generator.checked_segment(start, dice) is None
+    with pytest.raises(error, match=message):
+        variant.legal_plays(start, dice)  # type: ignore[arg-type]
+
+
+def test_legal_plays_takes_dice_as_a_list_a_tuple_or_bools() -> None:
+    variant = load_variant("backgammon")
+    start = variant.start_position()
+    by_tuple = variant.legal_plays(start, (3, 1))
+    assert variant.generator.checked_segment(start, [3, 1]) is not None
+    by_list = variant.legal_plays(start, [3, 1])
+    assert by_list.dice == by_tuple.dice == (3, 1)
+    assert [p.text for p in by_list] == [p.text for p in by_tuple]
+    # A bool is an int (the checks before the one-pass one accepted it): True is a 1.
+    assert variant.generator.checked_segment(start, (3, True)) is None
+    assert {p.result for p in variant.legal_plays(start, (3, True))} == set(by_tuple.results)

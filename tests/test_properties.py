@@ -20,6 +20,7 @@ from nardy.core import Position, Step, format_steps, load_variant, parse_steps
 from nardy.core.dice import SeededDice
 from nardy.core.errors import InvalidPositionError
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision
+from nardy.core.movegen import position_from_json
 from nardy.core.notation import play_text
 from nardy.core.position import opposite_point
 from nardy.core.variant import Variant, apply_steps
@@ -299,6 +300,10 @@ def test_fast_validation_agrees_with_the_diagnostic(
         fast = position.to_json()
         slow = MappingProxyType({k: tuple(v) for k, v in fast.items()})
         assert _outcome(variant, fast) == _outcome(variant, slow)
+    # The generator's one-pass reader reads exactly the valid ones (the rest get the full checks).
+    assert (position_from_json(position.to_json(), checkers) is None) == bool(
+        position.problems(checkers)
+    )
 
 
 def _outcome(variant: Variant, obj: object) -> Position | str:
