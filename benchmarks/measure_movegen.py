@@ -73,6 +73,13 @@ def load_revision(rev: str) -> ModuleType:
 def with_generator(variant: Variant, module: ModuleType | None) -> Variant:
     if module is None:
         return variant
+    if not hasattr(module.MoveGenerator, "checked_segment"):
+        # Variant.legal_plays calls checked_segment and reads SegmentPlays.dice (added together).
+        sys.exit(
+            "--baseline: that revision's generator predates MoveGenerator.checked_segment, which "
+            "the variants call now; compare with an older release as a whole with "
+            "benchmarks/compare_releases.py"
+        )
     other = copy.copy(variant)
     other.generator = module.MoveGenerator(variant.rules)
     return other

@@ -75,6 +75,8 @@ def _step_tables() -> tuple[tuple[tuple[Step, ...], ...], tuple[tuple[Step, ...]
 _STEP_TABLES = _step_tables()
 _PLAIN: Final = _STEP_TABLES[0]
 _HITTING: Final = _STEP_TABLES[1]
+_NO_STEP: Final = _PLAIN[0][0]
+"""A placeholder in a search's path of steps (never part of a play)."""
 
 # The ordered search keys a state by the mover's checker counts, 4 bits per point (0 = off).
 _WEIGHT: Final = tuple(1 << (4 * p) for p in range(25))
@@ -324,10 +326,11 @@ class _MultisetSearch:
         """The plays of the most dice so far (replaced when a longer play is found)."""
         self.best = -1
         """The most dice of a play so far."""
+        self.path: list[Step] = [_NO_STEP] * 4
+        """The steps of the node being searched, one per depth: a play's tuple is built once,
+        when it is recorded (``(*path, step)`` at every node built a list and a tuple)."""
 
-    def search(
-        self, start: int, depth: int, outside: int, head_left: int, path: tuple[Step, ...]
-    ) -> None:
+    def search(self, start: int, depth: int, outside: int, head_left: int) -> None:
         b = self.b
         die = self.die
         movable = self.movable
@@ -374,7 +377,7 @@ class _MultisetSearch:
                     if self.best < total:
                         self.best = total
                         self.plays = {}
-                self.plays.setdefault(key, (*path, step))
+                self.plays.setdefault(key, _steps_with(self.path, depth, step))
         else:
             for j in range(start, stop):
                 p = movable[j]
@@ -392,12 +395,12 @@ class _MultisetSearch:
                         b[t] = v + 1
                         step = plain[p]
                     moved = True
+                    self.path[depth] = step
                     self.search(
                         j,
                         depth + 1,
                         outside - 1 if p > 6 and t <= 6 else outside,
                         head_left - 1 if p == HEAD else head_left,
-                        (*path, step),
                     )
                     b[p] += 1
                     b[t] = v
@@ -414,9 +417,10 @@ class _MultisetSearch:
                         if self.best < total:
                             self.best = total
                             self.plays = {}
-                        self.plays.setdefault(tuple(b), (*path, plain[p]))
+                        self.plays.setdefault(tuple(b), _steps_with(self.path, depth, plain[p]))
                     else:
-                        self.search(j, depth + 1, outside, head_left, (*path, plain[p]))
+                        self.path[depth] = plain[p]
+                        self.search(j, depth + 1, outside, head_left)
                     b[p] += 1
                     b[0] -= 1
         if not moved and depth >= self.best:
@@ -424,7 +428,180 @@ class _MultisetSearch:
             if depth > self.best:
                 self.best = depth
                 self.plays = {}
-            self.plays.setdefault(tuple(b), path)
+            self.plays.setdefault(tuple(b), _steps_of(self.path, depth))
+
+
+class _OrderedSearch:
+    """The ordered search's equal dice (:meth:`MoveGenerator._ordered_equal`): every order of the
+    steps, depth first, with the per-step rules inline; states keyed by one integer.
+
+    A class rather than a closure, as :class:`_MultisetSearch` (the compiled build calls
+    :meth:`search` directly, its arguments unboxed), with the path of steps on a stack.
+    """
+
+    def __init__(
+        self, generator: MoveGenerator, b: Board, die: int, total: int, movable: list[int]
+    ) -> None:
+        self.b = b
+        self.die = die
+        self.total = total
+        self.last = total - 1
+        self.movable = movable
+        """Points that can ever step by ``die``, descending (see ``_ordered_equal``)."""
+        self.plain = _PLAIN[die]
+        self.all_checkers = generator.checkers  # §3.11: N, the checkers of the layout
+        self.exact = generator.exact_bear_off
+        self.home_never = generator.home_moves == "never"
+        self.home_until = generator.home_moves == "until_all_home"
+        block = generator._block_setup(b)
+        self.lowest = block[0]
+        self.block_points = block[1]
+        self.block_step = block[2]
+        self.block_end = block[3]
+        self.block_full = block[4]
+        self.quarter_step = generator.quarter_step
+        self.quarter_end = generator.quarter_end
+        self.plays: Plays = {}
+        """The plays of the most dice so far (replaced when a longer play is found)."""
+        self.best = -1
+        """The most dice of a play so far."""
+        self.seen: set[int] = set()
+        """State keys already recorded (or failing an end check). A key's dice are fixed by the
+        key, so one never comes back with more dice."""
+        self.visited: set[int] = set()
+        """State keys already expanded."""
+        self.path: list[Step] = [_NO_STEP] * 4
+        """The steps of the node being searched, one per depth (see :class:`_MultisetSearch`)."""
+
+    def end_fails(self, held: int) -> bool:
+        """Whether the board fails an end-of-segment check (six-block, Fevga's quarter)."""
+        return (self.block_end and _has_run_of_six(self.b, self.block_points)) or (
+            self.quarter_end and held == 6
+        )
+
+    def record(self, used: int, steps: tuple[Step, ...]) -> None:
+        """Keeps the board as a play of ``used`` dice, if no play so far uses more."""
+        if used > self.best:
+            self.best = used
+            self.plays = {}
+        self.plays[tuple(self.b)] = steps
+
+    def search(
+        self, depth: int, h: int, outside: int, held: int, passed: bool, head_left: int
+    ) -> None:
+        b = self.b
+        die = self.die
+        seen = self.seen
+        all_checkers = self.all_checkers
+        plain = self.plain
+        last = self.last
+        block_step = self.block_step
+        block_full = self.block_full
+        block_points = self.block_points
+        quarter_step = self.quarter_step
+        # This position is a candidate (unless it fails an end check); only the ones with the
+        # most dice so far are kept.
+        if depth >= self.best and h not in seen:
+            seen.add(h)
+            if not self.end_fails(held):
+                self.record(depth, _steps_of(self.path, depth))
+        # Expanded once: a second arrival at a state (the parent skips it) would change nothing,
+        # as its first arrival recorded it already.
+        self.visited.add(h)
+        home_blocked = self.home_never or (self.home_until and not outside)
+        for p in self.movable:
+            c = b[p]
+            if c <= 0:
+                continue
+            if p == HEAD and (head_left <= 0 or (not passed and c != all_checkers)):
+                continue
+            t = p - die
+            if t >= 1:
+                if p <= 6 and home_blocked:
+                    continue
+                v = b[t]
+                b[p] = c - 1
+                b[t] = v + 1
+                held1 = held
+                if p >= 19 and c == 1:
+                    held1 -= 1
+                if t >= 19 and not v:
+                    held1 += 1
+                if not (
+                    (
+                        block_step
+                        and (
+                            _has_run_of_six(b, block_points)
+                            if block_full
+                            else not v and _block_through(b, t, self.lowest)
+                        )
+                    )
+                    or (quarter_step and held1 == 6)
+                ):
+                    h1 = h + _WEIGHT[t] - _WEIGHT[p]
+                    if depth == last:
+                        if h1 not in seen:
+                            seen.add(h1)
+                            if not self.end_fails(held1):
+                                self.record(self.total, _steps_with(self.path, depth, plain[p]))
+                    elif h1 not in self.visited:
+                        self.path[depth] = plain[p]
+                        self.search(
+                            depth + 1,
+                            h1,
+                            outside - 1 if p > 6 and t <= 6 else outside,
+                            held1,
+                            passed or t <= 11,
+                            head_left - 1 if p == HEAD else head_left,
+                        )
+                b[p] = c
+                b[t] = v
+            else:
+                if outside or (t < 0 and (self.exact or _checker_above(b, p))):
+                    continue
+                b[p] = c - 1
+                b[0] += 1
+                if not (
+                    (block_full and _has_run_of_six(b, block_points))
+                    or (quarter_step and held == 6)
+                ):
+                    h1 = h + 1 - _WEIGHT[p]
+                    if b[0] == all_checkers or depth == last:
+                        # §2.3 item 2: bearing off the last checker "counts as having used all
+                        # dice".
+                        if h1 not in seen:
+                            seen.add(h1)
+                            if b[0] == all_checkers or not self.end_fails(held):
+                                self.record(self.total, _steps_with(self.path, depth, plain[p]))
+                    elif h1 not in self.visited:
+                        self.path[depth] = plain[p]
+                        self.search(depth + 1, h1, 0, held, True, head_left)
+                b[p] = c
+                b[0] -= 1
+
+
+def _steps_of(path: list[Step], depth: int) -> tuple[Step, ...]:
+    """The first ``depth`` steps of ``path`` as one tuple."""
+    if depth == 0:
+        return ()
+    if depth == 1:
+        return (path[0],)
+    if depth == 2:
+        return (path[0], path[1])
+    if depth == 3:
+        return (path[0], path[1], path[2])
+    return (path[0], path[1], path[2], path[3])
+
+
+def _steps_with(path: list[Step], depth: int, step: Step) -> tuple[Step, ...]:
+    """The first ``depth`` steps of ``path`` and then ``step``, as one tuple (one allocation)."""
+    if depth == 0:
+        return (step,)
+    if depth == 1:
+        return (path[0], step)
+    if depth == 2:
+        return (path[0], path[1], step)
+    return (path[0], path[1], path[2], step)
 
 
 class MoveGenerator:
@@ -762,7 +939,7 @@ class MoveGenerator:
             if b[p] > 0 or reached[p]:
                 movable.append(p)
         search = _MultisetSearch(b, die, total, movable, board_end, self.checkers, exact, self.hits)
-        search.search(0, 0, outside, limit, ())
+        search.search(0, 0, outside, limit)
         used = search.best
         plays = search.plays
         if block_points is not None and used:
@@ -1083,14 +1260,7 @@ class MoveGenerator:
         by its start and end point: ``(p - r) / d`` to point ``r``, and off after ``ceil(p / d)``
         steps, which sums to the same total over any matching of equal start and end points).
         """
-        all_checkers = self.checkers  # §3.11: N, the checkers of the layout
         closed_at = self.closed_at
-        exact = self.exact_bear_off
-        home_never = self.home_moves == "never"
-        home_until = self.home_moves == "until_all_home"
-        lowest, block_points, block_step, block_end, block_full = self._block_setup(b)
-        quarter_step = self.quarter_step
-        quarter_end = self.quarter_end
         held = (b[19] > 0) + (b[20] > 0) + (b[21] > 0) + (b[22] > 0) + (b[23] > 0) + (b[24] > 0)
         # Points that can ever step by ``die`` (held now or reachable; an open landing point or a
         # bear-off), descending. A point's closedness cannot change (no hitting).
@@ -1114,122 +1284,12 @@ class MoveGenerator:
                     movable.append(p)
                     reached[t] = True
         passed = not self.runner or b[0] > 0 or low <= 11
-        plain = _PLAIN[die]
-        weight = _WEIGHT
-        plays: Plays = {}
-        # State keys already recorded (or failing an end check). A key's dice are fixed by the
-        # key (see above), so one never comes back with more dice.
-        seen: set[int] = set()
-        visited: set[int] = set()
-        best = -1
-        last = total - 1
-
-        def end_fails(held: int) -> bool:
-            return (block_end and _has_run_of_six(b, block_points)) or (quarter_end and held == 6)
-
-        def search(
-            depth: int,
-            h: int,
-            outside: int,
-            held: int,
-            passed: bool,
-            head_left: int,
-            path: tuple[Step, ...],
-        ) -> None:
-            nonlocal best, plays
-            # This position is a candidate (unless it fails an end check); only the ones with
-            # the most dice so far are kept.
-            if depth >= best and h not in seen:
-                seen.add(h)
-                if not end_fails(held):
-                    if depth > best:
-                        best = depth
-                        plays = {}
-                    plays[tuple(b)] = path
-            # Expanded once: a second arrival at a state (the parent skips it) would change
-            # nothing, as its first arrival recorded it already.
-            visited.add(h)
-            home_blocked = home_never or (home_until and not outside)
-            for p in movable:
-                c = b[p]
-                if c <= 0:
-                    continue
-                if p == HEAD and (head_left <= 0 or (not passed and c != all_checkers)):
-                    continue
-                t = p - die
-                if t >= 1:
-                    if p <= 6 and home_blocked:
-                        continue
-                    v = b[t]
-                    b[p] = c - 1
-                    b[t] = v + 1
-                    held1 = held
-                    if p >= 19 and c == 1:
-                        held1 -= 1
-                    if t >= 19 and not v:
-                        held1 += 1
-                    if not (
-                        (
-                            block_step
-                            and (
-                                _has_run_of_six(b, block_points)
-                                if block_full
-                                else not v and _block_through(b, t, lowest)
-                            )
-                        )
-                        or (quarter_step and held1 == 6)
-                    ):
-                        h1 = h + weight[t] - weight[p]
-                        if depth == last:
-                            if h1 not in seen:
-                                seen.add(h1)
-                                if not end_fails(held1):
-                                    if total > best:
-                                        best = total
-                                        plays = {}
-                                    plays[tuple(b)] = (*path, plain[p])
-                        elif h1 not in visited:
-                            search(
-                                depth + 1,
-                                h1,
-                                outside - 1 if p > 6 and t <= 6 else outside,
-                                held1,
-                                passed or t <= 11,
-                                head_left - 1 if p == HEAD else head_left,
-                                (*path, plain[p]),
-                            )
-                    b[p] = c
-                    b[t] = v
-                else:
-                    if outside or (t < 0 and (exact or _checker_above(b, p))):
-                        continue
-                    b[p] = c - 1
-                    b[0] += 1
-                    if not (
-                        (block_full and _has_run_of_six(b, block_points))
-                        or (quarter_step and held == 6)
-                    ):
-                        h1 = h + 1 - weight[p]
-                        if b[0] == all_checkers or depth == last:
-                            # §2.3 item 2: bearing off the last checker "counts as having used
-                            # all dice".
-                            if h1 not in seen:
-                                seen.add(h1)
-                                if b[0] == all_checkers or not end_fails(held):
-                                    if total > best:
-                                        best = total
-                                        plays = {}
-                                    plays[tuple(b)] = (*path, plain[p])
-                        elif h1 not in visited:
-                            search(depth + 1, h1, 0, held, True, head_left, (*path, plain[p]))
-                    b[p] = c
-                    b[0] -= 1
-
-        search(0, h, outside, held, passed, limit, ())
-        if not plays:
+        search = _OrderedSearch(self, b, die, total, movable)
+        search.search(0, h, outside, held, passed, limit)
+        if not search.plays:
             # Only from a start position that itself fails the end checks (§2.7 excludes it).
             return 0, {tuple(b): ()}
-        return best, plays
+        return search.best, search.plays
 
     # -- the general search (RULES.md §2.3) -----------------------------------------------------
 
