@@ -198,3 +198,20 @@ def test_legal_plays_takes_dice_as_a_list_a_tuple_or_bools() -> None:
     # A bool is an int (the checks before the one-pass one accepted it): True is a 1.
     assert variant.generator.checked_segment(start, (3, True)) is None
     assert {p.result for p in variant.legal_plays(start, (3, True))} == set(by_tuple.results)
+
+
+def test_positions_built_by_the_generator_are_ordinary_positions() -> None:
+    """The generator builds positions without ``__init__`` (nardy.core.movegen._position): they
+    must compare, hash, pickle and stay frozen as constructed ones do."""
+    import dataclasses
+    import pickle
+
+    from nardy.core.movegen import board_of, position_from_json, position_of
+
+    made = Position(tuple(VALID_POINTS), (0, 0), (0, 0))
+    for built in (position_of(tuple(board_of(made))), position_from_json(made.to_json(), 15)):
+        assert type(built) is Position
+        assert built == made and hash(built) == hash(made) and repr(built) == repr(made)
+        assert pickle.loads(pickle.dumps(built)) == made
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            built.bar = (1, 0)  # type: ignore[misc]
