@@ -109,3 +109,54 @@ def test_environment_value_is_checked() -> None:
     done = _kind_with("fast")
     assert done.returncode != 0
     assert "NARDY_MOVEGEN must be 'pure', 'compiled' or unset, not 'fast'" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"points": [2, 0, 0, 0, 0, -5, 0, -3, 0, 0, 0, 5, -5, 0, 0, 0, 3, 0, 5, 0, 0, 0, 0, -2]},
+        {"points": [0] * 23 + [15], "bar": [0, 0], "off": [0, 15]},
+        {"points": [0] * 23 + [15], "bar": [0, 0], "off": [0, 14]},
+        {"points": [True] + [0] * 22 + [14], "off": [0, 15]},
+        {"points": [0] * 24, "bar": [15, 15], "off": [0, 0], "state": None},
+        {"points": [0] * 24, "bar": [15, 15], "off": [0, 0], "other": None},
+        {"points": [0] * 24, "bar": [15, 15.0], "off": [0, 0]},
+        [0] * 24,
+    ],
+)
+def test_compiled_reads_position_json_as_the_source_does(reference: ModuleType, obj: Any) -> None:
+    for checkers in (None, 15, 14):
+        assert nardy.core.movegen.position_from_json(obj, checkers) == reference.position_from_json(
+            obj, checkers
+        )
+
+
+@pytest.mark.parametrize(
+    "dice",
+    [
+        (3, 1),
+        [3, 1],
+        (4, 4),
+        (4, 4, 4, 4),
+        [2, 2, 2],
+        (6,),
+        (),
+        (1, 7),
+        (3, 1, 2),
+        (2, 2, 3),
+        (3.0, 1),
+        (True, 3),
+        "31",
+        None,
+    ],
+)
+def test_compiled_checks_dice_as_the_source_does(reference: ModuleType, dice: Any) -> None:
+    variant = load_variant("backgammon")
+    pure = reference.MoveGenerator(variant.rules)
+    start = variant.start_position()
+    compiled = variant.generator.checked_segment(start, dice)
+    source = pure.checked_segment(start, dice)
+    assert (compiled is None) == (source is None)
+    if compiled is not None and source is not None:
+        assert compiled.dice == source.dice == tuple(dice)
+        assert list(compiled.plays.items()) == list(source.plays.items())
