@@ -144,7 +144,6 @@ def _count_text(count: int) -> str:
     return _COUNT_TEXT[count] if -16 < count < 16 else str(count)
 
 
-_JSON_FIELDS: Final = frozenset({"points", "bar", "off", "state"})
 _NO_CHECKERS: Final = [0, 0]
 """``bar`` and ``off`` where the position JSON leaves them out (read only)."""
 
@@ -160,9 +159,6 @@ def position_from_json(obj: object, checkers: int | None) -> Position | None:
     """
     if type(obj) is not dict:
         return None
-    for field in obj:
-        if field not in _JSON_FIELDS:
-            return None
     points = obj.get("points")
     if type(points) is not list or len(points) != 24:
         return None
@@ -176,8 +172,13 @@ def position_from_json(obj: object, checkers: int | None) -> Position | None:
             mover += count
         else:
             opponent -= count
-    bar0, bar1 = _json_pair(obj.get("bar", _NO_CHECKERS))
-    off0, off1 = _json_pair(obj.get("off", _NO_CHECKERS))
+    bar = obj.get("bar", _NO_CHECKERS)
+    off = obj.get("off", _NO_CHECKERS)
+    # No other fields but "state" (counted, not iterated: cheaper).
+    if len(obj) != 1 + (bar is not _NO_CHECKERS) + (off is not _NO_CHECKERS) + ("state" in obj):
+        return None
+    bar0, bar1 = _json_pair(bar)
+    off0, off1 = _json_pair(off)
     if bar0 < 0 or bar1 < 0 or off0 < 0 or off1 < 0:
         return None  # also a pair that is not two exact ints (-1, -1)
     mover += bar0 + off0
@@ -231,6 +232,11 @@ class SegmentPlays:
             f"head_limit={self.head_limit})"
         )
 
+
+_NONE_YET: Final[Plays] = {}
+_NO_KEYS_YET: Final[set[BoardKey]] = set()
+"""Empty placeholders of a search's containers that most segments never need; replaced by new
+ones before anything is added, never changed."""
 
 _BAR_ONLY: Final = [BAR]
 """The only source while the mover has a checker on the bar (§2.2: enter first); never changed. A
@@ -800,8 +806,9 @@ class MoveGenerator:
         # Board sources after a first step that landed on a point the mover did not hold.
         merged: dict[int, list[int]] = {}
         plays: Plays = {}
-        singles: Plays = {}
-        by_larger: set[BoardKey] = set()
+        # One-die candidates, made only where needed (most segments have a two-dice play).
+        singles: Plays = _NONE_YET
+        by_larger: set[BoardKey] = _NO_KEYS_YET
         pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
         first_sources = _BAR_ONLY if on_bar else occupied
         x = d1
@@ -891,6 +898,9 @@ class MoveGenerator:
                             b[0] -= 1
                     if not more and not plays:
                         # A one-die candidate; it matters only if no play uses both dice.
+                        if singles is _NONE_YET:
+                            singles = {}
+                            by_larger = set()
                         key = tuple(b)
                         if x == larger:
                             if key not in by_larger:
