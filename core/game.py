@@ -182,6 +182,7 @@ class Game:
         # Read at every turn, so read once here.
         self._checkers = variant.checkers
         self._doubles = self.rules.turn.doubles
+        self._geometry = self.rules.geometry
         self.dice = RecordingDice(dice)
         self.cube_settings = cube or cube_settings_for(
             variant, match_length=variant.options.get("match_length")
@@ -278,7 +279,8 @@ class Game:
         self.events.append(GameEvent(event, player, {} if data is None else data))
 
     def _switch(self) -> None:
-        self.position = self.variant.flip(self.position)
+        # What variant.flip does, without its two calls (it reads the geometry) at every turn.
+        self.position = self.position.flip(self._geometry)
         self.mover = 1 - self.mover
 
     def _finish(
@@ -290,6 +292,8 @@ class Game:
     # -- the flow -----------------------------------------------------------------------------------
 
     def _flow(self) -> Generator[Decision, Any, None]:
+        """The whole game, one turn per pass of the loop in the order of RULES.md §2.1 (a turn is
+        not a generator of its own: every decision would pass through one more frame)."""
         first_roll: Roll | None = None
         if self._opening:
             first_roll = self._opening_throw()
@@ -297,10 +301,36 @@ class Game:
             if self._starter != self.mover:
                 self._switch()
         while True:
-            yield from self._turn(first_roll)
+            self.turns += 1
+            player = self.mover
+            # 1. Transferred steps (§2.10 item 3).
+            if self.pending_transfer[player]:
+                yield from self._transferred_steps(player)
+                if self.result is not None:
+                    return
+            # 2. Cube action, before rolling: the offer, then (if he doubles) the answer.
+            if first_roll is None and not self._no_cube_yet and self.may_double(player):
+                cube = Cube(self.cube.value, self.cube.owner)
+                if (yield DoubleDecision(player, self.position, cube)):
+                    dropped = yield from self._doubled(player)
+                    if dropped:
+                        return
+            # 3. Roll, 4. segments.
+            a, b = first_roll or self.dice.roll()
             first_roll = None
+            self._log("roll", player, {"dice": [a, b]})
+            doubles = self._doubles
+            if a != b or doubles == "four":
+                # Dice outside 1-6 (a faulty dice source) miss the table and meet legal_plays' error.
+                segment = _ROLL_SEGMENTS[player].get((a, b)) or _roll_segment(player, a, b)
+                yield from self._segment(segment)
+            elif doubles == "progression":
+                yield from self._progression(a)
+            else:
+                yield from self._reroll_chain(a)
             if self.result is not None:
                 return
+            # 5. End of turn.
             self._switch()
             self._no_cube_yet = False
 
@@ -322,13 +352,11 @@ class Game:
             return (white, black) if starter == WHITE else (black, white)
         return None
 
-    def _turn(self, first_roll: Roll | None) -> Generator[Decision, Any, None]:
-        self.turns += 1
-        player = self.mover
-        # 1. Transferred steps (§2.10 item 3): "grouped by value in ascending order".
+    def _transferred_steps(self, player: int) -> Generator[Decision, Any, None]:
+        """RULES.md §2.10 item 3: the steps the opponent could not play, "grouped by value in
+        ascending order", each group its own segment."""
         transfer = self.pending_transfer[player]
-        if transfer:
-            self.pending_transfer[player] = []
+        self.pending_transfer[player] = []
         for value, count in sorted(transfer):
             name = _DIE_NAMES[value] if count == 1 else _DIE_PLURALS[value]
             segment = Segment(
@@ -340,28 +368,12 @@ class Game:
             yield from self._segment(segment)
             if self.result is not None:
                 return
-        # 2. Cube action, before rolling.
-        if first_roll is None and not self._no_cube_yet:
-            dropped = yield from self._cube_action()
-            if dropped:
-                return
-        # 3. Roll, 4. segments.
-        a, b = first_roll or self.dice.roll()
-        self._log("roll", player, {"dice": [a, b]})
-        doubles = self._doubles
-        if a != b or doubles == "four":
-            # Dice outside 1-6 (a faulty dice source) miss the table and meet legal_plays' error.
-            segment = _ROLL_SEGMENTS[player].get((a, b)) or _roll_segment(player, a, b)
-            yield from self._segment(segment)
-        elif doubles == "progression":
-            yield from self._progression(a)
-        else:
-            yield from self._reroll_chain(a)
 
     def _segment(self, segment: Segment) -> Generator[Decision, Any, int]:
         """Play one segment; returns the number of dice used (N of §2.3)."""
         plays = self.variant.legal_plays(self.position, segment.dice)
-        if len(plays) == 1 and self.auto_forced:
+        choices = len(plays)
+        if choices == 1 and self.auto_forced:
             play = plays[0]
         else:
             play = yield PlayDecision(self.mover, segment, self.position, plays)
@@ -373,7 +385,7 @@ class Game:
                 "segment_kind": segment.kind,
                 "segment": segment.description,
                 "play": play.text,
-                "choices": len(plays),
+                "choices": choices,
             },
         )
         self.position = play.result
@@ -480,15 +492,8 @@ class Game:
             return "beavers are not allowed (option beavers, money play only)"
         return f"a beaver would pass max_cube {self.cube_settings.max_cube}"
 
-    def _cube_action(self) -> Generator[Decision, Any, bool]:
-        player = self.mover
-        if not self.may_double(player):
-            return False
-        doubles = yield DoubleDecision(
-            player, self.position, Cube(self.cube.value, self.cube.owner)
-        )
-        if not doubles:
-            return False
+    def _doubled(self, player: int) -> Generator[Decision, Any, bool]:
+        """``player`` doubled: the take decision (and a beaver's); returns whether one dropped."""
         self._log("double", player, {"value": 2 * self.cube.value})
         taker = 1 - player
         settings = self.cube_settings
