@@ -30,9 +30,18 @@ class SeededDice:
         self._random = random.Random(self.seed)
 
     def roll(self) -> Roll:
-        # randrange(1, 7) is what randint(1, 6) calls: the same sequence, one call less.
-        randrange = self._random.randrange
-        return (randrange(1, 7), randrange(1, 7))
+        # The sequence of randint(1, 6): randint calls randrange(1, 7), which draws 3 random bits and
+        # draws again while they are 6 or 7 (CPython's Random._randbelow). Drawn here directly, a
+        # roll costs 0.15 µs instead of 0.5 (a game has ~110 rolls); tests/test_dice.py checks the
+        # sequence against randint's.
+        bits = self._random.getrandbits
+        a = bits(3)
+        while a >= 6:
+            a = bits(3)
+        b = bits(3)
+        while b >= 6:
+            b = bits(3)
+        return (a + 1, b + 1)
 
 
 class ScriptedDice:
