@@ -228,8 +228,8 @@ class SegmentPlays:
 
     def __repr__(self) -> str:
         return (
-            f"SegmentPlays(dice={self.dice}, dice_used={self.dice_used}, plays=<{len(self.plays)} results>, "
-            f"head_limit={self.head_limit})"
+            f"SegmentPlays(dice={self.dice}, dice_used={self.dice_used}, "
+            f"plays=<{len(self.plays)} results>, head_limit={self.head_limit})"
         )
 
 
