@@ -2,7 +2,6 @@
 and luck-adjusted results (``docs/analysis.md``)."""
 
 import nardy.bots  # noqa: F401 - asks for single-threaded BLAS before numpy is imported
-
 from nardy.analysis.evaluator import (
     Evaluator,
     evaluator_names,

@@ -250,7 +250,7 @@ def analyse_game(
             else:
                 if action is None or action.kind not in ("take", "drop", "beaver"):
                     raise RecordError(f"{label}: a double without its answer")
-                if analyse_cubes:
+                if analyse_cubes and not decision.after_beaver:
                     decisions.append(
                         _take(game, decision, searcher, ply, action.kind, len(decisions) + 1)
                     )
@@ -378,8 +378,6 @@ def _take(
 ) -> DecisionAnalysis:
     # The doubler is on roll: his side of the board is the taker's flipped.
     doubler_view = searcher.variant.flip(decision.position)
-    if decision.after_beaver:
-        doubler_view = decision.position
     owner = "centre" if decision.cube.owner is None else "me"
     cube = _cube_of(game, searcher, doubler_view, ply, owner)
     taken = answer != "drop"
