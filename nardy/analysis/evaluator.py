@@ -48,11 +48,20 @@ ENTRY_POINT_GROUP = "nardy.evaluators"
 class Probabilities(Protocol):
     """Cubeless outcome probabilities of the player on roll (gnubg's five numbers)."""
 
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
+    @property
+    def win(self) -> float: ...
+
+    @property
+    def win_gammon(self) -> float: ...
+
+    @property
+    def win_backgammon(self) -> float: ...
+
+    @property
+    def lose_gammon(self) -> float: ...
+
+    @property
+    def lose_backgammon(self) -> float: ...
 
 
 @runtime_checkable
@@ -78,7 +87,7 @@ def shortlist(evaluator: Evaluator, positions: Sequence[Position]) -> list[int] 
     """The afterstates among which a choice is made (an evaluator's optional ``shortlist``
     method: a net trained on a short list of candidates), or None for all of them."""
     method = getattr(evaluator, "shortlist", None)
-    return None if method is None else method(positions)  # type: ignore[no-any-return]
+    return None if method is None else method(positions)
 
 
 def equity_on_roll(evaluator: Evaluator, variant: Variant, position: Position) -> float:
