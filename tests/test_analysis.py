@@ -338,3 +338,29 @@ def test_analyze_rejects_bad_input(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
     result = CliRunner().invoke(cli, ["analyze"])
     assert result.exit_code != 0 and "RECORD" in result.output
+
+
+def test_neural_bot_takes_a_search_depth() -> None:
+    from nardy.core.bots import make_bot
+    from nardy.core.dice import SeededDice
+    from nardy.core.game import Game, PlayDecision
+
+    variant = load_variant("long")
+    bot = make_bot("neural:1", 3)
+    assert bot.name == "neural:1"
+    bot.start_game(variant, 0)
+    searcher = Searcher(variant, make_evaluator("neural", variant))
+    game = Game(variant, SeededDice(4))
+    checked = 0
+    while game.decision is not None and checked < 6:
+        decision = game.decision
+        assert isinstance(decision, PlayDecision)
+        index = bot.choose_play(decision)
+        if len(decision.plays) > 1:
+            ranking = searcher.rank(decision.position, decision.segment.dice, 1)
+            assert index == ranking[0].index
+            checked += 1
+        game.decide(index)
+    assert checked == 6
+    with pytest.raises(ValueError, match="ply 0-3"):
+        make_bot("neural:7")
