@@ -9,30 +9,13 @@ from typing import Any
 
 import click
 
-from nardy.analysis.evaluator import make_evaluator
 from nardy.analysis.game import GameAnalysis, analyse_game
-from nardy.analysis.records import GameInput, RecordError, database_games, read_records
-from nardy.analysis.search import Searcher
-from nardy.analysis.stats import bot_results
+from nardy.analysis.records import RecordError, database_games, read_records
+from nardy.analysis.stats import bot_results, searchers_for
 
 __all__ = ["analyze_command"]
 
 MAX_PLY = 3
-
-
-def _searchers(games: list[GameInput], evaluator: str) -> dict[int, Searcher]:
-    """One searcher per variant (and options), shared by its games (its caches too)."""
-    by_variant: dict[str, Searcher] = {}
-    out: dict[int, Searcher] = {}
-    for index, game in enumerate(games):
-        key = json.dumps([game.variant.name, game.variant.options], sort_keys=True, default=str)
-        if key not in by_variant:
-            try:
-                by_variant[key] = Searcher(game.variant, make_evaluator(evaluator, game.variant))
-            except ValueError as error:
-                raise click.ClickException(str(error)) from None
-        out[index] = by_variant[key]
-    return out
 
 
 def _print_game(analysis: GameAnalysis, show: str) -> None:
@@ -145,7 +128,10 @@ def analyze_command(
         raise click.ClickException(str(error)) from None
     if not games:
         raise click.ClickException("no games to analyse")
-    searchers = _searchers(games, evaluator)
+    try:
+        searchers = searchers_for(games, evaluator)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

@@ -10,13 +10,24 @@ of the variance as far as the evaluator sees it.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from nardy.analysis.game import GameAnalysis, PlayerStats
+from nardy.analysis.evaluator import make_evaluator
+from nardy.analysis.game import GameAnalysis, PlayerStats, analyse_game
+from nardy.analysis.records import GameInput
+from nardy.analysis.search import Searcher
 
-__all__ = ["BotResult", "bot_results", "mean_se"]
+__all__ = [
+    "BotResult",
+    "adjusted_results",
+    "analyse_games",
+    "bot_results",
+    "mean_se",
+    "searchers_for",
+]
 
 
 def mean_se(values: list[float]) -> tuple[float, float]:
@@ -75,3 +86,40 @@ def bot_results(analyses: Iterable[GameAnalysis]) -> dict[str, BotResult]:
             total, mean, se, adjusted_mean, adjusted_se, total.luck / max(total.games, 1)
         )
     return out
+
+
+def searchers_for(games: Sequence[GameInput], evaluator: str) -> list[Searcher]:
+    """A searcher for each game: one per variant and options, shared (with its caches) by the
+    games of that variant. :class:`ValueError` for an unknown or unusable evaluator."""
+    by_variant: dict[str, Searcher] = {}
+    out = []
+    for game in games:
+        key = json.dumps([game.variant.name, game.variant.options], sort_keys=True, default=str)
+        if key not in by_variant:
+            by_variant[key] = Searcher(game.variant, make_evaluator(evaluator, game.variant))
+        out.append(by_variant[key])
+    return out
+
+
+def analyse_games(
+    games: Sequence[GameInput],
+    evaluator: str = "neural",
+    ply: int = 0,
+    *,
+    luck_ply: int = 0,
+    on_decision: Callable[[], None] | None = None,
+) -> list[GameAnalysis]:
+    """Analyse every game (:func:`~nardy.analysis.game.analyse_game`)."""
+    searchers = searchers_for(games, evaluator)
+    return [
+        analyse_game(game, searcher, ply, luck_ply=luck_ply, on_decision=on_decision)
+        for game, searcher in zip(games, searchers, strict=True)
+    ]
+
+
+def adjusted_results(
+    games: Sequence[GameInput], evaluator: str = "neural", ply: int = 0
+) -> dict[str, BotResult]:
+    """Per bot: raw and luck-adjusted points per game with standard errors, error rate and PR
+    (what a standings table needs) for a set of game records."""
+    return bot_results(analyse_games(games, evaluator, ply))
