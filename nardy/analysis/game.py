@@ -292,8 +292,9 @@ def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int)
     last = events[-1] if events else None
     if last is None or last.kind != "roll" or last.player != decision.player:
         return None
-    if len(events) >= 2 and events[-2].kind == "opening":
-        return None
+    numbers_used = game.rules.turn.opening == "numbers_used"
+    if numbers_used and len(events) >= 2 and events[-2].kind == "opening":
+        return None  # the opening throw's numbers: who starts is part of that roll
     a, b = last.data["dice"]
     return searcher.luck(decision.position, (a, b), ply) * game.cube.value
 
