@@ -328,6 +328,41 @@ def test_analyze_mat_and_arena_records(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["analyze", str(path), "--evaluator", "heuristic", "-q"])
     assert result.exit_code == 0, result.output
     assert "alpha" in result.output and "beta" in result.output
+    # The same game stored in a tournament database.
+    from nardy.arena.storage import GameRow, open_store
+
+    db = tmp_path / "arena.db"
+    store = open_store(db)
+    store.open_tournament("t1", "ladder", {}, {}, 1)
+    winner = 0 if line["result"]["winner"] == "White" else 1
+    row = GameRow(
+        "t1",
+        "g1",
+        "u1",
+        "main",
+        "alpha",
+        "beta",
+        0,
+        0,
+        0,
+        "alpha",
+        "beta",
+        1,
+        winner,
+        line["result"]["points"],
+        "borne_off",
+        0.0,
+    )
+    store.save_game(row, arena)
+    store.close()
+    result = runner.invoke(
+        cli,
+        ["analyze", "--db", str(db), "--tournament", "t1", "--evaluator", "heuristic", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    assert set(json.loads(result.output)["bots"]) == {"alpha", "beta"}
+    result = runner.invoke(cli, ["analyze", "--db", str(db), "--tournament", "nope"])
+    assert result.exit_code != 0 and "no tournament 'nope'" in result.output
 
 
 def test_analyze_rejects_bad_input(tmp_path: Path) -> None:
