@@ -66,8 +66,16 @@ def _v0(variant: Variant, evaluator: Evaluator, afterstate: Position) -> float:
     return float(evaluator.afterstate_equities([afterstate])[0])
 
 
-def _brute(variant: Variant, evaluator: Evaluator, afterstate: Position, ply: int) -> float:
-    """``V_ply`` by plain recursion over the 36 ordered rolls, no filtering, no batching."""
+def _brute(
+    variant: Variant,
+    evaluator: Evaluator,
+    afterstate: Position,
+    ply: int,
+    *,
+    choose_at_0: bool = False,
+) -> float:
+    """``V_ply`` by plain recursion over the 36 ordered rolls, no batching: each reply the best
+    by ``V_{ply-1}``, or (``choose_at_0``) the best by ``V_0`` valued at ``V_{ply-1}``."""
     if ply == 0 or afterstate.off[0] == variant.checkers:
         return _v0(variant, evaluator, afterstate)
     opponent = variant.flip(afterstate)
@@ -75,17 +83,20 @@ def _brute(variant: Variant, evaluator: Evaluator, afterstate: Position, ply: in
     for a in range(1, 7):
         for b in range(1, 7):
             dice = (a, b) if a != b else (a,) * 4
-            total += max(
-                _brute(variant, evaluator, play.result, ply - 1)
-                for play in variant.legal_plays(opponent, dice)
-            )
+            results = [play.result for play in variant.legal_plays(opponent, dice)]
+            if choose_at_0:
+                best = max(results, key=lambda r: _v0(variant, evaluator, r))
+                total += _brute(variant, evaluator, best, ply - 1, choose_at_0=True)
+            else:
+                total += max(_brute(variant, evaluator, r, ply - 1) for r in results)
     return -total / 36
 
 
 @pytest.mark.parametrize("ply", [1, 2])
 def test_n_ply_agrees_with_brute_force(backgammon: Variant, ply: int) -> None:
     evaluator = HashEvaluator()
-    searcher = Searcher(backgammon, evaluator, NO_FILTER)
+    searcher = Searcher(backgammon, evaluator, NO_FILTER, NO_FILTER)
+    gnubg_style = Searcher(backgammon, evaluator)
     afterstates = [
         _bearoff(backgammon, {1: 1, 3: 1}, {2: 2}),
         _bearoff(backgammon, {4: 1, 6: 1}, {1: 1, 5: 1}),
@@ -94,6 +105,11 @@ def test_n_ply_agrees_with_brute_force(backgammon: Variant, ply: int) -> None:
     got = searcher.values(afterstates, ply)
     for position, value in zip(afterstates, got, strict=True):
         assert value == pytest.approx(_brute(backgammon, evaluator, position, ply), abs=1e-12)
+    # The default: replies chosen at 0-ply, valued at ply - 1.
+    got = gnubg_style.values(afterstates, ply)
+    for position, value in zip(afterstates, got, strict=True):
+        expected = _brute(backgammon, evaluator, position, ply, choose_at_0=True)
+        assert value == pytest.approx(expected, abs=1e-12)
 
 
 def test_filtered_search_keeps_what_gnubg_keeps() -> None:
