@@ -14,7 +14,7 @@ from typing import Any
 from nardy.core import load_variant
 from nardy.core.dice import Roll
 from nardy.core.errors import NardyError
-from nardy.core.game import COLOURS, CubeSettings, cube_settings_for
+from nardy.core.game import COLOURS, CubeSettings, GameResult, cube_settings_for
 from nardy.core.variant import Variant
 
 __all__ = ["Action", "GameInput", "RecordError", "from_kernel_record", "read_records"]
@@ -51,9 +51,10 @@ class GameInput:
     winner: int | None
     points: int
     """What the winner scored (0 if unfinished)."""
-    cube_known: bool = True
-    """Whether ``cube`` is the game's (a match game of a ``--jsonl`` file does not say its score,
-    so its cube decisions are replayed but not analysed)."""
+    rate_cube: bool = True
+    """Whether its cube decisions are rated: money play with a known cube. Match games are
+    replayed with their cube but not rated (the cube analysis is money play's), nor are the match
+    games of a ``--jsonl`` file, which does not record the score."""
 
 
 def _colour(name: Any, where: str) -> int:
@@ -68,6 +69,9 @@ def from_kernel_record(
     kernel: Mapping[str, Any],
     players: tuple[str, str],
     cube: CubeSettings | None = None,
+    *,
+    starter: int | None = None,
+    money: bool = True,
 ) -> GameInput:
     """A game from the kernel's record (:meth:`nardy.core.game.Game.record`): its rolls and
     events; ``record`` holds the variant, options and result."""
@@ -85,10 +89,9 @@ def from_kernel_record(
             actions.append(
                 Action(kind, player, str(event.get("play", "")) if kind == "play" else "")
             )
-    starter = None
-    if events and events[0].get("kind") != "opening":
+    if starter is None and events and events[0].get("kind") != "opening":
         starter = _colour(events[0].get("player"), label)
-    cube_known = cube is not None or "match" not in record
+    money = money and "match" not in record and variant.options.get("match_length") is None
     if cube is None:
         cube = cube_settings_for(variant, match_length=variant.options.get("match_length"))
     result = record.get("result") or {}
@@ -103,7 +106,7 @@ def from_kernel_record(
         players,
         None if winner is None else _colour(winner, label),
         int(result.get("points") or 0) if winner is not None else 0,
-        cube_known,
+        money,
     )
 
 
@@ -122,8 +125,20 @@ def _from_json(label: str, record: Any) -> GameInput:
                 cube = CubeSettings(**setup["cube"])
             except TypeError as error:
                 raise RecordError(f"{label}: bad cube setup ({error})") from None
+        starter = setup.get("starter")
+        if starter not in (None, 0, 1):
+            raise RecordError(f"{label}: bad starter {starter!r} in the setup")
+        money = not (setup.get("match") or {}).get("length")
         label = str(record.get("game_id") or label)
-        return from_kernel_record(label, record, record["game"], (names[0], names[1]), cube)
+        return from_kernel_record(
+            label,
+            record,
+            record["game"],
+            (names[0], names[1]),
+            cube,
+            starter=starter,
+            money=money,
+        )
     if "events" in record and "rolls" in record:  # nardy play --jsonl
         bots = record.get("bots") or {}
         players = (str(bots.get("White", "White")), str(bots.get("Black", "Black")))
@@ -144,7 +159,6 @@ def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
     for number, game in enumerate(match.games, start=1):
         rolls: list[Roll] = []
         actions: list[Action] = []
-        starter: int | None = None
         for action in game.actions:
             if action.kind == "roll":
                 high, low = max(action.dice), min(action.dice)
@@ -162,15 +176,14 @@ def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
             variant,
             tuple(rolls),
             tuple(actions),
-            starter,
+            None,
             state.cube_settings(),
             (match.players[0], match.players[1]),
             game.winner,
             game.points,
+            not match.match_length,
         )
         if game.winner is not None and not state.is_over:
-            from nardy.core.game import GameResult
-
             state.add_result(GameResult(game.winner, game.points, 1, 1, "bear_off"))
 
 
