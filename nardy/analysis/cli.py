@@ -131,7 +131,8 @@ def analyze_command(
     try:
         searchers = searchers_for(games, evaluator)
     except ValueError as error:
-        raise click.ClickException(str(error)) from None
+        hint = " (or analyse with --evaluator heuristic)" if evaluator == "neural" else ""
+        raise click.ClickException(f"{error}{hint}") from None
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
