@@ -13,9 +13,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nardy.arena.storage import (
+    POSTGRES_SCHEMES,
     GameRow,
     PostgresStore,
     SqliteStore,
@@ -35,6 +37,10 @@ RESULTS = ("white", "black", "aborted")
 
 class NotFound(LookupError):
     """A tournament or game that the database does not hold (HTTP 404)."""
+
+
+def _is_url(db: str) -> bool:
+    return db.startswith(POSTGRES_SCHEMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +75,12 @@ class Spectator:
 
     def __init__(self, db: str, *, replay_cache: int = 64) -> None:
         self.db = db
-        self.store: Store = open_store(db, readonly=True)
+        # A SQLite file that does not exist yet (``nardy web`` started before ``nardy arena
+        # run``) is opened by the first request that finds it; until then there is no tournament.
+        self._store: Store | None = None
+        self._open_lock = threading.Lock()
+        if _is_url(db) or Path(db).exists():
+            self._store = open_store(db, readonly=True)
         self._lock = threading.Lock()
         self._standings: dict[str, tuple[tuple[int, str], Standings]] = {}
         self._games: OrderedDict[tuple[str, str], tuple[GameRow, GameSteps]] = OrderedDict()
@@ -77,13 +88,29 @@ class Spectator:
         self._faults: dict[str, dict[str, frozenset[str]]] = {}
         self._game_lists: dict[str, tuple[int, list[GameRow]]] = {}
 
+    @property
+    def store(self) -> Store:
+        """The open store; :class:`NotFound` while the database file does not exist."""
+        if self._store is None:
+            with self._open_lock:
+                if self._store is None:
+                    if not Path(self.db).exists():
+                        raise NotFound("the database holds no tournament yet")
+                    self._store = open_store(self.db, readonly=True)
+        return self._store
+
     def close(self) -> None:
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
 
     # -- tournaments ------------------------------------------------------------------------------
 
     def tournaments(self) -> list[TournamentRow]:
-        return self.store.tournaments()
+        try:
+            store = self.store
+        except NotFound:
+            return []
+        return store.tournaments()
 
     def tournament(self, tournament_id: str) -> TournamentRow:
         for row in self.store.tournaments():
@@ -190,7 +217,9 @@ class Spectator:
         try:
             row = self.store.find_game(game_id, tournament_id)
         except StorageError as exc:
-            raise NotFound(str(exc)) from None
+            # The store's message begins with the database's path, which no page shows.
+            label = f"{getattr(self.store, 'label', '')}: "
+            raise NotFound(str(exc).removeprefix(label)) from None
         assert row.record is not None
         try:
             steps = game_steps(row.record)
