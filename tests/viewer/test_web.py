@@ -240,3 +240,29 @@ def test_match_games_replay_with_their_starter_and_score(tmp_path: Path) -> None
             page = c.get(game_url(tid, row.game_id))
             text = re.sub(r"<[^>]+>", "", page.text)
             assert f"match to 5, game {row.record['setup']['match']['game_no']}" in text
+
+
+@pytest.mark.slow
+def test_nardy_web_serves_a_database_created_after_it_started(tmp_path: Path) -> None:
+    import json
+    import urllib.request
+
+    from spectator_browser import spectator
+
+    from nardy.arena.schedule import definition_from_flags
+    from nardy.arena.tournament import Tournament
+
+    db = tmp_path / "later.db"
+    with spectator(db) as base:
+        with urllib.request.urlopen(base + "/api/tournaments", timeout=5) as answer:
+            assert json.load(answer) == []
+        store = open_store(str(db))
+        try:
+            d = definition_from_flags(
+                variants=["long"], bots="heuristic,random", games=2, seed=2, name="later"
+            )
+            Tournament(d, store).run()
+        finally:
+            store.close()
+        with urllib.request.urlopen(base + "/", timeout=5) as answer:
+            assert "later" in answer.read().decode()
