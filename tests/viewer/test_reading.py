@@ -34,7 +34,7 @@ def text_of(html: str) -> str:
     which are shown as code for the command line)."""
     body = html.split("<body", 1)[-1]
     body = re.sub(r"<(script|style|desc)[^>]*>.*?</\1>", "", body, flags=re.S)
-    body = re.sub(r'<code class="id">.*?</code>', "", body, flags=re.S)
+    body = re.sub(r'<code class="id[^"]*">.*?</code>', "", body, flags=re.S)
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))
 
 
