@@ -163,7 +163,9 @@ def _event_text(event: Mapping[str, Any]) -> str:
         steps = ", ".join(f"{n}×{v}" for v, n in event.get("steps", []))
         return f"{player} hands over unplayed steps {steps}"
     if kind == "end":
-        return f"{player} wins {event.get('points')} ({event.get('reason')})"
+        won = event.get("points")
+        how = "the double is dropped" if event.get("reason") == "drop" else "all borne off"
+        return f"{player} wins {won} point{'' if won == 1 else 's'} ({how})"
     if kind in ("double", "take", "drop", "beaver"):
         return f"{player} {kind}s"
     return ""
