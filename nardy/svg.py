@@ -66,8 +66,9 @@ _TRI = 4.6 * _D  # triangle height
 _SLAB = 8  # a borne-off checker seen from the side: height + 1 gap
 _H = 2 * _STACK + _GAP  # height of the playing field
 _HEIGHT = 2 * _M + _H
-_BAND = 34  # the pips/score band above and below the board
-_NAME_CHARS = 20  # a longer name is cut (with "…") so that the band keeps its layout
+_BAND = 36  # the pips/score band above and below the board
+_NAME_CHARS = 18  # a longer name is cut (with "…") so that the band keeps its layout
+_PIPS_X = 340  # where the pip count starts in a band
 
 
 @dataclass(frozen=True, slots=True)
@@ -633,12 +634,26 @@ def _band(
         stroke=palette["highlight" if to_move else f"{colour}_edge"],
         stroke_width=3 if to_move else 1.5,
     )
-    font = {"font_family": "Helvetica, Arial, sans-serif", "font_size": 15}
+    font = {"font_family": "Helvetica, Arial, sans-serif", "font_size": 17}
     label = colour.title()
     if name:
         short = name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 1] + "…"
         label = f"{short} ({colour.title()})"
-    who = _el(group, "text", class_="who", x=_F + 30, y=middle + 5, fill=palette["label"], **font)
+    # The name may not run into the pip count, whatever its letters: it is clipped. (Every board
+    # defines the same two clips, so boards sharing a page may share their ids.)
+    clip_id = f"nardy-band-{'top' if y == 0 else 'bottom'}"
+    clip = _el(_el(group, "defs"), "clipPath", id=clip_id)
+    _el(clip, "rect", x=0, y=y, width=_PIPS_X - 12, height=_BAND)
+    who = _el(
+        group,
+        "text",
+        class_="who",
+        x=_F + 30,
+        y=middle + 5,
+        fill=palette["label"],
+        clip_path=f"url(#{clip_id})",
+        **font,
+    )
     who.text = label
     if to_move:
         who.set("font-weight", "bold")
@@ -648,7 +663,7 @@ def _band(
             "text",
             class_=f"pips {colour}",
             data_pips=pips,
-            x=325,
+            x=_PIPS_X,
             y=middle + 5,
             fill=palette["label"],
             **font,

@@ -156,6 +156,7 @@ class _Views:
                 "detail": r.detail,
                 "games_stored": r.games_stored,
                 "units_total": r.games_total,
+                "unit": progress_unit(r.definition),
                 "created": r.created,
                 "updated": r.updated,
                 "variants": sorted(
@@ -171,15 +172,14 @@ class _Views:
 
     def tournaments(self, request: Request) -> Response:
         rows = self._tournaments()
-        for row, stored in zip(rows, self.spectator.tournaments(), strict=False):
-            unit = progress_unit(stored.definition)
+        for row in rows:
+            unit = row["unit"]
             done = row["games_stored"]
             if unit != "games":  # a match counts once decided: ask the standings
                 try:
                     done = self.spectator.standings(row["tournament_id"]).units_done
                 except (NotFound, StorageError):
                     done = 0
-            row["unit"] = unit
             row["progress"] = _progress(done, row["units_total"], unit)
         return self.page(request, "tournaments.html", {"tournaments": rows})
 
