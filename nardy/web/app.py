@@ -298,6 +298,7 @@ class _Views:
             games = self.spectator.filtered_games(every, tournament_id, filters)
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
+        _check_filters(filters, row.definition, every)
         pages = max(1, math.ceil(len(games) / PAGE_SIZE))
         page = int_param(request.query_params, "page", 1, 1, pages)
         shown = games[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
@@ -489,6 +490,23 @@ class _Views:
                 "mover": mover,
             },
         )
+
+
+def _check_filters(filters: GameFilter, definition: dict[str, Any], games: list[Any]) -> None:
+    """:class:`BadQuery` for a bot, pool or termination the tournament does not have."""
+    items = [i for i in definition.get("bots", []) or [] if isinstance(i, dict)]
+    bots = {str(i.get("name")) for i in items} | {g.white for g in games} | {g.black for g in games}
+    pools = [p for p in definition.get("pools", []) or [] if isinstance(p, dict)]
+    labels = {str(p.get("label")) for p in pools} | {g.pool for g in games}
+    for name, value, known in (
+        ("bot", filters.bot, bots),
+        ("pool", filters.pool, labels),
+        ("termination", filters.termination, set(TERMINATION_WORDS)),
+    ):
+        if value and value not in known:
+            raise BadQuery(
+                f"?{name}={value!r} is not one of this tournament's: {', '.join(sorted(known))}"
+            )
 
 
 def vars_of(filters: GameFilter) -> dict[str, str]:

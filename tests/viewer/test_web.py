@@ -134,7 +134,9 @@ def test_games_filters(client: TestClient, finished_db: Path) -> None:
     assert all(g["winner"] == "White" for g in white_wins["games"])
     by_bot = client.get(f"/api/t/{tid}/games?bot=random").json()
     assert by_bot["count"] == len(games)  # random plays every game of a two-bot round robin
-    assert client.get(f"/api/t/{tid}/games?bot=nobody").json()["count"] == 0
+    assert client.get(f"/api/t/{tid}/games?bot=nobody").status_code == 400
+    assert client.get(f"/api/t/{tid}/games?pool=nowhere").status_code == 400
+    assert client.get(f"/api/t/{tid}/games?termination=resigned").status_code == 400
     for pool in variant_names():
         only = client.get(f"/api/t/{tid}/games?pool={pool}").json()
         assert only["count"] == 2 and all(g["pool"] == pool for g in only["games"])
