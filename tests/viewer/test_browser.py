@@ -17,6 +17,7 @@ from spectator_browser import browser_page, spectator, why_no_browser
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,  # each starts a server process and Chromium: seconds, not milliseconds
     pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser())),
 ]
 
@@ -286,7 +287,6 @@ VISIBLE_NAMES_JS = """() => {
 }"""
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("width", [390, 1280])
 def test_pages_fit_the_window_and_read_at_a_glance(
     named_db: Path, tmp_path: Path, width: int
