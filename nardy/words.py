@@ -96,9 +96,9 @@ def result_words(
             return f"{who} wins: {multiplier} × cube {cube} = {points(won)} (per checker)."
         return f"{who} wins {stake}."
     kind = win_kind(variant, multiplier)
-    if won == cube and multiplier > 1:  # Jacoby: the cube was never turned (RULES.md §2.12)
+    if won == cube and multiplier > 1:  # Jacoby: the cube stayed centred (RULES.md §2.12)
         return (
-            f"{who} wins {_a(kind)}, counted single (Jacoby: the cube was never turned): "
+            f"{who} wins {_a(kind)}, counted single (Jacoby: the cube stayed in the middle): "
             f"{points(won)}."
         )
     if cube == 1:
