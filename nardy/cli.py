@@ -35,7 +35,7 @@ from nardy.core.dice import MAX_SEED
 from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
 
 if TYPE_CHECKING:
-    from nardy.core.bots import Bot
+    from nardy.bots import Bot
     from nardy.core.game import Game
     from nardy.core.variant import Variant
 
@@ -354,7 +354,7 @@ class _Unit:
 
 
 def _parse_bots(text: str) -> tuple[str, str]:
-    from nardy.core.bots import make_bot
+    from nardy.bots import make_bot
 
     names = [name.strip() for name in text.split(",")]
     if len(names) != 2 or not all(names):
@@ -402,7 +402,7 @@ def _play_unit(
 
     Returns (winner colour, White's net points, games played).
     """
-    from nardy.core.bots import play_game
+    from nardy.bots import play_game
     from nardy.core.dice import SeededDice
     from nardy.core.game import cube_settings_for
 
@@ -632,7 +632,7 @@ def play(
       nardy play --variant backgammon --games 200 --match 7 --seed 1
       nardy play -v long -o scoring=per_checker --games 50 --json --jsonl games.jsonl
     """
-    from nardy.core.bots import make_bot
+    from nardy.bots import make_bot
 
     variant = _load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)

@@ -12,9 +12,9 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the neural bot needs numpy (pip install 'nardy[neural]')")
 
+from nardy.bots import is_builtin_bot, make_bot, play_game  # noqa: E402
 from nardy.bots.neural import INPUTS, NeuralBot, ValueNet, shipped_weights  # noqa: E402
 from nardy.core import load_variant, variant_names  # noqa: E402
-from nardy.core.bots import is_builtin_bot, make_bot, play_game  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, PlayDecision, TakeDecision  # noqa: E402
 from nardy.train.td import TrainConfig, train  # noqa: E402

@@ -12,9 +12,9 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="training needs numpy (pip install 'nardy[neural]')")
 
+from nardy.bots import HeuristicBot  # noqa: E402
 from nardy.bots.neural import PRIOR_SCALE, NeuralBot, ValueNet, scale_for  # noqa: E402
 from nardy.core import load_variant  # noqa: E402
-from nardy.core.bots import HeuristicBot  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import CubeSettings, Game  # noqa: E402
 from nardy.encoding import encode  # noqa: E402

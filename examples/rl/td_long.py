@@ -36,7 +36,7 @@ from nardy.arena.sdk import KernelBot, serve_bot
 from nardy.arena.storage import open_store
 from nardy.arena.tournament import Standings, Tournament
 from nardy.arena.tournament_cli import render_standings
-from nardy.core.bots import Bot
+from nardy.bots import Bot
 from nardy.core.game import PlayDecision
 from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_plays
 from nardy.env import raw_aec_env

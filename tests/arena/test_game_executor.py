@@ -29,7 +29,7 @@ from nardy.arena.tournament import (
     TournamentError,
 )
 from nardy.arena.tournament_cli import main as cli
-from nardy.core.bots import RandomBot
+from nardy.bots import RandomBot
 
 HERE = Path(__file__).resolve().parent
 

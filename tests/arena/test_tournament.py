@@ -31,7 +31,7 @@ from nardy.arena.tournament import (
     standings_from_store,
 )
 from nardy.arena.tournament_cli import main as cli
-from nardy.core.bots import Bot, RandomBot
+from nardy.bots import Bot, RandomBot
 from nardy.core.game import PlayDecision
 from nardy.core.variant import Variant
 

@@ -292,7 +292,7 @@ class TestKernelBots:
         from nardy.arena.sdk import builtin
         from nardy.core.game import CubeSettings
 
-        pytest.importorskip("nardy.core.bots")
+        pytest.importorskip("nardy.bots")
         arena = server.arena
         a = arena.register_server_bot("h1", bot_server(builtin("heuristic", 1)).address)
         b = arena.register_dial_out_bot("h2")
