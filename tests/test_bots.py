@@ -277,7 +277,17 @@ def _heuristic_results(name: str) -> Iterator[tuple[int, bool]]:
         yield (result.points if won else -result.points), won
 
 
-@pytest.mark.parametrize("name", RULES_VARIANTS)
+# The strength run of two variants (one per geometry) is in the default test run; the rest is slow.
+STRENGTH_QUICK = ("backgammon", "long")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=() if name in STRENGTH_QUICK else pytest.mark.slow)
+        for name in RULES_VARIANTS
+    ],
+)
 def test_heuristic_beats_random(name: str) -> None:
     results = list(_heuristic_results(name))
     points = sum(p for p, _ in results) / len(results)

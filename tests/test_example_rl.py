@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # training
+
 pytest.importorskip("numpy", reason="the rl extra is not installed")
 pytest.importorskip("grpc", reason="the arena extra is not installed")
 

@@ -17,6 +17,8 @@ from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, PlayDecision, TakeDecision  # noqa: E402
 from nardy.core.gnubg import board_from_position  # noqa: E402
 
+pytestmark = pytest.mark.slow  # GNU Backgammon cross-checks
+
 BACKGAMMON = load_variant("backgammon")
 
 

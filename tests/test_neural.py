@@ -148,6 +148,7 @@ def test_training_is_deterministic_and_resumable(tmp_path: Path) -> None:
     assert not np.array_equal(initial.w, first.w)
 
 
+@pytest.mark.slow  # training
 def test_train_command(tmp_path: Path) -> None:
     out = tmp_path / "k.npz"
     command = [sys.executable, "-m", "nardy", "train", "--variant", "khachapuri", "--games", "2"]

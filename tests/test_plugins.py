@@ -347,6 +347,7 @@ def test_a_broken_plugin_costs_one_line(tmp_path: Path) -> None:
     assert quiet.returncode == 0 and quiet.stderr.strip() == ""
 
 
+@pytest.mark.slow  # 40 plugin managers, each compiling every variant
 def test_a_plugin_manager_never_inherits_a_freed_ones_registry() -> None:
     """Managers made one after another (CPython reuses a freed one's address) each see their own
     plugins: a registry cached by ``id()`` once gave a later manager an earlier one's variants."""

@@ -78,6 +78,7 @@ def test_play_seed_has_the_arena_range(seed: str) -> None:
     assert "is not in the range 0<=x<=9223372036854775807" in done.output
 
 
+@pytest.mark.slow  # a subprocess interrupted mid-run
 def test_ctrl_c_in_play_shows_the_seed_and_the_partial_summary() -> None:
     command = [sys.executable, "-m", "nardy", "play", "-v", "long", "--games", "1000000"]
     child = subprocess.Popen(

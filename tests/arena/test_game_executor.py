@@ -92,6 +92,7 @@ def _rows(store: SqliteStore, tournament_id: str) -> list[tuple[Any, ...]]:
     return sorted(out, key=lambda r: r[0])
 
 
+@pytest.mark.slow  # a tournament run by a game executor
 def test_a_game_executor_stores_the_games_of_the_local_run(tmp_path: Path) -> None:
     """Built-in bots and a command bot started by the worker side: the same games as the
     local executor; the engine opens no player itself; the command bot is started once per

@@ -90,6 +90,7 @@ class TestServerTransport:
 
         assert play() == play()
 
+    @pytest.mark.slow  # waits out a connection probe to a closed port
     def test_registered_over_grpc(
         self, server: ArenaServer, bot_server: Callable[..., BotServer]
     ) -> None:
