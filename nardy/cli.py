@@ -648,6 +648,7 @@ def play(
             "play without -o auto_doubles=true",
             param_hint="'--mat'",
         )
+    random_seed = seed is None
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
 
@@ -663,9 +664,10 @@ def play(
     err_console = Console(stderr=True)
     units: list[_Unit] = []
     records: IO[str] | None = jsonl_path.open("w", encoding="utf-8") if jsonl_path else None
-    if not as_json:
-        # Printed before the first game, so that an interrupted run can be repeated.
-        click.echo(f"Seed {seed} (repeat this run with --seed {seed}).", err=True)
+    if random_seed and not as_json:
+        # Printed before the first game, so that an interrupted run can be repeated (a seed given
+        # with --seed is known already; the summary's title shows it too).
+        click.echo(f"Seed {seed} (random; repeat this run with --seed {seed}).", err=True)
     started = time.perf_counter()
     interrupted = False
     try:
