@@ -6,7 +6,9 @@ tournament against the built-in bots.
    result, ``nardy196_v1``) in game points for the player who made the play; each agent plays the
    best-valued play (a few random ones to explore) and moves the value of its previous afterstate
    towards that of its next one, or towards the game's points at the end (TD(0), Tesauro style).
-2. The weights go to ``<out>.npz`` with a JSON sidecar (encoder id, sizes, games, seed).
+2. The weights go to ``<out>.npz`` with a JSON sidecar (encoder id, sizes, games, seed); by
+   default ``<temporary folder>/nardy-td-long.npz``, not into the folder it is run from (the
+   repository, say).
 3. The arena: the trained bot is served over gRPC with the SDK (``nardy.arena.sdk.serve_bot``) and
    a duplicate-dice round robin against ``heuristic`` and ``random`` runs through the tournament
    engine (``nardy.arena.tournament``); the standings are printed.
@@ -150,7 +152,11 @@ def tournament(net: ValueNet, games: int, seed: int, db: Path) -> Standings:
     return result.standings
 
 
-def main(argv: list[str] | None = None) -> int:
+DEFAULT_OUT = Path(tempfile.gettempdir()) / "nardy-td-long"
+"""The weights' default stem: the system's temporary folder, whatever the working directory."""
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Train a TD(0) long-nardy bot, then enter it in a tournament."
     )
@@ -158,9 +164,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="tournament games per pairing")
     parser.add_argument("--hidden", type=int, default=40, help="hidden units")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=Path("td-long"), help="weights file stem")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"weights file stem (default {DEFAULT_OUT})"
+    )
     parser.add_argument("--short", action="store_true", help="a few seconds of everything (CI)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
     seconds, max_games, games = args.minutes * 60, 10**9, args.games
     if args.short:
         seconds, max_games, games = 60.0, 30, 2
