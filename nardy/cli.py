@@ -543,6 +543,20 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
         )
     console = Console()
     console.print(table)
+    breakdown = Table(
+        title="Results by kind (each game once; points = what the winner scored)",
+        title_justify="left",
+    )
+    breakdown.add_column("Result", no_wrap=True)
+    breakdown.add_column("Cube", justify="right")
+    breakdown.add_column("Points", justify="right")
+    for label in labels:
+        breakdown.add_column(f"{label} won", justify="right")
+    for row in summary["results"]:
+        breakdown.add_row(
+            row["result"], str(row["cube"]), str(row["points"]), *(str(w) for w in row["wins"])
+        )
+    console.print(breakdown)
     seconds = summary["seconds"]
     rate = summary["games_played"] / seconds if seconds > 0 else float("inf")
     console.print(
@@ -633,6 +647,7 @@ def play(
       nardy play -v long -o scoring=per_checker --games 50 --json --jsonl games.jsonl
     """
     from nardy.bots import make_bot
+    from nardy.results import ResultCounter
 
     variant = _load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)
@@ -663,6 +678,7 @@ def play(
 
     err_console = Console(stderr=True)
     units: list[_Unit] = []
+    results = ResultCounter(variant.rules.scoring)
     records: IO[str] | None = jsonl_path.open("w", encoding="utf-8") if jsonl_path else None
     if random_seed and not as_json:
         # Printed before the first game, so that an interrupted run can be repeated (a seed given
@@ -716,6 +732,9 @@ def play(
                 winner, white_points, played = _play_unit(
                     variant, bots, unit_seed, match_length, write
                 )
+                for finished in unit_games:
+                    assert finished.result is not None
+                    results.add(finished.result, slots[finished.result.winner])
                 if mat_path is not None:
                     players = (labels[slots[0]], labels[slots[1]])
                     _write_mat(mat_path, index, games, unit_games, players, match_length)
@@ -739,6 +758,7 @@ def play(
     summary = _summary_json(
         variant, labels, units, seed, match_length, time.perf_counter() - started
     )
+    summary["results"] = results.rows()
     if interrupted:
         summary["interrupted"] = True
         click.echo(
