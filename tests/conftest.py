@@ -48,7 +48,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    left_out = terminalreporter.config.stash.get(_LEFT_OUT, 0)
+    config = terminalreporter.config
+    if config.pluginmanager.hasplugin("dsession") and not _runs_slow_tests(config):
+        # pytest-xdist: the workers collect, so the count is theirs; say it all the same.
+        terminalreporter.write_line(
+            "slow tests left out: `pytest --all` runs every test, `pytest -m slow` those "
+            "(.ci/run runs them after this command)"
+        )
+        return
+    left_out = config.stash.get(_LEFT_OUT, 0)
     if left_out:
         terminalreporter.write_line(
             f"{left_out} slow test{'' if left_out == 1 else 's'} left out: `pytest --all` runs every test, `pytest -m slow` "
