@@ -608,7 +608,8 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     metavar="FILE",
-    help="Write every game record to FILE, one JSON object per line.",
+    help="Write every game record to FILE, one JSON object per line (its result: winner, points, "
+    "termination, multiplier, cube; see the README).",
 )
 @click.option(
     "--mat",
@@ -647,7 +648,7 @@ def play(
       nardy play -v long -o scoring=per_checker --games 50 --json --jsonl games.jsonl
     """
     from nardy.bots import make_bot
-    from nardy.results import ResultCounter
+    from nardy.results import ResultCounter, arena_result_keys
 
     variant = _load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)
@@ -720,6 +721,9 @@ def play(
                     if records is None:
                         return
                     record = game.record()
+                    if game.result is not None:
+                        # The arena records' words; "reason" stays for this release (README).
+                        record["result"].update(arena_result_keys(game.result))
                     record["seed"] = unit_seed
                     record["bots"] = {"White": labels[slots[0]], "Black": labels[slots[1]]}
                     if match_length is None:

@@ -15,13 +15,23 @@ from typing import Any
 from nardy.core.game import GameResult
 from nardy.core.rules import BackgammonScoring, LongScoring, Scoring
 
-__all__ = ["RESULT_NAMES", "ResultCounter", "result_kind"]
+__all__ = ["RESULT_NAMES", "TERMINATION", "ResultCounter", "arena_result_keys", "result_kind"]
 
 RESULT_NAMES: Mapping[type, Mapping[int, str]] = {
     BackgammonScoring: {1: "single", 2: "gammon", 3: "backgammon"},  # RULES.md §3.1
     LongScoring: {1: "oin", 2: "mars", 3: "koks"},  # RULES.md §3.3.7
 }
 """The names of the values before the cube, per scoring rule (others are ``value N``)."""
+
+
+TERMINATION: Mapping[str, str] = {"bear_off": "borne_off", "drop": "double_dropped"}
+"""The kernel's ``GameResult.reason`` in the arena records' word, ``termination``."""
+
+
+def arena_result_keys(result: GameResult) -> dict[str, Any]:
+    """The keys an arena record's ``result`` has for this game (docs/tournaments.md):
+    ``termination`` and ``multiplier`` (the value before the cube)."""
+    return {"termination": TERMINATION[result.reason], "multiplier": result.base_value}
 
 
 def result_kind(scoring: Scoring, result: GameResult) -> str:

@@ -394,3 +394,37 @@ def test_result_kinds_are_named_as_the_rules_name_them() -> None:
     assert result_kind(PerCheckerScoring(), result(11)) == "11 checkers"
     assert result_kind(PerCheckerScoring(), result(1)) == "1 checker"
     assert result_kind(FevgaScoring(), result(2)) == "value 2"
+
+
+def test_play_records_speak_the_arena_records_words(tmp_path: Path) -> None:
+    """`nardy play --jsonl` results carry the arena records' keys (docs/tournaments.md):
+    termination and multiplier; `reason` stays as the old name of termination."""
+    import re as regex
+
+    doc = (Path(__file__).parent.parent / "docs" / "tournaments.md").read_text()
+    listed = regex.search(r"`result` \(([^)]*)\)", doc)
+    assert listed is not None
+    arena_keys = set(regex.findall(r"`(\w+)`", listed[1])) - {"reason"}  # arena: a free text
+    records = tmp_path / "games.jsonl"
+    done = invoke(
+        "play",
+        "-v",
+        "backgammon",
+        "--games",
+        "6",
+        "--seed",
+        "4",
+        "--quiet",
+        "--jsonl",
+        str(records),
+    )
+    assert done.exit_code == 0, done.stderr
+    for line in records.read_text().splitlines():
+        result = json.loads(line)["result"]
+        assert arena_keys <= set(result), result
+        assert (
+            result["termination"]
+            == {"bear_off": "borne_off", "drop": "double_dropped"}[result["reason"]]
+        )
+        multiplier = 1 if result["termination"] == "double_dropped" else result["multiplier"]
+        assert result["points"] == multiplier * result["cube"], result
