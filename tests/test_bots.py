@@ -375,3 +375,15 @@ def test_bots_from_the_entry_point_group(tmp_path) -> None:
         check=False,
     )
     assert done.stdout.strip() == "heuristic", done.stderr
+
+
+def test_a_stale_install_without_the_builtin_entry_points_says_so(monkeypatch) -> None:
+    """An install made before nardy declared its bots as entry points finds none of them: the
+    error says to install again instead of only listing no bots."""
+    import nardy.bots.registry as registry
+
+    monkeypatch.setattr(registry, "installed_bots", lambda: {})
+    with pytest.raises(
+        ValueError, match=r"known bots: none \(nardy's own bots .* install nardy again"
+    ):
+        make_bot("heuristic")

@@ -142,10 +142,13 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     elif colon:
         factory = _load_factory(name)
     else:
-        known = ", ".join(sorted(bots)) or (
-            f"none (nardy's own bots are entry points of the group {BOT_ENTRY_POINT_GROUP!r}: "
-            "is nardy installed?)"
-        )
+        known = ", ".join(sorted(bots)) or "none"
+        if not any(bot.builtin for bot in bots.values()):
+            known += (
+                f" (nardy's own bots are entry points of the group {BOT_ENTRY_POINT_GROUP!r}, "
+                "read from its installed metadata: install nardy again, pip install -e . "
+                "--config-settings editable_mode=strict)"
+            )
         raise ValueError(
             f"unknown bot {name!r}; known bots: {known} (or module:Class of a Python bot)"
         )
