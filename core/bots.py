@@ -13,27 +13,14 @@ import importlib
 import warnings
 from typing import Any
 
-_NAMES = frozenset(
-    {
-        "BOT_ENTRY_POINT_GROUP",
-        "Bot",
-        "BotFactory",
-        "HeuristicBot",
-        "RandomBot",
-        "builtin_bot_names",
-        "is_builtin_bot",
-        "make_bot",
-        "play_game",
-    }
-)
-
 
 def __getattr__(name: str) -> Any:
-    if name not in _NAMES:
+    bots = None if name.startswith("__") else importlib.import_module("nardy.bots")
+    if bots is None or name not in bots.__all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     warnings.warn(
         f"nardy.core.bots is deprecated: import {name} from nardy.bots",
         DeprecationWarning,
         stacklevel=2,
     )
-    return getattr(importlib.import_module("nardy.bots"), name)
+    return getattr(bots, name)
