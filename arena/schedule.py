@@ -81,7 +81,7 @@ class BotEntry:
 
     name: str
     builtin: str | None = None
-    """A :func:`nardy.core.bots.make_bot` name (``heuristic``, ``random``)."""
+    """A :func:`nardy.bots.make_bot` name (``heuristic``, ``random``)."""
     endpoint: str | None = None
     """``host:port`` of a bot server."""
     token_env: str | None = None

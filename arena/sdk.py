@@ -176,7 +176,7 @@ class RandomBot(BotBase):
 
 
 class KernelBot(BotBase):
-    """Runs a :mod:`nardy.core.bots` bot (``choose_play(PlayDecision) -> int`` ...) as a protocol bot.
+    """Runs a :mod:`nardy.bots` bot (``choose_play(PlayDecision) -> int`` ...) as a protocol bot.
 
     The request is turned back into the kernel's decision: the variant is loaded from its spec,
     the legal plays are regenerated from the position and the segment's steps, and the chosen
@@ -261,13 +261,11 @@ class KernelBot(BotBase):
 def builtin(name: str, seed: int | None = None) -> BotBase:
     """A built-in bot by name (``random``, ``heuristic``) as a protocol bot."""
     try:
-        from nardy.core.bots import make_bot  # type: ignore[import-not-found,unused-ignore]
+        from nardy.bots import make_bot  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         if name == "random":
             return RandomBot(seed)
-        raise ValueError(
-            f"unknown built-in bot {name!r} (nardy.core.bots is not available)"
-        ) from None
+        raise ValueError(f"unknown built-in bot {name!r} (nardy.bots is not available)") from None
     return KernelBot(make_bot(name, seed), name=name)
 
 

@@ -12,11 +12,11 @@
     result.standings.to_json()
 
 Bots plug in through the small :class:`Player` protocol: :class:`BuiltinPlayer` (a
-:func:`nardy.core.bots.make_bot` bot, in-process), :class:`EndpointPlayer` (a gRPC ``BotService``
+:func:`nardy.bots.make_bot` bot, in-process), :class:`EndpointPlayer` (a gRPC ``BotService``
 through :class:`nardy.arena.bot_client.GrpcBotClient`), :class:`CommandPlayer` (a ``BotService``
 program the engine starts itself), :class:`ClientPlayer` (a bot the caller already has a client
 for: the arena server's registered bots) and :class:`PythonPlayer` (any
-:class:`~nardy.core.bots.Bot` factory, for tests and embedding). A game between two in-process
+:class:`~nardy.bots.Bot` factory, for tests and embedding). A game between two in-process
 bots runs a light loop here (:func:`play_local_game`); a game with a remote bot goes through the
 arena's runner (:func:`nardy.arena.runner.run_game`: clock, fault policy), with an in-process bot
 adapted to the protocol by :class:`nardy.arena.sdk.KernelBot`. Both write the same record, and
@@ -82,7 +82,7 @@ from nardy.arena.schedule import (
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, StorageError, Store
 from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
-from nardy.core.bots import Bot, builtin_bot_names, is_builtin_bot, make_bot
+from nardy.bots import Bot, builtin_bot_names, is_builtin_bot, make_bot
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
@@ -147,7 +147,7 @@ class TournamentError(NardyError, RuntimeError):
 class Player(Protocol):
     """A bot as the tournament sees it.
 
-    ``new_bot(seed)`` returns a fresh in-process :class:`~nardy.core.bots.Bot` for one game (so
+    ``new_bot(seed)`` returns a fresh in-process :class:`~nardy.bots.Bot` for one game (so
     that its random choices depend on the game's seed only), or ``None`` for a remote bot, which is
     then reached through ``client()``.
     """

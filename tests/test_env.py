@@ -17,8 +17,8 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from nardy.bots import RandomBot  # noqa: E402
 from nardy.core import load_variant, variant_names  # noqa: E402
-from nardy.core.bots import RandomBot  # noqa: E402
 from nardy.core.dice import ScriptedDice  # noqa: E402
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
 from nardy.env import action_space_size, aec_env, gym_env, raw_aec_env  # noqa: E402

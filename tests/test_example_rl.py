@@ -13,9 +13,25 @@ import pytest
 pytest.importorskip("numpy", reason="the rl extra is not installed")
 pytest.importorskip("grpc", reason="the arena extra is not installed")
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "rl" / "td_long.py"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "rl" / "td_long.py"
 
 
+def test_the_weights_do_not_go_into_the_repository(monkeypatch):
+    """Run from the repository root (as the README does), the default stem is outside it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("td_long_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.chdir(ROOT)
+    out = module.parse_arguments(["--short"]).out.resolve()
+    assert not out.is_relative_to(ROOT), out
+    assert module.parse_arguments(["--out", "w"]).out == Path("w")
+
+
+@pytest.mark.slow  # training
 def test_td_example_short_mode(tmp_path):
     out = tmp_path / "td"
     done = subprocess.run(

@@ -1,6 +1,6 @@
 """Gymnasium environment: one agent against a fixed opponent (docs/learning.md).
 
-The opponent (a built-in bot by name, or any :class:`nardy.core.bots.Bot`) makes its decisions
+The opponent (a built-in bot by name, or any :class:`nardy.bots.Bot`) makes its decisions
 inside :meth:`NardyGymEnv.step` and :meth:`NardyGymEnv.reset`, so every observation the agent gets is
 one of its own decisions. The reward is 0 until the game ends, then the agent's game points (+ for a
 win, − for a loss). The legal actions are ``obs["action_mask"]`` (also ``info["action_mask"]``).
@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from nardy import encoding
-from nardy.core.bots import Bot, make_bot
+from nardy.bots import Bot, make_bot
 from nardy.core.game import DoubleDecision, PlayDecision
 from nardy.core.variant import Variant
 from nardy.env.driver import DOUBLE, DROP, ROLL, TAKE, Driver, EnvConfig
@@ -52,7 +52,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             make_bot(opponent)  # a clear error for an unknown bot name, now
         elif not isinstance(opponent, Bot):
             raise TypeError(
-                f"opponent must be a built-in bot name or a nardy.core.bots.Bot, not {opponent!r}"
+                f"opponent must be a built-in bot name or a nardy.bots.Bot, not {opponent!r}"
             )
         self.config = EnvConfig.build(
             variant,
@@ -181,6 +181,6 @@ def gym_env(
     variant: str | Variant = "long", opponent: str | Bot = "heuristic", **options: Any
 ) -> NardyGymEnv:
     """The Gymnasium environment of ``variant`` against ``opponent`` (``"heuristic"``, ``"random"`` or
-    a :class:`~nardy.core.bots.Bot`). ``options`` are the variant's options and ``seat``,
+    a :class:`~nardy.bots.Bot`). ``options`` are the variant's options and ``seat``,
     ``encoder``, ``action_space_size``, ``auto_forced``, ``render_mode``."""
     return NardyGymEnv(variant, opponent=opponent, **options)

@@ -22,6 +22,8 @@ from nardy.arena.runner import FaultPolicy, TimeControl
 from nardy.arena.sdk import DialOutRejectedError, RandomBot, backoff_delays, dial_out, serve_bot
 from nardy.arena.server import Arena, ArenaServer, GameRecord, wait_until
 
+pytestmark = pytest.mark.slow  # arena servers restarted in subprocesses
+
 JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"
 NODE = shutil.which("node")
 RETRY = re.compile(r"^retrying in (\d+\.\d+)s \(attempt (\d+)\)$")

@@ -497,6 +497,7 @@ def test_sprt_tournament_over_grpc(
     assert pairing.HasField("se") and pairing.ci95_low <= pairing.mean_points <= pairing.ci95_high
 
 
+@pytest.mark.slow  # an arena server in a subprocess, restarted
 def test_standings_survive_a_restart_with_db(
     tmp_path: Path, bot_server: Callable[..., BotServer]
 ) -> None:
@@ -570,6 +571,7 @@ def test_shutdown_in_the_middle_of_a_tournament(
         assert store.tournaments()[0].status == "interrupted"
 
 
+@pytest.mark.slow  # an arena server in a subprocess
 def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer]) -> None:
     """``nardy arena serve --db FILE`` end to end: a tournament over gRPC, SIGTERM, the file."""
     db = tmp_path / "served.db"
@@ -648,6 +650,7 @@ def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer])
 # -- 4. bots the engine starts itself; the JavaScript example round robin ------------------------
 
 
+@pytest.mark.slow  # a bot in a subprocess
 def test_command_bot_is_started_and_stopped(store: SqliteStore, tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     script = tmp_path / "bot.py"

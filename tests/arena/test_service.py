@@ -192,6 +192,7 @@ class TestGracefulShutdown:
         with pytest.raises(RuntimeError, match="shutting down"):
             arena.start_game(a.bot_id, b.bot_id)
 
+    @pytest.mark.slow  # an arena server in a subprocess
     @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
     def test_cli_server_stops_on_signal(self, signum: int, tmp_path: Path) -> None:
         # In a directory of its own: the server writes its token file and database there.

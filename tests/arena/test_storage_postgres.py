@@ -232,7 +232,7 @@ class Backend:
             _pg_sql(self.target, statement)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     if request.param == "sqlite":
         return Backend("sqlite", str(tmp_path / "a.db"))
@@ -444,6 +444,7 @@ def test_redact_url() -> None:
 # -- PostgreSQL only ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_postgres_schema(pg_url: str) -> None:
     _opened(Backend("postgres", pg_url)).close()
     types = dict(
@@ -467,6 +468,7 @@ def test_postgres_schema(pg_url: str) -> None:
     assert tables == {"meta", "tournaments", "games", "dice_commitments"}
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_postgres_reader_cannot_write(pg_url: str) -> None:
     _opened(Backend("postgres", pg_url)).close()
     reader = PostgresStore(pg_url, readonly=True)
@@ -476,6 +478,7 @@ def test_postgres_reader_cannot_write(pg_url: str) -> None:
     reader.close()
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_postgres_reconnects_after_a_broken_connection(pg_url: str) -> None:
     store = _opened(Backend("postgres", pg_url))
     store.save_game(_row(), {})
@@ -490,6 +493,7 @@ def test_postgres_reconnects_after_a_broken_connection(pg_url: str) -> None:
     store.close()
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_concurrent_first_opens(pg_url: str) -> None:
     """Several connections create the schema and the same tournament at the same moment."""
     n = 6
@@ -542,6 +546,7 @@ print(json.dumps({"saved": saved, "duplicates": duplicates}), flush=True)
 """
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_two_processes_write_the_same_tournament(pg_url: str) -> None:
     """Two processes store the same 80 games, one in order and one in reverse: each game is
     stored once, by one of them, with its record whole; the other one is told it is there."""
@@ -624,6 +629,7 @@ def reference(tmp_path: Path) -> Callable[[TournamentDef], list[tuple[Any, ...]]
     return run
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_stop_and_resume_with_matches(
     pg_url: str, reference: Callable[[TournamentDef], list[tuple[Any, ...]]]
 ) -> None:
@@ -654,6 +660,7 @@ def test_stop_and_resume_with_matches(
     store.close()
 
 
+@pytest.mark.slow  # a PostgreSQL server
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")
 def test_cli_run_killed_and_resumed(
     pg_url: str, tmp_path: Path, reference: Callable[[TournamentDef], list[tuple[Any, ...]]]

@@ -33,6 +33,8 @@ from nardy.arena.sdk import BotBase, BotServer, RandomBot, dial_out, serve_bot
 from nardy.arena.server import Arena, ArenaServer
 from nardy.arena.storage import SqliteStore
 
+pytestmark = pytest.mark.slow  # the arena walkthrough on servers in subprocesses
+
 Metadata = tuple[tuple[str, str], ...]
 
 
