@@ -11,6 +11,7 @@ See ``docs/statistics.md`` for the formulas and the choices made (leftover games
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -96,6 +97,7 @@ def t_cdf(x: float, df: float) -> float:
     return 1.0 - tail if x >= 0 else tail
 
 
+@functools.lru_cache(maxsize=1024)
 def t_ppf(p: float, df: float) -> float:
     """Student t quantile ``t_{p, df}``: inverts :func:`t_cdf` by bisection (~1e-12 accuracy).
 
