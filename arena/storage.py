@@ -242,6 +242,9 @@ _SCHEMA = (
     revealed_seed {int64}
 )""",
     "CREATE INDEX IF NOT EXISTS games_by_round ON games (tournament_id, pool, round)",
+    # Covers SqlStore.column_totals: the ledger's check reads this index, not the records.
+    "CREATE INDEX IF NOT EXISTS games_totals ON games "
+    "(tournament_id, pool, a, b, leg, white, black, winner, termination, points)",
     """CREATE TABLE IF NOT EXISTS ledger_units (
     tournament_id TEXT NOT NULL,
     unit_id TEXT NOT NULL,

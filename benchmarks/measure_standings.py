@@ -134,7 +134,10 @@ def build(path: Path, games: int, sample: dict[str, Any]) -> tuple[TournamentDef
 
 _CLI = """
 import resource, sys, time
+start = time.perf_counter()
+import nardy.arena.operator_cli, nardy.arena.tournament_cli  # what `nardy arena` imports
 from nardy.cli import main
+print(f"import {time.perf_counter() - start}", file=sys.stderr)
 start = time.perf_counter()
 try:
     main(["arena", "standings", "--db", sys.argv[1], "--json"])
@@ -159,10 +162,13 @@ def measure_cli(db: Path) -> dict[str, float]:
         [sys.executable, "-c", _CLI, str(db)], capture_output=True, text=True, check=True
     )
     wall = time.perf_counter() - start
-    inner, rss = done.stderr.strip().splitlines()[-1].split()
+    lines = done.stderr.strip().splitlines()
+    inner, rss = lines[-1].split()
+    imports = float(next(x for x in lines if x.startswith("import ")).split()[1])
     json.loads(done.stdout)
     return {
         "wall_s": round(wall, 3),
+        "imports_s": round(imports, 3),
         "standings_s": round(float(inner), 3),
         "peak_rss_mb": round(int(rss) / 1024, 1),
         "import_only_rss_mb": round(int(baseline.stdout) / 1024, 1),
