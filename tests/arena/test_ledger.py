@@ -224,8 +224,8 @@ def test_subtracting_rounds_equals_counting_the_others() -> None:
 # -- migration from schema 1 -------------------------------------------------------------------------
 
 
-def _schema_1_store(path: Path) -> Any:
-    """A SqliteStore of the storage module as it was at schema 1 (from git history)."""
+def _schema_1_module(folder: Path) -> Any:
+    """The storage module as it was at schema 1 (from git history)."""
     source = subprocess.run(
         ["git", "-C", str(REPO), "show", "521f21d:arena/storage.py"],
         capture_output=True,
@@ -233,14 +233,19 @@ def _schema_1_store(path: Path) -> Any:
         check=True,
     ).stdout
     assert "SCHEMA_VERSION = 1\n" in source
-    module_path = path.parent / "storage_v1.py"
+    module_path = folder / "storage_v1.py"
     module_path.write_text(source)
     spec = importlib.util.spec_from_file_location("storage_v1", module_path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["storage_v1"] = module
     spec.loader.exec_module(module)
-    return module.SqliteStore(path)
+    return module
+
+
+def _schema_1_store(path: Path) -> Any:
+    """A SqliteStore of the storage module as it was at schema 1."""
+    return _schema_1_module(path.parent).SqliteStore(path)
 
 
 def test_a_schema_1_database_is_migrated_on_open(tmp_path: Path) -> None:
