@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from nardy.arena.audit import REVEALED_STATUSES
 from nardy.arena.ledger import Aggregates, count, round_size
 from nardy.arena.schedule import TournamentDef
-from nardy.arena.storage import GameRow, SqlStore, TournamentRow
+from nardy.arena.storage import GameRow, LedgerSnapshot, SqlStore, TournamentRow
+from nardy.arena.tournament import ledger_matches_columns
 
 __all__ = ["PublicView", "public_view"]
 
@@ -34,6 +35,10 @@ class PublicView:
     """``(pool label, round)`` of the rounds whose games are withheld."""
     totals: Aggregates
     """The ledger's totals without the sealed rounds' games."""
+    consistent: bool | None = None
+    """Whether the ledger's totals equal what the database sums from the games' columns at
+    the same moment (None: not checked; False: a column was changed after its game was
+    stored, see :func:`nardy.arena.tournament.standings_from_store`)."""
 
     def shows(self, game: GameRow) -> bool:
         return (game.pool, game.round) not in self.sealed
@@ -46,38 +51,44 @@ def _revealed(store: SqlStore, row: TournamentRow) -> bool:
     return dice.revealed is not None
 
 
-def public_view(store: SqlStore, row: TournamentRow, definition: TournamentDef) -> PublicView:
-    """The public view of one stored tournament (its totals from the ledger, or counted from
-    the games' columns in a database without one)."""
-    totals = store.ledger(row.tournament_id)
-    counted = totals is None
-    if totals is None:  # a schema 1 database opened read-only
-        totals = count(definition, store.games(row.tournament_id))
-    if not definition.duplicate or _revealed(store, row):
-        return PublicView(row, frozenset(), totals)
-    full = round_size(definition, 0)
-    if counted:
-        open_rounds = [
-            (pool, r, v[0], v[1]) for (pool, r), v in totals.rounds.items() if v[1] < full
-        ]
-    else:
-        open_rounds = store.open_rounds(row.tournament_id, full)
-    sealed = frozenset(
-        (pool, r)
-        for pool, r, games, done in open_rounds
-        if games and done < round_size(definition, r)
+def public_view(
+    store: SqlStore, row: TournamentRow, definition: TournamentDef, *, check: bool = False
+) -> PublicView:
+    """The public view of one stored tournament, read in one snapshot of the database (its
+    totals from the ledger, or counted from the games' columns in a database without one).
+    ``check``: also read the columns' totals the ledger is checked against
+    (:attr:`PublicView.columns`)."""
+    seal = definition.duplicate and not _revealed(store, row)
+
+    def sealed(pool: str, round_: int, units_done: int) -> bool:
+        return units_done < round_size(definition, round_)
+
+    snapshot = store.ledger_snapshot(
+        row.tournament_id,
+        check=check,
+        full_round=round_size(definition, 0),
+        sealed=sealed if seal else None,
     )
-    if not sealed:
-        return PublicView(row, sealed, totals)
-    hidden = Aggregates()
-    for pool, r in sorted(sealed):
-        hidden.merge(count(definition, store.round_games(row.tournament_id, pool, r)))
-    totals.subtract(hidden)
-    stored = row.games_stored - hidden.games
-    if counted:
-        updated = max(totals.finished.values(), default=row.created)
-    else:
-        updated = store.last_finished(row.tournament_id, set(sealed)) or row.created
+    if snapshot is None:  # a schema 1 database opened read-only: count from the columns
+        games = store.games(row.tournament_id)
+        snapshot = LedgerSnapshot(count(definition, games))
+        if seal:
+            snapshot.sealed = frozenset(
+                key for key, (n, done) in snapshot.totals.rounds.items() if n and sealed(*key, done)
+            )
+            snapshot.sealed_games = [g for g in games if (g.pool, g.round) in snapshot.sealed]
+            snapshot.last_public_finished = max(
+                (t for key, t in snapshot.totals.finished.items() if key not in snapshot.sealed),
+                default=None,
+            )
+    totals = snapshot.totals
+    consistent = (
+        None
+        if snapshot.columns is None
+        else ledger_matches_columns(totals, snapshot.columns, definition)
+    )
+    if snapshot.sealed:
+        totals.subtract(count(definition, snapshot.sealed_games))
     public_row = TournamentRow(
         tournament_id=row.tournament_id,
         name=row.name,
@@ -85,8 +96,8 @@ def public_view(store: SqlStore, row: TournamentRow, definition: TournamentDef) 
         status=row.status,
         detail=row.detail,
         games_total=row.games_total,
-        games_stored=stored,
+        games_stored=totals.games,
         created=row.created,
-        updated=updated,
+        updated=(snapshot.last_public_finished or row.created) if snapshot.sealed else row.updated,
     )
-    return PublicView(public_row, sealed, totals)
+    return PublicView(public_row, snapshot.sealed, totals, consistent)

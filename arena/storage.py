@@ -32,9 +32,9 @@ import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -54,6 +54,7 @@ __all__ = [
     "DiceRow",
     "DuplicateGameError",
     "GameRow",
+    "LedgerSnapshot",
     "PostgresStore",
     "SqlStore",
     "SqliteStore",
@@ -149,6 +150,21 @@ class DiceRow:
     created: float
     revealed: float | None
     revealed_seed: int | None
+
+
+@dataclass(slots=True)
+class LedgerSnapshot:
+    """What :meth:`SqlStore.ledger_snapshot` read, all of one moment."""
+
+    totals: Aggregates
+    columns: list[dict[str, Any]] | None = None
+    """:meth:`SqlStore.column_totals`, when asked for."""
+    sealed: frozenset[tuple[str, int]] = frozenset()
+    """``(pool, round)`` of the rounds found sealed."""
+    sealed_games: list[GameRow] = field(default_factory=list)
+    """Their games (without records), in the order stored."""
+    last_public_finished: float | None = None
+    """When the last game of a round not sealed finished (None: no such round)."""
 
 
 class Store(Protocol):
@@ -409,6 +425,10 @@ class SqlStore(ABC):
 
     @abstractmethod
     def _close(self) -> None: ...
+
+    def _snapshot(self) -> AbstractContextManager[object]:
+        """A read transaction whose statements all see one moment of the database."""
+        return self._transaction()
 
     def _before_schema(self) -> None:
         """Called in the schema's transaction before it is created (e.g. to take a lock)."""
@@ -783,71 +803,98 @@ class SqlStore(ABC):
             self._update_ledger(games)
 
     def ledger(self, tournament_id: str) -> Aggregates | None:
-        """The tournament's running totals (without its rounds: :meth:`open_rounds`); None when
-        the database has no ledger (a version 1 database opened read-only)."""
+        """The tournament's running totals (None: the database has no ledger, a schema 1
+        database opened read-only)."""
+        snapshot = self.ledger_snapshot(tournament_id)
+        return None if snapshot is None else snapshot.totals
+
+    def ledger_snapshot(
+        self,
+        tournament_id: str,
+        *,
+        check: bool = False,
+        full_round: int = 0,
+        sealed: Callable[[str, int, int], bool] | None = None,
+    ) -> LedgerSnapshot | None:
+        """The totals, and what goes with them, read in one snapshot of the database (a game
+        stored meanwhile is in all of it or in none): with ``check``, :meth:`column_totals`;
+        with ``sealed`` (``pool, round, units complete -> withheld?``, asked of the rounds with
+        games and fewer than ``full_round`` units complete), the games of those rounds and the
+        last finish time of the other rounds. None: no ledger (see :meth:`ledger`)."""
         if not self.has_ledger:
             return None
         t = (tournament_id,)
-        out = Aggregates()
-        with self._guard(), self._transaction():  # one snapshot of every table
+        out = LedgerSnapshot(Aggregates())
+        totals = out.totals
+        with self._guard(), self._snapshot():
             for r in self._execute("SELECT * FROM ledger_bots WHERE tournament_id = ?", t).rows:
-                out.bots[(r["pool"], r["bot"])] = [r[f] for f in BOT_FIELDS]
+                totals.bots[(r["pool"], r["bot"])] = [r[f] for f in BOT_FIELDS]
             rows = self._execute("SELECT * FROM ledger_pairings WHERE tournament_id = ?", t).rows
             for r in rows:
-                out.pairings[(r["pool"], r["a"], r["b"])] = [r[f] for f in PAIRING_FIELDS]
+                totals.pairings[(r["pool"], r["a"], r["b"])] = [r[f] for f in PAIRING_FIELDS]
             for r in self._execute("SELECT * FROM ledger_pools WHERE tournament_id = ?", t).rows:
-                out.pools[r["pool"]] = [r["games"], r["units_done"]]
+                totals.pools[r["pool"]] = [r["games"], r["units_done"]]
                 if r["sprt"]:
-                    out.sprt[r["pool"]] = json.loads(r["sprt"])
+                    totals.sprt[r["pool"]] = json.loads(r["sprt"])
+            if check:
+                out.columns = self._column_totals(tournament_id)
+            if sealed is not None:
+                self._sealed_rounds(tournament_id, full_round, sealed, out)
         return out
 
-    def open_rounds(self, tournament_id: str, full: int) -> list[tuple[str, int, int, int]]:
-        """``(pool, round, games, units_done)`` of the rounds with fewer than ``full`` units
-        complete (the rounds being played, and a short last round)."""
-        rows = self._query(
-            "SELECT pool, round, games, units_done FROM ledger_rounds "
-            "WHERE tournament_id = ? AND units_done < ?",
-            (tournament_id, full),
+    def _sealed_rounds(
+        self,
+        tournament_id: str,
+        full_round: int,
+        sealed: Callable[[str, int, int], bool],
+        out: LedgerSnapshot,
+    ) -> None:
+        rows = self._execute(
+            "SELECT pool, round, units_done FROM ledger_rounds "
+            "WHERE tournament_id = ? AND units_done < ? AND games > 0",
+            (tournament_id, full_round),
+        ).rows
+        out.sealed = frozenset(
+            (r["pool"], r["round"]) for r in rows if sealed(r["pool"], r["round"], r["units_done"])
         )
-        return [(r["pool"], r["round"], r["games"], r["units_done"]) for r in rows]
-
-    def last_finished(self, tournament_id: str, skip: set[tuple[str, int]]) -> float | None:
-        """When the last game of a round not in ``skip`` finished (None: no such round)."""
-        rows = self._query(
+        for pool, round_ in sorted(out.sealed):
+            games = self._execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE tournament_id = ? AND pool = ? "
+                f"AND round = ? ORDER BY {self._order}",
+                (tournament_id, pool, round_),
+            ).rows
+            try:
+                out.sealed_games.extend(self._game(r, False) for r in games)
+            except (ValueError, KeyError) as exc:
+                raise StorageError(f"{self.label}: a stored game is damaged: {exc}") from None
+        latest = self._execute(
             "SELECT pool, round, finished FROM ledger_rounds WHERE tournament_id = ? "
             "ORDER BY finished DESC LIMIT ?",
-            (tournament_id, len(skip) + 1),
+            (tournament_id, len(out.sealed) + 1),
+        ).rows
+        out.last_public_finished = next(
+            (float(r["finished"]) for r in latest if (r["pool"], r["round"]) not in out.sealed),
+            None,
         )
-        for r in rows:
-            if (r["pool"], r["round"]) not in skip:
-                return float(r["finished"])
-        return None
-
-    def round_games(self, tournament_id: str, pool: str, round_: int) -> list[GameRow]:
-        """The stored games of one round of one pool (without records), in the order stored."""
-        rows = self._query(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE tournament_id = ? AND pool = ? "
-            f"AND round = ? ORDER BY {self._order}",
-            (tournament_id, pool, round_),
-        )
-        try:
-            return [self._game(r, False) for r in rows]
-        except (ValueError, KeyError) as exc:
-            raise StorageError(f"{self.label}: a stored game is damaged: {exc}") from None
 
     def column_totals(self, tournament_id: str) -> list[dict[str, Any]]:
         """Games grouped by what the per-game totals depend on (pool, seats, pairing, winner,
-        forfeit), each group with its count and points: summed by the database, so that the
-        ledger can be checked against the games' columns without reading every game."""
+        forfeit), each group with its count and points: summed by the database (from a
+        covering index), so that the ledger can be checked against the games' columns without
+        reading every game."""
+        with self._guard(), self._transaction():
+            return self._column_totals(tournament_id)
+
+    def _column_totals(self, tournament_id: str) -> list[dict[str, Any]]:
         forfeits = ", ".join(f"'{t}'" for t in ("time_forfeit", "bot_failure"))
-        rows = self._query(
+        rows = self._execute(
             "SELECT pool, a, b, leg, white, black, winner, "
             f"CASE WHEN termination IN ({forfeits}) THEN 1 ELSE 0 END AS forfeit, "
             "COUNT(*) AS n, SUM(points) AS points "
             "FROM games WHERE tournament_id = ? "
             "GROUP BY pool, a, b, leg, white, black, winner, forfeit",
             (tournament_id,),
-        )
+        ).rows
         keys = ("pool", "a", "b", "leg", "white", "black", "winner", "forfeit", "n", "points")
         return [{k: r[k] for k in keys} for r in rows]
 
@@ -1009,6 +1056,16 @@ class SqliteStore(SqlStore):
     def _transaction(self) -> AbstractContextManager[object]:
         return self._db  # commits at the end of the block, rolls back on an exception
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        # sqlite3 opens no transaction for a SELECT: each would see its own moment. BEGIN
+        # makes the first read fix the snapshot (WAL) until COMMIT.
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._db.execute("COMMIT")
+
     def _is_duplicate(self, exc: Exception) -> bool:
         return isinstance(exc, sqlite3.IntegrityError) and (
             "UNIQUE" in str(exc) or "PRIMARY" in str(exc)
@@ -1104,6 +1161,13 @@ class PostgresStore(SqlStore):
 
     def _transaction(self) -> AbstractContextManager[object]:
         return self._db.transaction()
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        # READ COMMITTED gives each statement its own snapshot; one for the whole transaction:
+        with self._db.transaction():
+            self._execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            yield
 
     def _before_schema(self) -> None:
         # CREATE TABLE IF NOT EXISTS is not safe against a concurrent one: serialise them.

@@ -1180,10 +1180,11 @@ def standings_from_store(store: Store, tournament_id: str | None = None) -> Stan
     which names a changed game."""
     row, definition = _stored_tournament(store, tournament_id)
     if isinstance(store, SqlStore):
-        totals = store.ledger(row.tournament_id)
-        if totals is not None and ledger_matches_columns(
-            totals, store.column_totals(row.tournament_id), definition
+        snapshot = store.ledger_snapshot(row.tournament_id, check=True)
+        if snapshot is not None and ledger_matches_columns(
+            snapshot.totals, snapshot.columns or [], definition
         ):
+            totals = snapshot.totals
             return standings_from_aggregates(
                 definition,
                 totals,

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -153,9 +154,14 @@ finally:
 
 def measure_cli(db: Path) -> dict[str, float]:
     baseline = subprocess.run(
-        [sys.executable, "-c", "import resource, nardy.cli; print(resource.getrusage("
-         "resource.RUSAGE_SELF).ru_maxrss)"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-c",
+            "import resource, nardy.cli; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     start = time.perf_counter()
     done = subprocess.run(
@@ -225,7 +231,7 @@ class Server:
         self.process.wait(10)
 
 
-def _live_latency(port: int, path: str, store_round: Any) -> float:
+def _live_latency(port: int, path: str, store_round: Callable[[], float]) -> float:
     """Seconds from storing the round's last games to the live page's event that shows them."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=60)
     sock.sendall(f"GET {path}/live HTTP/1.1\r\nHost: x\r\n\r\n".encode())
@@ -241,7 +247,9 @@ def _live_latency(port: int, path: str, store_round: Any) -> float:
     return latency
 
 
-def measure_web(db: Path, d: TournamentDef, rest: list[GameRow], sample: dict[str, Any]) -> dict[str, Any]:
+def measure_web(
+    db: Path, d: TournamentDef, rest: list[GameRow], sample: dict[str, Any]
+) -> dict[str, Any]:
     path = f"/t/{d.tournament_id}"
     out: dict[str, Any] = {}
     server = Server(db)
@@ -254,6 +262,10 @@ def measure_web(db: Path, d: TournamentDef, rest: list[GameRow], sample: dict[st
         out["cached_median_s"] = round(statistics.median(cached), 4)
         out["cached_max_s"] = round(max(cached), 4)
         out["api_cached_s"] = round(_get(server.port, "/api" + path)[0], 4)
+        out["tournaments_list_s"] = round(_get(server.port, "/")[0], 4)
+        out["games_list_first_s"] = round(_get(server.port, path + "/games")[0], 3)
+        out["games_list_again_s"] = round(_get(server.port, path + "/games?page=3")[0], 4)
+        out["memory_after_games_list_mb"] = _memory(server.process.pid)
 
         def store_round() -> float:
             writer = SqliteStore(db)

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from nardy.arena.ledger import Aggregates, points_se
+from nardy.arena.ledger import points_se
 from nardy.arena.public import PublicView, public_view
 from nardy.arena.schedule import DefinitionError, TournamentDef
 from nardy.arena.storage import (
@@ -38,7 +38,6 @@ from nardy.arena.storage import (
 )
 from nardy.arena.tournament import (
     Standings,
-    ledger_matches_columns,
     standings_from_aggregates,
     standings_from_records,
 )
@@ -183,22 +182,19 @@ class Spectator:
         definition = self._definition(row)
         assert definition is not None and isinstance(self.store, SqlStore)
         store = self.store
-        if store.has_ledger and not ledger_matches_columns(
-            store.ledger(row.tournament_id) or Aggregates(),
-            store.column_totals(row.tournament_id),
-            definition,
-        ):
-            # A column changed after its game was stored: recounting names the game (and
-            # refuses), or counts the changed columns where the record was changed too.
-            standings_from_records(store, row.tournament_id)  # StorageError: HTTP 503
+        checked = public_view(store, self._stored(row.tournament_id), definition, check=True)
+        if checked.consistent is False:
+            # A column changed after its game was stored: the recount names the game and
+            # refuses (HTTP 503), or counts the column where the record was changed too.
+            standings_from_records(store, row.tournament_id)
         standings = standings_from_aggregates(
             definition,
-            view.totals,
+            checked.totals,
             tournament_id=row.tournament_id,
-            status=row.status,
-            detail=row.detail,
+            status=checked.row.status,
+            detail=checked.row.detail,
         )
-        return standings, points_se(view.totals.bots)
+        return standings, points_se(checked.totals.bots)
 
     # -- games ------------------------------------------------------------------------------------
 
