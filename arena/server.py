@@ -559,6 +559,12 @@ class Arena:
         self.store: Store = open_store(MEMORY if db is None else db)
         self.standings_interval = standings_interval
         self.tournaments: dict[str, ArenaTournament] = {}
+        self._public: dict[str, tuple[tuple[Any, ...], PublicView | None]] = {}
+        """Per live tournament: the public view as of (games stored, status), shared by every
+        caller without the admin token (a game's end must not cost one database read per
+        watcher)."""
+        self._public_locks: dict[str, threading.Lock] = {}
+        self._public_tables: dict[str, tuple[PublicView, _arena_pb2.GetStandingsResponse]] = {}
         self._bots: dict[str, BotEntry] = {}
         self._by_hash: dict[str, BotEntry] = {}
         self._secret = secret or new_token()
@@ -1108,7 +1114,23 @@ class Arena:
     def public_view(self, tournament_id: str) -> PublicView | None:
         """What anyone may see of a stored tournament while rounds of it are sealed
         (:mod:`nardy.arena.public`); None when nothing is withheld (no duplicate dice, the seed
-        published, or no round being played)."""
+        published, or no round being played). Cached per live tournament until it stores
+        another game or changes status; one computation at a time."""
+        with self._lock:
+            live = self.tournaments.get(tournament_id)
+            flight = self._public_locks.setdefault(tournament_id, threading.Lock())
+        if live is None:
+            return self._public_view(tournament_id)
+        with flight:
+            key = (live.engine.tally.games_stored, live.status)
+            cached = self._public.get(tournament_id)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            view = self._public_view(tournament_id)
+            self._public[tournament_id] = (key, view)
+            return view
+
+    def _public_view(self, tournament_id: str) -> PublicView | None:
         if not isinstance(self.store, SqlStore):
             return None
         rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
@@ -1122,7 +1144,19 @@ class Arena:
         return view if view.sealed else None
 
     def public_standings(self, view: PublicView) -> _arena_pb2.GetStandingsResponse:
-        """``GetStandings`` of the games of a tournament's unsealed rounds only."""
+        """``GetStandings`` of the games of a tournament's unsealed rounds only (made once per
+        view; never changed by callers)."""
+        tournament_id = view.row.tournament_id
+        with self._lock:
+            made = self._public_tables.get(tournament_id)
+        if made is not None and made[0] is view:
+            return made[1]
+        table = self._public_table(view)
+        with self._lock:
+            self._public_tables[tournament_id] = (view, table)
+        return table
+
+    def _public_table(self, view: PublicView) -> _arena_pb2.GetStandingsResponse:
         tournament_id = view.row.tournament_id
         definition = TournamentDef.from_json(view.row.definition)
         table = standings_from_aggregates(
