@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -44,6 +45,9 @@ from nardy.arena.tournament import (
 from nardy.game_view import GameSteps, ReplayViewError, game_steps
 
 __all__ = ["GameFilter", "NotFound", "Spectator"]
+
+VIEW_TTL_S = 0.2
+"""How long a tournament's public view is reused (its reads are a few queries)."""
 
 RESULTS = ("white", "black", "aborted")
 """The games list's result filter: who won (or no winner)."""
@@ -94,6 +98,7 @@ class Spectator:
         self._faults: dict[str, dict[str, frozenset[str]]] = {}
         self._game_lists: dict[str, tuple[tuple[Any, ...], list[GameRow]]] = {}
         self._definitions: dict[str, tuple[str, TournamentDef | None]] = {}
+        self._views: dict[str, tuple[float, PublicView]] = {}
 
     def close(self) -> None:
         self.store.close()
@@ -143,10 +148,19 @@ class Spectator:
         return self._public(self._stored(tournament_id))
 
     def view(self, tournament_id: str) -> PublicView:
+        """The tournament's public view, read at most once per :data:`VIEW_TTL_S` (every live
+        page polls it: a hundred viewers cost what one does)."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._views.get(tournament_id)
+        if cached is not None and now - cached[0] < VIEW_TTL_S:
+            return cached[1]
         row = self._stored(tournament_id)
         view = self._view(row)
         if view is None:
             raise NotFound(f"tournament {tournament_id!r}: its stored definition is damaged")
+        with self._lock:
+            self._views[tournament_id] = (now, view)
         return view
 
     def standings(self, tournament_id: str) -> Standings:
