@@ -764,6 +764,14 @@ def test_the_ledger_on_both_backends(backend: Backend) -> None:
         _same(standings_from_aggregates(d, totals, tournament_id=d.tournament_id), expected)
     finally:
         store.close()
+    reader = backend.open(readonly=True)  # a reader's snapshot (read-only transactions)
+    try:
+        assert isinstance(reader, SqlStore)
+        snapshot = reader.ledger_snapshot(d.tournament_id, check=True)
+        assert snapshot is not None and snapshot.totals.games == len(rows)
+        assert snapshot.columns
+    finally:
+        reader.close()
 
 
 def test_a_schema_1_database_is_migrated_on_both_backends(backend: Backend, tmp_path: Path) -> None:
