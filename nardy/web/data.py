@@ -22,12 +22,14 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nardy.arena.ledger import points_se
 from nardy.arena.public import PublicView, public_view
 from nardy.arena.schedule import DefinitionError, TournamentDef
 from nardy.arena.storage import (
+    POSTGRES_SCHEMES,
     GameRow,
     PostgresStore,
     SqliteStore,
@@ -55,6 +57,10 @@ RESULTS = ("white", "black", "aborted")
 
 class NotFound(LookupError):
     """A tournament or game that the database does not hold (HTTP 404)."""
+
+
+def _is_url(db: str) -> bool:
+    return db.startswith(POSTGRES_SCHEMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +95,12 @@ class Spectator:
 
     def __init__(self, db: str, *, replay_cache: int = 64) -> None:
         self.db = db
-        self.store: Store = open_store(db, readonly=True)
+        # A SQLite file that does not exist yet (``nardy web`` started before ``nardy arena
+        # run``) is opened by the first request that finds it; until then there is no tournament.
+        self._store: Store | None = None
+        self._open_lock = threading.Lock()
+        if _is_url(db) or Path(db).exists():
+            self._store = open_store(db, readonly=True)
         self._lock = threading.Lock()
         self._flights: dict[str, threading.Lock] = {}
         self._standings: dict[str, tuple[tuple[Any, ...], Standings, dict[Any, float]]] = {}
@@ -100,8 +111,20 @@ class Spectator:
         self._definitions: dict[str, tuple[str, TournamentDef | None]] = {}
         self._views: dict[str, tuple[float, PublicView]] = {}
 
+    @property
+    def store(self) -> Store:
+        """The open store; :class:`NotFound` while the database file does not exist."""
+        if self._store is None:
+            with self._open_lock:
+                if self._store is None:
+                    if not Path(self.db).exists():
+                        raise NotFound("the database holds no tournament yet")
+                    self._store = open_store(self.db, readonly=True)
+        return self._store
+
     def close(self) -> None:
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
 
     # -- tournaments ------------------------------------------------------------------------------
 
@@ -134,8 +157,13 @@ class Spectator:
         return view.row
 
     def tournaments(self) -> list[TournamentRow]:
-        """Every tournament as the public sees it, most recently updated first."""
-        rows = [self._public(r) for r in self.store.tournaments()]
+        """Every tournament as the public sees it, most recently updated first (none while
+        the database file does not exist)."""
+        try:
+            store = self.store
+        except NotFound:
+            return []
+        rows = [self._public(r) for r in store.tournaments()]
         return sorted(rows, key=lambda r: -r.updated)
 
     def _stored(self, tournament_id: str) -> TournamentRow:
