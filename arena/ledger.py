@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from nardy.arena.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_from_id
 from nardy.arena.stats import Sprt, Summary, fit_ratings, summarize_sums
@@ -34,8 +34,13 @@ __all__ = [
     "PAIRING_FIELDS",
     "POOL_FIELDS",
     "Aggregates",
+    "Game",
     "Ledger",
     "UnitState",
+    "count",
+    "points_se",
+    "ratings",
+    "results_for_ratings",
     "round_size",
     "summaries",
 ]
@@ -66,7 +71,24 @@ r2)^2)``, ``sum(r)``, ``sum(r^2)`` of the units' results ``r`` from ``a``'s view
 POOL_FIELDS = ("games", "units_done")
 """Per pool: games counted, units complete (aborted ones included)."""
 
-ROUND_FIELDS = ("games", "units_done")
+
+class Game(Protocol):
+    """What the ledger reads of a stored game (a :class:`~nardy.arena.storage.GameRow`)."""
+
+    @property
+    def unit_id(self) -> str: ...
+    @property
+    def white(self) -> str: ...
+    @property
+    def black(self) -> str: ...
+    @property
+    def winner(self) -> int | None: ...
+    @property
+    def points(self) -> int: ...
+    @property
+    def termination(self) -> str: ...
+    @property
+    def finished(self) -> float: ...
 
 
 def _zeros(n: int) -> list[int]:
@@ -179,7 +201,7 @@ class Ledger:
     def unit(self, unit_id: str) -> ScheduledUnit | None:
         return unit_from_id(self.definition, unit_id)
 
-    def add(self, row: Any, sprt_state: Callable[[str], dict[str, Any] | None]) -> bool:
+    def add(self, row: Game, sprt_state: Callable[[str], dict[str, Any] | None]) -> bool:
         """Count one stored game (a :class:`~nardy.arena.storage.GameRow`); False when its unit
         is not in the schedule (the standings leave such a game out, as the engine does).
         ``sprt_state`` reads a pool's stored SPRT state (None: nothing fed yet)."""
@@ -319,7 +341,7 @@ def _fields(state: UnitState) -> tuple[int, tuple[int, int], int, bool, bool]:
     return state.games, state.score, state.last_a, state.done, state.aborted
 
 
-def count(definition: TournamentDef, rows: Iterable[Any]) -> Aggregates:
+def count(definition: TournamentDef, rows: Iterable[Game]) -> Aggregates:
     """The aggregates of ``rows`` (stored games in the order stored), counted from nothing."""
     ledger = Ledger(definition)
     for row in rows:
