@@ -65,6 +65,7 @@ from nardy.arena.protocol import ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
+from nardy.arena.public import PublicView, public_view
 from nardy.arena.registry import BotRow, Registry
 from nardy.arena.runner import (
     FaultCounter,
@@ -77,7 +78,7 @@ from nardy.arena.runner import (
     run_game,
 )
 from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition
-from nardy.arena.storage import MEMORY, StorageError, Store, open_store
+from nardy.arena.storage import MEMORY, SqlStore, StorageError, Store, open_store
 from nardy.arena.tournament import (
     ClientPlayer,
     Player,
@@ -85,6 +86,7 @@ from nardy.arena.tournament import (
     Standings,
     Tournament,
     TournamentEvent,
+    standings_from_aggregates,
     standings_from_store,
 )
 from nardy.core.game import COLOURS, CubeSettings
@@ -557,6 +559,12 @@ class Arena:
         self.store: Store = open_store(MEMORY if db is None else db)
         self.standings_interval = standings_interval
         self.tournaments: dict[str, ArenaTournament] = {}
+        self._public: dict[str, tuple[tuple[Any, ...], PublicView | None]] = {}
+        """Per live tournament: the public view as of (games stored, status), shared by every
+        caller without the admin token (a game's end must not cost one database read per
+        watcher)."""
+        self._public_locks: dict[str, threading.Lock] = {}
+        self._public_tables: dict[str, tuple[PublicView, _arena_pb2.GetStandingsResponse]] = {}
         self._bots: dict[str, BotEntry] = {}
         self._by_hash: dict[str, BotEntry] = {}
         self._secret = secret or new_token()
@@ -1103,6 +1111,69 @@ class Arena:
             dice=public_dice(self.store, tournament_id),
         )
 
+    def public_view(self, tournament_id: str) -> PublicView | None:
+        """What anyone may see of a stored tournament while rounds of it are sealed
+        (:mod:`nardy.arena.public`); None when nothing is withheld (no duplicate dice, the seed
+        published, or no round being played). Cached per live tournament until it stores
+        another game or changes status; one computation at a time."""
+        with self._lock:
+            live = self.tournaments.get(tournament_id)
+            flight = self._public_locks.setdefault(tournament_id, threading.Lock())
+        if live is None:
+            return self._public_view(tournament_id)
+        with flight:
+            key = (live.engine.tally.games_stored, live.status)
+            cached = self._public.get(tournament_id)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            view = self._public_view(tournament_id)
+            self._public[tournament_id] = (key, view)
+            return view
+
+    def _public_view(self, tournament_id: str) -> PublicView | None:
+        if not isinstance(self.store, SqlStore):
+            return None
+        rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
+        if not rows:
+            return None
+        try:
+            definition = TournamentDef.from_json(rows[0].definition)
+        except (KeyError, TypeError, ValueError):
+            return None
+        view = public_view(self.store, rows[0], definition)
+        return view if view.sealed else None
+
+    def public_standings(self, view: PublicView) -> _arena_pb2.GetStandingsResponse:
+        """``GetStandings`` of the games of a tournament's unsealed rounds only (made once per
+        view; never changed by callers)."""
+        tournament_id = view.row.tournament_id
+        with self._lock:
+            made = self._public_tables.get(tournament_id)
+        if made is not None and made[0] is view:
+            return made[1]
+        table = self._public_table(view)
+        with self._lock:
+            self._public_tables[tournament_id] = (view, table)
+        return table
+
+    def _public_table(self, view: PublicView) -> _arena_pb2.GetStandingsResponse:
+        tournament_id = view.row.tournament_id
+        definition = TournamentDef.from_json(view.row.definition)
+        table = standings_from_aggregates(
+            definition,
+            view.totals,
+            tournament_id=tournament_id,
+            status=self.tournament_status(tournament_id),
+            detail=view.row.detail,
+        )
+        return standings_to_proto(
+            table,
+            seed=0,
+            names=self.bot_names(),
+            sprt=definition.sprt,
+            dice=public_dice(self.store, tournament_id),
+        )
+
     def tournament_status(self, tournament_id: str) -> str:
         """The status of a live or stored tournament (``cancelled`` included)."""
         with self._lock:
@@ -1114,8 +1185,9 @@ class Arena:
                 return row.status
         raise KeyError(tournament_id)
 
-    def list_tournaments(self) -> _arena_pb2.ListTournamentsResponse:
-        """``ListTournaments``: every tournament in the arena's database, newest first."""
+    def list_tournaments(self, *, public: bool = False) -> _arena_pb2.ListTournamentsResponse:
+        """``ListTournaments``: every tournament in the arena's database, newest first
+        (``public``: games of sealed rounds not counted)."""
         names = self.bot_names()
         out = _arena_pb2.ListTournamentsResponse()
         for row in sorted(self.store.tournaments(), key=lambda r: -r.created):
@@ -1127,6 +1199,9 @@ class Arena:
             with self._lock:
                 live = self.tournaments.get(row.tournament_id)
             played = live.standings().units_done if live is not None else None
+            view = self.public_view(row.tournament_id) if public else None
+            if view is not None:
+                played = sum(v[1] for v in view.totals.pools.values())
             if played is None:
                 played = standings_from_store(self.store, row.tournament_id).units_done
             item = out.tournaments.add(
@@ -1142,10 +1217,18 @@ class Arena:
         return out
 
     def list_games(
-        self, tournament_id: str, *, bot: str = "", termination: str = "", limit: int = 0
+        self,
+        tournament_id: str,
+        *,
+        bot: str = "",
+        termination: str = "",
+        limit: int = 0,
+        public: bool = False,
     ) -> _arena_pb2.ListGamesResponse:
-        """``ListGames``: a tournament's stored games, filtered; raises :class:`KeyError`."""
+        """``ListGames``: a tournament's stored games, filtered (``public``: not those of sealed
+        rounds); raises :class:`KeyError`."""
         self.tournament_status(tournament_id)
+        view = self.public_view(tournament_id) if public else None
         names = self.bot_names()
         wanted: str | None = None
         if bot:
@@ -1158,6 +1241,7 @@ class Arena:
             for r in self.store.games(tournament_id)
             if (wanted is None or wanted in (r.white, r.black))
             and (not termination or r.termination == termination)
+            and (view is None or view.shows(r))
         ]
         if limit > 0:
             rows = rows[-limit:]
@@ -1461,6 +1545,10 @@ class ArenaServicer:
         self, request: _arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.GetStandingsResponse:
         try:
+            if self._caller(context) != "admin":
+                view = self.arena.public_view(request.tournament_id)
+                if view is not None:
+                    return self.arena.public_standings(view)
             return self.arena.standings(request.tournament_id)
         except KeyError:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
@@ -1485,10 +1573,14 @@ class ArenaServicer:
         translate = EventTranslator(
             names=self.arena.bot_names(), sprt=tournament.sprt, dice=lambda: tournament.engine.dice
         )
+        public = self._caller(context) != "admin"
+        shown: list[int] = []
         for event in tournament.engine.watch(
             replay=request.replay, until=lambda: not context.is_active()
         ):
             message = translate(event)
+            if public and not self._public_event(request.tournament_id, message, shown):
+                continue
             if message.WhichOneof("event") == "tournament_ended":
                 # The seed is revealed with the end, once no game can be played any more.
                 ended = message.tournament_ended
@@ -1500,6 +1592,31 @@ class ArenaServicer:
                 if dice is not None and dice.revealed:
                     ended.standings.dice.CopyFrom(dice_to_proto(dice))
             yield message
+
+    def _public_event(
+        self, tournament_id: str, message: _arena_pb2.WatchTournamentResponse, shown: list[int]
+    ) -> bool:
+        """Whether a watcher without the admin token gets ``message`` (changed in place to its
+        public form): while rounds are sealed, no game events (their moments tell the dice
+        too) and standings of the unsealed rounds only, sent when those change. ``shown``: the
+        public game counts sent so far."""
+        kind = message.WhichOneof("event")
+        if kind not in ("game_started", "game_ended", "standings_updated", "tournament_started"):
+            return True
+        view = self.arena.public_view(tournament_id)
+        if view is None:
+            return True
+        if kind in ("game_started", "game_ended"):
+            return False
+        standings = self.arena.public_standings(view)
+        if kind == "tournament_started":
+            message.tournament_started.standings.CopyFrom(standings)
+            return True
+        if shown and shown[-1] == view.row.games_stored:
+            return False
+        shown.append(view.row.games_stored)
+        message.standings_updated.standings.CopyFrom(standings)
+        return True
 
     def CancelTournament(
         self, request: _arena_pb2.CancelTournamentRequest, context: grpc.ServicerContext
@@ -1524,7 +1641,7 @@ class ArenaServicer:
         self, request: _arena_pb2.ListTournamentsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.ListTournamentsResponse:
         try:
-            return self.arena.list_tournaments()
+            return self.arena.list_tournaments(public=self._caller(context) != "admin")
         except StorageError as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
 
@@ -1539,6 +1656,7 @@ class ArenaServicer:
                 bot=request.bot,
                 termination=request.termination,
                 limit=request.limit,
+                public=self._caller(context) != "admin",
             )
         except KeyError:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")

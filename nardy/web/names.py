@@ -9,7 +9,7 @@ of one tournament with the same name are told apart by their ids.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from nardy.arena.storage import PostgresStore, SqliteStore, StorageError, Store
 
@@ -27,14 +27,23 @@ def display_names(names: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _first_names(store: Store, tournament_id: str, bots: Iterable[str]) -> dict[str, str]:
-    """The seat name of each bot in one of its stored games (bots without one are left out).
+Shown = Callable[[str, int], bool]
+"""Whether the games of ``(pool, round)`` are public (:mod:`nardy.arena.public`): a name read
+from a sealed game would tell the moment a bot's first game ended."""
+
+
+def _first_names(
+    store: Store, tournament_id: str, bots: Iterable[str], shows: Shown
+) -> dict[str, str]:
+    """The seat name of each bot in its first stored game, if that game is public (bots
+    without one are left out).
 
     The SQL stores read one record's ``white``/``black`` object per bot (the Store protocol has
     no method for it; the spectator's fault filter reads records the same way)."""
     found: dict[str, str] = {}
     wanted = set(bots)
     if isinstance(store, SqliteStore | PostgresStore):
+        order = "rowid" if isinstance(store, SqliteStore) else "seq"
         for seat in ("white", "black"):
             field = (
                 f"json_extract(record, '$.{seat}.name')"
@@ -43,14 +52,16 @@ def _first_names(store: Store, tournament_id: str, bots: Iterable[str]) -> dict[
             )
             for bot in sorted(wanted - set(found)):
                 rows = store._query(
-                    f"SELECT {field} AS name FROM games WHERE tournament_id = ? AND {seat} = ? "
-                    "LIMIT 1",
+                    f"SELECT pool, round, {field} AS name FROM games WHERE tournament_id = ? "
+                    f"AND {seat} = ? ORDER BY {order} LIMIT 1",
                     (tournament_id, bot),
                 )
-                if rows and rows[0]["name"]:
+                if rows and rows[0]["name"] and shows(rows[0]["pool"], rows[0]["round"]):
                     found[bot] = str(rows[0]["name"])
         return found
     for row in store.games(tournament_id, records=True):
+        if not shows(row.pool, row.round):
+            continue
         for seat, bot in (("white", row.white), ("black", row.black)):
             if bot in wanted and bot not in found:
                 name = ((row.record or {}).get(seat) or {}).get("name")
@@ -78,14 +89,21 @@ class BotNames:
         self._lock = threading.Lock()
         self._known: dict[str, dict[str, str]] = {}
 
-    def of(self, store: Store, tournament_id: str, bots: Iterable[str]) -> dict[str, str]:
-        """The display name of each of ``bots`` (its id when nothing better is known)."""
+    def of(
+        self,
+        store: Store,
+        tournament_id: str,
+        bots: Iterable[str],
+        shows: Shown = lambda pool, round_: True,
+    ) -> dict[str, str]:
+        """The display name of each of ``bots`` (its id when nothing better is known; names
+        come from public games only, see :data:`Shown`)."""
         bots = list(dict.fromkeys(bots))
         with self._lock:
             known = dict(self._known.get(tournament_id, {}))
         missing = [b for b in bots if b not in known]
         if missing:
-            found = _first_names(store, tournament_id, missing)
+            found = _first_names(store, tournament_id, missing, shows)
             rest = [b for b in missing if b not in found]
             if rest:
                 found.update(_registered_names(store, rest))

@@ -374,7 +374,7 @@ def test_a_reader_of_an_empty_database(backend: Backend) -> None:
 def test_schema_version_mismatch(backend: Backend) -> None:
     _opened(backend).close()
     backend.sql("UPDATE meta SET value = '99' WHERE key = 'schema'")
-    with pytest.raises(StorageError, match="schema 99, this nardy reads 1"):
+    with pytest.raises(StorageError, match="schema 99, this nardy reads 2"):
         backend.open()
 
 
@@ -465,7 +465,13 @@ def test_postgres_schema(pg_url: str) -> None:
             pg_url, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
         )
     }
-    assert tables == {"meta", "tournaments", "games", "dice_commitments"}
+    assert tables == {
+        "meta",
+        "tournaments",
+        "games",
+        "dice_commitments",
+        *("ledger_units", "ledger_bots", "ledger_pairings", "ledger_pools", "ledger_rounds"),
+    }
 
 
 @pytest.mark.slow  # a PostgreSQL server
@@ -737,3 +743,64 @@ def test_the_arena_registry_on_both_backends(backend: Backend) -> None:
         assert entry.tournament_id == "t-1" and entry.cancelled
     finally:
         again.close()
+
+
+def test_the_ledger_on_both_backends(backend: Backend) -> None:
+    """The standings' running totals (nardy.arena.ledger) are the same SQL on both backends:
+    random games stored one by one and in batches equal the standings recounted from them."""
+    import random
+
+    from test_ledger import _definition, _random_games, _same, _tally
+
+    from nardy.arena.storage import SqlStore
+    from nardy.arena.tournament import standings_from_aggregates
+
+    d = _definition(games=5)
+    rows = _random_games(d, random.Random(8))
+    store = backend.open()
+    try:
+        store.open_tournament(d.tournament_id, d.name, d.to_json(), d.identity(), d.total_units)
+        store.save_game(rows[0], {})
+        store.save_games([(r, {}) for r in rows[1:7]])
+        for r in rows[7:]:
+            store.save_game(r, {})
+        assert isinstance(store, SqlStore)
+        totals = store.ledger(d.tournament_id)
+        assert totals is not None
+        expected = _tally(d, rows)
+        _same(standings_from_aggregates(d, totals, tournament_id=d.tournament_id), expected)
+    finally:
+        store.close()
+    reader = backend.open(readonly=True)  # a reader's snapshot (read-only transactions)
+    try:
+        assert isinstance(reader, SqlStore)
+        snapshot = reader.ledger_snapshot(d.tournament_id, check=True)
+        assert snapshot is not None and snapshot.totals.games == len(rows)
+        assert snapshot.columns
+    finally:
+        reader.close()
+
+
+def test_a_schema_1_database_is_migrated_on_both_backends(backend: Backend, tmp_path: Path) -> None:
+    from test_ledger import _bots, _same, _schema_1_module
+
+    from nardy.arena.tournament import Tournament, standings_from_records, standings_from_store
+
+    old_module = _schema_1_module(tmp_path)
+    old = (
+        old_module.SqliteStore(backend.target)
+        if backend.name == "sqlite"
+        else old_module.PostgresStore(backend.target)
+    )
+    d = parse_definition({"name": "old", "bots": _bots(3), "variant": "backgammon", "games": 3})
+    Tournament(d, old).run()
+    old.close()
+    store = backend.open()  # migrated here
+    try:
+        _same(
+            standings_from_store(store, d.tournament_id),
+            standings_from_records(store, d.tournament_id),
+        )
+        assert store.ledger(d.tournament_id).games == 9  # type: ignore[attr-defined]
+    finally:
+        store.close()
