@@ -256,13 +256,22 @@ def serve_bot_command(
         if token is not None and source == click.core.ParameterSource.COMMANDLINE:
             raise click.UsageError("give --token or --token-file, not both")
         token = None  # the file wins over $NARDY_BOT_TOKEN
-    if token_file is not None and arena_address is not None:
+    if token_file is not None and (arena_address is not None or token_file.exists()):
+        # A server bot may start before its file is written (it is read at every call), but a
+        # file that exists must hold a token: an empty one would be no token at all.
         try:
             token = token_file.read_text(encoding="utf-8").strip()
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise click.BadParameter(f"{token_file}: {reason}", param_hint="--token-file") from None
+        if not token:
             raise click.BadParameter(
-                f"{token_file}: {exc.strerror}", param_hint="--token-file"
-            ) from None
+                f"{token_file} is empty; write the bot's token into it "
+                "(`nardy arena register NAME --token-file FILE`)",
+                param_hint="--token-file",
+            )
+    elif token is not None and not token.strip():
+        raise click.BadParameter("the token is empty", param_hint="--token")
 
     try:
         bot = builtin(builtin_name, seed)
