@@ -18,6 +18,8 @@ from types import FrameType
 
 import click
 
+from nardy.arena.limits import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PEER
+
 __all__ = ["arena_group", "bot_group", "main"]
 
 
@@ -112,7 +114,33 @@ def arena_group() -> None:
     show_default=True,
     help="Seconds running games may take to finish on SIGTERM/SIGINT.",
 )
-@click.option("--max-message-bytes", default=4 * 1024 * 1024, show_default=True)
+@click.option(
+    "--max-message-bytes",
+    default=4 * 1024 * 1024,
+    show_default=True,
+    help="Largest message read or sent; a larger request is refused unread (RESOURCE_EXHAUSTED).",
+)
+@click.option(
+    "--max-streams",
+    default=DEFAULT_MAX_STREAMS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Streams open at once from everyone (watchers, bots before their Hello, health).",
+)
+@click.option(
+    "--max-streams-per-peer",
+    default=DEFAULT_MAX_STREAMS_PER_PEER,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Streams open at once from one IP address; the one over is refused RESOURCE_EXHAUSTED.",
+)
+@click.option(
+    "--workers",
+    default=32,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Threads for the unary calls (GetStandings, admin calls ...); streams take none.",
+)
 def serve_arena(
     host: str,
     port: int,
@@ -132,6 +160,9 @@ def serve_arena(
     max_games_per_pairing: int,
     max_bots_per_tournament: int,
     max_running_tournaments: int,
+    max_streams: int,
+    max_streams_per_peer: int,
+    workers: int,
 ) -> None:
     """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT.
 
@@ -185,6 +216,9 @@ def serve_arena(
         port=port,
         max_message_bytes=max_message_bytes,
         admin_token=admin_token,
+        max_streams=max_streams,
+        max_streams_per_peer=max_streams_per_peer,
+        max_workers=workers,
     ).start()
     _announce(server.address)
     for t in arena.resume_tournaments():

@@ -31,6 +31,7 @@ import grpc
 from grpc import aio
 
 from nardy.arena.auth import Caller, bearer_token
+from nardy.arena.limits import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PEER
 
 __all__ = [
     "DEFAULT_MAX_STREAMS",
@@ -39,12 +40,6 @@ __all__ = [
     "StreamLimiter",
     "peer_host",
 ]
-
-DEFAULT_MAX_STREAMS = 4_000
-"""Streams open at once on one arena, from everyone (``--max-streams``)."""
-
-DEFAULT_MAX_STREAMS_PER_PEER = 64
-"""Streams open at once from one IP address (``--max-streams-per-peer``)."""
 
 
 def peer_host(peer: str) -> str:
