@@ -1832,6 +1832,10 @@ class ArenaServer:
                 # The real limit: nothing larger is read, from anyone (a dial-out bot's
                 # oversized message ends its stream and is counted as malformed).
                 ("grpc.max_receive_message_length", self.max_message_bytes),
+                # No bandwidth-delay probing: a stream's receive window stays at 64 KiB, so
+                # a refused (or not yet read) large request is not buffered by the transport.
+                # 16 + 16 anonymous 15 MiB calls: +1 MB (with probing, +50 to +180 MB).
+                ("grpc.http2.bdp_probe", 0),
             ],
         )
         _add_arena_servicer(self.servicer, server, self.max_message_bytes)

@@ -337,7 +337,7 @@ def bodies(args: argparse.Namespace) -> dict[str, Any]:
             body += b"\0" * (size - len(body))
             codes: dict[str, int] = {}
             peak = before
-            for method in ("CreateTournament", "ListBots"):
+            for method in args.methods.split(","):
                 call = channel.unary_unary(
                     f"/{ARENA_SERVICE_NAME}/{method}",
                     request_serializer=lambda b: b,
@@ -357,7 +357,7 @@ def bodies(args: argparse.Namespace) -> dict[str, Any]:
             channel.close()
             served.stop()
     return {
-        "calls": f"{args.calls} x {args.mib} MiB, each of CreateTournament and ListBots",
+        "calls": f"{args.calls} x {args.mib} MiB, each of {args.methods}",
         "codes": codes,
         "rss_before_mib": round(before, 1),
         "rss_after_mib": round(after, 1),
@@ -375,6 +375,7 @@ def main() -> None:
     b = sub.add_parser("bodies")
     b.add_argument("--calls", type=int, default=16)
     b.add_argument("--mib", type=int, default=15)
+    b.add_argument("--methods", default="CreateTournament,ListBots")
     args = parser.parse_args()
     if not (1 <= getattr(args, "bots", 8) <= 1000 and 0 <= getattr(args, "watchers", 0) <= 2000):
         parser.error("--bots must be 1..1000 (the arena's registration limit), --watchers 0..2000")
