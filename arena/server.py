@@ -36,6 +36,7 @@ from types import FrameType
 from typing import Any, Literal
 
 import grpc
+from google.protobuf.message import Message
 
 # grpcio-health-checking and grpcio-reflection ship no type stubs.
 from grpc_health.v1 import health as _health  # type: ignore[import-untyped,unused-ignore]
@@ -61,6 +62,7 @@ from nardy.arena.bot_client import (
 )
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
 from nardy.arena.errors import BotError
+from nardy.arena.feed import TournamentFeed
 from nardy.arena.limits import ArenaLimits, LimitError, check_bot_address
 from nardy.arena.local import LocalBotProcess
 from nardy.arena.protocol import ARENA_SERVICE_NAME
@@ -1324,6 +1326,8 @@ class ArenaServicer:
         self.auth = auth or Authenticator(None)
         self.executor = executor
         self.limiter = limiter
+        self._feeds: dict[str, TournamentFeed] = {}
+        """Live tournaments' events for the watchers (used on the server's event loop only)."""
 
     def _caller(self, context: Any) -> Caller:
         return self.caller_of_token(bearer_token(context.invocation_metadata() or ()))
@@ -1541,9 +1545,11 @@ class ArenaServicer:
         self,
         request: _arena_pb2.WatchTournamentRequest,
         context: grpc.aio.ServicerContext[Any, Any],
-    ) -> AsyncIterator[_arena_pb2.WatchTournamentResponse]:
-        """Events as they happen: a coroutine fed by the engine's subscription (no thread per
-        watcher); the stream limits apply (:class:`~nardy.arena.streams.Gate`)."""
+    ) -> AsyncIterator[bytes]:
+        """Events as they happen, as serialized ``WatchTournamentResponse`` messages: a
+        coroutine following the tournament's :class:`~nardy.arena.feed.TournamentFeed` (no
+        thread per watcher, each event translated once); the stream limits apply
+        (:class:`~nardy.arena.streams.Gate`)."""
         loop = asyncio.get_running_loop()
         try:
             tournament = self.arena.tournament(request.tournament_id)
@@ -1561,39 +1567,28 @@ class ArenaServicer:
                 f"tournament {request.tournament_id!r} is stored but not run by this arena "
                 "process (no live events); use GetStandings",
             )
+        feed = self._feeds.get(tournament.tournament_id)
+        if feed is None:
+            feed = self._feed(tournament, loop)
+        try:
+            async for data in feed.follow(request.replay):
+                yield data
+        finally:
+            if feed.ended and feed.followers == 0:
+                self._feeds.pop(tournament.tournament_id, None)
+
+    def _feed(self, tournament: ArenaTournament, loop: asyncio.AbstractEventLoop) -> TournamentFeed:
         translate = EventTranslator(
             names=self.arena.bot_names(), sprt=tournament.sprt, dice=lambda: tournament.engine.dice
         )
-        events: asyncio.Queue[TournamentEvent] = asyncio.Queue()
 
-        def put(event: TournamentEvent) -> None:  # in the engine's thread
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(events.put_nowait, event)
+        async def serialized(event: TournamentEvent) -> bytes:
+            message = await self._watch_message(translate, tournament, event)
+            return message.SerializeToString()
 
-        engine = tournament.engine
-        unsubscribe = engine.subscribe(put)
-        try:
-            # Subscribed first, then the history: nothing falls between; repeats are skipped.
-            past = engine.history
-            last = past[-1].sequence if past else 0
-            backlog = past if request.replay else []
-            ended = any(e.kind == "tournament_ended" for e in past)
-            for event in backlog:
-                message = await self._watch_message(translate, tournament, event)
-                yield message
-                if event.kind == "tournament_ended":
-                    return
-            if ended:
-                return
-            while True:
-                event = await events.get()
-                if event.sequence <= last:
-                    continue
-                yield await self._watch_message(translate, tournament, event)
-                if event.kind == "tournament_ended":
-                    return
-        finally:
-            unsubscribe()
+        feed = TournamentFeed(tournament.engine, serialized, loop)
+        self._feeds[tournament.tournament_id] = feed
+        return feed
 
     async def _watch_message(
         self, translate: EventTranslator, tournament: ArenaTournament, event: TournamentEvent
@@ -1690,6 +1685,10 @@ def _error(code: int, message: str) -> _arena_pb2.ConnectResponse:
     )
 
 
+def _serialized(message: bytes | Message) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 def _add_arena_servicer(
     servicer: ArenaServicer,
     server: grpc.Server | grpc.aio.Server,
@@ -1723,7 +1722,7 @@ def _add_arena_servicer(
         "WatchTournament": grpc.unary_stream_rpc_method_handler(
             servicer.WatchTournament,
             request_deserializer=a.WatchTournamentRequest.FromString,
-            response_serializer=a.WatchTournamentResponse.SerializeToString,
+            response_serializer=_serialized,  # the feed's messages are serialized already
         ),
         "CancelTournament": grpc.unary_unary_rpc_method_handler(
             servicer.CancelTournament,
@@ -1885,6 +1884,12 @@ class ArenaServer:
             self._run(self.health.enter_graceful_shutdown())
         self.arena.shutdown(grace)
         self.stop_transport(grace)
+
+        async def close_feeds() -> None:
+            for feed in self.servicer._feeds.values():
+                feed.close()
+
+        self._run(close_feeds())
         self._close_loop()
         self.executor.shutdown(wait=False, cancel_futures=True)
 

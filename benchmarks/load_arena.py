@@ -301,7 +301,9 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
             )
             out["games_played"] = f"{standings.games_played}/{standings.games_total}"
             out["games_not_borne_off"] = sum(
-                1 for g in games.games if g.result.termination != 1  # TERMINATION_BORNE_OFF
+                1
+                for g in games.games
+                if g.result.termination != 1  # TERMINATION_BORNE_OFF
             )
             out["forfeits"] = sum(r.forfeits for r in standings.standings)
             out["errors"] = crowd.errors[:5]
