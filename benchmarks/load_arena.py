@@ -90,6 +90,12 @@ class Served:
         self.log.close()
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _percentiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     if not ordered:
@@ -282,6 +288,7 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
                     )
                 ),
             }
+            cpu, wall = _cpu_s(served.proc.pid), time.monotonic()
             end = time.monotonic() + args.seconds
             while time.monotonic() < end:
                 for name, call in calls.items():
@@ -289,6 +296,11 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
                     call()
                     latencies[name].append(time.perf_counter() - t)
                 time.sleep(0.02)
+            # How much of a core the server used while measured (the rest of the machine's
+            # load is the neighbours and this script).
+            out["server_cores_used"] = round(
+                (_cpu_s(served.proc.pid) - cpu) / (time.monotonic() - wall), 2
+            )
             out["latency"] = {name: _percentiles(v) for name, v in latencies.items()}
             out["bots_still_connected"] = crowd.welcomed
             out["watchers_still_open"] = crowd.watching
