@@ -35,6 +35,7 @@ from nardy.arena.audit import DiceAudit, public_dice
 from nardy.arena.audit_cli import register_audit_commands
 from nardy.arena.schedule import (
     DefinitionError,
+    check_builtins,
     TournamentDef,
     definition_from_flags,
     load_definition,
@@ -388,6 +389,7 @@ def run_command(
             sprt,
             name,
         )
+        check_builtins(definition)  # as `nardy play` does: gnubg missing is said up front
         if ray_address is not None and executor != "ray":
             raise click.UsageError("--ray-address goes with --executor ray")
         where: Any = "auto"
