@@ -772,9 +772,10 @@ def check_builtins(definition: TournamentDef) -> None:
     """Build each built-in bot of ``definition`` once, so that one that cannot play here (gnubg
     not installed, a neural weights file missing) is a :class:`DefinitionError` before the
     first game rather than a failure in the middle of the tournament."""
-    from nardy.core.bots import make_bot
+    from nardy.core.bots import is_builtin_bot, make_bot
 
-    for name in sorted({b.builtin for b in definition.bots if b.builtin is not None}):
+    names = {b.builtin for b in definition.bots if b.builtin is not None}
+    for name in sorted(n for n in names if is_builtin_bot(n)):  # unknown ones: said later
         try:
             make_bot(name, 0)
         except ValueError as exc:

@@ -35,8 +35,8 @@ from nardy.arena.audit import DiceAudit, public_dice
 from nardy.arena.audit_cli import register_audit_commands
 from nardy.arena.schedule import (
     DefinitionError,
-    check_builtins,
     TournamentDef,
+    check_builtins,
     definition_from_flags,
     load_definition,
 )
