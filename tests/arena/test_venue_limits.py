@@ -313,3 +313,33 @@ def test_the_arena_database_is_created_private(tmp_path: Path) -> None:
         arena.shutdown(0)
     finally:
         os.umask(old)
+
+
+def test_watch_streams_of_a_live_tournament_are_limited_too() -> None:
+    arena = Arena()
+    server = ArenaServer(arena, admin_token=ADMIN, max_streams_per_peer=3).start()
+    bots = [serve_bot(RandomBot(i)) for i in range(2)]
+    try:
+        ids = [arena.register_server_bot(f"s{i}", b.address).bot_id for i, b in enumerate(bots)]
+        t = arena.create_tournament(ids, games_per_pairing=2_000, concurrency=1, seed=5)
+        with grpc.insecure_channel(server.address) as channel:
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            request = arena_pb2.WatchTournamentRequest(tournament_id=t.tournament_id, replay=True)
+            watchers = [stub.WatchTournament(request) for _ in range(3)]
+            for w in watchers:
+                assert next(w).WhichOneof("event") == "tournament_started"
+            with pytest.raises(grpc.RpcError) as info:
+                next(stub.WatchTournament(request))
+            assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            standings = stub.GetStandings(
+                arena_pb2.GetStandingsRequest(tournament_id=t.tournament_id), timeout=5
+            )
+            assert standings.tournament_id == t.tournament_id
+            for w in watchers:  # the open ones still deliver events
+                assert next(w).event_sequence > 1
+                w.cancel()
+        arena.cancel_tournament(t.tournament_id)
+    finally:
+        server.stop(0.2)
+        for b in bots:
+            b.stop(0)
