@@ -130,7 +130,9 @@ def _answer(bot: RandomBot, request: arena_pb2.DecisionRequest) -> arena_pb2.Con
 class Crowd:
     """Dial-out bots and watchers on an event loop of their own thread."""
 
-    def __init__(self, address: str, connections: int = 20) -> None:
+    def __init__(self, address: str, connections: int = 20, think: float = 0.0) -> None:
+        self.think = think
+        """Seconds each answer waits (a bot that thinks; 0: answer at once)."""
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -174,7 +176,9 @@ class Crowd:
                     self.welcomed += 1
                 elif which == "decision_request":
                     reply = _answer(bot, message.decision_request)
-                    if reply is not None:
+                    if reply is not None and self.think > 0:
+                        self.loop.call_later(self.think, outbox.put_nowait, reply)
+                    elif reply is not None:
                         await outbox.put(reply)
             self.errors.append(f"bot {i}: stream ended")
         except grpc.RpcError as exc:
@@ -255,7 +259,7 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
                 tokens.append(response.token)
                 ids.append(response.bot_id)
             out["register_s"] = round(time.monotonic() - started, 1)
-            crowd = Crowd(served.address)
+            crowd = Crowd(served.address, think=args.think_ms / 1000)
             started = time.monotonic()
             crowd.start_bots(tokens)
             connected = _wait(lambda: crowd is not None and crowd.welcomed >= args.bots, 120)
@@ -319,6 +323,7 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
             )
             out["forfeits"] = sum(r.forfeits for r in standings.standings)
             out["errors"] = crowd.errors[:5]
+            out["think_ms"] = args.think_ms
             out["rss_end_mib"] = round(_rss_mib(served.proc.pid), 1)
         finally:
             if crowd is not None:
@@ -386,6 +391,9 @@ def main() -> None:
     s.add_argument("--bots", type=int, default=1000)
     s.add_argument("--watchers", type=int, default=1000)
     s.add_argument("--seconds", type=float, default=20.0)
+    s.add_argument(
+        "--think-ms", type=float, default=0.0, help="Each bot's time per decision (default 0)."
+    )
     b = sub.add_parser("bodies")
     b.add_argument("--calls", type=int, default=16)
     b.add_argument("--mib", type=int, default=15)
