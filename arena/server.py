@@ -8,8 +8,10 @@
 * :class:`ArenaServicer` is the thin translator between ``nardy.arena.v1`` messages and
   :class:`Arena` calls (:func:`standings_to_proto` and :class:`EventTranslator` for the
   engine's standings and events).
-* :class:`ArenaServer` is the gRPC server: the servicer, the standard ``grpc.health.v1`` health
-  service, server reflection, message size limits, and SIGTERM/SIGINT handling.
+* :class:`ArenaServer` is the gRPC server (``grpc.aio``: streams are coroutines, unary calls run
+  on a thread pool): the servicer, the standard ``grpc.health.v1`` health service, server
+  reflection, message size and stream limits (:mod:`nardy.arena.streams`), and SIGTERM/SIGINT
+  handling.
 """
 
 from __future__ import annotations
@@ -1296,6 +1298,11 @@ def _names_from_records(store: Store, tournament_id: str, bots: set[str]) -> dic
 def _connect_request_parser(
     max_message_bytes: int,
 ) -> Callable[[bytes], _arena_pb2.ConnectRequest | Undecodable]:
+    """Connect's tolerant decoder: undecodable bytes become :class:`Undecodable` (a counted
+    ``malformed`` fault) instead of an anonymous stream failure. gRPC itself refuses a message
+    over ``max_message_bytes`` before it gets here; the size check stays for a transport that
+    would not."""
+
     def parse(data: bytes) -> _arena_pb2.ConnectRequest | Undecodable:
         if len(data) > max_message_bytes:
             return Undecodable(len(data), f"oversized: more than {max_message_bytes} bytes")
