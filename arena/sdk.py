@@ -272,6 +272,10 @@ def builtin(name: str, seed: int | None = None) -> BotBase:
 # -- the bot as a server -----------------------------------------------------------------------
 
 
+_NO_TOKEN = b"Bearer \0"
+"""What a server bot expects while its token file is missing or empty: no caller can match."""
+
+
 class _BotServicer(_bot_pb2_grpc.BotServiceServicer):
     """Thin translator: request message → bot method → response message."""
 
@@ -286,9 +290,11 @@ class _BotServicer(_bot_pb2_grpc.BotServiceServicer):
         token = self._token
         if isinstance(token, Path):
             try:
-                token = token.read_text(encoding="utf-8").strip() or None
-            except OSError:
-                return b"Bearer \0"  # no file yet: no caller can match
+                token = token.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return _NO_TOKEN  # no file yet: no caller can match
+            # An empty file is a token not written yet (or truncated), never "no check".
+            return f"Bearer {token}".encode() if token else _NO_TOKEN
         return f"Bearer {token}".encode() if token else None
 
     def _check(self, context: grpc.ServicerContext) -> None:

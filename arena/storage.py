@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -1035,6 +1036,8 @@ class SqliteStore(SqlStore):
                 uri = f"file:{self.path.resolve()}?mode=rw"
                 self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
             else:
+                if not self.in_memory:
+                    _create_private(self.path)
                 target = MEMORY if self.in_memory else self.path
                 self._db = sqlite3.connect(target, check_same_thread=False, timeout=30)
             self._db.row_factory = sqlite3.Row
@@ -1182,6 +1185,18 @@ class PostgresStore(SqlStore):
 
     def _close(self) -> None:
         self._db.close()
+
+
+def _create_private(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 if it does not exist: the database holds running
+    tournaments' seeds (every future roll). SQLite gives its -wal and -shm files the database
+    file's mode."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StorageError(f"{path}: {exc.strerror or exc}") from None
 
 
 def open_store(target: str | Path, *, readonly: bool = False) -> Store:

@@ -105,7 +105,7 @@ def _play_through_an_outage(
         )
         game.start()
         assert held.asked.wait(20)
-        server.server.stop(0).wait()  # the arena's port goes away mid-game
+        server.stop_transport(0)  # the arena's port goes away mid-game
         assert wait_until(lambda: sum(x.startswith("cannot reach") for x in lines()) >= 2, 20), (
             lines()
         )

@@ -272,9 +272,11 @@ def test_watch_live_and_cancel(server: ArenaServer, bot_server: Callable[..., Bo
         assert first.event_sequence >= 1
         stream.cancel()
         deadline = time.monotonic() + 5
-        while t.engine._subscribers and time.monotonic() < deadline:
+        feed = server.servicer._feeds[t.tournament_id]
+        while feed.followers and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not t.engine._subscribers
+        # The watcher is gone; the tournament's one shared feed (every watcher's) stays.
+        assert feed.followers == 0 and len(t.engine._subscribers) == 1
         # Errors of CreateTournament: unknown bot, a repeated request, a bad variant.
         for request, code in [
             (arena_pb2.CreateTournamentRequest(bot_ids=[a, "zz"]), grpc.StatusCode.NOT_FOUND),

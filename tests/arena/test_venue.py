@@ -472,7 +472,10 @@ def test_a_server_bot_that_checks_its_token_can_be_registered(
     assert all(r.forfeits == 0 for r in served.standings(created.tournament_id).standings)
 
 
-def test_oversized_dial_out_message_is_malformed_like_a_server_bots() -> None:
+def test_oversized_dial_out_message_ends_its_stream_unread() -> None:
+    """No message over --max-message-bytes is read, from anyone: a dial-out bot's oversized
+    answer ends its stream (RESOURCE_EXHAUSTED, gRPC's own refusal) and the game counts the
+    broken stream as a disconnect once the reconnect grace has passed."""
     arena = Arena(
         time_control=TimeControl(per_decision=0.5, reserve=0.0, slack=0.05), reconnect_grace=0.5
     )
@@ -490,9 +493,14 @@ def test_oversized_dial_out_message_is_malformed_like_a_server_bots() -> None:
         answer.choose_play.play_index = 0
         answer.choose_play.info.comment = "x" * 100_000
         stream.send(arena_pb2.ConnectRequest(answer=answer))
+        ended = stream.next(10)
+        while isinstance(ended, arena_pb2.ConnectResponse):
+            ended = stream.next(10)
+        assert isinstance(ended, grpc.RpcError)
+        assert ended.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, ended
         record = game.result(timeout=10)
         stream.close()
-        assert record.faults[0]["malformed"] == 1 and record.faults[0]["disconnect"] == 0
+        assert record.faults[0]["disconnect"] == 1 and record.faults[0]["malformed"] == 0
     finally:
         server.stop(0.5)
         good.stop(0)
