@@ -752,7 +752,7 @@ def pairing_key(a: str, b: str) -> str:
 def split_bots_flag(text: str) -> list[dict[str, Any]]:
     """Bots of ``--bots``: ``heuristic,random`` (built-ins), ``name=builtin``, ``name=host:port``.
     A built-in with an argument (``gnubg:0``, ``neural:FILE``) is the built-in, not a host."""
-    from nardy.core.bots import is_builtin_bot
+    from nardy.bots import is_builtin_bot
 
     out: list[dict[str, Any]] = []
     for item in (s.strip() for s in text.split(",")):
@@ -772,7 +772,7 @@ def check_builtins(definition: TournamentDef) -> None:
     """Build each built-in bot of ``definition`` once, so that one that cannot play here (gnubg
     not installed, a neural weights file missing) is a :class:`DefinitionError` before the
     first game rather than a failure in the middle of the tournament."""
-    from nardy.core.bots import is_builtin_bot, make_bot
+    from nardy.bots import is_builtin_bot, make_bot
 
     names = {b.builtin for b in definition.bots if b.builtin is not None}
     for name in sorted(n for n in names if is_builtin_bot(n)):  # unknown ones: said later

@@ -272,7 +272,8 @@ def test_watch_live_and_cancel(server: ArenaServer, bot_server: Callable[..., Bo
         assert first.event_sequence >= 1
         stream.cancel()
         deadline = time.monotonic() + 5
-        feed = server.servicer._feeds[t.tournament_id]
+        # The feed of this watcher's kind (admin or public) for the tournament.
+        (feed,) = [f for (tid, _), f in server.servicer._feeds.items() if tid == t.tournament_id]
         while feed.followers and time.monotonic() < deadline:
             time.sleep(0.05)
         # The watcher is gone; the tournament's one shared feed (every watcher's) stays.
