@@ -22,6 +22,7 @@ from nardy.core.bots import RandomBot  # noqa: E402
 from nardy.core.dice import ScriptedDice  # noqa: E402
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
 from nardy.env import action_space_size, aec_env, gym_env, raw_aec_env  # noqa: E402
+from nardy.env.driver import play_order  # noqa: E402
 
 # Every registered variant with its defaults, plus the main options (cube, match, rule options).
 CONFIGS: list[tuple[str, dict[str, object]]] = [(name, {}) for name in variant_names()] + [
@@ -138,7 +139,7 @@ def replay_points(variant: str, options: dict, game: Game, trace) -> tuple[int, 
     for _, action, _ in trace:
         d = replay.decision
         if isinstance(d, PlayDecision):
-            replay.decide(action)
+            replay.decide(play_order(d.plays)[action])  # actions in the canonical order
         elif isinstance(d, DoubleDecision):
             replay.decide(action == 1)
         else:

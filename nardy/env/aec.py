@@ -19,7 +19,7 @@ from pettingzoo.utils import wrappers
 from nardy import encoding
 from nardy.core.board_text import render_board
 from nardy.core.variant import Variant
-from nardy.env.driver import Driver, EnvConfig
+from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
 AGENTS = ("player_0", "player_1")
 """White and Black (PettingZoo's agent naming)."""
@@ -91,7 +91,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None or self.driver is None:
             self.np_random, _ = seeding.np_random(seed)
-        self.driver = Driver(self.config, self.np_random)
+        self.driver = Driver(self.config, NumpyDice(self.np_random))
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}

@@ -5,7 +5,8 @@ Every decision of :class:`~nardy.core.game.Game` is an agent turn of the player 
 the plays of every segment (rolls, progression stages, re-rolls, transferred steps), the double
 decision and the answer to a double. Actions (docs/learning.md):
 
-* a play decision: the index of the play in ``decision.plays`` (``LegalPlays`` order);
+* a play decision: the index of the play in the canonical order of :func:`play_order` (the
+  legal plays sorted by their resulting boards: the same for dice a-b and b-a);
 * a double decision: 0 = roll, 1 = double;
 * a take decision: 0 = take, 1 = drop, 2 = beaver (only when offered).
 """
@@ -19,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nardy import encoding
+from nardy.core.dice import DiceSource
 from nardy.core.errors import GameStateError
 from nardy.core.game import (
     COLOURS,
@@ -28,7 +30,7 @@ from nardy.core.game import (
     TakeDecision,
 )
 from nardy.core.plugins import load_variant
-from nardy.core.variant import Variant
+from nardy.core.variant import LegalPlays, Play, Variant
 from nardy.env.spaces import CUBE_ACTIONS, action_space_size
 
 ROLL, DOUBLE = 0, 1
@@ -36,6 +38,19 @@ TAKE, DROP, BEAVER = 0, 1, 2
 _TAKE_ANSWERS: Final = ("take", "drop", "beaver")
 
 Mask = npt.NDArray[np.int8]
+
+
+def play_order(plays: LegalPlays) -> list[int]:
+    """The canonical action order of a play decision: ``play_order(plays)[action]`` is the index in
+    ``plays`` of the play that ``action`` makes.
+
+    Actions number the legal plays by their resulting board, ascending: the board key of
+    :func:`nardy.core.movegen.board_of` (the mover's borne-off count, the signed counts on his points
+    1…24, the two bars, the opponent's borne-off count) compared as a tuple. It depends on the
+    position and the multiset of steps only — not on the order of the dice, nor on the order in
+    which a move generator lists the plays (docs/encoding.md)."""
+    keys = [key for key, _ in plays.keyed()]
+    return sorted(range(len(keys)), key=keys.__getitem__)
 
 
 class NumpyDice:
@@ -92,16 +107,29 @@ class EnvConfig:
 class Driver:
     """A game of :class:`EnvConfig`'s variant, stepped by action indexes."""
 
-    def __init__(self, config: EnvConfig, rng: np.random.Generator) -> None:
+    def __init__(self, config: EnvConfig, dice: DiceSource | None) -> None:
+        """``dice``: where the dice come from; None for a game whose throws are chance nodes
+        (:meth:`roll`, OpenSpiel)."""
         self.config = config
-        self.game = Game(config.variant, NumpyDice(rng), auto_forced=config.auto_forced)
+        self.game = Game(config.variant, dice, auto_forced=config.auto_forced)
+        self._order: list[int] | None = None
         self._check_size()
+
+    @classmethod
+    def of(cls, config: EnvConfig, game: Game) -> Driver:
+        """A driver of an existing game of ``config``'s variant (e.g. one set up from a position)."""
+        if game.variant is not config.variant:
+            raise ValueError("the game must be of the environment's variant")
+        driver = cls.__new__(cls)
+        driver.config, driver.game, driver._order = config, game, None
+        driver._check_size()
+        return driver
 
     # -- state -------------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
-        return self.game.decision is None
+        return self.game.result is not None
 
     @property
     def player(self) -> int:
@@ -159,7 +187,21 @@ class Driver:
         decision = self.game.decision
         if not isinstance(decision, PlayDecision):
             return np.zeros((0, encoding.encoder_size(encoder)), dtype=np.float32)
-        return encoding.encode_plays(decision.plays, encoder=encoder)
+        return encoding.encode_plays(decision.plays, encoder=encoder)[self.order()]
+
+    def order(self) -> list[int]:
+        """:func:`play_order` of the current play decision (empty for any other)."""
+        if self._order is None:
+            decision = self.game.decision
+            self._order = play_order(decision.plays) if isinstance(decision, PlayDecision) else []
+        return self._order
+
+    def play(self, action: int) -> Play:
+        """The play that ``action`` makes in the current play decision."""
+        decision = self.game.decision
+        if not isinstance(decision, PlayDecision) or not 0 <= action < len(decision.plays):
+            raise ValueError(f"action {action} is not a play of the current decision")
+        return decision.plays[self.order()[action]]
 
     def points(self) -> tuple[int, int]:
         """Game points of (White, Black): + for the winner, − for the loser, 0 while playing."""
@@ -178,7 +220,7 @@ class Driver:
         """Answer the current decision with ``action``; raise ``ValueError`` if it is not legal."""
         decision = self.game.decision
         if decision is None:
-            raise GameStateError("the game is over")
+            raise GameStateError("the game is over" if self.over else "a chance node: roll()")
         if not self.is_legal(action):
             legal = np.flatnonzero(self.mask())
             shown = ", ".join(map(str, legal[:10])) + (" …" if len(legal) > 10 else "")
@@ -186,12 +228,24 @@ class Driver:
                 f"action {action} is not legal for {COLOURS[decision.player]} now (legal: {shown})"
             )
         if isinstance(decision, PlayDecision):
-            self.game.decide(int(action))
+            self.answer(self.order()[action])
         elif isinstance(decision, DoubleDecision):
-            self.game.decide(action == DOUBLE)
+            self.answer(action == DOUBLE)
         else:
             assert isinstance(decision, TakeDecision)
-            self.game.decide(_TAKE_ANSWERS[action])
+            self.answer(_TAKE_ANSWERS[action])
+
+    def answer(self, answer: int | bool | str) -> None:
+        """Answer the current decision in the kernel's terms (a ``LegalPlays`` index, a bool to
+        double, "take" / "drop" / "beaver"): what a bot returns."""
+        self._order = None
+        self.game.decide(answer)
+        self._check_size()
+
+    def roll(self, a: int, b: int) -> None:
+        """Make the throw a game without a dice source waits for (``game.chance``)."""
+        self._order = None
+        self.game.roll(a, b)
         self._check_size()
 
     def resign(self, colour: int) -> int:

@@ -22,7 +22,7 @@ from nardy import encoding
 from nardy.core.bots import Bot, make_bot
 from nardy.core.game import DoubleDecision, PlayDecision
 from nardy.core.variant import Variant
-from nardy.env.driver import DOUBLE, DROP, ROLL, TAKE, Driver, EnvConfig
+from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
 Seat = Literal["white", "black", "random"]
 
@@ -94,7 +94,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             self.opponent = make_bot(self.opponent_spec, seed=int(rng.integers(2**31)))
         else:
             self.opponent = self.opponent_spec
-        self.driver = Driver(self.config, rng)
+        self.driver = Driver(self.config, NumpyDice(rng))
         self._abandoned = False
         self.opponent.start_game(self.config.variant, 1 - self.colour)
         self._opponent_moves()
@@ -145,13 +145,12 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         while not driver.over and driver.player != self.colour:
             decision = driver.game.decision
             if isinstance(decision, PlayDecision):
-                driver.step(int(bot.choose_play(decision)))
+                driver.answer(int(bot.choose_play(decision)))  # a LegalPlays index
             elif isinstance(decision, DoubleDecision):
-                driver.step(DOUBLE if bot.offer_double(decision) else ROLL)
+                driver.answer(bool(bot.offer_double(decision)))
             else:
                 assert decision is not None
-                answer = bot.respond_to_double(decision)
-                driver.step({"take": TAKE, "drop": DROP}.get(answer, 2))
+                driver.answer(bot.respond_to_double(decision))
 
     def _mask(self) -> np.ndarray:
         mask = self._driver().mask(self.colour)
