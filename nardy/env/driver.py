@@ -30,6 +30,7 @@ from nardy.core.game import (
     TakeDecision,
 )
 from nardy.core.plugins import load_variant
+from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play, Variant
 from nardy.env.spaces import CUBE_ACTIONS, action_space_size
 
@@ -113,6 +114,10 @@ class Driver:
         self.config = config
         self.game = Game(config.variant, dice, auto_forced=config.auto_forced)
         self._order: list[int] | None = None
+        self.match_length: int | None = config.variant.options.get("match_length")
+        self.score = (0, 0)
+        """The match score before this game: (White, Black)."""
+        self.crawford = False
         self._check_size()
 
     @classmethod
@@ -122,6 +127,8 @@ class Driver:
             raise ValueError("the game must be of the environment's variant")
         driver = cls.__new__(cls)
         driver.config, driver.game, driver._order = config, game, None
+        driver.match_length = config.variant.options.get("match_length")
+        driver.score, driver.crawford = (0, 0), False
         driver._check_size()
         return driver
 
@@ -155,30 +162,70 @@ class Driver:
             mask[BEAVER] = int(decision.beaver_allowed)
         return mask
 
-    def observation(self, colour: int) -> npt.NDArray[np.float32]:
-        """``colour``'s observation: the decision's position and context when he decides, else the
+    def view(self, colour: int) -> tuple[Position, encoding.Context]:
+        """What ``colour`` observes: the decision's position and context when he decides, else the
         board from his view with the cube and match state."""
         game = self.game
         decision = game.decision
-        match_length = self.config.variant.options.get("match_length")
+        score = self.score if colour == 0 else (self.score[1], self.score[0])
         if decision is not None and decision.player == colour:
-            context = encoding.context_of(game, match_length=match_length)
-            position = decision.position
-        else:
-            context = encoding.Context(
-                cube=game.cube_settings.enabled,
-                cube_value=game.cube.value,
-                cube_owner="centre"
-                if game.cube.owner is None
-                else "mover"
-                if game.cube.owner == colour
-                else "opponent",
-                match_length=match_length,
+            context = encoding.context_of(
+                game, match_length=self.match_length, score=score, crawford=self.crawford
             )
-            position = game.position_for(colour)
+            return decision.position, context
+        context = encoding.Context(
+            cube=game.cube_settings.enabled,
+            cube_value=game.cube.value,
+            cube_owner="centre"
+            if game.cube.owner is None
+            else "mover"
+            if game.cube.owner == colour
+            else "opponent",
+            match_length=self.match_length,
+            score=score,
+            crawford=self.crawford,
+        )
+        return game.position_for(colour), context
+
+    def observation(self, colour: int) -> npt.NDArray[np.float32]:
+        """``colour``'s observation (:meth:`view`, encoded)."""
+        position, context = self.view(colour)
         if self.config.encoder == encoding.BOARD_ENCODER:
             return encoding.encode(position, encoder=self.config.encoder)
         return encoding.encode(position, context, encoder=self.config.encoder)
+
+    def describe(self, colour: int) -> str:
+        """:meth:`view` as text (OpenSpiel's observation and information-state strings): who is to
+        act, the position id from ``colour``'s view, the dice and turn plan, cube and match."""
+        game = self.game
+        position, c = self.view(colour)
+        if game.result is not None:
+            result = game.result
+            now = f"over: {COLOURS[result.winner]} wins {result.points} ({result.reason})"
+        elif game.chance is not None:
+            node = game.chance
+            now = f"{COLOURS[node.player]} to throw ({node.kind})"
+        else:
+            assert game.decision is not None
+            now = f"{COLOURS[game.decision.player]} to decide"
+        parts = [f"{COLOURS[colour]} sees {position.id()}", now]
+        if c.phase != "none":
+            plan = f"{c.phase}"
+            if c.segment:
+                plan += " " + "-".join(map(str, c.segment))
+            if c.later:
+                plan += " later " + "-".join(map(str, c.later))
+            if c.reroll:
+                plan += " re-roll after"
+            if c.first_turn:
+                plan += f" first turn head {c.head_limit}"
+            parts.append(plan)
+        if c.cube:
+            parts.append(f"cube {c.cube_value} {c.cube_owner}")
+        if c.match_length is not None:
+            crawford = " Crawford" if c.crawford else ""
+            parts.append(f"match to {c.match_length} {c.score[0]}-{c.score[1]}{crawford}")
+        return " | ".join(parts)
 
     def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> npt.NDArray[np.float32]:
         """The encodings of every legal play's result (row ``i`` = action ``i``), from the
