@@ -63,15 +63,59 @@ def test_aec_names_spaces_and_agents():
     assert env.observe(other)["action_mask"].sum() == 0
 
 
-def test_aec_illegal_action_ends_the_game_for_the_offender():
-    env = aec_env("long")
+# RULES.md §6: the largest result of one game at cube 1 — koks 3, trictrac's 8 (on the bar),
+# per-checker scoring 15 checkers, fevga's 2, backgammon's 3.
+LARGEST = {"long": 3, "trictrac": 8, "khachapuri": 15, "fevga": 2, "backgammon": 3}
+
+
+def illegal_action(mask) -> int:
+    return int(np.flatnonzero(mask == 0)[0])
+
+
+@pytest.mark.parametrize("variant", sorted(LARGEST))
+def test_an_illegal_action_costs_the_largest_result_in_every_api(variant):
+    env = aec_env(variant, cube=False) if variant == "backgammon" else aec_env(variant)
     env.reset(seed=3)
     agent = env.agent_selection
-    mask = env.observe(agent)["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[0])
+    env.step(illegal_action(env.observe(agent)["action_mask"]))
+    assert all(env.terminations.values())
+    other = next(a for a in env.possible_agents if a != agent)
+    assert (env.rewards[agent], env.rewards[other]) == (-LARGEST[variant], LARGEST[variant])
+    assert env.infos[agent]["illegal_action"]
+    assert env.observe(agent)["action_mask"].sum() == 0
+
+    gym = gym_env(variant, opponent="random", seat="white")
+    obs, _ = gym.reset(seed=2)
+    obs, reward, done, _, info = gym.step(illegal_action(obs["action_mask"]))
+    assert (done, reward, info["illegal_action"]) == (True, -LARGEST[variant], True)
+
+
+def test_the_illegal_action_penalty_scales_with_the_cube():
+    env = aec_env("backgammon", cube=True)
+    env.reset(seed=1)
+    for _ in range(400):
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        game = env.unwrapped.driver.game
+        if game.cube.value == 2 and obs["action_mask"].sum():
+            env.step(illegal_action(obs["action_mask"]))
+            assert env.rewards[agent] == -6  # backgammon 3 × cube 2
+            return
+        legal = np.flatnonzero(obs["action_mask"])
+        decision = game.decision
+        # Double and take at once, then play on.
+        action = 1 if isinstance(decision, DoubleDecision) else 0
+        env.step(int(action if action in legal else legal[0]))
+    pytest.fail("no take happened")
+
+
+def test_pettingzoos_own_illegal_reward_on_request():
+    env = aec_env("long", illegal_reward=-1.0)
+    env.reset(seed=3)
+    agent = env.agent_selection
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the wrapper warns about the illegal move
-        env.step(illegal)
+        env.step(illegal_action(env.observe(agent)["action_mask"]))
     assert all(env.terminations.values())
     assert env.rewards[agent] == -1
 
@@ -247,7 +291,7 @@ def test_gym_illegal_action_is_a_loss_and_ends_the_episode():
     obs, _ = env.reset(seed=2)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     obs, reward, done, _, info = env.step(illegal)
-    # per-checker scoring: a single game at cube 1 costs the checkers not borne off (all 15)
+    # per-checker scoring: the largest result at cube 1 is all 15 checkers
     assert (done, reward, info["illegal_action"]) == (True, -15.0, True)
     assert obs["action_mask"].sum() == 0
     with pytest.raises(RuntimeError, match="reset"):

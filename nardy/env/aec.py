@@ -1,8 +1,9 @@
 """PettingZoo AEC environment of any registered variant (docs/learning.md).
 
-``nardy.env.aec_env("long")`` is the wrapped environment (illegal actions end the game with
-``illegal_reward`` for the offender, out-of-bounds actions assert, order enforced), as PettingZoo's
-classic games do; ``raw_aec_env`` is the bare one. Agents are ``"player_0"`` (White) and ``"player_1"`` (Black); the agent
+``nardy.env.aec_env("long")`` is the wrapped environment (an illegal action ends the game: the
+offender loses the variant's largest result at the current cube, as in the Gymnasium env;
+out-of-bounds actions assert; order enforced), as PettingZoo's classic games do; ``raw_aec_env``
+is the bare one. Agents are ``"player_0"`` (White) and ``"player_1"`` (Black); the agent
 selected is always the one who must decide (a play of any segment, a double, an answer to it).
 """
 
@@ -41,8 +42,12 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         action_space_size: int | None = None,
         auto_forced: bool = True,
         render_mode: str | None = None,
+        illegal_loses: bool = False,
         **options: Any,
     ) -> None:
+        """``illegal_loses``: an illegal action ends the game as a loss of
+        :meth:`Driver.illegal_penalty` for the offender (his opponent wins as much) instead of
+        raising ``ValueError``."""
         EzPickle.__init__(
             self,
             variant,
@@ -50,8 +55,11 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
             action_space_size=action_space_size,
             auto_forced=auto_forced,
             render_mode=render_mode,
+            illegal_loses=illegal_loses,
             **options,
         )
+        self.illegal_loses = illegal_loses
+        self._forfeited = False
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of ansi, human, not {render_mode!r}")
@@ -80,6 +88,15 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         self.driver: Driver | None = None
         self.np_random, _ = seeding.np_random(None)
 
+    # EzPickle's state is the constructor's arguments: a copy would be a fresh, never-reset env.
+    # The whole state is copied instead (the game pickles by replaying its inputs), so a pickled
+    # or deep-copied env continues with the same dice and the same future.
+    def __getstate__(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
@@ -99,6 +116,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         self.truncations = {a: False for a in AGENTS}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self.driver.player]
+        self._forfeited = False
         # A game may end before any decision (every segment forced): settle it at once.
         if self.driver.over:
             self._finish()
@@ -107,7 +125,10 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         driver = self._driver()
         colour = AGENTS.index(agent)
-        return {"observation": driver.observation(colour), "action_mask": driver.mask(colour)}
+        mask = driver.mask(colour)
+        if self._forfeited:
+            mask[:] = 0
+        return {"observation": driver.observation(colour), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
@@ -117,6 +138,10 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         assert action is not None, "a live agent must act"
         self._cumulative_rewards[self.agent_selection] = 0.0
         self.rewards = {a: 0.0 for a in AGENTS}
+        if self.illegal_loses and not driver.is_legal(int(action)):
+            self._forfeit(self.agent_selection)
+            self._accumulate_rewards()
+            return
         driver.step(int(action))
         if driver.over:
             self._finish()
@@ -130,6 +155,14 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         """Every legal play's resulting position, encoded (``nardy196_v1`` by default), row ``i``
         for action ``i``, from the selected agent's view; empty for a cube decision."""
         return self._driver().afterstates(encoder)
+
+    def _forfeit(self, offender: str) -> None:
+        penalty = float(self._driver().illegal_penalty())
+        self._forfeited = True
+        self.rewards = {a: -penalty if a == offender else penalty for a in AGENTS}
+        self.terminations = {a: True for a in AGENTS}
+        for agent in AGENTS:
+            self.infos[agent] = {"illegal_action": True, "points": penalty, "offender": offender}
 
     def _finish(self) -> None:
         driver = self._driver()
@@ -169,13 +202,17 @@ def raw_aec_env(variant: str | Variant = "long", **options: Any) -> NardyAECEnv:
 
 
 def aec_env(
-    variant: str | Variant = "long", *, illegal_reward: float = -1.0, **options: Any
+    variant: str | Variant = "long", *, illegal_reward: float | None = None, **options: Any
 ) -> Any:
     """The AEC environment of ``variant`` with PettingZoo's usual wrappers: an illegal action ends
-    the game, the offender gets ``illegal_reward`` and the other agent 0; out-of-bounds actions
-    assert; the call order is enforced. ``options`` are the variant's options (``cube=True``) and
-    ``encoder``, ``action_space_size``, ``auto_forced``, ``render_mode``."""
-    env: Any = raw_aec_env(variant, **options)
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    the game — by default the offender loses :meth:`Driver.illegal_penalty` (the variant's largest
+    result at the current cube) and the other agent wins as much; a number ``illegal_reward``
+    gives PettingZoo's ``TerminateIllegalWrapper`` instead (that reward for the offender, 0 for the
+    other). Out-of-bounds actions assert; the call order is enforced. ``options`` are the
+    variant's options (``cube=True``) and ``encoder``, ``action_space_size``, ``auto_forced``,
+    ``render_mode``."""
+    env: Any = raw_aec_env(variant, illegal_loses=illegal_reward is None, **options)
+    if illegal_reward is not None:
+        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)

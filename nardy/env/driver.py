@@ -295,16 +295,11 @@ class Driver:
         self.game.roll(a, b)
         self._check_size()
 
-    def resign(self, colour: int) -> int:
-        """End the game as a loss of ``colour`` (an illegal action): the points of a single game at
-        the current cube, as a drop scores them (per-checker: × his checkers not borne off)."""
-        game = self.game
-        value = game.cube.value
-        if game.rules.scoring.per_checker:
-            position = game.position_for(colour)
-            checkers = sum(c for c in position.points if c > 0) + position.bar[0] + position.off[0]
-            value *= checkers - position.off[0]
-        return value
+    def illegal_penalty(self) -> int:
+        """What an illegal action costs the offender in every API (docs/learning.md): the variant's
+        largest result at the current cube — its largest game value (gammon, backgammon, koks,
+        trictrac's 8, per-checker N) × the cube value, so no play of the game can cost more."""
+        return self.config.variant.max_game_value() * self.game.cube.value
 
     def _check_size(self) -> None:
         decision = self.game.decision

@@ -6,8 +6,8 @@ one of its own decisions. The reward is 0 until the game ends, then the agent's 
 win, − for a loss). The legal actions are ``obs["action_mask"]`` (also ``info["action_mask"]``).
 
 An illegal action — Gymnasium's ``check_env`` sends unmasked samples — ends the episode as a loss:
-the agent loses a single game at the current cube (per-checker scoring: × its checkers not borne
-off), ``info["illegal_action"]`` is True, and nothing is raised.
+the agent's reward is minus :meth:`Driver.illegal_penalty` (the variant's largest result at the
+current cube, as in the AEC environment), ``info["illegal_action"]`` is True, nothing is raised.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if not driver.is_legal(action):
             # The game is abandoned as a loss; the kernel's game itself stays unscored.
             self._abandoned = True
-            points = driver.resign(self.colour)
+            points = driver.illegal_penalty()
             info = {**self._info(), "illegal_action": True}
             return self._obs(), float(-points), True, False, info
         driver.step(action)
