@@ -12,10 +12,11 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed")
 pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
 pytest.importorskip("gymnasium", reason="the rl extra is not installed")
 
+import gymnasium  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from nardy.core import load_variant, variant_names  # noqa: E402
 from nardy.core.bots import RandomBot  # noqa: E402
@@ -23,6 +24,7 @@ from nardy.core.dice import ScriptedDice  # noqa: E402
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
 from nardy.env import action_space_size, aec_env, gym_env, raw_aec_env  # noqa: E402
 from nardy.env.driver import play_order  # noqa: E402
+from nardy.env.registration import env_id  # noqa: E402
 
 # Every registered variant with its defaults, plus the main options (cube, match, rule options).
 CONFIGS: list[tuple[str, dict[str, object]]] = [(name, {}) for name in variant_names()] + [
@@ -265,9 +267,53 @@ def test_forced_plays_are_turns_too_when_asked():
 
 @pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=IDS)
 def test_gymnasium_check_env(variant, options):
+    """Made through its registered id, every variant passes check_env with every check on (the
+    render modes included), warnings turned into errors."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(gym_env(variant, **options), skip_render_check=True)
+        env = gymnasium.make(env_id(variant), **options)
+        assert env.spec.id == env_id(variant)
+        check_env(env.unwrapped)
+
+
+def test_gymnasium_ids_name_every_variant():
+    assert env_id("long") == "nardy/Long-v0" and env_id("mad_gulbar") == "nardy/MadGulbar-v0"
+    for name in variant_names():
+        assert env_id(name) in gymnasium.registry
+    env = gymnasium.make("nardy.env:nardy/Backgammon-v0", opponent="random", seat="black")
+    _, info = env.reset(seed=1)
+    assert info["colour"] == 1 and env.unwrapped.config.variant.name == "backgammon"
+
+
+@pytest.mark.parametrize("variant", ["long", "backgammon", "fevga"])
+def test_rgb_array_frames(variant):
+    render_test(lambda render_mode=None: aec_env(variant, render_mode=render_mode))
+    env = gym_env(variant, opponent="random", render_mode="rgb_array")
+    env.reset(seed=2)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    # The start position: as many light (mover) as dark checker pixels, both present.
+    from nardy.env.render import board_rgb
+
+    start = board_rgb(load_variant(variant).start_position())
+    light = np.all(start == (240, 236, 222), axis=2).sum()
+    dark = np.all(start == (30, 30, 34), axis=2).sum()
+    assert light > 0 and light == dark
+
+
+def test_pettingzoo_state():
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    env = aec_env("long")
+    test_state_space(env)
+    test_state(env, 30)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    size = env.unwrapped.config.obs_size
+    state = env.state()
+    colour = env.possible_agents.index(agent)
+    own = state[colour * size : (colour + 1) * size]
+    assert np.array_equal(own, env.observe(agent)["observation"])
 
 
 @pytest.mark.parametrize("opponent", ["heuristic", "random", RandomBot(seed=1)])

@@ -30,7 +30,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
     """Two agents take turns at the decisions of one game; rewards are the game's points at the end."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's attribute, renamed per instance)
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
     }
 
@@ -62,7 +62,8 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         self._forfeited = False
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of ansi, human, not {render_mode!r}")
+            modes = ", ".join(self.metadata["render_modes"])
+            raise ValueError(f"render_mode must be one of {modes}, not {render_mode!r}")
         self.config = EnvConfig.build(
             variant,
             options,
@@ -85,6 +86,9 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         )
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(n) for a in AGENTS}
+        size, high = self.config.obs_size, self.config.obs_high
+        self.state_space = spaces.Box(0.0, high, (2 * size,), np.float32)
+        """:meth:`state`: both players' observations, White's first."""
         self.driver: Driver | None = None
         self.np_random, _ = seeding.np_random(None)
 
@@ -174,10 +178,20 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         for agent in AGENTS:
             self.infos[agent] = {"points": game.result.points, "reason": game.result.reason}
 
-    def render(self) -> str | None:
+    def state(self) -> np.ndarray:
+        """The global state: White's observation then Black's (each from his own view, with the
+        decision's context for the one who decides)."""
+        driver = self._driver()
+        return np.concatenate([driver.observation(0), driver.observation(1)])
+
+    def render(self) -> Any:
         if self.render_mode is None:
             return None
         game = self._driver().game
+        if self.render_mode == "rgb_array":
+            from nardy.env.render import board_rgb
+
+            return board_rgb(game.position_for(0))  # White's view
         text = render_board(
             game.position, game.variant, mover_colour="white" if game.mover == 0 else "black"
         )

@@ -30,7 +30,10 @@ Seat = Literal["white", "black", "random"]
 class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     """A single agent plays one game per episode against ``opponent``."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's attribute)
+    metadata: dict[str, Any] = {  # noqa: RUF012 (Gymnasium's attribute)
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 4,
+    }
 
     def __init__(
         self,
@@ -47,7 +50,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if seat not in ("white", "black", "random"):
             raise ValueError(f"seat must be white, black or random, not {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be ansi, not {render_mode!r}")
+            raise ValueError(f"render_mode must be ansi or rgb_array, not {render_mode!r}")
         if isinstance(opponent, str):
             make_bot(opponent)  # a clear error for an unknown bot name, now
         elif not isinstance(opponent, Bot):
@@ -119,12 +122,16 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         obs = self._obs()
         return obs, reward, driver.over, False, self._info()
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi":
+    def render(self) -> Any:
+        if self.render_mode is None:
             return None
+        game = self._driver().game
+        if self.render_mode == "rgb_array":
+            from nardy.env.render import board_rgb
+
+            return board_rgb(game.position_for(self.colour))  # the agent's view
         from nardy.core.board_text import render_board
 
-        game = self._driver().game
         return render_board(
             game.position_for(self.colour),
             game.variant,
