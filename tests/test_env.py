@@ -369,3 +369,56 @@ def test_raw_aec_illegal_action_raises_and_changes_nothing():
     after = env.observe(agent)
     assert env.agent_selection == agent
     assert np.array_equal(before["observation"], after["observation"])
+
+
+# -- match play ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("variant", "length"), [("backgammon", 5), ("long", 3)])
+def test_a_match_is_one_episode_with_the_score_in_the_observation(variant, length):
+    """With ``match_length`` an episode is the whole match (RULES.md §2.11): rewards are each
+    game's points as it ends (adding up to the final score difference), the match units of every
+    decision's observation show the score from the decider's view, and the Crawford game comes."""
+    from nardy.encoding import MATCH
+
+    games_seen = 0
+    for seed in range(20):
+        env = raw_aec_env(variant, match_length=length)
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        scores = set()
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            totals[agent] += reward
+            if terminated or truncated:
+                env.step(None)
+                continue
+            driver = env.driver
+            colour = env.possible_agents.index(agent)
+            own, other = driver.score[colour], driver.score[1 - colour]
+            o = obs["observation"]
+            assert o[MATCH] == 1.0
+            assert o[MATCH + 1] == pytest.approx(max(length - own, 0) / length)
+            assert o[MATCH + 2] == pytest.approx(max(length - other, 0) / length)
+            assert o[MATCH + 3] == float(driver.crawford)
+            scores.add(driver.score)
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        final = env.driver.score
+        assert max(final) >= length
+        assert info["score"] == final
+        assert totals["player_0"] == final[0] - final[1] == -totals["player_1"]
+        games_seen = max(games_seen, len(env.driver.match.games))
+        if len(scores) > 2:
+            break
+    assert games_seen > 2  # several games in one episode
+
+
+def test_a_gym_match_episode():
+    env = gym_env("backgammon", opponent="random", match_length=3, seat="white")
+    obs, info = env.reset(seed=5)
+    total, done = 0.0, False
+    while not done:
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        total += reward
+    assert max(info["score"]) >= 3 and total == info["score"][0] - info["score"][1]

@@ -122,9 +122,11 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         self.agent_selection = AGENTS[self.driver.player]
         self._forfeited = False
         # A game may end before any decision (every segment forced): settle it at once.
+        white, black = self.driver.take_points()
+        self.rewards = {AGENTS[0]: float(white), AGENTS[1]: float(black)}
         if self.driver.over:
             self._finish()
-            self._accumulate_rewards()
+        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         driver = self._driver()
@@ -147,6 +149,8 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
             self._accumulate_rewards()
             return
         driver.step(int(action))
+        white, black = driver.take_points()  # a game of a match may end without ending it
+        self.rewards = {AGENTS[0]: float(white), AGENTS[1]: float(black)}
         if driver.over:
             self._finish()
         else:
@@ -169,14 +173,16 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
             self.infos[agent] = {"illegal_action": True, "points": penalty, "offender": offender}
 
     def _finish(self) -> None:
+        """The episode is over (its last points are already in ``rewards``)."""
         driver = self._driver()
-        white, black = driver.points()
-        self.rewards = {AGENTS[0]: float(white), AGENTS[1]: float(black)}
         self.terminations = {a: True for a in AGENTS}
         game = driver.game
         assert game.result is not None
         for agent in AGENTS:
-            self.infos[agent] = {"points": game.result.points, "reason": game.result.reason}
+            info: dict[str, Any] = {"points": game.result.points, "reason": game.result.reason}
+            if driver.match is not None:
+                info["score"] = driver.score
+            self.infos[agent] = info
 
     def state(self) -> np.ndarray:
         """The global state: White's observation then Black's (each from his own view, with the

@@ -29,6 +29,7 @@ from nardy.core.game import (
     PlayDecision,
     TakeDecision,
 )
+from nardy.core.match import Match
 from nardy.core.plugins import load_variant
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play, Variant
@@ -108,17 +109,33 @@ class EnvConfig:
 class Driver:
     """A game of :class:`EnvConfig`'s variant, stepped by action indexes."""
 
-    def __init__(self, config: EnvConfig, dice: DiceSource | None) -> None:
+    def __init__(
+        self, config: EnvConfig, dice: DiceSource | None, *, whole_match: bool = True
+    ) -> None:
         """``dice``: where the dice come from; None for a game whose throws are chance nodes
-        (:meth:`roll`, OpenSpiel)."""
+        (:meth:`roll`, OpenSpiel). With the variant's ``match_length`` set, ``whole_match`` and a
+        dice source, the driver plays the whole match (RULES.md §2.11: who starts each game, the
+        Crawford game), one game after another; else one game."""
         self.config = config
-        self.game = Game(config.variant, dice, auto_forced=config.auto_forced)
-        self._order: list[int] | None = None
         self.match_length: int | None = config.variant.options.get("match_length")
+        self.match: Match | None = None
+        if whole_match and self.match_length is not None and dice is not None:
+            self.match = Match(config.variant, self.match_length)
+        self._dice = dice
+        self.game = self._new_game()
+        self._order: list[int] | None = None
         self.score = (0, 0)
         """The match score before this game: (White, Black)."""
-        self.crawford = False
-        self._check_size()
+        self.crawford = self.match is not None and self.match.crawford_game
+        self._unpaid = (0, 0)
+        """Points of the games finished since :meth:`take_points` last asked."""
+        self._settle()
+
+    def _new_game(self) -> Game:
+        if self.match is None:
+            return Game(self.config.variant, self._dice, auto_forced=self.config.auto_forced)
+        assert self._dice is not None
+        return self.match.new_game(self._dice, auto_forced=self.config.auto_forced)
 
     @classmethod
     def of(cls, config: EnvConfig, game: Game) -> Driver:
@@ -128,14 +145,18 @@ class Driver:
         driver = cls.__new__(cls)
         driver.config, driver.game, driver._order = config, game, None
         driver.match_length = config.variant.options.get("match_length")
-        driver.score, driver.crawford = (0, 0), False
-        driver._check_size()
+        driver.match, driver._dice = None, None
+        driver.score, driver.crawford, driver._unpaid = (0, 0), False, (0, 0)
+        driver._settle()
         return driver
 
     # -- state -------------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
+        """The episode is over: the game, or with a whole match, the match."""
+        if self.match is not None:
+            return self.match.is_over
         return self.game.result is not None
 
     @property
@@ -258,6 +279,12 @@ class Driver:
         sign = 1 if result.winner == 0 else -1
         return (sign * result.points, -sign * result.points)
 
+    def take_points(self) -> tuple[int, int]:
+        """The points of the games finished since the last call (White, Black): the rewards of a
+        step. Over a whole match they add up to White's score minus Black's."""
+        unpaid, self._unpaid = self._unpaid, (0, 0)
+        return unpaid
+
     # -- actions -----------------------------------------------------------------------------
 
     def is_legal(self, action: int) -> bool:
@@ -287,12 +314,30 @@ class Driver:
         double, "take" / "drop" / "beaver"): what a bot returns."""
         self._order = None
         self.game.decide(answer)
-        self._check_size()
+        self._settle()
 
     def roll(self, a: int, b: int) -> None:
         """Make the throw a game without a dice source waits for (``game.chance``)."""
         self._order = None
         self.game.roll(a, b)
+        self._settle()
+
+    def _settle(self) -> None:
+        """After every input: pay a finished game's points and, in a match that goes on, start
+        its next game."""
+        while self.game.result is not None:
+            white, black = self.points()
+            self._unpaid = (self._unpaid[0] + white, self._unpaid[1] + black)
+            match = self.match
+            if match is None:
+                break
+            match.add_result(self.game.result)
+            self.score = (match.score[0], match.score[1])
+            self.crawford = match.crawford_game
+            if match.is_over:
+                break
+            self.game = self._new_game()
+            self._order = None
         self._check_size()
 
     def illegal_penalty(self) -> int:

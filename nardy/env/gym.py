@@ -118,7 +118,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             return self._obs(), float(-points), True, False, info
         driver.step(action)
         self._opponent_moves()
-        reward = float(driver.points()[self.colour])
+        reward = float(driver.take_points()[self.colour])
         obs = self._obs()
         return obs, reward, driver.over, False, self._info()
 
@@ -175,6 +175,8 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if result is not None:
             info["points"] = result.points
             info["winner"] = result.winner
+        if driver.match is not None:
+            info["score"] = driver.score  # (White, Black) before the current game
         return info
 
     def _driver(self) -> Driver:
