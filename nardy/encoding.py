@@ -275,12 +275,9 @@ def _unit_tables() -> tuple[Array, Array]:
 
 
 _MOVER_UNITS, _OPPONENT_UNITS = _unit_tables()
-_ZERO_UNITS: Final = (0.0, 0.0, 0.0, 0.0)
-_UNIT_TUPLES: Final = tuple(
-    tuple(tuple(float(u) for u in table[_MAX_STACK + n]) for n in range(_MAX_STACK + 1))
-    for table in (_MOVER_UNITS, _OPPONENT_UNITS[::-1])
-)
-"""``_UNIT_TUPLES[side][n]``: the four units of ``n`` checkers of that side, as Python floats."""
+_BOTH_UNITS: Final = np.concatenate([_MOVER_UNITS, _OPPONENT_UNITS], axis=1)
+"""``_BOTH_UNITS[count + _MAX_STACK]``: the mover's four units of a point holding ``count`` then the
+opponent's (a positive count is the mover's checkers, a negative one the opponent's)."""
 
 # Column order of a LegalPlays board key ([off0, points 1…24, bar0, bar1, off1]) turned into the
 # row layout used here ([points 1…24, bar0, bar1, off0, off1]).
@@ -344,26 +341,28 @@ def encode(
     size = encoder_size(chosen)
     if size == BOARD_SIZE and context is not None:
         raise ValueError(f"{chosen} encodes the board only; pass no context")
-    # One position: Python table lookups and one array, cheaper than the vectorised path's
-    # dozen numpy calls on a batch of one (the same units; tests compare the two).
-    units: list[float] = []
-    mover_units, opponent_units = _UNIT_TUPLES
+    # One position: one table lookup for both sides' point units (a row per count holds the
+    # mover's four units then the opponent's), cheaper than the batched path's dozen numpy calls
+    # on a batch of one and than a Python loop over the points (the same units; tests compare).
     points = position.points
     if max(points) > _MAX_STACK or -min(points) > _MAX_STACK:
         raise ValueError(f"a point holds more than {_MAX_STACK} checkers")
-    for count in points:
-        units.extend(mover_units[count] if count > 0 else _ZERO_UNITS)
-    for count in points:
-        units.extend(opponent_units[-count] if count < 0 else _ZERO_UNITS)
+    out = np.empty(size, dtype=np.float32)
+    units = _BOTH_UNITS[np.add(points, _MAX_STACK)]  # (24, 8)
+    out[:BAR].reshape(2, 24, UNITS_PER_POINT)[:] = units.reshape(24, 2, UNITS_PER_POINT).swapaxes(
+        0, 1
+    )
     bar, off = position.bar, position.off
     mover = sum(c for c in points if c > 0) + bar[0] + off[0]
     opponent = -sum(c for c in points if c < 0) + bar[1] + off[1]
-    units += [bar[0] / 2, bar[1] / 2, off[0] / max(mover, 1), off[1] / max(opponent, 1)]
-    if size == BOARD_SIZE:
-        return np.array(units, dtype=np.float32)
-    out = np.empty(size, dtype=np.float32)
-    out[:BOARD_SIZE] = units
-    out[BOARD_SIZE:] = _context_vector(context or Context())
+    out[BAR:BOARD_SIZE] = (
+        bar[0] / 2,
+        bar[1] / 2,
+        off[0] / max(mover, 1),
+        off[1] / max(opponent, 1),
+    )
+    if size > BOARD_SIZE:
+        out[BOARD_SIZE:] = _context_vector(context or Context())
     return out
 
 

@@ -56,14 +56,22 @@ def play_order(plays: LegalPlays) -> list[int]:
 
 
 class NumpyDice:
-    """Dice drawn from a numpy generator (the environment's seeded ``np_random``)."""
+    """Dice drawn from a numpy generator (the environment's seeded ``np_random``).
+
+    Drawn 128 rolls at a time: one ``integers`` call per roll cost about a tenth of an AEC step
+    (benchmarks/compare_learning.py's profile); the sequence is still fixed by the seed."""
+
+    BATCH = 128
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
+        self._rolls: list[tuple[int, int]] = []
 
     def roll(self) -> tuple[int, int]:
-        a, b = self.rng.integers(1, 7, size=2)
-        return int(a), int(b)
+        if not self._rolls:
+            drawn = self.rng.integers(1, 7, size=(self.BATCH, 2)).tolist()
+            self._rolls = [(a, b) for a, b in reversed(drawn)]  # popped from the end: in order
+        return self._rolls.pop()
 
 
 @dataclass(frozen=True, slots=True)
