@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
+from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision, all_home
 from nardy.core.position import Geometry, Position, opposite_point
 
 if TYPE_CHECKING:
@@ -188,8 +189,6 @@ def context_of(
     ``score`` is (deciding player, opponent) when the game is part of a match of ``match_length``.
     A finished game gives the bare context (``phase="none"``) with the cube and match fields.
     """
-    from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision, all_home
-
     decision = game.decision
     player = decision.player if decision is not None else game.mover
     owner: Literal["centre", "mover", "opponent"] = (
@@ -222,9 +221,9 @@ def context_of(
     elif segment.kind == "transfer":
         later = _later_transfer_steps(game, segment.dice[0])
     double = len(segment.dice) == 4 and segment.kind in ("roll", "reroll")
-    checkers = _checkers(decision.position, 0)
     limit = rules.head.limit
-    first_turn = limit is not None and decision.position.points[23] == checkers
+    # All N of the mover's checkers on his head (N: the variant's count, RULES.md §3.11).
+    first_turn = limit is not None and decision.position.points[23] == game.variant.checkers
     head_limit = limit
     if first_turn:
         head_limit = game.variant.generator.segment(decision.position, segment.dice).head_limit
@@ -246,16 +245,6 @@ def _later_transfer_steps(game: Game, value: int) -> tuple[int, ...]:
             groups = sorted((v, n) for v, n in event.data["steps"])
             return tuple(v for v, n in groups if v > value for _ in range(n))
     return ()
-
-
-def _checkers(position: Position, side: int) -> int:
-    """How many checkers one side has (board, bar and off): the variant's N, whatever it is."""
-    sign = 1 if side == 0 else -1
-    return (
-        sum(c * sign for c in position.points if c * sign > 0)
-        + position.bar[side]
-        + position.off[side]
-    )
 
 
 # -- board units -------------------------------------------------------------------------------------

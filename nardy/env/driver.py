@@ -296,7 +296,15 @@ class Driver:
     # -- actions -----------------------------------------------------------------------------
 
     def is_legal(self, action: int) -> bool:
-        return 0 <= action < self.config.actions and bool(self.mask()[action])
+        """Whether ``action`` is legal now (what :meth:`mask` says, without building it)."""
+        decision = self.game.decision
+        if decision is None or not 0 <= action < self.config.actions:
+            return False
+        if isinstance(decision, PlayDecision):
+            return action < len(decision.plays)
+        if isinstance(decision, DoubleDecision):
+            return action in (ROLL, DOUBLE)
+        return action in (TAKE, DROP) or (action == BEAVER and decision.beaver_allowed)
 
     def step(self, action: int) -> None:
         """Answer the current decision with ``action``; raise ``ValueError`` if it is not legal."""
