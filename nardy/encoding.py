@@ -342,8 +342,11 @@ def encode(
         0, 1
     )
     bar, off = position.bar, position.off
-    mover = sum(c for c in points if c > 0) + bar[0] + off[0]
-    opponent = -sum(c for c in points if c < 0) + bar[1] + off[1]
+    # Each side's checkers on the board from two C-level sums: Σc = mover − opponent and
+    # Σ|c| = mover + opponent.
+    net, both = sum(points), sum(map(abs, points))
+    mover = (both + net) // 2 + bar[0] + off[0]
+    opponent = (both - net) // 2 + bar[1] + off[1]
     out[BAR:BOARD_SIZE] = (
         bar[0] / 2,
         bar[1] / 2,

@@ -422,3 +422,33 @@ def test_a_gym_match_episode():
         obs, reward, done, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
         total += reward
     assert max(info["score"]) >= 3 and total == info["score"][0] - info["score"][1]
+
+
+def test_gymnasium_vector_env_from_the_registered_ids():
+    """gymnasium.make_vec batches the env (observations, masks, rewards as arrays), and each
+    sub-env's episode is the single env's for the same seed."""
+    seeds = [11, 12, 13]
+    envs = gymnasium.make_vec(
+        "nardy/Long-v0", num_envs=3, vectorization_mode="sync", opponent="random", seat="white"
+    )
+    obs, _ = envs.reset(seed=seeds)
+    assert obs["observation"].shape == (3, 226) and obs["action_mask"].dtype == np.int8
+    batched: list[list[float]] = [[], [], []]
+    live = [True] * 3
+    while any(live):
+        actions = np.array(
+            [int(np.flatnonzero(m)[0]) if m.any() else 0 for m in obs["action_mask"]]
+        )
+        obs, rewards, terminated, _, _ = envs.step(actions)
+        for i in range(3):
+            if live[i]:
+                batched[i].append(float(rewards[i]))
+                live[i] = not terminated[i]
+    for i, seed in enumerate(seeds):
+        single = gym_env("long", opponent="random", seat="white")
+        o, _ = single.reset(seed=seed)
+        rewards, done = [], False
+        while not done:
+            o, r, done, _, _ = single.step(int(np.flatnonzero(o["action_mask"])[0]))
+            rewards.append(r)
+        assert rewards == batched[i]
