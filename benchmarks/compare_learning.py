@@ -14,6 +14,8 @@ every decision, reads the observation vector and the legal actions and picks one
 The two run interleaved in rounds of about one second each (so machine load hits both alike) for
 ``--seconds`` in all; the rate is finished games per second of process CPU time. ``--profile N``
 then profiles nardy's loop alone (cProfile) and prints the N functions with the most own time.
+``--every-variant S`` adds nardy's rate for every registered variant (``S`` CPU seconds each,
+without the cube) and its ratio to backgammon's.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ import numpy as np
 
 
 def nardy_games(variant: str, seed: int) -> Callable[[float], int]:
+    from nardy.core import load_variant
     from nardy.env import raw_aec_env
 
-    env = raw_aec_env(variant, cube=False)
+    options = {"cube": False} if "cube" in load_variant(variant).options else {}
+    env = raw_aec_env(variant, **options)
     rng = np.random.default_rng(seed)
     state = {"seed": seed}
 
@@ -102,11 +106,28 @@ def main() -> None:
         "--variant", default="backgammon", help="nardy's variant (default backgammon)"
     )
     parser.add_argument("--profile", type=int, default=0, help="print the top N of a profile")
+    parser.add_argument(
+        "--every-variant", type=float, default=0.0, help="CPU seconds per variant (0: none)"
+    )
     args = parser.parse_args()
     ours, theirs = measure(args.seconds, args.variant)
     print(f"nardy AEC env ({args.variant}): {ours:8.1f} games per CPU-second")
     print(f"OpenSpiel C++ backgammon:     {theirs:8.1f} games per CPU-second")
     print(f"ratio nardy / OpenSpiel:      {ours / theirs:8.2f}x")
+    if args.every_variant:
+        from nardy.core import variant_names
+
+        rates = {}
+        for name in variant_names():
+            run = nardy_games(name, 3)
+            run(0.1)
+            start = time.process_time()
+            played = run(args.every_variant)
+            rates[name] = played / (time.process_time() - start)
+        base = rates["backgammon"]
+        print("\nvariant        games/CPU-s  backgammon / variant")
+        for name, rate in rates.items():
+            print(f"{name:14} {rate:10.1f}  {base / rate:8.2f}")
     if args.profile:
         run = nardy_games(args.variant, 2)
         profiler = cProfile.Profile()
