@@ -74,6 +74,7 @@ def test_openspiel_chance_outcomes_and_observations():
     assert texts == {"24/21(2) 21/18(2)", "24/21(2) 21/18/15"}
 
 
+@pytest.mark.slow  # MCTS clones the state for every simulation; a clone replays the game
 def test_openspiel_mcts_against_random():
     from open_spiel.python.algorithms import mcts
     from open_spiel.python.bots import uniform_random
