@@ -4,6 +4,7 @@ weights on disk, the bot served with the SDK and a tournament against the built-
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,18 +34,24 @@ def test_the_weights_do_not_go_into_the_repository(monkeypatch):
 
 @pytest.mark.slow  # training
 def test_td_example_short_mode(tmp_path):
-    out = tmp_path / "td"
+    """Run with no --out: the weights go to the user's cache, never the working directory."""
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    cache = tmp_path / "cache"
     done = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--short", "--out", str(out)],
+        [sys.executable, str(EXAMPLE), "--short"],
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=tmp_path,
+        cwd=cwd,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
     )
     assert done.returncode == 0, done.stderr
+    out = cache / "nardy" / "td-long"
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["encoder"] == "nardy196_v1" and meta["games"] == 30
     assert out.with_suffix(".npz").exists()
+    assert not list(cwd.iterdir())
     assert "finished; 6 games stored" in done.stdout
     for bot in ("td", "heuristic", "random"):
         assert f"│ {bot}" in done.stdout
