@@ -23,9 +23,9 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from nardy.bots import Bot, HeuristicBot, play_game
 from nardy.bots.neural import NeuralBot
 from nardy.core import load_variant
-from nardy.core.bots import Bot, HeuristicBot, play_game
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, PlayDecision
 

@@ -394,7 +394,7 @@ def test_analyze_rejects_bad_input(tmp_path: Path) -> None:
 
 
 def test_neural_bot_takes_a_search_depth() -> None:
-    from nardy.core.bots import make_bot
+    from nardy.bots import make_bot
     from nardy.core.dice import SeededDice
     from nardy.core.game import Game, PlayDecision
 
@@ -423,8 +423,8 @@ def test_gnubg_evaluator_agrees_with_gnubgs_own_choice() -> None:
     # Cross-check: nardy's 0-ply ranking with the gnubg evaluator against gnubg's own move choice
     # (findbestmoves, cubeless 0-ply) on the decisions of heuristic-vs-random games.
     pytest.importorskip("gnubg")
+    from nardy.bots import HeuristicBot, RandomBot
     from nardy.bots.gnubg_bot import GnubgBot
-    from nardy.core.bots import HeuristicBot, RandomBot
     from nardy.core.dice import SeededDice
     from nardy.core.game import CubeSettings, Game
 

@@ -1,5 +1,5 @@
 """Game records as the analysis reads them: ``nardy play --jsonl`` lines, arena game records
-(files, or games of a tournament database) and ``.mat`` matches, all turned into
+(files; the CLI reads a tournament database's) and ``.mat`` matches, all turned into
 :class:`GameInput` — the dice, the actions in order, who started, the cube and the result.
 """
 
@@ -17,7 +17,14 @@ from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, CubeSettings, GameResult, cube_settings_for
 from nardy.core.variant import Variant
 
-__all__ = ["Action", "GameInput", "RecordError", "from_kernel_record", "read_records"]
+__all__ = [
+    "Action",
+    "GameInput",
+    "RecordError",
+    "from_arena_record",
+    "from_kernel_record",
+    "read_records",
+]
 
 
 class RecordError(NardyError, ValueError):
@@ -110,7 +117,9 @@ def from_kernel_record(
     )
 
 
-def _from_json(label: str, record: Any) -> GameInput:
+def from_arena_record(label: str, record: Any) -> GameInput:
+    """A game from a JSON record: an arena game (the kernel record under ``game``) or a ``nardy
+    play --jsonl`` line; :class:`RecordError` for anything else."""
     if not isinstance(record, dict):
         raise RecordError(f"{label}: a game record is a JSON object")
     if isinstance(record.get("game"), dict) and "decisions" in record:  # an arena game
@@ -204,9 +213,9 @@ def read_records(path: Path) -> list[GameInput]:
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict):
-        return [_from_json(path.name, whole)]
+        return [from_arena_record(path.name, whole)]
     if isinstance(whole, list):
-        return [_from_json(f"{path.name}[{i}]", r) for i, r in enumerate(whole)]
+        return [from_arena_record(f"{path.name}[{i}]", r) for i, r in enumerate(whole)]
     games = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -215,30 +224,5 @@ def read_records(path: Path) -> list[GameInput]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise RecordError(f"{path}:{number}: not JSON ({error.msg})") from None
-        games.append(_from_json(f"{path.name}:{number}", record))
+        games.append(from_arena_record(f"{path.name}:{number}", record))
     return games
-
-
-def database_games(target: str, tournament: str | None) -> list[GameInput]:
-    """The stored games of a tournament database (all tournaments, or ``tournament``)."""
-    from nardy.arena.storage import StorageError, open_store
-
-    try:
-        store = open_store(target, readonly=True)
-    except StorageError as error:
-        raise RecordError(str(error)) from None
-    try:
-        ids = [t.tournament_id for t in store.tournaments()]
-        if tournament is not None:
-            if tournament not in ids:
-                known = ", ".join(ids) or "none"
-                raise RecordError(f"no tournament {tournament!r} in {target} (stored: {known})")
-            ids = [tournament]
-        games: list[GameInput] = []
-        for tournament_id in ids:
-            for row in store.games(tournament_id, records=True):
-                if row.record is not None:
-                    games.append(_from_json(row.game_id, row.record))
-        return games
-    finally:
-        store.close()
