@@ -146,8 +146,8 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         if not any(bot.builtin for bot in bots.values()):
             known += (
                 f" (nardy's own bots are entry points of the group {BOT_ENTRY_POINT_GROUP!r}, "
-                "read from its installed metadata: install nardy again, pip install -e . "
-                "--config-settings editable_mode=strict)"
+                "read from its installed metadata: install nardy again, "
+                "pip install -e . --config-settings editable_mode=strict)"
             )
         raise ValueError(
             f"unknown bot {name!r}; known bots: {known} (or module:Class of a Python bot)"
