@@ -18,7 +18,11 @@ from types import FrameType
 
 import click
 
-from nardy.arena.limits import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PEER
+from nardy.arena.limits import (
+    DEFAULT_MAX_CALLS_PER_PEER,
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_PEER,
+)
 
 __all__ = ["arena_group", "bot_group", "main"]
 
@@ -135,6 +139,13 @@ def arena_group() -> None:
     help="Streams open at once from one IP address; the one over is refused RESOURCE_EXHAUSTED.",
 )
 @click.option(
+    "--max-calls-per-peer",
+    default=DEFAULT_MAX_CALLS_PER_PEER,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Unary calls in progress at once from one IP address (the admin's not counted).",
+)
+@click.option(
     "--workers",
     default=32,
     show_default=True,
@@ -162,6 +173,7 @@ def serve_arena(
     max_running_tournaments: int,
     max_streams: int,
     max_streams_per_peer: int,
+    max_calls_per_peer: int,
     workers: int,
 ) -> None:
     """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT.
@@ -218,6 +230,7 @@ def serve_arena(
         admin_token=admin_token,
         max_streams=max_streams,
         max_streams_per_peer=max_streams_per_peer,
+        max_calls_per_peer=max_calls_per_peer,
         max_workers=workers,
     ).start()
     _announce(server.address)

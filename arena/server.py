@@ -65,7 +65,12 @@ from nardy.arena.bot_client import (
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
 from nardy.arena.errors import BotError
 from nardy.arena.feed import TournamentFeed
-from nardy.arena.limits import ArenaLimits, LimitError, check_bot_address
+from nardy.arena.limits import (
+    DEFAULT_MAX_CALLS_PER_PEER,
+    ArenaLimits,
+    LimitError,
+    check_bot_address,
+)
 from nardy.arena.local import LocalBotProcess
 from nardy.arena.protocol import ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
@@ -1921,16 +1926,25 @@ class ArenaServer:
         admin_token: str | None = None,
         max_streams: int = DEFAULT_MAX_STREAMS,
         max_streams_per_peer: int = DEFAULT_MAX_STREAMS_PER_PEER,
+        max_calls_per_peer: int = DEFAULT_MAX_CALLS_PER_PEER,
     ) -> None:
         """:param admin_token: the token state-changing calls need (``nardy arena serve`` always
             gives one); None: anyone may call them (tests, a private in-process arena).
         :param max_workers: threads for the unary calls (streams take none).
         :param max_streams: streams open at once from everyone; ``max_streams_per_peer``: from
-            one IP address. The stream over a limit is refused with ``RESOURCE_EXHAUSTED``."""
+            one IP address. The stream over a limit is refused with ``RESOURCE_EXHAUSTED``.
+        :param max_calls_per_peer: unary calls in progress at once from one IP address (the
+            admin's not counted); the call over it is refused with ``RESOURCE_EXHAUSTED``."""
         self.arena = arena or Arena()
         self.host = host
         self.max_message_bytes = max_message_bytes
         self.limiter = StreamLimiter(max_streams, max_streams_per_peer)
+        self.calls = StreamLimiter(
+            max_workers + 1,  # never reached: a call is counted once it runs on a worker
+            max_calls_per_peer,
+            noun="calls",
+            flags=("--workers", "--max-calls-per-peer"),
+        )
         self.executor = futures.ThreadPoolExecutor(
             max_workers=max_workers, thread_name_prefix="arena-rpc"
         )
@@ -1961,6 +1975,7 @@ class ArenaServer:
             admin_methods=admin,
             caller=self.servicer.caller_of_token,
             self_limited=[f"/{ARENA_SERVICE_NAME}/Connect"],
+            calls=self.calls,
         )
         server = grpc.aio.server(
             migration_thread_pool=self.executor,

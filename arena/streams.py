@@ -12,6 +12,8 @@ What a stream still costs (memory, a share of the event loop) is bounded here:
   bot's ``Connect`` counts while it is anonymous (before its ``Hello`` is accepted); once the
   token is known it no longer counts (a bot holds one stream, and bots are registered by the
   admin, :attr:`~nardy.arena.limits.ArenaLimits.max_registered_bots`).
+* Unary calls in progress are counted per peer too (``--max-calls-per-peer``; the admin's are
+  not): one address cannot hold every worker thread with slow calls.
 * :class:`Gate` (a server interceptor) applies the limiter to every streaming method but
   ``Connect`` (which does it itself, see above), and checks the admin token of the admin
   methods from the call's metadata *before* the request message is read: a refused call is
@@ -55,13 +57,24 @@ def peer_host(peer: str) -> str:
 
 
 class StreamLimiter:
-    """Counts open streams per peer and in all; thread-safe."""
+    """Counts open streams (or calls in progress) per peer and in all; thread-safe."""
 
-    def __init__(self, max_streams: int, max_per_peer: int) -> None:
+    def __init__(
+        self,
+        max_streams: int,
+        max_per_peer: int,
+        *,
+        noun: str = "streams",
+        flags: tuple[str, str] = ("--max-streams", "--max-streams-per-peer"),
+    ) -> None:
+        """:param noun: what is counted, and ``flags`` the options that set the two limits
+        (for the refusal's message)."""
         if max_streams < 1 or max_per_peer < 1:
             raise ValueError("stream limits must be at least 1")
         self.max_streams = max_streams
         self.max_per_peer = max_per_peer
+        self.noun = noun
+        self.flags = flags
         self._lock = threading.Lock()
         self._per_peer: Counter[str] = Counter()
         self._total = 0
@@ -78,12 +91,12 @@ class StreamLimiter:
         with self._lock:
             if self._total >= self.max_streams:
                 self.refused += 1
-                return f"the arena has {self._total} streams open, its limit (--max-streams)"
+                return f"the arena has {self._total} {self.noun} open, its limit ({self.flags[0]})"
             if self._per_peer[peer] >= self.max_per_peer:
                 self.refused += 1
                 return (
-                    f"{self._per_peer[peer]} streams are open from {peer}, the limit per peer "
-                    "(--max-streams-per-peer); close one first"
+                    f"{self._per_peer[peer]} {self.noun} are open from {peer}, the limit per "
+                    f"peer ({self.flags[1]}); wait for one to end"
                 )
             self._per_peer[peer] += 1
             self._total += 1
@@ -151,6 +164,31 @@ def _limited(behaviour: Callable[..., Any], limiter: StreamLimiter) -> Callable[
     return coroutine
 
 
+def _limited_unary(
+    behaviour: Callable[..., Any],
+    limiter: StreamLimiter,
+    caller: Callable[[str | None], Caller],
+) -> Callable[..., Any]:
+    """A unary behaviour run on the thread pool (a plain function), counted per peer while it
+    runs: one address cannot hold every worker with slow calls. The admin is not counted."""
+    if inspect.iscoroutinefunction(behaviour):
+        return behaviour
+
+    def call(request: Any, context: Any) -> Any:
+        if caller(bearer_token(context.invocation_metadata() or ())) == "admin":
+            return behaviour(request, context)
+        peer = peer_host(context.peer())
+        refusal = limiter.acquire(peer)
+        if refusal is not None:
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+        try:
+            return behaviour(request, context)
+        finally:
+            limiter.release(peer)
+
+    return call
+
+
 def _refusal(code: grpc.StatusCode, details: str) -> grpc.RpcMethodHandler[Any, Any]:
     """A handler that ends the call at once without reading its request message."""
 
@@ -171,13 +209,17 @@ class Gate(aio.ServerInterceptor):
         admin_methods: Iterable[str],
         caller: Callable[[str | None], Caller],
         self_limited: Iterable[str] = (),
+        calls: StreamLimiter | None = None,
     ) -> None:
         """:param admin_methods: full method names (``/pkg.Service/Method``) that need the
             admin token.
         :param caller: who presents a bearer token (None: no token), as
             :meth:`~nardy.arena.auth.Authenticator.caller` says.
-        :param self_limited: streaming methods that count their streams themselves."""
+        :param self_limited: streaming methods that count their streams themselves.
+        :param calls: unary calls in progress per peer (the admin's are not counted); None:
+            not limited."""
         self.limiter = limiter
+        self.calls = calls
         self._admin = frozenset(admin_methods)
         self._caller = caller
         self._self_limited = frozenset(self_limited)
@@ -214,4 +256,7 @@ class Gate(aio.ServerInterceptor):
         if handler.request_streaming:
             assert handler.stream_unary is not None
             return handler._replace(stream_unary=_limited(handler.stream_unary, self.limiter))  # type: ignore[attr-defined, no-any-return]
+        if self.calls is not None and handler.unary_unary is not None:
+            limited = _limited_unary(handler.unary_unary, self.calls, self._caller)
+            return handler._replace(unary_unary=limited)  # type: ignore[attr-defined, no-any-return]
         return handler

@@ -17,7 +17,7 @@ tournament against the built-in bots.
     python examples/rl/td_long.py --minutes 10 --games 100
     python examples/rl/td_long.py --short              # seconds: what CI runs
 
-Needs the ``rl`` and ``arena`` extras (``pip install -e '.[rl,arena]'``).
+Needs the ``rl`` and ``arena`` extras (``pip install -e '.[rl,arena]' --config-settings editable_mode=strict``).
 """
 
 from __future__ import annotations

@@ -202,9 +202,7 @@ class _Views:
             sealed = self.spectator.view(tournament_id).sealed
         except NotFound:
             sealed = frozenset()
-        return self.names.of(
-            self.spectator.store, tournament_id, bots, lambda pool, r: (pool, r) not in sealed
-        )
+        return self.names.of(self.spectator.store, tournament_id, bots, sealed)
 
     def _standings_context(self, standings: Standings) -> dict[str, Any]:
         bots = [b.bot for pool in standings.pools for b in pool.bots]

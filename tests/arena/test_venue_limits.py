@@ -343,3 +343,38 @@ def test_watch_streams_of_a_live_tournament_are_limited_too() -> None:
         server.stop(0.2)
         for b in bots:
             b.stop(0)
+
+
+def test_slow_unary_calls_are_limited_per_peer_and_the_admin_still_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    arena = Arena()
+    server = ArenaServer(arena, admin_token=ADMIN, max_calls_per_peer=2, max_workers=4).start()
+    release = threading.Event()
+    listing = arena.list_bots
+
+    def slow_list_bots() -> arena_pb2.ListBotsResponse:
+        release.wait(10)
+        return listing()
+
+    monkeypatch.setattr(arena, "list_bots", slow_list_bots)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            held = [stub.ListBots.future(arena_pb2.ListBotsRequest(), timeout=20) for _ in range(2)]
+            deadline = time.monotonic() + 5
+            while server.calls.open < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            code = _code(
+                lambda: stub.ListTournaments(arena_pb2.ListTournamentsRequest(), timeout=5)
+            )
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED  # the third call of this address
+            cancel = arena_pb2.CancelTournamentRequest(tournament_id="none")
+            code = _code(lambda: stub.CancelTournament(cancel, timeout=5, metadata=AS_ADMIN))
+            assert code == grpc.StatusCode.NOT_FOUND  # the admin is answered meanwhile
+            release.set()
+            assert all(isinstance(f.result(), arena_pb2.ListBotsResponse) for f in held)
+            stub.ListTournaments(arena_pb2.ListTournamentsRequest(), timeout=5)  # free again
+    finally:
+        release.set()
+        server.stop(0.2)
