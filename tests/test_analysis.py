@@ -482,3 +482,49 @@ def test_luck_averages_to_zero_anywhere(name: str, seed: int, turns: int) -> Non
     )
     assert max(lucks) >= -1e-12 and min(lucks) <= 1e-12
     assert searcher.equity(position, 1) == pytest.approx(mean, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["backgammon", "long"])
+def test_opening_throw_luck_is_zero_in_expectation(name: str) -> None:
+    # Every opening throw (and, where the starter rolls anew, every first roll) replayed through
+    # analyse_game: White's luck minus Black's (what the adjusted result subtracts) averages to
+    # exactly 0 over them, though the starter's luck is not 0.
+    from nardy.analysis.game import analyse_game
+    from nardy.analysis.records import Action, GameInput
+    from nardy.core.game import CubeSettings
+
+    variant = load_variant(name)
+    searcher = Searcher(variant, make_evaluator("heuristic", variant))
+    start = variant.start_position()
+    numbers_used = variant.rules.turn.opening == "numbers_used"
+    first_rolls = [None] if numbers_used else [(a, b) for a in range(1, 7) for b in range(1, 7)]
+    total, lucks = 0.0, set()
+    for white in range(1, 7):
+        for black in range(1, 7):
+            if white == black:
+                continue
+            starter = 0 if white > black else 1
+            for first in first_rolls:
+                roll = (white, black) if starter == 0 else (black, white)
+                played = roll if first is None else first
+                dice = played if played[0] != played[1] else (played[0],) * 4
+                text = variant.legal_plays(start, dice)[0].text
+                rolls = [(white, black)] + ([] if first is None else [first]) + [(1, 2)]
+                game = GameInput(
+                    "opening",
+                    variant,
+                    tuple(rolls),
+                    (Action("play", starter, text),),
+                    None,
+                    CubeSettings(),
+                    ("White", "Black"),
+                    None,
+                    0,
+                )
+                analysis = analyse_game(game, searcher)
+                assert not analysis.complete
+                net = analysis.players[0].luck - analysis.players[1].luck
+                total += net / (30 * len(first_rolls))
+                lucks.add(round(analysis.players[starter].luck, 9))
+    assert total == pytest.approx(0.0, abs=1e-12)
+    assert len(lucks) > 1

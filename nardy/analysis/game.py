@@ -286,16 +286,22 @@ def analyse_game(
 
 
 def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int) -> float | None:
-    """The luck of the roll this segment starts, or None (a later segment of the turn, steps
-    transferred, or the opening throw's numbers, whose luck is not measured)."""
+    """The luck of the roll this segment starts, or None (a later segment of the turn, or steps
+    transferred).
+
+    The first roll after an opening throw also carries the throw's luck: who starts is decided by
+    it (50/50, the same start position either way), so the starter's luck is his whole value
+    after the roll — its mean over who starts is 0 — whether he plays the thrown numbers
+    (backgammon) or rolls anew (long nardy): the value's mean, his pre-roll equity, is then the
+    throw's luck and the rest the roll's."""
     events = game.events
     last = events[-1] if events else None
     if last is None or last.kind != "roll" or last.player != decision.player:
         return None
-    numbers_used = game.rules.turn.opening == "numbers_used"
-    if numbers_used and len(events) >= 2 and events[-2].kind == "opening":
-        return None  # the opening throw's numbers: who starts is part of that roll
     a, b = last.data["dice"]
+    if len(events) >= 2 and events[-2].kind == "opening":
+        values = searcher.roll_values(decision.position, ply)
+        return values[(min(a, b), max(a, b))] * game.cube.value
     return searcher.luck(decision.position, (a, b), ply) * game.cube.value
 
 
