@@ -33,6 +33,7 @@ from rich.text import Text
 
 from nardy.arena.audit import DiceAudit, public_dice
 from nardy.arena.audit_cli import register_audit_commands
+from nardy.arena.rows import tournament_json
 from nardy.arena.schedule import (
     DefinitionError,
     TournamentDef,
@@ -440,20 +441,7 @@ def standings_command(db: str, tournament_id: str | None, as_json: bool, list_al
         if list_all:
             rows = store.tournaments()
             if as_json:
-                _print_json(
-                    [
-                        {
-                            "tournament_id": r.tournament_id,
-                            "name": r.name,
-                            "status": r.status,
-                            "detail": r.detail,
-                            "games_stored": r.games_stored,
-                            "units_total": r.games_total,
-                            "updated": r.updated,
-                        }
-                        for r in rows
-                    ]
-                )
+                _print_json([tournament_json(r) for r in rows])
             else:
                 for r in rows:
                     click.echo(

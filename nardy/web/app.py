@@ -38,6 +38,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from nardy.arena.rows import tournament_json
 from nardy.arena.storage import POSTGRES_SCHEMES, StorageError, redact_url
 from nardy.arena.tournament import Standings
 from nardy.core import load_variant
@@ -54,7 +55,6 @@ from nardy.web.present import (
     int_param,
     match_view,
     pool_view,
-    progress_unit,
     step_words,
 )
 from nardy.words import result_words
@@ -150,27 +150,7 @@ class _Views:
     # -- tournaments ------------------------------------------------------------------------------
 
     def _tournaments(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "tournament_id": r.tournament_id,
-                "name": r.name,
-                "status": r.status,
-                "detail": r.detail,
-                "games_stored": r.games_stored,
-                "units_total": r.games_total,
-                "unit": progress_unit(r.definition),
-                "created": r.created,
-                "updated": r.updated,
-                "variants": sorted(
-                    {
-                        str(pool.get("variant", ""))
-                        for pool in r.definition.get("pools", []) or []
-                        if isinstance(pool, dict)
-                    }
-                ),
-            }
-            for r in self.spectator.tournaments()
-        ]
+        return [tournament_json(r) for r in self.spectator.tournaments()]
 
     def tournaments(self, request: Request) -> Response:
         rows = self._tournaments()
