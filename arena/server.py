@@ -63,7 +63,7 @@ from nardy.arena.bot_client import (
     GrpcBotClient,
 )
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
-from nardy.arena.errors import BotError
+from nardy.arena.errors import BotError, FaultKind
 from nardy.arena.feed import TournamentFeed
 from nardy.arena.limits import (
     DEFAULT_MAX_CALLS_PER_PEER,
@@ -596,6 +596,9 @@ class Arena:
         self._stop = threading.Event()
         self.closing = False
         self._ids = itertools.count(1)
+        self._stored_faults = self.registry.faults()
+        """Fault counts kept by earlier processes, by bot id (a bot's are restored when it is
+        loaded or added, e.g. a ``--local-bot`` of the same name)."""
         for row in self.registry.bots():
             self._load_bot(row)
 
@@ -627,7 +630,25 @@ class Arena:
                 )
             self._bots[entry.bot_id] = entry
             self._by_hash[entry.token_hash] = entry
+        self._keep_faults(entry)
         return entry
+
+    def _keep_faults(self, entry: BotEntry) -> None:
+        """Restore the bot's stored fault counts and store each change (a restarted arena keeps
+        counting, and a disqualified bot stays disqualified)."""
+        stored = self._stored_faults.get(entry.bot_id)
+        if stored is not None:
+            entry.faults.restore(stored.counts, stored.disqualified)
+
+        def save(counts: dict[FaultKind, int], disqualified: bool) -> None:
+            try:
+                self.registry.save_faults(
+                    entry.bot_id, {str(k): v for k, v in counts.items()}, disqualified
+                )
+            except StorageError:  # the game goes on; the count lives on in this process
+                log.exception("could not store the faults of bot %s", entry.name)
+
+        entry.faults.on_change = save
 
     def _load_bot(self, row: BotRow) -> None:
         """A bot registered by an earlier process of this arena (same id, same token)."""
@@ -651,6 +672,7 @@ class Arena:
         with self._lock:
             self._bots[entry.bot_id] = entry
             self._by_hash[entry.token_hash] = entry
+        self._keep_faults(entry)
 
     def _check_name(self, name: str) -> str:
         self.limits.check_name("the bot name", name)
