@@ -419,7 +419,7 @@ def run_command(
     finally:
         store.close()
     if as_json:
-        _print_json(result.standings.to_json())
+        _print_json(standings_json(result.standings, tournament.dice))
     else:
         _out().print(render_standings(result.standings))
 
@@ -455,11 +455,17 @@ def standings_command(db: str, tournament_id: str | None, as_json: bool, list_al
     finally:
         store.close()
     if as_json:
-        _print_json({**standings.to_json(), "dice": None if dice is None else dice.to_json()})
+        _print_json(standings_json(standings, dice))
     else:
         _out().print(render_standings(standings))
         if dice is not None:
             click.echo(dice_line(dice))
+
+
+def standings_json(standings: Standings, dice: DiceAudit | None) -> dict[str, Any]:
+    """What ``run --json`` and ``standings --json`` print (schema ``arena-standings``): the
+    standings and the tournament's dice (the seed and salt once revealed)."""
+    return {**standings.to_json(), "dice": None if dice is None else dice.to_json()}
 
 
 def dice_line(dice: DiceAudit) -> str:
