@@ -17,7 +17,14 @@ from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, CubeSettings, cube_settings_for
 from nardy.core.variant import Variant
 
-__all__ = ["Action", "GameInput", "RecordError", "from_kernel_record", "read_records"]
+__all__ = [
+    "Action",
+    "GameInput",
+    "RecordError",
+    "from_json",
+    "from_kernel_record",
+    "read_records",
+]
 
 
 class RecordError(NardyError, ValueError):
@@ -129,6 +136,12 @@ def _from_json(label: str, record: Any) -> GameInput:
         players = (str(bots.get("White", "White")), str(bots.get("Black", "Black")))
         return from_kernel_record(label, record, record, players)
     raise RecordError(f"{label}: neither a `nardy play --jsonl` line nor an arena game record")
+
+
+def from_json(label: str, record: Any) -> GameInput:
+    """One game from a parsed JSON record: an arena game record or a ``nardy play --jsonl`` line
+    (the web spectator hands it the records it reads from a tournament database)."""
+    return _from_json(label, record)
 
 
 def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
