@@ -14,18 +14,18 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'nardy[web]'")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from nardy.analysis import Searcher, make_evaluator  # noqa: E402
-from nardy.analysis.game import GameAnalysis, analyse_game  # noqa: E402
-from nardy.analysis.records import from_json  # noqa: E402
-from nardy.arena.storage import GameRow, open_store  # noqa: E402
-from nardy.core import load_variant  # noqa: E402
-from nardy.core.notation import parse_steps  # noqa: E402
-from nardy.svg import board  # noqa: E402
-from nardy.web.analysis_view import Coalescing  # noqa: E402
-from nardy.web.app import create_app  # noqa: E402
-from nardy.web.data import NotFound  # noqa: E402
+from nardy.analysis import Searcher, make_evaluator
+from nardy.analysis.game import GameAnalysis, analyse_game
+from nardy.analysis.records import from_json
+from nardy.arena.storage import GameRow, open_store
+from nardy.core import load_variant
+from nardy.core.notation import parse_steps
+from nardy.svg import board
+from nardy.web.analysis_view import Coalescing
+from nardy.web.app import create_app
+from nardy.web.data import NotFound
 
 # gnubg's thresholds on the equity lost (arSkillLevel): doubtful 0.04, bad 0.08, very bad 0.16.
 THRESHOLDS = ((0.16, "blunder"), (0.08, "error"), (0.04, "doubtful"))
