@@ -152,10 +152,11 @@ class _Views:
         self.poll_s = poll_s
         self.templates = Jinja2Templates(env=_environment())
         self.names = BotNames()
-        self.analyst = Analyst()
         db = spectator.db
         # The file's name, or the URL without its password: enough to tell databases apart.
         self.db_label = redact_url(db) if db.startswith(POSTGRES_SCHEMES) else Path(db).name
+        self.analyst = Analyst()
+        """Analyses of games, made on demand and cached (:mod:`nardy.web.analysis_view`)."""
 
     def page(
         self, request: Request, name: str, context: dict[str, Any], status: int = 200
