@@ -14,6 +14,7 @@ each roll as bars beneath: server-side SVG (ElementTree, so every text is escape
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import threading
@@ -44,6 +45,7 @@ __all__ = [
     "analysis_board",
     "decision_steps",
     "equity_graph",
+    "evaluators_for",
     "shown_ranking",
     "white_equity",
 ]
@@ -165,6 +167,17 @@ class Analyst:
         with self._count_lock:
             self.computed += 1
         return analysis
+
+
+def evaluators_for(variant: str, current: str) -> list[str]:
+    """The evaluators the page offers for a variant: neural, and gnubg for backgammon where its
+    package is installed (and whichever was asked for)."""
+    offered = [EVALUATORS[0]]
+    if variant == "backgammon" and importlib.util.find_spec("gnubg") is not None:
+        offered.append("gnubg")
+    if current not in offered:
+        offered.append(current)
+    return offered
 
 
 def white_equity(decision: DecisionAnalysis) -> float:

@@ -55,6 +55,7 @@ from nardy.web.analysis_view import (
     analysis_board,
     decision_steps,
     equity_graph,
+    evaluators_for,
     shown_ranking,
     white_equity,
 )
@@ -518,7 +519,7 @@ class _Views:
             "match": replay.match,
             "analysis": analysis,
             "evaluator": evaluator,
-            "evaluators": EVALUATORS if replay.variant.name == "backgammon" else EVALUATORS[:1],
+            "evaluators": evaluators_for(replay.variant.name, evaluator),
             "decisions": decisions,
             "plies": plies,
             "number": number,
