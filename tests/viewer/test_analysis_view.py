@@ -127,6 +127,31 @@ def test_the_json_twin_gives_white_s_equity_and_the_game_page_s_step(
     )
 
 
+def test_a_match_game_s_plays_are_linked_to_their_steps(named_db: Path) -> None:
+    """In match play the analysis leaves the cube actions out; every play a bot was asked is
+    still the analysed decision at its step."""
+    store = open_store(str(named_db), readonly=True)
+    try:
+        tournament_id = store.tournaments()[0].tournament_id
+        row = store.games(tournament_id)[0]
+    finally:
+        store.close()
+    with TestClient(create_app(str(named_db))) as c:
+        body = c.get(_url(tournament_id, row.game_id, api=True)).json()
+        steps = c.get(f"/api/t/{quote(tournament_id)}/g/{quote(row.game_id, safe='')}").json()
+    plays = [s for s in steps["steps"] if s["kind"] == "play"]
+    linked = {item["step"]: item for item in body["decisions"] if item["step"] is not None}
+    assert {s["number"] for s in plays} <= set(linked)
+    for number, item in linked.items():
+        step = steps["steps"][number - 1]
+        assert (step["kind"], step["player"], step["position"], step["dice"]) == (
+            item["kind"],
+            item["player"],
+            item["position"],
+            item.get("dice"),
+        )
+
+
 def test_the_best_play_is_drawn_beside_the_play_made(
     client: TestClient, game: tuple[str, GameRow, GameAnalysis]
 ) -> None:
