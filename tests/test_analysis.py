@@ -66,8 +66,16 @@ def _v0(variant: Variant, evaluator: Evaluator, afterstate: Position) -> float:
     return float(evaluator.afterstate_equities([afterstate])[0])
 
 
-def _brute(variant: Variant, evaluator: Evaluator, afterstate: Position, ply: int) -> float:
-    """``V_ply`` by plain recursion over the 36 ordered rolls, no filtering, no batching."""
+def _brute(
+    variant: Variant,
+    evaluator: Evaluator,
+    afterstate: Position,
+    ply: int,
+    *,
+    choose_at_0: bool = False,
+) -> float:
+    """``V_ply`` by plain recursion over the 36 ordered rolls, no batching: each reply the best
+    by ``V_{ply-1}``, or (``choose_at_0``) the best by ``V_0`` valued at ``V_{ply-1}``."""
     if ply == 0 or afterstate.off[0] == variant.checkers:
         return _v0(variant, evaluator, afterstate)
     opponent = variant.flip(afterstate)
@@ -75,17 +83,20 @@ def _brute(variant: Variant, evaluator: Evaluator, afterstate: Position, ply: in
     for a in range(1, 7):
         for b in range(1, 7):
             dice = (a, b) if a != b else (a,) * 4
-            total += max(
-                _brute(variant, evaluator, play.result, ply - 1)
-                for play in variant.legal_plays(opponent, dice)
-            )
+            results = [play.result for play in variant.legal_plays(opponent, dice)]
+            if choose_at_0:
+                best = max(results, key=lambda r: _v0(variant, evaluator, r))
+                total += _brute(variant, evaluator, best, ply - 1, choose_at_0=True)
+            else:
+                total += max(_brute(variant, evaluator, r, ply - 1) for r in results)
     return -total / 36
 
 
 @pytest.mark.parametrize("ply", [1, 2])
 def test_n_ply_agrees_with_brute_force(backgammon: Variant, ply: int) -> None:
     evaluator = HashEvaluator()
-    searcher = Searcher(backgammon, evaluator, NO_FILTER)
+    searcher = Searcher(backgammon, evaluator, NO_FILTER, NO_FILTER)
+    gnubg_style = Searcher(backgammon, evaluator)
     afterstates = [
         _bearoff(backgammon, {1: 1, 3: 1}, {2: 2}),
         _bearoff(backgammon, {4: 1, 6: 1}, {1: 1, 5: 1}),
@@ -94,6 +105,11 @@ def test_n_ply_agrees_with_brute_force(backgammon: Variant, ply: int) -> None:
     got = searcher.values(afterstates, ply)
     for position, value in zip(afterstates, got, strict=True):
         assert value == pytest.approx(_brute(backgammon, evaluator, position, ply), abs=1e-12)
+    # The default: replies chosen at 0-ply, valued at ply - 1.
+    got = gnubg_style.values(afterstates, ply)
+    for position, value in zip(afterstates, got, strict=True):
+        expected = _brute(backgammon, evaluator, position, ply, choose_at_0=True)
+        assert value == pytest.approx(expected, abs=1e-12)
 
 
 def test_filtered_search_keeps_what_gnubg_keeps() -> None:
@@ -328,6 +344,41 @@ def test_analyze_mat_and_arena_records(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["analyze", str(path), "--evaluator", "heuristic", "-q"])
     assert result.exit_code == 0, result.output
     assert "alpha" in result.output and "beta" in result.output
+    # The same game stored in a tournament database.
+    from nardy.arena.storage import GameRow, open_store
+
+    db = tmp_path / "arena.db"
+    store = open_store(db)
+    store.open_tournament("t1", "ladder", {}, {}, 1)
+    winner = 0 if line["result"]["winner"] == "White" else 1
+    row = GameRow(
+        "t1",
+        "g1",
+        "u1",
+        "main",
+        "alpha",
+        "beta",
+        0,
+        0,
+        0,
+        "alpha",
+        "beta",
+        1,
+        winner,
+        line["result"]["points"],
+        "borne_off",
+        0.0,
+    )
+    store.save_game(row, arena)
+    store.close()
+    result = runner.invoke(
+        cli,
+        ["analyze", "--db", str(db), "--tournament", "t1", "--evaluator", "heuristic", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    assert set(json.loads(result.output)["bots"]) == {"alpha", "beta"}
+    result = runner.invoke(cli, ["analyze", "--db", str(db), "--tournament", "nope"])
+    assert result.exit_code != 0 and "no tournament 'nope'" in result.output
 
 
 def test_analyze_rejects_bad_input(tmp_path: Path) -> None:
@@ -364,3 +415,38 @@ def test_neural_bot_takes_a_search_depth() -> None:
     assert checked == 6
     with pytest.raises(ValueError, match="ply 0-3"):
         make_bot("neural:7")
+
+
+def test_gnubg_evaluator_agrees_with_gnubgs_own_choice() -> None:
+    # Cross-check: nardy's 0-ply ranking with the gnubg evaluator against gnubg's own move choice
+    # (findbestmoves, cubeless 0-ply) on the decisions of heuristic-vs-random games.
+    pytest.importorskip("gnubg")
+    from nardy.bots.gnubg_bot import GnubgBot
+    from nardy.core.bots import HeuristicBot, RandomBot
+    from nardy.core.dice import SeededDice
+    from nardy.core.game import CubeSettings, Game
+
+    variant = load_variant("backgammon")
+    searcher = Searcher(variant, make_evaluator("gnubg", variant))
+    gnubg = GnubgBot(0, 0, cubeful=False)
+    same = tied = total = 0
+    for seed in range(5):
+        game = Game(variant, SeededDice(seed), cube=CubeSettings())
+        bots = (HeuristicBot(seed, variant=variant), RandomBot(seed))
+        while game.decision is not None:
+            decision = game.decision
+            if len(decision.plays) > 1:
+                total += 1
+                ranking = searcher.rank(decision.position, decision.segment.dice)
+                theirs = gnubg.choose_play(decision)
+                if decision.plays[ranking[0].index].result == decision.plays[theirs].result:
+                    same += 1
+                elif next(r for r in ranking if r.index == theirs).loss < 1e-6:
+                    tied += 1  # equal equities (e.g. every play loses the same gammon)
+            game.decide(bots[decision.player].choose_play(decision))
+    assert total > 100
+    # Measured: 230 the same and 5 ties (equal equities up to gnubg's float32) of 235.
+    assert same + tied == total
+    assert same >= 0.95 * total
+    # The opening 3-1 at 0-ply: gnubg makes the 5 point.
+    assert searcher.rank(variant.start_position(), (3, 1))[0].text == "8/5 6/5"

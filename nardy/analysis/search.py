@@ -5,7 +5,9 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
 
 * ``V₀(r)``: the evaluator; a finished game is scored exactly (the variant's game value).
 * ``Vₙ(r) = −Σ_rolls w(roll) · best_reply_{n−1}(flip(r), roll)``: the opponent rolls each of the 21
-  rolls (weight 1/36 or 2/36) and makes his best reply by the (n−1)-ply values.
+  rolls (weight 1/36 or 2/36) and makes his best reply, valued at n−1 plies. For n = 1 that is
+  the best by ``V₀``; deeper, the reply is chosen at 0-ply and valued at n−1 (gnubg's n-ply), or
+  among the replies :attr:`Searcher.reply_filter` keeps.
 * ``best_replyₘ(P, roll)``: the maximum over the turn's options of their ``Vₘ``. In variants where
   a roll is one segment (ordinary rolls and four-step doubles) the options are the legal plays.
   Where a roll is a whole turn plan (doubles progressions, re-rolls) the turn is played segment by
@@ -13,9 +15,9 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
   expectation over its 21 rolls (up to :data:`MAX_REROLLS` deep; beyond that the turn is valued
   where it stands). Steps handed to the opponent (transfers) are not part of a position and are
   not modelled in the look-ahead.
-* Move filtering as gnubg does: for n ≥ 1, the options are first ranked by ``V₀``; the best one and
-  up to :attr:`MoveFilter.extra` more within :attr:`MoveFilter.threshold` of it are searched deeper,
-  the others keep their 0-ply value.
+* Move filtering as gnubg does: the plays of a decision are first ranked by ``V₀``; the best one
+  and up to :attr:`MoveFilter.extra` more within :attr:`MoveFilter.threshold` of it are searched
+  deeper, the others keep their 0-ply value.
 * The value of a roll, ``roll_value(P, roll)``: what the player on roll in ``P`` expects after his
   best turn with that roll (at the analysis ply); the pre-roll equity is their mean.
 """
@@ -95,6 +97,10 @@ class Searcher:
     variant: Variant
     evaluator: Evaluator
     move_filter: MoveFilter = field(default_factory=MoveFilter)
+    """Which plays of a decision (:meth:`rank`) are searched at the full depth."""
+    reply_filter: MoveFilter = field(default_factory=lambda: MoveFilter(extra=0, threshold=0.0))
+    """Which replies inside the search are valued deeper than 0-ply: by default the 0-ply best
+    only, as gnubg's n-ply evaluation does (the reply is chosen at 0-ply, valued at n−1)."""
     _cache: dict[Position, float] = field(default_factory=dict, repr=False)
     _options: dict[tuple[Position, Roll], list[Option]] = field(default_factory=dict, repr=False)
 
@@ -189,7 +195,7 @@ class Searcher:
         deep: list[Option] = []
         k = 0
         for options in groups:
-            kept = self.move_filter.keep(values0[k : k + len(options)])
+            kept = self.reply_filter.keep(values0[k : k + len(options)])
             kept_per_group.append(kept)
             deep.extend(options[j] for j in kept)
             k += len(options)
