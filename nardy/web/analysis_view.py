@@ -42,6 +42,7 @@ __all__ = [
     "Analyst",
     "Coalescing",
     "NoAnalysis",
+    "NoEvaluator",
     "analysis_board",
     "decision_steps",
     "equity_graph",
@@ -66,6 +67,11 @@ V = TypeVar("V")
 class NoAnalysis(Exception):
     """A game that cannot be analysed (its variant has no evaluator, its record does not
     replay): the message says why, for the page."""
+
+
+class NoEvaluator(NoAnalysis):
+    """The variant has no such evaluator (no shipped net; gnubg for another variant or not
+    installed)."""
 
 
 class Coalescing(Generic[K, V]):
@@ -137,10 +143,12 @@ class Analyst:
             raise NoAnalysis(f"unknown evaluator {evaluator!r}; the spectator has {EVALUATORS}")
         return self.results.get(
             (tournament_id, game_id, evaluator),
-            lambda: self._compute(game_id, record, evaluator),
+            lambda: self.compute(game_id, record, evaluator),
         )
 
-    def _compute(self, game_id: str, record: Mapping[str, Any], spec: str) -> GameAnalysis:
+    def compute(self, game_id: str, record: Mapping[str, Any], spec: str) -> GameAnalysis:
+        """The analysis of a record, made now (not cached: a whole tournament's analysis goes
+        through here without pushing the pages' analyses out of the cache)."""
         try:
             game = from_json(game_id, dict(record))
         except RecordError as error:
@@ -152,7 +160,7 @@ class Analyst:
             try:
                 return make_evaluator(spec, variant), threading.Lock()
             except (ValueError, NardyError, OSError, ImportError) as error:
-                raise NoAnalysis(
+                raise NoEvaluator(
                     f"there is no {spec} analysis of {variant.name} games: {error}"
                 ) from None
 

@@ -9,7 +9,9 @@ Routes (each HTML page has a JSON twin under ``/api``):
 * ``/t/{tournament}/m/{match}`` the games of one match with the running score;
 * ``/t/{tournament}/g/{game}?ply=N`` one game, decision by decision (``&partial=1``: the step
   fragment the page's script swaps in);
-* ``/t/{tournament}/a/{game}?d=N&evaluator=E`` its analysis: the equity graph, each decision's
+* ``/t/{tournament}/analysis?evaluator=E`` each bot's error rate and luck-adjusted points per
+  game (analysed in the background, :mod:`nardy.web.tournament_analysis`);
+* ``/t/{tournament}/a/{game}?d=N&evaluator=E`` a game's analysis: the equity graph, each decision's
   error, the best play beside the one made, the luck of each roll (:mod:`nardy.web.analysis_view`);
 * ``/position/{id}?variant=long`` one position.
 
@@ -71,6 +73,7 @@ from nardy.web.present import (
     progress_unit,
     step_words,
 )
+from nardy.web.tournament_analysis import TournamentAnalyses
 from nardy.words import result_words
 
 __all__ = ["create_app"]
@@ -158,6 +161,7 @@ class _Views:
         self.db_label = redact_url(db) if db.startswith(POSTGRES_SCHEMES) else Path(db).name
         self.analyst = Analyst()
         """Analyses of games, made on demand and cached (:mod:`nardy.web.analysis_view`)."""
+        self.tournament_analyses = TournamentAnalyses(self.analyst)
 
     def page(
         self, request: Request, name: str, context: dict[str, Any], status: int = 200
@@ -571,6 +575,64 @@ class _Views:
             item["step"] = ply
         return JSONResponse(out)
 
+    # -- a tournament's analysis ------------------------------------------------------------------
+
+    def _tournament_analysis(self, request: Request) -> dict[str, Any]:
+        tournament_id = request.path_params["tournament"]
+        evaluator = (
+            choice_param(request.query_params, "evaluator", ("", *EVALUATORS)) or EVALUATORS[0]
+        )
+        try:
+            row = self.spectator.tournament(tournament_id)
+            games = self.spectator.games(tournament_id)  # the public ones
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+
+        def record_of(game_id: str) -> dict[str, Any]:
+            return self.spectator.game(tournament_id, game_id)[0].record or {}
+
+        job = self.tournament_analyses.job(
+            (tournament_id, len(games), evaluator),
+            [(g.pool, g.game_id) for g in games],
+            record_of,
+            evaluator,
+        )
+        return {
+            "t": row,
+            "job": job,
+            "evaluator": evaluator,
+            "progress": _progress(job.done, job.total, "games analysed"),
+            "pools": job.results() if job.finished else [],
+        }
+
+    def tournament_analysis(self, request: Request) -> Response:
+        return self.page(request, "tournament_analysis.html", self._tournament_analysis(request))
+
+    def tournament_analysis_json(self, request: Request) -> Response:
+        context = self._tournament_analysis(request)
+        job = context["job"]
+        return JSONResponse(
+            {
+                "tournament_id": context["t"].tournament_id,
+                "evaluator": context["evaluator"],
+                "ply": 0,
+                "games": job.total,
+                "done": job.done,
+                "finished": job.finished,
+                "error": job.error,
+                "pools_left_out": job.pool_errors,
+                "games_not_analysed": job.failed,
+                "pools": [
+                    {
+                        "pool": pool,
+                        "games": games,
+                        "bots": {name: r.to_json() for name, r in results.items()},
+                    }
+                    for pool, games, results in context["pools"]
+                ],
+            }
+        )
+
     # -- a position -------------------------------------------------------------------------------
 
     def position(self, request: Request) -> Response:
@@ -699,6 +761,8 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         Route(f"/api{t}", views.tournament_json),
         Route(f"{t}/live", views.live),
         Route(f"{t}/games", views.games),
+        Route(f"{t}/analysis", views.tournament_analysis),
+        Route(f"/api{t}/analysis", views.tournament_analysis_json),
         Route(f"/api{t}/games", views.games_json),
         Route(t + "/m/{match:path}", views.match),
         Route("/api" + t + "/m/{match:path}", views.match_json),

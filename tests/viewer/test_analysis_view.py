@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -336,3 +337,84 @@ def test_the_cache_is_bounded_coalesces_and_does_not_keep_errors() -> None:
     assert 4 not in cache and cache.get(4, lambda: 4) == 4
     with pytest.raises(ValueError):
         Coalescing(0)
+
+
+# -- a tournament's analysed standings ------------------------------------------------------------
+
+
+def _finished_job(client: TestClient, tournament_id: str) -> dict[str, Any]:
+    url = f"/api/t/{quote(tournament_id, safe='')}/analysis"
+    deadline = time.monotonic() + 60
+    while True:
+        body: dict[str, Any] = client.get(url).json()
+        if body["finished"] or time.monotonic() > deadline:
+            return body
+        time.sleep(0.1)
+
+
+def _showing(
+    finished_db: Path, monkeypatch: pytest.MonkeyPatch, game_ids: list[str]
+) -> tuple[Any, str, list[str]]:
+    """An app whose spectator shows only ``game_ids`` of the every-variant tournament (as if
+    the others were sealed); the ids of the records it is asked for."""
+    app = create_app(str(finished_db))
+    spectator = app.state.spectator
+    tournament_id = next(
+        t.tournament_id for t in spectator.tournaments() if t.name == "every-variant"
+    )
+    shown = [r for r in spectator.games(tournament_id) if r.game_id in game_ids]
+    monkeypatch.setattr(spectator, "games", lambda tid: shown)
+    asked: list[str] = []
+    real_game = spectator.game
+
+    def game(tid: str, game_id: str) -> Any:
+        asked.append(game_id)
+        return real_game(tid, game_id)
+
+    monkeypatch.setattr(spectator, "game", game)
+    return app, tournament_id, asked
+
+
+def test_a_tournament_s_analysis_per_bot_of_the_shown_games(
+    finished_db: Path,
+    game: tuple[str, GameRow, GameAnalysis],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Analysed in the background, the shown games only, each bot's numbers as nardy.analysis
+    gives them; the tournament page links to it."""
+    _, row, analysis = game
+    app, tournament_id, asked = _showing(finished_db, monkeypatch, [row.game_id])
+    expected = {p.name: p for p in analysis.players}
+    with TestClient(app) as c:
+        assert f'href="/t/{tournament_id}/analysis"' in c.get(f"/t/{tournament_id}").text
+        body = _finished_job(c, tournament_id)
+        assert body["error"] is None and body["games"] == body["done"] == 1
+        assert asked == [row.game_id]
+        [pool] = body["pools"]
+        assert pool["pool"] == "backgammon" and pool["games"] == 1
+        assert set(pool["bots"]) == set(expected)
+        for name, bot in pool["bots"].items():
+            assert bot["error_rate"] == pytest.approx(expected[name].error_rate, abs=1e-5)
+            assert bot["luck_adjusted_per_game"] == pytest.approx(expected[name].adjusted, abs=1e-4)
+            assert bot["points_per_game"] == expected[name].points
+        page = c.get(f"/t/{tournament_id}/analysis").text
+        assert 'http-equiv="refresh"' not in page and page.count("<tr data-bot=") == 2
+
+
+def test_a_pool_without_an_evaluator_is_left_out_saying_why(
+    finished_db: Path,
+    game: tuple[str, GameRow, GameAnalysis],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, row, _ = game
+    _, hyper = _shortest(finished_db, "hypergammon")
+    app, tournament_id, _ = _showing(finished_db, monkeypatch, [hyper.game_id, row.game_id])
+    with TestClient(app) as c:
+        body = _finished_job(c, tournament_id)
+        assert body["finished"] and body["error"] is None
+        assert list(body["pools_left_out"]) == ["hypergammon"]
+        assert "hypergammon" in body["pools_left_out"]["hypergammon"]
+        assert [p["pool"] for p in body["pools"]] == ["backgammon"]
+        page = c.get(f"/t/{tournament_id}/analysis")
+        assert page.status_code == 200 and 'class="error pool-error"' in page.text
+        assert c.get(f"/t/{tournament_id}/analysis?evaluator=x").status_code == 400
