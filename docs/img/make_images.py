@@ -15,6 +15,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,8 @@ def run(*args: str, db: Path) -> None:
 
 
 def analysis_shots(base: str, page: Any, tournament_id: str, game_id: str) -> None:
-    """The analysis page of a game at its first blundered play, at 1280 and 390 px."""
+    """The analysis page of a game at its first blundered play, at 1280 and 390 px, and the
+    tournament's analysed standings."""
     path = f"/t/{tournament_id}/a/{quote(game_id, safe='')}"
     with urllib.request.urlopen(f"{base}/api{path}", timeout=120) as answer:
         decisions = json.load(answer)["decisions"]
@@ -94,6 +96,16 @@ def analysis_shots(base: str, page: Any, tournament_id: str, game_id: str) -> No
         page.set_viewport_size({"width": width, "height": 1000 if width > 400 else 844})
         page.goto(f"{base}{path}?d={shown}")
         page.screenshot(path=str(HERE / name), full_page=True)
+    # The tournament's analysed standings, once its background job is done.
+    api = f"{base}/api/t/{tournament_id}/analysis"
+    for _ in range(600):
+        with urllib.request.urlopen(api, timeout=60) as answer:
+            if json.load(answer)["finished"]:
+                break
+        time.sleep(0.5)
+    page.set_viewport_size({"width": 1280, "height": 600})
+    page.goto(f"{base}/t/{tournament_id}/analysis")
+    page.screenshot(path=str(HERE / "spectator-tournament-analysis.png"), full_page=True)
 
 
 def main(only: str | None = None) -> None:
