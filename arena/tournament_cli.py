@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console, Group, RenderableType
@@ -39,7 +39,6 @@ from nardy.arena.schedule import (
     definition_from_flags,
     load_definition,
 )
-from nardy.arena.standings_analysis import PoolAnalysis, analysis_table
 from nardy.arena.storage import StorageError, open_store
 from nardy.arena.tournament import (
     PoolStandings,
@@ -49,6 +48,9 @@ from nardy.arena.tournament import (
     TournamentEvent,
     standings_from_store,
 )
+
+if TYPE_CHECKING:
+    from nardy.arena.standings_analysis import PoolAnalysis
 
 __all__ = ["DEFAULT_DB", "main", "register_tournament_commands", "render_standings"]
 
@@ -499,8 +501,11 @@ def standings_command(
         _out().print(render_standings(standings))
         if dice is not None:
             click.echo(dice_line(dice))
-        for pool in analysed or []:
-            _out().print(analysis_table(pool, evaluator))
+        if analysed is not None:
+            from nardy.arena.standings_analysis import analysis_table
+
+            for pool in analysed:
+                _out().print(analysis_table(pool, evaluator))
 
 
 def _analysis(db: str, tournament_id: str, evaluator: str, quiet: bool) -> list[PoolAnalysis]:
