@@ -274,6 +274,9 @@ def test_a_sealed_round_s_game_has_no_analysis(tmp_path: Path) -> None:
         assert game_page.status_code == 404
         for api in (False, True):
             assert c.get(_url(d.tournament_id, first.game_id, api=api)).status_code == 404
+        # Nor is it in the tournament's analysis.
+        body = _finished_job(c, d.tournament_id)
+        assert body["games"] == 0 and body["pools"] == []
     assert app.state.analyst.computed == 0
 
 
