@@ -10,6 +10,7 @@ games are shown the next visit starts a new job.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections import OrderedDict
@@ -40,7 +41,7 @@ class Job:
     error: str | None = None
     """Why it stopped (an unexpected failure; the log has it)."""
     analyses: dict[str, list[GameAnalysis]] = field(default_factory=dict)
-    """Per pool label, the games analysed."""
+    """Per pool label, the games analysed (their totals: without the decisions)."""
     pool_errors: dict[str, str] = field(default_factory=dict)
     """Pools left out, with why (a variant without an evaluator)."""
     failed: list[str] = field(default_factory=list)
@@ -111,7 +112,10 @@ class TournamentAnalyses:
                 except NoAnalysis as error:
                     job.failed.append(f"{game_id}: {error}")
                 else:
-                    job.analyses.setdefault(pool, []).append(analysis)
+                    # The players' totals are what the table needs; the decisions (with every
+                    # play's ranking) would hold hundreds of megabytes over a large tournament.
+                    light = dataclasses.replace(analysis, decisions=[])
+                    job.analyses.setdefault(pool, []).append(light)
                 job.done += 1
         except Exception as error:  # the page says so, the log has the trace; the server goes on
             log.exception("analysis of %s failed", games[:1])
