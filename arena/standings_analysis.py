@@ -12,8 +12,9 @@ from typing import Any
 from rich.table import Table
 
 from nardy.analysis.game import GameAnalysis, analyse_game
-from nardy.analysis.records import RecordError, database_games
+from nardy.analysis.records import GameInput, RecordError, from_arena_record
 from nardy.analysis.stats import BotResult, bot_results, searchers_for
+from nardy.arena.storage import StorageError, open_store
 
 __all__ = ["AnalysisError", "PoolAnalysis", "analysed_standings", "analysis_table"]
 
@@ -39,6 +40,20 @@ class PoolAnalysis:
         }
 
 
+def _stored_games(db: str, tournament_id: str) -> list[GameInput]:
+    try:
+        store = open_store(db, readonly=True)
+    except StorageError as error:
+        raise AnalysisError(str(error)) from None
+    try:
+        rows = store.games(tournament_id, records=True)
+    except StorageError as error:
+        raise AnalysisError(str(error)) from None
+    finally:
+        store.close()
+    return [from_arena_record(r.game_id, r.record) for r in rows if r.record is not None]
+
+
 def analysed_standings(
     db: str,
     tournament_id: str,
@@ -50,7 +65,7 @@ def analysed_standings(
     per game with standard errors over its stored games; ``on_game(done, total)`` after each
     game. :class:`AnalysisError` for what cannot be analysed."""
     try:
-        games = database_games(db, tournament_id)
+        games = _stored_games(db, tournament_id)
         searchers = searchers_for(games, evaluator)
     except (RecordError, ValueError) as error:
         raise AnalysisError(str(error)) from None

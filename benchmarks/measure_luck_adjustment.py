@@ -21,8 +21,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from nardy.analysis.game import analyse_game
 from nardy.analysis.records import from_kernel_record
 from nardy.analysis.stats import mean_se, searchers_for
+from nardy.bots import make_bot, play_game
 from nardy.core import load_variant
-from nardy.core.bots import make_bot, play_game
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings
 

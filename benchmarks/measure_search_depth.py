@@ -2,6 +2,7 @@
 on duplicate dice.
 
     python benchmarks/measure_search_depth.py latency [--variants long,giul] [--games 2] [--plies 0,1,2]
+        [--max-decisions N]
     python benchmarks/measure_search_depth.py match [--variants long] [--pairs 50] [--ply 1] [--seed 1]
 
 ``latency`` plays ``--games`` games of ``neural:PLY`` against ``heuristic`` per variant and times
@@ -22,37 +23,47 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from nardy.bots import Bot, HeuristicBot, play_game
 from nardy.bots.neural import NeuralBot
 from nardy.core import load_variant
-from nardy.core.bots import Bot, HeuristicBot, play_game
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, PlayDecision
 
 
+class _Enough(Exception):
+    """The bot has timed as many decisions as asked for."""
+
+
 class TimedNeural(NeuralBot):
-    def __init__(self, seed: int, ply: int) -> None:
+    def __init__(self, seed: int, ply: int, limit: int) -> None:
         super().__init__(seed, ply=ply)
         self.times: list[float] = []
+        self.limit = limit
 
     def choose_play(self, decision: PlayDecision) -> int:
         if len(decision.plays) < 2:
             return 0
+        if len(self.times) >= self.limit:
+            raise _Enough
         started = time.process_time()  # CPU time: the shared machine's wall clock says little
         index = super().choose_play(decision)
         self.times.append(time.process_time() - started)
         return index
 
 
-def latency(variants: list[str], games: int, plies: list[int]) -> None:
+def latency(variants: list[str], games: int, plies: list[int], limit: int) -> None:
     for name in variants:
         variant = load_variant(name)
         for ply in plies:
-            bot = TimedNeural(1, ply)
+            bot = TimedNeural(1, ply, limit)
             for game in range(games):
                 bots: tuple[Bot, Bot] = (bot, HeuristicBot(game))
                 if game % 2:
                     bots = (bots[1], bots[0])
-                play_game(variant, bots, SeededDice(1000 + game), cube=CubeSettings())
+                try:
+                    play_game(variant, bots, SeededDice(1000 + game), cube=CubeSettings())
+                except _Enough:
+                    break
             times = sorted(bot.times)
             p90 = times[int(0.9 * (len(times) - 1))]
             print(
@@ -98,6 +109,9 @@ def main() -> None:
     parser.add_argument("--variants", default="backgammon,long,giul")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--plies", default="0,1,2")
+    parser.add_argument(
+        "--max-decisions", type=int, default=1000, help="latency: time at most this many"
+    )
     parser.add_argument("--pairs", type=int, default=50)
     parser.add_argument("--ply", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
@@ -107,7 +121,7 @@ def main() -> None:
     args = parser.parse_args()
     variants = args.variants.split(",")
     if args.what == "latency":
-        latency(variants, args.games, [int(p) for p in args.plies.split(",")])
+        latency(variants, args.games, [int(p) for p in args.plies.split(",")], args.max_decisions)
     else:
         match(variants, args.pairs, args.ply, args.seed, args.budget_s)
 

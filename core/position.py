@@ -279,13 +279,6 @@ class Position:
             return {i + 1: c for i, c in enumerate(self.points) if c > 0}
         return {opposite_point(i + 1, geometry): -c for i, c in enumerate(self.points) if c < 0}
 
-    def _repr_svg_(self) -> str:
-        """The board as SVG, for Jupyter (``nardy.svg.board(position, variant)`` draws it for a
-        given variant: geometry, heads and trays)."""
-        from nardy.svg import board
-
-        return board(self)
-
     def __repr__(self) -> str:
         return f"Position.from_id({self.id()!r})"
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nardy.analysis import MoveFilter, Searcher, make_evaluator
 from nardy.analysis.cube import analyse_cube, probabilities_from_equity
@@ -392,7 +394,7 @@ def test_analyze_rejects_bad_input(tmp_path: Path) -> None:
 
 
 def test_neural_bot_takes_a_search_depth() -> None:
-    from nardy.core.bots import make_bot
+    from nardy.bots import make_bot
     from nardy.core.dice import SeededDice
     from nardy.core.game import Game, PlayDecision
 
@@ -421,8 +423,8 @@ def test_gnubg_evaluator_agrees_with_gnubgs_own_choice() -> None:
     # Cross-check: nardy's 0-ply ranking with the gnubg evaluator against gnubg's own move choice
     # (findbestmoves, cubeless 0-ply) on the decisions of heuristic-vs-random games.
     pytest.importorskip("gnubg")
+    from nardy.bots import HeuristicBot, RandomBot
     from nardy.bots.gnubg_bot import GnubgBot
-    from nardy.core.bots import HeuristicBot, RandomBot
     from nardy.core.dice import SeededDice
     from nardy.core.game import CubeSettings, Game
 
@@ -450,3 +452,33 @@ def test_gnubg_evaluator_agrees_with_gnubgs_own_choice() -> None:
     assert same >= 0.95 * total
     # The opening 3-1 at 0-ply: gnubg makes the 5 point.
     assert searcher.rank(variant.start_position(), (3, 1))[0].text == "8/5 6/5"
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    name=st.sampled_from(["backgammon", "long", "fevga", "giul", "mad", "trictrac"]),
+    seed=st.integers(0, 10**6),
+    turns=st.integers(0, 30),
+)
+def test_luck_averages_to_zero_anywhere(name: str, seed: int, turns: int) -> None:
+    # From any position reached by random play: the roll-weighted luck is 0, the best roll's
+    # luck is ≥ 0 and the worst's ≤ 0, and the pre-roll 1-ply equity is the mean roll value.
+    variant = load_variant(name)
+    searcher = Searcher(variant, make_evaluator("heuristic", variant))
+    rng = random.Random(seed)
+    position = variant.start_position()
+    for _ in range(turns):
+        a, b = rng.randint(1, 6), rng.randint(1, 6)
+        plays = variant.legal_plays(position, (a, b) if a != b else (a,) * 4)
+        after = rng.choice(list(plays)).result
+        if variant.is_finished(after):
+            break
+        position = variant.flip(after)
+    values = searcher.roll_values(position)
+    mean = sum(w * values[r] for r, w in ROLLS)
+    lucks = [searcher.luck(position, r) for r, _ in ROLLS]
+    assert sum(w * luck for (_, w), luck in zip(ROLLS, lucks, strict=True)) == pytest.approx(
+        0.0, abs=1e-9
+    )
+    assert max(lucks) >= -1e-12 and min(lucks) <= 1e-12
+    assert searcher.equity(position, 1) == pytest.approx(mean, abs=1e-9)

@@ -1,7 +1,7 @@
 """Analysis for every variant: N-ply equities of plays, errors, the luck of rolls, cube decisions
 and luck-adjusted results (``docs/analysis.md``)."""
 
-import nardy.bots  # noqa: F401 - asks for single-threaded BLAS before numpy is imported
+import nardy.bots._blas  # noqa: F401 - single-threaded BLAS, asked for before numpy is imported
 from nardy.analysis.evaluator import (
     Evaluator,
     evaluator_names,

@@ -10,12 +10,37 @@ from typing import Any
 import click
 
 from nardy.analysis.game import GameAnalysis, analyse_game
-from nardy.analysis.records import RecordError, database_games, read_records
+from nardy.analysis.records import GameInput, RecordError, from_arena_record, read_records
 from nardy.analysis.stats import bot_results, searchers_for
 
 __all__ = ["analyze_command"]
 
 MAX_PLY = 3
+
+
+def _database_games(target: str, tournament: str | None) -> list[GameInput]:
+    """The stored games of a tournament database (all tournaments, or ``tournament``)."""
+    from nardy.arena.storage import StorageError, open_store
+
+    try:
+        store = open_store(target, readonly=True)
+    except StorageError as error:
+        raise RecordError(str(error)) from None
+    try:
+        ids = [t.tournament_id for t in store.tournaments()]
+        if tournament is not None:
+            if tournament not in ids:
+                known = ", ".join(ids) or "none"
+                raise RecordError(f"no tournament {tournament!r} in {target} (stored: {known})")
+            ids = [tournament]
+        games: list[GameInput] = []
+        for tournament_id in ids:
+            for row in store.games(tournament_id, records=True):
+                if row.record is not None:
+                    games.append(from_arena_record(row.game_id, row.record))
+        return games
+    finally:
+        store.close()
 
 
 def _print_game(analysis: GameAnalysis, show: str) -> None:
@@ -123,7 +148,7 @@ def analyze_command(
     if tournament is not None and db is None:
         raise click.UsageError("--tournament needs --db")
     try:
-        games = read_records(record) if record is not None else database_games(str(db), tournament)
+        games = read_records(record) if record is not None else _database_games(str(db), tournament)
     except RecordError as error:
         raise click.ClickException(str(error)) from None
     if not games:
@@ -131,7 +156,8 @@ def analyze_command(
     try:
         searchers = searchers_for(games, evaluator)
     except ValueError as error:
-        raise click.ClickException(str(error)) from None
+        hint = " (or analyse with --evaluator heuristic)" if evaluator == "neural" else ""
+        raise click.ClickException(f"{error}{hint}") from None
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

@@ -140,7 +140,7 @@ class HeuristicEvaluator:
     name = "heuristic"
 
     def __init__(self, variant: Variant) -> None:
-        from nardy.core.bots import HeuristicBot
+        from nardy.bots import HeuristicBot
 
         self.variant = variant
         self._bot = HeuristicBot(0, variant=variant)

@@ -210,7 +210,7 @@ def analyse_game(
     except (NardyError, ValueError) as error:
         raise RecordError(f"{label}: {error}") from None
     actions = game_input.actions
-    analyse_cubes = game_input.cube_known and game_input.variant.options.get("match_length") is None
+    analyse_cubes = game_input.rate_cube
     pointer = 0
     decisions: list[DecisionAnalysis] = []
     luck = [0.0, 0.0]

@@ -1,5 +1,5 @@
 """Game records as the analysis reads them: ``nardy play --jsonl`` lines, arena game records
-(files, or games of a tournament database) and ``.mat`` matches, all turned into
+(files; the CLI reads a tournament database's) and ``.mat`` matches, all turned into
 :class:`GameInput` — the dice, the actions in order, who started, the cube and the result.
 """
 
@@ -14,14 +14,14 @@ from typing import Any
 from nardy.core import load_variant
 from nardy.core.dice import Roll
 from nardy.core.errors import NardyError
-from nardy.core.game import COLOURS, CubeSettings, cube_settings_for
+from nardy.core.game import COLOURS, CubeSettings, GameResult, cube_settings_for
 from nardy.core.variant import Variant
 
 __all__ = [
     "Action",
     "GameInput",
     "RecordError",
-    "from_json",
+    "from_arena_record",
     "from_kernel_record",
     "read_records",
 ]
@@ -58,9 +58,10 @@ class GameInput:
     winner: int | None
     points: int
     """What the winner scored (0 if unfinished)."""
-    cube_known: bool = True
-    """Whether ``cube`` is the game's (a match game of a ``--jsonl`` file does not say its score,
-    so its cube decisions are replayed but not analysed)."""
+    rate_cube: bool = True
+    """Whether its cube decisions are rated: money play with a known cube. Match games are
+    replayed with their cube but not rated (the cube analysis is money play's), nor are the match
+    games of a ``--jsonl`` file, which does not record the score."""
 
 
 def _colour(name: Any, where: str) -> int:
@@ -75,6 +76,9 @@ def from_kernel_record(
     kernel: Mapping[str, Any],
     players: tuple[str, str],
     cube: CubeSettings | None = None,
+    *,
+    starter: int | None = None,
+    money: bool = True,
 ) -> GameInput:
     """A game from the kernel's record (:meth:`nardy.core.game.Game.record`): its rolls and
     events; ``record`` holds the variant, options and result."""
@@ -92,10 +96,9 @@ def from_kernel_record(
             actions.append(
                 Action(kind, player, str(event.get("play", "")) if kind == "play" else "")
             )
-    starter = None
-    if events and events[0].get("kind") != "opening":
+    if starter is None and events and events[0].get("kind") != "opening":
         starter = _colour(events[0].get("player"), label)
-    cube_known = cube is not None or "match" not in record
+    money = money and "match" not in record and variant.options.get("match_length") is None
     if cube is None:
         cube = cube_settings_for(variant, match_length=variant.options.get("match_length"))
     result = record.get("result") or {}
@@ -110,11 +113,13 @@ def from_kernel_record(
         players,
         None if winner is None else _colour(winner, label),
         int(result.get("points") or 0) if winner is not None else 0,
-        cube_known,
+        money,
     )
 
 
-def _from_json(label: str, record: Any) -> GameInput:
+def from_arena_record(label: str, record: Any) -> GameInput:
+    """A game from a JSON record: an arena game (the kernel record under ``game``) or a ``nardy
+    play --jsonl`` line; :class:`RecordError` for anything else."""
     if not isinstance(record, dict):
         raise RecordError(f"{label}: a game record is a JSON object")
     if isinstance(record.get("game"), dict) and "decisions" in record:  # an arena game
@@ -129,19 +134,25 @@ def _from_json(label: str, record: Any) -> GameInput:
                 cube = CubeSettings(**setup["cube"])
             except TypeError as error:
                 raise RecordError(f"{label}: bad cube setup ({error})") from None
+        starter = setup.get("starter")
+        if starter not in (None, 0, 1):
+            raise RecordError(f"{label}: bad starter {starter!r} in the setup")
+        money = not (setup.get("match") or {}).get("length")
         label = str(record.get("game_id") or label)
-        return from_kernel_record(label, record, record["game"], (names[0], names[1]), cube)
+        return from_kernel_record(
+            label,
+            record,
+            record["game"],
+            (names[0], names[1]),
+            cube,
+            starter=starter,
+            money=money,
+        )
     if "events" in record and "rolls" in record:  # nardy play --jsonl
         bots = record.get("bots") or {}
         players = (str(bots.get("White", "White")), str(bots.get("Black", "Black")))
         return from_kernel_record(label, record, record, players)
     raise RecordError(f"{label}: neither a `nardy play --jsonl` line nor an arena game record")
-
-
-def from_json(label: str, record: Any) -> GameInput:
-    """One game from a parsed JSON record: an arena game record or a ``nardy play --jsonl`` line
-    (the web spectator hands it the records it reads from a tournament database)."""
-    return _from_json(label, record)
 
 
 def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
@@ -157,7 +168,6 @@ def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
     for number, game in enumerate(match.games, start=1):
         rolls: list[Roll] = []
         actions: list[Action] = []
-        starter: int | None = None
         for action in game.actions:
             if action.kind == "roll":
                 high, low = max(action.dice), min(action.dice)
@@ -175,15 +185,14 @@ def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
             variant,
             tuple(rolls),
             tuple(actions),
-            starter,
+            None,
             state.cube_settings(),
             (match.players[0], match.players[1]),
             game.winner,
             game.points,
+            not match.match_length,
         )
         if game.winner is not None and not state.is_over:
-            from nardy.core.game import GameResult
-
             state.add_result(GameResult(game.winner, game.points, 1, 1, "bear_off"))
 
 
@@ -204,9 +213,9 @@ def read_records(path: Path) -> list[GameInput]:
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict):
-        return [_from_json(path.name, whole)]
+        return [from_arena_record(path.name, whole)]
     if isinstance(whole, list):
-        return [_from_json(f"{path.name}[{i}]", r) for i, r in enumerate(whole)]
+        return [from_arena_record(f"{path.name}[{i}]", r) for i, r in enumerate(whole)]
     games = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -215,30 +224,5 @@ def read_records(path: Path) -> list[GameInput]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise RecordError(f"{path}:{number}: not JSON ({error.msg})") from None
-        games.append(_from_json(f"{path.name}:{number}", record))
+        games.append(from_arena_record(f"{path.name}:{number}", record))
     return games
-
-
-def database_games(target: str, tournament: str | None) -> list[GameInput]:
-    """The stored games of a tournament database (all tournaments, or ``tournament``)."""
-    from nardy.arena.storage import StorageError, open_store
-
-    try:
-        store = open_store(target, readonly=True)
-    except StorageError as error:
-        raise RecordError(str(error)) from None
-    try:
-        ids = [t.tournament_id for t in store.tournaments()]
-        if tournament is not None:
-            if tournament not in ids:
-                known = ", ".join(ids) or "none"
-                raise RecordError(f"no tournament {tournament!r} in {target} (stored: {known})")
-            ids = [tournament]
-        games: list[GameInput] = []
-        for tournament_id in ids:
-            for row in store.games(tournament_id, records=True):
-                if row.record is not None:
-                    games.append(_from_json(row.game_id, row.record))
-        return games
-    finally:
-        store.close()

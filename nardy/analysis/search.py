@@ -47,7 +47,10 @@ ROLLS: tuple[tuple[Roll, float], ...] = tuple(
 """The 21 distinct rolls (higher die second) with their probabilities."""
 MAX_REROLLS = 2
 """Re-rolls enumerated within one turn (the third and later are rare: (1/6)³ of the turns at most)."""
-_CACHE_LIMIT = 400_000
+_CACHE_LIMIT = 200_000
+"""Positions whose 0-ply value is kept (then the cache starts again): a few hundred MB at most."""
+_OPTIONS_LIMIT = 50_000
+"""(position, roll) pairs whose options are kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +227,7 @@ class Searcher:
             found = [[(1.0, result)] for result in results]
         else:
             found = [self._greedy_turn(position, roll, 0)]
-        if len(self._options) > _CACHE_LIMIT:
+        if len(self._options) > _OPTIONS_LIMIT:
             self._options.clear()
         self._options[key] = found
         return found

@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 
 from nardy.analysis.evaluator import Evaluator, make_evaluator
 from nardy.analysis.game import DecisionAnalysis, GameAnalysis, analyse_game
-from nardy.analysis.records import RecordError, from_json
+from nardy.analysis.records import RecordError, from_arena_record
 from nardy.analysis.search import RankedPlay, Searcher
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS
@@ -150,7 +150,7 @@ class Analyst:
         """The analysis of a record, made now (not cached: a whole tournament's analysis goes
         through here without pushing the pages' analyses out of the cache)."""
         try:
-            game = from_json(game_id, dict(record))
+            game = from_arena_record(game_id, dict(record))
         except RecordError as error:
             raise NoAnalysis(f"the game's record cannot be analysed: {error}") from None
         variant = game.variant

@@ -155,6 +155,8 @@ class _Views:
         self.arena = arena
         self.poll_s = poll_s
         self.templates = Jinja2Templates(env=_environment())
+        self._fragments: dict[str, tuple[Standings, str]] = {}
+        """The live stream's last rendered standings per tournament (every viewer shares it)."""
         self.names = BotNames()
         db = spectator.db
         # The file's name, or the URL without its password: enough to tell databases apart.
@@ -224,7 +226,11 @@ class _Views:
 
     def _names(self, tournament_id: str, bots: Any) -> dict[str, str]:
         """``bot_id -> the name to show`` (see :mod:`nardy.web.names`)."""
-        return self.names.of(self.spectator.store, tournament_id, bots)
+        try:
+            sealed = self.spectator.view(tournament_id).sealed
+        except NotFound:
+            sealed = frozenset()
+        return self.names.of(self.spectator.store, tournament_id, bots, sealed)
 
     def _standings_context(self, standings: Standings) -> dict[str, Any]:
         bots = [b.bot for pool in standings.pools for b in pool.bots]
@@ -257,8 +263,13 @@ class _Views:
 
     def _live_fragment(self, tournament_id: str) -> tuple[tuple[int, str], str]:
         standings = self._standings(tournament_id)
-        template = self.templates.env.get_template("_standings.html")
-        html = template.render(self._standings_context(standings))
+        cached = self._fragments.get(tournament_id)
+        if cached is not None and cached[0] is standings:  # the spectator's cached standings
+            html = cached[1]
+        else:
+            template = self.templates.env.get_template("_standings.html")
+            html = template.render(self._standings_context(standings))
+            self._fragments[tournament_id] = (standings, html)
         return (standings.games_stored, standings.status), html
 
     async def live(self, request: Request) -> Response:
@@ -271,6 +282,7 @@ class _Views:
 
         async def events() -> AsyncIterator[str]:
             last: tuple[int, str] | None = None
+            woken = False
             try:
                 while not await request.is_disconnected():
                     key, html = await run_in_threadpool(self._live_fragment, tournament_id)
@@ -280,10 +292,14 @@ class _Views:
                         yield f"event: standings\n{data}\n\n"
                         if key[1] not in ("pending", "running"):
                             yield "event: done\ndata: \n\n"
-                    else:
+                    elif not woken:
+                        # Keep-alives on the clock only: one sent when the arena's event woke
+                        # us would tell the moment a game of a sealed round ended.
                         yield ": keep-alive\n\n"
+                    woken = False
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(wake.wait(), self.poll_s)
+                        woken = True
                     wake.clear()
             finally:
                 if stop_watch is not None:

@@ -11,8 +11,8 @@ import pytest
 from nardy.arena.schedule import definition_from_flags
 from nardy.arena.storage import open_store
 from nardy.arena.tournament import PythonPlayer, Tournament
+from nardy.bots import make_bot
 from nardy.core import variant_names
-from nardy.core.bots import make_bot
 
 HOSTILE_NAME = "<script>alert(1)</script>"
 HOSTILE_COMMENT = '<img src=x onerror="alert(2)">equity +0.5'

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from nardy.analysis import Searcher, make_evaluator
 from nardy.analysis.game import GameAnalysis, analyse_game
-from nardy.analysis.records import from_json
+from nardy.analysis.records import from_arena_record
 from nardy.arena.storage import GameRow, open_store
 from nardy.core import load_variant
 from nardy.core.notation import parse_steps
@@ -62,7 +62,8 @@ def game(finished_db: Path) -> tuple[str, GameRow, GameAnalysis]:
     assert row.record is not None
     variant = load_variant("backgammon")
     analysis = analyse_game(
-        from_json(row.game_id, row.record), Searcher(variant, make_evaluator("neural", variant))
+        from_arena_record(row.game_id, row.record),
+        Searcher(variant, make_evaluator("neural", variant)),
     )
     assert analysis.decisions
     return tournament_id, row, analysis

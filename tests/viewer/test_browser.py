@@ -16,6 +16,7 @@ import pytest
 from spectator_browser import browser_page, spectator, why_no_browser
 
 pytestmark = [
+    pytest.mark.slow,  # drives a browser
     pytest.mark.browser,
     pytest.mark.slow,  # each starts a server process and Chromium: seconds, not milliseconds
     pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser())),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -242,7 +243,37 @@ def test_size_scales_and_repr_svg() -> None:
     root = parse(svg)
     assert root.get("width") == "400"
     assert svg._repr_svg_() == str(svg)
-    assert parse(bg.start_position()._repr_svg_()).get("data-position") == bg.start_position().id()
+
+
+class _Formatter:
+    def __init__(self) -> None:
+        self.by_name: dict[tuple[str, str], object] = {}
+
+    def for_type_by_name(self, module: str, name: str, function: object) -> None:
+        self.by_name[module, name] = function
+
+
+def test_ipython_shows_a_position_as_a_board(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package registers the display by the type's name with a running IPython shell (the
+    kernel has no ``_repr_svg_``: it knows nothing of drawing)."""
+    import types
+
+    import nardy
+
+    formatter = _Formatter()
+    shell = types.SimpleNamespace(
+        display_formatter=types.SimpleNamespace(formatters={"image/svg+xml": formatter})
+    )
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+    nardy._show_positions_as_boards()
+    show = formatter.by_name["nardy.core.position", "Position"]
+    position = load_variant("backgammon").start_position()
+    assert type(position).__module__ == "nardy.core.position"
+    assert type(position).__name__ == "Position"
+    assert parse(show(position)).get("data-position") == position.id()  # type: ignore[operator]
+    # Outside IPython (no shell), nothing is registered and nothing fails.
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
+    nardy._show_positions_as_boards()
 
 
 def test_hostile_text_is_escaped_by_the_xml_writer() -> None:
