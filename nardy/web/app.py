@@ -51,17 +51,15 @@ from nardy.game_view import DecisionStep
 from nardy.svg import Colour, board
 from nardy.web.analysis_view import (
     EVALUATORS,
-    SYMBOLS,
     Analyst,
     NoAnalysis,
     analysis_board,
     decision_steps,
-    equity_graph,
     evaluators_for,
     shown_ranking,
-    white_equity,
 )
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
+from nardy.web.equity_graph import SYMBOLS, equity_graph, white_equity
 from nardy.web.names import BotNames
 from nardy.web.plots import elo_plot
 from nardy.web.present import (
