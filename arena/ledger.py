@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
 
-from nardy.arena.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_from_id
+from nardy.arena.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_at
 from nardy.arena.stats import Sprt, Summary, fit_ratings, summarize_sums
 
 __all__ = [
@@ -190,6 +190,9 @@ class Ledger:
         self.definition = definition
         self._source = units or (lambda unit_id: None)
         self._pairings = definition.pairings()
+        self._pairing_index = {f"{a}~{b}": i for i, (a, b) in enumerate(self._pairings)}
+        self._pool_index = {pool.label: i for i, pool in enumerate(definition.pools)}
+        self._units: dict[str, ScheduledUnit | None] = {}
         self.changed: dict[str, UnitState] = {}
         self.delta = Aggregates()
         self._sprt: dict[str, tuple[Sprt, int]] = {}
@@ -199,7 +202,22 @@ class Ledger:
         return state if state is not None else self._source(unit_id)
 
     def unit(self, unit_id: str) -> ScheduledUnit | None:
-        return unit_from_id(self.definition, unit_id)
+        """The scheduled unit (None: not in the schedule), as :func:`~nardy.arena.schedule.unit_from_id` finds it,
+        with the pairings' and pools' indexes made once per ledger."""
+        if unit_id in self._units:
+            return self._units[unit_id]
+        unit: ScheduledUnit | None = None
+        label, _, rest = unit_id.partition(":")
+        pairing, _, tail = rest.partition(":")
+        p, q = self._pool_index.get(label), self._pairing_index.get(pairing)
+        if p is not None and q is not None and len(tail) >= 2 and tail[:-1].isdigit():
+            r, leg = int(tail[:-1]) - 1, "ab".find(tail[-1])
+            if r >= 0 and leg >= 0 and 2 * r + leg < self.definition.games:
+                unit = unit_at(self.definition, p, q, r, leg, self._pairings)
+                if unit.unit_id != unit_id:
+                    unit = None
+        self._units[unit_id] = unit
+        return unit
 
     def add(self, row: Game, sprt_state: Callable[[str], dict[str, Any] | None]) -> bool:
         """Count one stored game (a :class:`~nardy.arena.storage.GameRow`); False when its unit

@@ -278,6 +278,9 @@ def _register_commands() -> None:
     from nardy.testing.cli import check_variant_command
 
     cli.add_command(check_variant_command)
+    from nardy.analysis.cli import analyze_command
+
+    cli.add_command(analyze_command)
 
 
 _register_commands()

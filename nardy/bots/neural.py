@@ -209,11 +209,18 @@ def shipped_weights(variant_name: str) -> Path:
     return path
 
 
+MAX_PLY = 3
+"""The deepest search ``neural:PLY`` accepts (2-ply already costs about 20× a 1-ply decision)."""
+
+
 class NeuralBot(Bot):
     """Plays the legal result of highest network value; cube by the rule of the module docstring.
 
     ``weights``: a path (``neural:FILE``) or ``None`` for the weights shipped for the game's variant,
-    loaded at :meth:`start_game` (or :meth:`bind`).
+    loaded at :meth:`start_game` (or :meth:`bind`); a number 0…:data:`MAX_PLY` instead
+    (``neural:1``) is the search depth ``ply`` with the shipped weights. At ``ply`` n > 0 a play is
+    chosen by the n-ply search of :mod:`nardy.analysis.search` over the same net (gnubg-style move
+    filtering); cube decisions stay 0-ply.
     """
 
     name = "neural"
@@ -230,7 +237,15 @@ class NeuralBot(Bot):
         weights: str | Path | None = None,
         *,
         variant: Variant | None = None,
+        ply: int = 0,
     ) -> None:
+        if isinstance(weights, str) and weights.strip().isdigit():
+            ply, weights = int(weights), None
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"neural:PLY needs a ply 0-{MAX_PLY}, not {ply}")
+        self.ply = ply
+        self.name = f"neural:{ply}" if ply else "neural"
+        self._searcher: Any = None
         self.seed = seed
         self.weights_path = Path(weights) if weights is not None else None
         self.net: ValueNet | None = None
@@ -258,6 +273,7 @@ class NeuralBot(Bot):
         self._variant = variant
         self._heuristic.bind(variant)
         self._scale = float(self.net.meta.get("scale", scale_for(variant)))
+        self._searcher = None
 
     def start_game(self, variant: Variant, colour: int) -> None:
         if self._variant is not variant:
@@ -318,6 +334,8 @@ class NeuralBot(Bot):
         heuristic's short list: :mod:`nardy.train.policy_iteration`)."""
         if len(decision.plays) == 1:
             return 0
+        if self.ply:
+            return self._search(decision)
         net = self._net()
         inputs = self.inputs_of_plays(decision)
         values = net.values(inputs)
@@ -326,6 +344,18 @@ class NeuralBot(Bot):
             short_list = np.argsort(-inputs[:, BOARD_SIZE], kind="stable")[:k]
             return int(short_list[np.argmax(values[short_list])])
         return int(np.argmax(values))
+
+    def _search(self, decision: PlayDecision) -> int:
+        """The best play by the ``ply``-deep search over this bot's net."""
+        if self._searcher is None:
+            from nardy.analysis.evaluator import NeuralEvaluator
+            from nardy.analysis.search import Searcher
+
+            assert self._variant is not None
+            evaluator = NeuralEvaluator(self._variant, bot=self)
+            self._searcher = Searcher(self._variant, evaluator)
+        ranking = self._searcher.rank(decision.position, decision.segment.dice, self.ply)
+        return int(ranking[0].index)
 
     def offer_double(self, decision: DoubleDecision) -> bool:
         if 2 * decision.cube.value > self.MAX_REDOUBLE:

@@ -144,10 +144,10 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     else:
         known = ", ".join(sorted(bots)) or "none"
         if not any(bot.builtin for bot in bots.values()):
+            again = "pip install -e . --config-settings editable_mode=strict"
             known += (
                 f" (nardy's own bots are entry points of the group {BOT_ENTRY_POINT_GROUP!r}, "
-                "read from its installed metadata: install nardy again, "
-                "pip install -e . --config-settings editable_mode=strict)"
+                f"read from its installed metadata: install nardy again, {again})"
             )
         raise ValueError(
             f"unknown bot {name!r}; known bots: {known} (or module:Class of a Python bot)"

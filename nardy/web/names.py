@@ -9,7 +9,7 @@ of one tournament with the same name are told apart by their ids.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Collection, Iterable
 
 from nardy.arena.storage import PostgresStore, SqliteStore, StorageError, Store
 
@@ -27,23 +27,24 @@ def display_names(names: dict[str, str]) -> dict[str, str]:
     }
 
 
-Shown = Callable[[str, int], bool]
-"""Whether the games of ``(pool, round)`` are public (:mod:`nardy.arena.public`): a name read
-from a sealed game would tell the moment a bot's first game ended."""
+Hidden = Collection[tuple[str, int]]
+"""``(pool, round)`` of the sealed rounds (:mod:`nardy.arena.public`): a name read from one of
+their games would tell the moment a bot's first game ended."""
 
 
 def _first_names(
-    store: Store, tournament_id: str, bots: Iterable[str], shows: Shown
+    store: Store, tournament_id: str, bots: Iterable[str], hidden: Hidden
 ) -> dict[str, str]:
-    """The seat name of each bot in its first stored game, if that game is public (bots
-    without one are left out).
+    """The seat name of each bot in one of its stored public games (bots without one are left
+    out).
 
     The SQL stores read one record's ``white``/``black`` object per bot (the Store protocol has
     no method for it; the spectator's fault filter reads records the same way)."""
     found: dict[str, str] = {}
     wanted = set(bots)
     if isinstance(store, SqliteStore | PostgresStore):
-        order = "rowid" if isinstance(store, SqliteStore) else "seq"
+        skip = "".join(" AND NOT (pool = ? AND round = ?)" for _ in hidden)
+        skipped = [value for key in sorted(hidden) for value in key]
         for seat in ("white", "black"):
             field = (
                 f"json_extract(record, '$.{seat}.name')"
@@ -52,15 +53,15 @@ def _first_names(
             )
             for bot in sorted(wanted - set(found)):
                 rows = store._query(
-                    f"SELECT pool, round, {field} AS name FROM games WHERE tournament_id = ? "
-                    f"AND {seat} = ? ORDER BY {order} LIMIT 1",
-                    (tournament_id, bot),
+                    f"SELECT {field} AS name FROM games WHERE tournament_id = ? AND {seat} = ?"
+                    f"{skip} LIMIT 1",
+                    (tournament_id, bot, *skipped),
                 )
-                if rows and rows[0]["name"] and shows(rows[0]["pool"], rows[0]["round"]):
+                if rows and rows[0]["name"]:
                     found[bot] = str(rows[0]["name"])
         return found
     for row in store.games(tournament_id, records=True):
-        if not shows(row.pool, row.round):
+        if (row.pool, row.round) in hidden:
             continue
         for seat, bot in (("white", row.white), ("black", row.black)):
             if bot in wanted and bot not in found:
@@ -94,16 +95,16 @@ class BotNames:
         store: Store,
         tournament_id: str,
         bots: Iterable[str],
-        shows: Shown = lambda pool, round_: True,
+        hidden: Hidden = (),
     ) -> dict[str, str]:
         """The display name of each of ``bots`` (its id when nothing better is known; names
-        come from public games only, see :data:`Shown`)."""
+        come from public games only, see :data:`Hidden`)."""
         bots = list(dict.fromkeys(bots))
         with self._lock:
             known = dict(self._known.get(tournament_id, {}))
         missing = [b for b in bots if b not in known]
         if missing:
-            found = _first_names(store, tournament_id, missing, shows)
+            found = _first_names(store, tournament_id, missing, hidden)
             rest = [b for b in missing if b not in found]
             if rest:
                 found.update(_registered_names(store, rest))

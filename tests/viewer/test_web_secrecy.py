@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -191,3 +194,29 @@ def test_a_finished_tournament_shows_everything(
         record = json.loads(json.dumps(rows[-2].record))
         answer = client.get(f"/api/t/{t}/g/{quote(rows[-2].game_id, safe='')}")
         assert answer.status_code == 200 and answer.json()["result"] == record["result"]
+
+
+@pytest.mark.slow
+def test_main_before_the_seal_gave_every_roll_away(tmp_path: Path) -> None:
+    """The leak was real: the same hostile reading, against the spectator of commit 521f21d
+    (the tree before this work, its packages laid out as an install would), predicts the
+    rolls of all five unplayed games of the round."""
+    repo = Path(__file__).resolve().parents[2]
+    old = tmp_path / "old"
+    old.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "521f21d"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+    for package in ("core", "arena", "variants"):  # nardy.core <- core/ etc. (setup.py)
+        (old / "nardy" / package).symlink_to(old / package)
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("hostile_on_main.py")), str(old)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(old), "NARDY_MOVEGEN": "pure"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "predicted 5 of 5 unplayed games" in done.stdout, done.stdout

@@ -1,0 +1,230 @@
+"""``nardy analyze``: the analysis of game records, per decision, per game and per bot."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+
+from nardy.analysis.game import GameAnalysis, analyse_game
+from nardy.analysis.records import GameInput, RecordError, from_arena_record, read_records
+from nardy.analysis.stats import bot_results, searchers_for
+
+__all__ = ["analyze_command"]
+
+MAX_PLY = 3
+
+
+def _database_games(target: str, tournament: str | None) -> list[GameInput]:
+    """The stored games of a tournament database (all tournaments, or ``tournament``)."""
+    from nardy.arena.storage import StorageError, open_store
+
+    try:
+        store = open_store(target, readonly=True)
+    except StorageError as error:
+        raise RecordError(str(error)) from None
+    try:
+        ids = [t.tournament_id for t in store.tournaments()]
+        if tournament is not None:
+            if tournament not in ids:
+                known = ", ".join(ids) or "none"
+                raise RecordError(f"no tournament {tournament!r} in {target} (stored: {known})")
+            ids = [tournament]
+        games: list[GameInput] = []
+        for tournament_id in ids:
+            for row in store.games(tournament_id, records=True):
+                if row.record is not None:
+                    games.append(from_arena_record(row.game_id, row.record))
+        return games
+    finally:
+        store.close()
+
+
+def _print_game(analysis: GameAnalysis, show: str) -> None:
+    white, black = analysis.players
+    winner = (
+        "unfinished"
+        if analysis.winner is None
+        else f"{analysis.players[analysis.winner].name} wins {analysis.points}"
+    )
+    click.echo(
+        f"{analysis.label} ({analysis.variant}, {analysis.ply}-ply): {white.name} (White) vs "
+        f"{black.name} (Black), {winner}{'' if analysis.complete else ' (record cut short)'}"
+    )
+    for item in analysis.decisions:
+        if show == "marked" and item.mark is None:
+            continue
+        if show != "all" and show != "marked":
+            continue
+        who = analysis.players[item.player].name
+        where = f"{item.segment} " if item.segment else ""
+        luck = f"  luck {item.luck:+.3f}" if item.luck is not None else ""
+        label = f"  [{item.mark}]" if item.mark else ""
+        click.echo(
+            f"  {item.number:3}. {who}: {where}played {item.played or '(no move)'} "
+            f"({item.equity_played:+.3f}), best {item.best or '(no move)'} "
+            f"({item.equity_best:+.3f}), lost {item.loss:.3f}{label}{luck}"
+        )
+    for player in analysis.players:
+        click.echo(
+            f"  {player.name}: {player.decisions} decisions, error rate {player.error_rate:.4f} "
+            f"(PR {player.pr:.1f}), luck {player.luck:+.3f}, result {player.points:+.0f}, "
+            f"luck-adjusted {player.adjusted:+.3f}"
+        )
+
+
+def _fmt(value: float, se: float) -> str:
+    return f"{value:+.3f}" if math.isnan(se) else f"{value:+.3f} ± {se:.3f}"
+
+
+@click.command("analyze")
+@click.argument(
+    "record",
+    required=False,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+@click.option("--db", "db", default=None, metavar="D", help="A tournament database (file or URL).")
+@click.option(
+    "--tournament", "tournament", default=None, metavar="T", help="With --db: only this one."
+)
+@click.option(
+    "--ply",
+    type=click.IntRange(0, MAX_PLY),
+    default=0,
+    show_default=True,
+    help="Search depth of the analysis (0 = the evaluator alone).",
+)
+@click.option(
+    "--luck-ply",
+    type=click.IntRange(0, MAX_PLY),
+    default=0,
+    show_default=True,
+    help="Depth at which the luck of each roll is measured.",
+)
+@click.option(
+    "--evaluator",
+    default="neural",
+    show_default=True,
+    help="neural[:FILE], heuristic, gnubg (backgammon) or an installed one.",
+)
+@click.option(
+    "--show",
+    type=click.Choice(["marked", "all", "none"]),
+    default="marked",
+    show_default=True,
+    help="Which decisions to print per game.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print everything as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def analyze_command(
+    record: Path | None,
+    db: str | None,
+    tournament: str | None,
+    ply: int,
+    luck_ply: int,
+    evaluator: str,
+    show: str,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Analyse games: every play against the best at --ply, the luck of every roll, and per bot
+    the error rate, PR and luck-adjusted result (docs/analysis.md).
+
+    RECORD is a `nardy play --jsonl` file, an arena game record (JSON), or a .mat match; or give
+    --db D [--tournament T] for the games of a tournament database.
+
+    \b
+    Examples:
+      nardy play -v long --bots neural,heuristic --games 20 --jsonl games.jsonl
+      nardy analyze games.jsonl
+      nardy analyze games.jsonl --ply 1 --json > analysis.json
+      nardy analyze --db arena.db --tournament ladder
+    """
+    if (record is None) == (db is None):
+        raise click.UsageError("give a RECORD file or --db D (not both)")
+    if tournament is not None and db is None:
+        raise click.UsageError("--tournament needs --db")
+    try:
+        games = read_records(record) if record is not None else _database_games(str(db), tournament)
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
+    if not games:
+        raise click.ClickException("no games to analyse")
+    try:
+        searchers = searchers_for(games, evaluator)
+    except ValueError as error:
+        hint = " (or analyse with --evaluator heuristic)" if evaluator == "neural" else ""
+        raise click.ClickException(f"{error}{hint}") from None
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    console = Console(stderr=True)
+    analyses: list[GameAnalysis] = []
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        disable=quiet or not console.is_terminal,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(
+            f"analysing {len(games)} game{'s' if len(games) != 1 else ''}",
+            total=sum(len(g.actions) for g in games),
+        )
+        for index, game in enumerate(games):
+            try:
+                analyses.append(
+                    analyse_game(
+                        game,
+                        searchers[index],
+                        ply,
+                        luck_ply=luck_ply,
+                        on_decision=lambda: progress.advance(task),
+                    )
+                )
+            except RecordError as error:
+                raise click.ClickException(str(error)) from None
+    results = bot_results(analyses)
+    if as_json:
+        out: dict[str, Any] = {
+            "ply": ply,
+            "luck_ply": luck_ply,
+            "evaluator": evaluator,
+            "games": [a.to_json(decisions=show != "none") for a in analyses],
+            "bots": {name: result.to_json() for name, result in results.items()},
+        }
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    if show != "none":
+        for analysis in analyses:
+            _print_game(analysis, show)
+    from rich.table import Table
+
+    table = Table(
+        title=f"{len(analyses)} games, {ply}-ply ({evaluator}), luck at {luck_ply}-ply",
+        title_justify="left",
+    )
+    for column in ("Bot", "Games", "Decisions", "Error rate", "PR", "??/?/?!", "Luck/game"):
+        table.add_column(column, justify="left" if column == "Bot" else "right")
+    table.add_column("Points/game ± SE", justify="right")
+    table.add_column("Luck-adjusted ± SE", justify="right")
+    for name, result in results.items():
+        stats = result.stats
+        marks = stats.marks
+        table.add_row(
+            name,
+            str(stats.games),
+            str(stats.decisions),
+            f"{stats.error_rate:.4f}",
+            f"{stats.pr:.1f}",
+            f"{marks['blunder']}/{marks['error']}/{marks['doubtful']}",
+            f"{result.luck_per_game:+.3f}",
+            _fmt(result.points_per_game, result.points_se),
+            _fmt(result.adjusted_per_game, result.adjusted_se),
+        )
+    Console().print(table)

@@ -1,0 +1,226 @@
+"""Evaluators: what the analysis asks of a position — the cubeless equity of the player who has
+just moved (an *afterstate*), in points of a single game — and where evaluators come from.
+
+Every evaluator answers for a batch of afterstates at once (one matrix product for a net). The
+equity of the player *on roll* in a position ``P`` is minus the afterstate equity of ``P`` seen by
+the other player: ``E(P) = −A(flip(P))`` (:func:`equity_on_roll`).
+
+Built in: ``neural`` (the shipped value nets of :mod:`nardy.bots.neural`, or ``neural:FILE``),
+``heuristic`` (the hand-written evaluation of the heuristic bot squashed into ±1: a deliberately
+weak evaluator, useful to show that luck adjustment stays unbiased whatever the evaluator), and
+``gnubg`` (backgammon; the optional extra ``nardy[gnubg]``). A plugin adds its own with
+:func:`register_evaluator` or an entry point of the group ``nardy.evaluators``
+(``name = "module:factory"``, a function ``factory(variant, argument) -> Evaluator``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from nardy.core.position import Position
+from nardy.core.variant import Variant
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Evaluator",
+    "EvaluatorFactory",
+    "GnubgEvaluator",
+    "HeuristicEvaluator",
+    "NeuralEvaluator",
+    "Probabilities",
+    "equity_on_roll",
+    "evaluator_names",
+    "make_evaluator",
+    "register_evaluator",
+    "shortlist",
+]
+
+Array = npt.NDArray[np.float64]
+ENTRY_POINT_GROUP = "nardy.evaluators"
+
+
+class Probabilities(Protocol):
+    """Cubeless outcome probabilities of the player on roll (gnubg's five numbers)."""
+
+    @property
+    def win(self) -> float: ...
+
+    @property
+    def win_gammon(self) -> float: ...
+
+    @property
+    def win_backgammon(self) -> float: ...
+
+    @property
+    def lose_gammon(self) -> float: ...
+
+    @property
+    def lose_backgammon(self) -> float: ...
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """What the analysis needs from an evaluation function."""
+
+    name: str
+    """A short name for reports (``neural``, ``gnubg``)."""
+
+    def afterstate_equities(self, positions: Sequence[Position]) -> Array:
+        """The cubeless equity, in points of a single game, of the player who has just moved into
+        each position (seen from his side; the opponent is to roll). Never asked for a finished
+        position (the analysis scores those exactly)."""
+        ...
+
+    def probabilities(self, position: Position) -> Probabilities | None:
+        """The cubeless probabilities of the player on roll in ``position``, or None if the
+        evaluator gives an equity only (then the cube analysis derives gammonless ones)."""
+        ...
+
+
+def shortlist(evaluator: Evaluator, positions: Sequence[Position]) -> list[int] | None:
+    """The afterstates among which a choice is made (an evaluator's optional ``shortlist``
+    method: a net trained on a short list of candidates), or None for all of them."""
+    method = getattr(evaluator, "shortlist", None)
+    return None if method is None else method(positions)
+
+
+def equity_on_roll(evaluator: Evaluator, variant: Variant, position: Position) -> float:
+    """The 0-ply cubeless equity of the player on roll in ``position``."""
+    return -float(evaluator.afterstate_equities([variant.flip(position)])[0])
+
+
+class NeuralEvaluator:
+    """The value net of a :class:`~nardy.bots.neural.NeuralBot`: ``U(r) × scale``."""
+
+    name = "neural"
+
+    def __init__(self, variant: Variant, weights: str | None = None, bot: Any = None) -> None:
+        if bot is None:
+            from nardy.bots.neural import NeuralBot
+
+            bot = NeuralBot(0, weights, variant=variant)
+        self.variant = variant
+        self._bot = bot
+        self._net = bot._net()
+        self._scale = float(bot._scale)
+        self.candidates = int(self._net.meta.get("candidates", 0))
+        """Weights trained to re-rank the heuristic's ``k`` best results choose among those only
+        (as :meth:`~nardy.bots.neural.NeuralBot.choose_play` does); 0: among all."""
+
+    def shortlist(self, positions: Sequence[Position]) -> list[int] | None:
+        """The indexes of the afterstates a choice may take (the heuristic's ``candidates`` best,
+        in the bot's order), or None for all."""
+        k = self.candidates
+        if not 0 < k < len(positions):
+            return None
+        evaluate = self._bot._heuristic.evaluate
+        priors = np.array([evaluate(p) for p in positions])
+        return [int(i) for i in np.argsort(-priors, kind="stable")[:k]]
+
+    def afterstate_equities(self, positions: Sequence[Position]) -> Array:
+        if not positions:
+            return np.empty(0)
+        values: Array = self._net.values(self._bot.inputs_of(list(positions))) * self._scale
+        return values
+
+    def probabilities(self, position: Position) -> Probabilities | None:
+        return None
+
+
+class HeuristicEvaluator:
+    """``tanh(h / 50)`` of the heuristic bot's evaluation ``h`` (pip-equivalents): an equity in
+    ±1 that knows nothing of gammons. Weak on purpose (tests, control-variate demonstrations)."""
+
+    name = "heuristic"
+
+    def __init__(self, variant: Variant) -> None:
+        from nardy.bots import HeuristicBot
+
+        self.variant = variant
+        self._bot = HeuristicBot(0, variant=variant)
+
+    def afterstate_equities(self, positions: Sequence[Position]) -> Array:
+        evaluate = self._bot.evaluate
+        return np.array([math.tanh(evaluate(p) / 50.0) for p in positions], dtype=np.float64)
+
+    def probabilities(self, position: Position) -> Probabilities | None:
+        return None
+
+
+class GnubgEvaluator:
+    """GNU Backgammon's 0-ply net (cubeless), for backgammon."""
+
+    name = "gnubg"
+
+    def __init__(self, variant: Variant) -> None:
+        if variant.name != "backgammon":
+            raise ValueError(f"the gnubg evaluator is for backgammon only, not {variant.name}")
+        from nardy.bots.gnubg_bot import GnubgBot
+
+        self.variant = variant
+        self._bot = GnubgBot(0, 0, cubeful=False)
+
+    def afterstate_equities(self, positions: Sequence[Position]) -> Array:
+        # gnubg evaluates the player on roll: the opponent, in the flipped position.
+        return np.array(
+            [-self._bot.probabilities(self.variant.flip(p)).equity for p in positions],
+            dtype=np.float64,
+        )
+
+    def probabilities(self, position: Position) -> Probabilities | None:
+        result: Probabilities = self._bot.probabilities(position)
+        return result
+
+
+EvaluatorFactory = Callable[[Variant, str | None], Evaluator]
+"""Makes an evaluator for a variant; the argument is what follows ``name:`` (or None)."""
+
+_REGISTRY: dict[str, EvaluatorFactory] = {
+    "neural": lambda variant, argument: NeuralEvaluator(variant, argument or None),
+    "heuristic": lambda variant, argument: HeuristicEvaluator(variant),
+    "gnubg": lambda variant, argument: GnubgEvaluator(variant),
+}
+
+
+def register_evaluator(name: str, factory: EvaluatorFactory) -> None:
+    """Make ``name`` (and ``name:ARGUMENT``) known to :func:`make_evaluator`."""
+    if not name or ":" in name:
+        raise ValueError(f"an evaluator name is a word without ':', not {name!r}")
+    _REGISTRY[name] = factory
+
+
+def _entry_points() -> dict[str, str]:
+    from importlib import metadata
+
+    return {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def evaluator_names() -> list[str]:
+    """Every evaluator known by name (built in, registered, installed)."""
+    return sorted({*_REGISTRY, *_entry_points()})
+
+
+def make_evaluator(spec: str, variant: Variant) -> Evaluator:
+    """The evaluator ``spec`` names (``neural``, ``neural:FILE``, ``gnubg``, a registered or
+    installed one) for ``variant``; :class:`ValueError` if unknown or unusable."""
+    name, colon, argument = spec.partition(":")
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        reference = _entry_points().get(name)
+        if reference is None:
+            raise ValueError(f"unknown evaluator {spec!r}; known: {', '.join(evaluator_names())}")
+        module_name, _, attribute = reference.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError) as error:
+            raise ValueError(f"cannot load evaluator {reference!r}: {error}") from None
+    evaluator = factory(variant, argument if colon else None)
+    if not isinstance(evaluator, Evaluator):
+        raise ValueError(f"evaluator {spec!r} does not provide afterstate_equities/probabilities")
+    return evaluator

@@ -1,0 +1,398 @@
+"""One game analysed: every decision against the best, the luck of every roll, and the
+luck-adjusted result (``docs/analysis.md`` defines the quantities)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from nardy.analysis.cube import CubeAnalysis, analyse_cube, probabilities_from_equity
+from nardy.analysis.records import GameInput, RecordError
+from nardy.analysis.search import RankedPlay, Searcher
+from nardy.core.dice import ScriptedDice
+from nardy.core.errors import NardyError
+from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
+
+__all__ = [
+    "MARKS",
+    "DecisionAnalysis",
+    "GameAnalysis",
+    "PlayerStats",
+    "analyse_game",
+    "mark",
+]
+
+MARKS: tuple[tuple[float, str], ...] = ((0.16, "blunder"), (0.08, "error"), (0.04, "doubtful"))
+"""gnubg's thresholds (``arSkillLevel``: very bad 0.16, bad 0.08, doubtful 0.04) on the equity
+lost, normalised to the cube."""
+PR_FACTOR = 500.0
+"""gnubg's performance rating: the mean error per decision × 500."""
+
+
+def mark(loss: float) -> str | None:
+    """``blunder``, ``error``, ``doubtful`` or None for an equity loss."""
+    for threshold, name in MARKS:
+        if loss >= threshold - 1e-12:
+            return name
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionAnalysis:
+    """One decision of the game."""
+
+    number: int
+    player: int
+    """Colour (0 White, 1 Black)."""
+    kind: str
+    """``play``, ``double`` (double or roll) or ``take`` (take, drop or beaver)."""
+    position: str
+    """The position id, from the deciding player's side."""
+    played: str
+    best: str
+    equity_played: float
+    equity_best: float
+    loss: float
+    """Equity lost against the best (normalised to the cube; cubeless for plays)."""
+    counted: bool
+    """Whether it counts in the error rate (an unforced play, a cube action taken or missed)."""
+    segment: str = ""
+    dice: tuple[int, ...] = ()
+    choices: int = 1
+    luck: float | None = None
+    """The luck of the roll just made (points, × the cube), on the segment that follows it."""
+    ranking: tuple[RankedPlay, ...] = ()
+    cube: CubeAnalysis | None = None
+
+    @property
+    def mark(self) -> str | None:
+        return mark(self.loss) if self.counted else None
+
+    def to_json(self, top: int = 5) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "number": self.number,
+            "player": COLOURS[self.player],
+            "kind": self.kind,
+            "position": self.position,
+            "played": self.played,
+            "best": self.best,
+            "equity_played": round(self.equity_played, 5),
+            "equity_best": round(self.equity_best, 5),
+            "loss": round(self.loss, 5),
+            "mark": self.mark,
+        }
+        if self.kind == "play":
+            out.update(segment=self.segment, dice=list(self.dice), choices=self.choices)
+            out["ranking"] = [
+                {
+                    "play": r.text,
+                    "equity": round(r.equity, 5),
+                    "ply": r.ply,
+                    "loss": round(r.loss, 5),
+                }
+                for r in self.ranking[:top]
+            ]
+        if self.luck is not None:
+            out["luck"] = round(self.luck, 5)
+        if self.cube is not None:
+            out["cube"] = {
+                "no_double": round(self.cube.no_double, 5),
+                "double_take": round(self.cube.double_take, 5),
+                "double_pass": round(self.cube.double_pass, 5),
+                "proper": self.cube.best,
+            }
+        return out
+
+
+@dataclass(slots=True)
+class PlayerStats:
+    """One player's numbers over one or more games."""
+
+    name: str
+    decisions: int = 0
+    """Decisions counted in the error rate."""
+    total_loss: float = 0.0
+    marks: dict[str, int] = field(default_factory=lambda: {name: 0 for _, name in MARKS})
+    luck: float = 0.0
+    """Sum of the luck of his rolls (points)."""
+    points: float = 0.0
+    """Net points won."""
+    adjusted: float = 0.0
+    """Net points minus his luck plus the opponent's."""
+    games: int = 0
+
+    @property
+    def error_rate(self) -> float:
+        """Mean equity lost per counted decision."""
+        return self.total_loss / self.decisions if self.decisions else 0.0
+
+    @property
+    def pr(self) -> float:
+        return PR_FACTOR * self.error_rate
+
+    def add(self, other: PlayerStats) -> None:
+        self.decisions += other.decisions
+        self.total_loss += other.total_loss
+        for key, count in other.marks.items():
+            self.marks[key] = self.marks.get(key, 0) + count
+        self.luck += other.luck
+        self.points += other.points
+        self.adjusted += other.adjusted
+        self.games += other.games
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "games": self.games,
+            "decisions": self.decisions,
+            "error_rate": round(self.error_rate, 5),
+            "pr": round(self.pr, 2),
+            "marks": dict(self.marks),
+            "luck": round(self.luck, 4),
+            "points": self.points,
+            "luck_adjusted": round(self.adjusted, 4),
+        }
+
+
+@dataclass(slots=True)
+class GameAnalysis:
+    """The analysis of one game."""
+
+    label: str
+    variant: str
+    ply: int
+    decisions: list[DecisionAnalysis]
+    players: tuple[PlayerStats, PlayerStats]
+    """White's and Black's numbers."""
+    winner: int | None
+    points: int
+    complete: bool
+    """Whether the record was replayed to its end."""
+
+    def to_json(self, *, decisions: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "game": self.label,
+            "variant": self.variant,
+            "ply": self.ply,
+            "winner": None if self.winner is None else COLOURS[self.winner],
+            "points": self.points,
+            "complete": self.complete,
+            "players": {COLOURS[c]: self.players[c].to_json() for c in (0, 1)},
+        }
+        if decisions:
+            out["decisions"] = [d.to_json() for d in self.decisions]
+        return out
+
+
+def analyse_game(
+    game_input: GameInput,
+    searcher: Searcher,
+    ply: int = 0,
+    *,
+    luck_ply: int = 0,
+    on_decision: Callable[[], None] | None = None,
+) -> GameAnalysis:
+    """Replay ``game_input`` and analyse every decision at ``ply`` and every roll's luck at
+    ``luck_ply``; :class:`RecordError` if the record does not replay."""
+    variant = game_input.variant
+    if searcher.variant.name != variant.name or searcher.variant.options != variant.options:
+        raise RecordError(f"{game_input.label}: the searcher is for another variant")
+    label = game_input.label
+    try:
+        game = Game(
+            variant,
+            ScriptedDice(game_input.rolls),
+            starter=game_input.starter,
+            cube=game_input.cube,
+            auto_forced=False,
+        )
+    except (NardyError, ValueError) as error:
+        raise RecordError(f"{label}: {error}") from None
+    actions = game_input.actions
+    analyse_cubes = game_input.rate_cube
+    pointer = 0
+    decisions: list[DecisionAnalysis] = []
+    luck = [0.0, 0.0]
+    complete = True
+    doubled = False
+    while game.decision is not None:
+        decision = game.decision
+        player = decision.player
+        action = actions[pointer] if pointer < len(actions) else None
+        try:
+            if isinstance(decision, PlayDecision):
+                if action is None:
+                    complete = False
+                    break
+                if action.kind != "play" or action.player != player:
+                    raise RecordError(
+                        f"{label}: the record has {COLOURS[action.player]} {action.kind} where "
+                        f"{COLOURS[player]} is to play"
+                    )
+                roll_luck = _roll_luck(game, searcher, decision, luck_ply)
+                if roll_luck is not None:
+                    luck[player] += roll_luck
+                decisions.append(
+                    _play(decision, action.answer, searcher, ply, len(decisions) + 1, roll_luck)
+                )
+                game.decide(decisions[-1].played)
+            elif isinstance(decision, DoubleDecision):
+                doubled = action is not None and action.kind == "double" and action.player == player
+                if action is None:
+                    complete = False
+                    break
+                if analyse_cubes:
+                    decisions.append(
+                        _double(game, decision, searcher, ply, doubled, len(decisions) + 1)
+                    )
+                game.decide(doubled)
+            else:
+                if action is None or action.kind not in ("take", "drop", "beaver"):
+                    raise RecordError(f"{label}: a double without its answer")
+                if analyse_cubes and not decision.after_beaver:
+                    decisions.append(
+                        _take(game, decision, searcher, ply, action.kind, len(decisions) + 1)
+                    )
+                game.decide(action.kind)
+            if not isinstance(decision, DoubleDecision) or doubled:
+                pointer += 1
+        except NardyError as error:
+            if isinstance(error, RecordError):
+                raise
+            raise RecordError(f"{label}: decision {len(decisions)}: {error}") from None
+        if on_decision is not None:
+            on_decision()
+    stats = (
+        PlayerStats(game_input.players[0], games=1),
+        PlayerStats(game_input.players[1], games=1),
+    )
+    for item in decisions:
+        if item.counted:
+            own = stats[item.player]
+            own.decisions += 1
+            own.total_loss += item.loss
+            name = item.mark
+            if name is not None:
+                own.marks[name] += 1
+    winner, points = game_input.winner, game_input.points
+    white_points = 0 if winner is None else (points if winner == 0 else -points)
+    for colour in (0, 1):
+        sign = 1 if colour == 0 else -1
+        stats[colour].luck = luck[colour]
+        stats[colour].points = sign * white_points
+        stats[colour].adjusted = sign * white_points - luck[colour] + luck[1 - colour]
+    return GameAnalysis(label, variant.name, ply, decisions, stats, winner, points, complete)
+
+
+def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int) -> float | None:
+    """The luck of the roll this segment starts, or None (a later segment of the turn, steps
+    transferred, or the opening throw's numbers, whose luck is not measured)."""
+    events = game.events
+    last = events[-1] if events else None
+    if last is None or last.kind != "roll" or last.player != decision.player:
+        return None
+    numbers_used = game.rules.turn.opening == "numbers_used"
+    if numbers_used and len(events) >= 2 and events[-2].kind == "opening":
+        return None  # the opening throw's numbers: who starts is part of that roll
+    a, b = last.data["dice"]
+    return searcher.luck(decision.position, (a, b), ply) * game.cube.value
+
+
+def _play(
+    decision: PlayDecision,
+    answer: str,
+    searcher: Searcher,
+    ply: int,
+    number: int,
+    luck: float | None,
+) -> DecisionAnalysis:
+    plays = decision.plays
+    chosen = plays.find(answer)
+    index = plays.index_of(chosen.result)
+    ranking = searcher.rank(decision.position, decision.segment.dice, ply, include=index)
+    mine = next(r for r in ranking if r.index == index)
+    best = ranking[0]
+    return DecisionAnalysis(
+        number,
+        decision.player,
+        "play",
+        decision.position.id(),
+        chosen.text,
+        best.text,
+        mine.equity,
+        best.equity,
+        max(0.0, best.equity - mine.equity),
+        len(plays) > 1,
+        decision.segment.description,
+        decision.segment.dice,
+        len(plays),
+        luck,
+        tuple(ranking),
+    )
+
+
+def _cube_of(game: Game, searcher: Searcher, position: Any, ply: int, owner: str) -> CubeAnalysis:
+    probabilities = searcher.evaluator.probabilities(position)
+    if probabilities is None:
+        probabilities = probabilities_from_equity(searcher.equity(position, ply))
+    centred = owner == "centre"
+    return analyse_cube(
+        probabilities, "centre" if centred else "me", jacoby=game.cube_settings.jacoby
+    )
+
+
+def _double(
+    game: Game,
+    decision: DoubleDecision,
+    searcher: Searcher,
+    ply: int,
+    doubled: bool,
+    number: int,
+) -> DecisionAnalysis:
+    owner = "centre" if decision.cube.owner is None else "me"
+    cube = _cube_of(game, searcher, decision.position, ply, owner)
+    loss = cube.double_loss(doubled)
+    if_doubled = min(cube.double_take, cube.double_pass)
+    return DecisionAnalysis(
+        number,
+        decision.player,
+        "double",
+        decision.position.id(),
+        "double" if doubled else "roll",
+        "double" if cube.should_double else "roll",
+        if_doubled if doubled else cube.no_double,
+        max(cube.no_double, if_doubled),
+        loss,
+        doubled or loss > 0,
+        cube=cube,
+    )
+
+
+def _take(
+    game: Game,
+    decision: TakeDecision,
+    searcher: Searcher,
+    ply: int,
+    answer: str,
+    number: int,
+) -> DecisionAnalysis:
+    # The doubler is on roll: his side of the board is the taker's flipped.
+    doubler_view = searcher.variant.flip(decision.position)
+    owner = "centre" if decision.cube.owner is None else "me"
+    cube = _cube_of(game, searcher, doubler_view, ply, owner)
+    taken = answer != "drop"
+    take, drop = -cube.double_take, -cube.double_pass
+    return DecisionAnalysis(
+        number,
+        decision.player,
+        "take",
+        decision.position.id(),
+        answer,
+        "take" if cube.should_take else "drop",
+        take if taken else drop,
+        max(take, drop),
+        cube.take_loss(taken),
+        True,
+        cube=cube,
+    )

@@ -1,0 +1,368 @@
+"""N-ply evaluation, ranking of plays and the values of the rolls, for every variant.
+
+Definitions (equities are cubeless, in points of a single game, from the view of the player who
+has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
+
+* ``V₀(r)``: the evaluator; a finished game is scored exactly (the variant's game value).
+* ``Vₙ(r) = −Σ_rolls w(roll) · best_reply_{n−1}(flip(r), roll)``: the opponent rolls each of the 21
+  rolls (weight 1/36 or 2/36) and makes his best reply, valued at n−1 plies. For n = 1 that is
+  the best by ``V₀``; deeper, the reply is chosen at 0-ply and valued at n−1 (gnubg's n-ply), or
+  among the replies :attr:`Searcher.reply_filter` keeps.
+* ``best_replyₘ(P, roll)``: the maximum over the turn's options of their ``Vₘ``. In variants where
+  a roll is one segment (ordinary rolls and four-step doubles) the options are the legal plays.
+  Where a roll is a whole turn plan (doubles progressions, re-rolls) the turn is played segment by
+  segment, each time choosing the best result by ``V₀`` (as the bots do), and a re-roll is an
+  expectation over its 21 rolls (up to :data:`MAX_REROLLS` deep; beyond that the turn is valued
+  where it stands). Steps handed to the opponent (transfers) are not part of a position and are
+  not modelled in the look-ahead.
+* Move filtering as gnubg does: the plays of a decision are first ranked by ``V₀``; the best one
+  and up to :attr:`MoveFilter.extra` more within :attr:`MoveFilter.threshold` of it are searched
+  deeper, the others keep their 0-ply value.
+* The value of a roll, ``roll_value(P, roll)``: what the player on roll in ``P`` expects after his
+  best turn with that roll (at the analysis ply); the pre-roll equity is their mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from nardy.analysis.evaluator import Evaluator, shortlist
+from nardy.core.dice import Roll
+from nardy.core.errors import GameStateError
+from nardy.core.game import CubeSettings, Game, PlayDecision
+from nardy.core.position import Position
+from nardy.core.variant import Variant
+
+__all__ = ["MAX_REROLLS", "ROLLS", "MoveFilter", "RankedPlay", "Searcher"]
+
+Array = npt.NDArray[np.float64]
+
+ROLLS: tuple[tuple[Roll, float], ...] = tuple(
+    ((a, b), (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7)
+)
+"""The 21 distinct rolls (higher die second) with their probabilities."""
+MAX_REROLLS = 2
+"""Re-rolls enumerated within one turn (the third and later are rare: (1/6)³ of the turns at most)."""
+_CACHE_LIMIT = 200_000
+"""Positions whose 0-ply value is kept (then the cache starts again): a few hundred MB at most."""
+_OPTIONS_LIMIT = 50_000
+"""(position, roll) pairs whose options are kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveFilter:
+    """gnubg's move filter: keep the best option and up to ``extra`` more within ``threshold``
+    (equity) of it for the deeper search (gnubg's default: 8 within 0.16)."""
+
+    extra: int = 8
+    threshold: float = 0.16
+
+    def keep(self, values: Array) -> list[int]:
+        """Indexes of the options to search deeper, best first."""
+        order = np.argsort(-values, kind="stable")
+        best = values[order[0]]
+        kept = [int(order[0])]
+        for index in order[1 : self.extra + 1]:
+            if best - values[index] <= self.threshold:
+                kept.append(int(index))
+        return kept
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPlay:
+    """One legal play of a decision with its equity (mover's view, after the play)."""
+
+    index: int
+    """Its index in the decision's legal plays."""
+    text: str
+    equity: float
+    ply: int
+    """The ply its equity was computed at (plays filtered out keep their 0-ply equity)."""
+    loss: float = 0.0
+    """Equity lost against the best play (0 for a play the evaluator values higher outside its
+    short list)."""
+    candidate: bool = True
+    """Whether it is on the evaluator's short list (all plays are, for most evaluators)."""
+
+
+Option = list[tuple[float, Position]]
+"""One way to play a roll: its end-of-turn afterstates with their probabilities."""
+
+
+@dataclass
+class Searcher:
+    """N-ply evaluation of one variant with one evaluator."""
+
+    variant: Variant
+    evaluator: Evaluator
+    move_filter: MoveFilter = field(default_factory=MoveFilter)
+    """Which plays of a decision (:meth:`rank`) are searched at the full depth."""
+    reply_filter: MoveFilter = field(default_factory=lambda: MoveFilter(extra=0, threshold=0.0))
+    """Which replies inside the search are valued deeper than 0-ply: by default the 0-ply best
+    only, as gnubg's n-ply evaluation does (the reply is chosen at 0-ply, valued at n−1)."""
+    _cache: dict[Position, float] = field(default_factory=dict, repr=False)
+    _options: dict[tuple[Position, Roll], list[Option]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        turn = self.variant.rules.turn
+        self._simple = turn.doubles == "four"
+        self._checkers = self.variant.checkers
+
+    # -- values of afterstates ------------------------------------------------------------------
+
+    def values(self, afterstates: Sequence[Position], ply: int = 0) -> Array:
+        """``V_ply`` of each afterstate (mover's view), batched."""
+        if ply < 0:
+            raise ValueError(f"ply must be 0 or more, not {ply}")
+        if ply == 0:
+            return self._values0(afterstates)
+        return self._values_deep(afterstates, ply)
+
+    def _terminal(self, position: Position) -> float | None:
+        if position.off[0] == self._checkers:
+            return float(self.variant.game_value(self.variant.loser_side(position, 1)))
+        return None
+
+    def _values0(self, afterstates: Sequence[Position]) -> Array:
+        out = np.empty(len(afterstates))
+        cache = self._cache
+        todo: dict[Position, list[int]] = {}
+        for i, position in enumerate(afterstates):
+            known = cache.get(position)
+            if known is None:
+                known = self._terminal(position)
+                if known is not None:
+                    cache[position] = known
+            if known is None:
+                todo.setdefault(position, []).append(i)
+            else:
+                out[i] = known
+        if todo:
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+            batch = list(todo)
+            values = self.evaluator.afterstate_equities(batch)
+            for position, value in zip(batch, values, strict=True):
+                cache[position] = float(value)
+                for i in todo[position]:
+                    out[i] = value
+        return out
+
+    def _values_deep(self, afterstates: Sequence[Position], ply: int) -> Array:
+        out = np.empty(len(afterstates))
+        groups: list[tuple[int, float, list[Option]]] = []  # (afterstate index, weight, options)
+        for i, position in enumerate(afterstates):
+            terminal = self._terminal(position)
+            if terminal is not None:
+                out[i] = terminal
+                continue
+            out[i] = 0.0
+            opponent = self.variant.flip(position)
+            for roll, weight in ROLLS:
+                groups.append((i, weight, self.options(opponent, roll)))
+        best = self._best_options([options for _, _, options in groups], ply - 1)
+        for (i, weight, _), value in zip(groups, best, strict=True):
+            out[i] -= weight * value
+        return out
+
+    def _option_values(self, options: list[Option], ply: int) -> Array:
+        """The value of each option (probability-weighted ``V_ply`` of its afterstates)."""
+        flat = [position for option in options for _, position in option]
+        values = self.values(flat, ply)
+        out = np.empty(len(options))
+        k = 0
+        for j, option in enumerate(options):
+            total = 0.0
+            for probability, _ in option:
+                total += probability * values[k]
+                k += 1
+            out[j] = total
+        return out
+
+    def _best_options(self, groups: list[list[Option]], ply: int) -> list[float]:
+        """For each group of options (one roll), the value of its best option at ``ply``, with
+        filtering: all options at 0-ply in one batch, the survivors at ``ply`` in one batch."""
+        flat = [option for options in groups for option in options]
+        values0 = self._option_values(flat, 0)
+        if ply == 0:
+            best, k = [], 0
+            for options in groups:
+                best.append(float(values0[k : k + len(options)].max()))
+                k += len(options)
+            return best
+        kept_per_group: list[list[int]] = []
+        deep: list[Option] = []
+        k = 0
+        for options in groups:
+            kept = self.reply_filter.keep(values0[k : k + len(options)])
+            kept_per_group.append(kept)
+            deep.extend(options[j] for j in kept)
+            k += len(options)
+        deep_values = self._option_values(deep, ply)
+        best, k = [], 0
+        for kept in kept_per_group:
+            best.append(float(deep_values[k : k + len(kept)].max()))
+            k += len(kept)
+        return best
+
+    # -- turns ------------------------------------------------------------------------------------
+
+    def options(self, position: Position, roll: Roll) -> list[Option]:
+        """The ways the player on roll in ``position`` can play ``roll`` (see the module doc)."""
+        key = (position, roll)
+        known = self._options.get(key)
+        if known is not None:
+            return known
+        a, b = roll
+        if self._simple:
+            dice = (a, b) if a != b else (a,) * 4
+            results = [play.result for play in self.variant.legal_plays(position, dice)]
+            eligible = shortlist(self.evaluator, results)
+            if eligible is not None:
+                results = [results[j] for j in eligible]
+            found = [[(1.0, result)] for result in results]
+        else:
+            found = [self._greedy_turn(position, roll, 0)]
+        if len(self._options) > _OPTIONS_LIMIT:
+            self._options.clear()
+        self._options[key] = found
+        return found
+
+    def _greedy_turn(self, position: Position, roll: Roll, rerolls: int) -> Option:
+        """The end-of-turn afterstates of a turn played greedily by ``V₀`` (module doc)."""
+        game = _OneTurn(self.variant, position, roll)
+        while game.stopped is None and isinstance(game.decision, PlayDecision):
+            results = [play.result for play in game.decision.plays]
+            eligible = shortlist(self.evaluator, results) or list(range(len(results)))
+            values = self._values0([results[j] for j in eligible])
+            game.decide(eligible[int(np.argmax(values))])
+        if isinstance(game.stopped, _TurnOver):
+            return [(1.0, self.variant.flip(game.position))]
+        if isinstance(game.stopped, _NeedRoll):
+            here = game.position  # after a fully played double, still the mover's view
+            if rerolls >= MAX_REROLLS:
+                return [(1.0, here)]
+            out: Option = []
+            for again, weight in ROLLS:
+                for probability, end in self._greedy_turn(here, again, rerolls + 1):
+                    out.append((weight * probability, end))
+            return out
+        if game.result is None:
+            raise GameStateError("the simulated turn stopped at an unexpected decision")
+        return [(1.0, game.position)]
+
+    # -- decisions --------------------------------------------------------------------------------
+
+    def rank(
+        self, position: Position, dice: Sequence[int], ply: int = 0, *, include: int | None = None
+    ) -> list[RankedPlay]:
+        """Every legal play of ``position`` with ``dice`` (one segment), best first, by the equity
+        of its result at ``ply`` (filtered; ``include``: an index always searched at ``ply``,
+        e.g. the play made). With an evaluator's short list, the best is chosen among it and
+        the plays outside it follow (``candidate`` False)."""
+        plays = self.variant.legal_plays(position, dice)
+        results = [play.result for play in plays]
+        values = self._values0(results)
+        plies = [0] * len(plays)
+        eligible = shortlist(self.evaluator, results) or list(range(len(results)))
+        if ply > 0:
+            kept = [eligible[j] for j in self.move_filter.keep(values[eligible])]
+            if include is not None and include not in kept:
+                kept.append(include)
+            deep = self.values([results[j] for j in kept], ply)
+            for j, value in zip(kept, deep, strict=True):
+                values[j] = value
+                plies[j] = ply
+        chosen = set(eligible)
+        order = sorted(range(len(plays)), key=lambda j: (j not in chosen, -values[j], j))
+        top = values[order[0]]
+        return [
+            RankedPlay(
+                j,
+                plays[j].text,
+                float(values[j]),
+                plies[j],
+                max(0.0, float(top - values[j])),
+                j in chosen,
+            )
+            for j in order
+        ]
+
+    def best_play(self, position: Position, dice: Sequence[int], ply: int = 0) -> int:
+        """The index of the best legal play at ``ply``."""
+        return self.rank(position, dice, ply)[0].index
+
+    def roll_values(self, position: Position, ply: int = 0) -> dict[Roll, float]:
+        """For each of the 21 rolls, the mover's equity after his best turn with it (``ply``)."""
+        groups = [self.options(position, roll) for roll, _ in ROLLS]
+        best = self._best_options(groups, ply)
+        return {roll: value for (roll, _), value in zip(ROLLS, best, strict=True)}
+
+    def equity(self, position: Position, ply: int = 0) -> float:
+        """The cubeless equity of the player on roll in ``position`` at ``ply`` (0 = the
+        evaluator; n = the mean over his rolls of his best (n−1)-ply turn)."""
+        if ply == 0:
+            return -float(self._values0([self.variant.flip(position)])[0])
+        values = self.roll_values(position, ply - 1)
+        return sum(weight * values[roll] for roll, weight in ROLLS)
+
+    def luck(self, position: Position, roll: Sequence[int], ply: int = 0) -> float:
+        """The luck of ``roll`` for the player on roll in ``position``: his equity after his best
+        turn with it minus the mean of that over all rolls (so its expectation is exactly 0)."""
+        values = self.roll_values(position, ply)
+        key = (min(roll[0], roll[1]), max(roll[0], roll[1]))
+        mean = sum(weight * values[r] for r, weight in ROLLS)
+        return values[key] - mean
+
+
+class _TurnOver(Exception):
+    """The simulated turn ended (the opponent is about to roll)."""
+
+
+class _NeedRoll(Exception):
+    """The simulated turn needs another roll (a re-roll after a fully played double)."""
+
+
+class _TurnDice:
+    """The dice of one simulated turn: its roll, then :class:`_NeedRoll`."""
+
+    def __init__(self, roll: Roll) -> None:
+        self._roll: Roll | None = roll
+
+    def roll(self) -> Roll:
+        if self._roll is None:
+            raise _NeedRoll
+        roll, self._roll = self._roll, None
+        return roll
+
+
+class _OneTurn(Game):
+    """A game that plays one turn of the player on roll and stops (``stopped``) when it ends or
+    needs another roll."""
+
+    def __init__(self, variant: Variant, position: Position, roll: Roll) -> None:
+        self.stopped: Exception | None = None
+        super().__init__(
+            variant,
+            _TurnDice(roll),
+            position=position,
+            mover=0,
+            cube=CubeSettings(),
+            first_turn=True,
+            auto_forced=True,
+        )
+
+    def _advance(self, answer: object = None) -> None:
+        try:
+            super()._advance(answer)
+        except (_TurnOver, _NeedRoll) as stop:
+            self.stopped = stop
+            self.decision = None
+
+    def _switch(self) -> None:
+        super()._switch()
+        raise _TurnOver
