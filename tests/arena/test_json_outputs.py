@@ -132,3 +132,14 @@ def test_verify_matches_the_schema(db: Path) -> None:
     one = _json("replay", game, "--db", str(db), "--tournament", report["tournament_id"], "--json")
     _check("arena-verify", one)
     assert one["ok"] and one["games"] == 1
+
+
+@pytest.mark.slow  # analyses every stored game with the neural evaluator
+def test_standings_with_analysis_match_the_schema(db: Path) -> None:
+    listed = _json("standings", "--db", str(db), "--list", "--json")
+    money = next(r for r in listed if r["unit"] == "games")
+    data = _json(
+        "standings", "--db", str(db), "--json", "--analysis", "--tournament", money["tournament_id"]
+    )
+    _check("arena-standings", data)
+    assert data["analysis"]["pools"][0]["games"] == money["games_stored"]
