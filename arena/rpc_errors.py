@@ -98,6 +98,16 @@ def status_of(
     return None
 
 
+def _status_or_raise(
+    exc: Exception, request: Any, not_found: NotFound | None
+) -> tuple[grpc.StatusCode, str]:
+    """:func:`status_of`, or ``exc`` raised again (a bug: gRPC answers ``UNKNOWN`` and logs it)."""
+    status = status_of(exc, request, not_found)
+    if status is None:
+        raise exc
+    return status
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -115,10 +125,7 @@ def grpc_errors(not_found: NotFound | None = None) -> Callable[[F], F]:
                     async for item in handler(self, request, context):
                         yield item
                 except Exception as exc:
-                    status = status_of(exc, request, not_found)
-                    if status is None:
-                        raise
-                    await context.abort(*status)
+                    await context.abort(*_status_or_raise(exc, request, not_found))
 
             return cast(F, stream)
         if inspect.iscoroutinefunction(handler):
@@ -128,10 +135,7 @@ def grpc_errors(not_found: NotFound | None = None) -> Callable[[F], F]:
                 try:
                     return await handler(self, request, context)
                 except Exception as exc:
-                    status = status_of(exc, request, not_found)
-                    if status is None:
-                        raise
-                    await context.abort(*status)
+                    await context.abort(*_status_or_raise(exc, request, not_found))
 
             return cast(F, coroutine)
 
@@ -140,10 +144,7 @@ def grpc_errors(not_found: NotFound | None = None) -> Callable[[F], F]:
             try:
                 return handler(self, request, context)
             except Exception as exc:
-                status = status_of(exc, request, not_found)
-                if status is None:
-                    raise
-                context.abort(*status)
+                context.abort(*_status_or_raise(exc, request, not_found))
 
         return cast(F, unary)
 
