@@ -68,7 +68,6 @@ def _key(exc: KeyError) -> str:
 
 
 _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode, Callable[[BaseException], str]], ...] = (
-    (Refused, grpc.StatusCode.UNKNOWN, str),  # its own code: see status_of
     (BotExistsError, grpc.StatusCode.ALREADY_EXISTS, str),
     (TournamentExistsError, grpc.StatusCode.ALREADY_EXISTS, str),
     (BotNotReadyError, grpc.StatusCode.FAILED_PRECONDITION, str),
@@ -80,7 +79,8 @@ _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode, Callable[[BaseExcepti
     (KeyError, grpc.StatusCode.NOT_FOUND, lambda e: f"not found: {_key(cast(KeyError, e))}"),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT, str),
 )
-"""Domain error → status and details, most specific first (the first match wins)."""
+"""Domain error → status and details, most specific first (the first match wins);
+:class:`Refused` carries its own."""
 
 
 def status_of(
