@@ -143,3 +143,30 @@ def test_standings_with_analysis_match_the_schema(db: Path) -> None:
     )
     _check("arena-standings", data)
     assert data["analysis"]["pools"][0]["games"] == money["games_stored"]
+
+
+def _ci95_values(data: Any) -> list[tuple[str, Any]]:
+    """Every ``…ci95`` key in ``data`` (nested), but the deprecated ones, with its value."""
+    found = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key.endswith("ci95") and key not in DEPRECATED_KEYS:
+                found.append((key, value))
+            found += _ci95_values(value)
+    elif isinstance(data, list):
+        for item in data:
+            found += _ci95_values(item)
+    return found
+
+
+def test_an_interval_is_a_pair_in_the_arena_and_in_nardy_play(db: Path) -> None:
+    """One vocabulary: ``…ci95`` is ``[low, high]`` in the arena's JSON as in ``nardy play``'s."""
+    standings = _json("standings", "--db", str(db), "--json")
+    done = CliRunner().invoke(cli, ["play", "-v", "long", "--games", "3", "--seed", "1", "--json"])
+    assert done.exit_code == 0, done.output
+    found = _ci95_values(standings) + _ci95_values(json.loads(done.stdout))
+    assert {key for key, _ in found} >= {"ci95", "win_rate_ci95", "points_ci95"}
+    for key, value in found:
+        assert isinstance(value, list) and len(value) == 2, (key, value)
+        low, high = value
+        assert low is None or high is None or low <= high, (key, value)
