@@ -3,22 +3,28 @@
 * ``arena_bots``: every bot registered over ``RegisterBot``: id, name, kind, address,
   the SHA-256 hash of its token (never the token), its ``BotInfo`` and when it was registered;
 * ``arena_tournaments``: the tournaments created over ``CreateTournament`` (their definitions are
-  the engine's ``tournaments`` rows) and whether the operator cancelled them.
+  the engine's ``tournaments`` rows) and whether the operator cancelled them;
+* ``arena_faults``: every bot's fault counts (JSON, by kind) and whether it is disqualified,
+  written at each counted fault.
 
-On start the arena reads both (:meth:`Registry.bots`, :meth:`Registry.tournaments`) so that bots
-keep their ids and tokens and unfinished tournaments resume. Local bots (``--local-bot``) are not
+On start the arena reads them (:meth:`Registry.bots`, :meth:`Registry.tournaments`,
+:meth:`Registry.faults`) so that bots keep their ids, tokens and fault counts and unfinished
+tournaments resume. Every table is created if missing, so a database written by an earlier
+version gains the new ones on its first start. Local bots (``--local-bot``) are not
 stored: they are defined anew by every start (with stable ids, ``local-<name>``).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from nardy.arena.storage import SqlStore, StorageError, Store
 
-__all__ = ["BotRow", "Registry", "TournamentEntry"]
+__all__ = ["BotRow", "Faults", "Registry", "TournamentEntry"]
 
 _TABLES = (
     """CREATE TABLE IF NOT EXISTS arena_bots (
@@ -34,6 +40,12 @@ _TABLES = (
     tournament_id TEXT PRIMARY KEY,
     created {real} NOT NULL,
     cancelled INTEGER NOT NULL DEFAULT 0
+)""",
+    """CREATE TABLE IF NOT EXISTS arena_faults (
+    bot_id TEXT PRIMARY KEY,
+    counts TEXT NOT NULL,
+    disqualified INTEGER NOT NULL DEFAULT 0,
+    updated {real} NOT NULL
 )""",
 )
 
@@ -60,6 +72,15 @@ class TournamentEntry:
     tournament_id: str
     created: float
     cancelled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Faults:
+    """A bot's stored fault counts."""
+
+    counts: dict[str, int]
+    """Counted faults by kind (:data:`nardy.arena.errors.FAULT_KINDS`)."""
+    disqualified: bool
 
 
 class Registry:
@@ -105,6 +126,28 @@ class Registry:
             )
             for r in rows
         ]
+
+    # -- faults -----------------------------------------------------------------------------------
+
+    def save_faults(self, bot_id: str, counts: Mapping[str, int], disqualified: bool) -> None:
+        """Store a bot's fault counts (replacing the earlier ones)."""
+        self._store.execute(
+            "INSERT INTO arena_faults (bot_id, counts, disqualified, updated) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (bot_id) DO UPDATE SET counts = excluded.counts, "
+            "disqualified = excluded.disqualified, updated = excluded.updated",
+            (bot_id, json.dumps(dict(counts), sort_keys=True), int(disqualified), time.time()),
+        )
+
+    def faults(self) -> dict[str, Faults]:
+        """Every bot's stored fault counts, by bot id."""
+        rows = self._store.execute("SELECT bot_id, counts, disqualified FROM arena_faults")
+        return {
+            r["bot_id"]: Faults(
+                {str(k): int(v) for k, v in json.loads(r["counts"]).items()},
+                bool(r["disqualified"]),
+            )
+            for r in rows
+        }
 
     # -- tournaments ------------------------------------------------------------------------------
 

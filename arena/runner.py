@@ -15,7 +15,7 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,6 +99,17 @@ class FaultCounter:
         self.stale_answers = 0
         """Answers ignored because their sequence was not pending (not a fault)."""
         self.disqualified = False
+        self.on_change: Callable[[dict[FaultKind, int], bool], None] | None = None
+        """Called with the counts and the disqualification after every counted fault, under
+        the counter's lock (so the calls come in the order of the counts): the arena stores
+        them there, so that a restarted arena keeps counting."""
+
+    def restore(self, counts: Mapping[str, int], disqualified: bool) -> None:
+        """Start from counts kept by an earlier process (unknown kinds are ignored)."""
+        with self._lock:
+            for kind in FAULT_KINDS:
+                self.counts[kind] = int(counts.get(kind, 0))
+            self.disqualified = disqualified
 
     def record(self, kind: FaultKind, policy: FaultPolicy) -> bool:
         """Count one fault; return whether the bot is now disqualified. Once disqualified a
@@ -111,6 +122,8 @@ class FaultCounter:
             self.counts[kind] += 1
             if policy.max_faults and sum(self.counts.values()) >= policy.max_faults:
                 self.disqualified = True
+            if self.on_change is not None:
+                self.on_change(dict(self.counts), self.disqualified)
             return self.disqualified
 
     def count_stale(self) -> None:

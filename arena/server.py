@@ -63,7 +63,7 @@ from nardy.arena.bot_client import (
     GrpcBotClient,
 )
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
-from nardy.arena.errors import BotError
+from nardy.arena.errors import BotError, FaultKind
 from nardy.arena.feed import TournamentFeed
 from nardy.arena.limits import (
     DEFAULT_MAX_CALLS_PER_PEER,
@@ -78,6 +78,14 @@ from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
 from nardy.arena.public import PublicView, public_view
 from nardy.arena.registry import BotRow, Registry
+from nardy.arena.rpc_errors import (
+    ArenaClosedError,
+    BotExistsError,
+    BotNotReadyError,
+    Refused,
+    TournamentExistsError,
+    grpc_errors,
+)
 from nardy.arena.runner import (
     FaultCounter,
     FaultPolicy,
@@ -126,10 +134,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-class ArenaClosedError(RuntimeError):
-    """The arena is shutting down and starts no new games."""
 
 
 @dataclass(slots=True)
@@ -213,19 +217,6 @@ stays secret while games may still be played (an ``interrupted`` tournament resu
 
 _RESUMABLE = ("pending", "running", "interrupted")
 """Stored statuses of an arena tournament that a restarted arena resumes."""
-
-
-class BotNotReadyError(RuntimeError):
-    """A bot of a new tournament cannot play now (a server bot refuses its token, a dial-out bot
-    is not connected)."""
-
-
-class BotExistsError(ValueError):
-    """A bot with the same name is registered already."""
-
-
-class TournamentExistsError(ValueError):
-    """A tournament with the same id (same bots, variant, format and seed) is already known."""
 
 
 @dataclass(slots=True)
@@ -605,6 +596,9 @@ class Arena:
         self._stop = threading.Event()
         self.closing = False
         self._ids = itertools.count(1)
+        self._stored_faults = self.registry.faults()
+        """Fault counts kept by earlier processes, by bot id (a bot's are restored when it is
+        loaded or added, e.g. a ``--local-bot`` of the same name)."""
         for row in self.registry.bots():
             self._load_bot(row)
 
@@ -636,7 +630,25 @@ class Arena:
                 )
             self._bots[entry.bot_id] = entry
             self._by_hash[entry.token_hash] = entry
+        self._keep_faults(entry)
         return entry
+
+    def _keep_faults(self, entry: BotEntry) -> None:
+        """Restore the bot's stored fault counts and store each change (a restarted arena keeps
+        counting, and a disqualified bot stays disqualified)."""
+        stored = self._stored_faults.get(entry.bot_id)
+        if stored is not None:
+            entry.faults.restore(stored.counts, stored.disqualified)
+
+        def save(counts: dict[FaultKind, int], disqualified: bool) -> None:
+            try:
+                self.registry.save_faults(
+                    entry.bot_id, {str(k): v for k, v in counts.items()}, disqualified
+                )
+            except StorageError:  # the game goes on; the count lives on in this process
+                log.exception("could not store the faults of bot %s", entry.name)
+
+        entry.faults.on_change = save
 
     def _load_bot(self, row: BotRow) -> None:
         """A bot registered by an earlier process of this arena (same id, same token)."""
@@ -660,6 +672,7 @@ class Arena:
         with self._lock:
             self._bots[entry.bot_id] = entry
             self._by_hash[entry.token_hash] = entry
+        self._keep_faults(entry)
 
     def _check_name(self, name: str) -> str:
         self.limits.check_name("the bot name", name)
@@ -1403,6 +1416,10 @@ def _connect_request_parser(
     return parse
 
 
+def _no_tournament(request: Any, exc: KeyError) -> str:
+    return f"no tournament {request.tournament_id!r}"
+
+
 class ArenaServicer:
     """``nardy.arena.v1.ArenaService``: translate messages, call :class:`Arena`."""
 
@@ -1451,13 +1468,14 @@ class ArenaServicer:
             )
         return None
 
-    def _require_admin(self, context: grpc.ServicerContext) -> None:
-        """Abort unless the call carries the admin token (checked again here though the
+    def _require_admin(self, context: Any) -> None:
+        """Refuse the call unless it carries the admin token (checked again here though the
         server's :class:`~nardy.arena.streams.Gate` checked it before reading the request)."""
         refusal = self._admin_refusal(context)
         if refusal is not None:
-            context.abort(*refusal)
+            raise Refused(*refusal)
 
+    @grpc_errors()
     def RegisterBot(
         self, request: _arena_pb2.RegisterBotRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.RegisterBotResponse:
@@ -1465,32 +1483,24 @@ class ArenaServicer:
         info = request.info if request.HasField("info") else None
         if not request.name:
             # The operator's API makes the name the bot's id: a made-up one would surprise.
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the bot name is empty")
+            raise ValueError("the bot name is empty")
         transport = request.WhichOneof("transport")
-        try:
-            if transport == "server":
-                if request.server.use_tls:
-                    context.abort(
-                        grpc.StatusCode.UNIMPLEMENTED, "TLS bot servers are not supported yet"
-                    )
-                try:
-                    entry = self.arena.register_server_bot(
-                        request.name, request.server.address, info=info, unique=True
-                    )
-                except BotError as exc:
-                    context.abort(grpc.StatusCode.UNAVAILABLE, f"GetInfo failed: {exc}")
-            elif transport == "dial_out":
-                entry = self.arena.register_dial_out_bot(request.name, info=info, unique=True)
-            else:
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "set server or dial_out")
-        except BotExistsError as exc:
-            context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
-        except LimitError as exc:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        except StorageError as exc:
-            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+        if transport == "server":
+            if request.server.use_tls:
+                raise NotImplementedError("TLS bot servers are not supported yet")
+            try:
+                entry = self.arena.register_server_bot(
+                    request.name, request.server.address, info=info, unique=True
+                )
+            except BotError as exc:
+                raise Refused(grpc.StatusCode.UNAVAILABLE, f"GetInfo failed: {exc}") from None
+        elif transport == "dial_out":
+            entry = self.arena.register_dial_out_bot(request.name, info=info, unique=True)
+        else:
+            raise ValueError("set server or dial_out")
         return _arena_pb2.RegisterBotResponse(bot_id=entry.bot_id, token=entry.token)
 
+    @grpc_errors()
     async def Connect(
         self,
         request_iterator: AsyncIterator[_arena_pb2.ConnectRequest | Undecodable],
@@ -1519,16 +1529,16 @@ class ArenaServicer:
             return
         if isinstance(first, Undecodable) or first.WhichOneof("message") != "hello":
             yield _error(_arena_pb2.ERROR_CODE_PROTOCOL, "the first message must be Hello")
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
         assert isinstance(first, _arena_pb2.ConnectRequest)
         entry = self.arena.bot_for_token(first.hello.token)
         if entry is None or not isinstance(entry.client, DialOutHub):
             yield _error(_arena_pb2.ERROR_CODE_UNAUTHENTICATED, "unknown token")
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+            raise Refused(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
         assert entry is not None and isinstance(entry.client, DialOutHub)
         if self.arena.closing:
             yield _error(_arena_pb2.ERROR_CODE_SHUTTING_DOWN, "the arena is shutting down")
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "the arena is shutting down")
+            raise ArenaClosedError("the arena is shutting down")
         if slot is not None:
             slot.release()  # a known bot's one stream: bounded by the registrations
         loop = asyncio.get_running_loop()
@@ -1568,17 +1578,17 @@ class ArenaServicer:
             hub.detach(conn)
         if conn.abort is not None:
             code, details = conn.abort
-            await context.abort(getattr(grpc.StatusCode, code), details)
+            raise Refused(getattr(grpc.StatusCode, code), details)
 
+    @grpc_errors(not_found=lambda request, exc: f"unknown bot {exc}")
     def CreateTournament(
         self, request: _arena_pb2.CreateTournamentRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.CreateTournamentResponse:
         self._require_admin(context)
         if request.format not in _FORMATS:
-            context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
+            raise ValueError(
                 f"format {request.format}: use TOURNAMENT_FORMAT_ROUND_ROBIN (1) or "
-                "TOURNAMENT_FORMAT_GAUNTLET (2)",
+                "TOURNAMENT_FORMAT_GAUNTLET (2)"
             )
         tc = request.time_control
         time_control = None
@@ -1592,34 +1602,21 @@ class ArenaServicer:
                 ),
                 reserve=convert.seconds(tc.per_game),
             )
-        try:
-            tournament = self.arena.create_tournament(
-                list(request.bot_ids),
-                name=request.name,
-                variant=request.variant.name or "long",
-                options=dict(request.variant.options),
-                gauntlet=request.format == _arena_pb2.TOURNAMENT_FORMAT_GAUNTLET,
-                games_per_pairing=request.games_per_pairing or 2,
-                match_length=request.match_length,
-                seed=request.seed,
-                time_control=time_control,
-                concurrency=request.concurrency or 4,
-                sprt=(
-                    convert.sprt_settings_from_proto(request.sprt)
-                    if request.HasField("sprt")
-                    else None
-                ),
-            )
-        except KeyError as exc:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown bot {exc}")
-        except BotNotReadyError as exc:
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-        except ArenaClosedError as exc:
-            context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
-        except TournamentExistsError as exc:
-            context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
-        except ValueError as exc:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        tournament = self.arena.create_tournament(
+            list(request.bot_ids),
+            name=request.name,
+            variant=request.variant.name or "long",
+            options=dict(request.variant.options),
+            gauntlet=request.format == _arena_pb2.TOURNAMENT_FORMAT_GAUNTLET,
+            games_per_pairing=request.games_per_pairing or 2,
+            match_length=request.match_length,
+            seed=request.seed,
+            time_control=time_control,
+            concurrency=request.concurrency or 4,
+            sprt=(
+                convert.sprt_settings_from_proto(request.sprt) if request.HasField("sprt") else None
+            ),
+        )
         response = _arena_pb2.CreateTournamentResponse(
             tournament_id=tournament.tournament_id, games_total=tournament.units_total
         )
@@ -1627,20 +1624,17 @@ class ArenaServicer:
             response.dice.CopyFrom(dice_to_proto(tournament.engine.dice))
         return response
 
+    @grpc_errors(not_found=_no_tournament)
     def GetStandings(
         self, request: _arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.GetStandingsResponse:
-        try:
-            if self._caller(context) != "admin":
-                view = self.arena.public_view(request.tournament_id)
-                if view is not None:
-                    return self.arena.public_standings(view)
-            return self.arena.standings(request.tournament_id)
-        except KeyError:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
-        except StorageError as exc:
-            context.abort(grpc.StatusCode.UNAVAILABLE, f"the tournament database: {exc}")
+        if self._caller(context) != "admin":
+            view = self.arena.public_view(request.tournament_id)
+            if view is not None:
+                return self.arena.public_standings(view)
+        return self.arena.standings(request.tournament_id)
 
+    @grpc_errors(not_found=_no_tournament)
     async def WatchTournament(
         self,
         request: _arena_pb2.WatchTournamentRequest,
@@ -1658,15 +1652,13 @@ class ArenaServicer:
                 await loop.run_in_executor(
                     self.executor, self.arena.standings, request.tournament_id
                 )
-            except (KeyError, StorageError):
-                await context.abort(
-                    grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}"
-                )
-            await context.abort(
+            except StorageError:
+                raise KeyError(request.tournament_id) from None
+            raise Refused(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"tournament {request.tournament_id!r} is stored but not run by this arena "
                 "process (no live events); use GetStandings",
-            )
+            ) from None
         public = self._caller(context) != "admin"
         key = (tournament.tournament_id, public)
         feed = self._feeds.get(key)
@@ -1751,74 +1743,56 @@ class ArenaServicer:
         message.standings_updated.standings.CopyFrom(standings)
         return True
 
+    @grpc_errors(not_found=_no_tournament)
     def CancelTournament(
         self, request: _arena_pb2.CancelTournamentRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.CancelTournamentResponse:
         self._require_admin(context)
-        try:
-            status = self.arena.cancel_tournament(request.tournament_id)
-        except KeyError:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
-        except StorageError as exc:
-            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+        status = self.arena.cancel_tournament(request.tournament_id)
         return _arena_pb2.CancelTournamentResponse(
             status=_PROTO_STATUS.get(status, _arena_pb2.TOURNAMENT_STATUS_UNSPECIFIED)
         )
 
+    @grpc_errors()
     def ListBots(
         self, request: _arena_pb2.ListBotsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.ListBotsResponse:
         return self.arena.list_bots()
 
+    @grpc_errors()
     def ListTournaments(
         self, request: _arena_pb2.ListTournamentsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.ListTournamentsResponse:
-        try:
-            return self.arena.list_tournaments(public=self._caller(context) != "admin")
-        except StorageError as exc:
-            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+        return self.arena.list_tournaments(public=self._caller(context) != "admin")
 
+    @grpc_errors(not_found=_no_tournament)
     def ListGames(
         self, request: _arena_pb2.ListGamesRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.ListGamesResponse:
         if request.limit < 0:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit must be >= 0")
-        try:
-            return self.arena.list_games(
-                request.tournament_id,
-                bot=request.bot,
-                termination=request.termination,
-                limit=request.limit,
-                public=self._caller(context) != "admin",
-            )
-        except KeyError:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
-        except StorageError as exc:
-            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+            raise ValueError("limit must be >= 0")
+        return self.arena.list_games(
+            request.tournament_id,
+            bot=request.bot,
+            termination=request.termination,
+            limit=request.limit,
+            public=self._caller(context) != "admin",
+        )
 
+    @grpc_errors(not_found=_no_tournament)
     async def ExportGames(
         self, request: _arena_pb2.ExportGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[_arena_pb2.ExportGamesResponse]:
         """The records of a tournament, read on the thread pool, sent from the event loop (a
         slow reader holds no thread)."""
         loop = asyncio.get_running_loop()
-        try:
-            status = self.arena.tournament_status(request.tournament_id)
-        except KeyError:
-            await context.abort(
-                grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}"
-            )
+        status = self.arena.tournament_status(request.tournament_id)
         if status not in _REVEALED:
             # Records hold the dice: a finished game's rolls are its duplicate partner's.
-            refusal = self._admin_refusal(context)
-            if refusal is not None:
-                await context.abort(*refusal)
-        try:
-            lines = await loop.run_in_executor(
-                self.executor, lambda: list(self.arena.export_records(request.tournament_id))
-            )
-        except StorageError as exc:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+            self._require_admin(context)
+        lines = await loop.run_in_executor(
+            self.executor, lambda: list(self.arena.export_records(request.tournament_id))
+        )
         for line in lines:
             yield _arena_pb2.ExportGamesResponse(record_json=line)
 

@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console, Group, RenderableType
@@ -33,6 +33,7 @@ from rich.text import Text
 
 from nardy.arena.audit import DiceAudit, public_dice
 from nardy.arena.audit_cli import register_audit_commands
+from nardy.arena.rows import tournament_json
 from nardy.arena.schedule import (
     DefinitionError,
     TournamentDef,
@@ -49,6 +50,9 @@ from nardy.arena.tournament import (
     TournamentEvent,
     standings_from_store,
 )
+
+if TYPE_CHECKING:
+    from nardy.arena.standings_analysis import PoolAnalysis
 
 __all__ = ["DEFAULT_DB", "main", "register_tournament_commands", "render_standings"]
 
@@ -418,7 +422,7 @@ def run_command(
     finally:
         store.close()
     if as_json:
-        _print_json(result.standings.to_json())
+        _print_json(standings_json(result.standings, tournament.dice))
     else:
         _out().print(render_standings(result.standings))
 
@@ -430,7 +434,27 @@ def run_command(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--list", "list_all", is_flag=True, help="List the stored tournaments.")
-def standings_command(db: str, tournament_id: str | None, as_json: bool, list_all: bool) -> None:
+@click.option(
+    "--analysis",
+    "analysis",
+    is_flag=True,
+    help="Also analyse the stored games (0-ply): each bot's error rate and luck-adjusted "
+    "points per game with standard errors.",
+)
+@click.option(
+    "--evaluator",
+    default="neural",
+    show_default=True,
+    help="With --analysis: the evaluator (neural, gnubg for backgammon, a plugin's).",
+)
+def standings_command(
+    db: str,
+    tournament_id: str | None,
+    as_json: bool,
+    list_all: bool,
+    analysis: bool = False,
+    evaluator: str = "neural",
+) -> None:
     """Show the standings of a finished or running tournament."""
     try:
         store = open_store(db, readonly=True)
@@ -440,20 +464,7 @@ def standings_command(db: str, tournament_id: str | None, as_json: bool, list_al
         if list_all:
             rows = store.tournaments()
             if as_json:
-                _print_json(
-                    [
-                        {
-                            "tournament_id": r.tournament_id,
-                            "name": r.name,
-                            "status": r.status,
-                            "detail": r.detail,
-                            "games_stored": r.games_stored,
-                            "units_total": r.games_total,
-                            "updated": r.updated,
-                        }
-                        for r in rows
-                    ]
-                )
+                _print_json([tournament_json(r) for r in rows])
             else:
                 for r in rows:
                     click.echo(
@@ -466,12 +477,52 @@ def standings_command(db: str, tournament_id: str | None, as_json: bool, list_al
         raise _fail(exc) from None
     finally:
         store.close()
+    analysed = _analysis(db, standings.tournament_id, evaluator, as_json) if analysis else None
     if as_json:
-        _print_json({**standings.to_json(), "dice": None if dice is None else dice.to_json()})
+        out = standings_json(standings, dice)
+        if analysed is not None:
+            out["analysis"] = {
+                "evaluator": evaluator,
+                "ply": 0,
+                "pools": [pool.to_json() for pool in analysed],
+            }
+        _print_json(out)
     else:
         _out().print(render_standings(standings))
         if dice is not None:
             click.echo(dice_line(dice))
+        if analysed is not None:
+            from nardy.arena.standings_analysis import analysis_table
+
+            for pool in analysed:
+                _out().print(analysis_table(pool, evaluator))
+
+
+def _analysis(db: str, tournament_id: str, evaluator: str, quiet: bool) -> list[PoolAnalysis]:
+    """``nardy arena standings --analysis``: the games analysed, with a progress bar on a
+    terminal (on standard error)."""
+    from nardy.arena.standings_analysis import AnalysisError, analysed_standings
+
+    console = Console(stderr=True)
+    show = not quiet and console.is_terminal
+    with Progress(
+        TextColumn("analysing"), BarColumn(), MofNCompleteColumn(), console=console
+    ) as bar:
+        task = bar.add_task("games", total=None, visible=show)
+
+        def step(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            return analysed_standings(db, tournament_id, evaluator, on_game=step)
+        except AnalysisError as exc:
+            raise click.ClickException(f"cannot analyse the games: {exc}") from None
+
+
+def standings_json(standings: Standings, dice: DiceAudit | None) -> dict[str, Any]:
+    """What ``run --json`` and ``standings --json`` print (schema ``arena-standings``): the
+    standings and the tournament's dice (the seed and salt once revealed)."""
+    return {**standings.to_json(), "dice": None if dice is None else dice.to_json()}
 
 
 def dice_line(dice: DiceAudit) -> str:

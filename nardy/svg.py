@@ -10,7 +10,7 @@ his head is the viewer's 12 and his tray at the top left.
 Every drawn thing has a class, so tests and pages can find it: ``checker white|black`` (one
 element per checker, with ``data-point`` = the point number printed on the board, ``bar`` or
 ``off``), ``point p13`` (with ``data-point``), ``head``, ``bar``, ``tray``, ``die``, ``cube``,
-``arrow``, ``last-from``/``last-to``, ``count``. The position id is in ``<desc>`` and in the root's
+``arrow`` (``arrow best`` for a second play drawn beside it), ``last-from``/``last-to``, ``count``. The position id is in ``<desc>`` and in the root's
 ``data-position``. Built with :mod:`xml.etree.ElementTree` only.
 """
 
@@ -48,6 +48,7 @@ COLOURS: Mapping[str, str] = {
     "black_edge": "#0d0b0a",
     "highlight": "#f4b942",
     "arrow": "#2f7fd1",
+    "best": "#1f9d55",
     "cube": "#fbf7ee",
     "cube_text": "#222222",
 }
@@ -169,6 +170,7 @@ def board(
     match_length: int = 0,
     crawford: bool = False,
     offered: int | None = None,
+    best_play: str | Iterable[Step] | None = None,
 ) -> SvgBoard:
     """The SVG picture of ``position`` (seen from its mover, as every position in nardy is).
 
@@ -196,6 +198,8 @@ def board(
         ``match_length`` (0: money play) and ``crawford`` (this is the Crawford game) beside it.
     :param offered: the value of a double offered to the mover (the cube before it is ``cube``):
         the cube, turned to this value, is drawn on the mover's half, where the dice would be.
+    :param best_play: another play of the mover (an analysis' best play), drawn beside
+        ``last_play`` as dashed arrows in the ``best`` colour (``class="arrow best"``).
     """
     palette = {**COLOURS, **(colours or {})}
     if isinstance(variant, str):
@@ -436,9 +440,12 @@ def board(
         # The mover's dice lie on the mover's half: the right one when he sits at the bottom.
         mover_right = not flipped
         _dice(canvas, frame, list(dice), mover, mover_right, palette)
+    # The mover's own bar half and tray, wherever the board is drawn from.
+    mover_tray, mover_up = (other_tray, False) if flipped else (viewer_tray, True)
+    best_steps = _steps_of(best_play)
+    if best_steps:
+        _arrows(canvas, frame, best_steps, to_view, mover_tray, mover_up, palette, best=True)
     if steps:
-        # The mover's own bar half and tray, wherever the board is drawn from.
-        mover_tray, mover_up = (other_tray, False) if flipped else (viewer_tray, True)
         _arrows(canvas, frame, steps, to_view, mover_tray, mover_up, palette)
 
     if offered is not None:
@@ -466,6 +473,18 @@ def _defs(root: ET.Element, palette: Mapping[str, str]) -> None:
         orient="auto-start-reverse",
     )
     _el(marker, "path", d="M 0 0 L 10 5 L 0 10 z", fill=palette["arrow"])
+    marker = _el(
+        defs,
+        "marker",
+        id="nardy-arrowhead-best",
+        viewBox="0 0 10 10",
+        refX=5,
+        refY=5,
+        markerWidth=3.2,
+        markerHeight=3.2,
+        orient="auto-start-reverse",
+    )
+    _el(marker, "path", d="M 0 0 L 10 5 L 0 10 z", fill=palette["best"])
 
 
 def _checker(
@@ -699,9 +718,12 @@ def _arrows(
     tray: tuple[float, bool],
     bar_up: bool,
     palette: Mapping[str, str],
+    *,
+    best: bool = False,
 ) -> None:
     """One arrow per step, from the source's stack to the destination's (anchored at the second
-    checker's place, so an arrow reads the same before and after the play)."""
+    checker's place, so an arrow reads the same before and after the play); ``best``: dashed,
+    bent the other way, in the ``best`` colour (so that a step both plays share shows twice)."""
     middle = _M + _H / 2
 
     def anchor(point: int, source: bool) -> tuple[float, float]:
@@ -723,7 +745,7 @@ def _arrows(
         dx, dy = x2 - x1, y2 - y1
         length = max((dx * dx + dy * dy) ** 0.5, 1.0)
         nx, ny = -dy / length, dx / length
-        if ((y1 + y2) / 2 - middle) * ny > 0:
+        if (((y1 + y2) / 2 - middle) * ny > 0) != best:
             nx, ny = -nx, -ny
         bend = min(0.18 * length, 60.0)
         qx, qy = (x1 + x2) / 2 + nx * bend, (y1 + y2) / 2 + ny * bend
@@ -734,13 +756,14 @@ def _arrows(
         _el(
             root,
             "path",
-            class_="arrow",
+            class_="arrow best" if best else "arrow",
             data_step=f"{step.src}/{step.dst}",
             d=f"M {_num(x1)} {_num(y1)} Q {_num(qx)} {_num(qy)} {_num(ex)} {_num(ey)}",
             fill="none",
-            stroke=palette["arrow"],
+            stroke=palette["best" if best else "arrow"],
             stroke_width=6,
+            stroke_dasharray="12 7" if best else None,
             stroke_linecap="round",
             opacity=0.85,
-            marker_end="url(#nardy-arrowhead)",
+            marker_end="url(#nardy-arrowhead-best)" if best else "url(#nardy-arrowhead)",
         )

@@ -2,7 +2,8 @@
 
 Needs the web extra, playwright and Debian's chromium (``apt-get install chromium``)::
 
-    .venv/bin/python docs/img/make_images.py
+    .venv/bin/python docs/img/make_images.py             # every picture
+    .venv/bin/python docs/img/make_images.py analysis    # the analysis page's only
 
 It plays two small tournaments into a temporary database, serves it with ``nardy web`` on a free
 loopback port and photographs the main pages with Chromium.
@@ -10,10 +11,14 @@ loopback port and photographs the main pages with Chromium.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 HERE = Path(__file__).resolve().parent
@@ -73,7 +78,37 @@ def run(*args: str, db: Path) -> None:
     )
 
 
-def main() -> None:
+def analysis_shots(base: str, page: Any, tournament_id: str, game_id: str) -> None:
+    """The analysis page of a game at its first blundered play, at 1280 and 390 px, and the
+    tournament's analysed standings."""
+    path = f"/t/{tournament_id}/a/{quote(game_id, safe='')}"
+    with urllib.request.urlopen(f"{base}/api{path}", timeout=120) as answer:
+        decisions = json.load(answer)["decisions"]
+    shown = next(
+        (
+            d["number"]
+            for d in decisions
+            if d["kind"] == "play" and d["mark"] == "blunder" and d["played"]
+        ),
+        1,
+    )
+    for width, name in ((1280, "spectator-analysis.png"), (390, "spectator-analysis-390.png")):
+        page.set_viewport_size({"width": width, "height": 1000 if width > 400 else 844})
+        page.goto(f"{base}{path}?d={shown}")
+        page.screenshot(path=str(HERE / name), full_page=True)
+    # The tournament's analysed standings, once its background job is done.
+    api = f"{base}/api/t/{tournament_id}/analysis"
+    for _ in range(600):
+        with urllib.request.urlopen(api, timeout=60) as answer:
+            if json.load(answer)["finished"]:
+                break
+        time.sleep(0.5)
+    page.set_viewport_size({"width": 1280, "height": 600})
+    page.goto(f"{base}/t/{tournament_id}/analysis")
+    page.screenshot(path=str(HERE / "spectator-tournament-analysis.png"), full_page=True)
+
+
+def main(only: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "demo.db"
         run(
@@ -118,6 +153,12 @@ def main() -> None:
             db=db,
         )
         store = open_store(str(db), readonly=True)
+        bid = next(t.tournament_id for t in store.tournaments() if t.name == "backgammon-duel")
+        analysed = next(
+            g.game_id
+            for g in store.games(bid, records=True)
+            if 30 <= len((g.record or {}).get("decisions", [])) <= 70
+        )
         tid = next(t.tournament_id for t in store.tournaments() if t.name == "long-round-robin")
         game = store.games(tid)[5].game_id
         mid = next(t.tournament_id for t in store.tournaments() if t.name == "backgammon-matches")
@@ -126,6 +167,9 @@ def main() -> None:
         match_game = match_games[0].game_id
         store.close()
         with spectator(db) as base, browser_page((1280, 900)) as page:
+            if only == "analysis":
+                analysis_shots(base, page, bid, analysed)
+                return
             for name, svg in boards().items():
                 (HERE / name).write_text(svg + "\n", encoding="utf-8")
                 page.set_content(f"<body style='margin:0'>{svg}</body>")
@@ -156,8 +200,9 @@ def main() -> None:
             for name, url in phone.items():
                 page.goto(base + url)
                 page.screenshot(path=str(HERE / name), full_page=name != "spectator-games-390.png")
+            analysis_shots(base, page, bid, analysed)
     print("wrote", ", ".join(sorted(p.name for p in HERE.glob("*.png"))))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else None)

@@ -2,7 +2,9 @@
 
 ``play`` (``nardy play --json``), ``variants`` (``nardy variants --json``), ``check-variant``
 (``nardy check-variant --json``) and ``plays-answer`` (each line of ``nardy plays --jsonl``), and ``tournament``, the tournament TOML of
-``nardy arena run FILE``.
+``nardy arena run FILE``. The arena's: ``arena-standings`` (``nardy arena standings --json``
+and ``nardy arena run --json``), ``arena-tournaments`` (``nardy arena standings --list --json``
+and the viewer's ``/api/tournaments``) and ``arena-verify`` (``nardy arena verify --json``).
 Editors and scripts can validate against them; the tests validate real outputs.
 """
 
@@ -12,7 +14,16 @@ import json
 from importlib import resources
 from typing import Any
 
-NAMES = ("play", "variants", "check-variant", "plays-answer", "tournament")
+NAMES = (
+    "play",
+    "variants",
+    "check-variant",
+    "plays-answer",
+    "tournament",
+    "arena-standings",
+    "arena-tournaments",
+    "arena-verify",
+)
 
 
 def schema(name: str) -> dict[str, Any]:

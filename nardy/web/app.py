@@ -9,6 +9,10 @@ Routes (each HTML page has a JSON twin under ``/api``):
 * ``/t/{tournament}/m/{match}`` the games of one match with the running score;
 * ``/t/{tournament}/g/{game}?ply=N`` one game, decision by decision (``&partial=1``: the step
   fragment the page's script swaps in);
+* ``/t/{tournament}/analysis?evaluator=E`` each bot's error rate and luck-adjusted points per
+  game (analysed in the background, :mod:`nardy.web.tournament_analysis`);
+* ``/t/{tournament}/a/{game}?d=N&evaluator=E`` a game's analysis: the equity graph, each decision's
+  error, the best play beside the one made, the luck of each roll (:mod:`nardy.web.analysis_view`);
 * ``/position/{id}?variant=long`` one position.
 
 Every endpoint does its own I/O in a worker thread (plain ``def``); templates only format.
@@ -38,6 +42,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from nardy.arena.rows import tournament_json
 from nardy.arena.storage import POSTGRES_SCHEMES, StorageError, redact_url
 from nardy.arena.tournament import Standings
 from nardy.core import load_variant
@@ -45,7 +50,17 @@ from nardy.core.errors import NardyError
 from nardy.core.position import Position
 from nardy.game_view import DecisionStep
 from nardy.svg import Colour, board
+from nardy.web.analysis_view import (
+    EVALUATORS,
+    Analyst,
+    NoAnalysis,
+    analysis_board,
+    decision_steps,
+    evaluators_for,
+    shown_ranking,
+)
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
+from nardy.web.equity_graph import SYMBOLS, equity_graph, white_equity
 from nardy.web.names import BotNames
 from nardy.web.plots import elo_plot
 from nardy.web.present import (
@@ -54,9 +69,9 @@ from nardy.web.present import (
     int_param,
     match_view,
     pool_view,
-    progress_unit,
     step_words,
 )
+from nardy.web.tournament_analysis import TournamentAnalyses
 from nardy.words import result_words
 
 __all__ = ["create_app"]
@@ -92,6 +107,12 @@ def _game_url(tournament_id: str, game_id: str, **query: Any) -> str:
     return url + ("?" + urlencode(query) if query else "")
 
 
+def _analysis_url(tournament_id: str, game_id: str, **query: Any) -> str:
+    url = f"/t/{quote(tournament_id, safe='')}/a/{quote(game_id, safe='')}"
+    query = {k: v for k, v in query.items() if v not in (None, "", EVALUATORS[0])}
+    return url + ("?" + urlencode(query) if query else "")
+
+
 def _match_url(tournament_id: str, unit_id: str) -> str:
     return f"/t/{quote(tournament_id, safe='')}/m/{quote(unit_id, safe='')}"
 
@@ -109,6 +130,8 @@ def _environment() -> jinja2.Environment:
     env.filters["q"] = lambda s: quote(str(s), safe="")
     env.globals["game_url"] = _game_url
     env.globals["match_url"] = _match_url
+    env.globals["analysis_url"] = _analysis_url
+    env.globals["mark_symbols"] = SYMBOLS
     env.globals["terminations_words"] = TERMINATION_WORDS
     return env
 
@@ -136,6 +159,9 @@ class _Views:
         db = spectator.db
         # The file's name, or the URL without its password: enough to tell databases apart.
         self.db_label = redact_url(db) if db.startswith(POSTGRES_SCHEMES) else Path(db).name
+        self.analyst = Analyst()
+        """Analyses of games, made on demand and cached (:mod:`nardy.web.analysis_view`)."""
+        self.tournament_analyses = TournamentAnalyses(self.analyst)
 
     def page(
         self, request: Request, name: str, context: dict[str, Any], status: int = 200
@@ -150,27 +176,7 @@ class _Views:
     # -- tournaments ------------------------------------------------------------------------------
 
     def _tournaments(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "tournament_id": r.tournament_id,
-                "name": r.name,
-                "status": r.status,
-                "detail": r.detail,
-                "games_stored": r.games_stored,
-                "units_total": r.games_total,
-                "unit": progress_unit(r.definition),
-                "created": r.created,
-                "updated": r.updated,
-                "variants": sorted(
-                    {
-                        str(pool.get("variant", ""))
-                        for pool in r.definition.get("pools", []) or []
-                        if isinstance(pool, dict)
-                    }
-                ),
-            }
-            for r in self.spectator.tournaments()
-        ]
+        return [tournament_json(r) for r in self.spectator.tournaments()]
 
     def tournaments(self, request: Request) -> Response:
         rows = self._tournaments()
@@ -426,13 +432,7 @@ class _Views:
         ply = int_param(request.query_params, "ply", 1, 1, len(steps))
         choice_param(request.query_params, "partial", ("", "1"))
         step = steps[ply - 1]
-        seated = bot_names(row.record)
-        ids = self._names(tournament_id, [row.white, row.black])
-        # The name the bot gave itself in this game (a remote bot's BotInfo), else the id's.
-        names = {
-            "White": seated[0] or ids.get(row.white, row.white),
-            "Black": seated[1] or ids.get(row.black, row.black),
-        }
+        names = self._seat_names(tournament_id, row)
         result = (row.record or {}).get("result")
         tournament = self.spectator.tournament(tournament_id)
         return {
@@ -456,6 +456,16 @@ class _Views:
             "partial_url": lambda n: _game_url(tournament_id, game_id, partial=1, ply=n),
         }
 
+    def _seat_names(self, tournament_id: str, row: Any) -> dict[str, str]:
+        """``{"White": name, "Black": name}``: the name the bot gave itself in this game (a
+        remote bot's BotInfo), else its id's."""
+        seated = bot_names(row.record)
+        ids = self._names(tournament_id, [row.white, row.black])
+        return {
+            "White": seated[0] or ids.get(row.white, row.white),
+            "Black": seated[1] or ids.get(row.black, row.black),
+        }
+
     def game(self, request: Request) -> Response:
         context = self._game(request)
         if request.query_params.get("partial"):
@@ -474,6 +484,146 @@ class _Views:
                 "result": (context["record"] or {}).get("result"),
                 "result_text": context["result_text"],
                 "steps": [_step_json(s) for s in context["steps"]],
+            }
+        )
+
+    # -- a game's analysis ------------------------------------------------------------------------
+
+    def _analysis(self, request: Request) -> dict[str, Any]:
+        tournament_id = request.path_params["tournament"]
+        game_id = request.path_params["game"]
+        q = request.query_params
+        evaluator = choice_param(q, "evaluator", ("", *EVALUATORS)) or EVALUATORS[0]
+        try:
+            # The game page's own access: a game it does not show is not analysed either.
+            row, replay = self.spectator.game(tournament_id, game_id)
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        analysis = self.analyst.analyse(tournament_id, game_id, row.record or {}, evaluator)
+        decisions = analysis.decisions
+        number = int_param(q, "d", 1, 1, max(len(decisions), 1))
+        steps = replay.steps
+        plies = decision_steps(decisions, steps)
+        names = self._seat_names(tournament_id, row)
+        decision = decisions[number - 1] if decisions else None
+        ply = plies[number - 1] if decisions else None
+        step = None if ply is None else steps[ply - 1]
+        result = (row.record or {}).get("result")
+        return {
+            "row": row,
+            "t": self.spectator.tournament(tournament_id),
+            "names": names,
+            "variant": replay.variant,
+            "match": replay.match,
+            "analysis": analysis,
+            "evaluator": evaluator,
+            "evaluators": evaluators_for(replay.variant.name, evaluator),
+            "decisions": decisions,
+            "plies": plies,
+            "number": number,
+            "decision": decision,
+            "ply": ply,
+            "step": step,
+            "ranking": [] if decision is None else shown_ranking(decision),
+            "result_text": result_words(
+                result, replay.variant, cube=steps[-1].cube[0], names=names
+            ),
+            "graph": equity_graph(
+                decisions,
+                (names["White"], names["Black"]),
+                number,
+                lambda n: _analysis_url(tournament_id, game_id, d=n, evaluator=evaluator),
+            ),
+            "board": None
+            if decision is None
+            else analysis_board(
+                decision,
+                step,
+                replay.variant,
+                (names["White"], names["Black"]),
+                replay.match,
+            ),
+            "url": lambda n, e=evaluator: _analysis_url(tournament_id, game_id, d=n, evaluator=e),
+            "game_page": lambda n: _game_url(tournament_id, game_id, ply=n),
+            "white_equity": white_equity,
+        }
+
+    def analysis(self, request: Request) -> Response:
+        return self.page(request, "analysis.html", self._analysis(request))
+
+    def analysis_json(self, request: Request) -> Response:
+        context = self._analysis(request)
+        analysis = context["analysis"]
+        out = analysis.to_json()
+        out.update(
+            game_id=context["row"].game_id,
+            tournament_id=context["row"].tournament_id,
+            evaluator=context["evaluator"],
+            white=context["names"]["White"],
+            black=context["names"]["Black"],
+        )
+        for item, decision, ply in zip(
+            out["decisions"], analysis.decisions, context["plies"], strict=True
+        ):
+            item["white_equity"] = round(white_equity(decision), 5)
+            item["step"] = ply
+        return JSONResponse(out)
+
+    # -- a tournament's analysis ------------------------------------------------------------------
+
+    def _tournament_analysis(self, request: Request) -> dict[str, Any]:
+        tournament_id = request.path_params["tournament"]
+        evaluator = (
+            choice_param(request.query_params, "evaluator", ("", *EVALUATORS)) or EVALUATORS[0]
+        )
+        try:
+            row = self.spectator.tournament(tournament_id)
+            games = self.spectator.games(tournament_id)  # the public ones
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+
+        def record_of(game_id: str) -> dict[str, Any]:
+            return self.spectator.game(tournament_id, game_id)[0].record or {}
+
+        job = self.tournament_analyses.job(
+            (tournament_id, len(games), evaluator),
+            [(g.pool, g.game_id) for g in games],
+            record_of,
+            evaluator,
+        )
+        return {
+            "t": row,
+            "job": job,
+            "evaluator": evaluator,
+            "progress": _progress(job.done, job.total, "games analysed"),
+            "pools": job.results() if job.finished else [],
+        }
+
+    def tournament_analysis(self, request: Request) -> Response:
+        return self.page(request, "tournament_analysis.html", self._tournament_analysis(request))
+
+    def tournament_analysis_json(self, request: Request) -> Response:
+        context = self._tournament_analysis(request)
+        job = context["job"]
+        return JSONResponse(
+            {
+                "tournament_id": context["t"].tournament_id,
+                "evaluator": context["evaluator"],
+                "ply": 0,
+                "games": job.total,
+                "done": job.done,
+                "finished": job.finished,
+                "error": job.error,
+                "pools_left_out": job.pool_errors,
+                "games_not_analysed": job.failed,
+                "pools": [
+                    {
+                        "pool": pool,
+                        "games": games,
+                        "bots": {name: r.to_json() for name, r in results.items()},
+                    }
+                    for pool, games, results in context["pools"]
+                ],
             }
         )
 
@@ -588,6 +738,12 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         log.error("database error on %s: %s", request.url.path, exc)
         return error_page(request, 503, "The tournament database cannot be read just now.")
 
+    async def no_analysis(request: Request, exc: Exception) -> Response:
+        message = str(exc)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=404)
+        return views.page(request, "error.html", {"title": "No analysis", "message": message}, 404)
+
     async def favicon(request: Request) -> Response:
         return Response((HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml")
 
@@ -599,11 +755,15 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         Route(f"/api{t}", views.tournament_json),
         Route(f"{t}/live", views.live),
         Route(f"{t}/games", views.games),
+        Route(f"{t}/analysis", views.tournament_analysis),
+        Route(f"/api{t}/analysis", views.tournament_analysis_json),
         Route(f"/api{t}/games", views.games_json),
         Route(t + "/m/{match:path}", views.match),
         Route("/api" + t + "/m/{match:path}", views.match_json),
         Route(t + "/g/{game:path}", views.game),
         Route("/api" + t + "/g/{game:path}", views.game_json),
+        Route(t + "/a/{game:path}", views.analysis),
+        Route("/api" + t + "/a/{game:path}", views.analysis_json),
         Route("/position/{position:path}", views.position),
         Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
@@ -622,8 +782,10 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
             HTTPException: http_error,
             BadQuery: bad_query,
             StorageError: storage_error,
+            NoAnalysis: no_analysis,
         },
         lifespan=lifespan,
     )
     app.state.spectator = spectator
+    app.state.analyst = views.analyst
     return app

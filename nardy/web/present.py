@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from nardy.arena.rows import progress_unit
 from nardy.arena.storage import GameRow
 from nardy.arena.tournament import PoolStandings
 from nardy.core import load_variant
@@ -57,17 +58,6 @@ def choice_param(query: Mapping[str, str], name: str, choices: Sequence[str]) ->
         shown = ", ".join(repr(c) for c in choices if c)
         raise BadQuery(f"?{name}= must be one of {shown}, not {text!r}")
     return text
-
-
-def progress_unit(definition: Mapping[str, Any]) -> str:
-    """What a tournament's units are: ``games``, ``matches``, or ``games and matches``."""
-    kinds = set()
-    for pool in definition.get("pools", []) or []:
-        options = (pool.get("options") or {}) if isinstance(pool, dict) else {}
-        kinds.add(bool(options.get("match_length")))
-    if kinds == {True}:
-        return "matches"
-    return "games and matches" if kinds == {True, False} else "games"
 
 
 def _binomial_se(wins: int, losses: int) -> tuple[float | None, float | None]:

@@ -723,10 +723,10 @@ def test_readme_round_robin_with_the_js_bot(
     pool = data["pools"][0]
     assert {b["bot"] for b in pool["standings"]} == {"heuristic", "random", "js"}
     for bot in pool["standings"]:
-        assert bot["games"] == 8 and bot["forfeits"] == 0 and bot["elo_ci95"] > 0
+        assert bot["games"] == 8 and bot["forfeits"] == 0 and bot["elo_error"] > 0
     for pairing in pool["pairings"]:
         low, high = pairing["ci95"]
-        assert pairing["pairs"] == 2 and low <= pairing["mean"] <= high
+        assert pairing["pairs"] == 2 and low <= pairing["mean_points"] <= high
     with closing(SqliteStore(db, readonly=True)) as store:
         for row in store.games(data["tournament_id"], records=True):
             assert row.record is not None and replay_record(row.record).ok

@@ -745,6 +745,30 @@ def test_the_arena_registry_on_both_backends(backend: Backend) -> None:
         again.close()
 
 
+def test_fault_counts_on_both_backends(backend: Backend) -> None:
+    """A bot's fault counts (arena_faults) are replaced on each save and survive reopening."""
+    from nardy.arena.registry import Registry
+
+    store = backend.open()
+    try:
+        registry = Registry(store)
+        registry.save_faults("heur", {"timeout": 1}, False)
+        registry.save_faults("heur", {"timeout": 2, "illegal": 1}, True)
+        registry.save_faults("rand", {}, False)
+    finally:
+        store.close()
+    again = backend.open()
+    try:
+        faults = Registry(again).faults()
+        assert (faults["heur"].counts, faults["heur"].disqualified) == (
+            {"timeout": 2, "illegal": 1},
+            True,
+        )
+        assert (faults["rand"].counts, faults["rand"].disqualified) == ({}, False)
+    finally:
+        again.close()
+
+
 def test_the_ledger_on_both_backends(backend: Backend) -> None:
     """The standings' running totals (nardy.arena.ledger) are the same SQL on both backends:
     random games stored one by one and in batches equal the standings recounted from them."""

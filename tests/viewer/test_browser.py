@@ -302,6 +302,7 @@ def test_pages_fit_the_window_and_read_at_a_glance(
         "games": f"/t/{quote(tid, safe='')}/games",
         "match": f"/t/{quote(tid, safe='')}/m/{quote(game.unit_id, safe='')}",
         "game": f"/t/{quote(tid, safe='')}/g/{quote(game.game_id, safe='')}?ply=2",
+        "analysis": f"/t/{quote(tid, safe='')}/a/{quote(game.game_id, safe='')}?d=2",
         "position": "/position/b----E/-C---e/E---c-/e----B?side=opponent&mover=black",
     }
     with spectator(named_db) as base, browser_page((width, 800)) as page:

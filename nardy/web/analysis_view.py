@@ -1,0 +1,277 @@
+"""The spectator's analysis of one game (lichess's analysis board as the model).
+
+A game is analysed on demand at 0-ply by :func:`nardy.analysis.game.analyse_game` with the
+shipped neural evaluator (or gnubg's, for backgammon, when asked for and installed). Analyses are
+kept in memory, the most recently used :data:`CACHE_SIZE` of them; requests for a game whose
+analysis is being computed wait for that computation instead of repeating it. The records come
+from the spectator's own data access (:meth:`nardy.web.data.Spectator.game`), so a game the
+spectator does not show (a sealed round's) is never analysed either.
+
+:mod:`nardy.web.equity_graph` draws the graph.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any, Generic, TypeVar
+
+from nardy.analysis.evaluator import Evaluator, make_evaluator
+from nardy.analysis.game import DecisionAnalysis, GameAnalysis, analyse_game
+from nardy.analysis.records import RecordError, from_arena_record
+from nardy.analysis.search import RankedPlay, Searcher
+from nardy.core.errors import NardyError
+from nardy.core.game import COLOURS
+from nardy.core.notation import Step, parse_steps
+from nardy.core.position import Position
+from nardy.core.variant import Variant
+from nardy.game_view import DecisionStep, MatchSetup
+from nardy.svg import CubeOwner, SvgBoard, board
+
+__all__ = [
+    "CACHE_SIZE",
+    "EVALUATORS",
+    "Analyst",
+    "Coalescing",
+    "NoAnalysis",
+    "NoEvaluator",
+    "analysis_board",
+    "decision_steps",
+    "evaluators_for",
+    "shown_ranking",
+]
+
+EVALUATORS = ("neural", "gnubg")
+"""What ``?evaluator=`` may ask for (the first is the default)."""
+CACHE_SIZE = 32
+"""Analysed games kept in memory."""
+EVALUATOR_CACHE = 4
+"""Loaded evaluators kept (a net per variant)."""
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class NoAnalysis(Exception):
+    """A game that cannot be analysed (its variant has no evaluator, its record does not
+    replay): the message says why, for the page."""
+
+
+class NoEvaluator(NoAnalysis):
+    """The variant has no such evaluator (no shipped net; gnubg for another variant or not
+    installed)."""
+
+
+class Coalescing(Generic[K, V]):
+    """A bounded least-recently-used cache whose concurrent misses on one key make a single
+    computation: the first caller computes, the others wait for its result (or its error,
+    which is not cached)."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"a cache holds at least one item, not {size}")
+        self.size = size
+        self._done: OrderedDict[K, V] = OrderedDict()
+        self._running: dict[K, Future[V]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._done)
+
+    def __contains__(self, key: K) -> bool:
+        with self._lock:
+            return key in self._done
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._done:
+                self._done.move_to_end(key)
+                return self._done[key]
+            future = self._running.get(key)
+            owner = future is None
+            if future is None:
+                future = self._running[key] = Future()
+        if not owner:
+            return future.result()
+        try:
+            value = compute()
+        except BaseException as error:
+            with self._lock:
+                del self._running[key]
+            future.set_exception(error)
+            raise
+        with self._lock:
+            self._done[key] = value
+            while len(self._done) > self.size:
+                self._done.popitem(last=False)
+            del self._running[key]
+        future.set_result(value)
+        return value
+
+
+class Analyst:
+    """Analyses games of any variant for the spectator, cached and coalesced per game."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.results: Coalescing[tuple[str, str, str], GameAnalysis] = Coalescing(size)
+        self._evaluators: Coalescing[str, tuple[Evaluator, threading.Lock]] = Coalescing(
+            EVALUATOR_CACHE
+        )
+        self.computed = 0
+        """How many analyses were computed (not taken from the cache)."""
+        self._count_lock = threading.Lock()
+
+    def analyse(
+        self, tournament_id: str, game_id: str, record: Mapping[str, Any], evaluator: str
+    ) -> GameAnalysis:
+        """The 0-ply analysis of a stored game's ``record``; :class:`NoAnalysis` if there is
+        none (no such evaluator for its variant, a record that does not replay)."""
+        if evaluator not in EVALUATORS:
+            raise NoAnalysis(f"unknown evaluator {evaluator!r}; the spectator has {EVALUATORS}")
+        return self.results.get(
+            (tournament_id, game_id, evaluator),
+            lambda: self.compute(game_id, record, evaluator),
+        )
+
+    def compute(self, game_id: str, record: Mapping[str, Any], spec: str) -> GameAnalysis:
+        """The analysis of a record, made now (not cached: a whole tournament's analysis goes
+        through here without pushing the pages' analyses out of the cache)."""
+        try:
+            game = from_arena_record(game_id, dict(record))
+        except RecordError as error:
+            raise NoAnalysis(f"the game's record cannot be analysed: {error}") from None
+        variant = game.variant
+        key = json.dumps([spec, variant.name, variant.options], sort_keys=True, default=str)
+
+        def load() -> tuple[Evaluator, threading.Lock]:
+            try:
+                return make_evaluator(spec, variant), threading.Lock()
+            except (ValueError, NardyError, OSError, ImportError) as error:
+                raise NoEvaluator(
+                    f"there is no {spec} analysis of {variant.name} games: {error}"
+                ) from None
+
+        evaluator, lock = self._evaluators.get(key, load)
+        # One analysis at a time per evaluator (gnubg's is not thread-safe); a fresh searcher
+        # each time, so that its position caches go with the game.
+        with lock:
+            try:
+                analysis = analyse_game(game, Searcher(variant, evaluator), 0)
+            except RecordError as error:
+                raise NoAnalysis(f"the game cannot be analysed: {error}") from None
+        with self._count_lock:
+            self.computed += 1
+        return analysis
+
+
+def evaluators_for(variant: str, current: str) -> list[str]:
+    """The evaluators the page offers for a variant: neural, and gnubg for backgammon where its
+    package is installed (and whichever was asked for)."""
+    offered = [EVALUATORS[0]]
+    if variant == "backgammon" and importlib.util.find_spec("gnubg") is not None:
+        offered.append("gnubg")
+    if current not in offered:
+        offered.append(current)
+    return offered
+
+
+def decision_steps(
+    decisions: Sequence[DecisionAnalysis], steps: Sequence[DecisionStep]
+) -> list[int | None]:
+    """The game page's step number of each analysed decision, or None for a decision the bots
+    were not asked (a forced play, which the analysis lists and the arena plays by itself).
+    Both are replays of one record in order; cube steps the analysis leaves out (match play)
+    are passed over."""
+    out: list[int | None] = []
+    pointer = 0
+    for decision in decisions:
+        found = None
+        for index in range(pointer, len(steps)):
+            step = steps[index]
+            if _same(decision, step):
+                found = index
+                break
+            if step.kind not in ("double", "take"):
+                break
+        out.append(None if found is None else steps[found].number)
+        if found is not None:
+            pointer = found + 1
+    return out
+
+
+def _same(decision: DecisionAnalysis, step: DecisionStep) -> bool:
+    if step.kind != decision.kind or step.player != COLOURS[decision.player]:
+        return False
+    if step.position.id() != decision.position:
+        return False
+    if decision.kind == "play":
+        return tuple(step.dice or ()) == decision.dice and step.choices == decision.choices
+    return True
+
+
+def shown_ranking(decision: DecisionAnalysis, top: int = 5) -> list[tuple[int, RankedPlay]]:
+    """The ``top`` best plays with their ranks, and the play made if it is not among them."""
+    ranked = list(enumerate(decision.ranking, start=1))
+    shown = ranked[:top]
+    played = next((item for item in ranked if item[1].text == decision.played), None)
+    if played is not None and played not in shown:
+        shown.append(played)
+    return shown
+
+
+def analysis_board(
+    decision: DecisionAnalysis,
+    step: DecisionStep | None,
+    variant: Variant,
+    names: tuple[str, str],
+    match: MatchSetup | None,
+) -> SvgBoard:
+    """The board of one decision as the game page draws it (from White's seat, numbered as the
+    decider numbers his points), with the play made as arrows and the best play, when another,
+    as dashed arrows beside it; the cube from the game page's step when the bots were asked."""
+    position = Position.from_id(decision.position, variant.checkers)
+    black = decision.player == 1
+    played = best = None
+    if decision.kind == "play":
+        played = _steps(decision.played)
+        if decision.best != decision.played:
+            best = _steps(decision.best)
+    cube: tuple[int, CubeOwner] | None = None
+    offered = None
+    if step is not None and variant.rules.cube.available:
+        value, owner_colour = step.cube
+        owner: CubeOwner = (
+            None if owner_colour is None else "mover" if owner_colour == step.player else "opponent"
+        )
+        cube, offered = (value, owner), step.offered
+    return board(
+        position,
+        variant,
+        flipped=black,
+        mover="black" if black else "white",
+        numbering="mover",
+        last_play=played,
+        best_play=best,
+        dice=decision.dice or None,
+        cube=cube,
+        offered=offered,
+        pips=True,
+        names=names,
+        score=None if match is None or not match.length else match.score,
+        match_length=0 if match is None else match.length,
+        crawford=match is not None and match.crawford,
+    )
+
+
+def _steps(play: str) -> list[Step] | None:
+    """A play's steps to draw, or None (a play text the notation does not parse draws nothing:
+    the page still writes it)."""
+    try:
+        return parse_steps(play) or None
+    except (NardyError, ValueError):
+        return None

@@ -1,0 +1,93 @@
+"""``nardy arena standings --analysis``: each bot's error rate and luck-adjusted points per game."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nardy.arena.schedule import definition_from_flags
+from nardy.arena.storage import open_store
+from nardy.arena.tournament import Tournament
+from nardy.cli import cli as main
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Backgammon and hypergammon (which has no evaluator), heuristic against random."""
+    path = tmp_path_factory.mktemp("analysed") / "arena.db"
+    store = open_store(str(path))
+    try:
+        for variant, seed in (("backgammon", 5), ("hypergammon", 6)):
+            d = definition_from_flags(
+                variants=[variant], bots="heuristic,random", games=2, seed=seed, name=variant
+            )
+            assert Tournament(d, store).run().status == "finished"
+    finally:
+        store.close()
+    return path
+
+
+def _tournament(db: Path, name: str) -> str:
+    store = open_store(str(db), readonly=True)
+    try:
+        return next(t.tournament_id for t in store.tournaments() if t.name == name)
+    finally:
+        store.close()
+
+
+def test_the_analysis_agrees_with_the_standings(db: Path) -> None:
+    tid = _tournament(db, "backgammon")
+    args = ["arena", "standings", "--db", str(db), "--tournament", tid, "--json", "--analysis"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["analysis"]["evaluator"] == "neural" and out["analysis"]["ply"] == 0
+    [pool] = out["analysis"]["pools"]
+    assert pool["variant"] == "backgammon" and pool["games"] == 2
+    bots = pool["bots"]
+    # The raw points per game are the arena's own count of the same games.
+    for row in out["pools"][0]["standings"]:
+        assert bots[row["bot"]]["points_per_game"] == pytest.approx(row["ppg"])
+        assert bots[row["bot"]]["games"] == row["games"]
+    # Luck-adjusted: net points minus one's luck plus the opponent's, per game.
+    a, b = bots["heuristic"], bots["random"]
+    assert a["luck_adjusted_per_game"] == pytest.approx(
+        a["points_per_game"] - a["luck_per_game"] + b["luck_per_game"], abs=1e-4
+    )
+    assert a["luck_adjusted_per_game"] == pytest.approx(-b["luck_adjusted_per_game"], abs=1e-4)
+    assert a["error_rate"] >= 0 and a["pr"] == pytest.approx(500 * a["error_rate"], abs=0.01)
+    table = CliRunner().invoke(main, [*args[:-2], "--analysis"])
+    assert table.exit_code == 0 and "luck-adjusted/game" in table.output
+    assert "error rate" in table.output and "backgammon: analysis (neural" in table.output
+
+
+@pytest.mark.parametrize(
+    ("name", "evaluator", "words"),
+    [
+        ("hypergammon", "neural", "no shipped neural weights for variant 'hypergammon'"),
+        ("backgammon", "nonesuch", "unknown evaluator 'nonesuch'"),
+    ],
+)
+def test_what_cannot_be_analysed_is_a_clear_error(
+    db: Path, name: str, evaluator: str, words: str
+) -> None:
+    tid = _tournament(db, name)
+    result = CliRunner().invoke(
+        main,
+        [
+            "arena",
+            "standings",
+            "--db",
+            str(db),
+            "--tournament",
+            tid,
+            "--analysis",
+            "--evaluator",
+            evaluator,
+        ],
+    )
+    assert result.exit_code == 1 and "cannot analyse the games" in result.output
+    assert words in result.output and "Traceback" not in result.output
