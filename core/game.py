@@ -129,18 +129,28 @@ def cube_settings_for(
     )
 
 
+GameEndReason = Literal["bear_off", "drop", "mother", "draw"]
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """How a game ended."""
+    """How a game ended.
+
+    A **draw** (plakoto's double mother pin, RULES.md §2.6, §3.12.2) has ``draw`` set, ``reason``
+    ``"draw"`` and 0 points; its ``winner`` is then only the player whose step ended the game, so
+    a reader of results checks ``draw`` first (a match adds 0, statistics count half a win).
+    """
 
     winner: int
     points: int
-    """What the winner scores, cube included."""
+    """What the winner scores, cube included (0 for a draw)."""
     base_value: int
-    """The game's value before the cube (1 for a drop)."""
+    """The game's value before the cube (1 for a drop, 0 for a draw)."""
     cube_value: int
-    reason: Literal["bear_off", "drop"]
+    reason: GameEndReason
     resigned: bool = False
+    draw: bool = False
+    """True for a draw: nobody won, nobody scores."""
 
 
 @dataclass(slots=True)
@@ -183,6 +193,8 @@ class Game:
         self._checkers = variant.checkers
         self._doubles = self.rules.turn.doubles
         self._geometry = self.rules.geometry
+        self._mother = self.rules.game_end.mother != "off"
+        self._pins = self.rules.hitting.pins
         self.dice = RecordingDice(dice)
         self.cube_settings = cube or cube_settings_for(
             variant, match_length=variant.options.get("match_length")
@@ -283,11 +295,13 @@ class Game:
         self.position = self.position.flip(self._geometry)
         self.mover = 1 - self.mover
 
-    def _finish(
-        self, winner: int, base: int, points: int, reason: Literal["bear_off", "drop"]
-    ) -> None:
-        self.result = GameResult(winner, points, base, self.cube.value, reason)
-        self._log("end", winner, {"points": points, "reason": reason})
+    def _finish(self, winner: int, base: int, points: int, reason: GameEndReason) -> None:
+        draw = reason == "draw"
+        self.result = GameResult(winner, points, base, self.cube.value, reason, draw=draw)
+        data: dict[str, Any] = {"points": points, "reason": reason}
+        if draw:
+            data["draw"] = True
+        self._log("end", winner, data)
 
     # -- the flow -----------------------------------------------------------------------------------
 
@@ -399,7 +413,35 @@ class Game:
                 jacoby=self.cube_settings.jacoby,
             )
             self._finish(self.mover, self.variant.game_value(loser), points, "bear_off")
+        elif self._mother and self.position.pinned:
+            # RULES.md §3.12.2: the mother rule, checked after every step (the generator ends a
+            # segment at the step that ends the game).
+            end = self.variant.mother_end(self.position)
+            if end is not None:
+                if end.outcome == "draw":
+                    self._finish(self.mover, 0, 0, "draw")
+                else:
+                    winner = self.mover if end.outcome == "win" else 1 - self.mover
+                    value = end.value * self.cube.value
+                    self._finish(winner, end.value, value, "mother")
+        elif self._pins and not plays.dice_used and self._dead():
+            self._finish(self.mover, 0, 0, "draw")
         return plays.dice_used
+
+    def _dead(self) -> bool:
+        """Whether neither player can ever move again: no roll has a legal play for either side.
+
+        Only pinning can freeze a board for good (e.g. both mothers pinned with ``mother: off``,
+        or a ring of pins and blocks). RULES.md has no end for it; the kernel ends such a game as
+        a draw, 0 points, rather than loop forever (an empty turn is the only time it checks)."""
+        variant = self.variant
+        for position in (self.position, self.position.flip(self._geometry)):
+            for a in range(1, 7):
+                for b in range(a, 7):
+                    dice = (a, b) if a != b else (a,) * 4
+                    if variant.legal_plays(position, dice).dice_used:
+                        return False
+        return True
 
     def _progression(self, d: int) -> Generator[Decision, Any, None]:
         """RULES.md §2.8: stages d, d+1, …, 6, each its own segment."""
@@ -551,9 +593,10 @@ class Game:
             "result": None
             if self.result is None
             else {
-                "winner": COLOURS[self.result.winner],
+                "winner": None if self.result.draw else COLOURS[self.result.winner],
                 "points": self.result.points,
                 "reason": self.result.reason,
                 "cube": self.result.cube_value,
+                **({"draw": True} if self.result.draw else {}),
             },
         }

@@ -58,7 +58,9 @@ class Match:
         if later == "white_starts":
             return WHITE
         if later == "previous_winner":
-            return self.games[-1].winner
+            # RULES.md §3.12.2: "after a draw, a new opening throw".
+            last = self.games[-1]
+            return None if last.draw else last.winner
         return None
 
     def new_game(self, dice: DiceSource, **kwargs: object) -> Game:
@@ -68,10 +70,12 @@ class Match:
         return Game(self.variant, dice, starter=self.starter(), cube=self.cube_settings(), **kwargs)  # type: ignore[arg-type]
 
     def add_result(self, result: GameResult) -> None:
-        """Record a finished game; match scores are capped at nothing (a 4-point win at 6-6 of 7 is 10-6)."""
+        """Record a finished game; match scores are capped at nothing (a 4-point win at 6-6 of 7 is 10-6).
+        A draw adds 0 to both (RULES.md §6)."""
         if self.is_over:
             raise GameStateError("the match is over")
-        self.score[result.winner] += result.points
+        if not result.draw:
+            self.score[result.winner] += result.points
         self.games.append(result)
         if self.crawford_game:
             self.crawford_game = False
