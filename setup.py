@@ -11,7 +11,7 @@ Every folder with an ``__init__.py`` below these four is a subpackage, found whe
 built: a new module or subpackage needs no list to be kept. The folders are real folders (no
 symlinks), so a checkout without symlinks builds the same package.
 
-By default (``pip install .``, ``pip install -e .``, ``python -m build``) ``nardy.core.movegen``
+By default (``pip install .``, ``pip install -e . --config-settings editable_mode=strict``, ``python -m build``) ``nardy.core.movegen``
 (``core/movegen.py``, the move generator) is also compiled with mypyc into a C extension that
 shadows the .py module, which stays in the wheel as the reference (docs/performance.md). mypy
 (which provides mypyc) is then asked for as a build requirement. ``NARDY_COMPILE`` chooses:

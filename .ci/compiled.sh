@@ -102,4 +102,4 @@ def test_movegen_is_compiled() -> None:
 EOF
 (cd "$work/run" && ../venv/bin/python -c \
   "import nardy.core.movegen as m; print(m.__file__); assert m.__file__.endswith('.so') or m.__file__.endswith('.pyd'), m.__file__" \
-  && ../venv/bin/python -m pytest -q .)
+  && ../venv/bin/python -m pytest -q --all .)

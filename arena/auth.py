@@ -16,11 +16,13 @@ to brute-force that a slow password hash would protect.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
 import secrets
 import stat
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
@@ -36,6 +38,7 @@ __all__ = [
     "new_token",
     "read_admin_token",
     "server_bot_token",
+    "write_secret_file",
 ]
 
 ADMIN_TOKEN_ENV = "NARDY_ARENA_TOKEN"
@@ -107,6 +110,29 @@ def load_or_create_admin_token(path: Path) -> tuple[str, bool]:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(token + "\n")
     return token, True
+
+
+def write_secret_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` with mode 0600, atomically: a temporary file in the same
+    directory (created 0600) is filled, flushed and renamed over ``path``, so that a reader (a
+    server bot reading its ``--token-file`` at every call) never sees an empty or partial file,
+    and a pre-existing file's looser mode is not kept. :class:`AuthError` if it cannot."""
+    directory = path.parent
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise AuthError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temp, 0o600)  # mkstemp's mode already; explicit for the reader of this code
+        os.replace(temp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise AuthError(f"{path}: {exc.strerror or exc}") from None
 
 
 class Authenticator:

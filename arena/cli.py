@@ -18,6 +18,8 @@ from types import FrameType
 
 import click
 
+from nardy.arena.limits import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PEER
+
 __all__ = ["arena_group", "bot_group", "main"]
 
 
@@ -112,7 +114,33 @@ def arena_group() -> None:
     show_default=True,
     help="Seconds running games may take to finish on SIGTERM/SIGINT.",
 )
-@click.option("--max-message-bytes", default=4 * 1024 * 1024, show_default=True)
+@click.option(
+    "--max-message-bytes",
+    default=4 * 1024 * 1024,
+    show_default=True,
+    help="Largest message read or sent; a larger request is refused unread (RESOURCE_EXHAUSTED).",
+)
+@click.option(
+    "--max-streams",
+    default=DEFAULT_MAX_STREAMS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Streams open at once from everyone (watchers, bots before their Hello, health).",
+)
+@click.option(
+    "--max-streams-per-peer",
+    default=DEFAULT_MAX_STREAMS_PER_PEER,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Streams open at once from one IP address; the one over is refused RESOURCE_EXHAUSTED.",
+)
+@click.option(
+    "--workers",
+    default=32,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Threads for the unary calls (GetStandings, admin calls ...); streams take none.",
+)
 def serve_arena(
     host: str,
     port: int,
@@ -132,6 +160,9 @@ def serve_arena(
     max_games_per_pairing: int,
     max_bots_per_tournament: int,
     max_running_tournaments: int,
+    max_streams: int,
+    max_streams_per_peer: int,
+    workers: int,
 ) -> None:
     """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT.
 
@@ -185,6 +216,9 @@ def serve_arena(
         port=port,
         max_message_bytes=max_message_bytes,
         admin_token=admin_token,
+        max_streams=max_streams,
+        max_streams_per_peer=max_streams_per_peer,
+        max_workers=workers,
     ).start()
     _announce(server.address)
     for t in arena.resume_tournaments():
@@ -256,13 +290,22 @@ def serve_bot_command(
         if token is not None and source == click.core.ParameterSource.COMMANDLINE:
             raise click.UsageError("give --token or --token-file, not both")
         token = None  # the file wins over $NARDY_BOT_TOKEN
-    if token_file is not None and arena_address is not None:
+    if token_file is not None and (arena_address is not None or token_file.exists()):
+        # A server bot may start before its file is written (it is read at every call), but a
+        # file that exists must hold a token: an empty one would be no token at all.
         try:
             token = token_file.read_text(encoding="utf-8").strip()
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise click.BadParameter(f"{token_file}: {reason}", param_hint="--token-file") from None
+        if not token:
             raise click.BadParameter(
-                f"{token_file}: {exc.strerror}", param_hint="--token-file"
-            ) from None
+                f"{token_file} is empty; write the bot's token into it "
+                "(`nardy arena register NAME --token-file FILE`)",
+                param_hint="--token-file",
+            )
+    elif token is not None and not token.strip():
+        raise click.BadParameter("the token is empty", param_hint="--token")
 
     try:
         bot = builtin(builtin_name, seed)

@@ -16,6 +16,7 @@ import queue
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -57,10 +58,18 @@ class FloodLimit:
 
 
 class Connection:
-    """One accepted Connect stream: an outbox the servicer's generator drains."""
+    """One accepted Connect stream: an outbox the servicer's generator drains (``None`` ends
+    the stream)."""
 
-    def __init__(self, flood: FloodLimit) -> None:
+    def __init__(
+        self,
+        flood: FloodLimit,
+        put: Callable[[_arena_pb2.ConnectResponse | None], None] | None = None,
+    ) -> None:
+        """:param put: where messages go (the served arena's event loop; it is called from game
+        threads, so it must be thread-safe); None: :attr:`outbox`, a thread-safe queue."""
         self.outbox: queue.Queue[_arena_pb2.ConnectResponse | None] = queue.Queue()
+        self._put = put or self.outbox.put
         self.closed = False
         self.abort: tuple[str, str] | None = None
         """(gRPC status code name, details) to end the stream with, after a fatal Error."""
@@ -72,7 +81,7 @@ class Connection:
     def send(self, message: _arena_pb2.ConnectResponse) -> None:
         with self._lock:
             if not self.closed:
-                self.outbox.put(message)
+                self._put(message)
 
     def close(
         self,
@@ -87,9 +96,9 @@ class Connection:
             self.closed = True
             if code:
                 error = _arena_pb2.Error(code=code, message=message, fatal=True)  # type: ignore[arg-type]
-                self.outbox.put(_arena_pb2.ConnectResponse(error=error))
+                self._put(_arena_pb2.ConnectResponse(error=error))
                 self.abort = (status, message) if status else None
-            self.outbox.put(None)
+            self._put(None)
 
     def take_flood_token(self) -> bool:
         """Charge one unsolicited message; False when the bucket is empty."""

@@ -19,7 +19,22 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 
-__all__ = ["ArenaLimits", "LimitError", "check_bot_address", "split_host_port"]
+__all__ = [
+    "DEFAULT_MAX_STREAMS",
+    "DEFAULT_MAX_STREAMS_PER_PEER",
+    "ArenaLimits",
+    "LimitError",
+    "check_bot_address",
+    "split_host_port",
+]
+
+
+DEFAULT_MAX_STREAMS = 4_000
+"""Streams open at once on one arena, from everyone (``--max-streams``; see
+:mod:`nardy.arena.streams`)."""
+
+DEFAULT_MAX_STREAMS_PER_PEER = 64
+"""Streams open at once from one IP address (``--max-streams-per-peer``)."""
 
 
 class LimitError(ValueError):

@@ -32,7 +32,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from nardy.arena.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token
+from nardy.arena.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token, write_secret_file
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import arena_pb2_grpc as _arena_pb2_grpc
 from nardy.arena.schedule import DefinitionError, load_definition
@@ -300,9 +300,13 @@ def register_operator_commands(group: click.Group) -> None:
         )
         click.echo(f"registered {name} (id {response.bot_id})")
         if token_file is not None:
-            fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(response.token + "\n")
+            try:
+                write_secret_file(token_file, response.token + "\n")
+            except AuthError as exc:
+                click.echo(f"token {response.token}")  # not lost: it is shown only once
+                raise click.ClickException(
+                    f"{name} is registered but its token could not be written: {exc}"
+                ) from None
             click.echo(f"token written to {token_file}")
         else:
             click.echo(f"token {response.token}")

@@ -81,7 +81,7 @@ class BotEntry:
 
     name: str
     builtin: str | None = None
-    """A :func:`nardy.core.bots.make_bot` name (``heuristic``, ``random``)."""
+    """A :func:`nardy.bots.make_bot` name (``heuristic``, ``random``)."""
     endpoint: str | None = None
     """``host:port`` of a bot server."""
     token_env: str | None = None
@@ -750,7 +750,10 @@ def pairing_key(a: str, b: str) -> str:
 
 
 def split_bots_flag(text: str) -> list[dict[str, Any]]:
-    """Bots of ``--bots``: ``heuristic,random`` (built-ins), ``name=builtin``, ``name=host:port``."""
+    """Bots of ``--bots``: ``heuristic,random`` (built-ins), ``name=builtin``, ``name=host:port``.
+    A built-in with an argument (``gnubg:0``, ``neural:FILE``) is the built-in, not a host."""
+    from nardy.bots import is_builtin_bot
+
     out: list[dict[str, Any]] = []
     for item in (s.strip() for s in text.split(",")):
         if not item:
@@ -758,11 +761,26 @@ def split_bots_flag(text: str) -> list[dict[str, Any]]:
         name, sep, what = item.partition("=")
         if not sep:
             out.append({"name": item, "builtin": item})
-        elif ":" in what:
+        elif ":" in what and not is_builtin_bot(what):
             out.append({"name": name, "endpoint": what})
         else:
             out.append({"name": name, "builtin": what})
     return out
+
+
+def check_builtins(definition: TournamentDef) -> None:
+    """Build each built-in bot of ``definition`` once, so that one that cannot play here (gnubg
+    not installed, a neural weights file missing) is a :class:`DefinitionError` before the
+    first game rather than a failure in the middle of the tournament."""
+    from nardy.bots import is_builtin_bot, make_bot
+
+    names = {b.builtin for b in definition.bots if b.builtin is not None}
+    for name in sorted(n for n in names if is_builtin_bot(n)):  # unknown ones: said later
+        try:
+            make_bot(name, 0)
+        except ValueError as exc:
+            users = ", ".join(b.name for b in definition.bots if b.builtin == name)
+            raise DefinitionError(f"bot {users} ({name}): {exc}") from None
 
 
 def definition_from_flags(

@@ -176,7 +176,7 @@ class RandomBot(BotBase):
 
 
 class KernelBot(BotBase):
-    """Runs a :mod:`nardy.core.bots` bot (``choose_play(PlayDecision) -> int`` ...) as a protocol bot.
+    """Runs a :mod:`nardy.bots` bot (``choose_play(PlayDecision) -> int`` ...) as a protocol bot.
 
     The request is turned back into the kernel's decision: the variant is loaded from its spec,
     the legal plays are regenerated from the position and the segment's steps, and the chosen
@@ -261,17 +261,19 @@ class KernelBot(BotBase):
 def builtin(name: str, seed: int | None = None) -> BotBase:
     """A built-in bot by name (``random``, ``heuristic``) as a protocol bot."""
     try:
-        from nardy.core.bots import make_bot  # type: ignore[import-not-found,unused-ignore]
+        from nardy.bots import make_bot  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         if name == "random":
             return RandomBot(seed)
-        raise ValueError(
-            f"unknown built-in bot {name!r} (nardy.core.bots is not available)"
-        ) from None
+        raise ValueError(f"unknown built-in bot {name!r} (nardy.bots is not available)") from None
     return KernelBot(make_bot(name, seed), name=name)
 
 
 # -- the bot as a server -----------------------------------------------------------------------
+
+
+_NO_TOKEN = b"Bearer \0"
+"""What a server bot expects while its token file is missing or empty: no caller can match."""
 
 
 class _BotServicer(_bot_pb2_grpc.BotServiceServicer):
@@ -288,9 +290,11 @@ class _BotServicer(_bot_pb2_grpc.BotServiceServicer):
         token = self._token
         if isinstance(token, Path):
             try:
-                token = token.read_text(encoding="utf-8").strip() or None
-            except OSError:
-                return b"Bearer \0"  # no file yet: no caller can match
+                token = token.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return _NO_TOKEN  # no file yet: no caller can match
+            # An empty file is a token not written yet (or truncated), never "no check".
+            return f"Bearer {token}".encode() if token else _NO_TOKEN
         return f"Bearer {token}".encode() if token else None
 
     def _check(self, context: grpc.ServicerContext) -> None:

@@ -8,12 +8,16 @@
 * :class:`ArenaServicer` is the thin translator between ``nardy.arena.v1`` messages and
   :class:`Arena` calls (:func:`standings_to_proto` and :class:`EventTranslator` for the
   engine's standings and events).
-* :class:`ArenaServer` is the gRPC server: the servicer, the standard ``grpc.health.v1`` health
-  service, server reflection, message size limits, and SIGTERM/SIGINT handling.
+* :class:`ArenaServer` is the gRPC server (``grpc.aio``: streams are coroutines, unary calls run
+  on a thread pool): the servicer, the standard ``grpc.health.v1`` health service, server
+  reflection, message size and stream limits (:mod:`nardy.arena.streams`), and SIGTERM/SIGINT
+  handling.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -26,7 +30,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +38,7 @@ from types import FrameType
 from typing import Any, Literal
 
 import grpc
+from google.protobuf.message import Message
 
 # grpcio-health-checking and grpcio-reflection ship no type stubs.
 from grpc_health.v1 import health as _health  # type: ignore[import-untyped,unused-ignore]
@@ -59,12 +64,14 @@ from nardy.arena.bot_client import (
 )
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
 from nardy.arena.errors import BotError
+from nardy.arena.feed import TournamentFeed
 from nardy.arena.limits import ArenaLimits, LimitError, check_bot_address
 from nardy.arena.local import LocalBotProcess
 from nardy.arena.protocol import ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
+from nardy.arena.public import PublicView, public_view
 from nardy.arena.registry import BotRow, Registry
 from nardy.arena.runner import (
     FaultCounter,
@@ -77,7 +84,14 @@ from nardy.arena.runner import (
     run_game,
 )
 from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition
-from nardy.arena.storage import MEMORY, StorageError, Store, open_store
+from nardy.arena.storage import MEMORY, SqlStore, StorageError, Store, open_store
+from nardy.arena.streams import (
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_PEER,
+    Gate,
+    StreamLimiter,
+    open_slot,
+)
 from nardy.arena.tournament import (
     ClientPlayer,
     Player,
@@ -85,6 +99,7 @@ from nardy.arena.tournament import (
     Standings,
     Tournament,
     TournamentEvent,
+    standings_from_aggregates,
     standings_from_store,
 )
 from nardy.core.game import COLOURS, CubeSettings
@@ -174,6 +189,15 @@ _PROTO_STATUS: dict[str, _arena_pb2.TournamentStatus.ValueType] = {
     "cancelled": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
 }
 """The engine's status values (:data:`nardy.arena.tournament.Status`) as the proto's."""
+
+_FORMATS = frozenset(
+    (
+        _arena_pb2.TOURNAMENT_FORMAT_UNSPECIFIED,
+        _arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        _arena_pb2.TOURNAMENT_FORMAT_GAUNTLET,
+    )
+)
+"""The formats ``CreateTournament`` knows (unspecified: round robin)."""
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.+-]")
 
@@ -557,6 +581,12 @@ class Arena:
         self.store: Store = open_store(MEMORY if db is None else db)
         self.standings_interval = standings_interval
         self.tournaments: dict[str, ArenaTournament] = {}
+        self._public: dict[str, tuple[tuple[Any, ...], PublicView | None]] = {}
+        """Per live tournament: the public view as of (games stored, status), shared by every
+        caller without the admin token (a game's end must not cost one database read per
+        watcher)."""
+        self._public_locks: dict[str, threading.Lock] = {}
+        self._public_tables: dict[str, tuple[PublicView, _arena_pb2.GetStandingsResponse]] = {}
         self._bots: dict[str, BotEntry] = {}
         self._by_hash: dict[str, BotEntry] = {}
         self._secret = secret or new_token()
@@ -1103,6 +1133,69 @@ class Arena:
             dice=public_dice(self.store, tournament_id),
         )
 
+    def public_view(self, tournament_id: str) -> PublicView | None:
+        """What anyone may see of a stored tournament while rounds of it are sealed
+        (:mod:`nardy.arena.public`); None when nothing is withheld (no duplicate dice, the seed
+        published, or no round being played). Cached per live tournament until it stores
+        another game or changes status; one computation at a time."""
+        with self._lock:
+            live = self.tournaments.get(tournament_id)
+            flight = self._public_locks.setdefault(tournament_id, threading.Lock())
+        if live is None:
+            return self._public_view(tournament_id)
+        with flight:
+            key = (live.engine.tally.games_stored, live.status)
+            cached = self._public.get(tournament_id)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            view = self._public_view(tournament_id)
+            self._public[tournament_id] = (key, view)
+            return view
+
+    def _public_view(self, tournament_id: str) -> PublicView | None:
+        if not isinstance(self.store, SqlStore):
+            return None
+        rows = [r for r in self.store.tournaments() if r.tournament_id == tournament_id]
+        if not rows:
+            return None
+        try:
+            definition = TournamentDef.from_json(rows[0].definition)
+        except (KeyError, TypeError, ValueError):
+            return None
+        view = public_view(self.store, rows[0], definition)
+        return view if view.sealed else None
+
+    def public_standings(self, view: PublicView) -> _arena_pb2.GetStandingsResponse:
+        """``GetStandings`` of the games of a tournament's unsealed rounds only (made once per
+        view; never changed by callers)."""
+        tournament_id = view.row.tournament_id
+        with self._lock:
+            made = self._public_tables.get(tournament_id)
+        if made is not None and made[0] is view:
+            return made[1]
+        table = self._public_table(view)
+        with self._lock:
+            self._public_tables[tournament_id] = (view, table)
+        return table
+
+    def _public_table(self, view: PublicView) -> _arena_pb2.GetStandingsResponse:
+        tournament_id = view.row.tournament_id
+        definition = TournamentDef.from_json(view.row.definition)
+        table = standings_from_aggregates(
+            definition,
+            view.totals,
+            tournament_id=tournament_id,
+            status=self.tournament_status(tournament_id),
+            detail=view.row.detail,
+        )
+        return standings_to_proto(
+            table,
+            seed=0,
+            names=self.bot_names(),
+            sprt=definition.sprt,
+            dice=public_dice(self.store, tournament_id),
+        )
+
     def tournament_status(self, tournament_id: str) -> str:
         """The status of a live or stored tournament (``cancelled`` included)."""
         with self._lock:
@@ -1114,8 +1207,9 @@ class Arena:
                 return row.status
         raise KeyError(tournament_id)
 
-    def list_tournaments(self) -> _arena_pb2.ListTournamentsResponse:
-        """``ListTournaments``: every tournament in the arena's database, newest first."""
+    def list_tournaments(self, *, public: bool = False) -> _arena_pb2.ListTournamentsResponse:
+        """``ListTournaments``: every tournament in the arena's database, newest first
+        (``public``: games of sealed rounds not counted)."""
         names = self.bot_names()
         out = _arena_pb2.ListTournamentsResponse()
         for row in sorted(self.store.tournaments(), key=lambda r: -r.created):
@@ -1127,6 +1221,9 @@ class Arena:
             with self._lock:
                 live = self.tournaments.get(row.tournament_id)
             played = live.standings().units_done if live is not None else None
+            view = self.public_view(row.tournament_id) if public else None
+            if view is not None:
+                played = sum(v[1] for v in view.totals.pools.values())
             if played is None:
                 played = standings_from_store(self.store, row.tournament_id).units_done
             item = out.tournaments.add(
@@ -1142,10 +1239,18 @@ class Arena:
         return out
 
     def list_games(
-        self, tournament_id: str, *, bot: str = "", termination: str = "", limit: int = 0
+        self,
+        tournament_id: str,
+        *,
+        bot: str = "",
+        termination: str = "",
+        limit: int = 0,
+        public: bool = False,
     ) -> _arena_pb2.ListGamesResponse:
-        """``ListGames``: a tournament's stored games, filtered; raises :class:`KeyError`."""
+        """``ListGames``: a tournament's stored games, filtered (``public``: not those of sealed
+        rounds); raises :class:`KeyError`."""
         self.tournament_status(tournament_id)
+        view = self.public_view(tournament_id) if public else None
         names = self.bot_names()
         wanted: str | None = None
         if bot:
@@ -1158,6 +1263,7 @@ class Arena:
             for r in self.store.games(tournament_id)
             if (wanted is None or wanted in (r.white, r.black))
             and (not termination or r.termination == termination)
+            and (view is None or view.shows(r))
         ]
         if limit > 0:
             rows = rows[-limit:]
@@ -1273,16 +1379,14 @@ def _names_from_records(store: Store, tournament_id: str, bots: set[str]) -> dic
 # -- the servicer --------------------------------------------------------------------------------
 
 
-_RECEIVE_HEADROOM = 4
-"""The server's transport accepts messages up to this many times ``max_message_bytes``, so that
-a dial-out bot's oversized message reaches :func:`_connect_request_parser` and is a ``malformed``
-fault, as an oversized answer of a server bot is (gRPC itself cuts off a stream whose message
-exceeds its own limit, which the arena could only see as a broken connection)."""
-
-
 def _connect_request_parser(
     max_message_bytes: int,
 ) -> Callable[[bytes], _arena_pb2.ConnectRequest | Undecodable]:
+    """Connect's tolerant decoder: undecodable bytes become :class:`Undecodable` (a counted
+    ``malformed`` fault) instead of an anonymous stream failure. gRPC itself refuses a message
+    over ``max_message_bytes`` before it gets here; the size check stays for a transport that
+    would not."""
+
     def parse(data: bytes) -> _arena_pb2.ConnectRequest | Undecodable:
         if len(data) > max_message_bytes:
             return Undecodable(len(data), f"oversized: more than {max_message_bytes} bytes")
@@ -1297,39 +1401,66 @@ def _connect_request_parser(
 class ArenaServicer:
     """``nardy.arena.v1.ArenaService``: translate messages, call :class:`Arena`."""
 
-    def __init__(self, arena: Arena, auth: Authenticator | None = None) -> None:
+    def __init__(
+        self,
+        arena: Arena,
+        auth: Authenticator | None = None,
+        *,
+        executor: futures.Executor | None = None,
+        limiter: StreamLimiter | None = None,
+    ) -> None:
         """:param auth: checks the admin token of state-changing calls; None: no check (an
-        in-process arena; :class:`ArenaServer` always passes one when given a token)."""
+            in-process arena; :class:`ArenaServer` always passes one when given a token).
+        :param executor: where the async handlers run blocking work (the unary calls' pool).
+        :param limiter: the stream limits a ``Connect`` counts against until its Hello."""
         self.arena = arena
         self.auth = auth or Authenticator(None)
+        self.executor = executor
+        self.limiter = limiter
+        self._feeds: dict[tuple[str, bool], TournamentFeed] = {}
+        """Live tournaments' events for the watchers (used on the server's event loop only)."""
 
-    def _caller(self, context: grpc.ServicerContext) -> Caller:
-        token = bearer_token(context.invocation_metadata())
+    def _caller(self, context: Any) -> Caller:
+        return self.caller_of_token(bearer_token(context.invocation_metadata() or ()))
+
+    def caller_of_token(self, token: str | None) -> Caller:
+        """Who presents ``token`` (None: no token)."""
         is_bot = token is not None and self.arena.bot_for_token(token) is not None
         return self.auth.caller(token, is_bot)
 
-    def _require_admin(self, context: grpc.ServicerContext) -> None:
-        """Abort unless the call carries the admin token: UNAUTHENTICATED without a token or
-        with an unknown one, PERMISSION_DENIED with a bot's token."""
+    def _admin_refusal(self, context: Any) -> tuple[grpc.StatusCode, str] | None:
+        """None when the call carries the admin token, else the status to end it with:
+        UNAUTHENTICATED without a token or with an unknown one, PERMISSION_DENIED with a bot's."""
         caller = self._caller(context)
         if caller == "bot":
-            context.abort(
+            return (
                 grpc.StatusCode.PERMISSION_DENIED,
                 "a bot's token cannot do this; use the admin token",
             )
         if caller != "admin":
-            context.abort(
+            return (
                 grpc.StatusCode.UNAUTHENTICATED,
                 "this call needs the admin token (authorization: Bearer <token>)"
                 if caller == "anonymous"
                 else "unknown token",
             )
+        return None
+
+    def _require_admin(self, context: grpc.ServicerContext) -> None:
+        """Abort unless the call carries the admin token (checked again here though the
+        server's :class:`~nardy.arena.streams.Gate` checked it before reading the request)."""
+        refusal = self._admin_refusal(context)
+        if refusal is not None:
+            context.abort(*refusal)
 
     def RegisterBot(
         self, request: _arena_pb2.RegisterBotRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.RegisterBotResponse:
         self._require_admin(context)
         info = request.info if request.HasField("info") else None
+        if not request.name:
+            # The operator's API makes the name the bot's id: a made-up one would surprise.
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the bot name is empty")
         transport = request.WhichOneof("transport")
         try:
             if transport == "server":
@@ -1344,9 +1475,7 @@ class ArenaServicer:
                 except BotError as exc:
                     context.abort(grpc.StatusCode.UNAVAILABLE, f"GetInfo failed: {exc}")
             elif transport == "dial_out":
-                entry = self.arena.register_dial_out_bot(
-                    request.name or "bot", info=info, unique=True
-                )
+                entry = self.arena.register_dial_out_bot(request.name, info=info, unique=True)
             else:
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT, "set server or dial_out")
         except BotExistsError as exc:
@@ -1357,59 +1486,95 @@ class ArenaServicer:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
         return _arena_pb2.RegisterBotResponse(bot_id=entry.bot_id, token=entry.token)
 
-    def Connect(
+    async def Connect(
         self,
-        request_iterator: Iterator[_arena_pb2.ConnectRequest | Undecodable],
-        context: grpc.ServicerContext,
-    ) -> Iterator[_arena_pb2.ConnectResponse]:
+        request_iterator: AsyncIterator[_arena_pb2.ConnectRequest | Undecodable],
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[_arena_pb2.ConnectResponse]:
+        """A dial-out bot's stream: a coroutine on the server's event loop (no thread). It
+        counts against the stream limits until its Hello names a dial-out bot's token."""
+        slot = await open_slot(self.limiter, context) if self.limiter is not None else None
         try:
-            first = next(request_iterator)
-        except (StopIteration, grpc.RpcError):
+            async for item in self._connect(request_iterator, context, slot):
+                yield item
+        finally:
+            if slot is not None:
+                slot.release()
+
+    async def _connect(
+        self,
+        request_iterator: AsyncIterator[_arena_pb2.ConnectRequest | Undecodable],
+        context: grpc.aio.ServicerContext[Any, Any],
+        slot: Any,
+    ) -> AsyncIterator[_arena_pb2.ConnectResponse]:
+        requests = request_iterator.__aiter__()
+        try:
+            first = await requests.__anext__()
+        except (StopAsyncIteration, grpc.RpcError, asyncio.CancelledError):
             return
         if isinstance(first, Undecodable) or first.WhichOneof("message") != "hello":
             yield _error(_arena_pb2.ERROR_CODE_PROTOCOL, "the first message must be Hello")
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
         assert isinstance(first, _arena_pb2.ConnectRequest)
         entry = self.arena.bot_for_token(first.hello.token)
         if entry is None or not isinstance(entry.client, DialOutHub):
             yield _error(_arena_pb2.ERROR_CODE_UNAUTHENTICATED, "unknown token")
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
         assert entry is not None and isinstance(entry.client, DialOutHub)
         if self.arena.closing:
             yield _error(_arena_pb2.ERROR_CODE_SHUTTING_DOWN, "the arena is shutting down")
-            context.abort(grpc.StatusCode.UNAVAILABLE, "the arena is shutting down")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the arena is shutting down")
+        if slot is not None:
+            slot.release()  # a known bot's one stream: bounded by the registrations
+        loop = asyncio.get_running_loop()
+        outbox: asyncio.Queue[_arena_pb2.ConnectResponse | None] = asyncio.Queue()
+
+        def put(item: _arena_pb2.ConnectResponse | None) -> None:
+            # Called from game threads and from this loop; a closed loop has no one to tell.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(outbox.put_nowait, item)
+
         hub = entry.client
-        conn = Connection(hub.flood)
+        conn = Connection(hub.flood, put)
         entry.last_seen = time.time()
         hub.attach(conn, first.hello)
-        context.add_callback(lambda: hub.detach(conn))
 
-        def read() -> None:
+        async def read() -> None:
             try:
-                for message in request_iterator:
+                async for message in requests:
                     entry.last_seen = time.time()
                     hub.on_message(conn, message)
                     if conn.closed:
                         return
-            except Exception:
+            except Exception:  # the stream broke (the bot went away, or sent too much)
                 pass
             finally:
                 hub.detach(conn)
 
-        threading.Thread(target=read, name=f"connect-{entry.bot_id}", daemon=True).start()
-        while True:
-            item = conn.outbox.get()
-            if item is None:
-                break
-            yield item
+        reader = asyncio.ensure_future(read())
+        try:
+            while True:
+                item = await outbox.get()
+                if item is None:
+                    break
+                yield item
+        finally:
+            reader.cancel()
+            hub.detach(conn)
         if conn.abort is not None:
             code, details = conn.abort
-            context.abort(getattr(grpc.StatusCode, code), details)
+            await context.abort(getattr(grpc.StatusCode, code), details)
 
     def CreateTournament(
         self, request: _arena_pb2.CreateTournamentRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.CreateTournamentResponse:
         self._require_admin(context)
+        if request.format not in _FORMATS:
+            context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"format {request.format}: use TOURNAMENT_FORMAT_ROUND_ROBIN (1) or "
+                "TOURNAMENT_FORMAT_GAUNTLET (2)",
+            )
         tc = request.time_control
         time_control = None
         if tc.HasField("per_decision") or tc.HasField("per_game"):
@@ -1461,45 +1626,125 @@ class ArenaServicer:
         self, request: _arena_pb2.GetStandingsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.GetStandingsResponse:
         try:
+            if self._caller(context) != "admin":
+                view = self.arena.public_view(request.tournament_id)
+                if view is not None:
+                    return self.arena.public_standings(view)
             return self.arena.standings(request.tournament_id)
         except KeyError:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
         except StorageError as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"the tournament database: {exc}")
 
-    def WatchTournament(
-        self, request: _arena_pb2.WatchTournamentRequest, context: grpc.ServicerContext
-    ) -> Iterator[_arena_pb2.WatchTournamentResponse]:
+    async def WatchTournament(
+        self,
+        request: _arena_pb2.WatchTournamentRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[bytes]:
+        """Events as they happen, as serialized ``WatchTournamentResponse`` messages: a
+        coroutine following the tournament's :class:`~nardy.arena.feed.TournamentFeed` (no
+        thread per watcher, each event translated once); the stream limits apply
+        (:class:`~nardy.arena.streams.Gate`)."""
+        loop = asyncio.get_running_loop()
         try:
             tournament = self.arena.tournament(request.tournament_id)
         except KeyError:
             try:
-                self.arena.standings(request.tournament_id)
+                await loop.run_in_executor(
+                    self.executor, self.arena.standings, request.tournament_id
+                )
             except (KeyError, StorageError):
-                context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
-            context.abort(
+                await context.abort(
+                    grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}"
+                )
+            await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"tournament {request.tournament_id!r} is stored but not run by this arena "
                 "process (no live events); use GetStandings",
             )
+        public = self._caller(context) != "admin"
+        key = (tournament.tournament_id, public)
+        feed = self._feeds.get(key)
+        if feed is None:
+            feed = self._feed(tournament, public, loop)
+        try:
+            async for data in feed.follow(request.replay):
+                yield data
+        finally:
+            if feed.ended and feed.followers == 0:
+                self._feeds.pop(key, None)
+
+    def _feed(
+        self, tournament: ArenaTournament, public: bool, loop: asyncio.AbstractEventLoop
+    ) -> TournamentFeed:
+        """The tournament's feed for the admin or for everyone else (``public``: the games of
+        sealed rounds left out, see :meth:`_public_event`); one of each per tournament."""
         translate = EventTranslator(
             names=self.arena.bot_names(), sprt=tournament.sprt, dice=lambda: tournament.engine.dice
         )
-        for event in tournament.engine.watch(
-            replay=request.replay, until=lambda: not context.is_active()
-        ):
-            message = translate(event)
-            if message.WhichOneof("event") == "tournament_ended":
-                # The seed is revealed with the end, once no game can be played any more.
-                ended = message.tournament_ended
-                if tournament.cancelled:
-                    ended.status = _arena_pb2.TOURNAMENT_STATUS_CANCELLED
-                tournament.done.wait(5.0)
-                ended.standings.seed = tournament.revealed_seed
-                dice = tournament.engine.dice
-                if dice is not None and dice.revealed:
-                    ended.standings.dice.CopyFrom(dice_to_proto(dice))
-            yield message
+
+        shown: list[int] = []
+
+        async def serialized(event: TournamentEvent) -> bytes | None:
+            message = await self._watch_message(translate, tournament, event)
+            if public:
+                keep = await loop.run_in_executor(
+                    self.executor,
+                    self._public_event,
+                    tournament.tournament_id,
+                    message,
+                    shown,
+                )
+                if not keep:
+                    return None
+            return message.SerializeToString()
+
+        feed = TournamentFeed(tournament.engine, serialized, loop)
+        self._feeds[(tournament.tournament_id, public)] = feed
+        return feed
+
+    async def _watch_message(
+        self, translate: EventTranslator, tournament: ArenaTournament, event: TournamentEvent
+    ) -> _arena_pb2.WatchTournamentResponse:
+        message = translate(event)
+        if message.WhichOneof("event") == "tournament_ended":
+            # The seed is revealed with the end, once no game can be played any more.
+            ended = message.tournament_ended
+            if tournament.cancelled:
+                ended.status = _arena_pb2.TOURNAMENT_STATUS_CANCELLED
+            await asyncio.get_running_loop().run_in_executor(
+                self.executor, tournament.done.wait, 5.0
+            )
+            ended.standings.seed = tournament.revealed_seed
+            dice = tournament.engine.dice
+            if dice is not None and dice.revealed:
+                ended.standings.dice.CopyFrom(dice_to_proto(dice))
+        return message
+
+    def _public_event(
+        self, tournament_id: str, message: _arena_pb2.WatchTournamentResponse, shown: list[int]
+    ) -> bool:
+        """Whether a watcher without the admin token gets ``message`` (changed in place to its
+        public form): while rounds are sealed, no game events (their moments tell the dice
+        too) and standings of the unsealed rounds only, sent when those change. ``shown``: the
+        public game counts sent so far."""
+        kind = message.WhichOneof("event")
+        if kind not in ("game_started", "game_ended", "standings_updated", "tournament_started"):
+            return True
+        view = self.arena.public_view(tournament_id)
+        if view is None:
+            return True
+        if kind in ("game_started", "game_ended"):
+            return False
+        standings = self.arena.public_standings(view)
+        if kind == "tournament_started":
+            message.tournament_started.standings.CopyFrom(standings)
+            return True
+        if shown and shown[-1] == view.row.games_stored:
+            return False
+        shown.append(view.row.games_stored)
+        message.standings_updated.standings.CopyFrom(standings)
+        return True
 
     def CancelTournament(
         self, request: _arena_pb2.CancelTournamentRequest, context: grpc.ServicerContext
@@ -1524,7 +1769,7 @@ class ArenaServicer:
         self, request: _arena_pb2.ListTournamentsRequest, context: grpc.ServicerContext
     ) -> _arena_pb2.ListTournamentsResponse:
         try:
-            return self.arena.list_tournaments()
+            return self.arena.list_tournaments(public=self._caller(context) != "admin")
         except StorageError as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
 
@@ -1539,27 +1784,38 @@ class ArenaServicer:
                 bot=request.bot,
                 termination=request.termination,
                 limit=request.limit,
+                public=self._caller(context) != "admin",
             )
         except KeyError:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
         except StorageError as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
 
-    def ExportGames(
-        self, request: _arena_pb2.ExportGamesRequest, context: grpc.ServicerContext
-    ) -> Iterator[_arena_pb2.ExportGamesResponse]:
+    async def ExportGames(
+        self, request: _arena_pb2.ExportGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[_arena_pb2.ExportGamesResponse]:
+        """The records of a tournament, read on the thread pool, sent from the event loop (a
+        slow reader holds no thread)."""
+        loop = asyncio.get_running_loop()
         try:
             status = self.arena.tournament_status(request.tournament_id)
         except KeyError:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
+            await context.abort(
+                grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}"
+            )
         if status not in _REVEALED:
             # Records hold the dice: a finished game's rolls are its duplicate partner's.
-            self._require_admin(context)
+            refusal = self._admin_refusal(context)
+            if refusal is not None:
+                await context.abort(*refusal)
         try:
-            for line in self.arena.export_records(request.tournament_id):
-                yield _arena_pb2.ExportGamesResponse(record_json=line)
+            lines = await loop.run_in_executor(
+                self.executor, lambda: list(self.arena.export_records(request.tournament_id))
+            )
         except StorageError as exc:
-            context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"the arena database: {exc}")
+        for line in lines:
+            yield _arena_pb2.ExportGamesResponse(record_json=line)
 
 
 def _error(code: int, message: str) -> _arena_pb2.ConnectResponse:
@@ -1568,8 +1824,14 @@ def _error(code: int, message: str) -> _arena_pb2.ConnectResponse:
     )
 
 
+def _serialized(message: bytes | Message) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 def _add_arena_servicer(
-    servicer: ArenaServicer, server: grpc.Server, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    servicer: ArenaServicer,
+    server: grpc.Server | grpc.aio.Server,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> None:
     """Register the servicer like the generated ``add_ArenaServiceServicer_to_server``, except
     that Connect's requests are decoded tolerantly (undecodable bytes become a counted
@@ -1599,7 +1861,7 @@ def _add_arena_servicer(
         "WatchTournament": grpc.unary_stream_rpc_method_handler(
             servicer.WatchTournament,
             request_deserializer=a.WatchTournamentRequest.FromString,
-            response_serializer=a.WatchTournamentResponse.SerializeToString,
+            response_serializer=_serialized,  # the feed's messages are serialized already
         ),
         "CancelTournament": grpc.unary_unary_rpc_method_handler(
             servicer.CancelTournament,
@@ -1638,6 +1900,13 @@ def _add_arena_servicer(
 class ArenaServer:
     """The arena's gRPC server: ArenaService, health (``grpc.health.v1``), reflection.
 
+    It is a ``grpc.aio`` server on an event loop of its own thread: streams (``Connect``,
+    ``WatchTournament``, ``ExportGames``, health ``Watch``, reflection) are coroutines, so a
+    thousand open streams cost no threads, and the unary calls run on a pool of
+    ``max_workers`` threads that streams never occupy. Streams are limited per peer and in all
+    (:class:`~nardy.arena.streams.StreamLimiter`); admin calls without the admin token are
+    refused before their request is read, and no request over ``max_message_bytes`` is read.
+
     ``port=0`` binds a free port (read :attr:`port` after :meth:`start`).
     """
 
@@ -1647,45 +1916,102 @@ class ArenaServer:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
-        max_workers: int = 128,
+        max_workers: int = 32,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         admin_token: str | None = None,
+        max_streams: int = DEFAULT_MAX_STREAMS,
+        max_streams_per_peer: int = DEFAULT_MAX_STREAMS_PER_PEER,
     ) -> None:
         """:param admin_token: the token state-changing calls need (``nardy arena serve`` always
-        gives one); None: anyone may call them (tests, a private in-process arena)."""
+            gives one); None: anyone may call them (tests, a private in-process arena).
+        :param max_workers: threads for the unary calls (streams take none).
+        :param max_streams: streams open at once from everyone; ``max_streams_per_peer``: from
+            one IP address. The stream over a limit is refused with ``RESOURCE_EXHAUSTED``."""
         self.arena = arena or Arena()
         self.host = host
-        self.server = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arena-rpc"),
-            options=[
-                ("grpc.max_send_message_length", max_message_bytes),
-                ("grpc.max_receive_message_length", _RECEIVE_HEADROOM * max_message_bytes),
-            ],
-            # Refuse rather than queue RPCs beyond the pool (streams hold a worker each).
-            maximum_concurrent_rpcs=max_workers,
+        self.max_message_bytes = max_message_bytes
+        self.limiter = StreamLimiter(max_streams, max_streams_per_peer)
+        self.executor = futures.ThreadPoolExecutor(
+            max_workers=max_workers, thread_name_prefix="arena-rpc"
         )
-        _add_arena_servicer(
-            ArenaServicer(self.arena, Authenticator(admin_token)), self.server, max_message_bytes
+        self.servicer = ArenaServicer(
+            self.arena, Authenticator(admin_token), executor=self.executor, limiter=self.limiter
         )
-        self.health = _health.HealthServicer()
-        _health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        _reflection.enable_server_reflection(
-            (ARENA_SERVICE_NAME, _health.SERVICE_NAME, _reflection.SERVICE_NAME), self.server
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="arena-grpc", daemon=True
         )
-        self.port = self.server.add_insecure_port(f"{host}:{port}")
-        if self.port == 0:
-            raise OSError(f"cannot listen on {host}:{port}")
+        self._thread.start()
+        try:
+            self.server, self.health, self.port = self._run(self._build(port))
+        except BaseException:
+            self._close_loop()
+            raise
         self._stopped = threading.Event()
+        self._transport_stopped = False
+
+    def _run(self, coroutine: Any, timeout: float | None = 30.0) -> Any:
+        """Run ``coroutine`` on the server's loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+
+    async def _build(self, port: int) -> tuple[grpc.aio.Server, Any, int]:
+        admin = [f"/{ARENA_SERVICE_NAME}/{m}" for m in _ADMIN_METHODS]
+        gate = Gate(
+            self.limiter,
+            admin_methods=admin,
+            caller=self.servicer.caller_of_token,
+            self_limited=[f"/{ARENA_SERVICE_NAME}/Connect"],
+        )
+        server = grpc.aio.server(
+            migration_thread_pool=self.executor,
+            interceptors=[gate],
+            options=[
+                ("grpc.max_send_message_length", self.max_message_bytes),
+                # The real limit: nothing larger is read, from anyone (a dial-out bot's
+                # oversized message ends its stream and is counted as malformed).
+                ("grpc.max_receive_message_length", self.max_message_bytes),
+                # No bandwidth-delay probing: a stream's receive window stays at 64 KiB, so
+                # a refused (or not yet read) large request is not buffered by the transport.
+                # 16 + 16 anonymous 15 MiB calls: +1 MB (with probing, +50 to +180 MB).
+                ("grpc.http2.bdp_probe", 0),
+            ],
+        )
+        _add_arena_servicer(self.servicer, server, self.max_message_bytes)
+        health = _health.aio.HealthServicer()
+        _health_pb2_grpc.add_HealthServicer_to_server(health, server)
+        _reflection.enable_server_reflection(
+            (ARENA_SERVICE_NAME, _health.SERVICE_NAME, _reflection.SERVICE_NAME), server
+        )
+        bound = server.add_insecure_port(f"{self.host}:{port}")
+        if bound == 0:
+            raise OSError(f"cannot listen on {self.host}:{port}")
+        return server, health, bound
+
+    def _close_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        if not self._thread.is_alive():
+            self._loop.close()
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
     def start(self) -> ArenaServer:
-        self.server.start()
-        for service in ("", ARENA_SERVICE_NAME):
-            self.health.set(service, _health_pb2.HealthCheckResponse.SERVING)
+        async def start() -> None:
+            await self.server.start()
+            for service in ("", ARENA_SERVICE_NAME):
+                await self.health.set(service, _health_pb2.HealthCheckResponse.SERVING)
+
+        self._run(start())
         return self
+
+    def stop_transport(self, grace: float | None = None) -> None:
+        """Stop the gRPC server only (the port goes away; the arena and its games stay):
+        what a network failure looks like to the bots. Idempotent."""
+        if not self._transport_stopped:
+            self._transport_stopped = True
+            self._run(self.server.stop(grace), None)
 
     def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health NOT_SERVING, games finished or recorded as interrupted,
@@ -1693,9 +2019,18 @@ class ArenaServer:
         if self._stopped.is_set():
             return
         self._stopped.set()
-        self.health.enter_graceful_shutdown()
+        if not self._transport_stopped:
+            self._run(self.health.enter_graceful_shutdown())
         self.arena.shutdown(grace)
-        self.server.stop(grace).wait()
+        self.stop_transport(grace)
+
+        async def close_feeds() -> None:
+            for feed in self.servicer._feeds.values():
+                feed.close()
+
+        self._run(close_feeds())
+        self._close_loop()
+        self.executor.shutdown(wait=False, cancel_futures=True)
 
     def serve_forever(self, grace: float = 5.0) -> None:
         """Run until SIGTERM or SIGINT, then :meth:`stop` gracefully (main thread only)."""
@@ -1713,6 +2048,10 @@ class ArenaServer:
             for s, h in previous.items():
                 signal.signal(s, h)
             self.stop(grace)
+
+
+_ADMIN_METHODS = ("RegisterBot", "CreateTournament", "CancelTournament")
+"""The methods that need the admin token (checked before their request is read)."""
 
 
 def wait_until(predicate: Any, timeout: float, interval: float = 0.005) -> bool:

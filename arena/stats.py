@@ -11,11 +11,13 @@ See ``docs/statistics.md`` for the formulas and the choices made (leftover games
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "PairingStats",
@@ -27,6 +29,7 @@ __all__ = [
     "normal_ppf",
     "score_from_elo",
     "summarize",
+    "summarize_sums",
     "t_cdf",
     "t_ppf",
     "tally",
@@ -94,6 +97,7 @@ def t_cdf(x: float, df: float) -> float:
     return 1.0 - tail if x >= 0 else tail
 
 
+@functools.lru_cache(maxsize=1024)
 def t_ppf(p: float, df: float) -> float:
     """Student t quantile ``t_{p, df}``: inverts :func:`t_cdf` by bisection (~1e-12 accuracy).
 
@@ -163,6 +167,25 @@ def summarize(values: Sequence[float], level: float = 0.95) -> Summary:
     if n < 2:
         return Summary(n, mean, nan, nan, (nan, nan), level, "t")
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    se = sd / math.sqrt(n)
+    q, method = _two_sided_quantile(n, level)
+    return Summary(n, mean, sd, se, (mean - q * se, mean + q * se), level, method)
+
+
+def summarize_sums(n: int, total: Fraction, squares: Fraction, level: float = 0.95) -> Summary:
+    """:func:`summarize` of ``n`` values given only their exact ``total`` and sum of
+    ``squares`` (running totals: no list of values). The variance is computed exactly, so the
+    result equals :func:`summarize` of the same values up to the last bits of a float."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    nan = math.nan
+    if n <= 0:
+        return Summary(0, nan, nan, nan, (nan, nan), level, "t")
+    mean = float(total / n)
+    if n < 2:
+        return Summary(n, mean, nan, nan, (nan, nan), level, "t")
+    variance = max((squares - total * total / n) / (n - 1), Fraction(0))
+    sd = math.sqrt(float(variance))
     se = sd / math.sqrt(n)
     q, method = _two_sided_quantile(n, level)
     return Summary(n, mean, sd, se, (mean - q * se, mean + q * se), level, method)
@@ -591,6 +614,22 @@ class Sprt:
             elif llr <= lower:
                 self._decision, self.decided_at = "H0", self.n
         return self._decision
+
+    def state(self) -> dict[str, Any]:
+        """What :meth:`restore` needs to continue this test (JSON-ready)."""
+        return {
+            "counts": [[v, c] for v, c in self.counts.items()],
+            "decision": self._decision,
+            "decided_at": self.decided_at,
+        }
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Continue from a :meth:`state` of a test with the same parameters."""
+        self.counts = {float(v): int(c) for v, c in state["counts"]}
+        self.n = sum(self.counts.values())
+        decision = state.get("decision")
+        self._decision = decision if decision in ("H0", "H1") else None
+        self.decided_at = state.get("decided_at")
 
     def update_many(self, pairs: Iterable[tuple[float, float]]) -> Literal["H0", "H1"] | None:
         for g1, g2 in pairs:

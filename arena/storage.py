@@ -26,18 +26,22 @@ again by the next call; the call that found it broken fails with a :class:`Stora
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, Ledger, UnitState
+from nardy.arena.schedule import DefinitionError, TournamentDef
 from nardy.core.errors import NardyError
 
 if TYPE_CHECKING:
@@ -51,6 +55,7 @@ __all__ = [
     "DiceRow",
     "DuplicateGameError",
     "GameRow",
+    "LedgerSnapshot",
     "PostgresStore",
     "SqlStore",
     "SqliteStore",
@@ -60,7 +65,11 @@ __all__ = [
     "open_store",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: the standings ledger (:mod:`nardy.arena.ledger`); a version 1 database is migrated when
+a writer opens it (readers still read it, recounting standings from the games)."""
+
+READABLE_VERSIONS = ("1", str(SCHEMA_VERSION))
 
 MEMORY = ":memory:"
 """The target of an in-memory store (``open_store(MEMORY)``): nothing survives the process."""
@@ -142,6 +151,21 @@ class DiceRow:
     created: float
     revealed: float | None
     revealed_seed: int | None
+
+
+@dataclass(slots=True)
+class LedgerSnapshot:
+    """What :meth:`SqlStore.ledger_snapshot` read, all of one moment."""
+
+    totals: Aggregates
+    columns: list[dict[str, Any]] | None = None
+    """:meth:`SqlStore.column_totals`, when asked for."""
+    sealed: frozenset[tuple[str, int]] = frozenset()
+    """``(pool, round)`` of the rounds found sealed."""
+    sealed_games: list[GameRow] = field(default_factory=list)
+    """Their games (without records), in the order stored."""
+    last_public_finished: float | None = None
+    """When the last game of a round not sealed finished (None: no such round)."""
 
 
 class Store(Protocol):
@@ -234,10 +258,65 @@ _SCHEMA = (
     revealed {real},
     revealed_seed {int64}
 )""",
+    "CREATE INDEX IF NOT EXISTS games_by_round ON games (tournament_id, pool, round)",
+    # Covers SqlStore.column_totals: the ledger's check reads this index, not the records.
+    "CREATE INDEX IF NOT EXISTS games_totals ON games "
+    "(tournament_id, pool, a, b, leg, white, black, winner, termination, points)",
+    """CREATE TABLE IF NOT EXISTS ledger_units (
+    tournament_id TEXT NOT NULL,
+    unit_id TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    score0 INTEGER NOT NULL,
+    score1 INTEGER NOT NULL,
+    last_a INTEGER NOT NULL,
+    done INTEGER NOT NULL,
+    aborted INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, unit_id)
+)""",
+    """CREATE TABLE IF NOT EXISTS ledger_bots (
+    tournament_id TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    {bot_fields},
+    PRIMARY KEY (tournament_id, pool, bot)
+)""",
+    """CREATE TABLE IF NOT EXISTS ledger_pairings (
+    tournament_id TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    a TEXT NOT NULL,
+    b TEXT NOT NULL,
+    {pairing_fields},
+    PRIMARY KEY (tournament_id, pool, a, b)
+)""",
+    """CREATE TABLE IF NOT EXISTS ledger_pools (
+    tournament_id TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    units_done INTEGER NOT NULL,
+    sprt TEXT,
+    PRIMARY KEY (tournament_id, pool)
+)""",
+    """CREATE TABLE IF NOT EXISTS ledger_rounds (
+    tournament_id TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    units_done INTEGER NOT NULL,
+    finished {real} NOT NULL,
+    PRIMARY KEY (tournament_id, pool, round)
+)""",
 )
 """The tables, one statement each, with the few column types that differ between backends as
 ``{real}`` (a float64 timestamp), ``{int64}`` (a 63-bit seed) and ``{games_seq}`` (the column
-that orders games as stored, where the backend has no implicit one)."""
+that orders games as stored, where the backend has no implicit one). The ``ledger_*`` tables hold
+the standings' running totals (:mod:`nardy.arena.ledger`), written with each game.
+
+The ledger's integer columns are BIGINT on PostgreSQL (sums of squares of points grow)."""
+
+_LEDGER_TABLES = ("ledger_units", "ledger_bots", "ledger_pairings", "ledger_pools", "ledger_rounds")
+
+_LEDGER_BATCH = 2000
+"""Games counted per query when the ledger is rebuilt from the games (migration)."""
 
 _GAME_COLUMNS = (
     "tournament_id, game_id, unit_id, pool, a, b, round, leg, game_no, white, black, seed, "
@@ -324,6 +403,8 @@ class SqlStore(ABC):
         self.label = label
         self._error = error
         self._lock = threading.Lock()
+        self.has_ledger = True
+        self._definitions: dict[str, tuple[str, TournamentDef | None]] = {}
 
     # -- what a backend supplies -------------------------------------------------------------------
 
@@ -345,6 +426,10 @@ class SqlStore(ABC):
 
     @abstractmethod
     def _close(self) -> None: ...
+
+    def _snapshot(self) -> AbstractContextManager[object]:
+        """A read transaction whose statements all see one moment of the database."""
+        return self._transaction()
 
     def _before_schema(self) -> None:
         """Called in the schema's transaction before it is created (e.g. to take a lock)."""
@@ -374,18 +459,32 @@ class SqlStore(ABC):
             self._close()
             raise
 
+    def _schema_args(self) -> dict[str, str]:
+        def columns(names: Sequence[str]) -> str:
+            return ",\n    ".join(f"{n} {self._types['int64']} NOT NULL" for n in names)
+
+        return {
+            **self._types,
+            "bot_fields": columns(BOT_FIELDS),
+            "pairing_fields": columns(PAIRING_FIELDS),
+        }
+
     def _check_schema(self, readonly: bool) -> None:
         with self._guard():
             if not readonly:
                 with self._transaction():
                     self._before_schema()
+                    args = self._schema_args()
                     for statement in _SCHEMA:
-                        self._execute(statement.format(**self._types))
+                        self._execute(statement.format(**args))
                     self._execute(
                         "INSERT INTO meta (key, value) VALUES ('schema', ?) "
                         "ON CONFLICT (key) DO NOTHING",
                         (str(SCHEMA_VERSION),),
                     )
+                    rows = self._execute("SELECT value FROM meta WHERE key = 'schema'").rows
+                    if rows and rows[0]["value"] == "1":
+                        self._migrate_1_to_2()
             try:
                 with self._transaction():
                     rows = self._execute("SELECT value FROM meta WHERE key = 'schema'").rows
@@ -394,10 +493,19 @@ class SqlStore(ABC):
                     raise
                 raise StorageError(f"{self.label}: not a nardy tournament database") from None
         found = rows[0]["value"] if rows else None
-        if found != str(SCHEMA_VERSION):
+        if found not in READABLE_VERSIONS or (not readonly and found != str(SCHEMA_VERSION)):
             raise StorageError(
                 f"{self.label}: tournament database schema {found}, this nardy reads {SCHEMA_VERSION}"
             )
+        self.has_ledger = found == str(SCHEMA_VERSION)
+        """False for a version 1 database opened read-only: standings are recounted."""
+
+    def _migrate_1_to_2(self) -> None:
+        """Version 1 had no ledger: count every tournament's stored games into it (in the
+        schema's transaction: a migration interrupted leaves version 1 behind)."""
+        for r in self._execute("SELECT tournament_id FROM tournaments").rows:
+            self._rebuild_ledger(r["tournament_id"])
+        self._execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[_Row]:
         with self._guard(), self._transaction():  # one snapshot; read-only where the store is
@@ -434,7 +542,8 @@ class SqlStore(ABC):
             if inserted:
                 return
             (row,) = self._execute(
-                "SELECT identity FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+                "SELECT identity, definition FROM tournaments WHERE tournament_id = ?",
+                (tournament_id,),
             ).rows
             if json.loads(row["identity"]) != json.loads(identity_text):
                 raise StorageError(
@@ -446,6 +555,11 @@ class SqlStore(ABC):
                 "WHERE tournament_id = ?",
                 (_canonical(definition), games_total, now, tournament_id),
             )
+            before = json.loads(row["definition"])
+            if any(before.get(k) != definition.get(k) for k in ("games", "sprt")):
+                # More games (or another SPRT) change which rounds exist and what the SPRT
+                # was fed: count the stored games again under the new definition.
+                self._rebuild_ledger(tournament_id)
 
     def set_status(self, tournament_id: str, status: str, detail: str = "") -> None:
         with self._guard(), self._transaction():
@@ -498,8 +612,9 @@ class SqlStore(ABC):
         )
         with self._guard():
             try:
-                with self._transaction():  # one transaction: the game and its record, or nothing
+                with self._transaction():  # one transaction: the game, its record, its totals
                     self._execute(_ADD_GAME, values)
+                    self._update_ledger([row])
                     self._execute(
                         "UPDATE tournaments SET updated = ? WHERE tournament_id = ?",
                         (row.finished, row.tournament_id),
@@ -528,6 +643,7 @@ class SqlStore(ABC):
                 with self._transaction():
                     for v in values:
                         self._execute(_ADD_GAME, v)
+                    self._update_ledger([row for row, _ in games])
                     for tournament_id, when in updated.items():
                         self._execute(
                             "UPDATE tournaments SET updated = ? WHERE tournament_id = ?",
@@ -540,6 +656,248 @@ class SqlStore(ABC):
                         f"one of the games {ids} is already stored (nothing of the batch was)"
                     ) from None
                 raise
+
+    # -- the standings ledger (nardy.arena.ledger) -----------------------------------------------
+
+    def _definition(self, tournament_id: str) -> TournamentDef | None:
+        """The tournament's definition as stored (None: absent or not a definition, in which
+        case its games are stored without totals, and its standings cannot be shown)."""
+        rows = self._execute(
+            "SELECT definition FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+        ).rows
+        if not rows:
+            return None
+        text = rows[0]["definition"]
+        cached = self._definitions.get(tournament_id)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        try:
+            definition: TournamentDef | None = TournamentDef.from_json(json.loads(text))
+        except (KeyError, TypeError, ValueError, DefinitionError):
+            definition = None
+        self._definitions[tournament_id] = (text, definition)
+        return definition
+
+    def _stored_unit(self, tournament_id: str, unit_id: str) -> UnitState | None:
+        rows = self._execute(
+            "SELECT * FROM ledger_units WHERE tournament_id = ? AND unit_id = ?",
+            (tournament_id, unit_id),
+        ).rows
+        if not rows:
+            return None
+        r = rows[0]
+        return UnitState(
+            r["games"], (r["score0"], r["score1"]), r["last_a"], bool(r["done"]), bool(r["aborted"])
+        )
+
+    def _stored_sprt(self, tournament_id: str, pool: str) -> dict[str, Any] | None:
+        rows = self._execute(
+            "SELECT sprt FROM ledger_pools WHERE tournament_id = ? AND pool = ?",
+            (tournament_id, pool),
+        ).rows
+        return json.loads(rows[0]["sprt"]) if rows and rows[0]["sprt"] else None
+
+    def _update_ledger(self, games: Sequence[GameRow]) -> None:
+        """Count ``games`` (just inserted, in this transaction) into their tournaments' totals."""
+        by_tournament: dict[str, list[GameRow]] = {}
+        for row in games:
+            by_tournament.setdefault(row.tournament_id, []).append(row)
+        for tournament_id, rows in by_tournament.items():
+            definition = self._definition(tournament_id)
+            if definition is None:
+                continue
+            ledger = Ledger(definition, functools.partial(self._stored_unit, tournament_id))
+            sprt = functools.partial(self._stored_sprt, tournament_id)
+            for row in rows:
+                ledger.add(row, sprt)
+            self._write_ledger(tournament_id, ledger)
+
+    def _add_totals(
+        self, table: str, keys: Sequence[str], fields: Sequence[str], rows: list[tuple[Any, ...]]
+    ) -> None:
+        columns = (*keys, *fields)
+        sql = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
+            + ", ".join(f"{f} = {table}.{f} + excluded.{f}" for f in fields)
+        )
+        for values in rows:
+            self._execute(sql, values)
+
+    def _write_ledger(self, tournament_id: str, ledger: Ledger) -> None:
+        t = tournament_id
+        for unit_id, u in ledger.changed.items():
+            self._execute(
+                "INSERT INTO ledger_units (tournament_id, unit_id, games, score0, score1, last_a, "
+                "done, aborted) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (tournament_id, unit_id) DO UPDATE SET games = excluded.games, "
+                "score0 = excluded.score0, score1 = excluded.score1, last_a = excluded.last_a, "
+                "done = excluded.done, aborted = excluded.aborted",
+                (
+                    t,
+                    unit_id,
+                    u.games,
+                    u.score[0],
+                    u.score[1],
+                    u.last_a,
+                    int(u.done),
+                    int(u.aborted),
+                ),
+            )
+        d = ledger.delta
+        self._add_totals(
+            "ledger_bots",
+            ("tournament_id", "pool", "bot"),
+            BOT_FIELDS,
+            [(t, *key, *values) for key, values in d.bots.items()],
+        )
+        self._add_totals(
+            "ledger_pairings",
+            ("tournament_id", "pool", "a", "b"),
+            PAIRING_FIELDS,
+            [(t, *key, *values) for key, values in d.pairings.items()],
+        )
+        for pool, (games, done) in d.pools.items():
+            sprt = d.sprt.get(pool)
+            self._execute(
+                "INSERT INTO ledger_pools (tournament_id, pool, games, units_done, sprt) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tournament_id, pool) DO UPDATE SET "
+                "games = ledger_pools.games + excluded.games, "
+                "units_done = ledger_pools.units_done + excluded.units_done, "
+                "sprt = COALESCE(excluded.sprt, ledger_pools.sprt)",
+                (t, pool, games, done, None if sprt is None else _compact(sprt)),
+            )
+        for (pool, rnd), (games, done) in d.rounds.items():
+            when = d.finished.get((pool, rnd), 0.0)
+            self._execute(
+                "INSERT INTO ledger_rounds (tournament_id, pool, round, games, units_done, "
+                "finished) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tournament_id, pool, round) "
+                "DO UPDATE SET games = ledger_rounds.games + excluded.games, "
+                "units_done = ledger_rounds.units_done + excluded.units_done, finished = CASE "
+                "WHEN excluded.finished > ledger_rounds.finished THEN excluded.finished "
+                "ELSE ledger_rounds.finished END",
+                (t, pool, rnd, games, done, when),
+            )
+
+    def _rebuild_ledger(self, tournament_id: str) -> None:
+        """Count a tournament's stored games into its totals from nothing (in the caller's
+        transaction), a batch at a time in the order stored."""
+        for table in _LEDGER_TABLES:
+            self._execute(f"DELETE FROM {table} WHERE tournament_id = ?", (tournament_id,))
+        self._definitions.pop(tournament_id, None)
+        last = -1
+        while True:
+            rows = self._execute(
+                f"SELECT {self._order} AS ord, {_GAME_COLUMNS} FROM games "
+                f"WHERE tournament_id = ? AND {self._order} > ? ORDER BY {self._order} LIMIT ?",
+                (tournament_id, last, _LEDGER_BATCH),
+            ).rows
+            if not rows:
+                return
+            last = rows[-1]["ord"]
+            games = []
+            for r in rows:
+                try:
+                    games.append(self._game(r, False))
+                except (ValueError, KeyError):
+                    continue  # a damaged row: left out here, refused by the standings' check
+            self._update_ledger(games)
+
+    def ledger(self, tournament_id: str) -> Aggregates | None:
+        """The tournament's running totals (None: the database has no ledger, a schema 1
+        database opened read-only)."""
+        snapshot = self.ledger_snapshot(tournament_id)
+        return None if snapshot is None else snapshot.totals
+
+    def ledger_snapshot(
+        self,
+        tournament_id: str,
+        *,
+        check: bool = False,
+        full_round: int = 0,
+        sealed: Callable[[str, int, int], bool] | None = None,
+    ) -> LedgerSnapshot | None:
+        """The totals, and what goes with them, read in one snapshot of the database (a game
+        stored meanwhile is in all of it or in none): with ``check``, :meth:`column_totals`;
+        with ``sealed`` (``pool, round, units complete -> withheld?``, asked of the rounds with
+        games and fewer than ``full_round`` units complete), the games of those rounds and the
+        last finish time of the other rounds. None: no ledger (see :meth:`ledger`)."""
+        if not self.has_ledger:
+            return None
+        t = (tournament_id,)
+        out = LedgerSnapshot(Aggregates())
+        totals = out.totals
+        with self._guard(), self._snapshot():
+            for r in self._execute("SELECT * FROM ledger_bots WHERE tournament_id = ?", t).rows:
+                totals.bots[(r["pool"], r["bot"])] = [r[f] for f in BOT_FIELDS]
+            rows = self._execute("SELECT * FROM ledger_pairings WHERE tournament_id = ?", t).rows
+            for r in rows:
+                totals.pairings[(r["pool"], r["a"], r["b"])] = [r[f] for f in PAIRING_FIELDS]
+            for r in self._execute("SELECT * FROM ledger_pools WHERE tournament_id = ?", t).rows:
+                totals.pools[r["pool"]] = [r["games"], r["units_done"]]
+                if r["sprt"]:
+                    totals.sprt[r["pool"]] = json.loads(r["sprt"])
+            if check:
+                out.columns = self._column_totals(tournament_id)
+            if sealed is not None:
+                self._sealed_rounds(tournament_id, full_round, sealed, out)
+        return out
+
+    def _sealed_rounds(
+        self,
+        tournament_id: str,
+        full_round: int,
+        sealed: Callable[[str, int, int], bool],
+        out: LedgerSnapshot,
+    ) -> None:
+        rows = self._execute(
+            "SELECT pool, round, units_done FROM ledger_rounds "
+            "WHERE tournament_id = ? AND units_done < ? AND games > 0",
+            (tournament_id, full_round),
+        ).rows
+        out.sealed = frozenset(
+            (r["pool"], r["round"]) for r in rows if sealed(r["pool"], r["round"], r["units_done"])
+        )
+        for pool, round_ in sorted(out.sealed):
+            games = self._execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE tournament_id = ? AND pool = ? "
+                f"AND round = ? ORDER BY {self._order}",
+                (tournament_id, pool, round_),
+            ).rows
+            try:
+                out.sealed_games.extend(self._game(r, False) for r in games)
+            except (ValueError, KeyError) as exc:
+                raise StorageError(f"{self.label}: a stored game is damaged: {exc}") from None
+        latest = self._execute(
+            "SELECT pool, round, finished FROM ledger_rounds WHERE tournament_id = ? "
+            "ORDER BY finished DESC LIMIT ?",
+            (tournament_id, len(out.sealed) + 1),
+        ).rows
+        out.last_public_finished = next(
+            (float(r["finished"]) for r in latest if (r["pool"], r["round"]) not in out.sealed),
+            None,
+        )
+
+    def column_totals(self, tournament_id: str) -> list[dict[str, Any]]:
+        """Games grouped by what the per-game totals depend on (pool, seats, pairing, winner,
+        forfeit), each group with its count and points: summed by the database (from a
+        covering index), so that the ledger can be checked against the games' columns without
+        reading every game."""
+        with self._guard(), self._transaction():
+            return self._column_totals(tournament_id)
+
+    def _column_totals(self, tournament_id: str) -> list[dict[str, Any]]:
+        forfeits = ", ".join(f"'{t}'" for t in ("time_forfeit", "bot_failure"))
+        rows = self._execute(
+            "SELECT pool, a, b, leg, white, black, winner, "
+            f"CASE WHEN termination IN ({forfeits}) THEN 1 ELSE 0 END AS forfeit, "
+            "COUNT(*) AS n, SUM(points) AS points "
+            "FROM games WHERE tournament_id = ? "
+            "GROUP BY pool, a, b, leg, white, black, winner, forfeit",
+            (tournament_id,),
+        ).rows
+        keys = ("pool", "a", "b", "leg", "white", "black", "winner", "forfeit", "n", "points")
+        return [{k: r[k] for k in keys} for r in rows]
 
     @staticmethod
     def _game(r: _Row, with_record: bool) -> GameRow:
@@ -678,6 +1036,8 @@ class SqliteStore(SqlStore):
                 uri = f"file:{self.path.resolve()}?mode=rw"
                 self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
             else:
+                if not self.in_memory:
+                    _create_private(self.path)
                 target = MEMORY if self.in_memory else self.path
                 self._db = sqlite3.connect(target, check_same_thread=False, timeout=30)
             self._db.row_factory = sqlite3.Row
@@ -698,6 +1058,16 @@ class SqliteStore(SqlStore):
 
     def _transaction(self) -> AbstractContextManager[object]:
         return self._db  # commits at the end of the block, rolls back on an exception
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        # sqlite3 opens no transaction for a SELECT: each would see its own moment. BEGIN
+        # makes the first read fix the snapshot (WAL) until COMMIT.
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._db.execute("COMMIT")
 
     def _is_duplicate(self, exc: Exception) -> bool:
         return isinstance(exc, sqlite3.IntegrityError) and (
@@ -795,6 +1165,13 @@ class PostgresStore(SqlStore):
     def _transaction(self) -> AbstractContextManager[object]:
         return self._db.transaction()
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        # READ COMMITTED gives each statement its own snapshot; one for the whole transaction:
+        with self._db.transaction():
+            self._execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            yield
+
     def _before_schema(self) -> None:
         # CREATE TABLE IF NOT EXISTS is not safe against a concurrent one: serialise them.
         self._execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
@@ -808,6 +1185,18 @@ class PostgresStore(SqlStore):
 
     def _close(self) -> None:
         self._db.close()
+
+
+def _create_private(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 if it does not exist: the database holds running
+    tournaments' seeds (every future roll). SQLite gives its -wal and -shm files the database
+    file's mode."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StorageError(f"{path}: {exc.strerror or exc}") from None
 
 
 def open_store(target: str | Path, *, readonly: bool = False) -> Store:

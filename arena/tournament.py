@@ -12,11 +12,11 @@
     result.standings.to_json()
 
 Bots plug in through the small :class:`Player` protocol: :class:`BuiltinPlayer` (a
-:func:`nardy.core.bots.make_bot` bot, in-process), :class:`EndpointPlayer` (a gRPC ``BotService``
+:func:`nardy.bots.make_bot` bot, in-process), :class:`EndpointPlayer` (a gRPC ``BotService``
 through :class:`nardy.arena.bot_client.GrpcBotClient`), :class:`CommandPlayer` (a ``BotService``
 program the engine starts itself), :class:`ClientPlayer` (a bot the caller already has a client
 for: the arena server's registered bots) and :class:`PythonPlayer` (any
-:class:`~nardy.core.bots.Bot` factory, for tests and embedding). A game between two in-process
+:class:`~nardy.bots.Bot` factory, for tests and embedding). A game between two in-process
 bots runs a light loop here (:func:`play_local_game`); a game with a remote bot goes through the
 arena's runner (:func:`nardy.arena.runner.run_game`: clock, fault policy), with an in-process bot
 adapted to the protocol by :class:`nardy.arena.sdk.KernelBot`. Both write the same record, and
@@ -56,6 +56,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from nardy.arena import audit, sdk
 from nardy.arena.bot_client import BotClient, GrpcBotClient
 from nardy.arena.errors import BotCrashedError, BotError, BotIllegalAnswerError, FaultKind
+from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates
+from nardy.arena.ledger import ratings as ledger_ratings
+from nardy.arena.ledger import summaries as pairing_summaries
 from nardy.arena.local import LocalBotProcess, LocalBotStartError
 from nardy.arena.protocol import bot_pb2
 from nardy.arena.runner import (
@@ -80,9 +83,9 @@ from nardy.arena.schedule import (
     unit_streams,
 )
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
-from nardy.arena.storage import GameRow, StorageError, Store
+from nardy.arena.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
 from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
-from nardy.core.bots import Bot, builtin_bot_names, is_builtin_bot, make_bot
+from nardy.bots import Bot, builtin_bot_names, is_builtin_bot, make_bot
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
@@ -118,6 +121,8 @@ __all__ = [
     "check_definition",
     "play_local_game",
     "replay_record",
+    "standings_from_aggregates",
+    "standings_from_records",
     "standings_from_store",
 ]
 
@@ -147,7 +152,7 @@ class TournamentError(NardyError, RuntimeError):
 class Player(Protocol):
     """A bot as the tournament sees it.
 
-    ``new_bot(seed)`` returns a fresh in-process :class:`~nardy.core.bots.Bot` for one game (so
+    ``new_bot(seed)`` returns a fresh in-process :class:`~nardy.bots.Bot` for one game (so
     that its random choices depend on the game's seed only), or ``None`` for a remote bot, which is
     then reached through ``client()``.
     """
@@ -1122,9 +1127,9 @@ def _new_sprt(d: TournamentDef, pool: PoolDef) -> Sprt:
     return Sprt.for_points(spec.mu0, spec.mu1, spec.alpha, spec.beta, max_points=max_points)
 
 
-def standings_from_store(store: Store, tournament_id: str | None = None) -> Standings:
-    """The standings of a stored (finished or running) tournament; the most recently updated
-    one if ``tournament_id`` is None."""
+def _stored_tournament(
+    store: Store, tournament_id: str | None
+) -> tuple[TournamentRow, TournamentDef]:
     rows = store.tournaments()
     if not rows:
         raise StorageError("the database holds no tournament")
@@ -1142,6 +1147,14 @@ def standings_from_store(store: Store, tournament_id: str | None = None) -> Stan
         raise StorageError(
             f"tournament {row.tournament_id}: stored definition is damaged: {exc}"
         ) from None
+    return row, definition
+
+
+def standings_from_records(store: Store, tournament_id: str | None = None) -> Standings:
+    """The standings recounted from every stored game and its record (each column checked
+    against the record): what the ledger's totals must equal, and the way to find the game
+    whose columns were changed when they do not."""
+    row, definition = _stored_tournament(store, tournament_id)
     t = Tally(definition)
     for game in store.games(row.tournament_id, records=True):
         # The standings count the columns; a column that disagrees with the game's record was
@@ -1154,6 +1167,188 @@ def standings_from_store(store: Store, tournament_id: str | None = None) -> Stan
             )
         t.add(game)
     return t.standings(tournament_id=row.tournament_id, status=row.status, detail=row.detail)
+
+
+def standings_from_store(store: Store, tournament_id: str | None = None) -> Standings:
+    """The standings of a stored (finished or running) tournament; the most recently updated
+    one if ``tournament_id`` is None.
+
+    Read from the ledger's totals (:mod:`nardy.arena.ledger`: a few rows per pairing, whatever
+    the number of games), after checking them against totals the database sums from the games'
+    columns; when they disagree (a column changed after the game was stored), or the database
+    has no ledger, the standings are recounted from the games (:func:`standings_from_records`),
+    which names a changed game."""
+    row, definition = _stored_tournament(store, tournament_id)
+    if isinstance(store, SqlStore):
+        snapshot = store.ledger_snapshot(row.tournament_id, check=True)
+        if snapshot is not None and ledger_matches_columns(
+            snapshot.totals, snapshot.columns or [], definition
+        ):
+            totals = snapshot.totals
+            return standings_from_aggregates(
+                definition,
+                totals,
+                tournament_id=row.tournament_id,
+                status=row.status,
+                detail=row.detail,
+            )
+    return standings_from_records(store, row.tournament_id)
+
+
+def ledger_matches_columns(
+    totals: Aggregates, groups: Sequence[Mapping[str, Any]], definition: TournamentDef
+) -> bool:
+    """Whether the ledger's per-game totals (each bot's games, net points, forfeits and seats,
+    each pairing's net points, each pool's games) equal those of the games' columns, as
+    summed by :meth:`~nardy.arena.storage.SqlStore.column_totals`."""
+    pools = {p.label for p in definition.pools}
+    pairings = set(definition.pairings())
+    bots: dict[tuple[str, str], list[int]] = {}
+    pairs: dict[tuple[str, str, str], int] = {}
+    games: dict[str, int] = {}
+    for g in groups:
+        if g["pool"] not in pools or (g["a"], g["b"]) not in pairings:
+            return False  # a game the schedule has not: never stored by the engine
+        n, points, winner = int(g["n"]), int(g["points"] or 0), g["winner"]
+        pool = g["pool"]
+        games[pool] = games.get(pool, 0) + n
+        for seat in (g["white"], g["black"]):
+            bots.setdefault((pool, seat), [0, 0, 0, 0])[3] += n
+        if winner is None:
+            if points:
+                return False
+            continue
+        won, lost = (g["white"], g["black"]) if winner == 0 else (g["black"], g["white"])
+        w = bots[(pool, won)]
+        w[0] += n
+        w[1] += points
+        lo = bots[(pool, lost)]
+        lo[0] += n
+        lo[1] -= points
+        lo[2] += n * int(g["forfeit"])
+        a_won = winner == g["leg"]
+        key = (pool, g["a"], g["b"])
+        pairs[key] = pairs.get(key, 0) + (points if a_won else -points)
+    fields = [BOT_FIELDS.index(f) for f in ("games", "net", "forfeits", "seats")]
+    ledger_bots = {
+        k: [v[i] for i in fields] for k, v in totals.bots.items() if any(v[i] for i in fields)
+    }
+    column_bots = {k: v for k, v in bots.items() if any(v)}
+    a_net = PAIRING_FIELDS.index("a_net")
+    ledger_pairs = {k: v[a_net] for k, v in totals.pairings.items() if v[a_net]}
+    ledger_games = {k: v[0] for k, v in totals.pools.items() if v[0]}
+    return (
+        ledger_bots == column_bots
+        and ledger_pairs == {k: v for k, v in pairs.items() if v}
+        and ledger_games == {k: v for k, v in games.items() if v}
+    )
+
+
+def standings_from_aggregates(
+    definition: TournamentDef,
+    totals: Aggregates,
+    *,
+    tournament_id: str,
+    status: str = "running",
+    detail: str = "",
+) -> Standings:
+    """The standings made of the ledger's totals (what :meth:`Tally.standings` makes of the
+    same games)."""
+    pools = tuple(_pool_from_totals(definition, pool, totals) for pool in definition.pools)
+    return Standings(
+        tournament_id=tournament_id,
+        name=definition.name,
+        status=status,
+        detail=detail,
+        games_stored=totals.games,
+        units_done=sum(p.units_done for p in pools),
+        units_total=definition.total_units,
+        pools=pools,
+    )
+
+
+def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> PoolStandings:
+    names = [b.name for b in d.bots]
+    per = {
+        n: dict(
+            zip(BOT_FIELDS, totals.bots.get((pool.label, n), [0] * len(BOT_FIELDS)), strict=True)
+        )
+        for n in names
+    }
+    elo, elo_se = ledger_ratings(totals.pairings, pool.label)
+    games = {n: per[n]["games"] for n in names}
+    net = {n: per[n]["net"] for n in names}
+    order = sorted(
+        names,
+        key=lambda n: (-(elo.get(n, -math.inf)), -net[n] / max(games[n], 1), names.index(n)),
+    )
+    bots: list[BotStanding] = []
+    previous: tuple[float, float] | None = None
+    rank = 0
+    for i, n in enumerate(order):
+        key = (round(elo.get(n, -math.inf), 6), round(net[n] / max(games[n], 1), 6))
+        if key != previous:
+            rank = i + 1
+            previous = key
+        mine = per[n]
+        bots.append(
+            BotStanding(
+                rank=rank,
+                bot=n,
+                games=mine["games"],
+                units=mine["units"],
+                wins=mine["wins"],
+                losses=mine["losses"],
+                forfeits=mine["forfeits"],
+                net_points=mine["net"],
+                ppg=mine["net"] / mine["games"] if mine["games"] else None,
+                elo=elo.get(n),
+                elo_se=elo_se.get(n),
+            )
+        )
+    pairings: list[PairingStanding] = []
+    for a, b in d.pairings():
+        values = totals.pairings.get((pool.label, a, b), [0] * len(PAIRING_FIELDS))
+        p = dict(zip(PAIRING_FIELDS, values, strict=True))
+        paired, independent = pairing_summaries(values)
+        pairings.append(
+            PairingStanding(
+                a=a,
+                b=b,
+                units=p["units"],
+                a_wins=p["a_wins"],
+                b_wins=p["b_wins"],
+                a_net_points=p["a_net"],
+                pairs=p["pairs"],
+                unpaired=p["unpaired"],
+                mean=paired.mean,
+                se=paired.se,
+                ci=paired.ci,
+                method=paired.method,
+                se_independent=independent.se,
+            )
+        )
+    status = None
+    state = totals.sprt.get(pool.label)
+    if d.sprt is not None:
+        sprt = _new_sprt(d, pool)
+        if state is not None:
+            sprt.restore(state)
+        status = SprtStatus(
+            sprt.status_line(), sprt.decision, sprt.decided_at, sprt.n, sprt.llr, sprt.bounds
+        )
+    pool_totals = totals.pools.get(pool.label, [0, 0])
+    return PoolStandings(
+        label=pool.label,
+        variant=pool.variant,
+        options=dict(pool.options),
+        match_length=pool.match_length,
+        units_done=pool_totals[1],
+        units_total=len(d.pairings()) * d.games,
+        bots=tuple(bots),
+        pairings=tuple(pairings),
+        sprt=status,
+    )
 
 
 # ==================================================================================================

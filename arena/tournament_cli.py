@@ -36,6 +36,7 @@ from nardy.arena.audit_cli import register_audit_commands
 from nardy.arena.schedule import (
     DefinitionError,
     TournamentDef,
+    check_builtins,
     definition_from_flags,
     load_definition,
 )
@@ -388,6 +389,7 @@ def run_command(
             sprt,
             name,
         )
+        check_builtins(definition)  # as `nardy play` does: gnubg missing is said up front
         if ray_address is not None and executor != "ray":
             raise click.UsageError("--ray-address goes with --executor ray")
         where: Any = "auto"

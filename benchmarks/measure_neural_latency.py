@@ -18,9 +18,9 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from nardy.bots import HeuristicBot, play_game
 from nardy.bots.neural import NeuralBot, shipped_weights
 from nardy.core import load_variant, variant_names
-from nardy.core.bots import HeuristicBot, play_game
 from nardy.core.dice import SeededDice
 from nardy.core.game import PlayDecision
 

@@ -101,12 +101,13 @@ def test_aec_env_steps(benchmark, variant: str) -> None:
 @pytest.mark.benchmark(group="state-steps")
 @pytest.mark.parametrize("variant", ["backgammon", "long", "mad_gulbar"])
 def test_game_state_steps(benchmark, variant: str) -> None:
-    """Actions per second (decisions and chance outcomes) of the cloneable GameState behind the
-    OpenSpiel games, random play, three seeded games, with a clone before every action (as a
-    search does)."""
+    """Actions per second (decisions and chance outcomes) of a kernel Game whose throws are chance
+    nodes (the state behind the OpenSpiel games), random play, three seeded games, with a deep copy
+    every 10 actions (a copy replays the game's inputs, so it costs O(actions so far))."""
+    import copy
     import random
 
-    from nardy.env.state import GameState
+    from nardy.core.game import Game, PlayDecision
 
     loaded = load_variant(variant)
 
@@ -114,17 +115,17 @@ def test_game_state_steps(benchmark, variant: str) -> None:
         actions = 0
         for seed in range(3):
             rng = random.Random(seed)
-            state = GameState(loaded)
-            while not state.is_terminal:
-                state = state.clone()
-                if state.is_chance:
-                    outcomes = state.chance_outcomes()
-                    state.apply_roll(
-                        rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+            game = Game(loaded, None)
+            while game.result is None:
+                if actions % 10 == 0:
+                    game = copy.deepcopy(game)
+                if game.chance is not None:
+                    game.roll(rng.randint(1, 6), rng.randint(1, 6))
+                else:
+                    d = game.decision
+                    game.decide(
+                        rng.randrange(len(d.plays)) if isinstance(d, PlayDecision) else False
                     )
-                elif state.decision is not None:
-                    d = state.decision
-                    state.apply(rng.randrange(len(d.plays)) if hasattr(d, "plays") else False)
                 actions += 1
         return actions
 

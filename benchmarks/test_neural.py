@@ -7,9 +7,9 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from nardy.bots import HeuristicBot, play_game  # noqa: E402
 from nardy.bots.neural import NeuralBot  # noqa: E402
 from nardy.core import load_variant  # noqa: E402
-from nardy.core.bots import HeuristicBot, play_game  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import CubeSettings, PlayDecision  # noqa: E402
 

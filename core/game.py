@@ -4,15 +4,21 @@ A :class:`Game` advances by itself through every chance event (dice) and every f
 stops at the next real decision, which :attr:`Game.decision` describes; :meth:`Game.decide` answers it.
 The turn logic is written as one straight generator (:meth:`Game._flow`), so the order of §2.1 is
 visible in one place: transferred steps, cube action, roll, segments, end of turn.
+
+Given no dice source (``dice=None``), the game stops at every throw too: :attr:`Game.chance` names
+the throw and :meth:`Game.roll` makes it (explicit chance nodes, for search and OpenSpiel). A game
+pickles and deep-copies by replaying its inputs (the generator itself cannot be copied): the copy
+has the same decisions, events and — its dice source copied too — the same future.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from nardy.core.dice import DiceSource, RecordingDice, Roll
+from nardy.core.dice import DiceSource, RecordingDice, Roll, ScriptedDice
 from nardy.core.errors import CubeError, GameStateError, IllegalPlayError
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play, Variant
@@ -112,6 +118,42 @@ class TakeDecision:
 Decision = PlayDecision | DoubleDecision | TakeDecision
 
 
+@dataclass(frozen=True, slots=True)
+class ChanceNode:
+    """A throw of two dice that a game without a dice source waits for (:meth:`Game.roll`)."""
+
+    player: int
+    """Who throws (White for the opening throw, where each throws one die: White's first)."""
+    kind: Literal["opening", "roll", "reroll"]
+
+
+_CHANCE_NODES: Final = {
+    (kind, player): ChanceNode(player, kind)
+    for kind in ("opening", "roll", "reroll")
+    for player in (WHITE, BLACK)
+}
+
+
+class _ChanceDice:
+    """The dice source of a game whose throws are chance nodes: asking it is a programming error."""
+
+    def roll(self) -> Roll:
+        raise GameStateError("this game's dice are chance nodes: answer them with Game.roll()")
+
+
+class _ReplayDice:
+    """The recorded rolls, then the original source (rebuilding a copied game)."""
+
+    def __init__(self, rolls: list[Roll], then: DiceSource) -> None:
+        self.recorded = ScriptedDice(rolls)
+        self.then = then
+
+    def roll(self) -> Roll:
+        if self.recorded.remaining:
+            return self.recorded.roll()
+        return self.then.roll()
+
+
 def cube_settings_for(
     variant: Variant, *, match_length: int | None, crawford: bool = False
 ) -> CubeSettings:
@@ -168,7 +210,7 @@ class Game:
     def __init__(
         self,
         variant: Variant,
-        dice: DiceSource,
+        dice: DiceSource | None,
         *,
         position: Position | None = None,
         mover: int = WHITE,
@@ -186,7 +228,21 @@ class Game:
         :param cube: the cube settings (default: :func:`cube_settings_for` the variant's options).
         :param first_turn: whether the cube may not yet be offered (default: True for a new game).
         :param auto_forced: play segments with a single legal play without asking.
+        :param dice: where the dice come from; None: every throw is a chance node (:meth:`roll`).
         """
+        self._init_args = {
+            "position": position,
+            "mover": mover,
+            "starter": starter,
+            "cube": cube,
+            "first_turn": first_turn,
+            "auto_forced": auto_forced,
+        }
+        self._explicit_chance = dice is None
+        self.chance: ChanceNode | None = None
+        """The throw the game waits for (only without a dice source)."""
+        self._inputs: list[tuple[bool, Any]] = []
+        """Everything sent into the flow, in order: (True, roll) or (False, resolved answer)."""
         self.variant = variant
         self.rules = variant.rules
         # Read at every turn, so read once here.
@@ -195,7 +251,7 @@ class Game:
         self._geometry = self.rules.geometry
         self._mother = self.rules.game_end.mother != "off"
         self._pins = self.rules.hitting.pins
-        self.dice = RecordingDice(dice)
+        self.dice = RecordingDice(_ChanceDice() if dice is None else dice)
         self.cube_settings = cube or cube_settings_for(
             variant, match_length=variant.options.get("match_length")
         )
@@ -217,7 +273,7 @@ class Game:
             self._opening = starter is None and self.rules.turn.opening != "white_starts"
             self._starter = WHITE if starter is None else starter
         self._no_cube_yet = position is None if first_turn is None else first_turn
-        self._flow_iter = self._flow()
+        self._flow_iter: Generator[Decision | ChanceNode, Any, None] = self._flow()
         self.decision: Decision | None = None
         self._advance()
 
@@ -239,6 +295,8 @@ class Game:
         ``"take"`` / ``"drop"`` / ``"beaver"``. Raises on an answer the rules do not allow."""
         decision = self.decision
         if decision is None:
+            if self.chance is not None:
+                raise GameStateError("the game waits for a throw of the dice (Game.roll)")
             raise GameStateError("the game is over")
         if isinstance(decision, PlayDecision):
             answer = self._resolve_play(decision.plays, answer)
@@ -253,7 +311,23 @@ class Game:
                 raise CubeError(
                     f"answer must be one of {', '.join(sorted(allowed))}, not {answer!r}"
                 )
+        self._inputs.append((False, answer))
         self._advance(answer)
+
+    def roll(self, a: int, b: int) -> None:
+        """Make the throw the game waits for (:attr:`chance`): White's die and Black's for the
+        opening throw, else the two dice of the player who rolls."""
+        if self.chance is None:
+            raise GameStateError(
+                "the game does not wait for a throw"
+                + ("" if self._explicit_chance else " (its dice come from a dice source)")
+            )
+        if not (isinstance(a, int) and isinstance(b, int) and 1 <= a <= 6 and 1 <= b <= 6):
+            raise ValueError(f"a die shows 1-6, not {(a, b)}")
+        self.dice.rolls.append((a, b))
+        self._inputs.append((True, (a, b)))
+        self.chance = None
+        self._advance((a, b))
 
     def position_for(self, colour: int) -> Position:
         """The current position from ``colour``'s view."""
@@ -282,9 +356,57 @@ class Game:
         """Run the flow to its next decision; ``answer`` answers the one it stopped at (the first
         ``send(None)`` starts it)."""
         try:
-            self.decision = self._flow_iter.send(answer)
+            node = self._flow_iter.send(answer)
         except StopIteration:
             self.decision = None
+            return
+        if isinstance(node, ChanceNode):
+            self.chance = node
+            self.decision = None
+        else:
+            self.decision = node
+
+    def _throw(
+        self, kind: Literal["opening", "roll", "reroll"]
+    ) -> Generator[ChanceNode, Roll, Roll]:
+        """A throw: from the dice source, or (without one) a chance node answered by :meth:`roll`."""
+        if self._explicit_chance:
+            roll: Roll = yield _CHANCE_NODES[kind, WHITE if kind == "opening" else self.mover]
+            return roll
+        return self.dice.roll()
+
+    # -- copies: a generator cannot be copied, so a copy replays the game's inputs --------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        source = self.dice.source
+        return {
+            "variant": self.variant,
+            "source": None if self._explicit_chance else source,
+            "rolls": [] if self._explicit_chance else list(self.dice.rolls),
+            "inputs": list(self._inputs),
+            "init": dict(self._init_args),
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        source = state["source"]
+        dice = None if source is None else _ReplayDice(state["rolls"], source)
+        self.__init__(state["variant"], dice, **state["init"])  # type: ignore[misc]
+        for is_roll, value in state["inputs"]:
+            self._inputs.append((is_roll, value))
+            if is_roll:
+                self.dice.rolls.append(value)
+                self.chance = None
+            self._advance(value)
+        if source is not None:
+            self.dice.source = source
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        state = self.__getstate__()
+        memo[id(self.variant)] = self.variant  # immutable: shared by the copies
+        state["source"] = copy.deepcopy(state["source"], memo)
+        new = Game.__new__(Game)
+        new.__setstate__(state)
+        return new
 
     def _log(self, event: Any, player: int, data: dict[str, Any] | None = None) -> None:
         # The data as a dict argument, not **kwargs: two events a turn, and a keyword call costs more.
@@ -305,12 +427,12 @@ class Game:
 
     # -- the flow -----------------------------------------------------------------------------------
 
-    def _flow(self) -> Generator[Decision, Any, None]:
+    def _flow(self) -> Generator[Decision | ChanceNode, Any, None]:
         """The whole game, one turn per pass of the loop in the order of RULES.md §2.1 (a turn is
         not a generator of its own: every decision would pass through one more frame)."""
         first_roll: Roll | None = None
         if self._opening:
-            first_roll = self._opening_throw()
+            first_roll = yield from self._opening_throw()
         else:
             if self._starter != self.mover:
                 self._switch()
@@ -330,8 +452,12 @@ class Game:
                     if dropped:
                         return
             # 3. Roll, 4. segments.
-            a, b = first_roll or self.dice.roll()
-            first_roll = None
+            if first_roll is not None:
+                (a, b), first_roll = first_roll, None
+            elif self._explicit_chance:
+                a, b = yield _CHANCE_NODES["roll", player]
+            else:
+                a, b = self.dice.roll()
             self._log("roll", player, {"dice": [a, b]})
             doubles = self._doubles
             if a != b or doubles == "four":
@@ -348,11 +474,11 @@ class Game:
             self._switch()
             self._no_cube_yet = False
 
-    def _opening_throw(self) -> Roll | None:
+    def _opening_throw(self) -> Generator[ChanceNode, Roll, Roll | None]:
         """RULES.md §2.11: each throws one die; ties are thrown again (automatic doubles on ties)."""
         auto_done = 0
         while True:
-            white, black = self.dice.roll()
+            white, black = yield from self._throw("opening")
             self._log("opening", WHITE, {"dice": [white, black]})
             if white != black:
                 break
@@ -480,7 +606,7 @@ class Game:
             if extra_next:
                 last = True
 
-    def _reroll_chain(self, d: int) -> Generator[Decision, Any, None]:
+    def _reroll_chain(self, d: int) -> Generator[Decision | ChanceNode, Any, None]:
         """RULES.md §2.9: a fully played double is re-rolled; a partly played one transfers the rest."""
         player = self.mover
         kind: SegmentKind = "roll"
@@ -493,7 +619,7 @@ class Game:
                 if used >= 1 and self.rules.turn.transfer:
                     self._hand_over([(d, 4 - used)])
                 return
-            roll = self.dice.roll()
+            roll = yield from self._throw("reroll")
             self._log("roll", player, {"dice": list(roll), "reroll": True})
             if roll[0] != roll[1]:
                 yield from self._segment(

@@ -205,9 +205,15 @@ def _error_text(message: str) -> tuple[str, bool]:
     return json.dumps({"error": message}, separators=(",", ":")) + "\n", True
 
 
+def _not_json(name: str) -> Any:
+    """Python's reader takes ``NaN``, ``Infinity`` and ``-Infinity``; JSON (RFC 8259) has none of
+    them, and an ``id`` holding one would be echoed back as a line no JSON reader accepts."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def _answer_text(variant: Variant, line: str | bytes, number: int) -> tuple[str, bool]:
     try:
-        obj = json.loads(line)
+        obj = json.loads(line, parse_constant=_not_json)
     except ValueError as error:  # json.JSONDecodeError, or UnicodeDecodeError for bytes
         return _error_text(f"line {number}: not valid JSON: {error}")
     except RecursionError:

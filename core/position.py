@@ -353,13 +353,6 @@ class Position:
             return [p for p in self.pinned if self.points[p - 1] < 0]
         return sorted(opposite_point(p, geometry) for p in self.pinned if self.points[p - 1] > 0)
 
-    def _repr_svg_(self) -> str:
-        """The board as SVG, for Jupyter (``nardy.svg.board(position, variant)`` draws it for a
-        given variant: geometry, heads and trays)."""
-        from nardy.svg import board
-
-        return board(self)
-
     def __repr__(self) -> str:
         return f"Position.from_id({self.id()!r})"
 

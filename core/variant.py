@@ -257,6 +257,23 @@ class Variant:
         self._pins = rules.hitting.pins
         self._mother = rules.game_end.mother
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The compiled move generator does not pickle; it is rebuilt from the rules.
+        return (Variant, (self.info, self.options, self.rules))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variant:
+        return self  # immutable once compiled: copies of games and environments share it
+
+    def max_game_value(self) -> int:
+        """The most one game can be worth before the cube (RULES.md §6): the value of a loser with
+        nothing borne off and every checker on the bar or on one of his points, the worst taken."""
+        n = self.checkers
+        scoring = self.rules.scoring
+        losers = [Loser({p: n}, 0, 0, n) for p in range(1, 25)]
+        if self.rules.hitting.hits:
+            losers.append(Loser({}, n, 0, n))
+        return max(scoring.value(loser) for loser in losers)
+
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.options.items() if v != _default(self.info, k)}
         return (

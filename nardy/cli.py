@@ -35,7 +35,7 @@ from nardy.core.dice import MAX_SEED
 from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
 
 if TYPE_CHECKING:
-    from nardy.core.bots import Bot
+    from nardy.bots import Bot
     from nardy.core.game import Game
     from nardy.core.variant import Variant
 
@@ -354,7 +354,7 @@ class _Unit:
 
 
 def _parse_bots(text: str) -> tuple[str, str]:
-    from nardy.core.bots import make_bot
+    from nardy.bots import make_bot
 
     names = [name.strip() for name in text.split(",")]
     if len(names) != 2 or not all(names):
@@ -402,7 +402,7 @@ def _play_unit(
 
     Returns (winner colour, White's net points, games played).
     """
-    from nardy.core.bots import play_game
+    from nardy.bots import play_game
     from nardy.core.dice import SeededDice
     from nardy.core.game import cube_settings_for
 
@@ -543,6 +543,20 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
         )
     console = Console()
     console.print(table)
+    breakdown = Table(
+        title="Results by kind (each game once; points = what the winner scored)",
+        title_justify="left",
+    )
+    breakdown.add_column("Result", no_wrap=True)
+    breakdown.add_column("Cube", justify="right")
+    breakdown.add_column("Points", justify="right")
+    for label in labels:
+        breakdown.add_column(f"{label} won", justify="right")
+    for row in summary["results"]:
+        breakdown.add_row(
+            row["result"], str(row["cube"]), str(row["points"]), *(str(w) for w in row["wins"])
+        )
+    console.print(breakdown)
     seconds = summary["seconds"]
     rate = summary["games_played"] / seconds if seconds > 0 else float("inf")
     console.print(
@@ -594,7 +608,8 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     metavar="FILE",
-    help="Write every game record to FILE, one JSON object per line.",
+    help="Write every game record to FILE, one JSON object per line (its result: winner, points, "
+    "termination, multiplier, cube; see the README).",
 )
 @click.option(
     "--mat",
@@ -632,7 +647,8 @@ def play(
       nardy play --variant backgammon --games 200 --match 7 --seed 1
       nardy play -v long -o scoring=per_checker --games 50 --json --jsonl games.jsonl
     """
-    from nardy.core.bots import make_bot
+    from nardy.bots import make_bot
+    from nardy.results import ResultCounter, arena_result_keys
 
     variant = _load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)
@@ -648,6 +664,7 @@ def play(
             "play without -o auto_doubles=true",
             param_hint="'--mat'",
         )
+    random_seed = seed is None
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
 
@@ -662,10 +679,12 @@ def play(
 
     err_console = Console(stderr=True)
     units: list[_Unit] = []
+    results = ResultCounter(variant.rules.scoring)
     records: IO[str] | None = jsonl_path.open("w", encoding="utf-8") if jsonl_path else None
-    if not as_json:
-        # Printed before the first game, so that an interrupted run can be repeated.
-        click.echo(f"Seed {seed} (repeat this run with --seed {seed}).", err=True)
+    if random_seed and not as_json:
+        # Printed before the first game, so that an interrupted run can be repeated (a seed given
+        # with --seed is known already; the summary's title shows it too).
+        click.echo(f"Seed {seed} (random; repeat this run with --seed {seed}).", err=True)
     started = time.perf_counter()
     interrupted = False
     try:
@@ -702,6 +721,9 @@ def play(
                     if records is None:
                         return
                     record = game.record()
+                    if game.result is not None:
+                        # The arena records' words; "reason" stays for this release (README).
+                        record["result"].update(arena_result_keys(game.result))
                     record["seed"] = unit_seed
                     record["bots"] = {"White": labels[slots[0]], "Black": labels[slots[1]]}
                     if match_length is None:
@@ -714,6 +736,9 @@ def play(
                 winner, white_points, played = _play_unit(
                     variant, bots, unit_seed, match_length, write
                 )
+                for finished in unit_games:
+                    assert finished.result is not None
+                    results.add(finished.result, slots[finished.result.winner])
                 if mat_path is not None:
                     players = (labels[slots[0]], labels[slots[1]])
                     _write_mat(mat_path, index, games, unit_games, players, match_length)
@@ -737,6 +762,7 @@ def play(
     summary = _summary_json(
         variant, labels, units, seed, match_length, time.perf_counter() - started
     )
+    summary["results"] = results.rows()
     if interrupted:
         summary["interrupted"] = True
         click.echo(

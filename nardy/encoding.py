@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
+from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision, all_home
 from nardy.core.position import Geometry, Position, opposite_point
 
 if TYPE_CHECKING:
@@ -188,8 +189,6 @@ def context_of(
     ``score`` is (deciding player, opponent) when the game is part of a match of ``match_length``.
     A finished game gives the bare context (``phase="none"``) with the cube and match fields.
     """
-    from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision, all_home
-
     decision = game.decision
     player = decision.player if decision is not None else game.mover
     owner: Literal["centre", "mover", "opponent"] = (
@@ -222,9 +221,9 @@ def context_of(
     elif segment.kind == "transfer":
         later = _later_transfer_steps(game, segment.dice[0])
     double = len(segment.dice) == 4 and segment.kind in ("roll", "reroll")
-    checkers = _checkers(decision.position, 0)
     limit = rules.head.limit
-    first_turn = limit is not None and decision.position.points[23] == checkers
+    # All N of the mover's checkers on his head (N: the variant's count, RULES.md §3.11).
+    first_turn = limit is not None and decision.position.points[23] == game.variant.checkers
     head_limit = limit
     if first_turn:
         head_limit = game.variant.generator.segment(decision.position, segment.dice).head_limit
@@ -248,16 +247,6 @@ def _later_transfer_steps(game: Game, value: int) -> tuple[int, ...]:
     return ()
 
 
-def _checkers(position: Position, side: int) -> int:
-    """How many checkers one side has (board, bar and off): the variant's N, whatever it is."""
-    sign = 1 if side == 0 else -1
-    return (
-        sum(c * sign for c in position.points if c * sign > 0)
-        + position.bar[side]
-        + position.off[side]
-    )
-
-
 # -- board units -------------------------------------------------------------------------------------
 
 _MAX_STACK: Final = 64
@@ -275,12 +264,9 @@ def _unit_tables() -> tuple[Array, Array]:
 
 
 _MOVER_UNITS, _OPPONENT_UNITS = _unit_tables()
-_ZERO_UNITS: Final = (0.0, 0.0, 0.0, 0.0)
-_UNIT_TUPLES: Final = tuple(
-    tuple(tuple(float(u) for u in table[_MAX_STACK + n]) for n in range(_MAX_STACK + 1))
-    for table in (_MOVER_UNITS, _OPPONENT_UNITS[::-1])
-)
-"""``_UNIT_TUPLES[side][n]``: the four units of ``n`` checkers of that side, as Python floats."""
+_BOTH_UNITS: Final = np.concatenate([_MOVER_UNITS, _OPPONENT_UNITS], axis=1)
+"""``_BOTH_UNITS[count + _MAX_STACK]``: the mover's four units of a point holding ``count`` then the
+opponent's (a positive count is the mover's checkers, a negative one the opponent's)."""
 
 # Column order of a LegalPlays board key ([off0, points 1…24, bar0, bar1, off1]) turned into the
 # row layout used here ([points 1…24, bar0, bar1, off0, off1]).
@@ -344,26 +330,31 @@ def encode(
     size = encoder_size(chosen)
     if size == BOARD_SIZE and context is not None:
         raise ValueError(f"{chosen} encodes the board only; pass no context")
-    # One position: Python table lookups and one array, cheaper than the vectorised path's
-    # dozen numpy calls on a batch of one (the same units; tests compare the two).
-    units: list[float] = []
-    mover_units, opponent_units = _UNIT_TUPLES
+    # One position: one table lookup for both sides' point units (a row per count holds the
+    # mover's four units then the opponent's), cheaper than the batched path's dozen numpy calls
+    # on a batch of one and than a Python loop over the points (the same units; tests compare).
     points = position.points
     if max(points) > _MAX_STACK or -min(points) > _MAX_STACK:
         raise ValueError(f"a point holds more than {_MAX_STACK} checkers")
-    for count in points:
-        units.extend(mover_units[count] if count > 0 else _ZERO_UNITS)
-    for count in points:
-        units.extend(opponent_units[-count] if count < 0 else _ZERO_UNITS)
-    bar, off = position.bar, position.off
-    mover = sum(c for c in points if c > 0) + bar[0] + off[0]
-    opponent = -sum(c for c in points if c < 0) + bar[1] + off[1]
-    units += [bar[0] / 2, bar[1] / 2, off[0] / max(mover, 1), off[1] / max(opponent, 1)]
-    if size == BOARD_SIZE:
-        return np.array(units, dtype=np.float32)
     out = np.empty(size, dtype=np.float32)
-    out[:BOARD_SIZE] = units
-    out[BOARD_SIZE:] = _context_vector(context or Context())
+    units = _BOTH_UNITS[np.add(points, _MAX_STACK)]  # (24, 8)
+    out[:BAR].reshape(2, 24, UNITS_PER_POINT)[:] = units.reshape(24, 2, UNITS_PER_POINT).swapaxes(
+        0, 1
+    )
+    bar, off = position.bar, position.off
+    # Each side's checkers on the board from two C-level sums: Σc = mover − opponent and
+    # Σ|c| = mover + opponent.
+    net, both = sum(points), sum(map(abs, points))
+    mover = (both + net) // 2 + bar[0] + off[0]
+    opponent = (both - net) // 2 + bar[1] + off[1]
+    out[BAR:BOARD_SIZE] = (
+        bar[0] / 2,
+        bar[1] / 2,
+        off[0] / max(mover, 1),
+        off[1] / max(opponent, 1),
+    )
+    if size > BOARD_SIZE:
+        out[BOARD_SIZE:] = _context_vector(context or Context())
     return out
 
 

@@ -30,7 +30,7 @@ from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.svg import CubeOwner, SvgBoard, board
 
-__all__ = ["DecisionStep", "GameSteps", "ReplayViewError", "game_steps"]
+__all__ = ["DecisionStep", "GameSteps", "MatchSetup", "ReplayViewError", "game_steps"]
 
 
 class ReplayViewError(NardyError, ValueError):
@@ -80,9 +80,20 @@ class DecisionStep:
     """What happened automatically after this decision (forced plays, transfers, the end)."""
     result: Mapping[str, Any] | None = field(default=None)
     """The record's result (``end`` only)."""
+    offered: int | None = None
+    """A take decision: the cube value the player is offered (2 × cube, 4 × after a beaver)."""
 
-    def svg(self, variant: Variant, *, size: int | None = None) -> SvgBoard:
-        """The board from White's seat, with the chosen play as arrows and the dice."""
+    def svg(
+        self,
+        variant: Variant,
+        *,
+        size: int | None = None,
+        names: tuple[str, str] | None = None,
+        match: MatchSetup | None = None,
+    ) -> SvgBoard:
+        """The board from White's seat, numbered in the coordinates of the player to decide (so
+        his play, written in his coordinates, reads on it: GNU Backgammon's rule), with the
+        chosen play as arrows, the dice, a cube on offer, both pip counts and the match score."""
         flipped = self.player == "Black"
         value, owner_colour = self.cube
         owner: CubeOwner = (
@@ -93,11 +104,44 @@ class DecisionStep:
             variant,
             flipped=flipped,
             mover="black" if flipped else "white",
+            numbering="mover",
             last_play=self.steps or None,
             dice=self.dice,
             cube=(value, owner) if variant.rules.cube.available else None,
+            offered=self.offered,
             size=size,
+            pips=True,
+            names=names,
+            score=None if match is None or not match.length else match.score,
+            match_length=0 if match is None else match.length,
+            crawford=match is not None and match.crawford,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSetup:
+    """Where a game stands in its match (the record's ``setup.match``), White's view."""
+
+    length: int = 0
+    """0: money play (a single game or a money session)."""
+    score: tuple[int, int] = (0, 0)
+    """Before this game: (White's, Black's)."""
+    game_no: int = 1
+    crawford: bool = False
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> MatchSetup:
+        match = (record.get("setup") or {}).get("match") or {}
+        try:
+            score = match.get("score") or (0, 0)
+            return cls(
+                int(match.get("length") or 0),
+                (int(score[0]), int(score[1])),
+                int(match.get("game_no") or 1),
+                bool(match.get("crawford")),
+            )
+        except (TypeError, ValueError, IndexError):
+            return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +150,7 @@ class GameSteps:
 
     variant: Variant
     steps: tuple[DecisionStep, ...]
+    match: MatchSetup = field(default_factory=MatchSetup)
 
 
 def _event_text(event: Mapping[str, Any]) -> str:
@@ -118,7 +163,9 @@ def _event_text(event: Mapping[str, Any]) -> str:
         steps = ", ".join(f"{n}×{v}" for v, n in event.get("steps", []))
         return f"{player} hands over unplayed steps {steps}"
     if kind == "end":
-        return f"{player} wins {event.get('points')} ({event.get('reason')})"
+        won = event.get("points")
+        how = "the double is dropped" if event.get("reason") == "drop" else "all borne off"
+        return f"{player} wins {won} point{'' if won == 1 else 's'} ({how})"
     if kind in ("double", "take", "drop", "beaver"):
         return f"{player} {kind}s"
     return ""
@@ -181,7 +228,7 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
         elif isinstance(decision, DoubleDecision):
             fields = {"kind": "double"}
         else:
-            fields = {"kind": "take"}
+            fields = {"kind": "take", "offered": 2 * decision.cube.value}
         if entry.get("player") not in (None, player) or entry.get("kind") not in (
             None,
             fields["kind"],
@@ -226,4 +273,4 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
             result=result,
         )
     )
-    return GameSteps(variant, tuple(steps))
+    return GameSteps(variant, tuple(steps), MatchSetup.of(record))

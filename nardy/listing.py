@@ -71,10 +71,14 @@ def _info_json(info: VariantInfo, problem: str | None) -> dict[str, Any]:
 
 def variants_json() -> list[dict[str, Any]]:
     """Every variant (``status`` ``ok`` or ``broken`` with its ``error``), then one entry per broken
-    plugin: ``{"plugin": NAME, "status": "broken", "error": …}`` (its variants are unknown)."""
+    plugin: ``{"name": null, "plugin": NAME, "status": "broken", "error": …}`` (its variants are
+    unknown; every entry has a ``name``, so ``.[].name`` reads every entry)."""
     problems = variant_problems()
     found = [_info_json(info, problems.get(info.name)) for info in registry().values()]
-    found += [{"plugin": b.name, "status": "broken", "error": b.error} for b in broken_plugins()]
+    found += [
+        {"name": None, "plugin": b.name, "status": "broken", "error": b.error}
+        for b in broken_plugins()
+    ]
     return found
 
 
@@ -125,5 +129,10 @@ def variants_text(width: int = 80) -> str:
             lines += textwrap.wrap(
                 f"{item.name}: {item.error}", width, initial_indent="  ", subsequent_indent="    "
             )
-        lines += ["", "Set NARDY_DISABLE_PLUGIN_AUTOLOAD=1 to start without third-party plugins."]
+        lines += [
+            "",
+            *textwrap.wrap(
+                "Set NARDY_DISABLE_PLUGIN_AUTOLOAD=1 to start without third-party plugins.", width
+            ),
+        ]
     return "\n".join(lines).rstrip() + "\n"

@@ -10,31 +10,37 @@
     cubed = pyspiel.load_game("python_nardy_long", {"cube": True, "match_length": 5})
 
 The variant's options are the game's parameters (0 stands for an unset ``match_length`` or
-``max_cube``). The dice are EXPLICIT_STOCHASTIC chance nodes: the opening throw has 36 ordered White-Black
-outcomes (ties are thrown again), every other roll 21 outcomes with probability 1/36 (doubles) or
-2/36. A chance outcome's action id is ``6 (a − 1) + (b − 1)`` for the dice ``a-b`` (high die first
-after the opening throw). Player actions are those of the learning environments: a play's index in
-the segment's legal plays; 0 roll / 1 double; 0 take / 1 drop / 2 beaver. Forced plays (a single
-legal play) are made without asking. Returns are the game points, + for the winner. Observation
-tensors are ``nardy226_v1`` (docs/encoding.md) from the observing player's view.
+``max_cube``). The dice are EXPLICIT_STOCHASTIC chance nodes. The opening throw is one chance
+node whatever its ties: outcome ``36 k + 6 (w − 1) + (b − 1)`` is White's ``w`` and Black's ``b``
+(``w ≠ b``) after ``k`` ties (``k`` > 0 only where ties double the cube, up to the limit of
+automatic doubles). Every other roll has 21 outcomes ``6 (a − 1) + (b − 1)``, high die first, with
+probability 1/36 (doubles) or 2/36. Player actions, observations and rewards are those of the
+learning environments (:mod:`nardy.env.driver`): the canonical play order, 0 roll / 1 double,
+0 take / 1 drop / 2 beaver; ``observation_tensor`` is the AEC observation; the observation and
+information-state strings spell out the same (position, dice, turn plan, cube, match). Forced plays
+are made without asking. Returns are the game points, + for the winner.
 
-States are :class:`nardy.env.state.GameState` machines, so cloning (MCTS) is cheap.
+A state is a :class:`~nardy.core.game.Game` without a dice source (its throws are the chance
+nodes) behind the environments' :class:`~nardy.env.driver.Driver`: one game flow for every API.
+Cloning and serialisation replay the game's inputs (:meth:`Game.__deepcopy__`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, Final
 
 import numpy as np
 import pyspiel
 
-from nardy import encoding
-from nardy.core.game import DoubleDecision, PlayDecision
+from nardy.core.game import DoubleDecision, Game, PlayDecision, cube_settings_for
 from nardy.core.options import OptionSpec
 from nardy.core.plugins import load_variant, variant_names
-from nardy.core.variant import Variant
-from nardy.env.spaces import action_space_size
-from nardy.env.state import GameState
+from nardy.core.position import Position
+from nardy.core.variant import LegalPlays, Variant
+from nardy.env.driver import Driver, EnvConfig
 
 __all__ = ["game_name", "register"]
 
@@ -43,6 +49,8 @@ MAX_GAME_LENGTH = 10_000
 variant stay far below it (a few hundred)."""
 
 _TAKE_ANSWERS = ("take", "drop", "beaver")
+_TIE = 1
+"""The face thrown for a tie folded into the opening chance node (any equal pair would do)."""
 _registered: set[str] = set()
 
 
@@ -51,17 +59,45 @@ def game_name(variant: str) -> str:
     return f"python_nardy_{variant}"
 
 
+class _RememberingVariant(Variant):
+    """The game's variant, remembering the legal plays of the last segments it was asked for.
+
+    A clone replays the game's inputs, asking again for the legal plays of every segment so far;
+    the states of one OpenSpiel game (MCTS: a clone of the root per simulation) share their history,
+    so the answers are remembered (least recently used first out): clones cost a third to a half."""
+
+    CAPACITY: Final = 2048
+
+    def __init__(self, variant: Variant) -> None:
+        super().__init__(variant.info, variant.options, variant.rules)
+        self._remembered: OrderedDict[tuple[Position, tuple[int, ...]], LegalPlays] = OrderedDict()
+
+    def legal_plays(self, position: Position, dice: Sequence[int]) -> LegalPlays:
+        key = (position, tuple(dice))
+        remembered = self._remembered
+        plays = remembered.get(key)
+        if plays is None:
+            plays = remembered[key] = super().legal_plays(position, dice)
+            if len(remembered) > self.CAPACITY:
+                remembered.popitem(last=False)
+        else:
+            remembered.move_to_end(key)
+        return plays
+
+
 def _max_utility(variant: Variant) -> float:
     """The most points one game can score: the largest game value × the largest cube (64 where the
     cube has no max_cube)."""
-    rules = variant.rules
-    checkers = sum(rules.layout.points.values())
-    value = {"BackgammonScoring": 3, "TrictracScoring": 8, "LongScoring": 3, "FevgaScoring": 2}
-    base = checkers if rules.scoring.per_checker else value.get(type(rules.scoring).__name__, 8)
     cube = 1
-    if rules.cube.available:
+    if variant.rules.cube.available:
         cube = int(variant.options.get("max_cube") or 64)
-    return float(base * cube)
+    return float(variant.max_game_value() * cube)
+
+
+def _opening_ties(variant: Variant) -> int:
+    """How many ties of the opening throw double the cube (0: ties change nothing)."""
+    settings = cube_settings_for(variant, match_length=variant.options.get("match_length"))
+    return settings.auto_doubles_limit if settings.enabled else 0
 
 
 def _parameter_default(spec: OptionSpec) -> bool | int | str:
@@ -125,11 +161,13 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
             for name, value in given.items()
             if name in self._specs
         }
-        self.variant = load_variant(self._variant_name, options)
+        self.variant = _RememberingVariant(load_variant(self._variant_name, options))
+        self.config = EnvConfig.build(self.variant, {})
+        self.opening_ties = _opening_ties(self.variant)
         top = _max_utility(self.variant)
         info = pyspiel.GameInfo(
-            num_distinct_actions=action_space_size(self.variant),
-            max_chance_outcomes=36,
+            num_distinct_actions=self.config.actions,
+            max_chance_outcomes=36 * (self.opening_ties + 1),
             num_players=2,
             min_utility=-top,
             max_utility=top,
@@ -144,124 +182,113 @@ class NardyGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> NardyObserver:
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
-        return NardyObserver()
+        return NardyObserver(self.config.obs_size)
 
 
 class NardyState(pyspiel.State):  # type: ignore[misc]
-    """A game state: a :class:`GameState` behind OpenSpiel's interface."""
+    """A game state: a :class:`Game` whose throws are chance nodes, behind a :class:`Driver`."""
 
     def __init__(self, game: NardyGame) -> None:
         super().__init__(game)
-        self.state = GameState(game.variant)
+        self.driver = Driver(game.config, None)
+        self.opening_ties = game.opening_ties
 
     def __deepcopy__(self, memo: dict[int, Any]) -> NardyState:
-        # OpenSpiel clones Python states with deepcopy; share the immutable variant and plays.
+        # OpenSpiel clones Python states with deepcopy: the game is copied by replaying its inputs.
         new: NardyState = self.__class__.__new__(self.__class__)
         pyspiel.State.__init__(new, self.get_game())
         new.__dict__.update(self.__dict__)
-        new.state = self.state.clone()
+        new.driver = Driver.of(self.driver.config, copy.deepcopy(self.driver.game, memo))
         return new
 
+    @property
+    def game(self) -> Game:
+        return self.driver.game
+
     def current_player(self) -> int:
-        s = self.state
-        if s.is_terminal:
+        game = self.driver.game
+        if game.result is not None:
             return int(pyspiel.PlayerId.TERMINAL)
-        if s.is_chance:
+        if game.chance is not None:
             return int(pyspiel.PlayerId.CHANCE)
-        assert s.decision is not None
-        return s.decision.player
+        return self.driver.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        decision = self.state.decision
-        if decision is None or decision.player != player:
-            return []
-        if isinstance(decision, PlayDecision):
-            return list(range(len(decision.plays)))
-        if isinstance(decision, DoubleDecision):
-            return [0, 1]
-        return [0, 1, 2] if decision.beaver_allowed else [0, 1]
+        return [int(a) for a in np.flatnonzero(self.driver.mask(player))]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(6 * (a - 1) + (b - 1), p) for (a, b), p in self.state.chance_outcomes()]
+        node = self.driver.game.chance
+        if node is None:
+            raise ValueError("not a chance node")
+        if node.kind == "opening":
+            ties = self.opening_ties
+            out = []
+            for k in range(ties + 1):
+                p = (1 / 6) ** k * (5 / 6 if k < ties else 1.0) / 30
+                out += [
+                    (36 * k + 6 * (w - 1) + (b - 1), p)
+                    for w in range(1, 7)
+                    for b in range(1, 7)
+                    if w != b
+                ]
+            return out
+        return [
+            (6 * (a - 1) + (b - 1), (1 if a == b else 2) / 36)
+            for a in range(6, 0, -1)
+            for b in range(a, 0, -1)
+        ]
 
     def _apply_action(self, action: int) -> None:
-        s = self.state
-        if s.is_chance:
-            s.apply_roll((action // 6 + 1, action % 6 + 1))
+        driver = self.driver
+        if driver.game.chance is not None:
+            ties, dice = divmod(action, 36)
+            a, b = dice // 6 + 1, dice % 6 + 1
+            if driver.game.chance.kind == "opening":
+                if a == b or ties > self.opening_ties:
+                    raise ValueError(f"{action} is not an outcome of the opening throw")
+                for _ in range(ties):
+                    driver.roll(_TIE, _TIE)
+            elif ties or a < b:
+                raise ValueError(f"{action} is not a roll outcome (high die first)")
+            driver.roll(a, b)
             return
-        decision = s.decision
-        if isinstance(decision, PlayDecision):
-            s.apply(int(action))
-        elif isinstance(decision, DoubleDecision):
-            s.apply(action == 1)
-        else:
-            s.apply(_TAKE_ANSWERS[action])
+        driver.step(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"roll {action // 6 + 1}-{action % 6 + 1}"
-        decision = self.state.decision
+            ties, dice = divmod(action, 36)
+            text = f"roll {dice // 6 + 1}-{dice % 6 + 1}"
+            return f"{ties} ties, then {text}" if ties else text
+        decision = self.driver.game.decision
         if isinstance(decision, PlayDecision) and 0 <= action < len(decision.plays):
-            return str(decision.plays[action])
+            return str(self.driver.play(action))
         if isinstance(decision, DoubleDecision):
             return ("roll", "double")[action] if action in (0, 1) else f"action {action}"
-        if action in (0, 1, 2) and not isinstance(decision, PlayDecision):
+        if action in (0, 1, 2) and decision is not None:
             return _TAKE_ANSWERS[action]
         return f"action {action}"
 
     def is_terminal(self) -> bool:
-        return self.state.is_terminal
+        return self.driver.over
 
     def returns(self) -> list[float]:
-        white, black = self.state.points()
+        white, black = self.driver.points()
         return [float(white), float(black)]
 
     def __str__(self) -> str:
-        return str(self.state)
+        return self.driver.describe(0)
 
 
 class NardyObserver:
-    """Observations: ``nardy226_v1`` of the position from the player's view (OpenSpiel's
-    PyObserver interface)."""
+    """Observations (OpenSpiel's PyObserver interface): the AEC environment's observation of the
+    player, and its text (:meth:`Driver.describe`) for the strings."""
 
-    def __init__(self) -> None:
-        self.tensor = np.zeros(encoding.FULL_SIZE, np.float32)
+    def __init__(self, size: int) -> None:
+        self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: NardyState, player: int) -> None:
-        s = state.state
-        decision = s.decision
-        position = s.position if s.mover == player else s.variant.flip(s.position)
-        context = encoding.Context(
-            cube=s.cube_settings.enabled,
-            cube_value=s.cube.value,
-            cube_owner="centre"
-            if s.cube.owner is None
-            else "mover"
-            if s.cube.owner == player
-            else "opponent",
-        )
-        if isinstance(decision, PlayDecision) and decision.player == player:
-            context = encoding.Context(
-                phase=decision.segment.kind,
-                segment=decision.segment.dice,
-                cube=context.cube,
-                cube_value=context.cube_value,
-                cube_owner=context.cube_owner,
-            )
-            position = decision.position
-        elif decision is not None and decision.player == player:
-            phase: encoding.Phase = "double" if isinstance(decision, DoubleDecision) else "take"
-            context = encoding.Context(
-                phase=phase,
-                cube=context.cube,
-                cube_value=context.cube_value,
-                cube_owner=context.cube_owner,
-            )
-            position = decision.position
-        self.tensor[:] = encoding.encode(position, context)
+        self.tensor[:] = state.driver.observation(player)
 
     def string_from(self, state: NardyState, player: int) -> str:
-        s = state.state
-        position = s.position if s.mover == player else s.variant.flip(s.position)
-        return f"{position.id()} cube {s.cube.value}"
+        return state.driver.describe(player)

@@ -2,8 +2,9 @@
 
 ``--show`` prints every decision with the text board the deciding bot saw (from its seat, in its
 coordinates, so the play text reads on the board), what it chose among how many legal plays, its
-comment and time; ``--svg DIR`` writes one SVG board per decision (from White's seat, the chosen
-play as arrows) and one for the final position.
+comment and time, cube actions and the result in words; ``--svg DIR`` writes one SVG board per
+decision (from White's seat, numbered as the player to decide numbers his points, the chosen play
+as arrows, both pip counts) and one for the final position.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 import click
 
 from nardy.core.board_text import render_board
+from nardy.core.variant import Variant
 from nardy.game_view import DecisionStep, GameSteps, ReplayViewError, game_steps
+from nardy.words import cube_action, result_words
 
 __all__ = ["show_replay"]
 
@@ -28,17 +31,10 @@ def _names(record: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def _headline(step: DecisionStep, names: Mapping[str, str], total: int) -> str:
+def _headline(step: DecisionStep, names: Mapping[str, str], total: int, variant: Variant) -> str:
     who = f"{step.player} ({names.get(step.player, '?')})"
     if step.kind == "end":
-        result = step.result or {}
-        winner = result.get("winner")
-        won = (
-            f"{winner} ({names.get(winner, '?')}) wins {result.get('points')}"
-            if winner
-            else "no winner"
-        )
-        return f"End · {won} · {result.get('termination', '')}"
+        return f"End · {result_words(step.result, variant, cube=step.cube[0], names=names)}"
     parts = [f"Decision {step.number}/{total}", who]
     if step.kind == "play":
         parts += [
@@ -47,7 +43,7 @@ def _headline(step: DecisionStep, names: Mapping[str, str], total: int) -> str:
             f"chose {step.answer or '(no move)'}" if step.answer is not None else "no answer",
         ]
     else:
-        parts += [f"{'double or roll' if step.kind == 'double' else 'take or drop'}: {step.answer}"]
+        parts += [cube_action(step.kind, step.answer, step.player, step.cube[0], step.offered)]
     if step.latency_ms is not None:
         parts.append(f"{step.latency_ms:.1f} ms")
     return " · ".join(parts)
@@ -76,7 +72,8 @@ def _text(replay: GameSteps, names: Mapping[str, str]) -> str:
             replay.variant,
             mover_colour="black" if step.player == "Black" else "white",
         )
-        blocks.append("\n".join([_headline(step, names, total), *_details(step), "", board]))
+        headline = _headline(step, names, total, replay.variant)
+        blocks.append("\n".join([headline, *_details(step), "", board]))
     return "\n".join(blocks)
 
 
@@ -94,7 +91,10 @@ def show_replay(record: Mapping[str, Any], *, show: bool, svg_dir: Path | None) 
             svg_dir.mkdir(parents=True, exist_ok=True)
             for step in replay.steps:
                 name = f"{step.number:03d}-{step.player.lower()}-{step.kind}.svg"
-                (svg_dir / name).write_text(step.svg(replay.variant) + "\n", encoding="utf-8")
+                picture = step.svg(
+                    replay.variant, names=(names["White"], names["Black"]), match=replay.match
+                )
+                (svg_dir / name).write_text(picture + "\n", encoding="utf-8")
         except OSError as exc:
             raise click.ClickException(
                 f"cannot write into {svg_dir}: {exc.strerror or exc}"

@@ -21,14 +21,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nardy.core.board_text import pip_counts
 from nardy.core.notation import BAR, OFF, Step, parse_steps
 from nardy.core.position import Geometry, Position, opposite_point
 from nardy.core.variant import Variant
 
-__all__ = ["COLOURS", "Colour", "CubeOwner", "SvgBoard", "board"]
+__all__ = ["COLOURS", "Colour", "CubeOwner", "Numbering", "SvgBoard", "board"]
 
 Colour = Literal["white", "black"]
 CubeOwner = Literal["mover", "opponent"] | None
+Numbering = Literal["seat", "mover"]
 
 COLOURS: Mapping[str, str] = {
     "frame": "#5a3a22",
@@ -64,6 +66,9 @@ _TRI = 4.6 * _D  # triangle height
 _SLAB = 8  # a borne-off checker seen from the side: height + 1 gap
 _H = 2 * _STACK + _GAP  # height of the playing field
 _HEIGHT = 2 * _M + _H
+_BAND = 36  # the pips/score band above and below the board
+_NAME_CHARS = 18  # a longer name is cut (with "…") so that the band keeps its layout
+_PIPS_X = 340  # where the pip count starts in a band
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,14 +162,20 @@ def board(
     size: int | None = None,
     coordinates: bool = True,
     colours: Mapping[str, str] | None = None,
+    numbering: Numbering = "seat",
+    pips: bool = False,
+    names: tuple[str, str] | None = None,
+    score: tuple[int, int] | None = None,
+    match_length: int = 0,
+    crawford: bool = False,
+    offered: int | None = None,
 ) -> SvgBoard:
     """The SVG picture of ``position`` (seen from its mover, as every position in nardy is).
 
     :param variant: a variant or its name, for its geometry (where the opponent's checkers and
         tray are, the heads, whether there is a bar); None draws the mover's view with a bar and
         the opponent's tray at the top right, which is right for the backgammon family.
-    :param flipped: draw it from the opponent's seat, numbered in his coordinates (the flip
-        follows the variant's geometry).
+    :param flipped: draw it from the opponent's seat (the flip follows the variant's geometry).
     :param mover: the colour of the position's mover (the opponent has the other one).
     :param last_play: a play of the mover (text such as ``"24/18 13/11"`` or steps), in the
         mover's coordinates, drawn as arrows from each step's source to its destination; the
@@ -172,8 +183,19 @@ def board(
     :param dice: dice to show on the mover's half (a roll, or the steps of one segment).
     :param cube: ``(value, owner)`` with owner ``"mover"``, ``"opponent"`` or None (centred).
     :param size: width in pixels (the height follows); default: the natural size.
-    :param coordinates: print the point numbers of the side the board is drawn from.
+    :param coordinates: print the point numbers.
     :param colours: replacements for entries of :data:`COLOURS`.
+    :param numbering: ``"seat"``: the points are numbered in the coordinates of the side the
+        board is drawn from; ``"mover"``: in the mover's, wherever he sits (GNU Backgammon's
+        rule: a play, written in the mover's coordinates, then reads on the board). Checkers'
+        and points' ``data-point`` are the printed numbers.
+    :param pips: write both sides' pip counts (RULES.md: a checker on its owner's point ``p``
+        counts ``p``, on the bar 25) in a band above and below the board.
+    :param names: (White's, Black's) names for those bands.
+    :param score: (White's, Black's) match score before this game, in the bands;
+        ``match_length`` (0: money play) and ``crawford`` (this is the Crawford game) beside it.
+    :param offered: the value of a double offered to the mover (the cube before it is ``cube``):
+        the cube, turned to this value, is drawn on the mover's half, where the dice would be.
     """
     palette = {**COLOURS, **(colours or {})}
     if isinstance(variant, str):
@@ -192,7 +214,16 @@ def board(
         """A point of the position's mover in the coordinates the board is drawn in."""
         return opposite_point(point, geometry) if flipped else point
 
-    width, height = frame.width, _HEIGHT
+    relabel = flipped and numbering == "mover"
+
+    def printed(point: int) -> int:
+        """The number printed for the viewer's ``point``."""
+        return opposite_point(point, geometry) if relabel else point
+
+    numbered = mover if relabel or not flipped else viewer
+    banded = pips or names is not None or score is not None
+    band = _BAND if banded else 0
+    width, height = frame.width, _HEIGHT + 2 * band
     root = ET.Element(
         "svg",
         {
@@ -214,20 +245,40 @@ def board(
     root.set("aria-label", f"{name or 'nardy'} board, {mover.title()} {to_move}")
     _el(root, "desc").text = (
         f"nardy position {position.id()} ({name or 'no variant given'}); {mover.title()} {to_move}; "
-        f"drawn from {viewer.title()}'s seat, numbered in {viewer.title()}'s coordinates"
+        f"drawn from {viewer.title()}'s seat, numbered in {numbered.title()}'s coordinates"
     )
+    root.set("data-numbering", numbered)
     _defs(root, palette)
+    _el(root, "rect", class_="frame", width=width, height=height, rx=10, fill=palette["frame"])
+    canvas = root
+    if banded:
+        mover_pips, other_pips = pip_counts(position, geometry)
+        counts = {mover: mover_pips, opponent: other_pips}
+        for colour, top in ((other, True), (viewer, False)):
+            index = 0 if colour == "white" else 1
+            _band(
+                root,
+                width,
+                0 if top else height - band,
+                colour,
+                name=None if names is None else names[index],
+                pips=counts[colour] if pips else None,
+                score=None if score is None else score[index],
+                match=(match_length, crawford) if top else None,
+                to_move=colour == mover,
+                palette=palette,
+            )
+        canvas = _el(root, "g", class_="playing-area", transform=f"translate(0 {band})")
 
     # Frame, field, trays, bar.
-    _el(root, "rect", class_="frame", width=width, height=height, rx=10, fill=palette["frame"])
     _el(
-        root,
+        canvas,
         "rect",
         class_="frame-edge",
         x=2,
         y=2,
         width=width - 4,
-        height=height - 4,
+        height=_HEIGHT - 4,
         rx=9,
         fill="none",
         stroke=palette["frame_edge"],
@@ -236,13 +287,20 @@ def board(
     for half in (0, 1):
         x = frame.field_left + half * (6 * _PW + frame.bar)
         _el(
-            root, "rect", class_="field", x=x, y=_M, width=6 * _PW, height=_H, fill=palette["field"]
+            canvas,
+            "rect",
+            class_="field",
+            x=x,
+            y=_M,
+            width=6 * _PW,
+            height=_H,
+            fill=palette["field"],
         )
     for x in (frame.left_tray, frame.right_tray):
         for top in (True, False):
             y = _M if top else _M + _H / 2 + 4
             _el(
-                root,
+                canvas,
                 "rect",
                 class_="tray",
                 x=x,
@@ -253,7 +311,7 @@ def board(
                 fill=palette["tray"],
             )
     _el(
-        root,
+        canvas,
         "rect",
         class_="bar" if has_bar else "hinge",
         x=frame.bar_left,
@@ -273,7 +331,7 @@ def board(
         cx = frame.column_x(column)
         base = _M if top else _M + _H
         tip = base + _TRI if top else base - _TRI
-        classes = ["point", f"p{point}", "dark" if column % 2 == 0 else "light"]
+        classes = ["point", f"p{printed(point)}", "dark" if column % 2 == 0 else "light"]
         if point in heads:
             classes.append("head")
         if point in sources:
@@ -282,10 +340,10 @@ def board(
             classes.append("last-to")
         fill = palette["point_dark" if column % 2 == 0 else "point_light"]
         _el(
-            root,
+            canvas,
             "polygon",
             class_=" ".join(classes),
-            data_point=point,
+            data_point=printed(point),
             points=f"{_num(cx - _PW / 2 + 1)},{_num(base)} {_num(cx + _PW / 2 - 1)},{_num(base)} "
             f"{_num(cx)},{_num(tip)}",
             fill=fill,
@@ -294,7 +352,7 @@ def board(
         )
         if coordinates:
             label = _el(
-                root,
+                canvas,
                 "text",
                 class_="label head" if point in heads else "label",
                 x=cx,
@@ -305,7 +363,7 @@ def board(
                 font_weight="bold" if point in heads else None,
                 fill=palette["head_label" if point in heads else "label"],
             )
-            label.text = str(point)
+            label.text = str(printed(point))
 
     # Checkers on the points.
     for point in range(1, 25):
@@ -318,9 +376,9 @@ def board(
         n = abs(count)
         for index in range(n):
             cy = _slot_y(top, index, n)
-            _checker(root, colour, cx, cy, str(point), palette)
+            _checker(canvas, colour, cx, cy, str(printed(point)), palette)
         if n > 5:
-            _count(root, cx, _slot_y(top, n - 1, n), n, colour, palette)
+            _count(canvas, cx, _slot_y(top, n - 1, n), n, colour, palette)
 
     # The bar: the viewer's checkers on its upper half (they enter into the top right quarter),
     # the other side's on its lower half, each stack growing away from the middle.
@@ -331,10 +389,10 @@ def board(
         for index in range(n):
             offset = _GAP / 2 + _R + 2 + index * step
             cy = _M + _H / 2 - offset if upward else _M + _H / 2 + offset
-            _checker(root, colour, bar_x, cy, "bar", palette)
+            _checker(canvas, colour, bar_x, cy, "bar", palette)
         if n > 1:
             offset = _GAP / 2 + _R + 2 + (n - 1) * step
-            _count(root, bar_x, _M + _H / 2 + (-offset if upward else offset), n, colour, palette)
+            _count(canvas, bar_x, _M + _H / 2 + (-offset if upward else offset), n, colour, palette)
 
     # Borne-off checkers: each side's tray is beyond its own point 1.
     viewer_tray = (frame.right_tray, False)
@@ -344,7 +402,7 @@ def board(
         for index in range(n):
             y = _M + 4 + index * _SLAB if top else _M + _H - 4 - (index + 1) * _SLAB
             _el(
-                root,
+                canvas,
                 "rect",
                 class_=f"checker {colour}",
                 data_point="off",
@@ -360,7 +418,7 @@ def board(
         if n:
             y = _M + 4 + n * _SLAB + 14 if top else _M + _H - 4 - n * _SLAB - 5
             text = _el(
-                root,
+                canvas,
                 "text",
                 class_="count off",
                 x=tray_x + _T / 2,
@@ -372,16 +430,19 @@ def board(
             )
             text.text = f"{n} off"
 
-    if cube is not None:
-        _cube(root, frame, cube, flipped, palette)
+    if cube is not None and offered is None:
+        _cube(canvas, frame, cube, flipped, palette)
     if dice:
         # The mover's dice lie on the mover's half: the right one when he sits at the bottom.
         mover_right = not flipped
-        _dice(root, frame, list(dice), mover, mover_right, palette)
+        _dice(canvas, frame, list(dice), mover, mover_right, palette)
     if steps:
         # The mover's own bar half and tray, wherever the board is drawn from.
         mover_tray, mover_up = (other_tray, False) if flipped else (viewer_tray, True)
-        _arrows(root, frame, steps, to_view, mover_tray, mover_up, palette)
+        _arrows(canvas, frame, steps, to_view, mover_tray, mover_up, palette)
+
+    if offered is not None:
+        _cube(canvas, frame, (offered, None), flipped, palette, offer_right=not flipped)
 
     ET.indent(root, space=" ")
     return SvgBoard(ET.tostring(root, encoding="unicode"))
@@ -499,9 +560,11 @@ def _cube(
     cube: tuple[int, CubeOwner],
     flipped: bool,
     palette: Mapping[str, str],
+    offer_right: bool | None = None,
 ) -> None:
     """The cube in the left column: in the middle when centred (showing 64, as real cubes do),
-    near its owner otherwise."""
+    near its owner otherwise; a cube on offer (``offer_right``: on the right half or the left)
+    lies in the middle of the half of the player who must answer, turned to the new value."""
     value, owner = cube
     size = 38
     middle = _M + _H / 2
@@ -511,12 +574,12 @@ def _cube(
         at_bottom = (owner == "mover") != flipped
         cy = middle + 62 if at_bottom else middle - 62
     x = frame.left_tray + (_T - size) / 2
-    group = _el(
-        root,
-        "g",
-        class_="cube centred" if owner is None else f"cube {owner}",
-        data_value=value,
-    )
+    classes = "cube centred" if owner is None else f"cube {owner}"
+    if offer_right is not None:
+        half_left = frame.bar_left + frame.bar if offer_right else frame.field_left
+        x = half_left + (6 * _PW - size) / 2
+        classes = "cube offered"
+    group = _el(root, "g", class_=classes, data_value=value)
     _el(
         group,
         "rect",
@@ -540,7 +603,92 @@ def _cube(
         font_weight="bold",
         fill=palette["cube_text"],
     )
-    text.text = str(64 if owner is None and value == 1 else value)
+    text.text = str(64 if owner is None and value == 1 and offer_right is None else value)
+
+
+def _band(
+    root: ET.Element,
+    width: float,
+    y: float,
+    colour: Colour,
+    *,
+    name: str | None,
+    pips: int | None,
+    score: int | None,
+    match: tuple[int, bool] | None,
+    to_move: bool,
+    palette: Mapping[str, str],
+) -> None:
+    """One side's band: its chip and name, pip count and score (the top band also says the
+    match length and whether this is the Crawford game)."""
+    group = _el(root, "g", class_=f"band {colour}" + (" to-move" if to_move else ""))
+    middle = y + _BAND / 2
+    _el(
+        group,
+        "circle",
+        class_=f"chip {colour}",
+        cx=_F + 14,
+        cy=middle,
+        r=9,
+        fill=palette[colour],
+        stroke=palette["highlight" if to_move else f"{colour}_edge"],
+        stroke_width=3 if to_move else 1.5,
+    )
+    font = {"font_family": "Helvetica, Arial, sans-serif", "font_size": 17}
+    label = colour.title()
+    if name:
+        short = name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 1] + "…"
+        label = f"{short} ({colour.title()})"
+    # The name may not run into the pip count, whatever its letters: it is clipped. (Every board
+    # defines the same two clips, so boards sharing a page may share their ids.)
+    clip_id = f"nardy-band-{'top' if y == 0 else 'bottom'}"
+    clip = _el(_el(group, "defs"), "clipPath", id=clip_id)
+    _el(clip, "rect", x=0, y=y, width=_PIPS_X - 12, height=_BAND)
+    who = _el(
+        group,
+        "text",
+        class_="who",
+        x=_F + 30,
+        y=middle + 5,
+        fill=palette["label"],
+        clip_path=f"url(#{clip_id})",
+        **font,
+    )
+    who.text = label
+    if to_move:
+        who.set("font-weight", "bold")
+    if pips is not None:
+        text = _el(
+            group,
+            "text",
+            class_=f"pips {colour}",
+            data_pips=pips,
+            x=_PIPS_X,
+            y=middle + 5,
+            fill=palette["label"],
+            **font,
+        )
+        text.text = f"{pips} pips"
+    right: list[str] = []
+    if score is not None:
+        right.append(f"score {score}")
+    if match is not None and match[0]:
+        right.append(f"match to {match[0]}" + (" · Crawford" if match[1] else ""))
+    if right:
+        text = _el(
+            group,
+            "text",
+            class_=f"score {colour}",
+            data_score=score,
+            data_length=match[0] if match else None,
+            data_crawford=("yes" if match[1] else "no") if match and match[0] else None,
+            x=width - _F - 6,
+            y=middle + 5,
+            text_anchor="end",
+            fill=palette["head_label"],
+            **font,
+        )
+        text.text = " · ".join(right)
 
 
 def _arrows(

@@ -72,7 +72,9 @@ def _plugin(name: str) -> Path:
     """Find a protoc plugin executable installed with the running interpreter (or on PATH)."""
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
     if found is None:
-        raise GenerateError(f"{name} not found; install mypy-protobuf (pip install -e '.[dev]')")
+        raise GenerateError(
+            f"{name} not found; install mypy-protobuf (pip install -e '.[dev]' --config-settings editable_mode=strict)"
+        )
     return Path(found)
 
 
@@ -87,7 +89,9 @@ def _well_known_include() -> Path:
     """The directory holding ``google/protobuf/*.proto`` shipped with grpcio-tools."""
     spec = importlib.util.find_spec("grpc_tools")
     if spec is None or not spec.submodule_search_locations:
-        raise GenerateError("grpcio-tools is not installed (pip install -e '.[dev]')")
+        raise GenerateError(
+            "grpcio-tools is not installed (pip install -e '.[dev]' --config-settings editable_mode=strict)"
+        )
     return Path(next(iter(spec.submodule_search_locations))).resolve() / "_proto"
 
 

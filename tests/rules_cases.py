@@ -1,7 +1,7 @@
 """Helpers for the machine-readable test cases of RULES.md §5.
 
 The cases live in ``tests/data/rules_cases.yaml``: one YAML document per fenced ```yaml block
-of ``../shared/RULES.md`` §5, each block's text kept byte for byte (regenerate the file with
+of the repository's ``RULES.md`` §5, each block's text kept byte for byte (regenerate the file with
 ``python tests/tools/extract_rules_cases.py``; ``tests/test_rules_drift.py`` checks it).
 
 This module has no dependency on the kernel. It
@@ -20,6 +20,7 @@ The tests import it as ``import rules_cases`` (``tests/`` is put on ``sys.path``
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,11 +32,19 @@ import yaml
 TESTS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = TESTS_DIR.parent
 DATA_PATH = TESTS_DIR / "data" / "rules_cases.yaml"
-#: ``../shared/RULES.md`` relative to the repository root.
 RULES_PATH = REPO_ROOT / "RULES.md"
-"""The repository's copy of the authority (tests/test_rules_drift.py checks it against
-../shared/RULES.md where that exists)."""
-AUTHORITY_PATH = REPO_ROOT.parent / "shared" / "RULES.md"
+"""The repository's copy of the rules (tests/test_rules_drift.py checks it against the authority
+named by :data:`AUTHORITY_ENV`, where that is set)."""
+AUTHORITY_ENV = "NARDY_RULES_AUTHORITY"
+"""An environment variable naming the authoritative RULES.md this copy must equal (a project's
+shared copy outside the repository; .ci/run sets it where one exists)."""
+
+
+def authority_path() -> Path | None:
+    """The authoritative RULES.md named by :data:`AUTHORITY_ENV`, or ``None`` when it is unset."""
+    value = os.environ.get(AUTHORITY_ENV, "").strip()
+    return Path(value) if value else None
+
 
 CHECKERS = 15
 NUM_POINTS = 24

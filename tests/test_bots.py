@@ -1,4 +1,4 @@
-"""Bots: the interface and driver (nardy.core.bots), the random bot, and the heuristic bot's strength.
+"""Bots: the interface and driver (nardy.bots), the random bot, and the heuristic bot's strength.
 
 The strength test is a fixed, seeded run (dice seeds 0…39, bot seeds fixed), so it is deterministic; its
 margin (points per game > 0.5 and a win rate of at least 70 %, where the measured figures are about
@@ -12,15 +12,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from nardy.core import load_variant, variant_names
-from nardy.core.bots import (
-    BUILTIN_BOTS,
+from nardy.bots import (
     Bot,
     HeuristicBot,
     RandomBot,
+    builtin_bot_names,
+    installed_bots,
+    is_builtin_bot,
     make_bot,
     play_game,
 )
+from nardy.core import load_variant, variant_names
 from nardy.core.dice import SeededDice
 from nardy.core.game import (
     BLACK,
@@ -80,7 +82,7 @@ class CheckingRandomBot(RandomBot):
 
 
 def test_builtin_bots_registry() -> None:
-    assert set(BUILTIN_BOTS) == {"random", "heuristic"}
+    assert builtin_bot_names() == ["gnubg", "heuristic", "neural", "random"]
     assert isinstance(make_bot("random", seed=1), RandomBot)
     assert isinstance(make_bot("heuristic"), HeuristicBot)
     assert make_bot("random").name == "random"
@@ -91,6 +93,41 @@ def test_unknown_bot_name_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match="unknown bot 'alphazero'") as info:
         make_bot("alphazero")
     assert "gnubg, heuristic, neural, random" in str(info.value)
+
+
+def test_builtin_bots_are_entry_points_of_the_same_group_as_third_parties() -> None:
+    """nardy's pyproject.toml declares its bots in the group ``nardy.bots``, and the registry finds
+    exactly those as the built-ins (no second list in the code)."""
+    import tomllib
+    from importlib import metadata
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    declared = pyproject["project"]["entry-points"]["nardy.bots"]
+    found = {
+        ep.name: ep.value
+        for ep in metadata.entry_points(group="nardy.bots")
+        if ep.dist is not None and ep.dist.name == "nardy"
+    }
+    assert found == declared
+    assert {
+        name: bot.reference for name, bot in installed_bots().items() if bot.builtin
+    } == declared
+
+
+def test_a_bot_takes_an_argument_only_if_its_factory_does() -> None:
+    assert is_builtin_bot("neural:weights.npz") and is_builtin_bot("gnubg:2")
+    assert not is_builtin_bot("heuristic:3") and not is_builtin_bot("neuralish")
+    with pytest.raises(
+        ValueError, match=r"bot 'heuristic' takes no argument \(asked for 'heuristic:3'\)"
+    ):
+        make_bot("heuristic:3")
+
+
+def test_the_kernel_alias_of_the_bots_warns() -> None:
+    with pytest.warns(DeprecationWarning, match="import Bot from nardy.bots"):
+        from nardy.core.bots import Bot as Alias
+    assert Alias is Bot
 
 
 def test_bot_is_abstract_and_has_cube_defaults() -> None:
@@ -240,7 +277,17 @@ def _heuristic_results(name: str) -> Iterator[tuple[int, bool]]:
         yield (result.points if won else -result.points), won
 
 
-@pytest.mark.parametrize("name", RULES_VARIANTS)
+# The strength run of two variants (one per geometry) is in the default test run; the rest is slow.
+STRENGTH_QUICK = ("backgammon", "long")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=() if name in STRENGTH_QUICK else pytest.mark.slow)
+        for name in RULES_VARIANTS
+    ],
+)
 def test_heuristic_beats_random(name: str) -> None:
     results = list(_heuristic_results(name))
     points = sum(p for p, _ in results) / len(results)
@@ -252,7 +299,7 @@ def test_heuristic_beats_random(name: str) -> None:
 # -- Python bots by name: module:Class and the entry-point group nardy.bots ----------------------
 
 FIRST_BOT = """
-from nardy.core.bots import Bot
+from nardy.bots import Bot
 
 class First(Bot):
     name = "first"
@@ -271,8 +318,8 @@ def broken(seed):
 def test_bots_by_module_and_class(tmp_path, monkeypatch) -> None:
     from click.testing import CliRunner
 
+    from nardy.bots import make_bot
     from nardy.cli import cli
-    from nardy.core.bots import make_bot
 
     (tmp_path / "my_first_bot.py").write_text(FIRST_BOT)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -314,3 +361,29 @@ def test_bots_from_the_entry_point_group(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "first" in done.stdout
+    # A third party's bot of a built-in's name does not hide the built-in.
+    (info / "entry_points.txt").write_text("[nardy.bots]\nheuristic = my_first_bot:First\n")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from nardy.bots import make_bot; print(make_bot('heuristic').name)",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        check=False,
+    )
+    assert done.stdout.strip() == "heuristic", done.stderr
+
+
+def test_a_stale_install_without_the_builtin_entry_points_says_so(monkeypatch) -> None:
+    """An install made before nardy declared its bots as entry points finds none of them: the
+    error says to install again instead of only listing no bots."""
+    import nardy.bots.registry as registry
+
+    monkeypatch.setattr(registry, "installed_bots", lambda: {})
+    with pytest.raises(
+        ValueError, match=r"known bots: none \(nardy's own bots .* install nardy again"
+    ):
+        make_bot("heuristic")

@@ -92,6 +92,37 @@ class TestPlay:
         assert result.exit_code == 0, (result.stdout, result.stderr)
         return json.loads(result.stdout)
 
+    @pytest.mark.parametrize(
+        ("variant", "options", "names"),
+        [
+            ("backgammon", [], {"single", "gammon", "backgammon", "drop"}),
+            ("long", ["-o", "cube=true"], {"oin", "mars", "koks", "drop"}),
+            ("trictrac", [], {"value 1", "value 2", "value 4", "value 8"}),
+        ],
+    )
+    def test_results_by_kind_add_up_to_the_summary(self, variant, options, names):
+        """Every game once under its kind; each bot's net points are the points of the games it
+        won minus those it lost; a kind's points are its value times the cube (no Jacoby here)."""
+        summary = self.play_json("-v", variant, *options, "--games", "30", "--seed", "5")
+        rows = summary["results"]
+        assert {row["result"] for row in rows} <= names
+        assert sum(sum(row["wins"]) for row in rows) == summary["games_played"] == 30
+        for slot, bot in enumerate(summary["bots"]):
+            won = sum(row["points"] * row["wins"][slot] for row in rows)
+            lost = sum(row["points"] * row["wins"][1 - slot] for row in rows)
+            assert won - lost == bot["points"]
+            assert sum(row["wins"][slot] for row in rows) == bot["wins"]
+        for row in rows:
+            value = 1 if row["result"] == "drop" else row["value"]
+            assert row["points"] == value * row["cube"], row
+        if variant != "trictrac":
+            assert any(row["cube"] > 1 for row in rows)  # the cube is on: its values show
+
+    def test_the_text_summary_shows_the_results_by_kind(self):
+        result = invoke("play", "-v", "backgammon", "--games", "10", "--seed", "2", "--quiet")
+        assert result.exit_code == 0, result.stderr
+        assert "Results by kind" in result.stdout and "gammon" in result.stdout
+
     def test_twenty_games_summary_is_consistent(self, tmp_path):
         records = tmp_path / "games.jsonl"
         summary = self.play_json(
@@ -347,3 +378,53 @@ def test_console_script_help():
         check=False,
     )
     assert module.returncode == 0 and "nardy" in module.stdout
+
+
+def test_result_kinds_are_named_as_the_rules_name_them() -> None:
+    from nardy.core.game import GameResult
+    from nardy.core.rules import FevgaScoring, LongScoring, PerCheckerScoring
+    from nardy.results import result_kind
+
+    def result(value: int, reason: str = "bear_off", resigned: bool = False) -> GameResult:
+        return GameResult(0, value, value, 1, reason, resigned)  # type: ignore[arg-type]
+
+    assert result_kind(LongScoring(), result(3)) == "koks"
+    assert result_kind(LongScoring(), result(2, resigned=True)) == "mars (resigned)"
+    assert result_kind(LongScoring(), result(1, reason="drop")) == "drop"
+    assert result_kind(PerCheckerScoring(), result(11)) == "11 checkers"
+    assert result_kind(PerCheckerScoring(), result(1)) == "1 checker"
+    assert result_kind(FevgaScoring(), result(2)) == "value 2"
+
+
+def test_play_records_speak_the_arena_records_words(tmp_path: Path) -> None:
+    """`nardy play --jsonl` results carry the arena records' keys (docs/tournaments.md):
+    termination and multiplier; `reason` stays as the old name of termination."""
+    import re as regex
+
+    doc = (Path(__file__).parent.parent / "docs" / "tournaments.md").read_text()
+    listed = regex.search(r"`result` \(([^)]*)\)", doc)
+    assert listed is not None
+    arena_keys = set(regex.findall(r"`(\w+)`", listed[1])) - {"reason"}  # arena: a free text
+    records = tmp_path / "games.jsonl"
+    done = invoke(
+        "play",
+        "-v",
+        "backgammon",
+        "--games",
+        "6",
+        "--seed",
+        "4",
+        "--quiet",
+        "--jsonl",
+        str(records),
+    )
+    assert done.exit_code == 0, done.stderr
+    for line in records.read_text().splitlines():
+        result = json.loads(line)["result"]
+        assert arena_keys <= set(result), result
+        assert (
+            result["termination"]
+            == {"bear_off": "borne_off", "drop": "double_dropped"}[result["reason"]]
+        )
+        multiplier = 1 if result["termination"] == "double_dropped" else result["multiplier"]
+        assert result["points"] == multiplier * result["cube"], result

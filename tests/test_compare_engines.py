@@ -82,6 +82,7 @@ def _nardy_modes() -> list[str]:
     return modes
 
 
+@pytest.mark.slow  # runs the benchmark harness
 def test_missing_engines_are_skipped_with_a_note(
     harness: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:

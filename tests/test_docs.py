@@ -15,6 +15,11 @@ test reports as its skip reason::
 
     <!-- doc-test: skip (needs a running arena) -->
 
+Two more markers, which may be combined with each other: ``<!-- doc-test: slow (the reason) -->``
+leaves the block out of the default run like any test marked ``slow`` (tests/conftest.py), and
+``<!-- doc-test: needs go protoc (the reason) -->`` skips it, saying so, where one of those programs
+is not on ``PATH``.
+
 A block without a language is text (output, a listing, a diagram) and is reported as skipped.
 Indented (unfenced) blocks are text too: write commands meant to be run in fenced ``sh`` blocks.
 """
@@ -24,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -46,7 +52,10 @@ DOCS = sorted(
     ]
     if not NOT_OURS & set(path.relative_to(ROOT).parts)
 )
-SKIP = re.compile(r"^<!--\s*doc-test:\s*skip\s*\((?P<reason>.+)\)\s*-->\s*$")
+MARKER = re.compile(
+    r"^<!--\s*doc-test:\s*(?P<kind>skip|slow|needs)(?P<programs>(\s+[\w.+-]+)*)"
+    r"\s*\((?P<reason>.+)\)\s*-->\s*$"
+)
 FENCE = re.compile(r"^(?P<indent> {0,3})```(?P<lang>[\w+-]*)[^\n]*$")
 TIMEOUT = 120
 
@@ -58,6 +67,8 @@ class Block:
     lang: str
     code: str
     skip: str | None
+    slow: str | None = None
+    needs: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -80,22 +91,26 @@ def blocks_of(path: Path) -> list[Block]:
         while index < len(lines) and not re.match(r"^ {0,3}```\s*$", lines[index]):
             body.append(lines[index])
             index += 1
-        # The marker is on the line before the fence, or among the HTML comments right above it.
-        marker = None
+        # The markers are on the lines before the fence, among the HTML comments right above it.
+        markers: dict[str, re.Match[str]] = {}
         for i in range(start - 1, -1, -1):
             line = lines[i].strip()
             if not line:
                 continue
-            marker = SKIP.match(line)
-            if marker or not (line.startswith("<!--") and line.endswith("-->")):
+            if not (line.startswith("<!--") and line.endswith("-->")):
                 break
+            marker = MARKER.match(line)
+            if marker:
+                markers.setdefault(marker["kind"], marker)
         found.append(
             Block(
                 path,
                 start + 1,
                 opening["lang"].lower(),
                 "\n".join(body) + "\n",
-                marker["reason"] if marker else None,
+                markers["skip"]["reason"] if "skip" in markers else None,
+                markers["slow"]["reason"] if "slow" in markers else None,
+                tuple(markers["needs"]["programs"].split()) if "needs" in markers else (),
             )
         )
         index += 1
@@ -160,10 +175,17 @@ def _console_commands(code: str) -> str:
     return "\n".join(commands) + "\n"
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[block.name for block in BLOCKS])
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(b, marks=pytest.mark.slow if b.slow else ()) for b in BLOCKS],
+    ids=[block.name for block in BLOCKS],
+)
 def test_doc_code_block(block: Block, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if block.skip:
         pytest.skip(f"marked in the doc: {block.skip}")
+    missing = [program for program in block.needs if shutil.which(program) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}, not installed here (marked in the doc)")
     if block.lang in ("", "text", "output"):
         pytest.skip("text, not code (a block without a language)")
     if block.lang == "python":
@@ -198,6 +220,17 @@ def test_the_harness_finds_blocks_and_markers(tmp_path: Path) -> None:
         "nardy arena serve\n",
     )
     assert (second.lang, second.skip, second.line) == ("python", None, 8)
+    assert (first.slow, first.needs, third.slow, third.needs) == (None, (), None, ())
+    doc.write_text(
+        "<!-- doc-test: slow (builds a bot) -->\n<!-- doc-test: needs go protoc-gen-go (Go) -->\n"
+        "```sh\nbuild\n```\n"
+    )
+    (marked,) = blocks_of(doc)
+    assert (marked.skip, marked.slow, marked.needs) == (
+        None,
+        "builds a bot",
+        ("go", "protoc-gen-go"),
+    )
     assert _console_commands("$ nardy a \\\n   --b\noutput\n$ nardy c\n") == (
         "nardy a \\\n   --b\nnardy c\n"
     )

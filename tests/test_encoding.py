@@ -279,7 +279,7 @@ def test_the_kernel_does_not_import_numpy():
     import sys
 
     code = (
-        "import sys, nardy.core, nardy.core.game, nardy.core.bots, nardy.core.plugins;"
+        "import sys, nardy.core, nardy.core.game, nardy.bots, nardy.core.plugins;"
         "nardy.core.load_variant('long');"
         "assert 'numpy' not in sys.modules, 'the kernel imported numpy'"
     )

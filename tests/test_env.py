@@ -12,16 +12,19 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed")
 pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
 pytest.importorskip("gymnasium", reason="the rl extra is not installed")
 
+import gymnasium  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
+from nardy.bots import RandomBot  # noqa: E402
 from nardy.core import load_variant, variant_names  # noqa: E402
-from nardy.core.bots import RandomBot  # noqa: E402
 from nardy.core.dice import ScriptedDice  # noqa: E402
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
 from nardy.env import action_space_size, aec_env, gym_env, raw_aec_env  # noqa: E402
+from nardy.env.driver import play_order  # noqa: E402
+from nardy.env.registration import env_id  # noqa: E402
 
 # Every registered variant with its defaults, plus the main options (cube, match, rule options).
 CONFIGS: list[tuple[str, dict[str, object]]] = [(name, {}) for name in variant_names()] + [
@@ -62,15 +65,59 @@ def test_aec_names_spaces_and_agents():
     assert env.observe(other)["action_mask"].sum() == 0
 
 
-def test_aec_illegal_action_ends_the_game_for_the_offender():
-    env = aec_env("long")
+# RULES.md §6: the largest result of one game at cube 1 — koks 3, trictrac's 8 (on the bar),
+# per-checker scoring 15 checkers, fevga's 2, backgammon's 3.
+LARGEST = {"long": 3, "trictrac": 8, "khachapuri": 15, "fevga": 2, "backgammon": 3}
+
+
+def illegal_action(mask) -> int:
+    return int(np.flatnonzero(mask == 0)[0])
+
+
+@pytest.mark.parametrize("variant", sorted(LARGEST))
+def test_an_illegal_action_costs_the_largest_result_in_every_api(variant):
+    env = aec_env(variant, cube=False) if variant == "backgammon" else aec_env(variant)
     env.reset(seed=3)
     agent = env.agent_selection
-    mask = env.observe(agent)["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[0])
+    env.step(illegal_action(env.observe(agent)["action_mask"]))
+    assert all(env.terminations.values())
+    other = next(a for a in env.possible_agents if a != agent)
+    assert (env.rewards[agent], env.rewards[other]) == (-LARGEST[variant], LARGEST[variant])
+    assert env.infos[agent]["illegal_action"]
+    assert env.observe(agent)["action_mask"].sum() == 0
+
+    gym = gym_env(variant, opponent="random", seat="white")
+    obs, _ = gym.reset(seed=2)
+    obs, reward, done, _, info = gym.step(illegal_action(obs["action_mask"]))
+    assert (done, reward, info["illegal_action"]) == (True, -LARGEST[variant], True)
+
+
+def test_the_illegal_action_penalty_scales_with_the_cube():
+    env = aec_env("backgammon", cube=True)
+    env.reset(seed=1)
+    for _ in range(400):
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        game = env.unwrapped.driver.game
+        if game.cube.value == 2 and obs["action_mask"].sum():
+            env.step(illegal_action(obs["action_mask"]))
+            assert env.rewards[agent] == -6  # backgammon 3 × cube 2
+            return
+        legal = np.flatnonzero(obs["action_mask"])
+        decision = game.decision
+        # Double and take at once, then play on.
+        action = 1 if isinstance(decision, DoubleDecision) else 0
+        env.step(int(action if action in legal else legal[0]))
+    pytest.fail("no take happened")
+
+
+def test_pettingzoos_own_illegal_reward_on_request():
+    env = aec_env("long", illegal_reward=-1.0)
+    env.reset(seed=3)
+    agent = env.agent_selection
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the wrapper warns about the illegal move
-        env.step(illegal)
+        env.step(illegal_action(env.observe(agent)["action_mask"]))
     assert all(env.terminations.values())
     assert env.rewards[agent] == -1
 
@@ -138,7 +185,7 @@ def replay_points(variant: str, options: dict, game: Game, trace) -> tuple[int, 
     for _, action, _ in trace:
         d = replay.decision
         if isinstance(d, PlayDecision):
-            replay.decide(action)
+            replay.decide(play_order(d.plays)[action])  # actions in the canonical order
         elif isinstance(d, DoubleDecision):
             replay.decide(action == 1)
         else:
@@ -220,9 +267,53 @@ def test_forced_plays_are_turns_too_when_asked():
 
 @pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=IDS)
 def test_gymnasium_check_env(variant, options):
+    """Made through its registered id, every variant passes check_env with every check on (the
+    render modes included), warnings turned into errors."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(gym_env(variant, **options), skip_render_check=True)
+        env = gymnasium.make(env_id(variant), **options)
+        assert env.spec.id == env_id(variant)
+        check_env(env.unwrapped)
+
+
+def test_gymnasium_ids_name_every_variant():
+    assert env_id("long") == "nardy/Long-v0" and env_id("mad_gulbar") == "nardy/MadGulbar-v0"
+    for name in variant_names():
+        assert env_id(name) in gymnasium.registry
+    env = gymnasium.make("nardy.env:nardy/Backgammon-v0", opponent="random", seat="black")
+    _, info = env.reset(seed=1)
+    assert info["colour"] == 1 and env.unwrapped.config.variant.name == "backgammon"
+
+
+@pytest.mark.parametrize("variant", ["long", "backgammon", "fevga"])
+def test_rgb_array_frames(variant):
+    render_test(lambda render_mode=None: aec_env(variant, render_mode=render_mode))
+    env = gym_env(variant, opponent="random", render_mode="rgb_array")
+    env.reset(seed=2)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    # The start position: as many light (mover) as dark checker pixels, both present.
+    from nardy.env.render import board_rgb
+
+    start = board_rgb(load_variant(variant).start_position())
+    light = np.all(start == (240, 236, 222), axis=2).sum()
+    dark = np.all(start == (30, 30, 34), axis=2).sum()
+    assert light > 0 and light == dark
+
+
+def test_pettingzoo_state():
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    env = aec_env("long")
+    test_state_space(env)
+    test_state(env, 30)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    size = env.unwrapped.config.obs_size
+    state = env.state()
+    colour = env.possible_agents.index(agent)
+    own = state[colour * size : (colour + 1) * size]
+    assert np.array_equal(own, env.observe(agent)["observation"])
 
 
 @pytest.mark.parametrize("opponent", ["heuristic", "random", RandomBot(seed=1)])
@@ -246,7 +337,7 @@ def test_gym_illegal_action_is_a_loss_and_ends_the_episode():
     obs, _ = env.reset(seed=2)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     obs, reward, done, _, info = env.step(illegal)
-    # per-checker scoring: a single game at cube 1 costs the checkers not borne off (all 15)
+    # per-checker scoring: the largest result at cube 1 is all 15 checkers
     assert (done, reward, info["illegal_action"]) == (True, -15.0, True)
     assert obs["action_mask"].sum() == 0
     with pytest.raises(RuntimeError, match="reset"):
@@ -278,3 +369,86 @@ def test_raw_aec_illegal_action_raises_and_changes_nothing():
     after = env.observe(agent)
     assert env.agent_selection == agent
     assert np.array_equal(before["observation"], after["observation"])
+
+
+# -- match play ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("variant", "length"), [("backgammon", 5), ("long", 3)])
+def test_a_match_is_one_episode_with_the_score_in_the_observation(variant, length):
+    """With ``match_length`` an episode is the whole match (RULES.md §2.11): rewards are each
+    game's points as it ends (adding up to the final score difference), the match units of every
+    decision's observation show the score from the decider's view, and the Crawford game comes."""
+    from nardy.encoding import MATCH
+
+    games_seen = 0
+    for seed in range(20):
+        env = raw_aec_env(variant, match_length=length)
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        scores = set()
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            totals[agent] += reward
+            if terminated or truncated:
+                env.step(None)
+                continue
+            driver = env.driver
+            colour = env.possible_agents.index(agent)
+            own, other = driver.score[colour], driver.score[1 - colour]
+            o = obs["observation"]
+            assert o[MATCH] == 1.0
+            assert o[MATCH + 1] == pytest.approx(max(length - own, 0) / length)
+            assert o[MATCH + 2] == pytest.approx(max(length - other, 0) / length)
+            assert o[MATCH + 3] == float(driver.crawford)
+            scores.add(driver.score)
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        final = env.driver.score
+        assert max(final) >= length
+        assert info["score"] == final
+        assert totals["player_0"] == final[0] - final[1] == -totals["player_1"]
+        games_seen = max(games_seen, len(env.driver.match.games))
+        if len(scores) > 2:
+            break
+    assert games_seen > 2  # several games in one episode
+
+
+def test_a_gym_match_episode():
+    env = gym_env("backgammon", opponent="random", match_length=3, seat="white")
+    obs, info = env.reset(seed=5)
+    total, done = 0.0, False
+    while not done:
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        total += reward
+    assert max(info["score"]) >= 3 and total == info["score"][0] - info["score"][1]
+
+
+def test_gymnasium_vector_env_from_the_registered_ids():
+    """gymnasium.make_vec batches the env (observations, masks, rewards as arrays), and each
+    sub-env's episode is the single env's for the same seed."""
+    seeds = [11, 12, 13]
+    envs = gymnasium.make_vec(
+        "nardy/Long-v0", num_envs=3, vectorization_mode="sync", opponent="random", seat="white"
+    )
+    obs, _ = envs.reset(seed=seeds)
+    assert obs["observation"].shape == (3, 226) and obs["action_mask"].dtype == np.int8
+    batched: list[list[float]] = [[], [], []]
+    live = [True] * 3
+    while any(live):
+        actions = np.array(
+            [int(np.flatnonzero(m)[0]) if m.any() else 0 for m in obs["action_mask"]]
+        )
+        obs, rewards, terminated, _, _ = envs.step(actions)
+        for i in range(3):
+            if live[i]:
+                batched[i].append(float(rewards[i]))
+                live[i] = not terminated[i]
+    for i, seed in enumerate(seeds):
+        single = gym_env("long", opponent="random", seat="white")
+        o, _ = single.reset(seed=seed)
+        rewards, done = [], False
+        while not done:
+            o, r, done, _, _ = single.step(int(np.flatnonzero(o["action_mask"])[0]))
+            rewards.append(r)
+        assert rewards == batched[i]

@@ -10,12 +10,14 @@ import pytest
 gnubg = pytest.importorskip("gnubg", reason="the gnubg bot needs pip install 'nardy[gnubg]'")
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="the reference needs pip install gnubg-nn")
 
+from nardy.bots import HeuristicBot, RandomBot, make_bot, play_game  # noqa: E402
 from nardy.bots.gnubg_bot import MAX_CUBE, GnubgBot, janowski  # noqa: E402
 from nardy.core import Position, load_variant  # noqa: E402
-from nardy.core.bots import HeuristicBot, RandomBot, make_bot, play_game  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, PlayDecision, TakeDecision  # noqa: E402
 from nardy.core.gnubg import board_from_position  # noqa: E402
+
+pytestmark = pytest.mark.slow  # GNU Backgammon cross-checks
 
 BACKGAMMON = load_variant("backgammon")
 

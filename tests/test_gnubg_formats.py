@@ -723,11 +723,16 @@ def _find_gnubg() -> str | None:
 
 
 GNUBG = _find_gnubg()
-needs_gnubg = pytest.mark.skipif(
+_gnubg_found = pytest.mark.skipif(
     GNUBG is None,
     reason="gnubg binary not found (install the Debian package: apt-get install -y gnubg; "
     "or set NARDY_GNUBG)",
 )
+
+
+def needs_gnubg(test: Any) -> Any:
+    """A cross-check against the gnubg binary: slow (a gnubg process each), skipped without it."""
+    return pytest.mark.slow(_gnubg_found(test))
 
 
 def _run_gnubg(args: list[str], home: Path, stdin: str | None = None) -> str:

@@ -150,6 +150,8 @@ def _board_before(position: Position) -> list[list[int]]:
 
 _LEGALITY_SCRIPT = """
 import gnubg, json, sys
+
+pytestmark = pytest.mark.slow  # GNU Backgammon cross-checks
 cases = json.load(open({path!r}))
 gnubg.command("set variation {variation}")
 gnubg.command("set player 0 human")

@@ -172,6 +172,20 @@ class TestErrors:
             assert expected in answer["error"]
         assert len(answers[-1]["plays"]) == 16
 
+    @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+    def test_nan_and_infinity_are_not_json(self, backgammon, constant):
+        """Python's reader takes them; the answer must still be JSON any reader accepts."""
+        query = json.dumps({"position": opening_json(), "dice": [3, 1]})
+        line = query.replace('{"position"', f'{{"id": {constant}, "position"', 1)
+        out = io.StringIO()
+        run_jsonl(backgammon, [line], out)
+
+        def strict(name: str) -> None:
+            raise AssertionError(f"the answer holds {name}: {out.getvalue()}")
+
+        answer = json.loads(out.getvalue(), parse_constant=strict)
+        assert answer == {"error": f"line 1: not valid JSON: {constant} is not a JSON value"}
+
     def test_position_invalid_for_the_variant(self):
         # A bar checker is fine in backgammon but impossible in long nardy (Variant.validate).
         long = load_variant("long")

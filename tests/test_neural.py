@@ -12,9 +12,9 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the neural bot needs numpy (pip install 'nardy[neural]')")
 
+from nardy.bots import is_builtin_bot, make_bot, play_game  # noqa: E402
 from nardy.bots.neural import INPUTS, NeuralBot, ValueNet, shipped_weights  # noqa: E402
 from nardy.core import load_variant, variant_names  # noqa: E402
-from nardy.core.bots import is_builtin_bot, make_bot, play_game  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, PlayDecision, TakeDecision  # noqa: E402
 from nardy.train.td import TrainConfig, train  # noqa: E402
@@ -148,6 +148,7 @@ def test_training_is_deterministic_and_resumable(tmp_path: Path) -> None:
     assert not np.array_equal(initial.w, first.w)
 
 
+@pytest.mark.slow  # training
 def test_train_command(tmp_path: Path) -> None:
     out = tmp_path / "k.npz"
     command = [sys.executable, "-m", "nardy", "train", "--variant", "khachapuri", "--games", "2"]

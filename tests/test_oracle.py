@@ -202,6 +202,7 @@ ORDERED_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ORDERED_VARIANTS,
     ids=[_variant_id(n, o) for n, o in ORDERED_VARIANTS],
 )
+@pytest.mark.slow  # a long property run (every segment of random-game positions); test_plays_are_consistent samples it
 @pytest.mark.parametrize("shortcut", [True, False], ids=["shortcut", "no-shortcut"])
 def test_ordered_search_agrees_with_general_search(
     name: str, options: dict[str, Any], shortcut: bool

@@ -336,8 +336,15 @@ def test_a_broken_plugin_costs_one_line(tmp_path: Path) -> None:
     assert "nardy_raises: RuntimeError: this plugin is broken on purpose" in listing.stdout
     assert "BROKEN: plugin 'nardy_sixteen' answers nardy_layout" in " ".join(listing.stdout.split())
     as_json = json.loads(_nardy(["variants", "--json"], tmp_path).stdout)
-    status = {entry.get("name", entry.get("plugin")): entry["status"] for entry in as_json}
+    assert all("name" in entry for entry in as_json)  # a plugin broken at import: name null
+    status = {entry["name"] or entry["plugin"]: entry["status"] for entry in as_json}
     assert status["nardy_raises"] == status["sixteen"] == "broken"
+    raises = next(entry for entry in as_json if entry.get("plugin") == "nardy_raises")
+    assert raises["name"] is None
+    jsonschema = pytest.importorskip("jsonschema")
+    from nardy.schemas import schema
+
+    jsonschema.validate(as_json, schema("variants"))
     assert status["backgammon"] == "ok"
     sixteen = _nardy(["play", "-v", "sixteen", "--games", "1", "--quiet"], tmp_path)
     assert sixteen.returncode != 0
@@ -347,6 +354,7 @@ def test_a_broken_plugin_costs_one_line(tmp_path: Path) -> None:
     assert quiet.returncode == 0 and quiet.stderr.strip() == ""
 
 
+@pytest.mark.slow  # 40 plugin managers, each compiling every variant
 def test_a_plugin_manager_never_inherits_a_freed_ones_registry() -> None:
     """Managers made one after another (CPython reuses a freed one's address) each see their own
     plugins: a registry cached by ``id()`` once gave a later manager an earlier one's variants."""
@@ -361,3 +369,18 @@ def test_a_plugin_manager_never_inherits_a_freed_ones_registry() -> None:
         del pm
         gc.collect()
     assert len(addresses) < 40, "no address was reused: the test proved nothing"
+
+
+@pytest.mark.parametrize("width", [40, 80, 200])
+def test_the_listing_shows_a_broken_plugins_whole_reason(
+    monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    """However narrow the terminal, the reason wraps and is never cut short."""
+    import nardy.listing
+    from nardy.core.plugins import BrokenPlugin
+
+    reason = "ImportError: " + " ".join(f"word{i}" for i in range(60)) + " the-end-of-the-reason"
+    monkeypatch.setattr(nardy.listing, "broken_plugins", lambda: [BrokenPlugin("p", reason)])
+    text = nardy.listing.variants_text(width)
+    assert f"p: {reason}" in " ".join(text.split())
+    assert max(len(line) for line in text.splitlines()) <= max(width, 60)

@@ -12,9 +12,9 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="training needs numpy (pip install 'nardy[neural]')")
 
+from nardy.bots import HeuristicBot  # noqa: E402
 from nardy.bots.neural import PRIOR_SCALE, NeuralBot, ValueNet, scale_for  # noqa: E402
 from nardy.core import load_variant  # noqa: E402
-from nardy.core.bots import HeuristicBot  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import CubeSettings, Game  # noqa: E402
 from nardy.encoding import encode  # noqa: E402
@@ -93,6 +93,7 @@ def test_fit_lowers_the_held_out_error_and_keeps_the_best_epoch() -> None:
     assert float(np.mean(errors**2)) == pytest.approx(losses[kept], rel=1e-6)
 
 
+@pytest.mark.slow  # training
 def test_training_is_deterministic_resumable_and_independent_of_workers(tmp_path: Path) -> None:
     variant = load_variant("khachapuri")
     config = IterationConfig("khachapuri", iterations=2, games=12, seed=3, epochs=2, eval_games=0)
@@ -121,6 +122,7 @@ def _nardy(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # training
 def test_train_command_by_policy_iteration(tmp_path: Path) -> None:
     out = tmp_path / "k.npz"
     done = _nardy(
@@ -175,6 +177,7 @@ def test_a_short_list_lets_the_network_re_rank_only_the_heuristics_best_plays() 
     assert checked > 5
 
 
+@pytest.mark.slow  # training
 def test_the_best_short_list_is_kept(tmp_path: Path) -> None:
     variant = load_variant("khachapuri")
     config = IterationConfig(

@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterator
 from types import MappingProxyType
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -288,6 +289,7 @@ def nearly_positions(draw: st.DrawFn) -> Position:
     return Position(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=300)
 @given(nearly_positions(), st.sampled_from([None, 3, 15]))
 def test_fast_validation_agrees_with_the_diagnostic(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -78,24 +79,41 @@ def test_play_seed_has_the_arena_range(seed: str) -> None:
     assert "is not in the range 0<=x<=9223372036854775807" in done.output
 
 
+@pytest.mark.slow  # a subprocess interrupted mid-run
 def test_ctrl_c_in_play_shows_the_seed_and_the_partial_summary() -> None:
     command = [sys.executable, "-m", "nardy", "play", "-v", "long", "--games", "1000000"]
     child = subprocess.Popen(
-        [*command, "--seed", "5", "--quiet"],
+        [*command, "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "COLUMNS": "120"},
     )
     assert child.stderr is not None
-    first = child.stderr.readline()
-    assert first.startswith("Seed 5 "), first  # printed before the first game
+    first = child.stderr.readline()  # printed before the first game: a random seed
+    found = re.fullmatch(r"Seed (\d+) \(random; repeat this run with --seed \1\)\.\n", first)
+    assert found, first
+    seed = found[1]
     time.sleep(1.5)
     child.send_signal(signal.SIGINT)
     stdout, stderr = child.communicate(timeout=60)
     assert child.returncode == 130, stderr
-    assert "Interrupted after" in stderr and "(seed 5)" in stderr and "Traceback" not in stderr
+    assert (
+        "Interrupted after" in stderr and f"(seed {seed})" in stderr and "Traceback" not in stderr
+    )
     assert "heuristic" in stdout and "Points/game" in stdout  # the partial summary
+
+
+def test_the_seed_line_only_for_a_random_seed() -> None:
+    """A seed given with --seed is not echoed back as advice to give it; a random one is printed
+    before the first game, so that the run can be repeated."""
+    given = CliRunner().invoke(cli, ["play", "-v", "long", "--games", "1", "--seed", "7"])
+    assert given.exit_code == 0, given.output
+    assert "repeat this run" not in given.output and "seed 7" in given.output
+    drawn = CliRunner().invoke(cli, ["play", "-v", "long", "--games", "1"])
+    assert drawn.exit_code == 0, drawn.output
+    seed = re.search(r"Seed (\d+) \(random; repeat this run with --seed (\d+)\)\.", drawn.output)
+    assert seed and seed[1] == seed[2] and f"seed {seed[1]}" in drawn.output
 
 
 def test_show_accepts_gnubg_position_ids() -> None:

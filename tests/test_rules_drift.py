@@ -1,5 +1,5 @@
 """tests/data/rules_cases.yaml must hold exactly the ```yaml blocks of RULES.md §5, and the
-repository's RULES.md must be the authority, ../shared/RULES.md, where that exists.
+repository's RULES.md must equal the authority named by NARDY_RULES_AUTHORITY, where that is set.
 
 Regenerate with ``python tests/tools/extract_rules_cases.py``.
 """
@@ -7,6 +7,7 @@ Regenerate with ``python tests/tools/extract_rules_cases.py``.
 from __future__ import annotations
 
 import difflib
+import re
 
 import pytest
 import rules_cases
@@ -15,16 +16,6 @@ REGENERATE = "regenerate it with: python tests/tools/extract_rules_cases.py"
 
 
 def test_data_file_matches_rules_md() -> None:
-    if not rules_cases.RULES_PATH.parent.is_dir():
-        pytest.skip(
-            f"{rules_cases.RULES_PATH.parent} (../shared relative to the repository root) "
-            "is missing; "
-            "cannot check tests/data/rules_cases.yaml against RULES.md"
-        )
-    if not rules_cases.RULES_PATH.is_file():
-        pytest.skip(
-            f"{rules_cases.RULES_PATH} is missing; cannot check tests/data/rules_cases.yaml"
-        )
     expected = rules_cases.blocks_from_rules()
     actual = rules_cases.blocks_from_data()
     if expected == actual:
@@ -67,10 +58,33 @@ def test_data_file_is_rendered_canonically() -> None:
     assert rules_cases.render_data_file(rules_cases.split_data_file(text)) == text, REGENERATE
 
 
+NO_AUTHORITY = (
+    f"no authority to compare RULES.md with: set {rules_cases.AUTHORITY_ENV}=PATH (.ci/run does "
+    "where the project keeps a shared copy)"
+)
+
+
 def test_repository_copy_is_the_authority() -> None:
-    authority = rules_cases.AUTHORITY_PATH
-    if not authority.is_file():
-        pytest.skip(f"{authority} (the shared authority) is not here to compare with")
+    authority = rules_cases.authority_path()
+    if authority is None:
+        pytest.skip(NO_AUTHORITY)
+    assert authority.is_file(), f"{rules_cases.AUTHORITY_ENV} names {authority}, which is no file"
     assert rules_cases.RULES_PATH.read_text(encoding="utf-8") == authority.read_text(
         encoding="utf-8"
     ), f"RULES.md differs from {authority}: copy it (cp {authority} RULES.md)"
+
+
+def test_no_skip_names_a_path_outside_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the variable, the comparison skips with a reason that names no place outside the
+    repository (a fresh clone has no such place); with it, the comparison runs."""
+    monkeypatch.delenv(rules_cases.AUTHORITY_ENV, raising=False)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        test_repository_copy_is_the_authority()
+    reason = str(skipped.value)
+    outside = str(rules_cases.REPO_ROOT.parent)
+    assert not re.search(r"(^|[\s(=])(/|\.\./)", reason) and outside not in reason, reason
+    monkeypatch.setenv(rules_cases.AUTHORITY_ENV, str(rules_cases.RULES_PATH))
+    test_repository_copy_is_the_authority()
+    monkeypatch.setenv(rules_cases.AUTHORITY_ENV, str(rules_cases.REPO_ROOT / "no-such-rules.md"))
+    with pytest.raises(AssertionError, match="which is no file"):
+        test_repository_copy_is_the_authority()

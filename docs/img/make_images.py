@@ -50,6 +50,18 @@ def boards() -> dict[str, str]:
             dice=(5, 3),
             last_play="24/19 14/11",
         ),
+        "board-match.svg": board(
+            Position.from_sides(
+                {13: 4, 8: 2, 6: 5, 5: 2, 4: 1, 24: 1}, {1: 2, 12: 4, 17: 3, 19: 4, 22: 2}
+            ),
+            bg,
+            cube=(2, "opponent"),
+            offered=4,
+            pips=True,
+            names=("gnubg0", "heur"),
+            score=(2, 3),
+            match_length=5,
+        ),
     }
 
 
@@ -90,9 +102,28 @@ def main() -> None:
             "backgammon-duel",
             db=db,
         )
+        run(
+            "--variant",
+            "backgammon",
+            "--bots",
+            "heuristic,random",
+            "--games",
+            "2",
+            "--match-length",
+            "5",
+            "--seed",
+            "4",
+            "--name",
+            "backgammon-matches",
+            db=db,
+        )
         store = open_store(str(db), readonly=True)
         tid = next(t.tournament_id for t in store.tournaments() if t.name == "long-round-robin")
         game = store.games(tid)[5].game_id
+        mid = next(t.tournament_id for t in store.tournaments() if t.name == "backgammon-matches")
+        match_games = store.games(mid)
+        unit = match_games[0].unit_id
+        match_game = match_games[0].game_id
         store.close()
         with spectator(db) as base, browser_page((1280, 900)) as page:
             for name, svg in boards().items():
@@ -105,14 +136,26 @@ def main() -> None:
                 "spectator-games.png": f"/t/{tid}/games?bot=steady",
                 "spectator-game.png": f"/t/{tid}/g/{quote(game, safe='')}?ply=12",
             }
+            shots["spectator-match.png"] = f"/t/{mid}/m/{quote(unit, safe='')}"
+            shots["spectator-match-game.png"] = f"/t/{mid}/g/{quote(match_game, safe='')}?ply=6"
             for name, url in shots.items():
                 # A full-page shot is as tall as the page; the games list is cut at 900 pixels.
                 # (The game page's list of decisions is as tall as 80% of the window.)
                 full = name != "spectator-games.png"
-                tall = not full or name == "spectator-game.png"
+                tall = not full or "game" in name
                 page.set_viewport_size({"width": 1280, "height": 1000 if tall else 300})
                 page.goto(base + url)
                 page.screenshot(path=str(HERE / name), full_page=full)
+            # A phone (390 px wide): the whole page, scrolled.
+            page.set_viewport_size({"width": 390, "height": 844})
+            phone = {
+                "spectator-game-390.png": shots["spectator-game.png"],
+                "spectator-games-390.png": f"/t/{tid}/games",
+                "spectator-tournament-390.png": f"/t/{tid}",
+            }
+            for name, url in phone.items():
+                page.goto(base + url)
+                page.screenshot(path=str(HERE / name), full_page=name != "spectator-games-390.png")
     print("wrote", ", ".join(sorted(p.name for p in HERE.glob("*.png"))))
 
 

@@ -6,7 +6,9 @@ tournament against the built-in bots.
    result, ``nardy196_v1``) in game points for the player who made the play; each agent plays the
    best-valued play (a few random ones to explore) and moves the value of its previous afterstate
    towards that of its next one, or towards the game's points at the end (TD(0), Tesauro style).
-2. The weights go to ``<out>.npz`` with a JSON sidecar (encoder id, sizes, games, seed).
+2. The weights go to ``<out>.npz`` with a JSON sidecar (encoder id, sizes, games, seed); by
+   default ``$XDG_CACHE_HOME/nardy/td-long`` (``~/.cache/nardy/td-long``), never the working
+   directory (a run from the repository root would otherwise leave them in the checkout).
 3. The arena: the trained bot is served over gRPC with the SDK (``nardy.arena.sdk.serve_bot``) and
    a duplicate-dice round robin against ``heuristic`` and ``random`` runs through the tournament
    engine (``nardy.arena.tournament``); the standings are printed.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -36,7 +39,7 @@ from nardy.arena.sdk import KernelBot, serve_bot
 from nardy.arena.storage import open_store
 from nardy.arena.tournament import Standings, Tournament
 from nardy.arena.tournament_cli import render_standings
-from nardy.core.bots import Bot
+from nardy.bots import Bot
 from nardy.core.game import PlayDecision
 from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_plays
 from nardy.env import raw_aec_env
@@ -150,7 +153,8 @@ def tournament(net: ValueNet, games: int, seed: int, db: Path) -> Standings:
     return result.standings
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; ``out`` defaults to the user's cache, never the working directory."""
     parser = argparse.ArgumentParser(
         description="Train a TD(0) long-nardy bot, then enter it in a tournament."
     )
@@ -158,9 +162,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="tournament games per pairing")
     parser.add_argument("--hidden", type=int, default=40, help="hidden units")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=Path("td-long"), help="weights file stem")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="weights file stem (default: $XDG_CACHE_HOME/nardy/td-long)",
+    )
     parser.add_argument("--short", action="store_true", help="a few seconds of everything (CI)")
     args = parser.parse_args(argv)
+    if args.out is None:
+        cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        args.out = Path(cache) / "nardy" / "td-long"
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     seconds, max_games, games = args.minutes * 60, 10**9, args.games
     if args.short:
         seconds, max_games, games = 60.0, 30, 2

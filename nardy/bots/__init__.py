@@ -1,12 +1,43 @@
-"""Bots beyond the kernel's two: the neural bot (numpy) and the gnubg bot (optional extra).
+"""Bots: the interface every bot implements, the built-in bots, and bots by name.
 
-Importing this package asks for single-threaded BLAS (``OPENBLAS_NUM_THREADS`` and friends, unless
-already set), which counts only if numpy is not imported yet: a decision multiplies matrices of a
-few hundred rows, where waking BLAS threads costs more than the product (measured: 8 ms instead of
-0.6 ms for a 100-play backgammon decision on two busy cores; ``benchmarks/test_neural.py``).
+One package holds every bot; the kernel (:mod:`nardy.core`) knows none of them, only the decisions
+of :class:`~nardy.core.game.Game` they answer.
+
+* :mod:`nardy.bots.base` — :class:`Bot` (the interface) and :func:`play_game` (the driver);
+* :mod:`nardy.bots.random_bot`, :mod:`nardy.bots.heuristic`, :mod:`nardy.bots.neural` (numpy) and
+  :mod:`nardy.bots.gnubg_bot` (the optional extra ``nardy[gnubg]``) — the built-in bots; a module
+  is named after its bot, with ``_bot`` where the bare name is another module's (``random``,
+  ``gnubg``);
+* :mod:`nardy.bots.registry` — :func:`make_bot`: bots by name. The built-ins register through the
+  entry-point group ``nardy.bots``, the same as a third party's bots.
+
+The split with the kernel follows one rule: what reads or writes a file format, or that a rule
+needs, is the kernel's (``nardy.core.gnubg``: GNU Backgammon's Position ID, Match ID and ``.mat``
+file, pure functions of positions and games); what chooses a play is a bot, here
+(``nardy.bots.gnubg_bot`` asks the ``gnubg`` package for its plays).
 """
 
-import os
+from nardy.bots.base import Bot, play_game
+from nardy.bots.heuristic import HeuristicBot
+from nardy.bots.random_bot import RandomBot
+from nardy.bots.registry import (
+    BOT_ENTRY_POINT_GROUP,
+    BotFactory,
+    builtin_bot_names,
+    installed_bots,
+    is_builtin_bot,
+    make_bot,
+)
 
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+__all__ = [
+    "BOT_ENTRY_POINT_GROUP",
+    "Bot",
+    "BotFactory",
+    "HeuristicBot",
+    "RandomBot",
+    "builtin_bot_names",
+    "installed_bots",
+    "is_builtin_bot",
+    "make_bot",
+    "play_game",
+]

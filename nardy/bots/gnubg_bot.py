@@ -33,7 +33,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from nardy.core.bots import Bot
+from nardy.bots.base import Bot
 from nardy.core.errors import IllegalPlayError
 from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
 from nardy.core.gnubg import board_from_position, position_from_board
@@ -145,7 +145,7 @@ class GnubgBot(Bot):
 
     @classmethod
     def from_argument(cls, seed: int | None, argument: str | None) -> GnubgBot:
-        """``gnubg`` or ``gnubg:PLY`` as :func:`~nardy.core.bots.make_bot` spells it."""
+        """``gnubg`` or ``gnubg:PLY`` as :func:`~nardy.bots.make_bot` spells it."""
         if argument is None or argument == "":
             return cls(seed)
         if not argument.isdigit():

@@ -3,7 +3,7 @@
 The network estimates **U(r)**: the points per game (divided by the variant's ``scale``) that the
 player who has just played expects from the afterstate ``r`` (a play's result, still from his view).
 Its inputs are the shared board encoding ``nardy196_v1`` of :mod:`nardy.encoding` plus one prior
-unit, the hand-written evaluation of :class:`~nardy.core.bots.HeuristicBot` divided by
+unit, the hand-written evaluation of :class:`~nardy.bots.heuristic.HeuristicBot` divided by
 :data:`PRIOR_SCALE`::
 
     U(r) = v · tanh(W [x; g] + b) + c + a · g        x = encode(r), g = heuristic(r) / PRIOR_SCALE
@@ -27,6 +27,9 @@ training record, sha256 of the ``.npz``).
 
 from __future__ import annotations
 
+# First: single-threaded BLAS, which counts only before numpy is imported.
+from nardy.bots import _blas  # noqa: F401  # isort: skip
+
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -37,7 +40,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from nardy.core.bots import Bot, HeuristicBot
+from nardy.bots.base import Bot
+from nardy.bots.heuristic import HeuristicBot
 from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant

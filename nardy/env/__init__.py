@@ -2,7 +2,9 @@
 
 * :func:`aec_env` / :func:`raw_aec_env` — PettingZoo AEC, two agents;
 * :func:`gym_env` — Gymnasium, one agent against a fixed opponent;
-* :func:`action_space_size` — the discrete action space of a variant (``nardy.env.spaces``).
+* :func:`action_space_size` — the discrete action space of a variant (``nardy.env.spaces``);
+* Gymnasium ids ``nardy/Long-v0``, … one per variant, registered on import when Gymnasium is
+  installed (``nardy.env.registration``).
 
 Each is imported when first used, so Gymnasium alone serves :func:`gym_env` and a missing package
 is named with the extra that installs it.
@@ -28,6 +30,14 @@ _WHERE = {
     "gym_env": "nardy.env.gym",
     "action_space_size": "nardy.env.spaces",
 }
+
+
+try:
+    from nardy.env.registration import register_envs
+
+    register_envs()
+except ModuleNotFoundError:  # no Gymnasium: the ids wait until it is installed
+    pass
 
 
 def __getattr__(name: str) -> Any:

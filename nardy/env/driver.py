@@ -5,7 +5,8 @@ Every decision of :class:`~nardy.core.game.Game` is an agent turn of the player 
 the plays of every segment (rolls, progression stages, re-rolls, transferred steps), the double
 decision and the answer to a double. Actions (docs/learning.md):
 
-* a play decision: the index of the play in ``decision.plays`` (``LegalPlays`` order);
+* a play decision: the index of the play in the canonical order of :func:`play_order` (the
+  legal plays sorted by their resulting boards: the same for dice a-b and b-a);
 * a double decision: 0 = roll, 1 = double;
 * a take decision: 0 = take, 1 = drop, 2 = beaver (only when offered).
 """
@@ -19,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nardy import encoding
+from nardy.core.dice import DiceSource
 from nardy.core.errors import GameStateError
 from nardy.core.game import (
     COLOURS,
@@ -27,8 +29,10 @@ from nardy.core.game import (
     PlayDecision,
     TakeDecision,
 )
+from nardy.core.match import Match
 from nardy.core.plugins import load_variant
-from nardy.core.variant import Variant
+from nardy.core.position import Position
+from nardy.core.variant import LegalPlays, Play, Variant
 from nardy.env.spaces import CUBE_ACTIONS, action_space_size
 
 ROLL, DOUBLE = 0, 1
@@ -38,15 +42,36 @@ _TAKE_ANSWERS: Final = ("take", "drop", "beaver")
 Mask = npt.NDArray[np.int8]
 
 
+def play_order(plays: LegalPlays) -> list[int]:
+    """The canonical action order of a play decision: ``play_order(plays)[action]`` is the index in
+    ``plays`` of the play that ``action`` makes.
+
+    Actions number the legal plays by their resulting board, ascending: the board key of
+    :func:`nardy.core.movegen.board_of` (the mover's borne-off count, the signed counts on his points
+    1…24, the two bars, the opponent's borne-off count) compared as a tuple. It depends on the
+    position and the multiset of steps only — not on the order of the dice, nor on the order in
+    which a move generator lists the plays (docs/encoding.md)."""
+    keys = [key for key, _ in plays.keyed()]
+    return sorted(range(len(keys)), key=keys.__getitem__)
+
+
 class NumpyDice:
-    """Dice drawn from a numpy generator (the environment's seeded ``np_random``)."""
+    """Dice drawn from a numpy generator (the environment's seeded ``np_random``).
+
+    Drawn 128 rolls at a time: one ``integers`` call per roll cost about a tenth of an AEC step
+    (benchmarks/compare_learning.py's profile); the sequence is still fixed by the seed."""
+
+    BATCH = 128
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
+        self._rolls: list[tuple[int, int]] = []
 
     def roll(self) -> tuple[int, int]:
-        a, b = self.rng.integers(1, 7, size=2)
-        return int(a), int(b)
+        if not self._rolls:
+            drawn = self.rng.integers(1, 7, size=(self.BATCH, 2)).tolist()
+            self._rolls = [(a, b) for a, b in reversed(drawn)]  # popped from the end: in order
+        return self._rolls.pop()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,16 +117,55 @@ class EnvConfig:
 class Driver:
     """A game of :class:`EnvConfig`'s variant, stepped by action indexes."""
 
-    def __init__(self, config: EnvConfig, rng: np.random.Generator) -> None:
+    def __init__(
+        self, config: EnvConfig, dice: DiceSource | None, *, whole_match: bool = True
+    ) -> None:
+        """``dice``: where the dice come from; None for a game whose throws are chance nodes
+        (:meth:`roll`, OpenSpiel). With the variant's ``match_length`` set, ``whole_match`` and a
+        dice source, the driver plays the whole match (RULES.md §2.11: who starts each game, the
+        Crawford game), one game after another; else one game."""
         self.config = config
-        self.game = Game(config.variant, NumpyDice(rng), auto_forced=config.auto_forced)
-        self._check_size()
+        self.match_length: int | None = config.variant.options.get("match_length")
+        self.match: Match | None = None
+        if whole_match and self.match_length is not None and dice is not None:
+            self.match = Match(config.variant, self.match_length)
+        self._dice = dice
+        self.game = self._new_game()
+        self._order: list[int] | None = None
+        self.score = (0, 0)
+        """The match score before this game: (White, Black)."""
+        self.crawford = self.match is not None and self.match.crawford_game
+        self._unpaid = (0, 0)
+        """Points of the games finished since :meth:`take_points` last asked."""
+        self._settle()
+
+    def _new_game(self) -> Game:
+        if self.match is None:
+            return Game(self.config.variant, self._dice, auto_forced=self.config.auto_forced)
+        assert self._dice is not None
+        return self.match.new_game(self._dice, auto_forced=self.config.auto_forced)
+
+    @classmethod
+    def of(cls, config: EnvConfig, game: Game) -> Driver:
+        """A driver of an existing game of ``config``'s variant (e.g. one set up from a position)."""
+        if game.variant is not config.variant:
+            raise ValueError("the game must be of the environment's variant")
+        driver = cls.__new__(cls)
+        driver.config, driver.game, driver._order = config, game, None
+        driver.match_length = config.variant.options.get("match_length")
+        driver.match, driver._dice = None, None
+        driver.score, driver.crawford, driver._unpaid = (0, 0), False, (0, 0)
+        driver._settle()
+        return driver
 
     # -- state -------------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
-        return self.game.decision is None
+        """The episode is over: the game, or with a whole match, the match."""
+        if self.match is not None:
+            return self.match.is_over
+        return self.game.result is not None
 
     @property
     def player(self) -> int:
@@ -127,30 +191,70 @@ class Driver:
             mask[BEAVER] = int(decision.beaver_allowed)
         return mask
 
-    def observation(self, colour: int) -> npt.NDArray[np.float32]:
-        """``colour``'s observation: the decision's position and context when he decides, else the
+    def view(self, colour: int) -> tuple[Position, encoding.Context]:
+        """What ``colour`` observes: the decision's position and context when he decides, else the
         board from his view with the cube and match state."""
         game = self.game
         decision = game.decision
-        match_length = self.config.variant.options.get("match_length")
+        score = self.score if colour == 0 else (self.score[1], self.score[0])
         if decision is not None and decision.player == colour:
-            context = encoding.context_of(game, match_length=match_length)
-            position = decision.position
-        else:
-            context = encoding.Context(
-                cube=game.cube_settings.enabled,
-                cube_value=game.cube.value,
-                cube_owner="centre"
-                if game.cube.owner is None
-                else "mover"
-                if game.cube.owner == colour
-                else "opponent",
-                match_length=match_length,
+            context = encoding.context_of(
+                game, match_length=self.match_length, score=score, crawford=self.crawford
             )
-            position = game.position_for(colour)
+            return decision.position, context
+        context = encoding.Context(
+            cube=game.cube_settings.enabled,
+            cube_value=game.cube.value,
+            cube_owner="centre"
+            if game.cube.owner is None
+            else "mover"
+            if game.cube.owner == colour
+            else "opponent",
+            match_length=self.match_length,
+            score=score,
+            crawford=self.crawford,
+        )
+        return game.position_for(colour), context
+
+    def observation(self, colour: int) -> npt.NDArray[np.float32]:
+        """``colour``'s observation (:meth:`view`, encoded)."""
+        position, context = self.view(colour)
         if self.config.encoder == encoding.BOARD_ENCODER:
             return encoding.encode(position, encoder=self.config.encoder)
         return encoding.encode(position, context, encoder=self.config.encoder)
+
+    def describe(self, colour: int) -> str:
+        """:meth:`view` as text (OpenSpiel's observation and information-state strings): who is to
+        act, the position id from ``colour``'s view, the dice and turn plan, cube and match."""
+        game = self.game
+        position, c = self.view(colour)
+        if game.result is not None:
+            result = game.result
+            now = f"over: {COLOURS[result.winner]} wins {result.points} ({result.reason})"
+        elif game.chance is not None:
+            node = game.chance
+            now = f"{COLOURS[node.player]} to throw ({node.kind})"
+        else:
+            assert game.decision is not None
+            now = f"{COLOURS[game.decision.player]} to decide"
+        parts = [f"{COLOURS[colour]} sees {position.id()}", now]
+        if c.phase != "none":
+            plan = f"{c.phase}"
+            if c.segment:
+                plan += " " + "-".join(map(str, c.segment))
+            if c.later:
+                plan += " later " + "-".join(map(str, c.later))
+            if c.reroll:
+                plan += " re-roll after"
+            if c.first_turn:
+                plan += f" first turn head {c.head_limit}"
+            parts.append(plan)
+        if c.cube:
+            parts.append(f"cube {c.cube_value} {c.cube_owner}")
+        if c.match_length is not None:
+            crawford = " Crawford" if c.crawford else ""
+            parts.append(f"match to {c.match_length} {c.score[0]}-{c.score[1]}{crawford}")
+        return " | ".join(parts)
 
     def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> npt.NDArray[np.float32]:
         """The encodings of every legal play's result (row ``i`` = action ``i``), from the
@@ -159,7 +263,21 @@ class Driver:
         decision = self.game.decision
         if not isinstance(decision, PlayDecision):
             return np.zeros((0, encoding.encoder_size(encoder)), dtype=np.float32)
-        return encoding.encode_plays(decision.plays, encoder=encoder)
+        return encoding.encode_plays(decision.plays, encoder=encoder)[self.order()]
+
+    def order(self) -> list[int]:
+        """:func:`play_order` of the current play decision (empty for any other)."""
+        if self._order is None:
+            decision = self.game.decision
+            self._order = play_order(decision.plays) if isinstance(decision, PlayDecision) else []
+        return self._order
+
+    def play(self, action: int) -> Play:
+        """The play that ``action`` makes in the current play decision."""
+        decision = self.game.decision
+        if not isinstance(decision, PlayDecision) or not 0 <= action < len(decision.plays):
+            raise ValueError(f"action {action} is not a play of the current decision")
+        return decision.plays[self.order()[action]]
 
     def points(self) -> tuple[int, int]:
         """Game points of (White, Black): + for the winner, − for the loser, 0 while playing."""
@@ -169,16 +287,30 @@ class Driver:
         sign = 1 if result.winner == 0 else -1
         return (sign * result.points, -sign * result.points)
 
+    def take_points(self) -> tuple[int, int]:
+        """The points of the games finished since the last call (White, Black): the rewards of a
+        step. Over a whole match they add up to White's score minus Black's."""
+        unpaid, self._unpaid = self._unpaid, (0, 0)
+        return unpaid
+
     # -- actions -----------------------------------------------------------------------------
 
     def is_legal(self, action: int) -> bool:
-        return 0 <= action < self.config.actions and bool(self.mask()[action])
+        """Whether ``action`` is legal now (what :meth:`mask` says, without building it)."""
+        decision = self.game.decision
+        if decision is None or not 0 <= action < self.config.actions:
+            return False
+        if isinstance(decision, PlayDecision):
+            return action < len(decision.plays)
+        if isinstance(decision, DoubleDecision):
+            return action in (ROLL, DOUBLE)
+        return action in (TAKE, DROP) or (action == BEAVER and decision.beaver_allowed)
 
     def step(self, action: int) -> None:
         """Answer the current decision with ``action``; raise ``ValueError`` if it is not legal."""
         decision = self.game.decision
         if decision is None:
-            raise GameStateError("the game is over")
+            raise GameStateError("the game is over" if self.over else "a chance node: roll()")
         if not self.is_legal(action):
             legal = np.flatnonzero(self.mask())
             shown = ", ".join(map(str, legal[:10])) + (" …" if len(legal) > 10 else "")
@@ -186,24 +318,49 @@ class Driver:
                 f"action {action} is not legal for {COLOURS[decision.player]} now (legal: {shown})"
             )
         if isinstance(decision, PlayDecision):
-            self.game.decide(int(action))
+            self.answer(self.order()[action])
         elif isinstance(decision, DoubleDecision):
-            self.game.decide(action == DOUBLE)
+            self.answer(action == DOUBLE)
         else:
             assert isinstance(decision, TakeDecision)
-            self.game.decide(_TAKE_ANSWERS[action])
+            self.answer(_TAKE_ANSWERS[action])
+
+    def answer(self, answer: int | bool | str) -> None:
+        """Answer the current decision in the kernel's terms (a ``LegalPlays`` index, a bool to
+        double, "take" / "drop" / "beaver"): what a bot returns."""
+        self._order = None
+        self.game.decide(answer)
+        self._settle()
+
+    def roll(self, a: int, b: int) -> None:
+        """Make the throw a game without a dice source waits for (``game.chance``)."""
+        self._order = None
+        self.game.roll(a, b)
+        self._settle()
+
+    def _settle(self) -> None:
+        """After every input: pay a finished game's points and, in a match that goes on, start
+        its next game."""
+        while self.game.result is not None:
+            white, black = self.points()
+            self._unpaid = (self._unpaid[0] + white, self._unpaid[1] + black)
+            match = self.match
+            if match is None:
+                break
+            match.add_result(self.game.result)
+            self.score = (match.score[0], match.score[1])
+            self.crawford = match.crawford_game
+            if match.is_over:
+                break
+            self.game = self._new_game()
+            self._order = None
         self._check_size()
 
-    def resign(self, colour: int) -> int:
-        """End the game as a loss of ``colour`` (an illegal action): the points of a single game at
-        the current cube, as a drop scores them (per-checker: × his checkers not borne off)."""
-        game = self.game
-        value = game.cube.value
-        if game.rules.scoring.per_checker:
-            position = game.position_for(colour)
-            checkers = sum(c for c in position.points if c > 0) + position.bar[0] + position.off[0]
-            value *= checkers - position.off[0]
-        return value
+    def illegal_penalty(self) -> int:
+        """What an illegal action costs the offender in every API (docs/learning.md): the variant's
+        largest result at the current cube — its largest game value (gammon, backgammon, koks,
+        trictrac's 8, per-checker N) × the cube value, so no play of the game can cost more."""
+        return self.config.variant.max_game_value() * self.game.cube.value
 
     def _check_size(self) -> None:
         decision = self.game.decision

@@ -1,13 +1,13 @@
 """Gymnasium environment: one agent against a fixed opponent (docs/learning.md).
 
-The opponent (a built-in bot by name, or any :class:`nardy.core.bots.Bot`) makes its decisions
+The opponent (a built-in bot by name, or any :class:`nardy.bots.Bot`) makes its decisions
 inside :meth:`NardyGymEnv.step` and :meth:`NardyGymEnv.reset`, so every observation the agent gets is
 one of its own decisions. The reward is 0 until the game ends, then the agent's game points (+ for a
 win, − for a loss). The legal actions are ``obs["action_mask"]`` (also ``info["action_mask"]``).
 
 An illegal action — Gymnasium's ``check_env`` sends unmasked samples — ends the episode as a loss:
-the agent loses a single game at the current cube (per-checker scoring: × its checkers not borne
-off), ``info["illegal_action"]`` is True, and nothing is raised.
+the agent's reward is minus :meth:`Driver.illegal_penalty` (the variant's largest result at the
+current cube, as in the AEC environment), ``info["illegal_action"]`` is True, nothing is raised.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import numpy as np
 from gymnasium import spaces
 
 from nardy import encoding
-from nardy.core.bots import Bot, make_bot
+from nardy.bots import Bot, make_bot
 from nardy.core.game import DoubleDecision, PlayDecision
 from nardy.core.variant import Variant
-from nardy.env.driver import DOUBLE, DROP, ROLL, TAKE, Driver, EnvConfig
+from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
 Seat = Literal["white", "black", "random"]
 
@@ -30,7 +30,10 @@ Seat = Literal["white", "black", "random"]
 class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     """A single agent plays one game per episode against ``opponent``."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's attribute)
+    metadata: dict[str, Any] = {  # noqa: RUF012 (Gymnasium's attribute)
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 4,
+    }
 
     def __init__(
         self,
@@ -47,12 +50,12 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if seat not in ("white", "black", "random"):
             raise ValueError(f"seat must be white, black or random, not {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be ansi, not {render_mode!r}")
+            raise ValueError(f"render_mode must be ansi or rgb_array, not {render_mode!r}")
         if isinstance(opponent, str):
             make_bot(opponent)  # a clear error for an unknown bot name, now
         elif not isinstance(opponent, Bot):
             raise TypeError(
-                f"opponent must be a built-in bot name or a nardy.core.bots.Bot, not {opponent!r}"
+                f"opponent must be a built-in bot name or a nardy.bots.Bot, not {opponent!r}"
             )
         self.config = EnvConfig.build(
             variant,
@@ -94,7 +97,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             self.opponent = make_bot(self.opponent_spec, seed=int(rng.integers(2**31)))
         else:
             self.opponent = self.opponent_spec
-        self.driver = Driver(self.config, rng)
+        self.driver = Driver(self.config, NumpyDice(rng))
         self._abandoned = False
         self.opponent.start_game(self.config.variant, 1 - self.colour)
         self._opponent_moves()
@@ -110,21 +113,25 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if not driver.is_legal(action):
             # The game is abandoned as a loss; the kernel's game itself stays unscored.
             self._abandoned = True
-            points = driver.resign(self.colour)
+            points = driver.illegal_penalty()
             info = {**self._info(), "illegal_action": True}
             return self._obs(), float(-points), True, False, info
         driver.step(action)
         self._opponent_moves()
-        reward = float(driver.points()[self.colour])
+        reward = float(driver.take_points()[self.colour])
         obs = self._obs()
         return obs, reward, driver.over, False, self._info()
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi":
+    def render(self) -> Any:
+        if self.render_mode is None:
             return None
+        game = self._driver().game
+        if self.render_mode == "rgb_array":
+            from nardy.env.render import board_rgb
+
+            return board_rgb(game.position_for(self.colour))  # the agent's view
         from nardy.core.board_text import render_board
 
-        game = self._driver().game
         return render_board(
             game.position_for(self.colour),
             game.variant,
@@ -145,13 +152,12 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         while not driver.over and driver.player != self.colour:
             decision = driver.game.decision
             if isinstance(decision, PlayDecision):
-                driver.step(int(bot.choose_play(decision)))
+                driver.answer(int(bot.choose_play(decision)))  # a LegalPlays index
             elif isinstance(decision, DoubleDecision):
-                driver.step(DOUBLE if bot.offer_double(decision) else ROLL)
+                driver.answer(bool(bot.offer_double(decision)))
             else:
                 assert decision is not None
-                answer = bot.respond_to_double(decision)
-                driver.step({"take": TAKE, "drop": DROP}.get(answer, 2))
+                driver.answer(bot.respond_to_double(decision))
 
     def _mask(self) -> np.ndarray:
         mask = self._driver().mask(self.colour)
@@ -169,6 +175,8 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if result is not None:
             info["points"] = result.points
             info["winner"] = result.winner
+        if driver.match is not None:
+            info["score"] = driver.score  # (White, Black) before the current game
         return info
 
     def _driver(self) -> Driver:
@@ -181,6 +189,6 @@ def gym_env(
     variant: str | Variant = "long", opponent: str | Bot = "heuristic", **options: Any
 ) -> NardyGymEnv:
     """The Gymnasium environment of ``variant`` against ``opponent`` (``"heuristic"``, ``"random"`` or
-    a :class:`~nardy.core.bots.Bot`). ``options`` are the variant's options and ``seat``,
+    a :class:`~nardy.bots.Bot`). ``options`` are the variant's options and ``seat``,
     ``encoder``, ``action_space_size``, ``auto_forced``, ``render_mode``."""
     return NardyGymEnv(variant, opponent=opponent, **options)

@@ -57,8 +57,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from nardy.bots import HeuristicBot
 from nardy.bots.neural import INPUTS, PRIOR_SCALE, NeuralBot, ValueNet, scale_for
-from nardy.core.bots import HeuristicBot
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from nardy.bots import HeuristicBot, play_game
 from nardy.bots.neural import PRIOR_SCALE, NeuralBot, ValueNet, scale_for
-from nardy.core.bots import HeuristicBot, play_game
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.variant import Variant

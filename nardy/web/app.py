@@ -6,17 +6,21 @@ Routes (each HTML page has a JSON twin under ``/api``):
 * ``/t/{tournament}`` standings, pairings, progress, Elo plot; ``/t/{tournament}/live`` the
   server-sent events that update it (from the database, or from the arena's ``WatchTournament``);
 * ``/t/{tournament}/games`` the games, filtered by bot, result, termination and fault;
+* ``/t/{tournament}/m/{match}`` the games of one match with the running score;
 * ``/t/{tournament}/g/{game}?ply=N`` one game, decision by decision (``&partial=1``: the step
   fragment the page's script swaps in);
 * ``/position/{id}?variant=long`` one position.
 
 Every endpoint does its own I/O in a worker thread (plain ``def``); templates only format.
+Bots are shown by name (:mod:`nardy.web.names`), ids stay in URLs and JSON. Query parameters
+are strict: a value the page does not know is a 400, not silently clamped or ignored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import time
 from collections.abc import AsyncIterator, Callable
@@ -29,7 +33,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -42,7 +46,18 @@ from nardy.core.position import Position
 from nardy.game_view import DecisionStep
 from nardy.svg import Colour, board
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
+from nardy.web.names import BotNames
 from nardy.web.plots import elo_plot
+from nardy.web.present import (
+    BadQuery,
+    choice_param,
+    int_param,
+    match_view,
+    pool_view,
+    progress_unit,
+    step_words,
+)
+from nardy.words import result_words
 
 __all__ = ["create_app"]
 
@@ -52,6 +67,16 @@ LIVE_POLL_S = 0.5
 """How often, by default, the live stream looks at the database for new games."""
 
 FAULT_KINDS = ("illegal", "malformed", "timeout", "crash", "disconnect", "flood")
+
+log = logging.getLogger("nardy.web")
+
+TERMINATION_WORDS = {
+    "borne_off": "bearing off",
+    "double_dropped": "double dropped",
+    "time_forfeit": "time forfeit",
+    "bot_failure": "bot failure",
+    "aborted": "aborted",
+}
 
 
 def _num(value: float | None, fmt: str = "+.3f") -> str:
@@ -67,6 +92,10 @@ def _game_url(tournament_id: str, game_id: str, **query: Any) -> str:
     return url + ("?" + urlencode(query) if query else "")
 
 
+def _match_url(tournament_id: str, unit_id: str) -> str:
+    return f"/t/{quote(tournament_id, safe='')}/m/{quote(unit_id, safe='')}"
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -79,13 +108,16 @@ def _environment() -> jinja2.Environment:
     env.filters["when"] = _when
     env.filters["q"] = lambda s: quote(str(s), safe="")
     env.globals["game_url"] = _game_url
+    env.globals["match_url"] = _match_url
+    env.globals["terminations_words"] = TERMINATION_WORDS
     return env
 
 
-def _progress(done: int, total: int) -> dict[str, Any]:
+def _progress(done: int, total: int, unit: str = "") -> dict[str, Any]:
     return {
         "done": done,
         "total": total,
+        "unit": unit,
         "percent": 0.0 if total <= 0 else min(100.0, 100.0 * done / total),
     }
 
@@ -98,6 +130,9 @@ class _Views:
         self.arena = arena
         self.poll_s = poll_s
         self.templates = Jinja2Templates(env=_environment())
+        self._fragments: dict[str, tuple[Standings, str]] = {}
+        """The live stream's last rendered standings per tournament (every viewer shares it)."""
+        self.names = BotNames()
         db = spectator.db
         # The file's name, or the URL without its password: enough to tell databases apart.
         self.db_label = redact_url(db) if db.startswith(POSTGRES_SCHEMES) else Path(db).name
@@ -123,6 +158,7 @@ class _Views:
                 "detail": r.detail,
                 "games_stored": r.games_stored,
                 "units_total": r.games_total,
+                "unit": progress_unit(r.definition),
                 "created": r.created,
                 "updated": r.updated,
                 "variants": sorted(
@@ -139,7 +175,14 @@ class _Views:
     def tournaments(self, request: Request) -> Response:
         rows = self._tournaments()
         for row in rows:
-            row["progress"] = _progress(row["games_stored"], row["units_total"])
+            unit = row["unit"]
+            done = row["games_stored"]
+            if unit != "games":  # a match counts once decided: ask the standings
+                try:
+                    done = self.spectator.standings(row["tournament_id"]).units_done
+                except (NotFound, StorageError):
+                    done = 0
+            row["progress"] = _progress(done, row["units_total"], unit)
         return self.page(request, "tournaments.html", {"tournaments": rows})
 
     def tournaments_json(self, request: Request) -> Response:
@@ -153,12 +196,30 @@ class _Views:
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
 
+    def _names(self, tournament_id: str, bots: Any) -> dict[str, str]:
+        """``bot_id -> the name to show`` (see :mod:`nardy.web.names`)."""
+        try:
+            sealed = self.spectator.view(tournament_id).sealed
+        except NotFound:
+            sealed = frozenset()
+        return self.names.of(
+            self.spectator.store, tournament_id, bots, lambda pool, r: (pool, r) not in sealed
+        )
+
     def _standings_context(self, standings: Standings) -> dict[str, Any]:
+        bots = [b.bot for pool in standings.pools for b in pool.bots]
+        names = self._names(standings.tournament_id, bots)
+        ppg_se = self.spectator.points_se(standings.tournament_id)
+        kinds = {bool(pool.match_length) for pool in standings.pools}
+        unit = (
+            "matches" if kinds == {True} else "games" if kinds == {False} else "games and matches"
+        )
         return {
             "s": standings,
-            "ppg_se": self.spectator.points_se(standings.tournament_id),
-            "progress": _progress(standings.units_done, standings.units_total),
-            "plots": [elo_plot(pool) for pool in standings.pools],
+            "names": names,
+            "pools": [pool_view(pool, ppg_se) for pool in standings.pools],
+            "progress": _progress(standings.units_done, standings.units_total, unit),
+            "plots": [elo_plot(pool, names) for pool in standings.pools],
             "running": standings.status in ("pending", "running"),
         }
 
@@ -168,12 +229,21 @@ class _Views:
         return self.page(request, "tournament.html", self._standings_context(standings))
 
     def tournament_json(self, request: Request) -> Response:
-        return JSONResponse(self._standings(request.path_params["tournament"]).to_json())
+        standings = self._standings(request.path_params["tournament"])
+        bots = [b.bot for pool in standings.pools for b in pool.bots]
+        return JSONResponse(
+            {**standings.to_json(), "names": self._names(standings.tournament_id, bots)}
+        )
 
     def _live_fragment(self, tournament_id: str) -> tuple[tuple[int, str], str]:
         standings = self._standings(tournament_id)
-        template = self.templates.env.get_template("_standings.html")
-        html = template.render(self._standings_context(standings))
+        cached = self._fragments.get(tournament_id)
+        if cached is not None and cached[0] is standings:  # the spectator's cached standings
+            html = cached[1]
+        else:
+            template = self.templates.env.get_template("_standings.html")
+            html = template.render(self._standings_context(standings))
+            self._fragments[tournament_id] = (standings, html)
         return (standings.games_stored, standings.status), html
 
     async def live(self, request: Request) -> Response:
@@ -186,6 +256,7 @@ class _Views:
 
         async def events() -> AsyncIterator[str]:
             last: tuple[int, str] | None = None
+            woken = False
             try:
                 while not await request.is_disconnected():
                     key, html = await run_in_threadpool(self._live_fragment, tournament_id)
@@ -195,10 +266,14 @@ class _Views:
                         yield f"event: standings\n{data}\n\n"
                         if key[1] not in ("pending", "running"):
                             yield "event: done\ndata: \n\n"
-                    else:
+                    elif not woken:
+                        # Keep-alives on the clock only: one sent when the arena's event woke
+                        # us would tell the moment a game of a sealed round ended.
                         yield ": keep-alive\n\n"
+                    woken = False
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(wake.wait(), self.poll_s)
+                        woken = True
                     wake.clear()
             finally:
                 if stop_watch is not None:
@@ -227,9 +302,9 @@ class _Views:
         return GameFilter(
             bot=q.get("bot", ""),
             pool=q.get("pool", ""),
-            result=q.get("result", "") if q.get("result", "") in RESULTS else "",
+            result=choice_param(q, "result", ("", *RESULTS)),
             termination=q.get("termination", ""),
-            fault=q.get("fault", "") if q.get("fault", "") in ("any", *FAULT_KINDS) else "",
+            fault=choice_param(q, "fault", ("", "any", *FAULT_KINDS)),
         )
 
     def _games(self, request: Request) -> dict[str, Any]:
@@ -241,19 +316,19 @@ class _Views:
             games = self.spectator.filtered_games(every, tournament_id, filters)
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
-        try:
-            page = max(1, int(request.query_params.get("page", "1")))
-        except ValueError:
-            page = 1
+        _check_filters(filters, row.definition, every)
         pages = max(1, math.ceil(len(games) / PAGE_SIZE))
-        page = min(page, pages)
+        page = int_param(request.query_params, "page", 1, 1, pages)
         shown = games[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         query = {k: v for k, v in vars_of(filters).items() if v}
+        bots = sorted({r.white for r in every} | {r.black for r in every})
+        names = self._names(tournament_id, bots)
         return {
             "t": row,
             "filters": filters,
             "query": query,
-            "bots": sorted({r.white for r in every} | {r.black for r in every}),
+            "names": names,
+            "bots": sorted(bots, key=lambda b: (names[b].casefold(), b)),
             "terminations": sorted({r.termination for r in every}),
             "pools": sorted({r.pool for r in every}),
             "results": RESULTS,
@@ -280,15 +355,62 @@ class _Views:
                 "games": [
                     {
                         "game_id": g.game_id,
+                        "match_id": g.unit_id,
                         "pool": g.pool,
                         "white": g.white,
                         "black": g.black,
+                        "white_name": context["names"].get(g.white, g.white),
+                        "black_name": context["names"].get(g.black, g.black),
                         "winner": None if g.winner is None else ("White", "Black")[g.winner],
                         "points": g.points,
                         "termination": g.termination,
                         "finished": g.finished,
                     }
                     for g in context["games"]
+                ],
+            }
+        )
+
+    # -- one match --------------------------------------------------------------------------------
+
+    def _match(self, request: Request) -> dict[str, Any]:
+        tournament_id = request.path_params["tournament"]
+        unit_id = request.path_params["match"]
+        try:
+            row = self.spectator.tournament(tournament_id)
+            games = [g for g in self.spectator.games(tournament_id) if g.unit_id == unit_id]
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        if not games:
+            raise HTTPException(404, f"no stored game of match {unit_id!r}")
+        games.sort(key=lambda g: g.game_no)
+        records = {}
+        for g in games:  # a match has a handful of games: their records give the words
+            try:
+                records[g.game_id] = self.spectator.store.find_game(g.game_id, tournament_id).record
+            except StorageError:
+                records[g.game_id] = None
+        names = self._names(tournament_id, [games[0].a, games[0].b])
+        return {"t": row, **match_view(games, records, names)}
+
+    def match(self, request: Request) -> Response:
+        return self.page(request, "match.html", self._match(request))
+
+    def match_json(self, request: Request) -> Response:
+        context = self._match(request)
+        return JSONResponse(
+            {
+                "tournament_id": context["t"].tournament_id,
+                "match_id": context["unit_id"],
+                "pool": context["pool"],
+                "variant": context["variant"],
+                "length": context["length"],
+                "bots": context["bots"],
+                "names": context["bot_names"],
+                "score": context["score"],
+                "winner": context["winner"],
+                "games": [
+                    {k: v for k, v in game.items() if k != "row"} for game in context["games"]
                 ],
             }
         )
@@ -303,21 +425,34 @@ class _Views:
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
         steps = replay.steps
-        try:
-            ply = int(request.query_params.get("ply", "1"))
-        except ValueError:
-            ply = 1
-        ply = min(max(ply, 1), len(steps))
+        ply = int_param(request.query_params, "ply", 1, 1, len(steps))
+        choice_param(request.query_params, "partial", ("", "1"))
         step = steps[ply - 1]
-        names = bot_names(row.record)
+        seated = bot_names(row.record)
+        ids = self._names(tournament_id, [row.white, row.black])
+        # The name the bot gave itself in this game (a remote bot's BotInfo), else the id's.
+        names = {
+            "White": seated[0] or ids.get(row.white, row.white),
+            "Black": seated[1] or ids.get(row.black, row.black),
+        }
+        result = (row.record or {}).get("result")
+        tournament = self.spectator.tournament(tournament_id)
         return {
             "row": row,
+            "t": tournament,
             "record": row.record,
-            "names": {"White": names[0], "Black": names[1]},
+            "names": names,
             "steps": steps,
             "step": step,
             "ply": ply,
-            "board": step.svg(replay.variant),
+            "words": [step_words(s) for s in steps],
+            "match": replay.match,
+            "result_text": result_words(
+                result, replay.variant, cube=steps[-1].cube[0], names=names
+            ),
+            "board": step.svg(
+                replay.variant, names=(names["White"], names["Black"]), match=replay.match
+            ),
             "variant": replay.variant,
             "url": lambda n: _game_url(tournament_id, game_id, ply=n),
             "partial_url": lambda n: _game_url(tournament_id, game_id, partial=1, ply=n),
@@ -339,6 +474,7 @@ class _Views:
                 "white": context["names"]["White"],
                 "black": context["names"]["Black"],
                 "result": (context["record"] or {}).get("result"),
+                "result_text": context["result_text"],
                 "steps": [_step_json(s) for s in context["steps"]],
             }
         )
@@ -347,9 +483,12 @@ class _Views:
 
     def position(self, request: Request) -> Response:
         text = request.path_params["position"]
-        variant_name = request.query_params.get("variant", "backgammon")
-        flipped = request.query_params.get("side") == "opponent"
-        mover: Colour = "black" if request.query_params.get("mover") == "black" else "white"
+        q = request.query_params
+        variant_name = q.get("variant", "backgammon")
+        flipped = choice_param(q, "side", ("", "mover", "opponent")) == "opponent"
+        mover: Colour = (
+            "black" if choice_param(q, "mover", ("", "white", "black")) == "black" else "white"
+        )
         try:
             variant = load_variant(variant_name)
             position = Position.from_id(text)
@@ -364,11 +503,28 @@ class _Views:
             {
                 "position": position,
                 "variant": variant,
-                "board": board(position, variant, flipped=flipped, mover=mover),
+                "board": board(position, variant, flipped=flipped, mover=mover, pips=True),
                 "flipped": flipped,
                 "mover": mover,
             },
         )
+
+
+def _check_filters(filters: GameFilter, definition: dict[str, Any], games: list[Any]) -> None:
+    """:class:`BadQuery` for a bot, pool or termination the tournament does not have."""
+    items = [i for i in definition.get("bots", []) or [] if isinstance(i, dict)]
+    bots = {str(i.get("name")) for i in items} | {g.white for g in games} | {g.black for g in games}
+    pools = [p for p in definition.get("pools", []) or [] if isinstance(p, dict)]
+    labels = {str(p.get("label")) for p in pools} | {g.pool for g in games}
+    for name, value, known in (
+        ("bot", filters.bot, bots),
+        ("pool", filters.pool, labels),
+        ("termination", filters.termination, set(TERMINATION_WORDS)),
+    ):
+        if value and value not in known:
+            raise BadQuery(
+                f"?{name}={value!r} is not one of this tournament's: {', '.join(sorted(known))}"
+            )
 
 
 def vars_of(filters: GameFilter) -> dict[str, str]:
@@ -413,16 +569,29 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
     spectator = Spectator(db)
     views = _Views(spectator, arena, poll_s)
 
-    async def not_found(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
+    titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed"}
+
+    def error_page(request: Request, status: int, message: str) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
-        return views.page(
-            request, "error.html", {"title": "Not found", "message": exc.detail}, exc.status_code
-        )
+            return JSONResponse({"error": message}, status_code=status)
+        title = titles.get(status, "Error")
+        return views.page(request, "error.html", {"title": title, "message": message}, status)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return error_page(request, exc.status_code, str(exc.detail))
+
+    async def bad_query(request: Request, exc: Exception) -> Response:
+        return error_page(request, 400, str(exc))
 
     async def storage_error(request: Request, exc: Exception) -> Response:
-        return HTMLResponse(f"database error: {exc}", status_code=503)
+        # The driver's message names the database (its path or host): the log has it, the page
+        # does not.
+        log.error("database error on %s: %s", request.url.path, exc)
+        return error_page(request, 503, "The tournament database cannot be read just now.")
+
+    async def favicon(request: Request) -> Response:
+        return Response((HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml")
 
     t = "/t/{tournament}"
     routes = [
@@ -433,9 +602,12 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         Route(f"{t}/live", views.live),
         Route(f"{t}/games", views.games),
         Route(f"/api{t}/games", views.games_json),
+        Route(t + "/m/{match:path}", views.match),
+        Route("/api" + t + "/m/{match:path}", views.match_json),
         Route(t + "/g/{game:path}", views.game),
         Route("/api" + t + "/g/{game:path}", views.game_json),
         Route("/position/{position:path}", views.position),
+        Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
 
@@ -448,7 +620,11 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
 
     app = Starlette(
         routes=routes,
-        exception_handlers={HTTPException: not_found, StorageError: storage_error},
+        exception_handlers={
+            HTTPException: http_error,
+            BadQuery: bad_query,
+            StorageError: storage_error,
+        },
         lifespan=lifespan,
     )
     app.state.spectator = spectator

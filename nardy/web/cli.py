@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 __all__ = ["web_command"]
@@ -13,7 +15,8 @@ __all__ = ["web_command"]
     default="arena.db",
     show_default=True,
     metavar="FILE|URL",
-    help="The tournament database (SQLite file or postgresql:// URL), opened read-only.",
+    help="The tournament database (SQLite file or postgresql:// URL), opened read-only; a file "
+    "that does not exist yet is picked up once `nardy arena run` creates it.",
 )
 @click.option(
     "--arena",
@@ -53,12 +56,14 @@ def web_command(db: str, arena: str | None, port: int, poll: float, host: str) -
         raise click.ClickException(
             f"the web spectator needs its extra ({exc.name} is missing): pip install 'nardy[web]'"
         ) from None
-    from nardy.arena.storage import StorageError
+    from nardy.arena.storage import POSTGRES_SCHEMES, StorageError
 
     try:
         app = create_app(db, arena=arena, poll_s=poll)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
+    if not db.startswith(POSTGRES_SCHEMES) and not Path(db).exists():
+        click.echo(f"{db} does not exist yet: its tournaments show once it is created", err=True)
     click.echo(
         f"nardy spectator on http://{host}:{port}/ (database {db}); Ctrl-C stops it", err=True
     )

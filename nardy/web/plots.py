@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 
 from nardy.arena.tournament import PoolStandings
 
@@ -20,8 +21,9 @@ def _fmt(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
-def elo_plot(pool: PoolStandings) -> str:
-    """Each bot's Elo with its 95% interval on one axis (bots without a rating are listed, no bar)."""
+def elo_plot(pool: PoolStandings, names: Mapping[str, str] | None = None) -> str:
+    """Each bot's Elo with its 95% interval on one axis (bots without a rating are listed, no bar);
+    ``names``: ``bot_id -> the name to show``."""
     rated = [
         (b.bot, b.elo, b.elo_se) for b in pool.bots if b.elo is not None and math.isfinite(b.elo)
     ]
@@ -85,7 +87,7 @@ def elo_plot(pool: PoolStandings) -> str:
         name = ET.SubElement(
             root, "text", {"x": _fmt(_LEFT - 10), "y": _fmt(y + 5), "class": "name"}
         )
-        name.text = bot.bot
+        name.text = (names or {}).get(bot.bot, bot.bot)
         if bot.elo is None or not math.isfinite(bot.elo):
             continue
         group = ET.SubElement(root, "g", {"class": "bot", "data-bot": bot.bot})

@@ -21,7 +21,7 @@ from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import PythonPlayer, Tournament, TournamentError, TournamentEvent
 from nardy.arena.tournament_cli import main as cli
 from nardy.arena.verify import verify_store
-from nardy.core.bots import Bot
+from nardy.bots import Bot
 from nardy.core.dice import SeededDice
 from nardy.core.game import PlayDecision
 

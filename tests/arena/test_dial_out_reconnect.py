@@ -22,6 +22,8 @@ from nardy.arena.runner import FaultPolicy, TimeControl
 from nardy.arena.sdk import DialOutRejectedError, RandomBot, backoff_delays, dial_out, serve_bot
 from nardy.arena.server import Arena, ArenaServer, GameRecord, wait_until
 
+pytestmark = pytest.mark.slow  # arena servers restarted in subprocesses
+
 JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"
 NODE = shutil.which("node")
 RETRY = re.compile(r"^retrying in (\d+\.\d+)s \(attempt (\d+)\)$")
@@ -103,7 +105,7 @@ def _play_through_an_outage(
         )
         game.start()
         assert held.asked.wait(20)
-        server.server.stop(0).wait()  # the arena's port goes away mid-game
+        server.stop_transport(0)  # the arena's port goes away mid-game
         assert wait_until(lambda: sum(x.startswith("cannot reach") for x in lines()) >= 2, 20), (
             lines()
         )

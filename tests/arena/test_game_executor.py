@@ -29,7 +29,7 @@ from nardy.arena.tournament import (
     TournamentError,
 )
 from nardy.arena.tournament_cli import main as cli
-from nardy.core.bots import RandomBot
+from nardy.bots import RandomBot
 
 HERE = Path(__file__).resolve().parent
 
@@ -92,6 +92,7 @@ def _rows(store: SqliteStore, tournament_id: str) -> list[tuple[Any, ...]]:
     return sorted(out, key=lambda r: r[0])
 
 
+@pytest.mark.slow  # a tournament run by a game executor
 def test_a_game_executor_stores_the_games_of_the_local_run(tmp_path: Path) -> None:
     """Built-in bots and a command bot started by the worker side: the same games as the
     local executor; the engine opens no player itself; the command bot is started once per

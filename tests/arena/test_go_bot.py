@@ -34,6 +34,8 @@ from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import replay_record
 from nardy.arena.tournament_cli import main as tournament_cli
 
+pytestmark = pytest.mark.slow  # builds the Go bot and serves it
+
 GO_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "go"
 _TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
 _SOURCES = (

@@ -272,9 +272,12 @@ def test_watch_live_and_cancel(server: ArenaServer, bot_server: Callable[..., Bo
         assert first.event_sequence >= 1
         stream.cancel()
         deadline = time.monotonic() + 5
-        while t.engine._subscribers and time.monotonic() < deadline:
+        # The feed of this watcher's kind (admin or public) for the tournament.
+        (feed,) = [f for (tid, _), f in server.servicer._feeds.items() if tid == t.tournament_id]
+        while feed.followers and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not t.engine._subscribers
+        # The watcher is gone; the tournament's one shared feed (every watcher's) stays.
+        assert feed.followers == 0 and len(t.engine._subscribers) == 1
         # Errors of CreateTournament: unknown bot, a repeated request, a bad variant.
         for request, code in [
             (arena_pb2.CreateTournamentRequest(bot_ids=[a, "zz"]), grpc.StatusCode.NOT_FOUND),
@@ -497,6 +500,7 @@ def test_sprt_tournament_over_grpc(
     assert pairing.HasField("se") and pairing.ci95_low <= pairing.mean_points <= pairing.ci95_high
 
 
+@pytest.mark.slow  # an arena server in a subprocess, restarted
 def test_standings_survive_a_restart_with_db(
     tmp_path: Path, bot_server: Callable[..., BotServer]
 ) -> None:
@@ -570,6 +574,7 @@ def test_shutdown_in_the_middle_of_a_tournament(
         assert store.tournaments()[0].status == "interrupted"
 
 
+@pytest.mark.slow  # an arena server in a subprocess
 def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer]) -> None:
     """``nardy arena serve --db FILE`` end to end: a tournament over gRPC, SIGTERM, the file."""
     db = tmp_path / "served.db"
@@ -648,6 +653,7 @@ def test_serve_cli_with_db(tmp_path: Path, bot_server: Callable[..., BotServer])
 # -- 4. bots the engine starts itself; the JavaScript example round robin ------------------------
 
 
+@pytest.mark.slow  # a bot in a subprocess
 def test_command_bot_is_started_and_stopped(store: SqliteStore, tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     script = tmp_path / "bot.py"

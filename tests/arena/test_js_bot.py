@@ -22,6 +22,7 @@ JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"
 NODE = shutil.which("node")
 
 pytestmark = [
+    pytest.mark.slow,  # Node.js bots in subprocesses
     pytest.mark.skipif(NODE is None, reason="node is not installed"),
     pytest.mark.skipif(
         not (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir(),

@@ -38,6 +38,7 @@ HEAD_PORT = 6390
 ADDRESS = f"127.0.0.1:{HEAD_PORT}"
 
 pytestmark = [
+    pytest.mark.slow,  # a Ray cluster
     pytest.mark.skipif(
         not hasattr(os, "geteuid") or os.geteuid() != 0,
         reason="the test cluster runs in a network namespace of its own, which needs root",

@@ -141,13 +141,13 @@ class TestMaintenance:
                 request_serializer=lambda b: b,
                 response_deserializer=arena_pb2.RegisterBotResponse.FromString,
             )
-            # Beyond the transport's limit (4x the message limit: see _RECEIVE_HEADROOM) gRPC
-            # refuses the request; below it, the request's own limits do (a name of 5 MiB).
-            huge = arena_pb2.RegisterBotRequest(name="x" * (17 * 1024 * 1024)).SerializeToString()
+            # Beyond the message limit (4 MiB) gRPC refuses the request unread; below it, the
+            # request's own limits do (a name of 3 MiB).
+            huge = arena_pb2.RegisterBotRequest(name="x" * (5 * 1024 * 1024)).SerializeToString()
             with pytest.raises(grpc.RpcError) as info:
                 register(huge, timeout=10)
             assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            big = arena_pb2.RegisterBotRequest(name="x" * (5 * 1024 * 1024))
+            big = arena_pb2.RegisterBotRequest(name="x" * (3 * 1024 * 1024))
             big.dial_out.SetInParent()
             with pytest.raises(grpc.RpcError) as info:
                 register(big.SerializeToString(), timeout=10)
@@ -192,6 +192,7 @@ class TestGracefulShutdown:
         with pytest.raises(RuntimeError, match="shutting down"):
             arena.start_game(a.bot_id, b.bot_id)
 
+    @pytest.mark.slow  # an arena server in a subprocess
     @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
     def test_cli_server_stops_on_signal(self, signum: int, tmp_path: Path) -> None:
         # In a directory of its own: the server writes its token file and database there.

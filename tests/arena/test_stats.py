@@ -350,6 +350,7 @@ def test_sprt_accepts_clearly_stronger_bot_quickly() -> None:
     assert "H1 accepted" in runs[0].status_line()
 
 
+@pytest.mark.slow  # a Monte Carlo run of the SPRT
 def test_sprt_equal_bots_rarely_accept_h1() -> None:
     runs = [_run_sprt(0.5, 1000 + seed) for seed in range(100)]
     # 9 false H1 with these seeds; 5.45% over 2000 seeds (nominal alpha = 5%)
@@ -357,6 +358,7 @@ def test_sprt_equal_bots_rarely_accept_h1() -> None:
     assert sum(r.decision == "H0" for r in runs) >= 85
 
 
+@pytest.mark.slow  # a Monte Carlo run of the SPRT
 def test_sprt_with_shared_luck_pairs() -> None:
     # correlated pairs: equal bots mostly split a pair -> low variance -> still no false H1 flood
     false_h1 = 0

@@ -232,7 +232,7 @@ class Backend:
             _pg_sql(self.target, statement)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     if request.param == "sqlite":
         return Backend("sqlite", str(tmp_path / "a.db"))
@@ -374,7 +374,7 @@ def test_a_reader_of_an_empty_database(backend: Backend) -> None:
 def test_schema_version_mismatch(backend: Backend) -> None:
     _opened(backend).close()
     backend.sql("UPDATE meta SET value = '99' WHERE key = 'schema'")
-    with pytest.raises(StorageError, match="schema 99, this nardy reads 1"):
+    with pytest.raises(StorageError, match="schema 99, this nardy reads 2"):
         backend.open()
 
 
@@ -444,6 +444,7 @@ def test_redact_url() -> None:
 # -- PostgreSQL only ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_postgres_schema(pg_url: str) -> None:
     _opened(Backend("postgres", pg_url)).close()
     types = dict(
@@ -464,9 +465,16 @@ def test_postgres_schema(pg_url: str) -> None:
             pg_url, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
         )
     }
-    assert tables == {"meta", "tournaments", "games", "dice_commitments"}
+    assert tables == {
+        "meta",
+        "tournaments",
+        "games",
+        "dice_commitments",
+        *("ledger_units", "ledger_bots", "ledger_pairings", "ledger_pools", "ledger_rounds"),
+    }
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_postgres_reader_cannot_write(pg_url: str) -> None:
     _opened(Backend("postgres", pg_url)).close()
     reader = PostgresStore(pg_url, readonly=True)
@@ -476,6 +484,7 @@ def test_postgres_reader_cannot_write(pg_url: str) -> None:
     reader.close()
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_postgres_reconnects_after_a_broken_connection(pg_url: str) -> None:
     store = _opened(Backend("postgres", pg_url))
     store.save_game(_row(), {})
@@ -490,6 +499,7 @@ def test_postgres_reconnects_after_a_broken_connection(pg_url: str) -> None:
     store.close()
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_concurrent_first_opens(pg_url: str) -> None:
     """Several connections create the schema and the same tournament at the same moment."""
     n = 6
@@ -542,6 +552,7 @@ print(json.dumps({"saved": saved, "duplicates": duplicates}), flush=True)
 """
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_two_processes_write_the_same_tournament(pg_url: str) -> None:
     """Two processes store the same 80 games, one in order and one in reverse: each game is
     stored once, by one of them, with its record whole; the other one is told it is there."""
@@ -624,6 +635,7 @@ def reference(tmp_path: Path) -> Callable[[TournamentDef], list[tuple[Any, ...]]
     return run
 
 
+@pytest.mark.slow  # a PostgreSQL server
 def test_stop_and_resume_with_matches(
     pg_url: str, reference: Callable[[TournamentDef], list[tuple[Any, ...]]]
 ) -> None:
@@ -654,6 +666,7 @@ def test_stop_and_resume_with_matches(
     store.close()
 
 
+@pytest.mark.slow  # a PostgreSQL server
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")
 def test_cli_run_killed_and_resumed(
     pg_url: str, tmp_path: Path, reference: Callable[[TournamentDef], list[tuple[Any, ...]]]
@@ -730,3 +743,64 @@ def test_the_arena_registry_on_both_backends(backend: Backend) -> None:
         assert entry.tournament_id == "t-1" and entry.cancelled
     finally:
         again.close()
+
+
+def test_the_ledger_on_both_backends(backend: Backend) -> None:
+    """The standings' running totals (nardy.arena.ledger) are the same SQL on both backends:
+    random games stored one by one and in batches equal the standings recounted from them."""
+    import random
+
+    from test_ledger import _definition, _random_games, _same, _tally
+
+    from nardy.arena.storage import SqlStore
+    from nardy.arena.tournament import standings_from_aggregates
+
+    d = _definition(games=5)
+    rows = _random_games(d, random.Random(8))
+    store = backend.open()
+    try:
+        store.open_tournament(d.tournament_id, d.name, d.to_json(), d.identity(), d.total_units)
+        store.save_game(rows[0], {})
+        store.save_games([(r, {}) for r in rows[1:7]])
+        for r in rows[7:]:
+            store.save_game(r, {})
+        assert isinstance(store, SqlStore)
+        totals = store.ledger(d.tournament_id)
+        assert totals is not None
+        expected = _tally(d, rows)
+        _same(standings_from_aggregates(d, totals, tournament_id=d.tournament_id), expected)
+    finally:
+        store.close()
+    reader = backend.open(readonly=True)  # a reader's snapshot (read-only transactions)
+    try:
+        assert isinstance(reader, SqlStore)
+        snapshot = reader.ledger_snapshot(d.tournament_id, check=True)
+        assert snapshot is not None and snapshot.totals.games == len(rows)
+        assert snapshot.columns
+    finally:
+        reader.close()
+
+
+def test_a_schema_1_database_is_migrated_on_both_backends(backend: Backend, tmp_path: Path) -> None:
+    from test_ledger import _bots, _same, _schema_1_module
+
+    from nardy.arena.tournament import Tournament, standings_from_records, standings_from_store
+
+    old_module = _schema_1_module(tmp_path)
+    old = (
+        old_module.SqliteStore(backend.target)
+        if backend.name == "sqlite"
+        else old_module.PostgresStore(backend.target)
+    )
+    d = parse_definition({"name": "old", "bots": _bots(3), "variant": "backgammon", "games": 3})
+    Tournament(d, old).run()
+    old.close()
+    store = backend.open()  # migrated here
+    try:
+        _same(
+            standings_from_store(store, d.tournament_id),
+            standings_from_records(store, d.tournament_id),
+        )
+        assert store.ledger(d.tournament_id).games == 9  # type: ignore[attr-defined]
+    finally:
+        store.close()

@@ -31,7 +31,7 @@ from nardy.arena.tournament import (
     standings_from_store,
 )
 from nardy.arena.tournament_cli import main as cli
-from nardy.core.bots import Bot, RandomBot
+from nardy.bots import Bot, RandomBot
 from nardy.core.game import PlayDecision
 from nardy.core.variant import Variant
 
@@ -203,6 +203,7 @@ def _max_overlap(intervals: list[tuple[float, float]]) -> int:
     return best
 
 
+@pytest.mark.slow  # timing under concurrency
 def test_capacity_is_respected_under_concurrency(store: SqliteStore) -> None:
     capacity = {"c1": 1, "c2": 2, "c2b": 2, "c3": 3}
     d = parse_definition(
@@ -274,6 +275,7 @@ def test_resume_after_stop_with_matches(tmp_path: Path) -> None:
         assert replay_record(_rec(g)).ok
 
 
+@pytest.mark.slow  # a tournament in a subprocess, killed and resumed
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")
 def test_kill_and_resume_in_a_subprocess(tmp_path: Path) -> None:
     """SIGKILL `nardy arena run` after some games are stored; run it again; the stored games are

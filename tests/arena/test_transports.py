@@ -90,6 +90,7 @@ class TestServerTransport:
 
         assert play() == play()
 
+    @pytest.mark.slow  # waits out a connection probe to a closed port
     def test_registered_over_grpc(
         self, server: ArenaServer, bot_server: Callable[..., BotServer]
     ) -> None:
@@ -292,7 +293,7 @@ class TestKernelBots:
         from nardy.arena.sdk import builtin
         from nardy.core.game import CubeSettings
 
-        pytest.importorskip("nardy.core.bots")
+        pytest.importorskip("nardy.bots")
         arena = server.arena
         a = arena.register_server_bot("h1", bot_server(builtin("heuristic", 1)).address)
         b = arena.register_dial_out_bot("h2")

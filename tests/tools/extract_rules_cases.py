@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate tests/data/rules_cases.yaml from ../shared/RULES.md §5.
+"""Regenerate tests/data/rules_cases.yaml from RULES.md §5.
 
 Usage (from anywhere):
 

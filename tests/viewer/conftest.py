@@ -10,7 +10,8 @@ import pytest
 
 from nardy.arena.schedule import definition_from_flags
 from nardy.arena.storage import open_store
-from nardy.arena.tournament import Tournament
+from nardy.arena.tournament import PythonPlayer, Tournament
+from nardy.bots import make_bot
 from nardy.core import variant_names
 
 HOSTILE_NAME = "<script>alert(1)</script>"
@@ -52,6 +53,45 @@ def finished_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
             dataclasses.replace(source, record=None, tournament_id=tournament_id), record
         )
         store.set_status(tournament_id, "finished")
+    finally:
+        store.close()
+    return path
+
+
+class _NamedPlayer(PythonPlayer):
+    """A built-in bot whose id is not its name, as an arena server's are (``local-heur``)."""
+
+    def __init__(self, bot_id: str, name: str, builtin: str) -> None:
+        super().__init__(bot_id, lambda seed: make_bot(builtin, seed))
+        self.shown = name
+
+    def info(self) -> dict[str, str]:
+        return {**super().info(), "name": self.shown}
+
+
+NAMED_BOTS = {"local-heur": "heur", "local-rnd": "rnd"}
+
+
+@pytest.fixture(scope="session")
+def named_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Backgammon matches to 5 (with the cube) between bots whose ids (``local-heur``) are not
+    their names (``heur``), as in a tournament an arena server runs."""
+    path = tmp_path_factory.mktemp("named") / "arena.db"
+    store = open_store(str(path))
+    try:
+        d = definition_from_flags(
+            variants=["backgammon"],
+            bots="local-heur=heuristic,local-rnd=random",
+            games=2,
+            seed=11,
+            name="served",
+            match_length=5,
+        )
+        players = {
+            bot_id: _NamedPlayer(bot_id, name, "heuristic" if "heur" in bot_id else "random")
+            for bot_id, name in NAMED_BOTS.items()
+        }
+        assert Tournament(d, store, players=players, executor="inline").run().status == "finished"
     finally:
         store.close()
     return path

@@ -16,7 +16,9 @@ import pytest
 from spectator_browser import browser_page, spectator, why_no_browser
 
 pytestmark = [
+    pytest.mark.slow,  # drives a browser
     pytest.mark.browser,
+    pytest.mark.slow,  # each starts a server process and Chromium: seconds, not milliseconds
     pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser())),
 ]
 
@@ -26,8 +28,8 @@ from nardy.core.dice import ScriptedDice  # noqa: E402
 from nardy.core.game import CubeSettings, Game  # noqa: E402
 from nardy.core.position import Position  # noqa: E402
 
-# What the page shows for every checker: its colour, its point (as printed: White's coordinates,
-# "bar" or "off") and whether it is drawn inside that point's triangle.
+# What the page shows for every checker: its colour, its point (as printed: the coordinates of the
+# player to decide, "bar" or "off") and whether it is drawn inside that point's triangle.
 CHECKERS_JS = """() => Array.from(document.querySelectorAll('#step svg .checker')).map(c => {
   const point = c.dataset.point;
   let inside = true;
@@ -40,35 +42,41 @@ CHECKERS_JS = """() => Array.from(document.querySelectorAll('#step svg .checker'
 })"""
 
 
-def white_views(record: dict[str, Any]) -> list[Position]:
-    """The position at every recorded decision, then at the end, from White's view: the kernel
-    replays the record's dice and answers (independently of the spectator's own replay code)."""
+def movers_views(record: dict[str, Any]) -> list[tuple[Position, str]]:
+    """The position at every recorded decision from the deciding player's view, then at the end
+    from the winner's, with that player's colour: the kernel replays the record's dice and
+    answers (independently of the spectator's own replay code)."""
     variant = load_variant(record["variant"], record.get("options") or {})
     setup = record.get("setup") or {}
     cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
     game = Game(
         variant, ScriptedDice(record["game"]["rolls"]), starter=setup.get("starter"), cube=cube
     )
+    colours = ("white", "black")
     out = []
     for entry in record["decisions"]:
+        decision = game.decision
+        assert decision is not None
+        out.append((game.position_for(decision.player), colours[decision.player]))
         if "answer" not in entry:
-            out.append(game.position_for(0))
             break
-        out.append(game.position_for(0))
         answer: Any = entry["answer"]
         if entry["kind"] == "double":
             answer = answer == "double"
         game.decide(answer)
-    out.append(game.position_for(0))
+    winner = game.result.winner if game.result is not None else game.mover
+    out.append((game.position_for(winner), colours[winner]))
     return out
 
 
-def expected_checkers(position: Position) -> list[tuple[str, str]]:
+def expected_checkers(position: Position, mover: str = "white") -> list[tuple[str, str]]:
+    """Each checker's colour and printed point on a board numbered in ``mover``'s coordinates."""
+    other = "black" if mover == "white" else "white"
     found = []
     for index, count in enumerate(position.points):
-        colour = "white" if count > 0 else "black"
+        colour = mover if count > 0 else other
         found += [(colour, str(index + 1))] * abs(count)
-    for side, colour in ((0, "white"), (1, "black")):
+    for side, colour in ((0, mover), (1, other)):
         found += [(colour, "bar")] * position.bar[side] + [(colour, "off")] * position.off[side]
     return sorted(found)
 
@@ -91,16 +99,16 @@ def test_step_through_a_game_of_every_variant_with_the_arrow_keys(finished_db: P
         page.wait_for_selector(".standings")
         assert page.url.endswith(f"/t/{tid}")
         for pool, row in sorted(one_per_variant.items()):
-            positions = white_views(row.record)
+            positions = movers_views(row.record)
             page.goto(f"{base}/t/{tid}/games?bot=heuristic")
             page.click(f'tr[data-game="{row.game_id}"] a')
             page.wait_for_selector('#step[data-ply="1"]')
-            for ply, position in enumerate(positions, start=1):
+            for ply, (position, mover) in enumerate(positions, start=1):
                 if ply > 1:
                     page.keyboard.press("ArrowRight")
                     page.wait_for_selector(f'#step[data-ply="{ply}"]')
                 shown = page.evaluate(CHECKERS_JS)
-                assert sorted((c, p) for c, p, _ in shown) == expected_checkers(position), (
+                assert sorted((c, p) for c, p, _ in shown) == expected_checkers(position, mover), (
                     pool,
                     ply,
                 )
@@ -116,9 +124,9 @@ def test_step_through_a_game_of_every_variant_with_the_arrow_keys(finished_db: P
         url = f"{base}/t/{quote(tid, safe='')}/g/{quote(row.game_id, safe='')}?ply=5"
         page.goto(url)
         assert page.get_attribute("#step", "data-ply") == "5"
-        positions = white_views(row.record)
+        position, mover = movers_views(row.record)[4]
         assert sorted((c, p) for c, p, _ in page.evaluate(CHECKERS_JS)) == expected_checkers(
-            positions[4]
+            position, mover
         )
 
 
@@ -257,3 +265,64 @@ def test_live_standings_from_the_arenas_watch_stream(tmp_path: Path) -> None:
         server.stop(grace=0.5)
         for bot in bots:
             bot.stop(0)
+
+
+# -- a board players read at a glance, on a phone and on a desktop --------------------------------
+
+OVERFLOW_JS = """() => {
+  const d = document.documentElement;
+  const wide = Array.from(document.querySelectorAll('body *')).filter(e => {
+    if (e.closest('.scroll')) return false;  // a table may scroll inside its own box
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.right > d.clientWidth + 1;
+  }).map(e => e.tagName + '.' + e.className);
+  return [d.scrollWidth, d.clientWidth, wide.slice(0, 5)];
+}"""
+
+
+# The page's text without the technical ids shown as code (a game id names the bots' ids).
+VISIBLE_NAMES_JS = """() => {
+  const body = document.body.cloneNode(true);
+  body.querySelectorAll('code.id, script, desc').forEach(e => e.remove());
+  return body.textContent;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_pages_fit_the_window_and_read_at_a_glance(
+    named_db: Path, tmp_path: Path, width: int
+) -> None:
+    """Every page at 390 and 1280 px: nothing wider than the window (tables scroll in their own
+    box), the bots by name, the board with both pip counts and the match score."""
+    tid, games = stored(named_db, "served")
+    game = games[0]
+    urls = {
+        "tournaments": "/",
+        "tournament": f"/t/{quote(tid, safe='')}",
+        "games": f"/t/{quote(tid, safe='')}/games",
+        "match": f"/t/{quote(tid, safe='')}/m/{quote(game.unit_id, safe='')}",
+        "game": f"/t/{quote(tid, safe='')}/g/{quote(game.game_id, safe='')}?ply=2",
+        "position": "/position/b----E/-C---e/E---c-/e----B?side=opponent&mover=black",
+    }
+    with spectator(named_db) as base, browser_page((width, 800)) as page:
+        for name, url in urls.items():
+            page.goto(base + url)
+            scroll, client, wide = page.evaluate(OVERFLOW_JS)
+            assert scroll <= client and wide == [], (name, width, scroll, client, wide)
+            page.screenshot(path=str(tmp_path / f"{name}-{width}.png"), full_page=True)
+            text = page.evaluate(VISIBLE_NAMES_JS)
+            if name not in ("tournaments", "position"):
+                assert "heur" in text and "local-heur" not in text, name
+        page.goto(base + urls["game"])
+        bands = page.evaluate(
+            """() => Array.from(document.querySelectorAll('#step svg .band')).map(
+                b => [b.getAttribute('class'), b.textContent.replace(/\\s+/g, ' ').trim()])"""
+        )
+        assert len(bands) == 2 and all("pips" in t for _, t in bands), bands
+        assert any("match to 5" in t for _, t in bands), bands
+        # The board is numbered as the player to decide writes: Black decides at ply 2.
+        assert page.get_attribute("#step", "data-player") == "Black"
+        assert page.get_attribute("#step svg", "data-numbering") == "black"
+        # A phone shows the board at least 350 px wide.
+        box = page.locator("#step svg").bounding_box()
+        assert box is not None and box["width"] >= min(350, width - 40)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from nardy.core import Position, load_variant, variant_names
 from nardy.core.dice import SeededDice
 from nardy.core.game import Game
+from nardy.core.notation import BAR, parse_steps
 from nardy.svg import board
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -241,7 +243,37 @@ def test_size_scales_and_repr_svg() -> None:
     root = parse(svg)
     assert root.get("width") == "400"
     assert svg._repr_svg_() == str(svg)
-    assert parse(bg.start_position()._repr_svg_()).get("data-position") == bg.start_position().id()
+
+
+class _Formatter:
+    def __init__(self) -> None:
+        self.by_name: dict[tuple[str, str], object] = {}
+
+    def for_type_by_name(self, module: str, name: str, function: object) -> None:
+        self.by_name[module, name] = function
+
+
+def test_ipython_shows_a_position_as_a_board(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package registers the display by the type's name with a running IPython shell (the
+    kernel has no ``_repr_svg_``: it knows nothing of drawing)."""
+    import types
+
+    import nardy
+
+    formatter = _Formatter()
+    shell = types.SimpleNamespace(
+        display_formatter=types.SimpleNamespace(formatters={"image/svg+xml": formatter})
+    )
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+    nardy._show_positions_as_boards()
+    show = formatter.by_name["nardy.core.position", "Position"]
+    position = load_variant("backgammon").start_position()
+    assert type(position).__module__ == "nardy.core.position"
+    assert type(position).__name__ == "Position"
+    assert parse(show(position)).get("data-position") == position.id()  # type: ignore[operator]
+    # Outside IPython (no shell), nothing is registered and nothing fails.
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
+    nardy._show_positions_as_boards()
 
 
 def test_hostile_text_is_escaped_by_the_xml_writer() -> None:
@@ -290,3 +322,120 @@ def test_nardy_show_svg_to_stdout_and_to_a_file(tmp_path) -> None:
         cli, ["show", "b----E/-C---e/E---c-/e----B", "--svg", str(tmp_path / "no" / "x.svg")]
     )
     assert bad.exit_code == 1 and "cannot write" in bad.output and "Traceback" not in bad.output
+
+
+def texts(root: ET.Element, prefix: str) -> dict[str, ET.Element]:
+    """``colour -> element`` of the texts whose class is ``prefix colour``."""
+    return {
+        (e.get("class") or "").split()[1]: e
+        for e in root.iter(f"{SVG}text")
+        if (e.get("class") or "").startswith(prefix + " ")
+    }
+
+
+def pips_by_hand(position: Position, geometry: str) -> tuple[int, int]:
+    """RULES.md §1.1: each side counts its checkers by their points in its own coordinates (the
+    bar is 25); the opponent's point is ``other_seat`` of the mover's."""
+    mover = 25 * position.bar[0] + sum(i * n for i, n in enumerate(position.points, 1) if n > 0)
+    other = 25 * position.bar[1] + sum(
+        other_seat(i, geometry) * -n for i, n in enumerate(position.points, 1) if n < 0
+    )
+    return mover, other
+
+
+@pytest.mark.parametrize(("name", "start"), [("backgammon", 167), ("long", 360)])
+def test_pip_counts_of_the_start(name: str, start: int) -> None:
+    variant = load_variant(name)
+    root = parse(board(variant.start_position(), variant, pips=True))
+    pips = texts(root, "pips")
+    assert {c: int(e.get("data-pips", "")) for c, e in pips.items()} == {
+        "white": start,
+        "black": start,
+    }
+    assert pips["white"].text == f"{start} pips"
+    assert "pips" not in board(variant.start_position(), variant)  # only when asked for
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    position=positions(hits=True), flipped=st.booleans(), mover=st.sampled_from(["white", "black"])
+)
+def test_pip_counts_of_any_position(position: Position, flipped: bool, mover: str) -> None:
+    root = parse(board(position, "backgammon", pips=True, flipped=flipped, mover=mover))  # type: ignore[arg-type]
+    mine, theirs = pips_by_hand(position, "opposite")
+    other = "black" if mover == "white" else "white"
+    pips = texts(root, "pips")
+    assert int(pips[mover].get("data-pips", "")) == mine
+    assert int(pips[other].get("data-pips", "")) == theirs
+
+
+@pytest.mark.parametrize("name", ["backgammon", "long"])
+def test_mover_numbering_from_the_opponents_seat(name: str) -> None:
+    """``numbering="mover"``: the board is drawn from the opponent's seat but every number is
+    the mover's own point, so the mover's checkers sit on his own numbers and his play's
+    sources are outlined where he wrote them."""
+    variant = load_variant(name)
+    geometry = variant.rules.geometry
+    game = Game(variant, SeededDice(4))
+    while game.decision is not None and game.mover != 1:
+        game.decide(game.decision.plays[0])  # type: ignore[union-attr]
+    decision = game.decision
+    assert decision is not None
+    position = decision.position
+    play = decision.plays[0].text  # type: ignore[union-attr]
+    root = parse(
+        board(position, variant, flipped=True, mover="black", numbering="mover", last_play=play)
+    )
+    assert root.get("data-numbering") == "black" and root.get("data-viewer") == "white"
+    mine = {str(i): n for i, n in enumerate(position.points, 1) if n > 0}
+    assert {k: v for k, v in counts(root, "black").items() if k not in ("bar", "off")} == mine
+    theirs = {str(i): -n for i, n in enumerate(position.points, 1) if n < 0}
+    assert {k: v for k, v in counts(root, "white").items() if k not in ("bar", "off")} == theirs
+    outlined = {
+        e.get("data-point") for e in root.iter(f"{SVG}polygon") if "last-from" in e.get("class", "")
+    }
+    assert outlined == {str(s.src) for s in parse_steps(play) if s.src != BAR}
+    # The label printed over each point is its data-point; the seat's numbering differs.
+    seat = parse(board(position, variant, flipped=True, mover="black"))
+    assert seat.get("data-numbering") == "white"
+    corner = next(e for e in root.iter(f"{SVG}polygon") if "point" in e.get("class", "").split())
+    corner_seat = next(
+        e for e in seat.iter(f"{SVG}polygon") if "point" in e.get("class", "").split()
+    )
+    assert int(corner.get("data-point", "")) == other_seat(
+        int(corner_seat.get("data-point", "")), geometry
+    )
+
+
+def test_bands_with_names_score_match_and_crawford() -> None:
+    bg = load_variant("backgammon")
+    svg = board(
+        bg.start_position(),
+        bg,
+        names=("<b>heur</b>", "rnd"),
+        score=(3, 4),
+        match_length=5,
+        crawford=True,
+        mover="black",
+    )
+    root = parse(svg)
+    score = texts(root, "score")
+    assert score["white"].get("data-score") == "3" and score["black"].get("data-score") == "4"
+    assert [e.get("data-length") for e in score.values() if e.get("data-length")] == ["5"]
+    assert [e.get("data-crawford") for e in score.values() if e.get("data-crawford")] == ["yes"]
+    assert "Crawford" in "".join(root.itertext()) and "<b>heur</b> (White)" in "".join(
+        root.itertext()
+    )
+    assert "&lt;b&gt;" in svg
+    bands = [e for e in root.iter(f"{SVG}g") if (e.get("class") or "").startswith("band ")]
+    assert sorted(b.get("class") for b in bands) == ["band black to-move", "band white"]
+
+
+def test_a_cube_on_offer_lies_on_the_takers_half() -> None:
+    bg = load_variant("backgammon")
+    root = parse(board(bg.start_position(), bg, cube=(2, "mover"), offered=4))
+    cubes = [e for e in root.iter(f"{SVG}g") if (e.get("class") or "").startswith("cube")]
+    assert [(c.get("class"), c.get("data-value")) for c in cubes] == [("cube offered", "4")]
+    x = float(cubes[0][0].get("x", "0"))
+    bar = next(e for e in root.iter(f"{SVG}rect") if e.get("class") == "bar")
+    assert x > float(bar.get("x", "0"))  # the mover sits at the bottom: his home half, right

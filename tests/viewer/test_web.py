@@ -90,10 +90,16 @@ def test_a_step_without_javascript_and_its_fragment(client: TestClient, finished
     assert f'data-position="{data["steps"][2]["position"]}"' in page.text
     fragment = client.get(url + "?partial=1&ply=3")
     assert fragment.text.lstrip().startswith('<div class="step"') and "<html" not in fragment.text
-    # Out-of-range and malformed plies are clamped, not errors.
-    assert 'data-ply="1"' in client.get(url + "?ply=-5").text
-    assert 'data-ply="1"' in client.get(url + "?ply=x").text
-    assert f'data-ply="{len(data["steps"])}"' in client.get(url + "?ply=99999").text
+    # Out-of-range and malformed plies are refused (400), not clamped.
+    last = len(data["steps"])
+    assert f'data-ply="{last}"' in client.get(url + f"?ply={last}").text
+    for bad in ("-5", "x", "0", "99999", str(last + 1), "1.5", " 3", "３"):
+        answer = client.get(url, params={"ply": bad})
+        assert answer.status_code == 400, bad
+        assert "ply" in answer.text and "Traceback" not in answer.text
+    assert client.get(url + "?ply=2&ply=3").status_code == 400
+    assert client.get(url + "?partial=yes&ply=3").status_code == 400
+    assert client.get("/api" + url + "?ply=0").json()["error"].startswith("?ply=")
 
 
 def test_hostile_bot_text_is_escaped(client: TestClient, hostile: tuple[str, str]) -> None:
@@ -128,7 +134,9 @@ def test_games_filters(client: TestClient, finished_db: Path) -> None:
     assert all(g["winner"] == "White" for g in white_wins["games"])
     by_bot = client.get(f"/api/t/{tid}/games?bot=random").json()
     assert by_bot["count"] == len(games)  # random plays every game of a two-bot round robin
-    assert client.get(f"/api/t/{tid}/games?bot=nobody").json()["count"] == 0
+    assert client.get(f"/api/t/{tid}/games?bot=nobody").status_code == 400
+    assert client.get(f"/api/t/{tid}/games?pool=nowhere").status_code == 400
+    assert client.get(f"/api/t/{tid}/games?termination=resigned").status_code == 400
     for pool in variant_names():
         only = client.get(f"/api/t/{tid}/games?pool={pool}").json()
         assert only["count"] == 2 and all(g["pool"] == pool for g in only["games"])
@@ -183,15 +191,28 @@ def test_static_files_and_no_cdn(client: TestClient, finished_db: Path) -> None:
         assert re.findall(r'(?:src|href)="(https?:)?//', client.get(url).text) == []
 
 
-def test_web_command_refuses_a_missing_database(tmp_path: Path) -> None:
-    from click.testing import CliRunner
+def test_the_spectator_starts_before_its_database_exists(tmp_path: Path) -> None:
+    """``nardy web`` may be started before ``nardy arena run`` creates the database: an empty
+    list (and 404s) until then, the tournament once it is there; the file is never created."""
+    from nardy.arena.schedule import definition_from_flags
+    from nardy.arena.tournament import Tournament
 
-    from nardy.cli import cli
-
-    result = CliRunner().invoke(cli, ["web", "--db", str(tmp_path / "none.db")])
-    assert result.exit_code == 1
-    assert "no such database" in result.output and "Traceback" not in result.output
-    assert not (tmp_path / "none.db").exists()
+    db = tmp_path / "later.db"
+    with TestClient(create_app(str(db))) as c:
+        assert c.get("/api/tournaments").json() == []
+        page = c.get("/")
+        assert page.status_code == 200 and "no tournament yet" in page.text
+        assert c.get("/t/anything").status_code == 404
+        assert not db.exists()
+        store = open_store(str(db))
+        try:
+            d = definition_from_flags(
+                variants=["backgammon"], bots="heuristic,random", games=2, seed=1, name="late"
+            )
+            Tournament(d, store).run()
+        finally:
+            store.close()
+        assert [t["name"] for t in c.get("/api/tournaments").json()] == ["late"]
 
 
 def test_match_games_replay_with_their_starter_and_score(tmp_path: Path) -> None:
@@ -219,4 +240,31 @@ def test_match_games_replay_with_their_starter_and_score(tmp_path: Path) -> None
             answered = [e["answer"] for e in row.record["decisions"] if "answer" in e]
             assert [s["answer"] for s in data["steps"][:-1]] == answered
             page = c.get(game_url(tid, row.game_id))
-            assert f"match to 5, game {row.record['setup']['match']['game_no']}" in page.text
+            text = re.sub(r"<[^>]+>", "", page.text)
+            assert f"match to 5, game {row.record['setup']['match']['game_no']}" in text
+
+
+@pytest.mark.slow
+def test_nardy_web_serves_a_database_created_after_it_started(tmp_path: Path) -> None:
+    import json
+    import urllib.request
+
+    from spectator_browser import spectator
+
+    from nardy.arena.schedule import definition_from_flags
+    from nardy.arena.tournament import Tournament
+
+    db = tmp_path / "later.db"
+    with spectator(db) as base:
+        with urllib.request.urlopen(base + "/api/tournaments", timeout=5) as answer:
+            assert json.load(answer) == []
+        store = open_store(str(db))
+        try:
+            d = definition_from_flags(
+                variants=["long"], bots="heuristic,random", games=2, seed=2, name="later"
+            )
+            Tournament(d, store).run()
+        finally:
+            store.close()
+        with urllib.request.urlopen(base + "/", timeout=5) as answer:
+            assert "later" in answer.read().decode()

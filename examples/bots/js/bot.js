@@ -13,7 +13,9 @@
 // protocol; no code generation step. dial_out.js is the same bot dialling out to the arena.
 'use strict';
 
-const grpc = require('@grpc/grpc-js');
+const { dependency } = require('./deps');
+
+const grpc = dependency('@grpc/grpc-js');
 const { loadProto, randomPlayer, sameSecret } = require('./player');
 
 const botProto = grpc.loadPackageDefinition(loadProto('nardy/bot/v1/bot.proto')).nardy.bot.v1;

@@ -13,7 +13,9 @@
 // with exit status 1; SIGTERM/SIGINT end it with 0.
 'use strict';
 
-const grpc = require('@grpc/grpc-js');
+const { dependency } = require('./deps');
+
+const grpc = dependency('@grpc/grpc-js');
 const { loadProto, randomPlayer } = require('./player');
 
 const arenaProto = grpc.loadPackageDefinition(loadProto('nardy/arena/v1/arena.proto')).nardy.arena

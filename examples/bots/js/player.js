@@ -4,7 +4,9 @@
 
 const crypto = require('crypto');
 const path = require('path');
-const protoLoader = require('@grpc/proto-loader');
+const { dependency } = require('./deps');
+
+const protoLoader = dependency('@grpc/proto-loader');
 
 // The .proto files: the repository's protos/ folder, or NARDY_PROTOS (e.g. the folder written by
 // `nardy protos --out DIR` from an installed nardy), so the bot always speaks the current protocol

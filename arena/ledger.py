@@ -1,0 +1,408 @@
+"""The standings ledger: a tournament's standings kept as running totals, one game at a time.
+
+Reading a tournament's standings from its games means reading every stored game; the ledger
+instead keeps, next to the games, the few numbers the standings are made of, and updates them in
+the same transaction that stores a game (:mod:`nardy.arena.storage`). Its totals are *additive*:
+
+* per game: each bot's games, net points and forfeits, and the pairing's net points;
+* per unit (a game, or a match): once it is complete, its result (wins, losses, units);
+* per duplicate pair (the two legs of a round): once both are complete, the pair's sum and
+  square, from which the pairing's mean and standard errors follow exactly;
+* per pool: the SPRT's state, fed pairs in schedule order (as :class:`~nardy.arena.tournament.
+  Tally` feeds it).
+
+When a game changes a unit, the unit's (and its pair's) old contribution is taken off and the
+new one added, so the totals always equal what recomputing from the games gives (the tests
+compare both). Every total belongs to one round of one pool, which is what lets the spectator
+take the rounds still being played out of the standings (:meth:`Aggregates.subtract`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Protocol
+
+from nardy.arena.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_from_id
+from nardy.arena.stats import Sprt, Summary, fit_ratings, summarize_sums
+
+__all__ = [
+    "BOT_FIELDS",
+    "FORFEITS",
+    "PAIRING_FIELDS",
+    "POOL_FIELDS",
+    "Aggregates",
+    "Game",
+    "Ledger",
+    "UnitState",
+    "count",
+    "points_se",
+    "ratings",
+    "results_for_ratings",
+    "round_size",
+    "summaries",
+]
+
+FORFEITS = ("time_forfeit", "bot_failure")
+
+BOT_FIELDS = ("games", "units", "wins", "losses", "forfeits", "net", "seats", "net_sq")
+"""Per pool and bot: decided games, complete units, unit wins and losses, games lost by forfeit,
+net points, and over every stored game (``seats``, aborted ones included) the sum of squares of
+its points from the bot's view (``net_sq``: the SE of points per game)."""
+
+PAIRING_FIELDS = (
+    "units",
+    "a_wins",
+    "b_wins",
+    "a_net",
+    "pairs",
+    "unpaired",
+    "pair_sum",
+    "pair_sq",
+    "game_sum",
+    "game_sq",
+)
+"""Per pool and pairing: complete units and who won them, ``a``'s net points over every game,
+complete duplicate pairs and lone units, and over the pairs ``sum(r1 + r2)``, ``sum((r1 +
+r2)^2)``, ``sum(r)``, ``sum(r^2)`` of the units' results ``r`` from ``a``'s view."""
+
+POOL_FIELDS = ("games", "units_done")
+"""Per pool: games counted, units complete (aborted ones included)."""
+
+
+class Game(Protocol):
+    """What the ledger reads of a stored game (a :class:`~nardy.arena.storage.GameRow`)."""
+
+    @property
+    def unit_id(self) -> str: ...
+    @property
+    def white(self) -> str: ...
+    @property
+    def black(self) -> str: ...
+    @property
+    def winner(self) -> int | None: ...
+    @property
+    def points(self) -> int: ...
+    @property
+    def termination(self) -> str: ...
+    @property
+    def finished(self) -> float: ...
+
+
+def _zeros(n: int) -> list[int]:
+    return [0] * n
+
+
+def _add(into: dict[Any, list[int]], key: Any, values: Sequence[int], sign: int = 1) -> None:
+    row = into.setdefault(key, _zeros(len(values)))
+    for i, v in enumerate(values):
+        row[i] += sign * v
+
+
+@dataclass
+class Aggregates:
+    """The ledger's totals of one tournament (or of some of its rounds)."""
+
+    bots: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    pairings: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    pools: dict[str, list[int]] = field(default_factory=dict)
+    rounds: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    finished: dict[tuple[str, int], float] = field(default_factory=dict)
+    """The last finish time of each round's games (not additive: kept, never subtracted)."""
+    sprt: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per pool with an SPRT, its state (:meth:`nardy.arena.stats.Sprt.state` plus ``round``)."""
+
+    def merge(self, other: Aggregates, sign: int = 1) -> None:
+        """Add (``sign=-1``: take away) ``other``'s additive totals."""
+        for key, values in other.bots.items():
+            _add(self.bots, key, values, sign)
+        for pkey, values in other.pairings.items():
+            _add(self.pairings, pkey, values, sign)
+        for pool, values in other.pools.items():
+            _add(self.pools, pool, values, sign)
+        for rkey, values in other.rounds.items():
+            _add(self.rounds, rkey, values, sign)
+        if sign > 0:
+            for rkey, when in other.finished.items():
+                self.finished[rkey] = max(when, self.finished.get(rkey, when))
+            self.sprt.update(other.sprt)
+
+    def subtract(self, other: Aggregates) -> None:
+        """Take ``other``'s totals away (e.g. the rounds a spectator may not see yet)."""
+        self.merge(other, -1)
+        for rkey in other.rounds:
+            self.rounds.pop(rkey, None)
+            self.finished.pop(rkey, None)
+
+    @property
+    def games(self) -> int:
+        return sum(v[0] for v in self.pools.values())
+
+
+@dataclass(slots=True)
+class UnitState:
+    """What the ledger remembers of one unit (as :class:`~nardy.arena.tournament.Tally` does)."""
+
+    games: int = 0
+    score: tuple[int, int] = (0, 0)
+    last_a: int = 0
+    """The last game's points from ``a``'s view (a money game's result)."""
+    done: bool = False
+    aborted: bool = False
+
+
+def round_size(d: TournamentDef, r: int) -> int:
+    """How many units round ``r`` (0-based) of each pool has: every pairing, both legs (the last
+    round of an odd ``games``: leg ``a`` only)."""
+    legs = min(2, d.games - 2 * r)
+    return max(0, legs) * len(d.pairings())
+
+
+def _a_result(unit: ScheduledUnit, state: UnitState) -> int:
+    """The unit's result from ``a``'s view: the points of the game, or +-1 for a match."""
+    if unit.match_length is None:
+        return state.last_a
+    a_colour = unit.leg
+    return 1 if state.score[a_colour] > state.score[1 - a_colour] else -1
+
+
+def _new_sprt(spec: SprtDef, pool: PoolDef) -> Sprt:
+    if spec.mode == "elo":
+        return Sprt(spec.elo0, spec.elo1, spec.alpha, spec.beta)
+    max_points = spec.max_points if pool.match_length is None else 1.0
+    return Sprt.for_points(spec.mu0, spec.mu1, spec.alpha, spec.beta, max_points=max_points)
+
+
+UnitSource = Callable[[str], "UnitState | None"]
+"""Reads a unit's stored state (None: no game of it stored)."""
+
+
+class Ledger:
+    """Turns stored games into :class:`Aggregates` changes and unit states, for one tournament.
+
+    ``units`` reads the state of units not changed by this ledger yet (from the database, or
+    nothing for a fresh count); the states it changes are kept in :attr:`changed` until written.
+    """
+
+    def __init__(self, definition: TournamentDef, units: UnitSource | None = None) -> None:
+        self.definition = definition
+        self._source = units or (lambda unit_id: None)
+        self._pairings = definition.pairings()
+        self.changed: dict[str, UnitState] = {}
+        self.delta = Aggregates()
+        self._sprt: dict[str, tuple[Sprt, int]] = {}
+
+    def unit_state(self, unit_id: str) -> UnitState | None:
+        state = self.changed.get(unit_id)
+        return state if state is not None else self._source(unit_id)
+
+    def unit(self, unit_id: str) -> ScheduledUnit | None:
+        return unit_from_id(self.definition, unit_id)
+
+    def add(self, row: Game, sprt_state: Callable[[str], dict[str, Any] | None]) -> bool:
+        """Count one stored game (a :class:`~nardy.arena.storage.GameRow`); False when its unit
+        is not in the schedule (the standings leave such a game out, as the engine does).
+        ``sprt_state`` reads a pool's stored SPRT state (None: nothing fed yet)."""
+        unit = self.unit(row.unit_id)
+        if unit is None:
+            return False
+        d = self.delta
+        # -- the game itself
+        white_net = 0 if row.winner is None else row.points if row.winner == 0 else -row.points
+        if row.winner is not None:
+            winner, loser = (row.white, row.black) if row.winner == 0 else (row.black, row.white)
+            _add(d.bots, (unit.pool, winner), _bot(games=1, net=row.points))
+            forfeit = 1 if row.termination in FORFEITS else 0
+            _add(d.bots, (unit.pool, loser), _bot(games=1, net=-row.points, forfeits=forfeit))
+        _add(d.bots, (unit.pool, row.white), _bot(seats=1, net_sq=white_net * white_net))
+        _add(d.bots, (unit.pool, row.black), _bot(seats=1, net_sq=white_net * white_net))
+        a_points = white_net if unit.leg == 0 else -white_net
+        _add(d.pairings, (unit.pool, unit.a, unit.b), _pairing(a_net=a_points))
+        _add(d.pools, unit.pool, (1, 0))
+        rkey = (unit.pool, unit.round)
+        _add(d.rounds, rkey, (1, 0))
+        d.finished[rkey] = max(row.finished, d.finished.get(rkey, row.finished))
+        # -- its unit and the unit's duplicate pair
+        old = self.unit_state(unit.unit_id)
+        new = UnitState() if old is None else UnitState(*_fields(old))
+        new.games += 1
+        new.last_a = a_points
+        if row.winner is None:
+            new.aborted = new.done = True
+        else:
+            score = list(new.score)
+            score[row.winner] += row.points
+            new.score = (score[0], score[1])
+            length = unit.match_length
+            new.done = length is None or max(new.score) >= length
+        twin_id = unit.unit_id[:-1] + ("b" if unit.leg == 0 else "a")
+        twin_unit = self.unit(twin_id)
+        twin = None if twin_unit is None else self.unit_state(twin_id)
+        for state, sign in ((old, -1), (new, 1)):
+            self._unit_totals(unit, state, sign)
+            self._pair_totals(unit, state, twin_unit, twin, sign)
+        self.changed[unit.unit_id] = new
+        if new.done:
+            self._feed_sprt(unit.pool, sprt_state)
+        return True
+
+    def _unit_totals(self, unit: ScheduledUnit, state: UnitState | None, sign: int) -> None:
+        if state is None or not state.done:
+            return
+        d = self.delta
+        _add(d.pools, unit.pool, (0, 1), sign)
+        _add(d.rounds, (unit.pool, unit.round), (0, 1), sign)
+        if state.aborted:
+            return
+        res = _a_result(unit, state)
+        a_won, b_won = int(res > 0), int(res < 0)
+        _add(
+            d.pairings,
+            (unit.pool, unit.a, unit.b),
+            _pairing(units=1, a_wins=a_won, b_wins=b_won),
+            sign,
+        )
+        _add(d.bots, (unit.pool, unit.a), _bot(units=1, wins=a_won, losses=b_won), sign)
+        _add(d.bots, (unit.pool, unit.b), _bot(units=1, wins=b_won, losses=a_won), sign)
+
+    def _pair_totals(
+        self,
+        unit: ScheduledUnit,
+        state: UnitState | None,
+        twin_unit: ScheduledUnit | None,
+        twin: UnitState | None,
+        sign: int,
+    ) -> None:
+        values = [
+            _a_result(u, s)
+            for u, s in ((unit, state), (twin_unit, twin))
+            if u is not None and s is not None and s.done and not s.aborted
+        ]
+        if not values:
+            return
+        key = (unit.pool, unit.a, unit.b)
+        if len(values) == 1:
+            _add(self.delta.pairings, key, _pairing(unpaired=1), sign)
+            return
+        total = values[0] + values[1]
+        squares = values[0] ** 2 + values[1] ** 2
+        pair = _pairing(
+            pairs=1, pair_sum=total, pair_sq=total * total, game_sum=total, game_sq=squares
+        )
+        _add(self.delta.pairings, key, pair, sign)
+
+    def _feed_sprt(self, pool_label: str, stored: Callable[[str], dict[str, Any] | None]) -> None:
+        """Feed the pool's SPRT the duplicate pairs now complete, in schedule order."""
+        spec = self.definition.sprt
+        if spec is None:
+            return
+        if pool_label not in self._sprt:
+            pool = self.definition.pool(pool_label)
+            sprt = _new_sprt(spec, pool)
+            state = stored(pool_label)
+            i = 0
+            if state is not None:
+                sprt.restore(state)
+                i = int(state["round"])
+            self._sprt[pool_label] = (sprt, i)
+        sprt, i = self._sprt[pool_label]
+        d = self.definition
+        a, b = self._pairings[0]
+        while 2 * i < d.games:
+            ids = [
+                f"{pool_label}:{a}~{b}:{i + 1:04d}{leg}" for leg in "ab"[: min(2, d.games - 2 * i)]
+            ]
+            legs = [(self.unit(u), self.unit_state(u)) for u in ids]
+            if not all(s is not None and s.done for _, s in legs):
+                break
+            results = [
+                _a_result(u, s)
+                for u, s in legs
+                if u is not None and s is not None and not s.aborted
+            ]
+            if len(results) == 2:
+                sprt.update(results[0], results[1])
+            i += 1
+        self._sprt[pool_label] = (sprt, i)
+        self.delta.sprt[pool_label] = {**sprt.state(), "round": i}
+
+
+def _bot(**values: int) -> list[int]:
+    return [values.get(name, 0) for name in BOT_FIELDS]
+
+
+def _pairing(**values: int) -> list[int]:
+    return [values.get(name, 0) for name in PAIRING_FIELDS]
+
+
+def _fields(state: UnitState) -> tuple[int, tuple[int, int], int, bool, bool]:
+    return state.games, state.score, state.last_a, state.done, state.aborted
+
+
+def count(definition: TournamentDef, rows: Iterable[Game]) -> Aggregates:
+    """The aggregates of ``rows`` (stored games in the order stored), counted from nothing."""
+    ledger = Ledger(definition)
+    for row in rows:
+        ledger.add(row, lambda pool: None)
+    return ledger.delta
+
+
+# -- from totals to standings ----------------------------------------------------------------------
+
+
+def summaries(values: Sequence[int]) -> tuple[Summary, Summary]:
+    """A pairing's ``(paired, independent)`` summaries from its :data:`PAIRING_FIELDS` totals
+    (exactly those of :class:`nardy.arena.stats.PairingStats` over the same units)."""
+    p = dict(zip(PAIRING_FIELDS, values, strict=True))
+    pairs = p["pairs"]
+    # a pair's unit is (r1 + r2) / 2: its sum and square sum are pair_sum / 2 and pair_sq / 4.
+    paired = summarize_sums(pairs, Fraction(p["pair_sum"], 2), Fraction(p["pair_sq"], 4))
+    independent = summarize_sums(2 * pairs, Fraction(p["game_sum"]), Fraction(p["game_sq"]))
+    return paired, independent
+
+
+def results_for_ratings(
+    pairings: Mapping[tuple[str, str, str], Sequence[int]], pool: str
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """``{(x, y): (x_wins, y_wins)}`` with ``x < y``, draws as halves (what
+    :func:`nardy.arena.stats.tally` makes of the same units)."""
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for (label, a, b), values in pairings.items():
+        p = dict(zip(PAIRING_FIELDS, values, strict=True))
+        if label != pool or p["units"] <= 0:
+            continue
+        draws = p["units"] - p["a_wins"] - p["b_wins"]
+        wa, wb = p["a_wins"] + 0.5 * draws, p["b_wins"] + 0.5 * draws
+        key, (x, y) = ((a, b), (wa, wb)) if a <= b else ((b, a), (wb, wa))
+        old = out.get(key, (0.0, 0.0))
+        out[key] = (old[0] + x, old[1] + y)
+    return out
+
+
+def ratings(
+    pairings: Mapping[tuple[str, str, str], Sequence[int]], pool: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Elo and its SE per bot of a pool (empty when they cannot be fitted yet)."""
+    results = results_for_ratings(pairings, pool)
+    if not results:
+        return {}, {}
+    try:
+        fitted = fit_ratings(results)
+    except ValueError:
+        return {}, {}
+    return fitted.elo, fitted.se
+
+
+def points_se(bots: Mapping[tuple[str, str], Sequence[int]]) -> dict[tuple[str, str], float]:
+    """The SE of each bot's points per game over its stored games (as independent games)."""
+    out: dict[tuple[str, str], float] = {}
+    for key, values in bots.items():
+        b = dict(zip(BOT_FIELDS, values, strict=True))
+        n = b["seats"]
+        if n >= 2:
+            summary = summarize_sums(n, Fraction(b["net"]), Fraction(b["net_sq"]))
+            if math.isfinite(summary.se):
+                out[key] = summary.se
+    return out

@@ -1,0 +1,94 @@
+"""The bot interface (python-chess engine style) and the game driver.
+
+A :class:`Bot` answers the three kinds of decision of :class:`~nardy.core.game.Game`:
+
+* :meth:`Bot.choose_play` — an index into ``decision.plays``;
+* :meth:`Bot.offer_double` — ``True`` to double before rolling (default: never);
+* :meth:`Bot.respond_to_double` — ``"take"``, ``"drop"`` or ``"beaver"`` (default: always take).
+
+:meth:`Bot.start_game` is called once per game with the variant and the bot's colour, before the
+first decision (a no-op by default); a bot that needs the variant's rules keeps them there.
+
+:func:`play_game` drives a game to its end, sending every decision to ``bots[decision.player]``::
+
+    from nardy.core import load_variant
+    from nardy.core.dice import SeededDice
+    from nardy.bots import make_bot, play_game
+
+    game = play_game(load_variant("long"), (make_bot("heuristic"), make_bot("random", seed=1)),
+                     SeededDice(7))
+    game.result.winner, game.result.points
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from nardy.core.dice import DiceSource
+from nardy.core.game import CubeAnswer, DoubleDecision, Game, PlayDecision, TakeDecision
+from nardy.core.variant import Variant
+
+__all__ = ["Bot", "play_game"]
+
+
+class Bot(ABC):
+    """Abstract base class of all bots. Subclasses must implement :meth:`choose_play`.
+
+    The cube methods have safe defaults (never double, always take), so a bot for a game without a
+    cube implements :meth:`choose_play` only.
+    """
+
+    name: str = "bot"
+    """A short name for tables and logs."""
+
+    def start_game(self, variant: Variant, colour: int) -> None:
+        """Called by :func:`play_game` before a game starts: the variant and the bot's colour
+        (0 White, 1 Black). Does nothing by default."""
+        return None
+
+    @abstractmethod
+    def choose_play(self, decision: PlayDecision) -> int:
+        """Return the index of the chosen play in ``decision.plays``."""
+
+    def offer_double(self, decision: DoubleDecision) -> bool:
+        """Before rolling: ``True`` to offer a double. Default: never double."""
+        return False
+
+    def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
+        """The opponent doubled: ``"take"``, ``"drop"`` or (if ``decision.beaver_allowed``)
+        ``"beaver"``. Default: always take."""
+        return "take"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def play_game(
+    variant: Variant, bots: tuple[Bot, Bot], dice: DiceSource, **game_kwargs: Any
+) -> Game:
+    """Play one game of ``variant`` between ``bots`` (White, Black) to its end and return the game.
+
+    ``game_kwargs`` go to :class:`~nardy.core.game.Game` unchanged (``position``, ``mover``,
+    ``starter``, ``cube`` …); as there, the cube follows the variant's options by default
+    (backgammon: on) and ``cube=CubeSettings()`` turns it off. Each bot's :meth:`Bot.start_game` is
+    called first; every decision goes to ``bots[decision.player]``; an answer the rules do not allow
+    raises the game's error (:class:`~nardy.core.errors.IllegalPlayError`,
+    :class:`~nardy.core.errors.CubeError`).
+    """
+    if len(bots) != 2:
+        raise ValueError(f"play_game needs two bots (White, Black), not {len(bots)}")
+    game = Game(variant, dice, **game_kwargs)
+    for colour, bot in enumerate(bots):
+        bot.start_game(variant, colour)
+    while True:
+        decision = game.decision
+        if decision is None:
+            return game
+        bot = bots[decision.player]
+        if isinstance(decision, PlayDecision):
+            game.decide(bot.choose_play(decision))
+        elif isinstance(decision, DoubleDecision):
+            game.decide(bool(bot.offer_double(decision)))
+        else:
+            game.decide(bot.respond_to_double(decision))

@@ -1,0 +1,37 @@
+"""The ``random`` bot: a uniformly random legal play."""
+
+from __future__ import annotations
+
+import random
+
+from nardy.bots.base import Bot
+from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
+
+__all__ = ["RandomBot"]
+
+
+class RandomBot(Bot):
+    """A uniformly random legal play, from its own ``random.Random(seed)``.
+
+    Cube: offers a double with probability ``double_rate`` (2 %); takes a double with probability
+    ``take_rate`` (80 %) and drops otherwise; never beavers.
+    """
+
+    name = "random"
+
+    def __init__(
+        self, seed: int | None = None, *, double_rate: float = 0.02, take_rate: float = 0.8
+    ) -> None:
+        self.seed = seed
+        self.double_rate = double_rate
+        self.take_rate = take_rate
+        self._random = random.Random(seed)
+
+    def choose_play(self, decision: PlayDecision) -> int:
+        return self._random.randrange(len(decision.plays))
+
+    def offer_double(self, decision: DoubleDecision) -> bool:
+        return self._random.random() < self.double_rate
+
+    def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
+        return "take" if self._random.random() < self.take_rate else "drop"

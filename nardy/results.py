@@ -1,0 +1,77 @@
+"""The breakdown of game results for ``nardy play``'s summary: how the points per game came about.
+
+Each game counts once under its kind of result — its value before the cube, named as RULES.md
+names it where the variant's scoring has names (single / gammon / backgammon, oin / mars / koks),
+``value N`` otherwise, ``N checkers`` for per-checker stakes, ``drop`` for a refused double — with
+the cube's value and the points the winner scored, and how many of them each bot won.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from nardy.core.game import GameResult
+from nardy.core.rules import BackgammonScoring, LongScoring, Scoring
+
+__all__ = ["RESULT_NAMES", "TERMINATION", "ResultCounter", "arena_result_keys", "result_kind"]
+
+RESULT_NAMES: Mapping[type, Mapping[int, str]] = {
+    BackgammonScoring: {1: "single", 2: "gammon", 3: "backgammon"},  # RULES.md §3.1
+    LongScoring: {1: "oin", 2: "mars", 3: "koks"},  # RULES.md §3.3.7
+}
+"""The names of the values before the cube, per scoring rule (others are ``value N``)."""
+
+
+TERMINATION: Mapping[str, str] = {"bear_off": "borne_off", "drop": "double_dropped"}
+"""The kernel's ``GameResult.reason`` in the arena records' word, ``termination``."""
+
+
+def arena_result_keys(result: GameResult) -> dict[str, Any]:
+    """The keys an arena record's ``result`` has for this game (docs/tournaments.md):
+    ``termination`` and ``multiplier`` (the value before the cube)."""
+    return {"termination": TERMINATION[result.reason], "multiplier": result.base_value}
+
+
+def result_kind(scoring: Scoring, result: GameResult) -> str:
+    """The kind of a finished game's result, in words."""
+    if result.reason == "drop":
+        return "drop"
+    if scoring.per_checker:
+        kind = f"{result.base_value} checker{'s' if result.base_value != 1 else ''}"
+    else:
+        kind = RESULT_NAMES.get(type(scoring), {}).get(result.base_value, "")
+        kind = kind or f"value {result.base_value}"
+    return kind + (" (resigned)" if result.resigned else "")
+
+
+class ResultCounter:
+    """Counts results by (kind, value, cube, points) and by the slot of the bot that won."""
+
+    def __init__(self, scoring: Scoring) -> None:
+        self.scoring = scoring
+        self._counts: Counter[tuple[str, int, int, int, int]] = Counter()
+
+    def add(self, result: GameResult, winner_slot: int) -> None:
+        """One finished game, won by the bot of ``winner_slot`` (0 = A, 1 = B)."""
+        kind = result_kind(self.scoring, result)
+        key = (kind, result.base_value, result.cube_value, result.points, winner_slot)
+        self._counts[key] += 1
+
+    def add_games(self, results: Iterable[tuple[GameResult, int]]) -> None:
+        for result, slot in results:
+            self.add(result, slot)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per kind of result, fewest points first: ``{"result", "value", "cube",
+        "points", "wins": [A's, B's]}``."""
+        rows: dict[tuple[str, int, int, int], list[int]] = {}
+        for (kind, value, cube, points, slot), count in self._counts.items():
+            rows.setdefault((kind, value, cube, points), [0, 0])[slot] += count
+        return [
+            {"result": kind, "value": value, "cube": cube, "points": points, "wins": wins}
+            for (kind, value, cube, points), wins in sorted(
+                rows.items(), key=lambda item: (item[0][3], item[0][2], item[0][1], item[0][0])
+            )
+        ]

@@ -1,0 +1,164 @@
+"""What the pages show, computed from what the data layer gives: strict query parameters, pool
+tables (games or matches), a match's running score, each decision in words."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nardy.arena.storage import GameRow
+from nardy.arena.tournament import PoolStandings
+from nardy.core import load_variant
+from nardy.core.errors import NardyError
+from nardy.game_view import DecisionStep
+from nardy.words import cube_action, result_words
+
+__all__ = [
+    "BadQuery",
+    "choice_param",
+    "int_param",
+    "match_view",
+    "pool_view",
+    "progress_unit",
+    "step_words",
+]
+
+
+class BadQuery(ValueError):
+    """A query parameter the page does not accept (HTTP 400)."""
+
+
+def _one(query: Mapping[str, str], name: str) -> str | None:
+    if name not in query:
+        return None
+    values = query.getlist(name) if hasattr(query, "getlist") else [query[name]]
+    if len(values) > 1:
+        raise BadQuery(f"?{name}= is given {len(values)} times")
+    return values[0]
+
+
+def int_param(query: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """``?name=N`` with ``low ≤ N ≤ high`` (``default`` when absent); :class:`BadQuery` else."""
+    text = _one(query, name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
+        raise BadQuery(f"?{name}= must be a whole number from {low} to {high}, not {text!r}")
+    return int(text)
+
+
+def choice_param(query: Mapping[str, str], name: str, choices: Sequence[str]) -> str:
+    """``?name=`` one of ``choices`` (``""`` when absent; allowed if ``""`` is a choice)."""
+    text = _one(query, name)
+    if text is None:
+        text = ""
+    if text not in choices:
+        shown = ", ".join(repr(c) for c in choices if c)
+        raise BadQuery(f"?{name}= must be one of {shown}, not {text!r}")
+    return text
+
+
+def progress_unit(definition: Mapping[str, Any]) -> str:
+    """What a tournament's units are: ``games``, ``matches``, or ``games and matches``."""
+    kinds = set()
+    for pool in definition.get("pools", []) or []:
+        options = (pool.get("options") or {}) if isinstance(pool, dict) else {}
+        kinds.add(bool(options.get("match_length")))
+    if kinds == {True}:
+        return "matches"
+    return "games and matches" if kinds == {True, False} else "games"
+
+
+def _binomial_se(wins: int, losses: int) -> tuple[float | None, float | None]:
+    n = wins + losses
+    if n == 0:
+        return None, None
+    p = wins / n
+    return p, math.sqrt(p * (1 - p) / n) if n >= 2 else None
+
+
+def pool_view(pool: PoolStandings, ppg_se: Mapping[tuple[str, str], float]) -> dict[str, Any]:
+    """A pool's table rows: for a match pool the units are matches (won, lost, win rate ± SE)
+    and the games and points are counted apart; for a money pool the units are games."""
+    rows = []
+    for b in pool.bots:
+        rate, rate_se = _binomial_se(b.wins, b.losses)
+        rows.append(
+            {
+                "b": b,
+                "win_rate": rate,
+                "win_rate_se": rate_se,
+                "ppg_se": ppg_se.get((pool.label, b.bot)),
+            }
+        )
+    return {"pool": pool, "match": bool(pool.match_length), "rows": rows}
+
+
+def step_words(step: DecisionStep) -> str:
+    """A decision in one line: ``roll 6-5: 24/18 13/8``, ``White doubles to 4``, …"""
+    if step.kind == "end":
+        return "end"
+    if step.kind == "play":
+        answer = "—" if step.answer is None else step.answer or "(no move)"
+        return f"{step.segment}: {answer}"
+    return cube_action(step.kind, step.answer, step.player, step.cube[0], step.offered)
+
+
+def match_view(
+    games: Sequence[GameRow],
+    records: Mapping[str, Mapping[str, Any] | None],
+    names: Mapping[str, str],
+) -> dict[str, Any]:
+    """One match's games in order, each with its result in words and the score after it."""
+    first = games[0]
+    a, b = first.a, first.b
+    score = {a: 0, b: 0}
+    length = 0
+    variant_name = ""
+    rows = []
+    winner = None
+    for g in games:
+        record = records.get(g.game_id) or {}
+        setup = (record.get("setup") or {}).get("match") or {}
+        length = int(setup.get("length") or length or 0)
+        variant_name = str(record.get("variant") or variant_name)
+        seat_names = {"White": names.get(g.white, g.white), "Black": names.get(g.black, g.black)}
+        words = ""
+        try:
+            variant = load_variant(record["variant"], record.get("options") or {})
+            cube = int(((record.get("game") or {}).get("result") or {}).get("cube") or 1)
+            words = result_words(record.get("result"), variant, cube=cube, names=seat_names)
+        except (KeyError, TypeError, ValueError, NardyError):
+            words = "(the record cannot be read)"
+        if g.winner is not None:
+            score[g.white if g.winner == 0 else g.black] += g.points
+        if length and winner is None and max(score.values()) >= length:
+            winner = max(score, key=lambda k: score[k])
+        rows.append(
+            {
+                "row": g,
+                "game_id": g.game_id,
+                "game_no": g.game_no,
+                "white": g.white,
+                "black": g.black,
+                "white_name": seat_names["White"],
+                "black_name": seat_names["Black"],
+                "crawford": bool(setup.get("crawford")),
+                "points": g.points,
+                "winner": None if g.winner is None else ("White", "Black")[g.winner],
+                "result": words,
+                "score_after": [score[a], score[b]],
+            }
+        )
+    return {
+        "unit_id": first.unit_id,
+        "pool": first.pool,
+        "variant": variant_name,
+        "length": length,
+        "bots": [a, b],
+        "bot_names": [names.get(a, a), names.get(b, b)],
+        "score": [score[a], score[b]],
+        "winner": winner,
+        "games": rows,
+    }

@@ -1,0 +1,203 @@
+"""The layers (docs/architecture.md): the kernel ``nardy.core`` imports nothing from the rest of the
+package, statically (every import statement of core/, at any depth) and at run time (importing
+it and playing a game loads no module above it but the variant plugins it was asked for)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL = "nardy.core"
+
+ALLOWED_UPWARD = {
+    # The deprecated alias of nardy.bots for the 0.1 release: it imports nardy.bots only when one
+    # of its names is asked for, and nothing in the kernel imports it.
+    "core/bots.py": {"nardy.bots"},
+}
+
+
+def _is_kernel(module: str) -> bool:
+    return module == KERNEL or module.startswith(KERNEL + ".")
+
+
+def _upward_references(source: str) -> set[str]:
+    """The ``nardy.*`` modules outside the kernel that ``source`` imports: import statements, and
+    ``importlib.import_module("nardy.…")`` with a literal name."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
+            == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        found.update(
+            name for name in names if name.split(".")[0] == "nardy" and not _is_kernel(name)
+        )
+    return found
+
+
+def test_the_checker_finds_upward_imports() -> None:
+    source = (
+        "import nardy.core.game\nfrom nardy.core import load_variant\nfrom . import dice\n"
+        "def f():\n    from nardy.svg import board\n    import nardy.bots.neural as n\n"
+        "    importlib.import_module('nardy.web')\n    import_module('nardy.core.rules')\n"
+    )
+    assert _upward_references(source) == {"nardy.svg", "nardy.bots.neural", "nardy.web"}
+
+
+def test_the_kernel_imports_nothing_above_it() -> None:
+    upward = {}
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        found = _upward_references(path.read_text()) - ALLOWED_UPWARD.get(name, set())
+        if found:
+            upward[name] = sorted(found)
+    assert upward == {}
+
+
+def test_importing_the_kernel_and_playing_loads_nothing_above_it() -> None:
+    code = """
+import sys
+from nardy.core import load_variant
+from nardy.core.dice import SeededDice
+from nardy.core.game import DoubleDecision, Game, PlayDecision
+
+game = Game(load_variant("backgammon"), SeededDice(3))
+while (decision := game.decision) is not None:
+    if isinstance(decision, PlayDecision):
+        game.decide(0)
+    else:
+        game.decide(False if isinstance(decision, DoubleDecision) else "take")
+print(" ".join(sorted(m for m in sys.modules if m.startswith("nardy."))))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    loaded = done.stdout.split()
+    assert "nardy.core.game" in loaded
+    # The variants are plugins the kernel loads by name (core/plugins.py), as it loads a third
+    # party's; nothing else above the kernel is loaded.
+    assert [m for m in loaded if not _is_kernel(m) and not m.startswith("nardy.variants")] == []
+
+
+# -- docs/architecture.md: the table of layers matches the code -----------------------------------
+
+DOC = ROOT / "docs" / "architecture.md"
+PACKAGE_FOLDERS = {"core": "nardy.core", "variants": "nardy.variants", "arena": "nardy.arena"}
+APPLICATIONS = 4
+
+
+def _section(title: str) -> str:
+    return DOC.read_text().split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _layers() -> dict[str, int]:
+    """Path → layer, from the table of docs/architecture.md."""
+    found: dict[str, int] = {}
+    for number, paths in re.findall(
+        r"^\| (\d) [\w ,]+ \| (.+) \|$", _section("Where each folder sits"), re.M
+    ):
+        for path in re.findall(r"`([^`]+)`", paths):
+            found[path] = int(number)
+    return found
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    package = PACKAGE_FOLDERS.get(parts[0], "nardy")
+    rest = parts[1:]
+    name = ".".join((package, *rest))
+    return name.removesuffix(".__init__")
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for folder in (*PACKAGE_FOLDERS, "nardy"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "_gen" not in path.parts and "__pycache__" not in path.parts:
+                found[_module_name(path)] = path
+    return found
+
+
+def _is_command_line(path: Path) -> bool:
+    return path.name in ("cli.py", "__main__.py") or path.name.endswith("_cli.py")
+
+
+def _layer_of(path: Path, layers: dict[str, int]) -> int | None:
+    if _is_command_line(path):
+        return APPLICATIONS
+    relative = path.relative_to(ROOT).as_posix()
+    matches = [p for p in layers if relative == p or (p.endswith("/") and relative.startswith(p))]
+    return layers[max(matches, key=len)] if matches else None
+
+
+def test_the_layer_table_names_existing_paths() -> None:
+    layers = _layers()
+    assert set(layers.values()) == {0, 1, 2, 3, 4}
+    assert [p for p in layers if not (ROOT / p).exists()] == []
+
+
+def test_every_module_is_in_one_layer() -> None:
+    layers = _layers()
+    assert [name for name, path in _modules().items() if _layer_of(path, layers) is None] == []
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    layers = _layers()
+    modules = _modules()
+    layer = {name: _layer_of(path, layers) for name, path in modules.items()}
+
+    def target_layer(imported: str) -> int | None:
+        while imported and imported not in layer:
+            imported = imported.rpartition(".")[0]
+        return layer.get(imported)
+
+    upward = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for imported in names:
+                above = target_layer(imported) if imported.startswith("nardy") else None
+                own = layer[name]
+                if above is not None and own is not None and above > own:
+                    upward.append(f"{name} (layer {own}) imports {imported} (layer {above})")
+    # The deprecated alias nardy.core.bots reaches nardy.bots through import_module only.
+    assert upward == []
+
+
+def test_the_doc_names_every_top_level_folder() -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    folders = {line.split("/")[0] + "/" for line in tracked if "/" in line}
+    named = set(re.findall(r"`([^`]+/)`", DOC.read_text()))
+    assert folders - named == set()
+
+
+def test_command_line_modules_follow_the_rule() -> None:
+    """A module that defines click commands is a cli.py or a <group>_cli.py."""
+    decorator = re.compile(r"^\s*@(?:click|[\w.]+)\.(?:command|group)\(", re.M)
+    misplaced = [
+        name
+        for name, path in _modules().items()
+        if decorator.search(path.read_text()) and not _is_command_line(path)
+    ]
+    assert misplaced == []
