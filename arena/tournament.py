@@ -70,6 +70,7 @@ from nardy.arena.runner import (
     Seat,
     Termination,
     TimeControl,
+    kernel_outcome,
     run_game,
 )
 from nardy.arena.schedule import (
@@ -574,13 +575,7 @@ def play_local_game(
         record.decisions.append(entry)
         game.decide(answer)
     if record.outcome is None and game.result is not None:
-        r = game.result
-        record.outcome = GameOutcome(
-            r.winner,
-            r.points,
-            r.base_value,
-            "borne_off" if r.reason == "bear_off" else "double_dropped",
-        )
+        record.outcome = kernel_outcome(game.result)
     record.kernel = game.record()
     record.elapsed = time.perf_counter() - t0
     return task.annotate(record.to_json())
@@ -1728,12 +1723,17 @@ class Tournament:
         white, black = self.players[unit.white], self.players[unit.black]
         if isinstance(white, BuiltinPlayer) and isinstance(black, BuiltinPlayer):
             builtins = (white.builtin, black.builtin)
+        # A match that cycles variants (tavli, RULES.md §3.12.3) plays each game with its own
+        # variant, which the task carries, so each request tells the bots this game's variant.
+        name, options = pool.variant, dict(pool.options)
+        if match is not None and match.cycle:
+            name, options = match.game_variant.name, dict(match.game_variant.options)
         return GameTask(
             tournament_id=self.tournament_id,
             unit=unit,
             game_no=game_no,
-            variant=pool.variant,
-            options=dict(pool.options),
+            variant=name,
+            options=options,
             starter=starter,
             cube=dataclasses.asdict(cube),
             score=score,
