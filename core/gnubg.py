@@ -265,7 +265,15 @@ def position_id(
 
 
 def position_id_of(position: Position) -> str:
-    """The gnubg Position ID of a :class:`~nardy.core.position.Position` (mover on roll)."""
+    """The gnubg Position ID of a :class:`~nardy.core.position.Position` (mover on roll).
+
+    Raises :class:`GnubgFormatError` for a position with pinned checkers (RULES.md §3.12.2):
+    gnubg's board has one owner per point, so it cannot express them."""
+    if position.pinned:
+        raise GnubgFormatError(
+            "a gnubg Position ID cannot hold pinned checkers (plakoto): a point of gnubg's board "
+            f"has checkers of one side only; pinned on {', '.join(map(str, position.pinned))}"
+        )
     return position_id(position.points, position.bar, position.off, position.checkers)
 
 

@@ -196,7 +196,10 @@ def _answer_line(variant: Variant, obj: Any) -> tuple[str, bool]:
             head = '{"plays":['
             if "id" in obj:
                 head = '{"id":' + json.dumps(obj["id"], separators=_SEPARATORS) + ',"plays":['
-            return head + _plays_text(plays) + "]}\n", False
+            # The format has no room for pinned checkers (RULES.md §3.12.2): a variant that pins
+            # has its results joined by result_json, which writes them.
+            joined = _joined_plays_text if variant.rules.hitting.pins else _plays_text
+            return head + joined(plays) + "]}\n", False
     answer = answer_query(variant, obj)
     return json.dumps(answer, separators=_SEPARATORS) + "\n", "error" in answer
 

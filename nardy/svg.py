@@ -253,6 +253,9 @@ def board(
     canvas = root
     if banded:
         mover_pips, other_pips = pip_counts(position, geometry)
+        if position.pinned:  # a pinned checker is on the board, at its point (RULES.md §3.12.2)
+            mover_pips += sum(position.pinned_of(0, geometry))
+            other_pips += sum(position.pinned_of(1, geometry))
         counts = {mover: mover_pips, opponent: other_pips}
         for colour, top in ((other, True), (viewer, False)):
             index = 0 if colour == "white" else 1
@@ -365,7 +368,9 @@ def board(
             )
             label.text = str(printed(point))
 
-    # Checkers on the points.
+    # Checkers on the points. A pinned checker (RULES.md §3.12.2, plakoto) is the other side's,
+    # drawn beneath the stack: in the slot at the edge, the stack above it.
+    pinned = set(shown.pinned)
     for point in range(1, 25):
         count = shown.points[point - 1]
         if count == 0:
@@ -374,11 +379,16 @@ def board(
         column, top = _column_of(point)
         cx = frame.column_x(column)
         n = abs(count)
+        under = 1 if point in pinned else 0
+        if under:
+            pinned_colour = other if count > 0 else viewer
+            cy = _slot_y(top, 0, n + 1)
+            _checker(canvas, pinned_colour, cx, cy, str(printed(point)), palette, pinned=True)
         for index in range(n):
-            cy = _slot_y(top, index, n)
+            cy = _slot_y(top, index + under, n + under)
             _checker(canvas, colour, cx, cy, str(printed(point)), palette)
-        if n > 5:
-            _count(canvas, cx, _slot_y(top, n - 1, n), n, colour, palette)
+        if n > 5 - under:
+            _count(canvas, cx, _slot_y(top, n - 1 + under, n + under), n, colour, palette)
 
     # The bar: the viewer's checkers on its upper half (they enter into the top right quarter),
     # the other side's on its lower half, each stack growing away from the middle.
@@ -475,19 +485,25 @@ def _checker(
     cy: float,
     point: str,
     palette: Mapping[str, str],
+    *,
+    pinned: bool = False,
 ) -> None:
-    _el(
+    """One checker; a pinned one (beneath an opposing stack) has the class ``pinned``, a title and
+    a highlighted rim."""
+    circle = _el(
         root,
         "circle",
-        class_=f"checker {colour}",
+        class_=f"checker {colour} pinned" if pinned else f"checker {colour}",
         data_point=point,
         cx=cx,
         cy=cy,
         r=_R,
         fill=f"url(#nardy-{colour})",
-        stroke=palette[f"{colour}_edge"],
-        stroke_width=1.5,
+        stroke=palette["highlight"] if pinned else palette[f"{colour}_edge"],
+        stroke_width=3 if pinned else 1.5,
     )
+    if pinned:
+        _el(circle, "title").text = f"{colour.title()}'s checker pinned on {point}"
 
 
 def _count(
