@@ -36,6 +36,7 @@ from nardy.core.game import (
     TakeDecision,
     all_home,
     cube_settings_for,
+    pinning_end,
 )
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant
@@ -295,6 +296,9 @@ class GameState:
             self.result = GameResult(
                 self.mover, points, self.variant.game_value(loser), self.cube.value, "bear_off"
             )
+        elif self.rules.hitting.pins:
+            # RULES.md §3.12.2: the mother rule (a win or a draw), or a frozen board.
+            self.result = pinning_end(self.variant, result, self.mover, self.cube.value, used)
 
     def _continuation(self) -> _Next:
         """What follows the segment just played (its dice used are in ``self._used``)."""
