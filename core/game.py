@@ -204,6 +204,39 @@ class GameEvent:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+def pinning_end(
+    variant: Variant, position: Position, mover: int, cube_value: int, dice_used: int
+) -> GameResult | None:
+    """How a play of a pinning variant ended the game other than by the last checker off, or None:
+    the mother rule (RULES.md §3.12.2: a win, or a draw when both mothers are pinned), or a board
+    on which neither player can ever move again (``dice_used == 0`` and no roll moves either side).
+
+    RULES.md has no end for such a frozen board (both mothers pinned with ``mother: off``, or a
+    ring of pins and blocks); the kernel ends it as a draw rather than loop forever.
+
+    :param position: the position after the play, from ``mover``'s view (not flipped).
+    """
+    end = variant.mother_end(position)
+    if end is not None:
+        if end.outcome == "draw":
+            return GameResult(mover, 0, 0, cube_value, "draw", draw=True)
+        winner = mover if end.outcome == "win" else 1 - mover
+        return GameResult(winner, end.value * cube_value, end.value, cube_value, "mother")
+    if dice_used == 0 and _frozen(variant, position):
+        return GameResult(mover, 0, 0, cube_value, "draw", draw=True)
+    return None
+
+
+def _frozen(variant: Variant, position: Position) -> bool:
+    """Whether no roll has a legal play for either side."""
+    for seen in (position, variant.flip(position)):
+        for a in range(1, 7):
+            for b in range(a, 7):
+                if variant.legal_plays(seen, (a, b) if a != b else (a,) * 4).dice_used:
+                    return False
+    return True
+
+
 class Game:
     """A single game of a variant, from the opening throw to its result."""
 
@@ -249,7 +282,6 @@ class Game:
         self._checkers = variant.checkers
         self._doubles = self.rules.turn.doubles
         self._geometry = self.rules.geometry
-        self._mother = self.rules.game_end.mother != "off"
         self._pins = self.rules.hitting.pins
         self.dice = RecordingDice(_ChanceDice() if dice is None else dice)
         self.cube_settings = cube or cube_settings_for(
@@ -418,12 +450,8 @@ class Game:
         self.mover = 1 - self.mover
 
     def _finish(self, winner: int, base: int, points: int, reason: GameEndReason) -> None:
-        draw = reason == "draw"
-        self.result = GameResult(winner, points, base, self.cube.value, reason, draw=draw)
-        data: dict[str, Any] = {"points": points, "reason": reason}
-        if draw:
-            data["draw"] = True
-        self._log("end", winner, data)
+        self.result = GameResult(winner, points, base, self.cube.value, reason)
+        self._log("end", winner, {"points": points, "reason": reason})
 
     # -- the flow -----------------------------------------------------------------------------------
 
@@ -539,35 +567,17 @@ class Game:
                 jacoby=self.cube_settings.jacoby,
             )
             self._finish(self.mover, self.variant.game_value(loser), points, "bear_off")
-        elif self._mother and self.position.pinned:
-            # RULES.md §3.12.2: the mother rule, checked after every step (the generator ends a
-            # segment at the step that ends the game).
-            end = self.variant.mother_end(self.position)
+        elif self._pins:
+            end = pinning_end(
+                self.variant, self.position, self.mover, self.cube.value, plays.dice_used
+            )
             if end is not None:
-                if end.outcome == "draw":
-                    self._finish(self.mover, 0, 0, "draw")
-                else:
-                    winner = self.mover if end.outcome == "win" else 1 - self.mover
-                    value = end.value * self.cube.value
-                    self._finish(winner, end.value, value, "mother")
-        elif self._pins and not plays.dice_used and self._dead():
-            self._finish(self.mover, 0, 0, "draw")
+                self.result = end
+                data: dict[str, Any] = {"points": end.points, "reason": end.reason}
+                if end.draw:
+                    data["draw"] = True
+                self._log("end", end.winner, data)
         return plays.dice_used
-
-    def _dead(self) -> bool:
-        """Whether neither player can ever move again: no roll has a legal play for either side.
-
-        Only pinning can freeze a board for good (e.g. both mothers pinned with ``mother: off``,
-        or a ring of pins and blocks). RULES.md has no end for it; the kernel ends such a game as
-        a draw, 0 points, rather than loop forever (an empty turn is the only time it checks)."""
-        variant = self.variant
-        for position in (self.position, self.position.flip(self._geometry)):
-            for a in range(1, 7):
-                for b in range(a, 7):
-                    dice = (a, b) if a != b else (a,) * 4
-                    if variant.legal_plays(position, dice).dice_used:
-                        return False
-        return True
 
     def _progression(self, d: int) -> Generator[Decision, Any, None]:
         """RULES.md §2.8: stages d, d+1, …, 6, each its own segment."""

@@ -733,10 +733,17 @@ def _mother_ends(b: Board, o: int, simple: bool) -> bool:
 class _PinSearch:
     """The pinning search's equal dice (:meth:`MoveGenerator._pinning`): steps from non-increasing
     source points (one order per multiset of steps), or, when the mother rule can end the game in
-    the segment (``live``), every order, each state expanded once."""
+    the segment (``live``), every order (``every``), each state expanded once."""
 
     def __init__(
-        self, generator: MoveGenerator, b: Board, die: int, total: int, stuck: bool, live: bool
+        self,
+        generator: MoveGenerator,
+        b: Board,
+        die: int,
+        total: int,
+        stuck: bool,
+        live: bool,
+        every: bool,
     ) -> None:
         self.b = b
         self.die = die
@@ -746,6 +753,9 @@ class _PinSearch:
         self.exact = generator.exact_bear_off
         self.stuck = stuck
         self.live = live
+        """Whether the mother rule can end the game in this segment."""
+        self.every = every
+        """Whether every order of the steps is searched (else non-increasing sources only)."""
         self.simple = generator.mother == 2
         self.o = generator.opp_head
         self.plays: Plays = {}
@@ -768,7 +778,7 @@ class _PinSearch:
         b = self.b
         die = self.die
         live = self.live
-        if live:
+        if self.every:
             key = tuple(b)
             if key in self.visited:
                 return
@@ -834,6 +844,8 @@ class MoveGenerator:
         self.mother = 0 if mother == "off" else 1 if mother == "standard" else 2
         """The mother rule (§3.12.2): 0 off, 1 standard, 2 simple."""
         self.opp_head = 1 if rules.geometry == "opposite" else 12
+        self.canonical = fast
+        """Whether the pinning search may play equal dice from non-increasing sources only."""
         """The opponent's own point 24 in the mover's coordinates (where his mother stands)."""
         self.fast = (
             fast
@@ -1511,7 +1523,6 @@ class MoveGenerator:
             return 0, {tuple(b): ()}
         return search.best, search.plays
 
-
     # -- the pinning search (RULES.md §3.12.2) ---------------------------------------------------
 
     def _pinning(self, b: Board, dice: tuple[int, ...]) -> SegmentPlays:
@@ -1535,16 +1546,17 @@ class MoveGenerator:
         if len(dice) == 2 and dice[0] != dice[1]:
             used, plays = self._pin_two(b, dice[0], dice[1], stuck, live)
         else:
-            search = _PinSearch(self, b, dice[0], len(dice), stuck, live)
+            # Every order of equal dice when the mother rule may bind (or when asked to, for the
+            # tests comparing both searches).
+            every = live or not self.canonical
+            search = _PinSearch(self, b, dice[0], len(dice), stuck, live, every)
             _, outside = _occupied(b)
             search.search(0, 24, outside)
             used = search.best
             plays = search.plays
         return SegmentPlays(dice, used, plays, None)
 
-    def _pin_two(
-        self, b: Board, d1: int, d2: int, stuck: bool, live: bool
-    ) -> tuple[int, Plays]:
+    def _pin_two(self, b: Board, d1: int, d2: int, stuck: bool, live: bool) -> tuple[int, Plays]:
         """Two different dice, both orders; the one-die plays only when no play uses both."""
         all_checkers = self.checkers
         exact = self.exact_bear_off

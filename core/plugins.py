@@ -279,7 +279,9 @@ def compile_rules(
     rules = Rules(**answers)
     problems = rules.problems()
     if problems:
-        raise PluginError(f"variant {name!r} combines rules the kernel cannot play: {'; '.join(problems)}")
+        raise PluginError(
+            f"variant {name!r} combines rules the kernel cannot play: {'; '.join(problems)}"
+        )
     return rules
 
 
