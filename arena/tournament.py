@@ -928,10 +928,13 @@ class Tally:
         self.done_game_ids.add(row.game_id)
         self.games_stored += 1
         state.games.append(row)
-        if row.winner is None:
+        if row.winner is None and row.termination != "draw":
             state.aborted = state.done = True
         else:
-            state.score[row.winner] += row.points
+            # A draw (plakoto, RULES.md §3.12.2) scores 0 and the unit goes on: a money game is
+            # then a 0-point unit (half a win each in Elo), a match plays its next game.
+            if row.winner is not None:
+                state.score[row.winner] += row.points
             length = state.unit.match_length
             state.done = length is None or max(state.score) >= length
         if state.done:
@@ -1756,7 +1759,9 @@ class Tournament:
         pool = self.definition.pool(unit.pool)
         match = Match(cached_variant(pool.variant, pool.options), unit.match_length)
         for g in sorted(self.tally.games_of(unit.unit_id), key=lambda r: r.game_no):
-            assert g.winner is not None
+            if g.winner is None:  # a draw (the tally ends a unit at any other game without one)
+                match.add_result(GameResult(WHITE, 0, 0, 1, "draw", draw=True))
+                continue
             match.add_result(GameResult(g.winner, g.points, 1, 1, "bear_off"))
         return match
 
