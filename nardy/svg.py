@@ -316,11 +316,19 @@ def board(
         column, top = _column_of(point)
         cx = frame.column_x(column)
         n = abs(count)
+        # A checker pinned beneath the stack (plakoto, RULES.md §3.12.2) takes the slot at the
+        # board's edge, in the other side's colour, and the stack stands on it.
+        pinned = 1 if point in shown.pinned else 0
+        if pinned:
+            pinned_colour: Colour = other if count > 0 else viewer
+            _checker(
+                root, pinned_colour, cx, _slot_y(top, 0, n + 1), str(point), palette, pinned=True
+            )
         for index in range(n):
-            cy = _slot_y(top, index, n)
+            cy = _slot_y(top, index + pinned, n + pinned)
             _checker(root, colour, cx, cy, str(point), palette)
-        if n > 5:
-            _count(root, cx, _slot_y(top, n - 1, n), n, colour, palette)
+        if n + pinned > 5:
+            _count(root, cx, _slot_y(top, n + pinned - 1, n + pinned), n, colour, palette)
 
     # The bar: the viewer's checkers on its upper half (they enter into the top right quarter),
     # the other side's on its lower half, each stack growing away from the middle.
@@ -414,11 +422,13 @@ def _checker(
     cy: float,
     point: str,
     palette: Mapping[str, str],
+    *,
+    pinned: bool = False,
 ) -> None:
     _el(
         root,
         "circle",
-        class_=f"checker {colour}",
+        class_=f"checker {colour} pinned" if pinned else f"checker {colour}",
         data_point=point,
         cx=cx,
         cy=cy,
