@@ -355,3 +355,18 @@ def test_mat_export_refuses_plakoto() -> None:
     game = Game(PLAKOTO, SeededDice(3), auto_forced=False)
     with pytest.raises(GameStateError, match="cannot hold plakoto"):
         mat_game(game, (0, 0))
+
+
+def test_plays_jsonl_writes_pins_as_json_dumps_would() -> None:
+    import json
+
+    from nardy.core.jsonl import _formatted_plays_text, _joined_plays_text
+
+    start = Position.from_sides({8: 1, 1: 14}, {5: 1, 20: 7, 21: 7})  # PL-02
+    plays = PLAKOTO.legal_plays(start, (3, 1))
+    expected = ",".join(
+        json.dumps({"text": p.text, "result": p.result.to_json()}, separators=(",", ":"))
+        for p in plays
+    )
+    assert '"pinned":[5]' in expected
+    assert _formatted_plays_text(plays) == expected == _joined_plays_text(plays)
