@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -112,16 +112,18 @@ def legal_results(
     dice_used: list[int] = []
     boards: list[int] = []
     step_values: list[int] | None = [] if steps else None
-    add_board = boards.extend
+    add_board: Callable[[Sequence[int]], None] = boards.extend
     pins: list[int] | None = [] if variant.rules.hitting.pins else None
     if pins is not None:
         # A pinning variant's keys carry a 29th entry, the pinned points' bits, when something is
         # pinned: the board keeps its 28 bytes and the bits go to their own array.
         add_pins = pins.append
 
-        def add_board(key: Sequence[int]) -> None:
+        def add_pinned_board(key: Sequence[int]) -> None:
             boards.extend(key[:BOARD])
             add_pins(key[BOARD] if len(key) > BOARD else 0)
+
+        add_board = add_pinned_board
 
     legal_plays = variant.legal_plays
     enabled = gc.isenabled()

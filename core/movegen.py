@@ -1563,24 +1563,24 @@ class MoveGenerator:
         simple = self.mother == 2
         o = self.opp_head
         larger = d1 if d1 > d2 else d2
-        _, outside = _occupied(b)
+        occupied, outside = _occupied(b)
         plays: Plays = {}
         singles: Plays = {}
         by_larger: set[BoardKey] = set()
+        pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
         x = d1
         y = d2
         for first_order in (True, False):
             if not first_order:
                 x = d2
                 y = d1
-            for p in range(24, 0, -1):
-                if b[p] <= 0:
-                    continue
+            for p in occupied:
                 t = _pin_target(b, p, x, outside, stuck, exact)
                 if t < 0:
                     continue
                 c = b[p]
                 v = b[t]
+                c_t = v  # > 0: the mover held the landing point already
                 mask = b[PINS]
                 _pin_move(b, p, t)
                 s1 = _PLAIN[x][p]
@@ -1591,13 +1591,22 @@ class MoveGenerator:
                     plays.setdefault(_pin_key(b), (s1,))
                 else:
                     more = False
-                    for q in range(24, 0, -1):
+                    # The second step's sources, descending: the points held at the start, and
+                    # the first step's landing point if it was not one of them.
+                    sources = occupied if t < 1 or c_t > 0 else _with_point(occupied, t)
+                    for q in sources:
                         if b[q] <= 0:
                             continue
                         u = _pin_target(b, q, y, out1, stuck, exact)
                         if u < 0:
                             continue
                         more = True
+                        if first_order:
+                            pairs.add(p * 32 + q)
+                        elif q * 32 + p in pairs:
+                            # The same two steps in the other order: the same board (a point's
+                            # pinned state follows from its counts), and neither ended the game.
+                            continue
                         c2 = b[q]
                         w = b[u]
                         mask2 = b[PINS]

@@ -253,9 +253,6 @@ def board(
     canvas = root
     if banded:
         mover_pips, other_pips = pip_counts(position, geometry)
-        if position.pinned:  # a pinned checker is on the board, at its point (RULES.md §3.12.2)
-            mover_pips += sum(position.pinned_of(0, geometry))
-            other_pips += sum(position.pinned_of(1, geometry))
         counts = {mover: mover_pips, opponent: other_pips}
         for colour, top in ((other, True), (viewer, False)):
             index = 0 if colour == "white" else 1

@@ -323,3 +323,50 @@ def test_variants_are_registered() -> None:
     assert plakoto.rules.hitting.pins and not plakoto.rules.hitting.hits
     assert plakoto.start_position().id() == "o-----/------/------/-----O"
     assert load_variant("portes").rules.hitting.hits
+
+
+def test_text_board_shows_the_pinned_checker_and_counts_its_pips() -> None:
+    from nardy.core.board_text import pip_counts, render_board
+
+    text = render_board(PINNED, PLAKOTO)
+    assert " 1Ox " in text and "Pinned:" in text
+    assert pip_counts(PINNED, "opposite") == (9 + 2 * 13 + 6, 6 * 14 + 19)
+
+
+def test_svg_draws_the_pinned_checker_beneath_the_stack() -> None:
+    from nardy.svg import board
+
+    svg = str(board(PINNED, PLAKOTO))
+    assert svg.count("pinned") >= 1
+    assert 'class="checker white pinned"' in svg or 'class="checker black pinned"' in svg
+
+
+def test_gnubg_position_ids_refuse_pins() -> None:
+    from nardy.core.gnubg import GnubgFormatError, position_id_of
+
+    with pytest.raises(GnubgFormatError, match="pinned"):
+        position_id_of(PINNED)
+    assert position_id_of(load_variant("backgammon").start_position()) == "4HPwATDgc/ABMA"
+
+
+def test_mat_export_refuses_plakoto() -> None:
+    from nardy.core.records import mat_game
+
+    game = Game(PLAKOTO, SeededDice(3), auto_forced=False)
+    with pytest.raises(GameStateError, match="cannot hold plakoto"):
+        mat_game(game, (0, 0))
+
+
+def test_plays_jsonl_writes_pins_as_json_dumps_would() -> None:
+    import json
+
+    from nardy.core.jsonl import _formatted_plays_text, _joined_plays_text
+
+    start = Position.from_sides({8: 1, 1: 14}, {5: 1, 20: 7, 21: 7})  # PL-02
+    plays = PLAKOTO.legal_plays(start, (3, 1))
+    expected = ",".join(
+        json.dumps({"text": p.text, "result": p.result.to_json()}, separators=(",", ":"))
+        for p in plays
+    )
+    assert '"pinned":[5]' in expected
+    assert _formatted_plays_text(plays) == expected == _joined_plays_text(plays)

@@ -123,10 +123,9 @@ def _kernel_pips(ctx: bot_pb2.DecisionContext) -> tuple[int, int]:
 
 
 def _with_pins(position: Position, geometry: str) -> int:
-    """The mover's pip count: his free checkers (the kernel's count) and his pinned ones, each
-    pinned checker counting its point (RULES.md §3.12.2: it is on the board)."""
-    free = kernel_pip_counts(position, geometry)[0]  # type: ignore[arg-type]
-    return free + sum(position.pinned_of(0, geometry))  # type: ignore[arg-type]
+    """The mover's pip count the kernel's way, pinned checkers included (RULES.md §3.12.2: a
+    pinned checker is on the board and counts its point)."""
+    return kernel_pip_counts(position, geometry)[0]  # type: ignore[arg-type]
 
 
 def test_pip_counts_of_real_messages_agree_with_the_kernel(
