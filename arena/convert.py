@@ -100,18 +100,23 @@ def position_to_proto(
     msg.bar.mover, msg.bar.opponent = position.bar
     msg.off.mover, msg.off.opponent = position.off
     msg.position_id = position.id()
+    if position.pinned:
+        msg.pinned.extend(position.pinned)
     return msg
 
 
 def position_from_proto(msg: _game_pb2.Position) -> Position:
-    """The kernel position of a message; validated (raises :class:`InvalidPositionError`)."""
-    return Position.from_json(
-        {
-            "points": list(msg.points),
-            "bar": [msg.bar.mover, msg.bar.opponent],
-            "off": [msg.off.mover, msg.off.opponent],
-        }
-    )
+    """The kernel position of a message; validated (raises :class:`InvalidPositionError`).
+    ``pinned`` (RULES.md §3.12.2) is read only when set, so the JSON of every other position is
+    the one it always was."""
+    obj: dict[str, Any] = {
+        "points": list(msg.points),
+        "bar": [msg.bar.mover, msg.bar.opponent],
+        "off": [msg.off.mover, msg.off.opponent],
+    }
+    if msg.pinned:
+        obj["pinned"] = list(msg.pinned)
+    return Position.from_json(obj)
 
 
 def _step_to_proto(step: Step, out: _game_pb2.Step) -> None:

@@ -247,11 +247,13 @@ class Ledger:
         new = UnitState() if old is None else UnitState(*_fields(old))
         new.games += 1
         new.last_a = a_points
-        if row.winner is None:
+        if row.winner is None and row.termination != "draw":
             new.aborted = new.done = True
         else:
+            # A draw (plakoto) scores 0 and the unit goes on, as in the engine's Tally.
             score = list(new.score)
-            score[row.winner] += row.points
+            if row.winner is not None:
+                score[row.winner] += row.points
             new.score = (score[0], score[1])
             length = unit.match_length
             new.done = length is None or max(new.score) >= length

@@ -34,6 +34,7 @@ from nardy.core.game import (
     DoubleDecision,
     Game,
     GameEvent,
+    GameResult,
     PlayDecision,
     TakeDecision,
 )
@@ -48,10 +49,13 @@ __all__ = [
     "Seat",
     "Termination",
     "TimeControl",
+    "kernel_outcome",
     "run_game",
 ]
 
-Termination = Literal["borne_off", "double_dropped", "time_forfeit", "bot_failure", "aborted"]
+Termination = Literal[
+    "borne_off", "double_dropped", "time_forfeit", "bot_failure", "aborted", "mother", "draw"
+]
 
 TERMINATION_PROTO: dict[Termination, _game_pb2.Termination.ValueType] = {
     "borne_off": _game_pb2.TERMINATION_BORNE_OFF,
@@ -59,7 +63,17 @@ TERMINATION_PROTO: dict[Termination, _game_pb2.Termination.ValueType] = {
     "time_forfeit": _game_pb2.TERMINATION_TIME_FORFEIT,
     "bot_failure": _game_pb2.TERMINATION_BOT_FAILURE,
     "aborted": _game_pb2.TERMINATION_ABORTED,
+    "mother": _game_pb2.TERMINATION_MOTHER,
+    "draw": _game_pb2.TERMINATION_DRAW,
 }
+
+_KERNEL_TERMINATION: dict[str, Termination] = {
+    "bear_off": "borne_off",
+    "drop": "double_dropped",
+    "mother": "mother",
+    "draw": "draw",
+}
+"""The kernel's :attr:`~nardy.core.game.GameResult.reason` → the arena's termination."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +211,16 @@ class GameOutcome:
             "termination": self.termination,
             "reason": self.reason,
         }
+
+
+def kernel_outcome(result: GameResult) -> GameOutcome:
+    """The arena outcome of a game the kernel ended: a draw (plakoto, RULES.md §3.12.2) has no
+    winner and scores 0."""
+    if result.draw:
+        return GameOutcome(None, 0, 0, "draw")
+    return GameOutcome(
+        result.winner, result.points, result.base_value, _KERNEL_TERMINATION[result.reason]
+    )
 
 
 @dataclass(slots=True)
@@ -369,11 +393,7 @@ class _GameRun:
                 if not self._decide(decision):
                     break
             if self.record.outcome is None and game.result is not None:
-                r = game.result
-                termination: Termination = (
-                    "borne_off" if r.reason == "bear_off" else "double_dropped"
-                )
-                self._end(GameOutcome(r.winner, r.points, r.base_value, termination))
+                self._end(kernel_outcome(game.result))
         except Exception as exc:
             self._end(
                 GameOutcome(None, 0, 0, "aborted", f"internal error: {type(exc).__name__}: {exc}")

@@ -342,7 +342,15 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0].strip() if text else type(exc).__name__
 
 
-TERMINATIONS = ("borne_off", "double_dropped", "time_forfeit", "bot_failure", "aborted")
+TERMINATIONS = (
+    "borne_off",
+    "double_dropped",
+    "time_forfeit",
+    "bot_failure",
+    "aborted",
+    "mother",
+    "draw",
+)
 """What a stored game's ``termination`` column may hold (the runner's terminations)."""
 
 

@@ -70,6 +70,7 @@ from nardy.arena.runner import (
     Seat,
     Termination,
     TimeControl,
+    kernel_outcome,
     run_game,
 )
 from nardy.arena.schedule import (
@@ -575,13 +576,7 @@ def play_local_game(
         record.decisions.append(entry)
         game.decide(answer)
     if record.outcome is None and game.result is not None:
-        r = game.result
-        record.outcome = GameOutcome(
-            r.winner,
-            r.points,
-            r.base_value,
-            "borne_off" if r.reason == "bear_off" else "double_dropped",
-        )
+        record.outcome = kernel_outcome(game.result)
     record.kernel = game.record()
     record.elapsed = time.perf_counter() - t0
     return task.annotate(record.to_json())
@@ -962,10 +957,13 @@ class Tally:
         self.done_game_ids.add(row.game_id)
         self.games_stored += 1
         state.games.append(row)
-        if row.winner is None:
+        if row.winner is None and row.termination != "draw":
             state.aborted = state.done = True
         else:
-            state.score[row.winner] += row.points
+            # A draw (plakoto, RULES.md §3.12.2) scores 0 and the unit goes on: a money game is
+            # then a 0-point unit (half a win each in Elo), a match plays its next game.
+            if row.winner is not None:
+                state.score[row.winner] += row.points
             length = state.unit.match_length
             state.done = length is None or max(state.score) >= length
         if state.done:
@@ -1757,12 +1755,17 @@ class Tournament:
         white, black = self.players[unit.white], self.players[unit.black]
         if isinstance(white, BuiltinPlayer) and isinstance(black, BuiltinPlayer):
             builtins = (white.builtin, black.builtin)
+        # A match that cycles variants (tavli, RULES.md §3.12.3) plays each game with its own
+        # variant, which the task carries, so each request tells the bots this game's variant.
+        name, options = pool.variant, dict(pool.options)
+        if match is not None and match.cycle:
+            name, options = match.game_variant.name, dict(match.game_variant.options)
         return GameTask(
             tournament_id=self.tournament_id,
             unit=unit,
             game_no=game_no,
-            variant=pool.variant,
-            options=dict(pool.options),
+            variant=name,
+            options=options,
             starter=starter,
             cube=dataclasses.asdict(cube),
             score=score,
@@ -1785,7 +1788,9 @@ class Tournament:
         pool = self.definition.pool(unit.pool)
         match = Match(cached_variant(pool.variant, pool.options), unit.match_length)
         for g in sorted(self.tally.games_of(unit.unit_id), key=lambda r: r.game_no):
-            assert g.winner is not None
+            if g.winner is None:  # a draw (the tally ends a unit at any other game without one)
+                match.add_result(GameResult(WHITE, 0, 0, 1, "draw", draw=True))
+                continue
             match.add_result(GameResult(g.winner, g.points, 1, 1, "bear_off"))
         return match
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nardy.arena import audit
+from nardy.arena.runner import kernel_outcome
 from nardy.arena.schedule import DefinitionError, TournamentDef, build_schedule, derive_seed
 from nardy.arena.storage import GameRow, StorageError, Store
 from nardy.core.dice import ScriptedDice, SeededDice
@@ -194,11 +195,12 @@ def _check_outcome(
     said = (outcome.get("winner"), outcome.get("points"), outcome.get("multiplier"), termination)
     result = game.result
     if result is not None:
+        ended = kernel_outcome(result)  # plakoto's mother end and draw included
         want = (
-            COLOURS[result.winner],
-            result.points,
-            result.base_value,
-            "borne_off" if result.reason == "bear_off" else "double_dropped",
+            None if ended.winner is None else COLOURS[ended.winner],
+            ended.points,
+            ended.multiplier,
+            ended.termination,
         )
         if said != want:
             return (

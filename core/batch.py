@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,10 @@ class ResultBatch:
     """28 signed bytes per play (typecode ``b``): the result board, mover's view (module doc)."""
     steps: array[int] | None
     """12 signed bytes per play with ``steps=True`` (module doc), else None."""
+    pinned: array[int] | None = None
+    """Pinning variants only (RULES.md §3.12.2), else None: per play (typecode ``q``) the pinned
+    points' bits of the result (bit ``p``: point ``p`` holds a checker pinned beneath its stack,
+    :data:`~nardy.core.movegen.PINS`), 0 when nothing is pinned."""
 
     def __len__(self) -> int:
         """The number of (position, dice) pairs."""
@@ -66,6 +70,12 @@ class ResultBatch:
         <nardy.core.variant.Play.result>`)."""
         start, end = self.offsets[pair], self.offsets[pair + 1]
         boards = self.boards
+        pinned = self.pinned
+        if pinned is not None:
+            return [
+                position_of([*boards[row * BOARD : (row + 1) * BOARD], pinned[row]])
+                for row in range(start, end)
+            ]
         return [position_of(boards[row * BOARD : (row + 1) * BOARD]) for row in range(start, end)]
 
     def to_numpy(self) -> dict[str, Any]:
@@ -80,6 +90,8 @@ class ResultBatch:
         }
         if self.steps is not None:
             arrays["steps"] = np.frombuffer(self.steps, dtype=np.int8).reshape(-1, 4, 3)
+        if self.pinned is not None:
+            arrays["pinned"] = np.frombuffer(self.pinned, dtype=np.int64)
         return arrays
 
 
@@ -100,7 +112,19 @@ def legal_results(
     dice_used: list[int] = []
     boards: list[int] = []
     step_values: list[int] | None = [] if steps else None
-    add_board = boards.extend
+    add_board: Callable[[Sequence[int]], None] = boards.extend
+    pins: list[int] | None = [] if variant.rules.hitting.pins else None
+    if pins is not None:
+        # A pinning variant's keys carry a 29th entry, the pinned points' bits, when something is
+        # pinned: the board keeps its 28 bytes and the bits go to their own array.
+        add_pins = pins.append
+
+        def add_pinned_board(key: Sequence[int]) -> None:
+            boards.extend(key[:BOARD])
+            add_pins(key[BOARD] if len(key) > BOARD else 0)
+
+        add_board = add_pinned_board
+
     legal_plays = variant.legal_plays
     enabled = gc.isenabled()
     gc.disable()
@@ -130,4 +154,5 @@ def legal_results(
         array("b", dice_used),
         array("b", boards),
         None if step_values is None else array("b", step_values),
+        None if pins is None else array("q", pins),
     )

@@ -3,7 +3,8 @@
 The board is drawn from one player's seat, in that player's own coordinates (RULES.md §1.1): his points
 13…24 on the top row from left to right, his points 12…1 on the bottom row, his home (1…6) at the bottom
 right. ``X`` always marks the mover's checkers and ``O`` the opponent's; a cell shows the number of
-checkers on the point (``5X``) or ``.`` when it is empty. Below the board come the bar and borne-off
+checkers on the point (``5X``) or ``.`` when it is empty; a checker pinned beneath the stack (plakoto,
+RULES.md §3.12.2) adds its side's letter in lower case (``2Xo``: two X checkers pinning one O). Below the board come the bar and borne-off
 counts and both pip counts; above it, which side is shown and whose coordinates number the points.
 
 Absolute numbering (RULES.md §1.3) is White's coordinates. A position does not know its mover's colour,
@@ -34,6 +35,9 @@ def pip_counts(position: Position, geometry: Geometry) -> tuple[int, int]:
     point ``p`` counts ``p``, one on the bar counts 25."""
     mover = 25 * position.bar[0] + sum(p * n for p, n in position.side(0, geometry).items())
     opponent = 25 * position.bar[1] + sum(p * n for p, n in position.side(1, geometry).items())
+    if position.pinned:  # pinned checkers count where they lie
+        mover += sum(position.pinned_of(0, geometry))
+        opponent += sum(position.pinned_of(1, geometry))
     return mover, opponent
 
 
@@ -67,6 +71,8 @@ def render_board(
     def cell(point: int) -> str:
         count = shown.points[point - 1]
         text = "." if count == 0 else f"{count}{own}" if count > 0 else f"{-count}{other}"
+        if point in shown.pinned:
+            text += (other if count > 0 else own).lower()
         return text.rjust(_CELL)
 
     has_bar = variant.rules.hitting.hits
@@ -105,6 +111,8 @@ def render_board(
     ]
     if has_bar:
         lines.append(f"Bar:  X {position.bar[0]}   O {position.bar[1]}")
+    if position.pinned:
+        lines.append("Pinned: x / o beneath a stack (e.g. 2Xo: two X checkers pinning one O)")
     lines.append(f"Off:  X {position.off[0]}   O {position.off[1]}")
     lines.append(f"Pips: X {mover_pips}   O {opponent_pips}   (each side in its own coordinates)")
     return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -171,18 +171,28 @@ def cube_settings_for(
     )
 
 
+GameEndReason = Literal["bear_off", "drop", "mother", "draw"]
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """How a game ended."""
+    """How a game ended.
+
+    A **draw** (plakoto's double mother pin, RULES.md §2.6, §3.12.2) has ``draw`` set, ``reason``
+    ``"draw"`` and 0 points; its ``winner`` is then only the player whose step ended the game, so
+    a reader of results checks ``draw`` first (a match adds 0, statistics count half a win).
+    """
 
     winner: int
     points: int
-    """What the winner scores, cube included."""
+    """What the winner scores, cube included (0 for a draw)."""
     base_value: int
-    """The game's value before the cube (1 for a drop)."""
+    """The game's value before the cube (1 for a drop, 0 for a draw)."""
     cube_value: int
-    reason: Literal["bear_off", "drop"]
+    reason: GameEndReason
     resigned: bool = False
+    draw: bool = False
+    """True for a draw: nobody won, nobody scores."""
 
 
 @dataclass(slots=True)
@@ -192,6 +202,39 @@ class GameEvent:
     kind: Literal["opening", "roll", "play", "transfer", "double", "take", "drop", "beaver", "end"]
     player: int
     data: dict[str, Any] = field(default_factory=dict)
+
+
+def pinning_end(
+    variant: Variant, position: Position, mover: int, cube_value: int, dice_used: int
+) -> GameResult | None:
+    """How a play of a pinning variant ended the game other than by the last checker off, or None:
+    the mother rule (RULES.md §3.12.2: a win, or a draw when both mothers are pinned), or a board
+    on which neither player can ever move again (``dice_used == 0`` and no roll moves either side).
+
+    RULES.md has no end for such a frozen board (both mothers pinned with ``mother: off``, or a
+    ring of pins and blocks); the kernel ends it as a draw rather than loop forever.
+
+    :param position: the position after the play, from ``mover``'s view (not flipped).
+    """
+    end = variant.mother_end(position)
+    if end is not None:
+        if end.outcome == "draw":
+            return GameResult(mover, 0, 0, cube_value, "draw", draw=True)
+        winner = mover if end.outcome == "win" else 1 - mover
+        return GameResult(winner, end.value * cube_value, end.value, cube_value, "mother")
+    if dice_used == 0 and _frozen(variant, position):
+        return GameResult(mover, 0, 0, cube_value, "draw", draw=True)
+    return None
+
+
+def _frozen(variant: Variant, position: Position) -> bool:
+    """Whether no roll has a legal play for either side."""
+    for seen in (position, variant.flip(position)):
+        for a in range(1, 7):
+            for b in range(a, 7):
+                if variant.legal_plays(seen, (a, b) if a != b else (a,) * 4).dice_used:
+                    return False
+    return True
 
 
 class Game:
@@ -239,6 +282,7 @@ class Game:
         self._checkers = variant.checkers
         self._doubles = self.rules.turn.doubles
         self._geometry = self.rules.geometry
+        self._pins = self.rules.hitting.pins
         self.dice = RecordingDice(_ChanceDice() if dice is None else dice)
         self.cube_settings = cube or cube_settings_for(
             variant, match_length=variant.options.get("match_length")
@@ -405,9 +449,7 @@ class Game:
         self.position = self.position.flip(self._geometry)
         self.mover = 1 - self.mover
 
-    def _finish(
-        self, winner: int, base: int, points: int, reason: Literal["bear_off", "drop"]
-    ) -> None:
+    def _finish(self, winner: int, base: int, points: int, reason: GameEndReason) -> None:
         self.result = GameResult(winner, points, base, self.cube.value, reason)
         self._log("end", winner, {"points": points, "reason": reason})
 
@@ -525,6 +567,16 @@ class Game:
                 jacoby=self.cube_settings.jacoby,
             )
             self._finish(self.mover, self.variant.game_value(loser), points, "bear_off")
+        elif self._pins:
+            end = pinning_end(
+                self.variant, self.position, self.mover, self.cube.value, plays.dice_used
+            )
+            if end is not None:
+                self.result = end
+                data: dict[str, Any] = {"points": end.points, "reason": end.reason}
+                if end.draw:
+                    data["draw"] = True
+                self._log("end", end.winner, data)
         return plays.dice_used
 
     def _progression(self, d: int) -> Generator[Decision, Any, None]:
@@ -677,9 +729,10 @@ class Game:
             "result": None
             if self.result is None
             else {
-                "winner": COLOURS[self.result.winner],
+                "winner": None if self.result.draw else COLOURS[self.result.winner],
                 "points": self.result.points,
                 "reason": self.result.reason,
                 "cube": self.result.cube_value,
+                **({"draw": True} if self.result.draw else {}),
             },
         }

@@ -265,7 +265,16 @@ def position_id(
 
 
 def position_id_of(position: Position) -> str:
-    """The gnubg Position ID of a :class:`~nardy.core.position.Position` (mover on roll)."""
+    """The gnubg Position ID of a :class:`~nardy.core.position.Position` (mover on roll).
+
+    Raises :class:`GnubgFormatError` for a position with a pinned checker (plakoto, RULES.md
+    §3.12.2): gnubg's formats have no way to say that a point holds checkers of both sides.
+    """
+    if position.pinned:
+        raise GnubgFormatError(
+            "a gnubg Position ID cannot hold pinned checkers (plakoto): "
+            f"{position.id()} pins on point(s) {', '.join(map(str, position.pinned))}"
+        )
     return position_id(position.points, position.bar, position.off, position.checkers)
 
 

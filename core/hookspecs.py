@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         Blocking,
         BlockRule,
         CubeRule,
+        GameEnd,
         HeadRule,
         Hitting,
         Layout,
@@ -84,7 +85,8 @@ def nardy_blocking(variant: str, options: Options) -> Blocking | None:
 
 @hookspec(firstresult=True)
 def nardy_hitting(variant: str, options: Options) -> Hitting | None:
-    """Return what landing on a lone opposing checker does (hit it to the bar, or nothing).
+    """Return what landing on a lone opposing checker does: hit it to the bar, pin it in place
+    (``Hitting(mode="pin")``, RULES.md §3.12.2), or nothing.
 
     Stops at first non-None result.
     """
@@ -136,6 +138,15 @@ def nardy_scoring(variant: str, options: Options) -> Scoring | None:
 @hookspec(firstresult=True)
 def nardy_cube_rule(variant: str, options: Options) -> CubeRule | None:
     """Return whether the doubling cube is in use.
+
+    Stops at first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def nardy_game_end(variant: str, options: Options) -> GameEnd | None:
+    """Return the game ends besides the last checker borne off: the mother rule and its draw
+    (RULES.md §2.6, §3.12.2). Optional: when no plugin answers, games end only by bear-off.
 
     Stops at first non-None result.
     """

@@ -162,9 +162,16 @@ def _formatted_plays_text(plays: LegalPlays) -> str:
     return ",".join(
         [
             _PLAY_FORMAT % (play_text(steps), *key[1:27]) + _PLAY_TAIL[key[0]][key[27]]
+            if len(key) == _BOARD_KEY
+            else '{"text":"' + play_text(steps) + '","result":' + result_json(key) + "}"
             for key, steps in plays.keyed()
         ]
     )
+
+
+_BOARD_KEY = 28
+"""The length of a result key without pinned checkers (a key with pins has the pinned points'
+bits as a 29th entry, :data:`~nardy.core.movegen.PINS`, and is joined by ``result_json``)."""
 
 
 def _joined_plays_text(plays: LegalPlays) -> str:

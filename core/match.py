@@ -26,11 +26,21 @@ class Match:
     crawford_game: bool = False
     """Whether the game now being played (or about to be) is the Crawford game."""
     _crawford_done: bool = False
+    cycle: tuple[Variant, ...] = ()
+    """A match whose games cycle through these variants, each with its own rules (RULES.md
+    §3.12.3, ``tavli``: portes → plakoto → fevga); empty: every game is :attr:`variant`."""
 
     def __post_init__(self) -> None:
         if self.length is not None and self.length < 1:
             raise ValueError(f"a match is to at least 1 point, not {self.length}")
         self._update_crawford()
+
+    @property
+    def game_variant(self) -> Variant:
+        """The variant of the next game (the cycle's next one, else :attr:`variant`)."""
+        if self.cycle:
+            return self.cycle[len(self.games) % len(self.cycle)]
+        return self.variant
 
     @property
     def is_over(self) -> bool:
@@ -47,31 +57,42 @@ class Match:
     def cube_settings(self) -> CubeSettings:
         """The cube for the next game (see :func:`~nardy.core.game.cube_settings_for`)."""
         return cube_settings_for(
-            self.variant, match_length=self.length, crawford=self.crawford_game
+            self.game_variant, match_length=self.length, crawford=self.crawford_game
         )
 
     def starter(self) -> int | None:
         """Who starts the next game by rolling, or None for an opening throw (§2.11)."""
+        turn = self.game_variant.rules.turn
         if not self.games:
-            return WHITE if self.variant.rules.turn.opening == "white_starts" else None
-        later = self.variant.rules.turn.later_games
+            return WHITE if turn.opening == "white_starts" else None
+        later = turn.later_games
         if later == "white_starts":
             return WHITE
         if later == "previous_winner":
-            return self.games[-1].winner
+            # RULES.md §3.12.2: "after a draw, a new opening throw".
+            last = self.games[-1]
+            return None if last.draw else last.winner
         return None
 
     def new_game(self, dice: DiceSource, **kwargs: object) -> Game:
         """A game set up for the current state of the match."""
         if self.is_over:
             raise GameStateError("the match is over")
-        return Game(self.variant, dice, starter=self.starter(), cube=self.cube_settings(), **kwargs)  # type: ignore[arg-type]
+        return Game(
+            self.game_variant,
+            dice,
+            starter=self.starter(),
+            cube=self.cube_settings(),
+            **kwargs,  # type: ignore[arg-type]
+        )
 
     def add_result(self, result: GameResult) -> None:
-        """Record a finished game; match scores are capped at nothing (a 4-point win at 6-6 of 7 is 10-6)."""
+        """Record a finished game; match scores are capped at nothing (a 4-point win at 6-6 of 7 is 10-6).
+        A draw adds 0 to both (RULES.md §6)."""
         if self.is_over:
             raise GameStateError("the match is over")
-        self.score[result.winner] += result.points
+        if not result.draw:
+            self.score[result.winner] += result.points
         self.games.append(result)
         if self.crawford_game:
             self.crawford_game = False

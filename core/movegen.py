@@ -5,8 +5,11 @@ a variant's compiled :class:`~nardy.core.rules.Rules` and then only reads local 
 
 The board is a list of 28 ints seen from the mover: ``b[0]`` the mover's borne-off count,
 ``b[1..24]`` the points (positive = mover, negative = opponent), ``b[25]`` the mover's bar,
-``b[26]`` the opponent's bar, ``b[27]`` the opponent's borne-off count. Plays are keyed by
-``tuple(b)`` of their final board, so they are deduplicated by resulting position (§2.3 item 7).
+``b[26]`` the opponent's bar, ``b[27]`` the opponent's borne-off count; and, only when a checker
+is pinned (RULES.md §3.12.2), ``b[28]``: bit ``p`` set when point ``p`` holds a checker pinned
+beneath its stack (it belongs to the side not owning the stack). Plays are keyed by ``tuple(b)``
+of their final board, so they are deduplicated by resulting position (§2.3 item 7); a key has 29
+entries exactly when something is pinned.
 
 There are three searches (docs/performance.md explains the choices and their measurements):
 
@@ -25,6 +28,11 @@ There are three searches (docs/performance.md explains the choices and their mea
   search answers. Equal dice go to the fast path's multiset search when no order-dependent rule
   can bind in the segment (:meth:`MoveGenerator._order_free_now`), else to a depth-first search
   over every order whose states are keyed by one integer updated per step.
+* **The pinning search**, for rule sets that pin instead of hitting (RULES.md §3.12.2, plakoto):
+  the board carries a 29th entry, the points holding a pinned checker (:data:`PINS`). Two
+  different dice are played by two nested loops in both orders; equal dice by a depth-first search
+  from non-increasing source points, or over every order (states keyed by the board) when the
+  mother rule can end the game in the segment, which makes the order matter.
 * **The general search**, for everything else and for comparison (``MoveGenerator(rules,
   fast=False)``): a make/unmake depth-first search over every order of the steps that records
   every node as a candidate and skips states it has already expanded.
@@ -53,6 +61,9 @@ BAR: Final = 25
 OPP_BAR: Final = 26
 OPP_OFF: Final = 27
 HEAD: Final = 24
+PINS: Final = 28
+"""The index of the pinned points' bits in a board of a pinning rule set (absent from a key
+without pins)."""
 
 # Same-direction geometry: the opponent's point q (his coordinates) is my point
 # _ON_OPPONENT_PATH[q - 1], so walking it walks his path 1, 2, … 24 (RULES.md §3.3.5: "In M's
@@ -83,13 +94,31 @@ _WEIGHT: Final = tuple(1 << (4 * p) for p in range(25))
 
 
 def board_of(position: Position) -> Board:
-    """The generator's list form of a position."""
-    return [position.off[0], *position.points, position.bar[0], position.bar[1], position.off[1]]
+    """The generator's list form of a position (28 ints, and the pinned points' bits when a
+    checker is pinned)."""
+    board = [position.off[0], *position.points, position.bar[0], position.bar[1], position.off[1]]
+    if position.pinned:
+        board.append(_pin_mask(position.pinned))
+    return board
+
+
+def _pin_mask(pinned: tuple[int, ...]) -> int:
+    mask = 0
+    for p in pinned:
+        mask |= 1 << p
+    return mask
+
+
+def _pinned_points(mask: int) -> tuple[int, ...]:
+    return tuple([p for p in range(1, 25) if (mask >> p) & 1])
 
 
 def position_of(key: Sequence[int]) -> Position:
     """The position of a board key (inverse of :func:`board_of`)."""
-    return _position(tuple(key[1:25]), (key[BAR], key[OPP_BAR]), (key[0], key[OPP_OFF]))
+    pinned: tuple[int, ...] = ()
+    if len(key) > PINS and key[PINS]:
+        pinned = _pinned_points(key[PINS])
+    return _position(tuple(key[1:25]), (key[BAR], key[OPP_BAR]), (key[0], key[OPP_OFF]), pinned)
 
 
 # The positions built here skip the dataclass's __init__ (a Python frame and three
@@ -99,15 +128,23 @@ _new_object: Final = object.__new__
 _set_points: Final = Position.__dict__["points"].__set__
 _set_bar: Final = Position.__dict__["bar"].__set__
 _set_off: Final = Position.__dict__["off"].__set__
+_set_pinned: Final = Position.__dict__["pinned"].__set__
+_NO_PINS: Final[tuple[int, ...]] = ()
 
 
-def _position(points: tuple[int, ...], bar: tuple[int, int], off: tuple[int, int]) -> Position:
-    """``Position(points, bar, off)``, built without calling ``__init__`` (trusted, as the plain
-    constructor is)."""
+def _position(
+    points: tuple[int, ...],
+    bar: tuple[int, int],
+    off: tuple[int, int],
+    pinned: tuple[int, ...] = _NO_PINS,
+) -> Position:
+    """``Position(points, bar, off, pinned)``, built without calling ``__init__`` (trusted, as
+    the plain constructor is)."""
     position: Position = _new_object(Position)
     _set_points(position, points)
     _set_bar(position, bar)
     _set_off(position, off)
+    _set_pinned(position, pinned)
     return position
 
 
@@ -125,6 +162,9 @@ def result_json(key: BoardKey) -> str:
     for i in range(1, 25):
         count = key[i]
         parts.append(text[count] if -16 < count < 16 else str(count))
+    pins = ""
+    if len(key) > PINS and key[PINS]:
+        pins = ',"pinned":[' + ",".join([str(p) for p in _pinned_points(key[PINS])]) + "]"
     return (
         '{"points":['
         + ",".join(parts)
@@ -136,7 +176,9 @@ def result_json(key: BoardKey) -> str:
         + _count_text(key[0])
         + ","
         + _count_text(key[OPP_OFF])
-        + "]}"
+        + "]"
+        + pins
+        + "}"
     )
 
 
@@ -629,6 +671,151 @@ def _steps_with(path: list[Step], depth: int, step: Step) -> tuple[Step, ...]:
     return (path[0], path[1], path[2], step)
 
 
+def _pin_key(b: Board) -> BoardKey:
+    """The key of a pinning rule set's board: its 28 ints, and the pinned points' bits only when
+    something is pinned (so a position without pins has the same key in every rule set)."""
+    if b[PINS]:
+        return tuple(b)
+    return tuple(b[:PINS])
+
+
+def _pin_target(b: Board, p: int, d: int, outside: int, stuck: bool, exact: bool) -> int:
+    """Where the mover's checker on ``p`` lands with ``d`` under pinning (0 = off), or -1 when
+    the step is illegal (RULES.md §3.12.2): a point is closed when it holds two or more opposing
+    checkers, or one that pins a checker of the mover; a bear-off needs every checker home and
+    none pinned."""
+    t = p - d
+    if t >= 1:
+        v = b[t]
+        if v < -1 or (v == -1 and (b[PINS] >> t) & 1 == 1):
+            return -1
+        return t
+    if stuck or outside:
+        return -1
+    if t < 0 and (exact or _checker_above(b, p)):
+        return -1
+    return 0
+
+
+def _pin_move(b: Board, p: int, t: int) -> None:
+    """Moves the mover's checker from ``p`` to ``t`` (0 = off), a legal step: a lone opposing
+    checker on ``t`` is pinned; the last checker leaving ``p`` frees the one pinned beneath."""
+    c = b[p] - 1
+    mask = b[PINS]
+    if c == 0 and (mask >> p) & 1 == 1:
+        b[p] = -1
+        mask ^= 1 << p
+    else:
+        b[p] = c
+    if t >= 1:
+        v = b[t]
+        if v == -1:
+            b[t] = 1
+            mask |= 1 << t
+        else:
+            b[t] = v + 1
+    else:
+        b[0] += 1
+    b[PINS] = mask
+
+
+def _mother_ends(b: Board, o: int, simple: bool) -> bool:
+    """Whether the mother rule ends the game after a step of the mover (RULES.md §3.12.2): the
+    opponent's mother (his lone checker on his own 24, the mover's ``o``) is pinned and, unless
+    ``simple``, the mover has no free checker left on his own 24 (then he wins) or his own mother
+    is pinned there too (a draw). Only the mover's steps happen in his segment, so nothing else
+    can end it."""
+    if b[o] <= 0 or (b[PINS] >> o) & 1 == 0:
+        return False
+    return simple or b[HEAD] <= 0
+
+
+class _PinSearch:
+    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`): steps from non-increasing
+    source points (one order per multiset of steps), or, when the mother rule can end the game in
+    the segment (``live``), every order (``every``), each state expanded once."""
+
+    def __init__(
+        self,
+        generator: MoveGenerator,
+        b: Board,
+        die: int,
+        total: int,
+        stuck: bool,
+        live: bool,
+        every: bool,
+    ) -> None:
+        self.b = b
+        self.die = die
+        self.total = total
+        self.plain = _PLAIN[die]
+        self.all_checkers = generator.checkers
+        self.exact = generator.exact_bear_off
+        self.stuck = stuck
+        self.live = live
+        """Whether the mother rule can end the game in this segment."""
+        self.every = every
+        """Whether every order of the steps is searched (else non-increasing sources only)."""
+        self.simple = generator.mother == 2
+        self.o = generator.opp_head
+        self.plays: Plays = {}
+        """The plays of the most dice so far (replaced when a longer play is found)."""
+        self.best = -1
+        """The most dice of a play so far."""
+        self.visited: set[BoardKey] = set()
+        """Boards already expanded (every-order search only)."""
+        self.path: list[Step] = [_NO_STEP] * 4
+
+    def record(self, used: int, steps: tuple[Step, ...]) -> None:
+        if used > self.best:
+            self.best = used
+            self.plays = {}
+        if used == self.best:
+            self.plays.setdefault(_pin_key(self.b), steps)
+
+    def search(self, depth: int, top: int, outside: int) -> None:
+        """Expands the node at ``depth``; sources at most ``top`` (every source when ``live``)."""
+        b = self.b
+        die = self.die
+        live = self.live
+        if self.every:
+            key = tuple(b)
+            if key in self.visited:
+                return
+            self.visited.add(key)
+            top = 24
+        moved = False
+        for p in range(top, 0, -1):
+            if b[p] <= 0:
+                continue
+            t = _pin_target(b, p, die, outside, self.stuck, self.exact)
+            if t < 0:
+                continue
+            moved = True
+            c = b[p]
+            v = b[t]
+            mask = b[PINS]
+            _pin_move(b, p, t)
+            step = self.plain[p]
+            if (
+                depth + 1 == self.total
+                or b[0] == self.all_checkers
+                or (live and _mother_ends(b, self.o, self.simple))
+            ):
+                # The last die, or a step that ends the game (which counts as using every die).
+                if self.best <= self.total:
+                    self.record(self.total, _steps_with(self.path, depth, step))
+            else:
+                self.path[depth] = step
+                self.search(depth + 1, p, outside - 1 if p > 6 and t <= 6 else outside)
+            b[t] = v  # (t == 0: the borne-off count)
+            b[p] = c
+            b[PINS] = mask
+        if not moved and depth >= self.best:
+            # A leaf short of the segment's dice (only the longest leaves are plays).
+            self.record(depth, _steps_of(self.path, depth))
+
+
 class MoveGenerator:
     """Legal-play generation for one compiled rule set.
 
@@ -651,11 +838,24 @@ class MoveGenerator:
         self.quarter_end = rules.blocks.quarter == "end"
         self.trap = rules.blocks.trap
         self.order_free = rules.order_free
+        self.pins = rules.hitting.pins
+        """RULES.md §3.12.2: landing on a lone opposing checker pins it (the pinning search)."""
+        mother = rules.game_end.mother
+        self.mother = 0 if mother == "off" else 1 if mother == "standard" else 2
+        """The mother rule (§3.12.2): 0 off, 1 standard, 2 simple."""
+        self.opp_head = 1 if rules.geometry == "opposite" else 12
+        self.canonical = fast
+        """Whether the pinning search may play equal dice from non-increasing sources only."""
+        """The opponent's own point 24 in the mover's coordinates (where his mother stands)."""
         self.fast = (
-            fast and rules.order_free and rules.blocks.quarter == "none" and not rules.blocks.trap
+            fast
+            and rules.order_free
+            and rules.blocks.quarter == "none"
+            and not rules.blocks.trap
+            and not self.pins
         )
         """Whether the fast path answers (falling back to the general search when it must)."""
-        self.ordered = fast and not self.fast and not self.hits
+        self.ordered = fast and not self.fast and not self.hits and not self.pins
         """Whether the ordered search answers (order-dependent rules without hitting)."""
         self.shortcuts = shortcuts
         """Whether the ordered search may hand a segment in which no order-dependent rule can bind
@@ -705,6 +905,9 @@ class MoveGenerator:
             )  # the game is over (§2.6)
         if limit is not None and board[HEAD] == all_checkers:
             limit = self._first_turn_limit(board, dice)
+        if self.pins:
+            board.append(_pin_mask(position.pinned) if position.pinned else 0)
+            return self._pinning(board, dice)
         return self._generate(board, dice, limit)
 
     def _generate(self, board: Board, dice: tuple[int, ...], limit: int | None) -> SegmentPlays:
@@ -1319,6 +1522,119 @@ class MoveGenerator:
             # Only from a start position that itself fails the end checks (§2.7 excludes it).
             return 0, {tuple(b): ()}
         return search.best, search.plays
+
+    # -- the pinning search (RULES.md §3.12.2) ---------------------------------------------------
+
+    def _pinning(self, b: Board, dice: tuple[int, ...]) -> SegmentPlays:
+        """The plays of a pinning rule set; ``b`` has the pinned points' bits at :data:`PINS`."""
+        mask = b[PINS]
+        # The mover's own pinned checkers stay pinned for his whole segment (only the opponent's
+        # stack above them could free them), and while one is pinned he cannot bear off.
+        stuck = False
+        for p in range(1, 25):
+            if b[p] < 0 and (mask >> p) & 1:
+                stuck = True
+                break
+        # The mother rule can end the game in this segment only where the opponent has a mother
+        # (one checker on his own 24): the mover may pin her, or she is pinned and the mover may
+        # leave his own 24. The order of the steps then matters.
+        o = self.opp_head
+        v = b[o]
+        live = self.mother != 0 and (
+            (v == -1 and not (mask >> o) & 1) or (v > 0 and (mask >> o) & 1 == 1)
+        )
+        if len(dice) == 2 and dice[0] != dice[1]:
+            used, plays = self._pin_two(b, dice[0], dice[1], stuck, live)
+        else:
+            # Every order of equal dice when the mother rule may bind (or when asked to, for the
+            # tests comparing both searches).
+            every = live or not self.canonical
+            search = _PinSearch(self, b, dice[0], len(dice), stuck, live, every)
+            _, outside = _occupied(b)
+            search.search(0, 24, outside)
+            used = search.best
+            plays = search.plays
+        return SegmentPlays(dice, used, plays, None)
+
+    def _pin_two(self, b: Board, d1: int, d2: int, stuck: bool, live: bool) -> tuple[int, Plays]:
+        """Two different dice, both orders; the one-die plays only when no play uses both."""
+        all_checkers = self.checkers
+        exact = self.exact_bear_off
+        simple = self.mother == 2
+        o = self.opp_head
+        larger = d1 if d1 > d2 else d2
+        occupied, outside = _occupied(b)
+        plays: Plays = {}
+        singles: Plays = {}
+        by_larger: set[BoardKey] = set()
+        pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
+        x = d1
+        y = d2
+        for first_order in (True, False):
+            if not first_order:
+                x = d2
+                y = d1
+            for p in occupied:
+                t = _pin_target(b, p, x, outside, stuck, exact)
+                if t < 0:
+                    continue
+                c = b[p]
+                v = b[t]
+                c_t = v  # > 0: the mover held the landing point already
+                mask = b[PINS]
+                _pin_move(b, p, t)
+                s1 = _PLAIN[x][p]
+                out1 = outside - 1 if p > 6 and t <= 6 else outside
+                if b[0] == all_checkers or (live and _mother_ends(b, o, simple)):
+                    # §2.3 item 2 and §3.12.2: a step that ends the game ends the segment and
+                    # counts as using every die.
+                    plays.setdefault(_pin_key(b), (s1,))
+                else:
+                    more = False
+                    # The second step's sources, descending: the points held at the start, and
+                    # the first step's landing point if it was not one of them.
+                    sources = occupied if t < 1 or c_t > 0 else _with_point(occupied, t)
+                    for q in sources:
+                        if b[q] <= 0:
+                            continue
+                        u = _pin_target(b, q, y, out1, stuck, exact)
+                        if u < 0:
+                            continue
+                        more = True
+                        if first_order:
+                            pairs.add(p * 32 + q)
+                        elif q * 32 + p in pairs:
+                            # The same two steps in the other order: the same board (a point's
+                            # pinned state follows from its counts), and neither ended the game.
+                            continue
+                        c2 = b[q]
+                        w = b[u]
+                        mask2 = b[PINS]
+                        off2 = b[0]
+                        _pin_move(b, q, u)
+                        plays.setdefault(_pin_key(b), (s1, _PLAIN[y][q]))
+                        b[u] = w
+                        b[q] = c2
+                        b[0] = off2
+                        b[PINS] = mask2
+                    if not more and not plays:
+                        key = _pin_key(b)
+                        if x == larger:
+                            by_larger.add(key)
+                            singles[key] = (s1,)
+                        else:
+                            singles.setdefault(key, (s1,))
+                b[t] = v  # (t == 0: the borne-off count)
+                b[p] = c
+                b[PINS] = mask
+        if plays:
+            return 2, plays
+        if singles:
+            # §2.3 item 5, the larger-die rule.
+            if by_larger:
+                return 1, {k: s for k, s in singles.items() if k in by_larger}
+            return 1, singles
+        return 0, {_pin_key(b): ()}
 
     # -- the general search (RULES.md §2.3) -----------------------------------------------------
 

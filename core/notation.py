@@ -222,7 +222,7 @@ def parse_steps(text: str) -> list[Step]:
     """Parse play text into steps; the die of each step is ``src - dst`` (a bear-off's smallest die).
 
     Accepts the canonical form and the usual relaxations (``25`` for ``bar``, ``0`` for ``off``, any
-    case, ``*`` anywhere in a chain). Raises :class:`InvalidPlayError` for malformed text.
+    case, ``*`` anywhere in a chain, ``^`` for a pin). Raises :class:`InvalidPlayError` for malformed text.
     """
     steps: list[Step] = []
     for token in text.split():
@@ -235,7 +235,8 @@ def parse_steps(text: str) -> list[Step]:
         parts = match.group("chain").split("/")
         if len(parts) < 2:
             raise InvalidPlayError(f"malformed step {token!r}: expected 'from/to'")
-        points = [_parse_point(p.rstrip("*"), token) for p in parts]
+        # ``^`` marks a pin (RULES.md §3.12.2: ``13/7^``); the variant decides what a landing does.
+        points = [_parse_point(p.rstrip("*^"), token) for p in parts]
         hits = [p.endswith("*") for p in parts]
         chain: list[Step] = []
         for src, dst, hit in zip(points, points[1:], hits[1:], strict=False):

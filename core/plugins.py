@@ -39,6 +39,8 @@ DEFAULT_PLUGINS = (
     "nardy.variants.fevga",
     "nardy.variants.giul",
     "nardy.variants.hypergammon",
+    "nardy.variants.portes",
+    "nardy.variants.plakoto",
 )
 """Modules of the built-in variants; they register through the same hooks as any third party."""
 
@@ -60,6 +62,7 @@ _ASPECTS: tuple[tuple[str, str], ...] = (
     ("nardy_turn_plan", "turn"),
     ("nardy_scoring", "scoring"),
     ("nardy_cube_rule", "cube"),
+    ("nardy_game_end", "game_end"),
 )
 
 
@@ -270,10 +273,16 @@ def compile_rules(
                 answers[field_name] = answer
                 break
         else:
-            if field_name == "cube":
-                continue  # the cube is off unless a variant says otherwise
+            if field_name in ("cube", "game_end"):
+                continue  # the cube is off, and games end by bear-off only, unless a variant says so
             raise PluginError(f"no plugin answers {hook_name} for variant {name!r} (asked {chain})")
-    return Rules(**answers)
+    rules = Rules(**answers)
+    problems = rules.problems()
+    if problems:
+        raise PluginError(
+            f"variant {name!r} combines rules the kernel cannot play: {'; '.join(problems)}"
+        )
+    return rules
 
 
 def load_variant(

@@ -15,6 +15,15 @@ counts are implied by the variant's checker count N (RULES.md §3.11: 15 but for
 variant's. The backgammon opening position is::
 
     b----E/-C---e/E---c-/e----B
+
+**Pinned checkers** (RULES.md §3.12.2, variants whose hitting mode is ``pin``): a point may hold one
+checker pinned beneath a stack of the other colour. ``points`` counts the stack only (its sign says
+whose it is); :attr:`Position.pinned` lists the points, mover's coordinates, that also hold a pinned
+checker, which belongs to the side that does not own the stack and counts among that side's N. The
+JSON gains ``"pinned": [points]`` and the id a suffix ``^p,q,…`` only when something is pinned, so
+every position without a pin keeps its JSON and id exactly::
+
+    -M---a/--A---/------/n-----^6      (the mover's 6-point: one O checker with an X checker beneath)
 """
 
 from __future__ import annotations
@@ -62,6 +71,10 @@ class Position:
     """Checkers on the bar: (mover, opponent)."""
     off: tuple[int, int] = (0, 0)
     """Borne-off checkers: (mover, opponent)."""
+    pinned: tuple[int, ...] = ()
+    """Points (mover's coordinates, ascending) holding one pinned checker beneath the stack; the
+    pinned checker belongs to the side that does not own the stack (``points[p - 1] < 0``: the
+    mover's checker is pinned, ``> 0``: the opponent's). Empty unless the variant pins."""
 
     # -- construction -------------------------------------------------------------------------------
 
@@ -82,7 +95,7 @@ class Position:
             raise InvalidPositionError(
                 "a position must be an object with 'points', 'bar' and 'off'"
             )
-        unknown = set(obj) - {"points", "bar", "off", "state"}
+        unknown = set(obj) - {"points", "bar", "off", "pinned", "state"}
         if unknown:
             raise InvalidPositionError(f"unknown position field(s): {', '.join(sorted(unknown))}")
         points = obj.get("points")
@@ -95,7 +108,12 @@ class Position:
                 raise InvalidPositionError(f"'{name}' must be a list of {size} integers")
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
                 raise InvalidPositionError(f"'{name}' must hold integers only")
-        position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]))
+        pinned = obj.get("pinned", [])
+        if not isinstance(pinned, list | tuple) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in pinned
+        ):
+            raise InvalidPositionError("'pinned' must be a list of point numbers (1…24)")
+        position = cls(tuple(points), (bar[0], bar[1]), (off[0], off[1]), tuple(pinned))
         position.validate(checkers)
         return position
 
@@ -108,10 +126,13 @@ class Position:
         bar: tuple[int, int] = (0, 0),
         off: tuple[int, int] | None = None,
         checkers: int = CHECKERS,
+        pinned: tuple[int, ...] | list[int] = (),
     ) -> Position:
         """Build from ``{point: count}`` maps, both in the mover's coordinates.
 
         Borne-off counts default to what makes each side ``checkers`` (N, RULES.md §3.11).
+        ``pinned``: points (mover's coordinates) holding a checker pinned beneath the stack there,
+        which belongs to the side that does not own the stack; the maps count the stacks only.
         """
         points = [0] * 24
         for sign, side in ((1, mover), (-1, opponent)):
@@ -123,10 +144,15 @@ class Position:
                 if count and points[point - 1] * sign < 0:
                     raise InvalidPositionError(f"point {point} holds checkers of both sides")
                 points[point - 1] += sign * count
+        pins = tuple(sorted(pinned))
         if off is None:
-            on_board = (sum(mover.values()) + bar[0], sum(opponent.values()) + bar[1])
+            under = _pinned_counts(points, pins)
+            on_board = (
+                sum(mover.values()) + bar[0] + under[0],
+                sum(opponent.values()) + bar[1] + under[1],
+            )
             off = (checkers - on_board[0], checkers - on_board[1])
-        position = cls(tuple(points), bar, off)
+        position = cls(tuple(points), bar, off, pins)
         position.validate(checkers)
         return position
 
@@ -138,7 +164,8 @@ class Position:
         """
         if not isinstance(text, str):
             raise InvalidPositionError(f"a position id must be text, not {type(text).__name__}")
-        body, sep, bar_text = text.strip().partition(":")
+        text_body, pin_sep, pin_text = text.strip().partition("^")
+        body, sep, bar_text = text_body.partition(":")
         quarters = body.split("/")
         if len(quarters) != 4 or any(len(q) != 6 for q in quarters):
             raise InvalidPositionError(
@@ -164,15 +191,24 @@ class Position:
                     f"malformed position id {text!r}: bar must be ':mover,opponent'"
                 )
             bar = (int(parts[0]), int(parts[1]))
-        mover = sum(p for p in points if p > 0) + bar[0]
-        opponent = -sum(p for p in points if p < 0) + bar[1]
+        pinned: tuple[int, ...] = ()
+        if pin_sep:
+            parts = pin_text.split(",")
+            if not all(p.isdigit() for p in parts):
+                raise InvalidPositionError(
+                    f"malformed position id {text!r}: pins must be '^point,point,…'"
+                )
+            pinned = tuple(int(p) for p in parts)
+        under = _pinned_counts(points, pinned)
+        mover = sum(p for p in points if p > 0) + bar[0] + under[0]
+        opponent = -sum(p for p in points if p < 0) + bar[1] + under[1]
         for name, count in (("mover", mover), ("opponent", opponent)):
             if count > checkers:
                 raise InvalidPositionError(
                     f"position id {text!r}: the {name} has {count} checkers on the board and bar; "
                     f"each side has {checkers}"
                 )
-        position = cls(tuple(points), bar, (checkers - mover, checkers - opponent))
+        position = cls(tuple(points), bar, (checkers - mover, checkers - opponent), pinned)
         position.validate(checkers)
         return position
 
@@ -181,7 +217,13 @@ class Position:
     @property
     def checkers(self) -> int:
         """The mover's checkers in all (board, bar and off): N of a valid position."""
-        return sum(c for c in self.points if c > 0) + self.bar[0] + self.off[0]
+        under = _pinned_counts(self.points, self.pinned)[0] if self.pinned else 0
+        return sum(c for c in self.points if c > 0) + self.bar[0] + self.off[0] + under
+
+    @property
+    def pinned_counts(self) -> tuple[int, int]:
+        """(mover's, opponent's) pinned checkers (RULES.md §3.12.2)."""
+        return _pinned_counts(self.points, self.pinned)
 
     def _balanced(self, checkers: int | None) -> bool:
         """Whether :meth:`problems` is empty, decided in one pass over the points (the fast path)."""
@@ -190,6 +232,8 @@ class Position:
         total = sum(map(abs, points))  # mover + opponent on the board
         bar0, bar1 = self.bar
         off0, off1 = self.off
+        if self.pinned:
+            return False  # the full checks (rare: only pinning variants have pins)
         mover = (total + net) // 2 + bar0 + off0
         if checkers is None:
             if not 1 <= mover <= MAX_CHECKERS:
@@ -211,9 +255,23 @@ class Position:
         found: list[str] = []
         if len(self.points) != 24:
             return [f"a position has 24 points, not {len(self.points)}"]
+        pins = self.pinned
+        if pins:
+            if list(pins) != sorted(set(pins)) or not all(1 <= p <= 24 for p in pins):
+                return [f"pinned points must be distinct points 1…24 in order, not {list(pins)}"]
+            empty = [p for p in pins if self.points[p - 1] == 0]
+            if empty:
+                return [
+                    f"a pinned checker lies beneath a stack of the other side, but point(s) "
+                    f"{', '.join(map(str, empty))} hold no stack"
+                ]
+        under = _pinned_counts(self.points, pins)
         if checkers is None:
             totals = [
-                sum(c * sign for c in self.points if c * sign > 0) + self.bar[side] + self.off[side]
+                sum(c * sign for c in self.points if c * sign > 0)
+                + self.bar[side]
+                + self.off[side]
+                + under[side]
                 for side, sign in ((0, 1), (1, -1))
             ]
             if totals[0] != totals[1]:
@@ -228,7 +286,7 @@ class Position:
             name = "mover" if side == 0 else "opponent"
             if self.bar[side] < 0 or self.off[side] < 0:
                 found.append(f"the {name}'s bar and off counts must not be negative")
-            on_board = sum(c * sign for c in self.points if c * sign > 0)
+            on_board = sum(c * sign for c in self.points if c * sign > 0) + under[side]
             total = on_board + self.bar[side] + self.off[side]
             if total != checkers:
                 found.append(
@@ -248,8 +306,11 @@ class Position:
     # -- conversions --------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, list[int]]:
-        """The position JSON (mover's view)."""
-        return {"points": list(self.points), "bar": list(self.bar), "off": list(self.off)}
+        """The position JSON (mover's view); ``pinned`` only when a checker is pinned."""
+        found = {"points": list(self.points), "bar": list(self.bar), "off": list(self.off)}
+        if self.pinned:
+            found["pinned"] = list(self.pinned)
+        return found
 
     def id(self) -> str:
         """The compact, human-readable position id (round-trips through :meth:`from_id`)."""
@@ -260,6 +321,8 @@ class Position:
         body = "/".join("".join(chars[i : i + 6]) for i in range(0, 24, 6))
         if self.bar != (0, 0):
             body += f":{self.bar[0]},{self.bar[1]}"
+        if self.pinned:
+            body += "^" + ",".join(map(str, self.pinned))
         return body
 
     def flip(self, geometry: Geometry) -> Position:
@@ -269,21 +332,46 @@ class Position:
         # turned by half (same: p ± 12), with the signs swapped.
         points = self.points
         turned = points[::-1] if geometry == "opposite" else points[12:] + points[:12]
+        pinned = self.pinned
+        if pinned:
+            pinned = tuple(sorted(opposite_point(p, geometry) for p in pinned))
         return Position(
-            tuple(map(neg, turned)), (self.bar[1], self.bar[0]), (self.off[1], self.off[0])
+            tuple(map(neg, turned)), (self.bar[1], self.bar[0]), (self.off[1], self.off[0]), pinned
         )
 
     def side(self, which: int, geometry: Geometry) -> dict[int, int]:
-        """``{point: count}`` of one side (0 = mover, 1 = opponent) in that side's own coordinates."""
+        """``{point: count}`` of one side's free checkers (0 = mover, 1 = opponent) in that side's own
+        coordinates (its pinned checkers: :meth:`pinned_of`)."""
         if which == 0:
             return {i + 1: c for i, c in enumerate(self.points) if c > 0}
         return {opposite_point(i + 1, geometry): -c for i, c in enumerate(self.points) if c < 0}
+
+    def pinned_of(self, which: int, geometry: Geometry) -> list[int]:
+        """The points, in that side's own coordinates, where a checker of one side (0 = mover, 1 =
+        opponent) is pinned (RULES.md §3.12.2)."""
+        if which == 0:
+            return [p for p in self.pinned if self.points[p - 1] < 0]
+        return sorted(opposite_point(p, geometry) for p in self.pinned if self.points[p - 1] > 0)
 
     def __repr__(self) -> str:
         return f"Position.from_id({self.id()!r})"
 
     def __str__(self) -> str:
         return self.id()
+
+
+def _pinned_counts(points: tuple[int, ...] | list[int], pinned: tuple[int, ...]) -> tuple[int, int]:
+    """(mover's, opponent's) pinned checkers: one beneath each stack of the other side."""
+    mover = 0
+    opponent = 0
+    for p in pinned:
+        if 1 <= p <= len(points):
+            c = points[p - 1]
+            if c < 0:
+                mover += 1
+            elif c > 0:
+                opponent += 1
+    return mover, opponent
 
 
 def _bind_json_reader(obj: Any, checkers: int | None) -> Position | None:

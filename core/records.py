@@ -20,6 +20,15 @@ def mat_game(game: Game, score_before: tuple[int, int]) -> GameRecord:
     """One finished or unfinished backgammon game as a ``.mat`` game (player 0 = White)."""
     if game.variant.rules.geometry != "opposite" or game.variant.rules.turn.doubles != "four":
         raise GameStateError(f"the .mat format holds backgammon games, not {game.variant.name}")
+    if game.variant.rules.hitting.pins or game.variant.rules.game_end.mother != "off":
+        # gnubg has no pinned checkers, no mother rule and no draws.
+        raise GameStateError(f"the .mat format cannot hold {game.variant.name} (pinning)")
+    if game.variant.max_game_value() != 3:
+        # portes (RULES.md §3.12.1): no triple game, so gnubg would score its games differently.
+        raise GameStateError(
+            f"the .mat format cannot hold {game.variant.name}: gnubg scores a backgammon 3, "
+            f"{game.variant.name} at most {game.variant.max_game_value()}"
+        )
     if (
         game.cube_settings.enabled
         and game.cube_settings.auto_doubles_limit

@@ -73,12 +73,32 @@ class Blocking:
     """A point is closed when it holds at least this many opposing checkers (2 or 1)."""
 
 
+HitMode = Literal["bar", "pin", "none"]
+
+
 @dataclass(frozen=True, slots=True)
 class Hitting:
-    """What landing on a lone opposing checker does."""
+    """What landing on a lone opposing checker does: hit it to the bar, pin it in place, or nothing
+    (where a lone checker closes its point anyway).
 
-    hits: bool
+    ``Hitting(hits=True)`` is ``Hitting(mode="bar")`` and ``Hitting(hits=False)`` is
+    ``Hitting(mode="none")``; ``Hitting(mode="pin")`` pins (RULES.md §3.12.2): the checker stays on
+    its point beneath the lander's stack, cannot move, and is freed when that stack leaves.
+    """
+
+    hits: bool = False
     """True: the checker is hit and goes to its owner's bar (which the mover must re-enter first)."""
+    mode: HitMode | None = None
+    """``bar``, ``pin`` or ``none``; left out, it follows ``hits``."""
+
+    def __post_init__(self) -> None:
+        if self.mode is None:
+            object.__setattr__(self, "mode", "bar" if self.hits is True else "none")
+
+    @property
+    def pins(self) -> bool:
+        """Whether landing on a lone opposing checker pins it (RULES.md §3.12.2)."""
+        return self.mode == "pin"
 
 
 BearOffRule = Literal["standard", "exact"]
@@ -235,6 +255,25 @@ class FevgaScoring:
         return 1 if loser.off else 2
 
 
+MotherRule = Literal["off", "standard", "simple"]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    """Game ends besides the last checker borne off (RULES.md §2.6, §3.12.2's mother rule).
+
+    A player's **mother** is his checker on his own point 24 when it is the only one of his there;
+    she is pinned when an opposing stack stands on her (only with pinning, :class:`Hitting`). After
+    every step, ``standard``: both mothers pinned is a draw; one pinned while the other player has no
+    checker left on his own 24 wins ``mother_points`` for him. ``simple``: a pinned mother at once
+    wins ``mother_points`` for the pinner. ``off``: games end only by bear-off.
+    """
+
+    mother: MotherRule = "off"
+    mother_points: int = 2
+    """What a mother end is worth to the winner (before the cube)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CubeRule:
     """Whether the doubling cube is used (RULES.md §2.12)."""
@@ -255,6 +294,7 @@ class Rules:
     turn: TurnPlan
     scoring: Scoring
     cube: CubeRule = field(default_factory=CubeRule)
+    game_end: GameEnd = field(default_factory=GameEnd)
 
     @property
     def geometry(self) -> Geometry:
@@ -281,6 +321,31 @@ class Rules:
             and self.bear_off.home_moves == "always"
         )
 
+    def problems(self) -> list[str]:
+        """Combinations of aspects the kernel cannot play (empty if it can play them all).
+
+        Pinning (RULES.md §3.12.2) is implemented for rule sets of the plakoto kind: no head limit,
+        six-block, quarter, trap or runner rule, and moves inside home always legal; a lone
+        opposing checker must be pinnable, so two checkers close a point.
+        """
+        found: list[str] = []
+        if self.hitting.pins:
+            if self.blocking.closed_by != 2:
+                found.append("pinning needs closed_by=2 (a lone opposing checker is pinned)")
+            if self.head.limit is not None or self.head.runner:
+                found.append("pinning with a head limit or the runner rule is not supported")
+            if self.blocks != BlockRule():
+                found.append("pinning with six-block, quarter or trap rules is not supported")
+            if self.bear_off.home_moves != "always":
+                found.append("pinning with restricted moves inside home is not supported")
+            if self.turn.doubles != "four" or self.turn.transfer:
+                found.append("pinning with progressions, re-rolls or transfers is not supported")
+        elif self.game_end.mother != "off":
+            found.append("the mother rule needs pinning (Hitting(mode='pin'))")
+        if self.game_end.mother_points < 1:
+            found.append("mother_points must be at least 1")
+        return found
+
 
 _ASPECT_TYPES: dict[str, type] = {
     "layout": Layout,
@@ -291,6 +356,7 @@ _ASPECT_TYPES: dict[str, type] = {
     "blocks": BlockRule,
     "turn": TurnPlan,
     "cube": CubeRule,
+    "game_end": GameEnd,
 }
 
 
@@ -328,6 +394,8 @@ def aspect_problems(aspect: str, answer: Any) -> list[str]:
         if not _fits(hint, value):
             allowed = get_args(hint) if get_origin(hint) is Literal else hint
             found.append(f"{name}={value!r} is not one of {allowed}")
+    if isinstance(answer, Hitting) and answer.mode in ("pin", "none") and answer.hits:
+        found.append(f"hits=True contradicts mode={answer.mode!r}")
     if isinstance(answer, Blocking) and _is_int(answer.closed_by) and answer.closed_by < 1:
         found.append(f"closed_by={answer.closed_by} must be at least 1")
     if isinstance(answer, HeadRule) and answer.limit is not None and answer.limit < 1:

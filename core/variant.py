@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, Literal
 
 from nardy.core.errors import (
     GameStateError,
@@ -17,7 +17,15 @@ from nardy.core.errors import (
     InvalidPlayError,
     InvalidPositionError,
 )
-from nardy.core.movegen import BoardKey, MoveGenerator, SegmentPlays, board_of, position_of
+from nardy.core.movegen import (
+    PINS,
+    BoardKey,
+    MoveGenerator,
+    SegmentPlays,
+    _pin_move,
+    board_of,
+    position_of,
+)
 from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps, play_text
 from nardy.core.options import OptionSpec
 from nardy.core.position import Position, opposite_point
@@ -67,10 +75,12 @@ class LegalPlays(Sequence[Play]):
     :class:`Position` or play text, in constant time for the first two.
     """
 
-    __slots__ = ("_first", "_items", "_keys", "_plays", "dice", "dice_used", "position")
+    __slots__ = ("_first", "_items", "_keys", "_pins", "_plays", "dice", "dice_used", "position")
 
-    def __init__(self, position: Position, segment: SegmentPlays) -> None:
+    def __init__(self, position: Position, segment: SegmentPlays, pins: bool = False) -> None:
         self.position = position
+        self._pins = pins
+        """Whether landing on a lone opposing checker pins it (for reading play text)."""
         self.dice = segment.dice
         self.dice_used = segment.dice_used
         """How many dice every legal play uses (``N`` of RULES.md §2.3)."""
@@ -159,7 +169,7 @@ class LegalPlays(Sequence[Play]):
         steps are not a legal play of this segment.
         """
         steps = parse_steps(text)
-        result = apply_steps(self.position, steps)
+        result = apply_steps(self.position, steps, pins=self._pins)
         key = tuple(board_of(result))
         if key not in self._keys:
             dice = "-".join(map(str, self.dice))
@@ -170,13 +180,17 @@ class LegalPlays(Sequence[Play]):
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-def apply_steps(position: Position, steps: Sequence[Step]) -> Position:
+def apply_steps(position: Position, steps: Sequence[Step], *, pins: bool = False) -> Position:
     """Move checkers as the steps say, without checking legality (python-chess ``push``).
 
-    A step onto a lone opposing checker hits it. Raises :class:`IllegalPlayError` only when a step is
-    physically impossible (no checker of the mover on its source, landing on two or more opposing checkers).
+    A step onto a lone opposing checker hits it, or with ``pins`` pins it (RULES.md §3.12.2: the
+    last checker leaving a point frees the one pinned beneath). Raises :class:`IllegalPlayError`
+    only when a step is physically impossible (no checker of the mover on its source, landing on
+    two or more opposing checkers, or on one that pins a checker of the mover).
     """
     b = board_of(position)
+    if pins:
+        return _apply_pinning(b, steps)
     for step in steps:
         src, dst = step.src, step.dst
         if b[src] <= 0:
@@ -198,6 +212,37 @@ def apply_steps(position: Position, steps: Sequence[Step]) -> Position:
     return position_of(b)
 
 
+def _apply_pinning(b: list[int], steps: Sequence[Step]) -> Position:
+    """:func:`apply_steps` of a pinning variant."""
+    if len(b) == PINS:
+        b.append(0)
+    for step in steps:
+        src, dst = step.src, step.dst
+        if src == BAR or b[src] <= 0:
+            where = "the bar" if src == BAR else f"point {src}"
+            raise IllegalPlayError(
+                f"step {format_steps([step])}: the mover has no free checker on {where}"
+            )
+        if dst != OFF and (b[dst] < -1 or (b[dst] == -1 and (b[PINS] >> dst) & 1)):
+            raise IllegalPlayError(f"step {format_steps([step])}: point {dst} is closed")
+        _pin_move(b, src, dst)
+    return position_of(b if b[PINS] else b[:PINS])
+
+
+Outcome = Literal["win", "loss", "draw"]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEndResult:
+    """How a position ended the game (:meth:`Variant.outcome`), from its mover's view."""
+
+    outcome: Outcome
+    """``win`` / ``loss`` for the position's mover, or ``draw``."""
+    value: int
+    """What the winner scores before the cube (0 for a draw)."""
+    reason: Literal["bear_off", "mother", "draw"]
+
+
 class Variant:
     """A variant with its options, compiled: rules as plain data and a move generator."""
 
@@ -209,6 +254,8 @@ class Variant:
         self.checkers = rules.checkers
         """N, the checkers of each side, from the layout (RULES.md §3.11)."""
         self.generator = MoveGenerator(rules)
+        self._pins = rules.hitting.pins
+        self._mother = rules.game_end.mother
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The compiled move generator does not pickle; it is rebuilt from the rules.
@@ -265,6 +312,8 @@ class Variant:
         variant (a bar without hitting, a borne-off checker with checkers outside home)."""
         if position.bar != (0, 0) and not self.rules.hitting.hits:
             return True
+        if position.pinned:
+            return True
         return self.rules.geometry == "same" and position.off != (0, 0)
 
     def validate(self, position: Position) -> None:
@@ -276,6 +325,8 @@ class Variant:
             problems[-1] += f" in {self.name}"
         if not self.rules.hitting.hits and position.bar != (0, 0):
             problems.append(f"{self.name} has no bar, but the position has checkers on it")
+        if position.pinned and not self.rules.hitting.pins:
+            problems.append(f"{self.name} does not pin, but the position has pinned checkers")
         if self.rules.geometry == "same":
             # A same-direction checker never leaves home once there (no hitting), so a side that has
             # borne off has every board checker at home.
@@ -299,6 +350,8 @@ class Variant:
         Raises :class:`ValueError` for impossible dice and :class:`GameStateError` for a finished
         position (§2.6: the game ended when a side bore off its last checker; nobody moves again).
         """
+        if self._mother and self.mother_end(position) is not None:
+            raise GameStateError("the game is over: the mother rule ended it (RULES.md §3.12.2)")
         segment = self.generator.checked_segment(position, dice)
         if segment is None:
             # Not the common case (checked in one pass by the compiled generator): say why, or
@@ -321,7 +374,7 @@ class Variant:
                     f"a segment is two different dice or equal steps, not {list(dice)}"
                 )
             segment = self.generator.segment(position, dice)
-        return LegalPlays(position, segment)
+        return LegalPlays(position, segment, self._pins)
 
     def play(self, position: Position, dice: Sequence[int], text: str) -> Play:
         """The legal play written ``text``; raises :class:`InvalidPlayError` / :class:`IllegalPlayError`."""
@@ -364,8 +417,53 @@ class Variant:
         return base * cube_value
 
     def is_finished(self, position: Position) -> bool:
-        """Whether a side has borne off all its N checkers."""
-        return self.checkers in position.off
+        """Whether the game is over: a side has borne off all its N checkers, or (plakoto) the
+        mother rule ended it."""
+        if self.checkers in position.off:
+            return True
+        return self._mother != "off" and self.mother_end(position) is not None
+
+    def mother_end(self, position: Position) -> GameEndResult | None:
+        """The mother rule's end (RULES.md §3.12.2) of a position reached by a step, from its
+        mover's view (the player who just moved, the position not flipped), or None.
+
+        ``standard``: both mothers pinned is a draw; one pinned while the other player has no
+        checker on his own 24 is a win for that other player. ``simple``: a pinned mother is a win
+        for the pinner. A mother is a player's only checker on his own point 24; pinned, she lies
+        beneath an opposing stack.
+        """
+        mode = self._mother
+        if mode == "off" or not position.pinned:
+            return None
+        points = position.points
+        pinned = position.pinned
+        top = opposite_point(24, self.rules.geometry)  # the opponent's own 24, mover's coordinates
+        # Pinned checkers are the only checker of their side on their point: a mother.
+        opponent_pinned = top in pinned and points[top - 1] > 0
+        mover_pinned = 24 in pinned and points[23] < 0
+        if not (opponent_pinned or mover_pinned):
+            return None
+        points_won = self.rules.game_end.mother_points
+        if mode == "simple":
+            return GameEndResult("win" if opponent_pinned else "loss", points_won, "mother")
+        if opponent_pinned and mover_pinned:
+            return GameEndResult("draw", 0, "draw")
+        if opponent_pinned and points[23] <= 0:
+            return GameEndResult("win", points_won, "mother")  # the mover has none on his 24
+        if mover_pinned and points[top - 1] >= 0:
+            return GameEndResult("loss", points_won, "mother")  # the opponent has none on his 24
+        return None
+
+    def outcome(self, position: Position) -> GameEndResult | None:
+        """How ``position`` (reached by a step of its mover, not flipped) ends the game, from its
+        mover's view, or None while the game goes on."""
+        if position.off[0] == self.checkers:
+            value = self.game_value(self.loser_side(position, 1))
+            return GameEndResult("win", value, "bear_off")
+        if position.off[1] == self.checkers:
+            value = self.game_value(self.loser_side(position, 0))
+            return GameEndResult("loss", value, "bear_off")
+        return self.mother_end(position)
 
 
 def _default(info: VariantInfo, name: str) -> Any:

@@ -9,6 +9,13 @@ Two encoders, each a fixed layout named with its length and version:
   kind, or a cube decision), the segment's steps, the steps still planned later in the turn, whether
   a re-roll follows, the first-turn head allowance, the cube and the match score.
 
+**Pinned checkers** (RULES.md §3.12.2, plakoto: a checker pinned beneath an opposing stack) are
+written into the same 196 units, so positions without a pin — every position of every other
+variant — encode exactly as before and weights trained on them stay valid: the pinned checker's
+owner's block at that point reads :data:`PINNED_UNITS` ``[1, 0, 0, −½]`` (a free count never makes
+the last unit negative, so the block says "one checker here, pinned" unambiguously, whatever stack
+stands on it), and it counts in its owner's N for ``off / N``.
+
 Both sides are laid out in the **mover's coordinates**: unit block ``i`` of either side describes the
 mover's point ``i + 1``, so a point's two owners sit at the same index (the board as the mover sees
 it). :func:`mirror_permutation` gives the index map between a position's encoding and its flip's.
@@ -49,6 +56,7 @@ __all__ = [
     "FULL_ENCODER",
     "FULL_SIZE",
     "PHASES",
+    "PINNED_UNITS",
     "Context",
     "Layout",
     "Phase",
@@ -95,6 +103,10 @@ FULL_SIZE: Final = MATCH + 4  # 226
 CONTEXT_SIZE: Final = FULL_SIZE - BOARD_SIZE  # 30
 
 _SIZES: Final = {BOARD_ENCODER: BOARD_SIZE, FULL_ENCODER: FULL_SIZE}
+
+PINNED_UNITS: Final = (1.0, 0.0, 0.0, -0.5)
+"""The four units of a point's block for a checker pinned there beneath the other side's stack
+(RULES.md §3.12.2): present, and flagged by the negative overflow unit no free count produces."""
 
 
 def encoder_size(encoder: str) -> int:
@@ -292,6 +304,34 @@ def _encode_rows(rows: npt.NDArray[np.int64]) -> Array:
     return out
 
 
+def _pin(out: Array, position: Position) -> tuple[int, int]:
+    """Write ``position``'s pinned checkers into the board units ``out[:BAR]`` (one row) and
+    return (mover's, opponent's) pinned counts. The pinned checker is the side's that does not own
+    the stack: the mover's where the count is negative."""
+    counts = [0, 0]
+    points = position.points
+    for p in position.pinned:
+        side = 0 if points[p - 1] < 0 else 1
+        start = (MOVER_POINTS if side == 0 else OPPONENT_POINTS) + (p - 1) * UNITS_PER_POINT
+        out[start : start + UNITS_PER_POINT] = PINNED_UNITS
+        counts[side] += 1
+    return counts[0], counts[1]
+
+
+def _pin_rows(out: Array, positions: Sequence[Position]) -> None:
+    """The rows of ``out`` (batched board units) of the positions that hold pinned checkers:
+    their pins written in, their ``off / N`` with N counting the pinned checkers (rare: only a
+    pinning variant has any, so a Python loop over those rows)."""
+    for row, position in enumerate(positions):
+        if not position.pinned:
+            continue
+        pinned = _pin(out[row], position)
+        for side in (0, 1):
+            n = sum(c for c in position.points if (c > 0 if side == 0 else c < 0))
+            n = abs(n) + position.bar[side] + position.off[side] + pinned[side]
+            out[row, OFF + side] = position.off[side] / max(n, 1)
+
+
 def _rows_of(positions: Sequence[Position]) -> npt.NDArray[np.int64]:
     return np.array([p.points + p.bar + p.off for p in positions], dtype=np.int64).reshape(
         len(positions), 28
@@ -347,6 +387,10 @@ def encode(
     net, both = sum(points), sum(map(abs, points))
     mover = (both + net) // 2 + bar[0] + off[0]
     opponent = (both - net) // 2 + bar[1] + off[1]
+    if position.pinned:
+        pinned = _pin(out, position)
+        mover += pinned[0]
+        opponent += pinned[1]
     out[BAR:BOARD_SIZE] = (
         bar[0] / 2,
         bar[1] / 2,
@@ -364,6 +408,7 @@ def encode_batch(
     """Many positions at once, shape ``(len(positions), size)``; ``context`` is shared by all rows."""
     chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
     board = _encode_rows(_rows_of(positions))
+    _pin_rows(board, positions)
     out = _with_context(board, chosen, context)
     assert out.shape == (len(positions), encoder_size(chosen))
     return out
@@ -379,11 +424,19 @@ def encode_plays(
     """
     chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
     keys = getattr(plays, "_keys", None)
-    if isinstance(keys, dict) and keys and len(next(iter(keys))) == 28:
+    if (
+        isinstance(keys, dict)
+        and keys
+        and len(next(iter(keys))) == 28
+        and not getattr(plays, "_pins", False)
+    ):
         rows = np.array(list(keys), dtype=np.int64)[:, _KEY_COLUMNS]
-    else:  # another LegalPlays form: go through the public view
-        rows = _rows_of([play.result for play in plays])
-    out = _with_context(_encode_rows(rows), chosen, context)
+        board = _encode_rows(rows)
+    else:  # a pinning variant (its keys carry pins) or another form: the public view
+        results = [play.result for play in plays]
+        board = _encode_rows(_rows_of(results))
+        _pin_rows(board, results)
+    out = _with_context(board, chosen, context)
     assert out.shape == (len(plays), encoder_size(chosen))
     return out
 

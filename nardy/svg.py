@@ -369,7 +369,9 @@ def board(
             )
             label.text = str(printed(point))
 
-    # Checkers on the points.
+    # Checkers on the points. A pinned checker (RULES.md §3.12.2, plakoto) is the other side's,
+    # drawn beneath the stack: in the slot at the edge, the stack above it.
+    pinned = set(shown.pinned)
     for point in range(1, 25):
         count = shown.points[point - 1]
         if count == 0:
@@ -378,11 +380,16 @@ def board(
         column, top = _column_of(point)
         cx = frame.column_x(column)
         n = abs(count)
+        under = 1 if point in pinned else 0
+        if under:
+            pinned_colour = other if count > 0 else viewer
+            cy = _slot_y(top, 0, n + 1)
+            _checker(canvas, pinned_colour, cx, cy, str(printed(point)), palette, pinned=True)
         for index in range(n):
-            cy = _slot_y(top, index, n)
+            cy = _slot_y(top, index + under, n + under)
             _checker(canvas, colour, cx, cy, str(printed(point)), palette)
-        if n > 5:
-            _count(canvas, cx, _slot_y(top, n - 1, n), n, colour, palette)
+        if n > 5 - under:
+            _count(canvas, cx, _slot_y(top, n - 1 + under, n + under), n, colour, palette)
 
     # The bar: the viewer's checkers on its upper half (they enter into the top right quarter),
     # the other side's on its lower half, each stack growing away from the middle.
@@ -494,19 +501,25 @@ def _checker(
     cy: float,
     point: str,
     palette: Mapping[str, str],
+    *,
+    pinned: bool = False,
 ) -> None:
-    _el(
+    """One checker; a pinned one (beneath an opposing stack) has the class ``pinned``, a title and
+    a highlighted rim."""
+    circle = _el(
         root,
         "circle",
-        class_=f"checker {colour}",
+        class_=f"checker {colour} pinned" if pinned else f"checker {colour}",
         data_point=point,
         cx=cx,
         cy=cy,
         r=_R,
         fill=f"url(#nardy-{colour})",
-        stroke=palette[f"{colour}_edge"],
-        stroke_width=1.5,
+        stroke=palette["highlight"] if pinned else palette[f"{colour}_edge"],
+        stroke_width=3 if pinned else 1.5,
     )
+    if pinned:
+        _el(circle, "title").text = f"{colour.title()}'s checker pinned on {point}"
 
 
 def _count(

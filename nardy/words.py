@@ -50,6 +50,9 @@ def _a(noun: str) -> str:
 def win_kind(variant: Variant, multiplier: int) -> str:
     """The name of a win worth ``multiplier`` before the cube: ``gammon``, ``mars``, …"""
     scoring = variant.rules.scoring
+    if isinstance(scoring, FevgaScoring) and variant.rules.geometry == "opposite":
+        # portes and plakoto (RULES.md §3.12): 1 or 2 as in fevga, in backgammon's words.
+        return {1: "single game", 2: "gammon"}.get(multiplier, f"{multiplier}-point game")
     for kind, names in _KINDS:
         if isinstance(scoring, kind) and multiplier in names:
             return names[multiplier]
@@ -76,6 +79,8 @@ def result_words(
     winner = result.get("winner")
     termination = str(result.get("termination") or "")
     reason = str(result.get("reason") or "")
+    if termination == "draw":  # plakoto (RULES.md §3.12.2): both mothers pinned
+        return "A draw: both mothers are pinned; nobody scores."
     if winner not in ("White", "Black"):
         return f"No result: the game was {termination or 'not finished'}" + (
             f" ({reason})." if reason else "."
@@ -88,6 +93,8 @@ def result_words(
     if termination in ("time_forfeit", "bot_failure"):
         why = "on time" if termination == "time_forfeit" else "(its bot failed)"
         return f"{other} forfeits {why}: {who} wins {points(won)}."
+    if termination == "mother":  # plakoto (RULES.md §3.12.2)
+        return f"{who} wins by the mother rule ({loser}'s mother is pinned): {points(won)}."
     multiplier = int(result.get("multiplier") or 1)
     cube = max(cube, 1)
     if isinstance(variant.rules.scoring, PerCheckerScoring):

@@ -70,11 +70,14 @@ GEOMETRY: dict[str, Geometry] = {
     "khachapuri": "same",
     "fevga": "same",
     "giul": "same",
+    "portes": "opposite",
+    "plakoto": "opposite",
+    "tavli": "opposite",
 }
 
 PositionJson = dict[str, list[int]]
-#: Hashable form of a position JSON: (points, bar, off).
-PositionKey = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+#: Hashable form of a position JSON: (points, bar, off, pinned points).
+PositionKey = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 _DATA_HEADER = (
     "# GENERATED from ../shared/RULES.md section 5 by tests/tools/extract_rules_cases.py;\n"
@@ -94,20 +97,27 @@ class BadCaseError(ValueError):
 # --------------------------------------------------------------------------------------------
 
 _SECTION5_RE = re.compile(r"^## 5\.", re.MULTILINE)
+_SECTION3_RE = re.compile(r"^## 3\.", re.MULTILINE)
 _SECTION_RE = re.compile(r"^## ", re.MULTILINE)
 
 
+def _section(rules_text: str, start_re: re.Pattern[str], name: str) -> str:
+    start = start_re.search(rules_text)
+    if start is None:
+        raise BadCaseError(f"RULES.md has no '## {name}.' section")
+    end = _SECTION_RE.search(rules_text, start.end())
+    return rules_text[start.start() : end.start() if end else len(rules_text)]
+
+
 def extract_blocks(rules_text: str) -> list[str]:
-    """The text of every fenced ```yaml block of §5 of RULES.md, in order, verbatim.
+    """The text of every fenced ```yaml block of §3 and §5 of RULES.md, in order, verbatim
+    (§5 holds the tests of the seeds' variants; §3.12 those of the Tavli family, written inside
+    their variant's section).
 
     A block's text is every line between the ```yaml line and the closing ``` line, each
     with its newline.
     """
-    start = _SECTION5_RE.search(rules_text)
-    if start is None:
-        raise BadCaseError("RULES.md has no '## 5.' section")
-    end = _SECTION_RE.search(rules_text, start.end())
-    section = rules_text[start.start() : end.start() if end else len(rules_text)]
+    section = _section(rules_text, _SECTION3_RE, "3") + _section(rules_text, _SECTION5_RE, "5")
     blocks: list[str] = []
     current: list[str] | None = None
     for line in section.splitlines(keepends=True):
@@ -220,9 +230,9 @@ def cases_of_kind(kind: str, path: Path = DATA_PATH) -> list[dict[str, Any]]:
 # Sides and positions
 # --------------------------------------------------------------------------------------------
 
-_SIDE_KEYS = frozenset({"points", "bar", "borne_off"})
+_SIDE_KEYS = frozenset({"points", "bar", "borne_off", "pinned"})
 # Keys a play result may carry besides the mover's side.
-_RESULT_EXTRA_KEYS = frozenset({"steps", "opponent", "note"})
+_RESULT_EXTRA_KEYS = frozenset({"steps", "opponent", "note", "score"})
 
 
 def _count(value: Any, what: str) -> int:
@@ -246,6 +256,19 @@ def side_points(spec: Mapping[str, Any], what: str) -> dict[int, int]:
     return out
 
 
+def side_pinned(spec: Mapping[str, Any], what: str) -> list[int]:
+    """The ``pinned`` points of a side spec (§3.12: "the points, in the mover's coordinates, where
+    that side has one pinned checker, which is not counted in its ``points``")."""
+    raw = spec.get("pinned") or []
+    if not isinstance(raw, list) or not all(
+        isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= NUM_POINTS for p in raw
+    ):
+        raise BadCaseError(f"{what}: pinned must be a list of points 1…24, got {raw!r}")
+    if len(set(raw)) != len(raw):
+        raise BadCaseError(f"{what}: a point is pinned twice: {raw}")
+    return sorted(raw)
+
+
 def check_side(
     spec: Mapping[str, Any], what: str, *, extra_keys: frozenset[str] = frozenset()
 ) -> None:
@@ -259,6 +282,7 @@ def check_side(
         sum(side_points(spec, what).values())
         + _count(spec.get("bar", 0), f"{what} bar")
         + _count(spec.get("borne_off", 0), f"{what} borne_off")
+        + len(side_pinned(spec, what))
     )
     if total != CHECKERS:
         raise BadCaseError(f"{what}: side totals {total} checkers, not {CHECKERS}: {dict(spec)}")
@@ -281,11 +305,23 @@ def position_json(
         if points[point - 1]:
             raise BadCaseError(f"{what}: point {point} holds checkers of both sides")
         points[point - 1] = -count
-    return {
+    pinned: list[int] = []
+    for sign, side, name in ((-1, mover, "mover"), (1, opponent, "opponent")):
+        for point in side_pinned(side, f"{what}: {name}"):
+            # A pinned checker lies beneath a stack of the other side.
+            if points[point - 1] * sign <= 0:
+                raise BadCaseError(
+                    f"{what}: the {name}'s checker pinned on {point} has no opposing stack above"
+                )
+            pinned.append(point)
+    found = {
         "points": points,
         "bar": [int(mover.get("bar", 0)), int(opponent.get("bar", 0))],
         "off": [int(mover.get("borne_off", 0)), int(opponent.get("borne_off", 0))],
     }
+    if pinned:
+        found["pinned"] = sorted(pinned)
+    return found
 
 
 def case_position(case: Mapping[str, Any]) -> PositionJson:
@@ -332,20 +368,23 @@ def dice_of(case: Mapping[str, Any]) -> tuple[int, ...]:
 
 
 def position_key(obj: Mapping[str, Sequence[int]]) -> PositionKey:
-    """Hashable form of a position JSON (only ``points``, ``bar`` and ``off`` are compared)."""
+    """Hashable form of a position JSON (``points``, ``bar``, ``off`` and ``pinned``)."""
     return (
         tuple(int(x) for x in obj["points"]),
         tuple(int(x) for x in obj["bar"]),
         tuple(int(x) for x in obj["off"]),
+        tuple(sorted(int(x) for x in obj.get("pinned", ()))),
     )
 
 
 def describe(obj: Mapping[str, Sequence[int]] | PositionKey) -> str:
     """Compact human-readable form of a position, e.g. ``M{24:13 18:2} O{12:15}`` + bar/off."""
-    points, bar, off = position_key(obj) if isinstance(obj, Mapping) else obj
+    points, bar, off, pinned = position_key(obj) if isinstance(obj, Mapping) else obj
     mover = " ".join(f"{i + 1}:{n}" for i, n in reversed(list(enumerate(points))) if n > 0)
     opp = " ".join(f"{i + 1}:{-n}" for i, n in reversed(list(enumerate(points))) if n < 0)
     text = f"M{{{mover}}} O{{{opp}}}"
+    if pinned:
+        text += f" pinned{list(pinned)}"
     if any(bar):
         text += f" bar{list(bar)}"
     if any(off):

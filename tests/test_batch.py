@@ -25,7 +25,12 @@ def _check(variant: Variant, pairs: list[tuple[Position, tuple[int, ...]]]) -> N
         assert (batch.offsets[k], batch.offsets[k + 1]) == (row, row + len(plays))
         assert batch.results(k) == [play.result for play in plays]
         for play in plays:
-            assert list(batch.boards[row * BOARD : (row + 1) * BOARD]) == board_of(play.result)
+            board = board_of(play.result)
+            assert list(batch.boards[row * BOARD : (row + 1) * BOARD]) == board[:BOARD]
+            if batch.pinned is not None:  # a pinning variant: the pinned points' bits
+                assert batch.pinned[row] == (board[BOARD] if len(board) > BOARD else 0)
+            else:
+                assert len(board) == BOARD
             encoded = [(s.src, s.dst, int(s.hit)) for s in play.steps]
             encoded += [(-1, -1, -1)] * (4 - len(encoded))
             assert list(batch.steps[row * 12 : (row + 1) * 12]) == [v for t in encoded for v in t]

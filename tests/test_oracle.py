@@ -160,17 +160,19 @@ def test_plays_are_consistent(name: str, options: dict[str, Any]) -> None:
     search."""
     variant = load_variant(name, options)
     own = variant.generator
-    general = MoveGenerator(variant.rules, fast=False) if own.fast or own.ordered else None
+    general = (
+        MoveGenerator(variant.rules, fast=False) if own.fast or own.ordered or own.pins else None
+    )
     problems: list[str] = []
     count = 0
     for position, steps in _cases(variant, games=4, per_position=8, seed=11):
         count += 1
         segment = variant.generator.segment(position, steps)
         for key, play in segment.plays.items():
-            finished = key[0] == variant.checkers
-            if tuple(board_of(apply_steps(position, play))) != key or not (
-                len(play) == segment.dice_used or finished
-            ):
+            # The play ended the game: the last checker off, or (plakoto) the mother rule.
+            finished = variant.outcome(position_of(key)) is not None
+            reached = apply_steps(position, play, pins=variant.rules.hitting.pins)
+            if tuple(board_of(reached)) != key or not (len(play) == segment.dice_used or finished):
                 problems.append(f"{position} {steps}: steps {play} do not make a play")
         if general is not None:
             other = general.segment(position, steps)

@@ -80,6 +80,21 @@ def game_value(
     return int(variant.game_value(variant.loser_side(result, 1)))
 
 
+def play_score(
+    variant_name: str, options: Mapping[str, Any], result_json: Mapping[str, Any]
+) -> int | None:
+    """ADAPTER: points the mover wins because his play ended the game (bear-off or, in plakoto,
+    the mother rule; cube 1), 0 for a draw, None while the game goes on."""
+    from nardy.core.position import Position
+
+    variant = load(variant_name, options)
+    outcome = variant.outcome(Position.from_json(dict(result_json)))
+    if outcome is None:
+        return None
+    assert outcome.outcome != "loss", "a player's own play cannot lose the game"
+    return int(outcome.value)
+
+
 # =============================================================================================
 
 
@@ -118,6 +133,9 @@ def test_cases_are_well_formed() -> None:
                 assert all(k[2][0] == rc.CHECKERS for k in keys), (
                     f"{case['id']}: score without game end"
                 )
+            for play in case["plays"]:
+                score = play.get("score")
+                assert score is None or (isinstance(score, int) and score >= 0), case["id"]
         if case["kind"] == rc.KIND_SCORE:
             rc.score_cases(case)
     # The counts are a guard against a silently truncated data file.
@@ -157,6 +175,17 @@ def test_plays(case: dict[str, Any]) -> None:
     assert duplicates == 0, (
         f"{case['id']}: {duplicates} duplicate result(s) (§2.3 item 7 deduplicates)"
     )
+
+    by_key = {rc.position_key(j): j for j in results}
+    for i, play in enumerate(case["plays"]):
+        # §3.12: a result's own ``score`` is what the mover wins because that play ends the game
+        # (the mother rule); a result without one lets the game go on (unless all are borne off).
+        expected_json = rc.play_result_json(case, i)
+        got = play_score(case["variant"], case["options"], by_key[rc.position_key(expected_json)])
+        if "score" in play:
+            assert got == play["score"], f"{case['id']} play {i}: scores {got}, not {play['score']}"
+        elif "score" not in case and expected_json["off"][0] != rc.CHECKERS:
+            assert got is None, f"{case['id']} play {i}: the game must go on, not score {got}"
 
     if "score" in case:
         for result in results:

@@ -25,6 +25,8 @@ from nardy.core.match import Match
 from nardy.core.position import Position
 
 TESTED = {"BG-01", "BG-21", "BG-22", "BG-23", "BG-24", "TT-01", "L-28"}
+# §3.12's procedures are scripted with the plakoto and tavli tests (tests/test_plakoto.py).
+TESTED |= {"PL-06", "TV-01"}
 
 
 def test_every_procedure_case_has_a_test() -> None:

@@ -79,7 +79,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    0.0, self.config.obs_high, (self.config.obs_size,), np.float32
+                    self.config.obs_low, self.config.obs_high, (self.config.obs_size,), np.float32
                 ),
                 "action_mask": spaces.Box(0, 1, (n,), np.int8),
             }
@@ -87,7 +87,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(n) for a in AGENTS}
         size, high = self.config.obs_size, self.config.obs_high
-        self.state_space = spaces.Box(0.0, high, (2 * size,), np.float32)
+        self.state_space = spaces.Box(self.config.obs_low, high, (2 * size,), np.float32)
         """:meth:`state`: both players' observations, White's first."""
         self.driver: Driver | None = None
         self.np_random, _ = seeding.np_random(None)

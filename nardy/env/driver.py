@@ -107,6 +107,12 @@ class EnvConfig:
         return encoding.encoder_size(self.encoder)
 
     @property
+    def obs_low(self) -> float:
+        """Lower bound of every observation unit: 0, but −½ in a variant that pins (a pinned
+        checker's block ends in −½, docs/encoding.md "Pinned checkers")."""
+        return encoding.PINNED_UNITS[3] if self.variant.rules.hitting.pins else 0.0
+
+    @property
     def obs_high(self) -> float:
         """Upper bound of every observation unit: bar / 2 with every checker on the bar, or
         log2(cube value) / 6 up to a cube of 2**48."""
@@ -230,7 +236,10 @@ class Driver:
         position, c = self.view(colour)
         if game.result is not None:
             result = game.result
-            now = f"over: {COLOURS[result.winner]} wins {result.points} ({result.reason})"
+            if result.draw:  # plakoto's double mother pin (RULES.md §3.12.2): nobody wins
+                now = f"over: a draw ({result.reason})"
+            else:
+                now = f"over: {COLOURS[result.winner]} wins {result.points} ({result.reason})"
         elif game.chance is not None:
             node = game.chance
             now = f"{COLOURS[node.player]} to throw ({node.kind})"

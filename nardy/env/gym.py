@@ -72,7 +72,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self.observation_space: spaces.Dict = spaces.Dict(  # type: ignore[assignment]
             {
                 "observation": spaces.Box(
-                    0.0, self.config.obs_high, (self.config.obs_size,), np.float32
+                    self.config.obs_low, self.config.obs_high, (self.config.obs_size,), np.float32
                 ),
                 "action_mask": spaces.Box(0, 1, (n,), np.int8),
             }

@@ -71,10 +71,16 @@ def board_rgb(position: Position) -> Frame:
         reach = ys if top else HEIGHT - ys  # distance from the point's base
         triangle = (reach <= depth) & (np.abs(xs) <= (POINT / 2) * (1 - reach / depth))
         frame[:, x : x + POINT][triangle] = _POINTS[point % 2]
+    pinned = set(position.pinned)
     for point, count in enumerate(position.points, start=1):
         if count:
             x, top = _column(point)
-            _stack(frame, x, top, abs(count), _CHECKERS[0 if count > 0 else 1])
+            if point in pinned:
+                # RULES.md §3.12.2: the other side's checker lies beneath the stack, at the base.
+                _stack(frame, x, top, abs(count) + 1, _CHECKERS[0 if count > 0 else 1])
+                _stack(frame, x, top, 1, _CHECKERS[1 if count > 0 else 0])
+            else:
+                _stack(frame, x, top, abs(count), _CHECKERS[0 if count > 0 else 1])
     bar_x = 6 * POINT
     # The mover's bar checkers sit in the lower half (he enters on the opponent's home, top right
     # for an opposite-direction game), the opponent's in the upper half.

@@ -12,7 +12,7 @@ checkers one per point, playing 1-1.
 
 **Chosen.** A search finds a lower bound, so the space keeps a margin: 1.5 × the largest measured
 count over the built-in variants (2,125), rounded up to a multiple of 256 = **3,328** for every
-built-in variant (one network shape serves all ten).
+built-in variant (one network shape serves them all).
 
 **Proven.** A segment's result is fixed by which checkers moved how many steps (equal steps: each
 checker's path is fixed by its start and step count), so with ``S`` occupied start points there are
@@ -52,6 +52,10 @@ MEASURED_MAX: Final[dict[str, WorstCase]] = {
     "khachapuri": WorstCase(2124, "o-A-AA/AA-AA-/A-A-AA/A-AA-A", (1, 1, 1, 1)),
     "fevga": WorstCase(2052, "--AAAA/A-A-AA/Ab--AA/-AA-AA", (1, 1, 1, 1)),
     "giul": WorstCase(2052, "--AAAA/A-A-AA/Ab--AA/-AA-AA", (1, 1, 1, 1)),
+    # The tavli games (RULES.md §3.12): backgammon's worst case; plakoto's pins add no result
+    # there (no opposing blot to land on), and no seeded position with pins came near it.
+    "portes": WorstCase(2125, "o-A-AA/AA-AA-/A-A-AA/A-AA-A", (1, 1, 1, 1)),
+    "plakoto": WorstCase(2125, "o-A-AA/AA-AA-/A-A-AA/A-AA-A", (1, 1, 1, 1)),
 }
 """The largest number of distinct legal plays of one segment found per built-in variant."""
 

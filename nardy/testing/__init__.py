@@ -82,19 +82,23 @@ def check_decision(variant: Variant, decision: PlayDecision) -> int:
     _require(len(plays) >= 1, f"{where}: no play at all (the empty play is a play)")
     results = [p.result for p in plays]
     _require(len(set(results)) == len(results), f"{where}: plays not deduplicated by result")
+    pins = variant.rules.hitting.pins
     for play in plays:
         check_position(variant, play.result)
         result: object = play.result  # ``in`` takes a Play, a resulting Position or play text
         _require(play in plays and result in plays, f"{where}: {play.text!r} not found")
-        # Every play uses the segment's N dice, unless it bore off the last checker (§2.3 item 2).
-        if play.result.off[0] < variant.checkers:
+        # Every play uses the segment's N dice, unless it ended the game: it bore off the last
+        # checker (§2.3 item 2) or, in plakoto, the mother rule ended it (§3.12.2).
+        if variant.outcome(play.result) is None:
             _require(
                 len(play.steps) == plays.dice_used,
                 f"{where}: {play.text!r} uses {len(play.steps)} dice, not {plays.dice_used}",
             )
-        _require(apply_steps(position, play.steps) == play.result, f"{where}: {play.text!r}")
         _require(
-            apply_steps(position, parse_steps(play.text)) == play.result,
+            apply_steps(position, play.steps, pins=pins) == play.result, f"{where}: {play.text!r}"
+        )
+        _require(
+            apply_steps(position, parse_steps(play.text), pins=pins) == play.result,
             f"{where}: the text {play.text!r} does not parse back to the play",
         )
         _require(plays.find(play.text).result == play.result, f"{where}: find({play.text!r})")
@@ -141,7 +145,10 @@ def check_game(variant: Variant, seed: int, report: ConformanceReport | None = N
     result = game.result
     _require(result is not None, f"seed {seed}: no result after {MAX_DECISIONS} decisions")
     assert result is not None
-    _require(result.points >= 1, f"seed {seed}: the game scored {result.points}")
+    _require(
+        result.points >= 1 or (result.draw and result.points == 0),
+        f"seed {seed}: the game scored {result.points}",
+    )
     if result.reason == "bear_off":
         final = game.position
         _require(

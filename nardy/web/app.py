@@ -91,6 +91,8 @@ TERMINATION_WORDS = {
     "time_forfeit": "time forfeit",
     "bot_failure": "bot failure",
     "aborted": "aborted",
+    "mother": "mother rule",  # plakoto, RULES.md §3.12.2
+    "draw": "draw",
 }
 
 

@@ -339,3 +339,18 @@ def test_documented_generator_is_the_engines_dice(seed: int) -> None:
 @given(parts=st.lists(st.one_of(st.integers(0, 2**63 - 1), _NAMES), min_size=1, max_size=5))
 def test_documented_derive_is_the_engines(parts: list[object]) -> None:
     assert derive(*parts) == derive_seed(*parts)
+
+
+def test_verify_replays_plakoto_ends(tmp_path: Path) -> None:
+    """A plakoto tournament (RULES.md §3.12.2): games end by bear-off or by the mother rule (or in
+    a draw), each recorded with its own termination, and the verifier's re-played games agree."""
+    d = parse_definition(
+        {"name": "pl", "bots": ["random", "heuristic"], "variant": "plakoto", "games": 8, "seed": 3}
+    )
+    store = SqliteStore(tmp_path / "pl.db")
+    assert Tournament(d, store).run().status == "finished"
+    report = verify_store(store)
+    assert report.ok and report.games == 8, report
+    ends = {row.termination for row in store.games(d.tournament_id)}
+    store.close()
+    assert ends <= {"borne_off", "mother", "draw"} and "mother" in ends, ends

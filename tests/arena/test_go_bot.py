@@ -24,15 +24,19 @@ from pathlib import Path
 import pytest
 from bot_process import BotProcess
 from click.testing import CliRunner
+from pinned_positions import pinned_positions
 
+from nardy.arena import convert
 from nardy.arena.bot_client import GrpcBotClient
 from nardy.arena.errors import BotCrashedError
+from nardy.arena.protocol import bot_pb2
 from nardy.arena.runner import TimeControl
 from nardy.arena.sdk import BotServer, builtin, dial_out
 from nardy.arena.server import ArenaServer
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import replay_record
 from nardy.arena.tournament_cli import main as tournament_cli
+from nardy.core import load_variant
 
 pytestmark = pytest.mark.slow  # builds the Go bot and serves it
 
@@ -139,3 +143,39 @@ def test_example_round_robin_runs_the_go_bot(
         assert len(rows) == 12
         for row in rows:
             assert row.record is not None and replay_record(row.record).ok
+
+
+def test_go_bot_reads_pinned_checkers(go_bot: Path) -> None:
+    """Plakoto positions with pins (RULES.md §3.12.2) sent as ChoosePlay requests: the bot's
+    reading of each side agrees with the kernel (each side's checkers total 15 with the pinned
+    ones, a pinned point is the stack owner's), and its choice keeps to the plays that pin the
+    most."""
+    variant = load_variant("plakoto")
+    bot = BotProcess([str(go_bot), "0", "3"])
+    try:
+        client = GrpcBotClient(bot.wait_for(r"^LISTENING ")[0].split()[1])
+        asked = 0
+        for position in pinned_positions()[:40]:
+            plays = variant.legal_plays(position, (6, 5))
+            if len(plays) < 2:
+                continue
+            request = bot_pb2.ChoosePlayRequest()
+            ctx = request.context
+            ctx.variant.name = "plakoto"
+            ctx.on_roll = True
+            convert.position_to_proto(position, ctx.position)
+            for i, play in enumerate(plays):
+                convert.legal_play(i, play, ctx.legal_plays.add())
+            answer = client.choose_play(request, 5.0)
+            scores = [p.result.pinned_counts[1] - p.result.pinned_counts[0] for p in plays]
+            assert scores[answer.play_index] == max(scores)
+            values = answer.info.values
+            assert values["position"] == position.id()
+            assert values["checkers"] == "15/15"
+            held = (sum(n > 0 for n in position.points), sum(n < 0 for n in position.points))
+            assert values["held"] == f"{held[0]}/{held[1]}"
+            assert values["pinned"] == "{}/{}".format(*position.pinned_counts)
+            asked += 1
+        assert asked > 10
+    finally:
+        assert bot.stop() == 0, bot.lines

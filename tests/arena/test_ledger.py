@@ -121,10 +121,10 @@ def _random_games(d: TournamentDef, rnd: random.Random) -> list[GameRow]:
         unit, score = queues[i]
         n = game_no[unit.unit_id] = game_no.get(unit.unit_id, 0) + 1
         roll = rnd.random()
-        winner = None if roll < 0.05 else int(roll < 0.55)
+        winner = None if roll < 0.1 else int(roll < 0.55)
         points = 0 if winner is None else rnd.choice([1, 1, 1, 2, 2, 3, 4, 8])
         termination = (
-            "aborted"
+            ("aborted" if roll < 0.05 else "draw")  # a draw: plakoto, RULES.md §3.12.2
             if winner is None
             else rnd.choice(["borne_off", "borne_off", "double_dropped", "time_forfeit"])
         )
@@ -150,7 +150,8 @@ def _random_games(d: TournamentDef, rnd: random.Random) -> list[GameRow]:
         )
         if winner is not None:
             score[winner] += points
-        if winner is None or unit.match_length is None or max(score) >= unit.match_length:
+        aborted = termination == "aborted"
+        if aborted or unit.match_length is None or max(score) >= unit.match_length:
             queues.pop(i)
     return out
 
@@ -285,3 +286,37 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
         db.execute("UPDATE meta SET value = '99'")
     with pytest.raises(StorageError, match="schema 99"):
         SqliteStore(path, readonly=True)
+
+
+def test_a_draw_ends_a_money_unit_at_0_and_lets_a_match_go_on() -> None:
+    """RULES.md §3.12.2: a plakoto draw scores 0. A single-game unit ends with it (0 points for a,
+    half a win each in Elo), a match unit plays on; neither is aborted."""
+    for match in (None, 3):
+        options = {} if match is None else {"match_length": match}
+        d = _definition(bots=_bots(2), games=2, variants=[{"name": "plakoto", "options": options}])
+        unit = build_schedule(d)[0]
+        t = Tally(d)
+        state = t.add(
+            GameRow(
+                tournament_id=d.tournament_id,
+                game_id=unit.game_id(1),
+                unit_id=unit.unit_id,
+                pool=unit.pool,
+                a=unit.a,
+                b=unit.b,
+                round=unit.round,
+                leg=unit.leg,
+                game_no=1,
+                white=unit.white,
+                black=unit.black,
+                seed=unit.game_seed(1),
+                winner=None,
+                points=0,
+                termination="draw",
+                finished=0.0,
+            )
+        )
+        assert state is not None and not state.aborted
+        assert state.done == (match is None)
+        if match is None:
+            assert state.a_result == 0.0

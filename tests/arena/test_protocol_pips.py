@@ -35,6 +35,8 @@ BUILT_IN = (
     "khachapuri",
     "fevga",
     "giul",
+    "portes",
+    "plakoto",
 )
 
 
@@ -76,8 +78,9 @@ def test_the_table_names_every_built_in_variant_with_the_kernels_geometry() -> N
 
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_starting_pip_counts_from_the_layouts_of_rules_md(name: str) -> None:
-    # RULES.md's variant table: 24:2 13:5 8:3 6:5 (167 pips), 24:15 (360), 24:4 6:11 (162).
-    expected = {"backgammon": 167, "trictrac": 167, "khachapuri": 162}.get(name, 360)
+    # RULES.md's variant table: 24:2 13:5 8:3 6:5 (167 pips), 24:15 (360), 24:4 6:11 (162);
+    # portes is backgammon's layout (§3.12.1); plakoto starts on the 24-point (§3.12.2).
+    expected = {"backgammon": 167, "trictrac": 167, "portes": 167, "khachapuri": 162}.get(name, 360)
     start = load_variant(name).start_position()
     assert PIPS(convert.position_to_proto(start), GEOMETRY[name]) == (expected, expected)
 
@@ -116,7 +119,13 @@ def _kernel_pips(ctx: bot_pb2.DecisionContext) -> tuple[int, int]:
     geometry = load_variant(ctx.variant.name, dict(ctx.variant.options)).rules.geometry
     position = Position.from_id(ctx.position.position_id)
     flipped = position.flip(geometry)
-    return kernel_pip_counts(position, geometry)[0], kernel_pip_counts(flipped, geometry)[0]
+    return _with_pins(position, geometry), _with_pins(flipped, geometry)
+
+
+def _with_pins(position: Position, geometry: str) -> int:
+    """The mover's pip count the kernel's way, pinned checkers included (RULES.md §3.12.2: a
+    pinned checker is on the board and counts its point)."""
+    return kernel_pip_counts(position, geometry)[0]  # type: ignore[arg-type]
 
 
 def test_pip_counts_of_real_messages_agree_with_the_kernel(
@@ -137,23 +146,31 @@ def _check_real_messages(arena: Arena, bot_server: Callable[..., BotServer]) -> 
     for seed, name in enumerate(BUILT_IN):
         record = arena.play_game(white, black, variant=name, seed=100 + seed)
         assert record.outcome is not None
-        assert record.outcome.termination in ("borne_off", "double_dropped"), record.outcome
+        assert record.outcome.termination in (
+            "borne_off",
+            "double_dropped",
+            "mother",
+            "draw",
+        ), record.outcome
     seen = doubler.seen + taker.seen
     kinds = {kind for kind, _ in seen}
     assert kinds == {"play", "double", "take"}
     assert {ctx.variant.name for _, ctx in seen} == set(BUILT_IN)
     checked_results = 0
+    pinned_seen = 0
     for _, ctx in seen:
         geometry = GEOMETRY[ctx.variant.name]
         assert PIPS(ctx.position, geometry) == _kernel_pips(ctx)
         for play in ctx.legal_plays:  # results are still the same mover's view
             result = Position.from_id(play.result_position_id)
             assert PIPS(play.result, geometry) == (
-                kernel_pip_counts(result, geometry)[0],
-                kernel_pip_counts(result.flip(geometry), geometry)[0],
+                _with_pins(result, geometry),
+                _with_pins(result.flip(geometry), geometry),
             )
+            pinned_seen += bool(play.result.pinned)
             checked_results += 1
     assert checked_results > 1000
+    assert pinned_seen > 10  # plakoto's pinned checkers are counted too
     # RespondToDouble: not on roll, and the position is the doubler's, the very position of the
     # DecideDouble just before it in the same game.
     doubles: dict[str, list[bot_pb2.DecisionContext]] = defaultdict(list)

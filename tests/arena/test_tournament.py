@@ -555,3 +555,28 @@ def test_cli_errors_are_one_line(
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_match_that_cycles_variants_tells_each_game_its_own(store: SqliteStore) -> None:
+    """RULES.md §3.12.3 (tavli: portes → plakoto → fevga): the task of each game of a match whose
+    games cycle variants carries that game's variant, which every request then sends the bots
+    (DecisionContext.variant); a match without a cycle keeps the pool's variant."""
+    from nardy.arena.schedule import ScheduledUnit
+    from nardy.core import load_variant
+    from nardy.core.game import GameResult
+    from nardy.core.match import Match
+
+    d = _definition(variant="portes", match_length=5)
+    t = Tournament(d, store)
+    unit = ScheduledUnit("u", 0, d.pools[0].label, "heuristic", "random", 0, 0, 1, 5)
+    cycle = tuple(load_variant(n, {"match_length": 5}) for n in ("portes", "plakoto", "fevga"))
+    match = Match(cycle[0], 5, cycle=cycle)
+    names = []
+    for _ in range(4):
+        task = t._task(unit, match, len(match.games) + 1)
+        names.append(task.variant)
+        assert load_variant(task.variant, task.options).name == task.variant
+        match.add_result(GameResult(0, 1, 1, 1, "bear_off"))
+    assert names == ["portes", "plakoto", "fevga", "portes"]
+    plain = Match(load_variant("portes", {"match_length": 5}), 5)
+    assert t._task(unit, plain, 1).variant == "portes"

@@ -41,7 +41,7 @@ def test_steps_follow_the_record(finished_db: Path) -> None:
                 )  # forced plays are no decisions
                 assert step.dice and step.segment
                 # The chosen play's steps, made on the step's position, are legal with its dice.
-                result = apply_steps(step.position, step.steps)
+                result = apply_steps(step.position, step.steps, pins=variant.rules.hitting.pins)
                 assert result in variant.legal_plays(step.position, step.dice)
                 assert step.steps == tuple(parse_steps(step.answer or "")) or not step.answer
         end = steps[-1]

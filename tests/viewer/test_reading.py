@@ -212,6 +212,8 @@ def _expected_kind(variant_name: str, off: int, far_back: bool, outside: bool, b
         return "single game" if off else "backgammon" if far_back else "gammon"
     if variant_name in ("long", "nardgammon", "mad", "gulbar", "mad_gulbar"):
         return "oin" if off else "koks" if far_back else "mars"
+    if variant_name in ("portes", "plakoto"):  # RULES.md §3.12: 1 or 2, no triple game
+        return "single game" if off else "gammon"
     if variant_name in ("fevga", "giul"):
         return "single game" if off else "mars"
     if variant_name == "trictrac":
@@ -229,6 +231,11 @@ def test_results_are_written_in_words(every: TestClient, finished_db: Path) -> N
         if record["result"]["termination"] == "double_dropped":
             text = text_of(every.get(game_url(tid, row.game_id)).text)
             assert "drops the double" in text and "double_dropped" not in text
+            continue
+        if record["result"]["termination"] in ("mother", "draw"):  # plakoto, RULES.md §3.12.2
+            text = text_of(every.get(game_url(tid, row.game_id)).text)
+            expected = "mother rule" if record["result"]["termination"] == "mother" else "A draw"
+            assert expected in text, text
             continue
         assert record["result"]["termination"] == "borne_off"
         variant = load_variant(record["variant"], record.get("options") or {})

@@ -34,7 +34,12 @@ def parse(svg: str) -> ET.Element:
 
 
 def checkers(root: ET.Element, colour: str) -> list[ET.Element]:
-    return [e for e in root.iter() if e.get("class") == f"checker {colour}"]
+    """Every checker of ``colour``, a pinned one (class ``pinned``, plakoto) included."""
+    return [
+        e
+        for e in root.iter()
+        if e.get("class") in (f"checker {colour}", f"checker {colour} pinned")
+    ]
 
 
 def counts(root: ET.Element, colour: str) -> dict[str, int]:
@@ -55,6 +60,10 @@ def expected(position: Position, seat: int, geometry: str) -> tuple[dict[str, in
             mover[str(point)] = count
         elif count < 0:
             opponent[str(point)] = -count
+    for p in position.pinned:  # one checker of the side that does not own the stack
+        point = str(p if seat == 0 else other_seat(p, geometry))
+        target = opponent if position.points[p - 1] > 0 else mover
+        target[point] = target.get(point, 0) + 1
     for side, target in ((0, mover), (1, opponent)):
         if position.bar[side]:
             target["bar"] = position.bar[side]

@@ -1,5 +1,6 @@
 // An example nardy arena bot in Go: a nardy.bot.v1.BotService server that plays a (seeded)
-// random legal play, never doubles and always takes. Built only from Debian packages (see
+// random legal play (preferring, in plakoto, the plays that pin the most), never doubles and
+// always takes. Built only from Debian packages (see
 // build.sh): the gRPC and protobuf runtimes come from golang-google-grpc-dev and
 // golang-google-protobuf-dev, the code of the protos from protoc-gen-go and protoc-gen-go-grpc.
 //
@@ -29,6 +30,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	botv1 "nardybot/gen/botv1"
+	gamev1 "nardybot/gen/gamev1"
 )
 
 type bot struct {
@@ -74,16 +76,79 @@ func (b *bot) ChoosePlay(ctx context.Context, req *botv1.ChoosePlayRequest) (*bo
 	if len(plays) == 0 {
 		return nil, status.Error(codes.InvalidArgument, "no legal plays in the request")
 	}
+	// Where plays differ in pins (plakoto), keep those that leave the opponent the most pinned
+	// checkers net of the bot's own; elsewhere every play scores 0 and the choice is plain random.
+	var candidates []*gamev1.LegalPlay
+	best := 0
+	for i, play := range plays {
+		pinned := readSides(play.GetResult()).pinned // the result is still the bot's view
+		score := pinned[1] - pinned[0]
+		if i == 0 || score > best {
+			candidates, best = nil, score
+		}
+		if score == best {
+			candidates = append(candidates, play)
+		}
+	}
 	b.mu.Lock()
-	choice := plays[b.random.Intn(len(plays))]
+	choice := candidates[b.random.Intn(len(candidates))]
 	b.mu.Unlock()
+	position := req.GetContext().GetPosition()
+	seen := readSides(position)
 	return &botv1.ChoosePlayResponse{
 		Choice: &botv1.ChoosePlayResponse_PlayIndex{PlayIndex: choice.GetIndex()},
 		Info: &botv1.DecisionInfo{
-			Comment: fmt.Sprintf("random among %d", len(plays)),
-			Values:  map[string]string{"engine": "go"},
+			Comment: fmt.Sprintf("random among %d of %d", len(candidates), len(plays)),
+			Values: map[string]string{
+				"engine":   "go",
+				"position": position.GetPositionId(),
+				"checkers": pair(seen.checkers),
+				"held":     pair(seen.held),
+				"pinned":   pair(seen.pinned),
+			},
 		},
 	}, nil
+}
+
+// sides is what a Position says about each side, [mover, opponent], pinned checkers included
+// (RULES.md §3.12.2, plakoto): Pinned lists the points holding one checker pinned beneath the
+// stack that Points counts. That checker is the OTHER side's: it counts among its owner's
+// checkers, but the point belongs to the stack's owner (closed to the pinned side). Pinned is
+// empty in every variant that does not pin.
+type sides struct {
+	checkers, held, pinned [2]int
+}
+
+func readSides(position *gamev1.Position) sides {
+	var s sides
+	s.checkers[0] = int(position.GetBar().GetMover() + position.GetOff().GetMover())
+	s.checkers[1] = int(position.GetBar().GetOpponent() + position.GetOff().GetOpponent())
+	points := position.GetPoints()
+	for _, n := range points {
+		if n > 0 {
+			s.checkers[0] += int(n)
+			s.held[0]++
+		} else if n < 0 {
+			s.checkers[1] -= int(n)
+			s.held[1]++
+		}
+	}
+	for _, p := range position.GetPinned() {
+		if p < 1 || int(p) > len(points) {
+			continue
+		}
+		owner := 0 // beneath the opponent's stack: the mover's checker
+		if points[p-1] > 0 {
+			owner = 1
+		}
+		s.pinned[owner]++
+		s.checkers[owner]++
+	}
+	return s
+}
+
+func pair(v [2]int) string {
+	return fmt.Sprintf("%d/%d", v[0], v[1])
 }
 
 func (b *bot) DecideDouble(ctx context.Context, _ *botv1.DecideDoubleRequest) (*botv1.DecideDoubleResponse, error) {

@@ -36,17 +36,68 @@ function rng(seed) {
   };
 }
 
-// A player that picks a (seeded) random legal play, never doubles and always takes. `engine` is
-// written into every play's DecisionInfo, so records show which program answered.
+// What a nardy.game.v1.Position says about each side, [mover, opponent], pinned checkers
+// included (RULES.md §3.12.2, plakoto): `position.pinned` lists the points holding one checker
+// pinned beneath the stack that `points` counts. That checker is the OTHER side's: it counts among
+// its owner's checkers, but the point belongs to the stack's owner (closed to the pinned side).
+// The field is empty in every variant that does not pin.
+function sides(position) {
+  const points = position.points.map(Number);
+  const pinned = (position.pinned || []).map(Number);
+  const checkers = [
+    Number(position.bar?.mover || 0) + Number(position.off?.mover || 0),
+    Number(position.bar?.opponent || 0) + Number(position.off?.opponent || 0),
+  ];
+  const held = [0, 0];
+  for (const n of points) {
+    if (n > 0) {
+      checkers[0] += n;
+      held[0] += 1;
+    } else if (n < 0) {
+      checkers[1] -= n;
+      held[1] += 1;
+    }
+  }
+  const pins = [0, 0]; // checkers of each side that are pinned
+  for (const p of pinned) {
+    const owner = points[p - 1] > 0 ? 1 : 0; // beneath the mover's stack: the opponent's checker
+    pins[owner] += 1;
+    checkers[owner] += 1;
+  }
+  return { checkers, held, pinned: pins };
+}
+
+// A player that picks a (seeded) random legal play, never doubles and always takes; where plays
+// differ in pins (plakoto), it keeps only those that leave the opponent the most pinned checkers
+// net of its own. Where nothing can be pinned every play scores 0, so the choice is the plain
+// random one. `engine` is written into every play's DecisionInfo, so records show which program
+// answered, with what the bot read from the position (which the tests check against the kernel).
 function randomPlayer(seed, engine) {
   const random = rng(seed);
   return {
     choosePlay(request) {
-      const plays = request.context.legal_plays;
-      const choice = plays[Math.floor(random() * plays.length)];
+      const { legal_plays: plays, position } = request.context;
+      const score = (play) => {
+        const { pinned } = sides(play.result); // the result is still the bot's (mover's) view
+        return pinned[1] - pinned[0];
+      };
+      const scores = plays.map(score);
+      const best = Math.max(...scores);
+      const candidates = plays.filter((_, i) => scores[i] === best);
+      const choice = candidates[Math.floor(random() * candidates.length)];
+      const seen = sides(position);
       return {
         play_index: choice.index,
-        info: { comment: `random among ${plays.length}`, values: { engine } },
+        info: {
+          comment: `random among ${candidates.length} of ${plays.length}`,
+          values: {
+            engine,
+            position: position.position_id,
+            checkers: seen.checkers.join('/'),
+            held: seen.held.join('/'),
+            pinned: seen.pinned.join('/'),
+          },
+        },
       };
     },
     decideDouble() {
@@ -66,4 +117,4 @@ function sameSecret(presented, expected) {
   return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
-module.exports = { PROTOS, loadProto, randomPlayer, rng, sameSecret };
+module.exports = { PROTOS, loadProto, randomPlayer, rng, sameSecret, sides };

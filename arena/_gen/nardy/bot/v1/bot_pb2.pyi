@@ -162,7 +162,10 @@ class DecisionContext(_message.Message):
     """The opponent's display name, for logs. May be empty (anonymous play)."""
     @_builtins.property
     def variant(self) -> _game_pb2.VariantSpec:
-        """The variant and options of this game."""
+        """The variant and options of this game. It can change between the games of
+        one match (`tavli` cycles portes, plakoto and fevga, RULES.md §3.12.3), so
+        a bot reads it on every request.
+        """
 
     @_builtins.property
     def position(self) -> _game_pb2.Position:

@@ -27,7 +27,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18nardy/game/v1/game.proto\x12\rnardy.game.v1\"-\n\nSideCounts\x12\r\n\x05mover\x18\x01 \x01(\x05\x12\x10\n\x08opponent\x18\x02 \x01(\x05\"\x7f\n\x08Position\x12\x0e\n\x06points\x18\x01 \x03(\x11\x12&\n\x03\x62\x61r\x18\x02 \x01(\x0b\x32\x19.nardy.game.v1.SideCounts\x12&\n\x03off\x18\x03 \x01(\x0b\x32\x19.nardy.game.v1.SideCounts\x12\x13\n\x0bposition_id\x18\x04 \x01(\t\"F\n\x04Step\x12\x12\n\nfrom_point\x18\x01 \x01(\x05\x12\x10\n\x08to_point\x18\x02 \x01(\x05\x12\x0b\n\x03\x64ie\x18\x03 \x01(\x05\x12\x0b\n\x03hit\x18\x04 \x01(\x08\"\x91\x01\n\tLegalPlay\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\"\n\x05steps\x18\x03 \x03(\x0b\x32\x13.nardy.game.v1.Step\x12\x1a\n\x12result_position_id\x18\x04 \x01(\t\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.nardy.game.v1.Position\"g\n\x07Segment\x12\r\n\x05steps\x18\x01 \x03(\x05\x12(\n\x04kind\x18\x02 \x01(\x0e\x32\x1a.nardy.game.v1.SegmentKind\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x0e\n\x06number\x18\x04 \x01(\x05\"g\n\tCubeState\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\x12\r\n\x05value\x18\x02 \x01(\x05\x12\'\n\x05owner\x18\x03 \x01(\x0e\x32\x18.nardy.game.v1.CubeOwner\x12\x11\n\tmax_value\x18\x04 \x01(\x05\"\x8c\x01\n\nMatchState\x12\x14\n\x0cmatch_length\x18\x01 \x01(\x05\x12\x12\n\nscore_self\x18\x02 \x01(\x05\x12\x16\n\x0escore_opponent\x18\x03 \x01(\x05\x12\x10\n\x08\x63rawford\x18\x04 \x01(\x08\x12\x15\n\rpost_crawford\x18\x05 \x01(\x08\x12\x13\n\x0bgame_number\x18\x06 \x01(\x05\"\x85\x01\n\x0bVariantSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x38\n\x07options\x18\x02 \x03(\x0b\x32\'.nardy.game.v1.VariantSpec.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xac\x01\n\nGameResult\x12$\n\x06winner\x18\x01 \x01(\x0e\x32\x14.nardy.game.v1.Color\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x12\n\nmultiplier\x18\x03 \x01(\x05\x12\x13\n\x0bresult_name\x18\x04 \x01(\t\x12/\n\x0btermination\x18\x05 \x01(\x0e\x32\x1a.nardy.game.v1.Termination\x12\x0e\n\x06reason\x18\x06 \x01(\t*@\n\x05\x43olor\x12\x15\n\x11\x43OLOR_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x43OLOR_WHITE\x10\x01\x12\x0f\n\x0b\x43OLOR_BLACK\x10\x02*\x9d\x01\n\x0bSegmentKind\x12\x1c\n\x18SEGMENT_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11SEGMENT_KIND_ROLL\x10\x01\x12\"\n\x1eSEGMENT_KIND_PROGRESSION_STAGE\x10\x02\x12\x17\n\x13SEGMENT_KIND_REROLL\x10\x03\x12\x1c\n\x18SEGMENT_KIND_TRANSFERRED\x10\x04*n\n\tCubeOwner\x12\x1a\n\x16\x43UBE_OWNER_UNSPECIFIED\x10\x00\x12\x17\n\x13\x43UBE_OWNER_CENTERED\x10\x01\x12\x13\n\x0f\x43UBE_OWNER_SELF\x10\x02\x12\x17\n\x13\x43UBE_OWNER_OPPONENT\x10\x03*\xd6\x01\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x19\n\x15TERMINATION_BORNE_OFF\x10\x01\x12\x1e\n\x1aTERMINATION_DOUBLE_DROPPED\x10\x02\x12\x1c\n\x18TERMINATION_TIME_FORFEIT\x10\x03\x12\x1b\n\x17TERMINATION_BOT_FAILURE\x10\x04\x12\x1b\n\x17TERMINATION_ADJUDICATED\x10\x05\x12\x17\n\x13TERMINATION_ABORTED\x10\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18nardy/game/v1/game.proto\x12\rnardy.game.v1\"-\n\nSideCounts\x12\r\n\x05mover\x18\x01 \x01(\x05\x12\x10\n\x08opponent\x18\x02 \x01(\x05\"\x8f\x01\n\x08Position\x12\x0e\n\x06points\x18\x01 \x03(\x11\x12&\n\x03\x62\x61r\x18\x02 \x01(\x0b\x32\x19.nardy.game.v1.SideCounts\x12&\n\x03off\x18\x03 \x01(\x0b\x32\x19.nardy.game.v1.SideCounts\x12\x13\n\x0bposition_id\x18\x04 \x01(\t\x12\x0e\n\x06pinned\x18\x05 \x03(\x05\"F\n\x04Step\x12\x12\n\nfrom_point\x18\x01 \x01(\x05\x12\x10\n\x08to_point\x18\x02 \x01(\x05\x12\x0b\n\x03\x64ie\x18\x03 \x01(\x05\x12\x0b\n\x03hit\x18\x04 \x01(\x08\"\x91\x01\n\tLegalPlay\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\"\n\x05steps\x18\x03 \x03(\x0b\x32\x13.nardy.game.v1.Step\x12\x1a\n\x12result_position_id\x18\x04 \x01(\t\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.nardy.game.v1.Position\"g\n\x07Segment\x12\r\n\x05steps\x18\x01 \x03(\x05\x12(\n\x04kind\x18\x02 \x01(\x0e\x32\x1a.nardy.game.v1.SegmentKind\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x0e\n\x06number\x18\x04 \x01(\x05\"g\n\tCubeState\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\x12\r\n\x05value\x18\x02 \x01(\x05\x12\'\n\x05owner\x18\x03 \x01(\x0e\x32\x18.nardy.game.v1.CubeOwner\x12\x11\n\tmax_value\x18\x04 \x01(\x05\"\x8c\x01\n\nMatchState\x12\x14\n\x0cmatch_length\x18\x01 \x01(\x05\x12\x12\n\nscore_self\x18\x02 \x01(\x05\x12\x16\n\x0escore_opponent\x18\x03 \x01(\x05\x12\x10\n\x08\x63rawford\x18\x04 \x01(\x08\x12\x15\n\rpost_crawford\x18\x05 \x01(\x08\x12\x13\n\x0bgame_number\x18\x06 \x01(\x05\"\x85\x01\n\x0bVariantSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x38\n\x07options\x18\x02 \x03(\x0b\x32\'.nardy.game.v1.VariantSpec.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xac\x01\n\nGameResult\x12$\n\x06winner\x18\x01 \x01(\x0e\x32\x14.nardy.game.v1.Color\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x12\n\nmultiplier\x18\x03 \x01(\x05\x12\x13\n\x0bresult_name\x18\x04 \x01(\t\x12/\n\x0btermination\x18\x05 \x01(\x0e\x32\x1a.nardy.game.v1.Termination\x12\x0e\n\x06reason\x18\x06 \x01(\t*@\n\x05\x43olor\x12\x15\n\x11\x43OLOR_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x43OLOR_WHITE\x10\x01\x12\x0f\n\x0b\x43OLOR_BLACK\x10\x02*\x9d\x01\n\x0bSegmentKind\x12\x1c\n\x18SEGMENT_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11SEGMENT_KIND_ROLL\x10\x01\x12\"\n\x1eSEGMENT_KIND_PROGRESSION_STAGE\x10\x02\x12\x17\n\x13SEGMENT_KIND_REROLL\x10\x03\x12\x1c\n\x18SEGMENT_KIND_TRANSFERRED\x10\x04*n\n\tCubeOwner\x12\x1a\n\x16\x43UBE_OWNER_UNSPECIFIED\x10\x00\x12\x17\n\x13\x43UBE_OWNER_CENTERED\x10\x01\x12\x13\n\x0f\x43UBE_OWNER_SELF\x10\x02\x12\x17\n\x13\x43UBE_OWNER_OPPONENT\x10\x03*\x84\x02\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x19\n\x15TERMINATION_BORNE_OFF\x10\x01\x12\x1e\n\x1aTERMINATION_DOUBLE_DROPPED\x10\x02\x12\x1c\n\x18TERMINATION_TIME_FORFEIT\x10\x03\x12\x1b\n\x17TERMINATION_BOT_FAILURE\x10\x04\x12\x1b\n\x17TERMINATION_ADJUDICATED\x10\x05\x12\x17\n\x13TERMINATION_ABORTED\x10\x06\x12\x16\n\x12TERMINATION_MOTHER\x10\x07\x12\x14\n\x10TERMINATION_DRAW\x10\x08\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,32 +36,32 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_VARIANTSPEC_OPTIONSENTRY']._loaded_options = None
   _globals['_VARIANTSPEC_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_COLOR']._serialized_start=1103
-  _globals['_COLOR']._serialized_end=1167
-  _globals['_SEGMENTKIND']._serialized_start=1170
-  _globals['_SEGMENTKIND']._serialized_end=1327
-  _globals['_CUBEOWNER']._serialized_start=1329
-  _globals['_CUBEOWNER']._serialized_end=1439
-  _globals['_TERMINATION']._serialized_start=1442
-  _globals['_TERMINATION']._serialized_end=1656
+  _globals['_COLOR']._serialized_start=1120
+  _globals['_COLOR']._serialized_end=1184
+  _globals['_SEGMENTKIND']._serialized_start=1187
+  _globals['_SEGMENTKIND']._serialized_end=1344
+  _globals['_CUBEOWNER']._serialized_start=1346
+  _globals['_CUBEOWNER']._serialized_end=1456
+  _globals['_TERMINATION']._serialized_start=1459
+  _globals['_TERMINATION']._serialized_end=1719
   _globals['_SIDECOUNTS']._serialized_start=43
   _globals['_SIDECOUNTS']._serialized_end=88
-  _globals['_POSITION']._serialized_start=90
-  _globals['_POSITION']._serialized_end=217
-  _globals['_STEP']._serialized_start=219
-  _globals['_STEP']._serialized_end=289
-  _globals['_LEGALPLAY']._serialized_start=292
-  _globals['_LEGALPLAY']._serialized_end=437
-  _globals['_SEGMENT']._serialized_start=439
-  _globals['_SEGMENT']._serialized_end=542
-  _globals['_CUBESTATE']._serialized_start=544
-  _globals['_CUBESTATE']._serialized_end=647
-  _globals['_MATCHSTATE']._serialized_start=650
-  _globals['_MATCHSTATE']._serialized_end=790
-  _globals['_VARIANTSPEC']._serialized_start=793
-  _globals['_VARIANTSPEC']._serialized_end=926
-  _globals['_VARIANTSPEC_OPTIONSENTRY']._serialized_start=880
-  _globals['_VARIANTSPEC_OPTIONSENTRY']._serialized_end=926
-  _globals['_GAMERESULT']._serialized_start=929
-  _globals['_GAMERESULT']._serialized_end=1101
+  _globals['_POSITION']._serialized_start=91
+  _globals['_POSITION']._serialized_end=234
+  _globals['_STEP']._serialized_start=236
+  _globals['_STEP']._serialized_end=306
+  _globals['_LEGALPLAY']._serialized_start=309
+  _globals['_LEGALPLAY']._serialized_end=454
+  _globals['_SEGMENT']._serialized_start=456
+  _globals['_SEGMENT']._serialized_end=559
+  _globals['_CUBESTATE']._serialized_start=561
+  _globals['_CUBESTATE']._serialized_end=664
+  _globals['_MATCHSTATE']._serialized_start=667
+  _globals['_MATCHSTATE']._serialized_end=807
+  _globals['_VARIANTSPEC']._serialized_start=810
+  _globals['_VARIANTSPEC']._serialized_end=943
+  _globals['_VARIANTSPEC_OPTIONSENTRY']._serialized_start=897
+  _globals['_VARIANTSPEC_OPTIONSENTRY']._serialized_end=943
+  _globals['_GAMERESULT']._serialized_start=946
+  _globals['_GAMERESULT']._serialized_end=1118
 # @@protoc_insertion_point(module_scope)

@@ -167,6 +167,16 @@ class _TerminationEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Terminati
     cancelled). `GameResult.winner` is COLOR_UNSPECIFIED and no points are
     scored.
     """
+    TERMINATION_MOTHER: _Termination.ValueType  # 7
+    """Plakoto's mother rule ended the game (RULES.md §3.12.2): a pinned mother
+    while her pinner has no checker left on his own 24-point. The winner
+    scores 2 (`multiplier` 2).
+    """
+    TERMINATION_DRAW: _Termination.ValueType  # 8
+    """A draw (RULES.md §2.6, §3.12.2: both mothers pinned in plakoto).
+    `GameResult.winner` is COLOR_UNSPECIFIED and `points` 0; a match adds 0 to
+    both scores.
+    """
 
 class Termination(_Termination, metaclass=_TerminationEnumTypeWrapper):
     """How a game ended."""
@@ -190,6 +200,16 @@ TERMINATION_ABORTED: Termination.ValueType  # 6
 """The game was aborted without a result (e.g. the tournament was
 cancelled). `GameResult.winner` is COLOR_UNSPECIFIED and no points are
 scored.
+"""
+TERMINATION_MOTHER: Termination.ValueType  # 7
+"""Plakoto's mother rule ended the game (RULES.md §3.12.2): a pinned mother
+while her pinner has no checker left on his own 24-point. The winner
+scores 2 (`multiplier` 2).
+"""
+TERMINATION_DRAW: Termination.ValueType  # 8
+"""A draw (RULES.md §2.6, §3.12.2: both mothers pinned in plakoto).
+`GameResult.winner` is COLOR_UNSPECIFIED and `points` 0; a match adds 0 to
+both scores.
 """
 Global___Termination: _TypeAlias = Termination  # noqa: Y015
 
@@ -224,7 +244,8 @@ Global___SideCounts: _TypeAlias = SideCounts  # noqa: Y015
 @_typing.final
 class Position(_message.Message):
     """A board position seen from the mover, mirroring the position JSON
-    `{"points": [24 ints], "bar": [m, o], "off": [m, o]}` and
+    `{"points": [24 ints], "bar": [m, o], "off": [m, o]}` (plus `"pinned":
+    [points]` in the variants that pin, RULES.md §3.12.2) and
     `nardy.core.position.Position`.
 
     The arena always fills both the structured fields and `position_id`; they
@@ -237,6 +258,7 @@ class Position(_message.Message):
     BAR_FIELD_NUMBER: _builtins.int
     OFF_FIELD_NUMBER: _builtins.int
     POSITION_ID_FIELD_NUMBER: _builtins.int
+    PINNED_FIELD_NUMBER: _builtins.int
     position_id: _builtins.str
     """The position id of `nardy.core.position.Position.id()`, e.g.
     "b----E/-C---e/E---c-/e----B" (the backgammon opening). Compact, stable,
@@ -258,8 +280,22 @@ class Position(_message.Message):
 
     @_builtins.property
     def off(self) -> Global___SideCounts:
-        """Checkers borne off. Each side has 15 checkers in total: on the board, on
-        the bar and off.
+        """Checkers borne off. Each side has N checkers in total (15 but in
+        hypergammon): on the board (pinned ones included), on the bar and off.
+        """
+
+    @_builtins.property
+    def pinned(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The points (mover's coordinates, 1..24, ascending) that hold one PINNED
+        checker beneath the stack counted in `points` (RULES.md §3.12.2, plakoto).
+        The pinned checker belongs to the side that does not own the stack: where
+        `points[p - 1]` is negative it is the mover's, where positive the
+        opponent's. It cannot move, counts among its owner's checkers and forbids
+        its owner's bear-off. Always empty in the variants that do not pin, so a
+        receiver that ignores this field still reads those positions exactly; a
+        receiver that ignores it in plakoto must treat such a point as the stack
+        owner's (closed to the other side) and miscounts the pinned side by one
+        checker per pin.
         """
 
     def __init__(
@@ -269,10 +305,11 @@ class Position(_message.Message):
         bar: Global___SideCounts | None = ...,
         off: Global___SideCounts | None = ...,
         position_id: _builtins.str = ...,
+        pinned: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bar", b"bar", "off", b"off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bar", b"bar", "off", b"off", "points", b"points", "position_id", b"position_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bar", b"bar", "off", b"off", "pinned", b"pinned", "points", b"points", "position_id", b"position_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -580,8 +617,9 @@ class GameResult(_message.Message):
     TERMINATION_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     winner: Global___Color.ValueType
-    """The colour of the winner. There are no draws (RULES.md §2.6); only an
-    aborted game has no winner.
+    """The colour of the winner. Only an aborted game and a draw
+    (TERMINATION_DRAW, plakoto's double mother pin) have no winner
+    (COLOR_UNSPECIFIED).
     """
     points: _builtins.int
     """Points the winner scores, cube value and gammon/mars factor included

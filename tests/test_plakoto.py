@@ -1,0 +1,372 @@
+"""Plakoto and portes (RULES.md §3.12): pinned checkers in positions, the mother rule, draws, and
+whole games cross-checked against an independent reference (tests/plakoto_reference.py)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import plakoto_reference as ref
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nardy.core import load_variant
+from nardy.core.dice import ScriptedDice, SeededDice
+from nardy.core.errors import GameStateError, InvalidPositionError
+from nardy.core.game import BLACK, WHITE, Game, GameResult, PlayDecision
+from nardy.core.match import Match
+from nardy.core.position import Position
+from nardy.core.variant import Variant
+
+PLAKOTO = load_variant("plakoto")
+DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+
+
+def segment_dice(a: int, b: int) -> tuple[int, ...]:
+    return (a, b) if a != b else (a,) * 4
+
+
+# -- positions -------------------------------------------------------------------------------------
+
+PINNED = Position.from_sides({9: 1, 2: 13}, {6: 1, 19: 14}, pinned=[6])  # PL-03's start
+
+
+def test_pinned_position_round_trips() -> None:
+    assert PINNED.pinned == (6,) and PINNED.pinned_counts == (1, 0)
+    assert PINNED.to_json()["pinned"] == [6]
+    assert Position.from_json(PINNED.to_json()) == PINNED
+    assert PINNED.id() == "-M---a/--A---/------/n-----^6"
+    assert Position.from_id(PINNED.id()) == PINNED
+    flipped = PINNED.flip("opposite")
+    assert flipped.pinned == (19,) and flipped.pinned_counts == (0, 1)
+    assert flipped.flip("opposite") == PINNED
+    assert PINNED.pinned_of(0, "opposite") == [6]
+    assert flipped.pinned_of(1, "opposite") == [6]
+
+
+def test_positions_without_pins_keep_their_json_and_id() -> None:
+    start = load_variant("backgammon").start_position()
+    assert start.to_json() == {
+        "points": list(start.points),
+        "bar": [0, 0],
+        "off": [0, 0],
+    }
+    assert start.id() == "b----E/-C---e/E---c-/e----B"
+
+
+@pytest.mark.parametrize(
+    ("json", "message"),
+    [
+        ({"points": [0] * 24, "pinned": [3]}, "pinned"),
+        ({"points": [-1] + [0] * 22 + [14], "off": [1, 14], "pinned": [1]}, "checkers"),
+        ({"points": [1] + [0] * 23, "pinned": "1"}, "pinned"),
+    ],
+)
+def test_bad_pins_are_refused(json: dict, message: str) -> None:
+    with pytest.raises(InvalidPositionError, match=message):
+        Position.from_json(json)
+
+
+def test_a_variant_without_pinning_refuses_pins() -> None:
+    with pytest.raises(InvalidPositionError, match="does not pin"):
+        load_variant("backgammon").validate(PINNED)
+
+
+# -- the reference against the generator, on chosen positions -----------------------------------
+
+
+@pytest.mark.parametrize("mother", ["standard", "simple", "off"])
+def test_mother_positions_agree_with_the_reference(mother: str) -> None:
+    variant = load_variant("plakoto", {"mother": mother})
+    # White's mother alone on his 24, Black's alone on White's 1, which White can reach; then
+    # the same with White's mother pinned (a finished game under mother: simple).
+    positions = [Position.from_sides({24: 1, 7: 3, 5: 3, 3: 8}, {1: 1, 19: 14})]
+    if mother != "simple":
+        positions.append(
+            Position.from_sides({7: 3, 5: 3, 3: 8}, {24: 1, 1: 1, 19: 13}, pinned=[24])
+        )
+    for position in positions:
+        for a, b in DICE:
+            dice = segment_dice(a, b)
+            plays = variant.legal_plays(position, dice)
+            used, results = ref.legal_results(position, dice, mother)
+            assert (plays.dice_used, plays.results) == (used, results), dice
+
+
+# -- whole games -------------------------------------------------------------------------------------
+
+
+def _cross_check_games(seeds: range, mother: str) -> Counter[str]:
+    variant = load_variant("plakoto", {"mother": mother})
+    reasons: Counter[str] = Counter()
+    segments = 0
+    for seed in seeds:
+        rng = random.Random(seed)
+        game = Game(variant, SeededDice(seed), auto_forced=False)
+        while game.decision is not None:
+            decision = game.decision
+            assert isinstance(decision, PlayDecision)
+            plays = decision.plays
+            used, results = ref.legal_results(decision.position, plays.dice, mother)
+            assert plays.dice_used == used, (decision.position.id(), plays.dice)
+            assert plays.results == results, (decision.position.id(), plays.dice)
+            segments += 1
+            game.decide(rng.randrange(len(plays)))
+        assert game.result is not None
+        reasons[game.result.reason] += 1
+    reasons["segments"] = segments
+    return reasons
+
+
+def test_plakoto_games_agree_with_the_reference() -> None:
+    """Every segment of 50 seeded random games (the slow test plays 2,000)."""
+    found = _cross_check_games(range(50), "standard")
+    assert found["segments"] > 1000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mother", "games"), [("standard", 2000), ("simple", 300), ("off", 100)])
+def test_plakoto_games_agree_with_the_reference_slow(mother: str, games: int) -> None:
+    found = _cross_check_games(range(1000, 1000 + games), mother)
+    print(f"plakoto mother={mother}: {games} games, {found}")
+
+
+def test_portes_plays_backgammons_moves_and_scores_one_or_two() -> None:
+    """Portes = backgammon's legal plays, scored 1 / 2 (no triple game), no cube."""
+    portes = load_variant("portes")
+    backgammon = load_variant("backgammon")
+    assert not portes.rules.cube.available
+    values: Counter[int] = Counter()
+    for seed in range(20):
+        rng = random.Random(seed)
+        game = Game(portes, SeededDice(seed), auto_forced=False)
+        while game.decision is not None:
+            decision = game.decision
+            assert isinstance(decision, PlayDecision)
+            same = backgammon.legal_plays(decision.position, decision.plays.dice)
+            assert [p.result for p in decision.plays] == [p.result for p in same]
+            game.decide(rng.randrange(len(decision.plays)))
+        result = game.result
+        assert result is not None and result.reason == "bear_off"
+        loser_off = game.position.off[1]
+        assert result.points == (1 if loser_off else 2)
+        values[result.points] += 1
+    assert set(values) == {1, 2}
+
+
+# -- properties ---------------------------------------------------------------------------------------
+
+
+def _opponent_pins(position: Position) -> set[int]:
+    return {p for p in position.pinned if position.points[p - 1] > 0}
+
+
+def _mover_pins(position: Position) -> set[int]:
+    return {p for p in position.pinned if position.points[p - 1] < 0}
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), mother=st.sampled_from(["standard", "simple", "off"]))
+def test_pin_invariants_hold_in_random_games(seed: int, mother: str) -> None:
+    variant = load_variant("plakoto", {"mother": mother})
+    rng = random.Random(seed)
+    game = Game(variant, SeededDice(seed), auto_forced=False)
+    while game.decision is not None:
+        decision = game.decision
+        assert isinstance(decision, PlayDecision)
+        before = decision.position
+        play = decision.plays[rng.randrange(len(decision.plays))]
+        after = play.result
+        # Checker counts are conserved, pinned checkers included.
+        for position in (before, after):
+            free = position.side(0, "opposite"), position.side(1, "opposite")
+            pins = position.pinned_counts
+            for side in (0, 1):
+                assert sum(free[side].values()) + pins[side] + position.off[side] == 15
+        # A pinned checker of the mover never moves (only the opponent's stack could free it).
+        assert _mover_pins(before) <= _mover_pins(after)
+        # A freed checker becomes a blot (freeing happens when the pinning stack leaves).
+        for p in _opponent_pins(before) - _opponent_pins(after):
+            assert after.points[p - 1] == -1
+        # No bear-off while a checker of the mover is pinned.
+        if _mover_pins(before):
+            assert after.off[0] == before.off[0]
+        game.decide(play)
+
+
+def test_the_mother_rules_three_outcomes_occur_in_seeded_games() -> None:
+    """win (a mother end), continue (a pinned mother while the pinner still holds his own 24)
+    and draw (both mothers pinned), all reached by seeded random games."""
+    reasons: Counter[str] = Counter()
+    continued = 0
+    for seed in range(80):
+        rng = random.Random(seed)
+        game = Game(PLAKOTO, SeededDice(seed), auto_forced=False)
+        while game.decision is not None:
+            decision = game.decision
+            assert isinstance(decision, PlayDecision)
+            position = decision.position
+            # The mover's opponent pinned the mover's mother, yet the game goes on.
+            if 24 in position.pinned and position.points[23] < 0:
+                continued += 1
+            game.decide(rng.randrange(len(decision.plays)))
+        assert game.result is not None
+        reasons[game.result.reason] += 1
+        if game.result.draw:
+            assert game.result.points == 0
+    assert reasons["mother"] and reasons["draw"] and continued
+
+
+# -- PL-06: the mother exception and the draw, scripted ---------------------------------------------
+
+
+def test_pl06_mother_exception_and_draw() -> None:
+    # White: his mother alone on his 24, 14 at home; Black: her mother alone on her 24 (White's 1).
+    start = Position.from_sides({24: 1, 2: 7, 3: 7}, {1: 1, 19: 7, 20: 7})
+    # White plays 3/1 (pins Black's mother) with 2-1 … keeping his mother on his 24.
+    game = Game(PLAKOTO, ScriptedDice([(2, 1), (5, 1)]), position=start, auto_forced=False)
+    decision = game.decision
+    assert isinstance(decision, PlayDecision)
+    game.decide("3/1 3/2")
+    assert game.result is None  # White still has a checker on his own 24: the game goes on
+    # Black (to move) pins White's mother: Black's 1-point is White's 24 … a draw.
+    after = game.position  # Black's view
+    assert 24 in after.pinned  # her mother, pinned
+    black = PLAKOTO.legal_plays(after, (5, 1))
+    draw = next(p for p in black if 24 in p.result.pinned and 1 in p.result.pinned)
+    end = PLAKOTO.outcome(draw.result)
+    assert end is not None and (end.outcome, end.value) == ("draw", 0)
+    # If instead White's mother leaves his 24 while Black's is pinned: White wins 2.
+    leave = Position.from_sides({24: 1, 1: 1, 2: 6, 3: 7}, {19: 7, 20: 7}, pinned=[1])
+    plays = PLAKOTO.legal_plays(leave, (6, 5))
+    won = [PLAKOTO.outcome(p.result) for p in plays if p.result.points[23] == 0]
+    assert won and all(w is not None and (w.outcome, w.value) == ("win", 2) for w in won)
+    # mother: simple: the first pin already ends the game, 2 to White.
+    simple = load_variant("plakoto", {"mother": "simple"})
+    pinned = simple.legal_plays(start, (2, 1)).find("3/1 3/2").result
+    end = simple.outcome(pinned)
+    assert end is not None and (end.outcome, end.value) == ("win", 2)
+    with pytest.raises(GameStateError):
+        simple.legal_plays(pinned.flip("opposite"), (6, 5))
+
+
+def test_a_draw_scores_nothing_and_the_next_game_opens_with_a_throw() -> None:
+    start = Position.from_sides({24: 1, 2: 7, 3: 7}, {1: 1, 19: 7, 20: 7})
+    game = Game(PLAKOTO, ScriptedDice([(2, 1), (5, 1)]), position=start, auto_forced=False)
+    game.decide("3/1 3/2")
+    decision = game.decision
+    assert isinstance(decision, PlayDecision)
+    draw = next(p for p in decision.plays if 24 in p.result.pinned and 1 in p.result.pinned)
+    game.decide(draw)
+    result = game.result
+    assert result is not None and result.draw and result.points == 0
+    assert result.reason == "draw" and game.record()["result"]["winner"] is None
+    match = Match(PLAKOTO, length=5)
+    match.add_result(result)
+    assert match.score == [0, 0] and match.starter() is None  # a new opening throw
+
+
+# -- TV-01: the tavli cycle and its score -------------------------------------------------------------
+
+
+def _tavli_match(length: int) -> Match:
+    cycle = tuple(
+        load_variant(name, {"match_length": length}) for name in ("portes", "plakoto", "fevga")
+    )
+    return Match(cycle[0], length=length, cycle=cycle)
+
+
+def test_tv01_the_cycle_and_the_score() -> None:
+    match = _tavli_match(5)
+    results = [
+        ("portes", GameResult(WHITE, 2, 2, 1, "bear_off")),
+        ("plakoto", GameResult(WHITE, 0, 0, 1, "draw", draw=True)),
+        ("fevga", GameResult(BLACK, 1, 1, 1, "bear_off")),
+        ("portes", GameResult(WHITE, 1, 1, 1, "bear_off")),
+        ("plakoto", GameResult(BLACK, 2, 2, 1, "mother")),
+        ("fevga", GameResult(WHITE, 2, 2, 1, "bear_off")),
+    ]
+    scores = []
+    starters = []
+    for name, result in results:
+        assert match.game_variant.name == name
+        assert not match.cube_settings().enabled
+        match.add_result(result)
+        scores.append(list(match.score))
+        if not match.is_over:
+            starters.append(match.starter())
+    assert scores == [[2, 0], [2, 0], [2, 1], [3, 1], [3, 3], [5, 3]]
+    assert match.is_over and match.winner == WHITE
+    assert starters == [WHITE, None, BLACK, WHITE, BLACK]
+
+
+def test_a_tavli_match_plays_each_game_by_its_own_rules() -> None:
+    match = _tavli_match(3)
+    rng = random.Random(7)
+    names = []
+    seed = 0
+    while not match.is_over:
+        game = match.new_game(SeededDice(seed))
+        names.append(game.variant.name)
+        while game.decision is not None:
+            game.decide(rng.randrange(len(game.legal_plays())))
+        assert game.result is not None
+        match.add_result(game.result)
+        seed += 1
+    assert names[:3] == ["portes", "plakoto", "fevga"][: len(names[:3])]
+    assert max(match.score) >= 3
+
+
+def test_variants_are_registered() -> None:
+    plakoto: Variant = load_variant("plakoto")
+    assert plakoto.rules.hitting.pins and not plakoto.rules.hitting.hits
+    assert plakoto.start_position().id() == "o-----/------/------/-----O"
+    assert load_variant("portes").rules.hitting.hits
+
+
+def test_text_board_shows_the_pinned_checker_and_counts_its_pips() -> None:
+    from nardy.core.board_text import pip_counts, render_board
+
+    text = render_board(PINNED, PLAKOTO)
+    assert " 1Ox " in text and "Pinned:" in text
+    assert pip_counts(PINNED, "opposite") == (9 + 2 * 13 + 6, 6 * 14 + 19)
+
+
+def test_svg_draws_the_pinned_checker_beneath_the_stack() -> None:
+    from nardy.svg import board
+
+    svg = str(board(PINNED, PLAKOTO))
+    assert svg.count("pinned") >= 1
+    assert 'class="checker white pinned"' in svg or 'class="checker black pinned"' in svg
+
+
+def test_gnubg_position_ids_refuse_pins() -> None:
+    from nardy.core.gnubg import GnubgFormatError, position_id_of
+
+    with pytest.raises(GnubgFormatError, match="pinned"):
+        position_id_of(PINNED)
+    assert position_id_of(load_variant("backgammon").start_position()) == "4HPwATDgc/ABMA"
+
+
+def test_mat_export_refuses_plakoto() -> None:
+    from nardy.core.records import mat_game
+
+    game = Game(PLAKOTO, SeededDice(3), auto_forced=False)
+    with pytest.raises(GameStateError, match="cannot hold plakoto"):
+        mat_game(game, (0, 0))
+
+
+def test_plays_jsonl_writes_pins_as_json_dumps_would() -> None:
+    import json
+
+    from nardy.core.jsonl import _formatted_plays_text, _joined_plays_text
+
+    start = Position.from_sides({8: 1, 1: 14}, {5: 1, 20: 7, 21: 7})  # PL-02
+    plays = PLAKOTO.legal_plays(start, (3, 1))
+    expected = ",".join(
+        json.dumps({"text": p.text, "result": p.result.to_json()}, separators=(",", ":"))
+        for p in plays
+    )
+    assert '"pinned":[5]' in expected
+    assert _formatted_plays_text(plays) == expected == _joined_plays_text(plays)
