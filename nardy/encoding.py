@@ -55,6 +55,7 @@ __all__ = [
     "context_of",
     "encode",
     "encode_batch",
+    "encode_into",
     "encode_plays",
     "encoder_size",
     "layout",
@@ -367,6 +368,22 @@ def encode_batch(
     out = _with_context(board, chosen, context)
     assert out.shape == (len(positions), encoder_size(chosen))
     return out
+
+
+def encode_into(
+    out: Array, positions: Sequence[Position], contexts: Sequence[Context] | None = None
+) -> None:
+    """Encode ``positions`` (each with its own context) into the preallocated rows of ``out``
+    (shape ``(len(positions), size)``): the vector environments' observations, one numpy pass
+    for the whole batch. Without contexts ``out`` holds the board units alone (``nardy196_v1``)."""
+    n = len(positions)
+    if out.shape[0] != n:
+        raise ValueError(f"out has {out.shape[0]} rows for {n} positions")
+    out[:, :BOARD_SIZE] = _encode_rows(_rows_of(positions))
+    if contexts is not None:
+        if out.shape[1] != FULL_SIZE:
+            raise ValueError(f"contexts need {FULL_SIZE} columns, not {out.shape[1]}")
+        out[:, BOARD_SIZE:] = np.stack([_context_vector(c) for c in contexts])
 
 
 def encode_plays(

@@ -191,6 +191,19 @@ class Driver:
             mask[BEAVER] = int(decision.beaver_allowed)
         return mask
 
+    def legal_count(self, colour: int | None = None) -> int:
+        """How many actions are legal for ``colour`` (default: the decider): the legal actions are
+        always the first ones, so this is :meth:`mask`'s number of ones (a vector env builds its
+        masks from these counts in one numpy comparison)."""
+        decision = self.game.decision
+        if decision is None or (colour is not None and colour != decision.player):
+            return 0
+        if isinstance(decision, PlayDecision):
+            return len(decision.plays)
+        if isinstance(decision, DoubleDecision):
+            return 2
+        return 3 if decision.beaver_allowed else 2
+
     def view(self, colour: int) -> tuple[Position, encoding.Context]:
         """What ``colour`` observes: the decision's position and context when he decides, else the
         board from his view with the cube and match state."""

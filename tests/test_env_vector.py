@@ -1,0 +1,142 @@
+"""The vector environments (nardy.env.vector): every game's episode is the single env's for the
+same seed — observation, mask and reward at every step, across autoresets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
+import gymnasium
+
+from nardy.env import batched_env, raw_aec_env, vector_env
+
+CASES: list[Any] = [
+    ("backgammon", {"cube": False}),
+    ("backgammon", {"cube": True}),
+    ("long", {}),
+    pytest.param("long", {"match_length": 3}, marks=pytest.mark.slow),  # 4 s: several games
+    ("fevga", {}),
+    ("khachapuri", {}),
+    ("trictrac", {}),
+]
+
+
+def _single_decider(env: Any) -> tuple[int, np.ndarray, np.ndarray]:
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    return int(agent[-1]), obs["observation"], obs["action_mask"]
+
+
+@pytest.mark.parametrize(("variant", "options"), CASES)
+def test_batched_games_are_the_aec_envs_episodes(variant: str, options: dict[str, Any]) -> None:
+    n, seed = 3, 40
+    steps = 600 if "match_length" in options else 160  # a match is several games
+    vec = batched_env(variant, n, **options)
+    singles = [raw_aec_env(variant, **options) for _ in range(n)]
+    for i, env in enumerate(singles):
+        env.reset(seed=seed + i)
+    obs, info = vec.reset(seed=seed)
+    rng = np.random.default_rng(5)
+    finished = 0
+    for _ in range(steps):
+        for i, env in enumerate(singles):
+            agent, observation, mask = _single_decider(env)
+            assert info["agents"][i] == agent
+            np.testing.assert_array_equal(obs["observation"][i], observation)
+            np.testing.assert_array_equal(obs["action_mask"][i], mask)
+            assert vec.counts[i] == mask.sum()
+        actions = (rng.random(n) * vec.counts).astype(np.int64)
+        obs, rewards, terminated, info = vec.step(actions)
+        for i, env in enumerate(singles):
+            env.step(int(actions[i]))
+            expected = [env.rewards["player_0"], env.rewards["player_1"]]
+            np.testing.assert_array_equal(rewards[i], expected)
+            done = all(env.terminations.values())
+            assert bool(terminated[i]) == done
+            if done:
+                finished += 1
+                env.reset()  # no seed: the same generator goes on, as the batch's game does
+    assert finished >= 1  # the comparison crossed an autoreset
+
+
+def test_batched_illegal_action_ends_the_game_as_the_wrapped_aec_env() -> None:
+    vec = batched_env("backgammon", 2, cube=False)
+    obs, info = vec.reset(seed=3)
+    offender = int(info["agents"][0])
+    actions = np.zeros(2, dtype=np.int64)
+    actions[0] = vec.counts[0]  # the first action past the legal ones
+    obs, rewards, terminated, info = vec.step(actions)
+    assert terminated.tolist() == [True, False]
+    assert info["illegal"].tolist() == [True, False]
+    penalty = vec.config.variant.max_game_value()  # cube 1
+    assert rewards[0, offender] == -penalty and rewards[0, 1 - offender] == penalty
+    assert obs["action_mask"][0].sum() > 0  # the next game's first decision
+
+
+def test_batched_rejects_bad_actions_clearly() -> None:
+    vec = batched_env("long", 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        vec.step(np.zeros(2, dtype=np.int64))
+    vec.reset(seed=1)
+    with pytest.raises(ValueError, match="2 integers"):
+        vec.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="at least 1"):
+        batched_env("long", 0)
+
+
+@pytest.mark.parametrize(("variant", "options"), [("long", {}), ("backgammon", {"cube": True})])
+def test_vector_env_equals_gymnasium_sync_vectorisation(
+    variant: str, options: dict[str, Any]
+) -> None:
+    import nardy.env  # noqa: F401  (registers the ids)
+
+    n, seed = 3, 11
+    env_id = {"long": "nardy/Long-v0", "backgammon": "nardy/Backgammon-v0"}[variant]
+    ours = vector_env(variant, n, opponent="random", **options)
+    theirs = gymnasium.make_vec(
+        env_id,
+        num_envs=n,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP},
+        opponent="random",
+        **options,
+    )
+    assert isinstance(ours, gymnasium.vector.VectorEnv)
+    assert ours.observation_space == theirs.observation_space
+    assert ours.action_space == theirs.action_space
+    a, info_a = ours.reset(seed=seed)
+    b, info_b = theirs.reset(seed=seed)
+    rng = np.random.default_rng(2)
+    ends = 0
+    for _ in range(120):
+        for key in ("observation", "action_mask"):
+            np.testing.assert_array_equal(a[key], b[key])
+        np.testing.assert_array_equal(info_a["colour"], info_b["colour"])
+        counts = a["action_mask"].sum(axis=1)
+        actions = (rng.random(n) * np.maximum(counts, 1)).astype(np.int64)
+        a, ra, ta, ua, info_a = ours.step(actions)
+        b, rb, tb, ub, info_b = theirs.step(actions)
+        np.testing.assert_array_equal(ra, rb)
+        np.testing.assert_array_equal(ta, tb)
+        np.testing.assert_array_equal(ua, ub)
+        ends += int(ta.sum())
+    assert ends >= 1
+    theirs.close()
+
+
+def test_vector_env_illegal_action_is_a_loss() -> None:
+    env = vector_env("long", 2, opponent="random")
+    obs, _ = env.reset(seed=4)
+    actions = obs["action_mask"].sum(axis=1).astype(np.int64)  # past the legal ones
+    actions[1] = 0
+    obs, rewards, terminated, _, info = env.step(actions)
+    assert terminated[0] and info["illegal_action"][0]
+    assert rewards[0] == -env.config.variant.max_game_value()
+    assert obs["action_mask"][0].sum() == 0
+    obs, rewards, terminated, _, info = env.step(np.zeros(2, dtype=np.int64))
+    assert not terminated[0] and rewards[0] == 0.0 and obs["action_mask"][0].sum() > 0
