@@ -129,9 +129,9 @@ class BatchedSelfPlay:
         self.terminated[:] = False
         np.logical_not(legal, out=self.illegal)
         drivers = self.drivers
-        for i, action in enumerate(acts.tolist()):
+        for i, (action, ok) in enumerate(zip(acts.tolist(), legal.tolist(), strict=True)):
             driver = drivers[i]
-            if not legal[i]:
+            if not ok:
                 penalty = float(driver.illegal_penalty())
                 sign = 1.0 if driver.player == 0 else -1.0
                 self.rewards[i] = (-sign * penalty, sign * penalty)
