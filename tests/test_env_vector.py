@@ -34,7 +34,16 @@ def _single_decider(env: Any) -> tuple[int, np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize(("variant", "options"), CASES)
 def test_batched_games_are_the_aec_envs_episodes(variant: str, options: dict[str, Any]) -> None:
-    n, seed = 3, 40
+    _compare_with_aec_envs(variant, options, 4)
+
+
+def test_a_few_batched_games_are_the_aec_envs_episodes() -> None:
+    """Fewer than four games are encoded one by one: the same observations."""
+    _compare_with_aec_envs("long", {}, 2)
+
+
+def _compare_with_aec_envs(variant: str, options: dict[str, Any], n: int) -> None:
+    seed = 40
     steps = 600 if "match_length" in options else 160  # a match is several games
     vec = batched_env(variant, n, **options)
     singles = [raw_aec_env(variant, **options) for _ in range(n)]
@@ -95,7 +104,7 @@ def test_vector_env_equals_gymnasium_sync_vectorisation(
 ) -> None:
     import nardy.env  # noqa: F401  (registers the ids)
 
-    n, seed = 3, 11
+    n, seed = 4, 11
     env_id = {"long": "nardy/Long-v0", "backgammon": "nardy/Backgammon-v0"}[variant]
     ours = vector_env(variant, n, opponent="random", **options)
     theirs = gymnasium.make_vec(

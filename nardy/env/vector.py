@@ -35,6 +35,8 @@ from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv, Seat
 
 AGENTS = ("player_0", "player_1")
+_FEW = 4
+"""Below this many games, observations are encoded one by one (cheaper than one batch pass)."""
 
 
 class _Arrays:
@@ -62,7 +64,15 @@ class _Arrays:
             positions.append(position)
             contexts.append(context)
             counts[i] = driver.legal_count(colour)
-        encoding.encode_into(self.obs, positions, contexts if self.full else None)
+        if len(positions) < _FEW:
+            # A batch pass costs a dozen numpy calls whatever the batch size; for a few games
+            # the one-position encoder is cheaper (the same units).
+            for i, position in enumerate(positions):
+                self.obs[i] = encoding.encode(
+                    position, contexts[i] if self.full else None, encoder=self.config.encoder
+                )
+        else:
+            encoding.encode_into(self.obs, positions, contexts if self.full else None)
         np.less(self._actions, counts[:, None], out=self.mask.view(np.bool_))
 
 
