@@ -12,7 +12,9 @@ Random agents, as a reinforcement-learning user writes them:
   has one): every step reads the ``(N, 226)`` observations and the masks' legal counts and picks
   one legal action per game at once (``floor(u * count)``).
 * ``--gym``: also ``vector_env(variant, N, opponent="random")``, the Gymnasium ``VectorEnv``
-  (the agent's actions from the masks; the opponent is nardy's random bot).
+  (the agent's actions from the masks; the opponent is nardy's random bot), and beside it
+  ``gymnasium.make_vec`` of the registered id (``gym-sync``: Gymnasium's own loop over the
+  single envs), which plays the same games.
 
 Each measurement plays until N games have ended (so the games are spread over their lengths),
 then counts the games that end within ``--seconds`` of process CPU time. OpenSpiel is measured
@@ -59,10 +61,24 @@ def batched_games(variant: str, size: int, seed: int) -> Callable[[float], int]:
     return steps
 
 
-def gym_games(variant: str, size: int, seed: int) -> Callable[[float], int]:
+def gym_games(variant: str, size: int, seed: int, *, sync: bool = False) -> Callable[[float], int]:
     from nardy.env import vector_env
 
-    env = vector_env(variant, size, opponent="random", **_options(variant))
+    env: Any
+    if sync:  # Gymnasium's own vectorisation of the registered id, for comparison
+        import gymnasium
+
+        from nardy.env.registration import env_id
+
+        env = gymnasium.make_vec(
+            env_id(variant),
+            num_envs=size,
+            vectorization_mode="sync",
+            opponent="random",
+            **_options(variant),
+        )
+    else:
+        env = vector_env(variant, size, opponent="random", **_options(variant))
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
     state = {"obs": obs}
@@ -111,6 +127,7 @@ def main() -> None:
         ]
         if args.gym:
             kinds.append(("gym", gym_games))
+            kinds.append(("gym-sync", lambda v, n, seed: gym_games(v, n, seed, sync=True)))
         for kind, make in kinds:
             for size in args.sizes:
                 ours = rate(make(variant, size, 7), args.seconds)

@@ -154,6 +154,11 @@ class BatchedSelfPlay:
         obs, info = self._observe()
         return obs, self.rewards, self.terminated, info
 
+    def afterstates(self, i: int, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
+        """Game ``i``'s afterstates: every legal play's result encoded, row ``a`` for action
+        ``a``, from the decider's view (empty for a cube decision; :meth:`Driver.afterstates`)."""
+        return self.drivers[i].afterstates(encoder)
+
     def _settle(self, i: int, driver: Driver) -> None:
         """Pay finished games' points into ``rewards[i]``; a finished episode starts the next."""
         while True:
