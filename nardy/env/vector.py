@@ -133,7 +133,9 @@ class BatchedSelfPlay:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.num_envs} integers, not {acts!r}")
+            raise ValueError(
+                f"actions must be {self.num_envs} integers, not shape {acts.shape} of {acts.dtype}"
+            )
         legal = (acts >= 0) & (acts < self.arrays.counts)
         self.rewards[:] = 0.0
         self.terminated[:] = False
