@@ -11,7 +11,7 @@ won is printed.
     python examples/rl/vector_mc.py                    # about a minute: 2,000 games, 1,000 against random
     python examples/rl/vector_mc.py --short            # seconds: what CI runs
 
-Needs the ``rl`` extra (``pip install -e '.[rl]'``).
+Needs the ``rl`` extra (``pip install -e '.[rl]' --config-settings editable_mode=strict``).
 """
 
 from __future__ import annotations
