@@ -149,3 +149,36 @@ def test_vector_env_illegal_action_is_a_loss() -> None:
     assert obs["action_mask"][0].sum() == 0
     obs, rewards, terminated, _, info = env.step(np.zeros(2, dtype=np.int64))
     assert not terminated[0] and rewards[0] == 0.0 and obs["action_mask"][0].sum() > 0
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("backgammon", {"cube": True}),
+        ("long", {"match_length": 3}),
+        ("giul", {}),
+        ("fevga", {}),
+        ("trictrac", {}),
+    ],
+)
+def test_remembered_roll_contexts_equal_context_of(variant: str, options: dict[str, Any]) -> None:
+    """Driver.view answers roll decisions from a table: the same context as computing it."""
+    from nardy import encoding
+    from nardy.env.driver import Driver, EnvConfig, NumpyDice
+
+    config = EnvConfig.build(variant, options)
+    rng = np.random.default_rng(8)
+    driver = Driver(config, NumpyDice(np.random.default_rng(3)))
+    checked = 0
+    for _ in range(400):
+        if driver.over:
+            driver = Driver(config, NumpyDice(rng))
+        colour = driver.player
+        score = driver.score if colour == 0 else driver.score[::-1]
+        expected = encoding.context_of(
+            driver.game, match_length=driver.match_length, score=score, crawford=driver.crawford
+        )
+        assert driver.view(colour)[1] == expected
+        checked += 1
+        driver.step(int(rng.integers(driver.legal_count())))
+    assert checked == 400
