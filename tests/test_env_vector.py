@@ -182,3 +182,27 @@ def test_remembered_roll_contexts_equal_context_of(variant: str, options: dict[s
         checked += 1
         driver.step(int(rng.integers(driver.legal_count())))
     assert checked == 400
+
+
+def test_encode_into_equals_encode_row_by_row() -> None:
+    from nardy import encoding
+    from nardy.env.driver import Driver, EnvConfig, NumpyDice
+
+    config = EnvConfig.build("long", {})
+    rng = np.random.default_rng(1)
+    driver = Driver(config, NumpyDice(rng))
+    views = []
+    for _ in range(30):
+        views.append(driver.view(driver.player))
+        driver.step(int(rng.integers(driver.legal_count())))
+    positions = [position for position, _ in views]
+    contexts = [context for _, context in views]
+    out = np.full((30, encoding.FULL_SIZE), np.nan, dtype=np.float32)
+    encoding.encode_into(out, positions, contexts)
+    for row, (position, context) in zip(out, views, strict=True):
+        np.testing.assert_array_equal(row, encoding.encode(position, context))
+    board = np.empty((30, encoding.BOARD_SIZE), dtype=np.float32)
+    encoding.encode_into(board, positions)
+    np.testing.assert_array_equal(board, out[:, : encoding.BOARD_SIZE])
+    with pytest.raises(ValueError, match="rows"):
+        encoding.encode_into(out[:3], positions)
