@@ -2,6 +2,8 @@
 
 * :func:`aec_env` / :func:`raw_aec_env` — PettingZoo AEC, two agents;
 * :func:`gym_env` — Gymnasium, one agent against a fixed opponent;
+* :func:`batched_env` / :func:`vector_env` — many games in lockstep, numpy arrays (PettingZoo-style
+  batched self-play; a Gymnasium ``VectorEnv`` against a bot);
 * :func:`action_space_size` — the discrete action space of a variant (``nardy.env.spaces``);
 * Gymnasium ids ``nardy/Long-v0``, … one per variant, registered on import when Gymnasium is
   installed (``nardy.env.registration``).
@@ -19,8 +21,20 @@ if TYPE_CHECKING:
     from nardy.env.aec import NardyAECEnv, aec_env, raw_aec_env
     from nardy.env.gym import NardyGymEnv, gym_env
     from nardy.env.spaces import action_space_size
+    from nardy.env.vector import BatchedSelfPlay, NardyVectorEnv, batched_env, vector_env
 
-__all__ = ["NardyAECEnv", "NardyGymEnv", "action_space_size", "aec_env", "gym_env", "raw_aec_env"]
+__all__ = [
+    "BatchedSelfPlay",
+    "NardyAECEnv",
+    "NardyGymEnv",
+    "NardyVectorEnv",
+    "action_space_size",
+    "aec_env",
+    "batched_env",
+    "gym_env",
+    "raw_aec_env",
+    "vector_env",
+]
 
 _WHERE = {
     "NardyAECEnv": "nardy.env.aec",
@@ -29,6 +43,10 @@ _WHERE = {
     "NardyGymEnv": "nardy.env.gym",
     "gym_env": "nardy.env.gym",
     "action_space_size": "nardy.env.spaces",
+    "BatchedSelfPlay": "nardy.env.vector",
+    "NardyVectorEnv": "nardy.env.vector",
+    "batched_env": "nardy.env.vector",
+    "vector_env": "nardy.env.vector",
 }
 
 

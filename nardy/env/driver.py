@@ -14,6 +14,7 @@ decision and the answer to a double. Actions (docs/learning.md):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
 
 import numpy as np
@@ -41,6 +42,9 @@ _TAKE_ANSWERS: Final = ("take", "drop", "beaver")
 
 Mask = npt.NDArray[np.int8]
 
+_ROLL_CONTEXTS: dict[tuple[object, ...], encoding.Context] = {}
+"""Contexts of roll and re-roll decisions by what fixes them (:meth:`Driver._roll_context`)."""
+
 
 def play_order(plays: LegalPlays) -> list[int]:
     """The canonical action order of a play decision: ``play_order(plays)[action]`` is the index in
@@ -51,7 +55,7 @@ def play_order(plays: LegalPlays) -> list[int]:
     1…24, the two bars, the opponent's borne-off count) compared as a tuple. It depends on the
     position and the multiset of steps only — not on the order of the dice, nor on the order in
     which a move generator lists the plays (docs/encoding.md)."""
-    keys = [key for key, _ in plays.keyed()]
+    keys = list(map(itemgetter(0), plays.keyed()))
     return sorted(range(len(keys)), key=keys.__getitem__)
 
 
@@ -197,6 +201,19 @@ class Driver:
             mask[BEAVER] = int(decision.beaver_allowed)
         return mask
 
+    def legal_count(self, colour: int | None = None) -> int:
+        """How many actions are legal for ``colour`` (default: the decider): the legal actions are
+        always the first ones, so this is :meth:`mask`'s number of ones (a vector env builds its
+        masks from these counts in one numpy comparison)."""
+        decision = self.game.decision
+        if decision is None or (colour is not None and colour != decision.player):
+            return 0
+        if isinstance(decision, PlayDecision):
+            return len(decision.plays)
+        if isinstance(decision, DoubleDecision):
+            return 2
+        return 3 if decision.beaver_allowed else 2
+
     def view(self, colour: int) -> tuple[Position, encoding.Context]:
         """What ``colour`` observes: the decision's position and context when he decides, else the
         board from his view with the cube and match state."""
@@ -204,9 +221,11 @@ class Driver:
         decision = game.decision
         score = self.score if colour == 0 else (self.score[1], self.score[0])
         if decision is not None and decision.player == colour:
-            context = encoding.context_of(
-                game, match_length=self.match_length, score=score, crawford=self.crawford
-            )
+            context = self._roll_context(decision, score)
+            if context is None:
+                context = encoding.context_of(
+                    game, match_length=self.match_length, score=score, crawford=self.crawford
+                )
             return decision.position, context
         context = encoding.Context(
             cube=game.cube_settings.enabled,
@@ -221,6 +240,48 @@ class Driver:
             crawford=self.crawford,
         )
         return game.position_for(colour), context
+
+    def _roll_context(self, decision: object, score: tuple[int, int]) -> encoding.Context | None:
+        """:func:`encoding.context_of` of the commonest decision, remembered: the play of a roll or
+        re-roll that is not a first turn on a limited head. Its context is fixed by the segment's
+        kind and steps, the variant's rules, cube and match (nothing planned later), so contexts
+        repeat and a table answers (an observation's context was a tenth of a vector env's step).
+        None for every other decision (computed in full)."""
+        if not isinstance(decision, PlayDecision):
+            return None
+        segment = decision.segment
+        kind = segment.kind
+        if kind != "roll" and kind != "reroll":
+            return None
+        game = self.game
+        variant = game.variant
+        limit = game.rules.head.limit
+        if limit is not None and decision.position.points[23] == variant.checkers:
+            return None  # a first turn: the head allowance needs the generator
+        owner = game.cube.owner
+        relative = (
+            "centre" if owner is None else "mover" if owner == decision.player else "opponent"
+        )
+        key = (
+            kind,
+            segment.dice,
+            game.rules.turn.doubles,
+            limit,
+            game.cube_settings.enabled,
+            game.cube.value,
+            relative,
+            self.match_length,
+            score,
+            self.crawford,
+        )
+        context = _ROLL_CONTEXTS.get(key)
+        if context is None:
+            if len(_ROLL_CONTEXTS) >= 4096:
+                _ROLL_CONTEXTS.clear()
+            context = _ROLL_CONTEXTS[key] = encoding.context_of(
+                game, match_length=self.match_length, score=score, crawford=self.crawford
+            )
+        return context
 
     def observation(self, colour: int) -> npt.NDArray[np.float32]:
         """``colour``'s observation (:meth:`view`, encoded)."""

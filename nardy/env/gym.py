@@ -88,6 +88,14 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
+        self._begin()
+        # A game may end before the agent decides anything (forced plays only): the episode then
+        # starts terminated; its one observation is the final board.
+        return self._obs(), self._info()
+
+    def _begin(self) -> None:
+        """A new game from ``np_random`` (seat, opponent, dice), played to the agent's first
+        decision (what :meth:`reset` and a vector env's reset share)."""
         rng = self.np_random
         if self.seat == "random":
             self.colour = int(rng.integers(2))
@@ -101,26 +109,27 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self._abandoned = False
         self.opponent.start_game(self.config.variant, 1 - self.colour)
         self._opponent_moves()
-        # A game may end before the agent decides anything (forced plays only): the episode then
-        # starts terminated; its one observation is the final board.
-        return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        reward, illegal = self._act(action)
+        if illegal:
+            info = {**self._info(), "illegal_action": True}
+            return self._obs(), reward, True, False, info
+        return self._obs(), reward, self._driver().over, False, self._info()
+
+    def _act(self, action: int) -> tuple[float, bool]:
+        """The agent's action and the opponent's answers: (the agent's reward, whether the action
+        was illegal: the game is then abandoned as a loss; the kernel's game stays unscored)."""
         driver = self._driver()
         if driver.over or self._abandoned:
             raise RuntimeError("the episode is over; call reset()")
         action = int(action)
         if not driver.is_legal(action):
-            # The game is abandoned as a loss; the kernel's game itself stays unscored.
             self._abandoned = True
-            points = driver.illegal_penalty()
-            info = {**self._info(), "illegal_action": True}
-            return self._obs(), float(-points), True, False, info
+            return float(-driver.illegal_penalty()), True
         driver.step(action)
         self._opponent_moves()
-        reward = float(driver.take_points()[self.colour])
-        obs = self._obs()
-        return obs, reward, driver.over, False, self._info()
+        return float(driver.take_points()[self.colour]), False
 
     def render(self) -> Any:
         if self.render_mode is None:
