@@ -1073,33 +1073,18 @@ class Tally:
                 elo, elo_se = ratings.elo, ratings.se
             except ValueError:
                 pass
-        order = sorted(
-            names,
-            key=lambda n: (-(elo.get(n, -math.inf)), -net[n] / max(games[n], 1), names.index(n)),
-        )
-        bots: list[BotStanding] = []
-        previous: tuple[float, float] | None = None
-        rank = 0
-        for i, n in enumerate(order):
-            key = (round(elo.get(n, -math.inf), 6), round(net[n] / max(games[n], 1), 6))
-            if key != previous:
-                rank = i + 1
-                previous = key
-            bots.append(
-                BotStanding(
-                    rank=rank,
-                    bot=n,
-                    games=games[n],
-                    units=units[n],
-                    wins=wins[n],
-                    losses=losses[n],
-                    forfeits=forfeits[n],
-                    net_points=net[n],
-                    ppg=net[n] / games[n] if games[n] else None,
-                    elo=elo.get(n),
-                    elo_se=elo_se.get(n),
-                )
-            )
+        per = {
+            n: {
+                "games": games[n],
+                "units": units[n],
+                "wins": wins[n],
+                "losses": losses[n],
+                "forfeits": forfeits[n],
+                "net": net[n],
+            }
+            for n in names
+        }
+        bots = _ranked_bots(names, per, elo, elo_se)
         pairings: list[PairingStanding] = []
         for a, b in d.pairings():
             mine = [s for s in done if s.unit.a == a and s.unit.b == b]
@@ -1296,26 +1281,27 @@ def standings_from_aggregates(
     )
 
 
-def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> PoolStandings:
-    names = [b.name for b in d.bots]
-    per = {
-        n: dict(
-            zip(BOT_FIELDS, totals.bots.get((pool.label, n), [0] * len(BOT_FIELDS)), strict=True)
-        )
-        for n in names
-    }
-    elo, elo_se = ledger_ratings(totals.pairings, pool.label)
-    games = {n: per[n]["games"] for n in names}
-    net = {n: per[n]["net"] for n in names}
-    order = sorted(
-        names,
-        key=lambda n: (-(elo.get(n, -math.inf)), -net[n] / max(games[n], 1), names.index(n)),
-    )
+def _ranked_bots(
+    names: list[str],
+    per: Mapping[str, Mapping[str, int]],
+    elo: Mapping[str, float],
+    elo_se: Mapping[str, float],
+) -> list[BotStanding]:
+    """The standings' bot rows, best first: by Elo, then points per game, then declared order.
+
+    Bots tied on both (rounded) share a rank. ``per`` holds each bot's ``BOT_FIELDS`` counts.
+    Shared by the live standings and those rebuilt from the ledger's totals, so both rank alike.
+    """
+
+    def ppg_or_zero(n: str) -> float:
+        return per[n]["net"] / max(per[n]["games"], 1)
+
+    order = sorted(names, key=lambda n: (-(elo.get(n, -math.inf)), -ppg_or_zero(n), names.index(n)))
     bots: list[BotStanding] = []
     previous: tuple[float, float] | None = None
     rank = 0
     for i, n in enumerate(order):
-        key = (round(elo.get(n, -math.inf), 6), round(net[n] / max(games[n], 1), 6))
+        key = (round(elo.get(n, -math.inf), 6), round(ppg_or_zero(n), 6))
         if key != previous:
             rank = i + 1
             previous = key
@@ -1335,6 +1321,19 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
                 elo_se=elo_se.get(n),
             )
         )
+    return bots
+
+
+def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> PoolStandings:
+    names = [b.name for b in d.bots]
+    per = {
+        n: dict(
+            zip(BOT_FIELDS, totals.bots.get((pool.label, n), [0] * len(BOT_FIELDS)), strict=True)
+        )
+        for n in names
+    }
+    elo, elo_se = ledger_ratings(totals.pairings, pool.label)
+    bots = _ranked_bots(names, per, elo, elo_se)
     pairings: list[PairingStanding] = []
     for a, b in d.pairings():
         values = totals.pairings.get((pool.label, a, b), [0] * len(PAIRING_FIELDS))
