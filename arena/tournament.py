@@ -716,20 +716,10 @@ def row_from_record(record: Mapping[str, Any], task: GameTask) -> GameRow:
     result = record.get("result") or {}
     winner_name = result.get("winner")
     winner = None if winner_name is None else COLOURS.index(winner_name)
-    unit = task.unit
-    return GameRow(
-        tournament_id=task.tournament_id,
-        game_id=task.game_id,
-        unit_id=unit.unit_id,
-        pool=unit.pool,
-        a=unit.a,
-        b=unit.b,
-        round=unit.round,
-        leg=unit.leg,
-        game_no=task.game_no,
-        white=unit.white,
-        black=unit.black,
-        seed=task.seed,
+    return GameRow.of_unit(
+        task.tournament_id,
+        task.unit,
+        task.game_no,
         winner=winner,
         points=int(result.get("points") or 0) if winner is not None else 0,
         termination=str(result.get("termination") or "aborted"),
