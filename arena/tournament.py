@@ -1009,16 +1009,7 @@ class Tally:
     ) -> Standings:
         d = self.definition
         pools = tuple(self._pool_standings(p) for p in d.pools)
-        return Standings(
-            tournament_id=tournament_id,
-            name=d.name,
-            status=status,
-            detail=detail,
-            games_stored=self.games_stored,
-            units_done=sum(p.units_done for p in pools),
-            units_total=self.units_total,
-            pools=pools,
-        )
+        return _make_standings(d, pools, self.games_stored, tournament_id, status, detail)
 
     def _pool_standings(self, pool: PoolDef) -> PoolStandings:
         d = self.definition
@@ -1103,23 +1094,8 @@ class Tally:
                     se_independent=ps.independent.se,
                 )
             )
-        sprt = self.sprt.get(pool.label)
-        status = None
-        if sprt is not None:
-            status = SprtStatus(
-                sprt.status_line(), sprt.decision, sprt.decided_at, sprt.n, sprt.llr, sprt.bounds
-            )
-        return PoolStandings(
-            label=pool.label,
-            variant=pool.variant,
-            options=dict(pool.options),
-            match_length=pool.match_length,
-            units_done=len([s for s in states if s.done]),
-            units_total=len(d.pairings()) * d.games,
-            bots=tuple(bots),
-            pairings=tuple(pairings),
-            sprt=status,
-        )
+        units_done = len([s for s in states if s.done])
+        return _make_pool_standings(d, pool, units_done, bots, pairings, self.sprt.get(pool.label))
 
 
 def _new_sprt(d: TournamentDef, pool: PoolDef) -> Sprt:
@@ -1259,14 +1235,26 @@ def standings_from_aggregates(
     """The standings made of the ledger's totals (what :meth:`Tally.standings` makes of the
     same games)."""
     pools = tuple(_pool_from_totals(definition, pool, totals) for pool in definition.pools)
+    return _make_standings(definition, pools, totals.games, tournament_id, status, detail)
+
+
+def _make_standings(
+    d: TournamentDef,
+    pools: tuple[PoolStandings, ...],
+    games_stored: int,
+    tournament_id: str,
+    status: str,
+    detail: str,
+) -> Standings:
+    """The whole tournament's standings from its pools' (live tally and ledger alike)."""
     return Standings(
         tournament_id=tournament_id,
-        name=definition.name,
+        name=d.name,
         status=status,
         detail=detail,
-        games_stored=totals.games,
+        games_stored=games_stored,
         units_done=sum(p.units_done for p in pools),
-        units_total=definition.total_units,
+        units_total=d.total_units,
         pools=pools,
     )
 
@@ -1346,22 +1334,37 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
                 se_independent=independent.se,
             )
         )
-    status = None
+    sprt = None
     state = totals.sprt.get(pool.label)
     if d.sprt is not None:
         sprt = _new_sprt(d, pool)
         if state is not None:
             sprt.restore(state)
+    units_done = totals.pools.get(pool.label, [0, 0])[1]
+    return _make_pool_standings(d, pool, units_done, bots, pairings, sprt)
+
+
+def _make_pool_standings(
+    d: TournamentDef,
+    pool: PoolDef,
+    units_done: int,
+    bots: Sequence[BotStanding],
+    pairings: Sequence[PairingStanding],
+    sprt: Sprt | None,
+) -> PoolStandings:
+    """A pool's standings from its counts, ranked bots, pairings and SPRT (the live tally and the
+    ledger's totals both end here)."""
+    status = None
+    if sprt is not None:
         status = SprtStatus(
             sprt.status_line(), sprt.decision, sprt.decided_at, sprt.n, sprt.llr, sprt.bounds
         )
-    pool_totals = totals.pools.get(pool.label, [0, 0])
     return PoolStandings(
         label=pool.label,
         variant=pool.variant,
         options=dict(pool.options),
         match_length=pool.match_length,
-        units_done=pool_totals[1],
+        units_done=units_done,
         units_total=len(d.pairings()) * d.games,
         bots=tuple(bots),
         pairings=tuple(pairings),
