@@ -14,7 +14,7 @@ are shown as stored. See ``docs/spectator.md`` ("What a spectator sees").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nardy.arena.audit import REVEALED_STATUSES
 from nardy.arena.ledger import Aggregates, count, round_size
@@ -89,15 +89,10 @@ def public_view(
     )
     if snapshot.sealed:
         totals.subtract(count(definition, snapshot.sealed_games))
-    public_row = TournamentRow(
-        tournament_id=row.tournament_id,
-        name=row.name,
-        definition=row.definition,
-        status=row.status,
-        detail=row.detail,
-        games_total=row.games_total,
+    # The stored row, but counting and dated by the public games only.
+    public_row = replace(
+        row,
         games_stored=totals.games,
-        created=row.created,
         updated=(snapshot.last_public_finished or row.created) if snapshot.sealed else row.updated,
     )
     return PublicView(public_row, snapshot.sealed, totals, consistent)

@@ -4,7 +4,6 @@ standard errors) over a tournament's stored games, by :mod:`nardy.analysis` at 0
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from rich.table import Table
 
 from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import GameInput, RecordError, from_arena_record
+from nardy.analysis.report import results_table
 from nardy.analysis.stats import BotResult, bot_results, searchers_for
 from nardy.arena.storage import StorageError, open_store
 
@@ -84,41 +84,8 @@ def analysed_standings(
     ]
 
 
-def _pm(value: float, se: float) -> str:
-    if math.isnan(value):
-        return "–"
-    return f"{value:+.3f}" if math.isnan(se) else f"{value:+.3f} ± {se:.3f}"
-
-
 def analysis_table(pool: PoolAnalysis, evaluator: str) -> Table:
     """A table of the bots, lowest error rate first."""
-    results = pool.bots
-    table = Table(
-        title=f"{pool.variant}: analysis ({evaluator}, 0-ply, {pool.games} games; ± standard "
-        "errors)",
-        title_justify="left",
-    )
-    for name, justify in (
-        ("bot", "left"),
-        ("games", "right"),
-        ("decisions", "right"),
-        ("error rate", "right"),
-        ("PR", "right"),
-        ("points/game", "right"),
-        ("luck/game", "right"),
-        ("luck-adjusted/game", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for name, result in sorted(results.items(), key=lambda item: item[1].stats.error_rate):
-        stats = result.stats
-        table.add_row(
-            name,
-            str(stats.games),
-            str(stats.decisions),
-            f"{stats.error_rate:.4f}",
-            f"{stats.pr:.1f}",
-            _pm(result.points_per_game, result.points_se),
-            f"{result.luck_per_game:+.3f}",
-            _pm(result.adjusted_per_game, result.adjusted_se),
-        )
-    return table
+    ranked = dict(sorted(pool.bots.items(), key=lambda item: item[1].stats.error_rate))
+    title = f"{pool.variant}: analysis ({evaluator}, 0-ply, {pool.games} games; ± standard errors)"
+    return results_table(ranked, title)

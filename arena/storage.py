@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, Ledger, UnitState
-from nardy.arena.schedule import DefinitionError, TournamentDef
+from nardy.arena.schedule import DefinitionError, ScheduledUnit, TournamentDef
 from nardy.core.errors import NardyError
 
 if TYPE_CHECKING:
@@ -125,6 +125,41 @@ class GameRow:
     termination: str
     finished: float
     record: dict[str, Any] | None = None
+
+    @classmethod
+    def of_unit(
+        cls,
+        tournament_id: str,
+        unit: ScheduledUnit,
+        game_no: int,
+        *,
+        winner: int | None,
+        points: int,
+        termination: str,
+        finished: float,
+        record: dict[str, Any] | None = None,
+    ) -> GameRow:
+        """The row of game ``game_no`` of ``unit``: its ids, bots, seats and dice seed are the
+        schedule's, the rest is the game's result."""
+        return cls(
+            tournament_id=tournament_id,
+            game_id=unit.game_id(game_no),
+            unit_id=unit.unit_id,
+            pool=unit.pool,
+            a=unit.a,
+            b=unit.b,
+            round=unit.round,
+            leg=unit.leg,
+            game_no=game_no,
+            white=unit.white,
+            black=unit.black,
+            seed=unit.game_seed(game_no),
+            winner=winner,
+            points=points,
+            termination=termination,
+            finished=finished,
+            record=record,
+        )
 
     @property
     def a_points(self) -> int:

@@ -711,20 +711,10 @@ def row_from_record(record: Mapping[str, Any], task: GameTask) -> GameRow:
     result = record.get("result") or {}
     winner_name = result.get("winner")
     winner = None if winner_name is None else COLOURS.index(winner_name)
-    unit = task.unit
-    return GameRow(
-        tournament_id=task.tournament_id,
-        game_id=task.game_id,
-        unit_id=unit.unit_id,
-        pool=unit.pool,
-        a=unit.a,
-        b=unit.b,
-        round=unit.round,
-        leg=unit.leg,
-        game_no=task.game_no,
-        white=unit.white,
-        black=unit.black,
-        seed=task.seed,
+    return GameRow.of_unit(
+        task.tournament_id,
+        task.unit,
+        task.game_no,
         winner=winner,
         points=int(result.get("points") or 0) if winner is not None else 0,
         termination=str(result.get("termination") or "aborted"),
@@ -1017,16 +1007,7 @@ class Tally:
     ) -> Standings:
         d = self.definition
         pools = tuple(self._pool_standings(p) for p in d.pools)
-        return Standings(
-            tournament_id=tournament_id,
-            name=d.name,
-            status=status,
-            detail=detail,
-            games_stored=self.games_stored,
-            units_done=sum(p.units_done for p in pools),
-            units_total=self.units_total,
-            pools=pools,
-        )
+        return _make_standings(d, pools, self.games_stored, tournament_id, status, detail)
 
     def _pool_standings(self, pool: PoolDef) -> PoolStandings:
         d = self.definition
@@ -1071,33 +1052,18 @@ class Tally:
                 elo, elo_se = ratings.elo, ratings.se
             except ValueError:
                 pass
-        order = sorted(
-            names,
-            key=lambda n: (-(elo.get(n, -math.inf)), -net[n] / max(games[n], 1), names.index(n)),
-        )
-        bots: list[BotStanding] = []
-        previous: tuple[float, float] | None = None
-        rank = 0
-        for i, n in enumerate(order):
-            key = (round(elo.get(n, -math.inf), 6), round(net[n] / max(games[n], 1), 6))
-            if key != previous:
-                rank = i + 1
-                previous = key
-            bots.append(
-                BotStanding(
-                    rank=rank,
-                    bot=n,
-                    games=games[n],
-                    units=units[n],
-                    wins=wins[n],
-                    losses=losses[n],
-                    forfeits=forfeits[n],
-                    net_points=net[n],
-                    ppg=net[n] / games[n] if games[n] else None,
-                    elo=elo.get(n),
-                    elo_se=elo_se.get(n),
-                )
-            )
+        per = {
+            n: {
+                "games": games[n],
+                "units": units[n],
+                "wins": wins[n],
+                "losses": losses[n],
+                "forfeits": forfeits[n],
+                "net": net[n],
+            }
+            for n in names
+        }
+        bots = _ranked_bots(names, per, elo, elo_se)
         pairings: list[PairingStanding] = []
         for a, b in d.pairings():
             mine = [s for s in done if s.unit.a == a and s.unit.b == b]
@@ -1126,23 +1092,8 @@ class Tally:
                     se_independent=ps.independent.se,
                 )
             )
-        sprt = self.sprt.get(pool.label)
-        status = None
-        if sprt is not None:
-            status = SprtStatus(
-                sprt.status_line(), sprt.decision, sprt.decided_at, sprt.n, sprt.llr, sprt.bounds
-            )
-        return PoolStandings(
-            label=pool.label,
-            variant=pool.variant,
-            options=dict(pool.options),
-            match_length=pool.match_length,
-            units_done=len([s for s in states if s.done]),
-            units_total=len(d.pairings()) * d.games,
-            bots=tuple(bots),
-            pairings=tuple(pairings),
-            sprt=status,
-        )
+        units_done = len([s for s in states if s.done])
+        return _make_pool_standings(d, pool, units_done, bots, pairings, self.sprt.get(pool.label))
 
 
 def _new_sprt(d: TournamentDef, pool: PoolDef) -> Sprt:
@@ -1282,38 +1233,51 @@ def standings_from_aggregates(
     """The standings made of the ledger's totals (what :meth:`Tally.standings` makes of the
     same games)."""
     pools = tuple(_pool_from_totals(definition, pool, totals) for pool in definition.pools)
+    return _make_standings(definition, pools, totals.games, tournament_id, status, detail)
+
+
+def _make_standings(
+    d: TournamentDef,
+    pools: tuple[PoolStandings, ...],
+    games_stored: int,
+    tournament_id: str,
+    status: str,
+    detail: str,
+) -> Standings:
+    """The whole tournament's standings from its pools' (live tally and ledger alike)."""
     return Standings(
         tournament_id=tournament_id,
-        name=definition.name,
+        name=d.name,
         status=status,
         detail=detail,
-        games_stored=totals.games,
+        games_stored=games_stored,
         units_done=sum(p.units_done for p in pools),
-        units_total=definition.total_units,
+        units_total=d.total_units,
         pools=pools,
     )
 
 
-def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> PoolStandings:
-    names = [b.name for b in d.bots]
-    per = {
-        n: dict(
-            zip(BOT_FIELDS, totals.bots.get((pool.label, n), [0] * len(BOT_FIELDS)), strict=True)
-        )
-        for n in names
-    }
-    elo, elo_se = ledger_ratings(totals.pairings, pool.label)
-    games = {n: per[n]["games"] for n in names}
-    net = {n: per[n]["net"] for n in names}
-    order = sorted(
-        names,
-        key=lambda n: (-(elo.get(n, -math.inf)), -net[n] / max(games[n], 1), names.index(n)),
-    )
+def _ranked_bots(
+    names: list[str],
+    per: Mapping[str, Mapping[str, int]],
+    elo: Mapping[str, float],
+    elo_se: Mapping[str, float],
+) -> list[BotStanding]:
+    """The standings' bot rows, best first: by Elo, then points per game, then declared order.
+
+    Bots tied on both (rounded) share a rank. ``per`` holds each bot's ``BOT_FIELDS`` counts.
+    Shared by the live standings and those rebuilt from the ledger's totals, so both rank alike.
+    """
+
+    def ppg_or_zero(n: str) -> float:
+        return per[n]["net"] / max(per[n]["games"], 1)
+
+    order = sorted(names, key=lambda n: (-(elo.get(n, -math.inf)), -ppg_or_zero(n), names.index(n)))
     bots: list[BotStanding] = []
     previous: tuple[float, float] | None = None
     rank = 0
     for i, n in enumerate(order):
-        key = (round(elo.get(n, -math.inf), 6), round(net[n] / max(games[n], 1), 6))
+        key = (round(elo.get(n, -math.inf), 6), round(ppg_or_zero(n), 6))
         if key != previous:
             rank = i + 1
             previous = key
@@ -1333,6 +1297,19 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
                 elo_se=elo_se.get(n),
             )
         )
+    return bots
+
+
+def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> PoolStandings:
+    names = [b.name for b in d.bots]
+    per = {
+        n: dict(
+            zip(BOT_FIELDS, totals.bots.get((pool.label, n), [0] * len(BOT_FIELDS)), strict=True)
+        )
+        for n in names
+    }
+    elo, elo_se = ledger_ratings(totals.pairings, pool.label)
+    bots = _ranked_bots(names, per, elo, elo_se)
     pairings: list[PairingStanding] = []
     for a, b in d.pairings():
         values = totals.pairings.get((pool.label, a, b), [0] * len(PAIRING_FIELDS))
@@ -1355,22 +1332,37 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
                 se_independent=independent.se,
             )
         )
-    status = None
+    sprt = None
     state = totals.sprt.get(pool.label)
     if d.sprt is not None:
         sprt = _new_sprt(d, pool)
         if state is not None:
             sprt.restore(state)
+    units_done = totals.pools.get(pool.label, [0, 0])[1]
+    return _make_pool_standings(d, pool, units_done, bots, pairings, sprt)
+
+
+def _make_pool_standings(
+    d: TournamentDef,
+    pool: PoolDef,
+    units_done: int,
+    bots: Sequence[BotStanding],
+    pairings: Sequence[PairingStanding],
+    sprt: Sprt | None,
+) -> PoolStandings:
+    """A pool's standings from its counts, ranked bots, pairings and SPRT (the live tally and the
+    ledger's totals both end here)."""
+    status = None
+    if sprt is not None:
         status = SprtStatus(
             sprt.status_line(), sprt.decision, sprt.decided_at, sprt.n, sprt.llr, sprt.bounds
         )
-    pool_totals = totals.pools.get(pool.label, [0, 0])
     return PoolStandings(
         label=pool.label,
         variant=pool.variant,
         options=dict(pool.options),
         match_length=pool.match_length,
-        units_done=pool_totals[1],
+        units_done=units_done,
         units_total=len(d.pairings()) * d.games,
         bots=tuple(bots),
         pairings=tuple(pairings),

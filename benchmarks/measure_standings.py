@@ -74,19 +74,10 @@ def _sample_record() -> dict[str, Any]:
 def _row(d: TournamentDef, unit: Any, rnd: random.Random, finished: float) -> GameRow:
     winner = rnd.choice([0, 1])
     points = rnd.choice([1, 1, 1, 2, 2, 3])
-    return GameRow(
-        tournament_id=d.tournament_id,
-        game_id=unit.game_id(),
-        unit_id=unit.unit_id,
-        pool=unit.pool,
-        a=unit.a,
-        b=unit.b,
-        round=unit.round,
-        leg=unit.leg,
-        game_no=1,
-        white=unit.white,
-        black=unit.black,
-        seed=unit.seed,
+    return GameRow.of_unit(
+        d.tournament_id,
+        unit,
+        1,
         winner=winner,
         points=points,
         termination=rnd.choice(["borne_off", "borne_off", "borne_off", "double_dropped"]),

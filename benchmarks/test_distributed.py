@@ -184,19 +184,10 @@ def test_standings(games, benchmark) -> None:
     tally = Tally(d)
     for i, unit in enumerate(iter_schedule(d)):
         tally.add(
-            GameRow(
-                tournament_id=d.tournament_id,
-                game_id=unit.game_id(),
-                unit_id=unit.unit_id,
-                pool=unit.pool,
-                a=unit.a,
-                b=unit.b,
-                round=unit.round,
-                leg=unit.leg,
-                game_no=1,
-                white=unit.white,
-                black=unit.black,
-                seed=unit.seed,
+            GameRow.of_unit(
+                d.tournament_id,
+                unit,
+                1,
                 winner=(i * 7919) % 3 % 2,
                 points=1 + i % 3,
                 termination="borne_off",

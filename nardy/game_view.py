@@ -83,6 +83,14 @@ class DecisionStep:
     offered: int | None = None
     """A take decision: the cube value the player is offered (2 × cube, 4 × after a beaver)."""
 
+    def board_cube(self) -> tuple[int, CubeOwner]:
+        """The cube as the board draws it: its value, and its owner from the decider's side."""
+        value, colour = self.cube
+        owner: CubeOwner = (
+            None if colour is None else "mover" if colour == self.player else "opponent"
+        )
+        return value, owner
+
     def svg(
         self,
         variant: Variant,
@@ -95,10 +103,7 @@ class DecisionStep:
         his play, written in his coordinates, reads on it: GNU Backgammon's rule), with the
         chosen play as arrows, the dice, a cube on offer, both pip counts and the match score."""
         flipped = self.player == "Black"
-        value, owner_colour = self.cube
-        owner: CubeOwner = (
-            None if owner_colour is None else "mover" if owner_colour == self.player else "opponent"
-        )
+        score, match_length, crawford = (match or MatchSetup()).board_score()
         return board(
             self.position,
             variant,
@@ -107,14 +112,14 @@ class DecisionStep:
             numbering="mover",
             last_play=self.steps or None,
             dice=self.dice,
-            cube=(value, owner) if variant.rules.cube.available else None,
+            cube=self.board_cube() if variant.rules.cube.available else None,
             offered=self.offered,
             size=size,
             pips=True,
             names=names,
-            score=None if match is None or not match.length else match.score,
-            match_length=0 if match is None else match.length,
-            crawford=match is not None and match.crawford,
+            score=score,
+            match_length=match_length,
+            crawford=crawford,
         )
 
 
@@ -142,6 +147,11 @@ class MatchSetup:
             )
         except (TypeError, ValueError, IndexError):
             return cls()
+
+    def board_score(self) -> tuple[tuple[int, int] | None, int, bool]:
+        """``score``, ``match_length`` and ``crawford`` as :func:`nardy.svg.board` takes them (no
+        score in money play)."""
+        return (self.score if self.length else None), self.length, self.crawford
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from nardy.core.notation import BAR, OFF, Step, parse_steps
 from nardy.core.position import Geometry, Position, opposite_point
 from nardy.core.variant import Variant
 
-__all__ = ["COLOURS", "Colour", "CubeOwner", "Numbering", "SvgBoard", "board"]
+__all__ = ["COLOURS", "Colour", "CubeOwner", "Numbering", "SvgBoard", "board", "svg_number"]
 
 Colour = Literal["white", "black"]
 CubeOwner = Literal["mover", "opponent"] | None
@@ -127,7 +127,8 @@ class SvgBoard(str):
         return str(self)
 
 
-def _num(value: float) -> str:
+def svg_number(value: float) -> str:
+    """A coordinate as SVG text: one decimal at most, no trailing zero (``12``, ``12.5``)."""
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
@@ -139,7 +140,7 @@ def _el(parent: ET.Element, tag: str, **attrs: object) -> ET.Element:
         if value is None:
             continue
         name = key.rstrip("_").replace("_", "-")
-        out[name] = _num(value) if isinstance(value, float) else str(value)
+        out[name] = svg_number(value) if isinstance(value, float) else str(value)
     return ET.SubElement(parent, tag, out)
 
 
@@ -233,7 +234,7 @@ def board(
         {
             "xmlns": "http://www.w3.org/2000/svg",
             "version": "1.1",
-            "viewBox": f"0 0 {_num(width)} {_num(height)}",
+            "viewBox": f"0 0 {svg_number(width)} {svg_number(height)}",
             "class": f"nardy-board {name}".rstrip(),
             "data-position": position.id(),
             "data-variant": name,
@@ -243,7 +244,7 @@ def board(
     )
     if size is not None:
         root.set("width", str(size))
-        root.set("height", _num(size * height / width))
+        root.set("height", svg_number(size * height / width))
     to_move = "to move" if dice is None else "to play"
     root.set("role", "img")
     root.set("aria-label", f"{name or 'nardy'} board, {mover.title()} {to_move}")
@@ -348,8 +349,8 @@ def board(
             "polygon",
             class_=" ".join(classes),
             data_point=printed(point),
-            points=f"{_num(cx - _PW / 2 + 1)},{_num(base)} {_num(cx + _PW / 2 - 1)},{_num(base)} "
-            f"{_num(cx)},{_num(tip)}",
+            points=f"{svg_number(cx - _PW / 2 + 1)},{svg_number(base)} {svg_number(cx + _PW / 2 - 1)},{svg_number(base)} "
+            f"{svg_number(cx)},{svg_number(tip)}",
             fill=fill,
             stroke=palette["highlight"] if point in sources | targets else None,
             stroke_width=3 if point in sources | targets else None,
@@ -468,30 +469,20 @@ def _defs(root: ET.Element, palette: Mapping[str, str]) -> None:
         gradient = _el(defs, "radialGradient", id=f"nardy-{colour}", cx="35%", cy="30%", r="75%")
         _el(gradient, "stop", offset="0%", stop_color=light)
         _el(gradient, "stop", offset="100%", stop_color=palette[colour])
-    marker = _el(
-        defs,
-        "marker",
-        id="nardy-arrowhead",
-        viewBox="0 0 10 10",
-        refX=5,
-        refY=5,
-        markerWidth=3.2,
-        markerHeight=3.2,
-        orient="auto-start-reverse",
-    )
-    _el(marker, "path", d="M 0 0 L 10 5 L 0 10 z", fill=palette["arrow"])
-    marker = _el(
-        defs,
-        "marker",
-        id="nardy-arrowhead-best",
-        viewBox="0 0 10 10",
-        refX=5,
-        refY=5,
-        markerWidth=3.2,
-        markerHeight=3.2,
-        orient="auto-start-reverse",
-    )
-    _el(marker, "path", d="M 0 0 L 10 5 L 0 10 z", fill=palette["best"])
+    # One arrowhead per arrow colour: a move's ("arrow") and the best move's ("best").
+    for marker_id, fill in (("nardy-arrowhead", "arrow"), ("nardy-arrowhead-best", "best")):
+        marker = _el(
+            defs,
+            "marker",
+            id=marker_id,
+            viewBox="0 0 10 10",
+            refX=5,
+            refY=5,
+            markerWidth=3.2,
+            markerHeight=3.2,
+            orient="auto-start-reverse",
+        )
+        _el(marker, "path", d="M 0 0 L 10 5 L 0 10 z", fill=palette[fill])
 
 
 def _checker(
@@ -771,7 +762,7 @@ def _arrows(
             "path",
             class_="arrow best" if best else "arrow",
             data_step=f"{step.src}/{step.dst}",
-            d=f"M {_num(x1)} {_num(y1)} Q {_num(qx)} {_num(qy)} {_num(ex)} {_num(ey)}",
+            d=f"M {svg_number(x1)} {svg_number(y1)} Q {svg_number(qx)} {svg_number(qy)} {svg_number(ex)} {svg_number(ey)}",
             fill="none",
             stroke=palette["best" if best else "arrow"],
             stroke_width=6,

@@ -346,6 +346,11 @@ def test_analyze_mat_and_arena_records(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["analyze", str(path), "--evaluator", "heuristic", "-q"])
     assert result.exit_code == 0, result.output
     assert "alpha" in result.output and "beta" in result.output
+    # The table of `nardy arena standings --analysis` (nardy.analysis.report), the same columns.
+    wide = runner.invoke(
+        cli, ["analyze", str(path), "--evaluator", "heuristic", "-q"], env={"COLUMNS": "200"}
+    )
+    assert "luck-adjusted/game" in wide.output and "??/?/?!" in wide.output
     # The same game stored in a tournament database.
     from nardy.arena.storage import GameRow, open_store
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +73,6 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
             f"(PR {player.pr:.1f}), luck {player.luck:+.3f}, result {player.points:+.0f}, "
             f"luck-adjusted {player.adjusted:+.3f}"
         )
-
-
-def _fmt(value: float, se: float) -> str:
-    return f"{value:+.3f}" if math.isnan(se) else f"{value:+.3f} ± {se:.3f}"
 
 
 @click.command("analyze")
@@ -203,28 +198,8 @@ def analyze_command(
     if show != "none":
         for analysis in analyses:
             _print_game(analysis, show)
-    from rich.table import Table
+    from nardy.analysis.report import results_table
 
-    table = Table(
-        title=f"{len(analyses)} games, {ply}-ply ({evaluator}), luck at {luck_ply}-ply",
-        title_justify="left",
-    )
-    for column in ("Bot", "Games", "Decisions", "Error rate", "PR", "??/?/?!", "Luck/game"):
-        table.add_column(column, justify="left" if column == "Bot" else "right")
-    table.add_column("Points/game ± SE", justify="right")
-    table.add_column("Luck-adjusted ± SE", justify="right")
-    for name, result in results.items():
-        stats = result.stats
-        marks = stats.marks
-        table.add_row(
-            name,
-            str(stats.games),
-            str(stats.decisions),
-            f"{stats.error_rate:.4f}",
-            f"{stats.pr:.1f}",
-            f"{marks['blunder']}/{marks['error']}/{marks['doubtful']}",
-            f"{result.luck_per_game:+.3f}",
-            _fmt(result.points_per_game, result.points_se),
-            _fmt(result.adjusted_per_game, result.adjusted_se),
-        )
+    title = f"{len(analyses)} games, {ply}-ply ({evaluator}), luck at {luck_ply}-ply; ± SE"
+    table = results_table(results, title)
     Console().print(table)

@@ -244,11 +244,8 @@ def analysis_board(
     cube: tuple[int, CubeOwner] | None = None
     offered = None
     if step is not None and variant.rules.cube.available:
-        value, owner_colour = step.cube
-        owner: CubeOwner = (
-            None if owner_colour is None else "mover" if owner_colour == step.player else "opponent"
-        )
-        cube, offered = (value, owner), step.offered
+        cube, offered = step.board_cube(), step.offered
+    score, match_length, crawford = (match or MatchSetup()).board_score()
     return board(
         position,
         variant,
@@ -262,9 +259,9 @@ def analysis_board(
         offered=offered,
         pips=True,
         names=names,
-        score=None if match is None or not match.length else match.score,
-        match_length=0 if match is None else match.length,
-        crawford=match is not None and match.crawford,
+        score=score,
+        match_length=match_length,
+        crawford=crawford,
     )
 
 

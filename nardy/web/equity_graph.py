@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from nardy.analysis.game import DecisionAnalysis
 from nardy.core.game import COLOURS
+from nardy.svg import svg_number
 
 __all__ = ["SYMBOLS", "equity_graph", "white_equity"]
 
@@ -31,10 +32,6 @@ _EQ_H = 170
 _GAP = 26
 _LUCK_H = 56
 _BOTTOM = 22
-
-
-def _f(x: float) -> str:
-    return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
 def _el(parent: ET.Element, tag: str, **attrs: object) -> ET.Element:
@@ -91,21 +88,21 @@ def equity_graph(
             class_="grid zero" if value == 0 else "grid",
             x1=_LEFT,
             x2=_W - _RIGHT,
-            y1=_f(y(value)),
-            y2=_f(y(value)),
+            y1=svg_number(y(value)),
+            y2=svg_number(y(value)),
         )
-        label = _el(root, "text", class_="tick", x=_LEFT - 5, y=_f(y(value) + 4))
+        label = _el(root, "text", class_="tick", x=_LEFT - 5, y=svg_number(y(value) + 4))
         label.text = f"{value:+g}" if value else "0"
     if n:
-        curve = " ".join(f"{_f(x(i))},{_f(y(e))}" for i, e in enumerate(equities))
-        area = f"{_f(x(0))},{_f(zero)} {curve} {_f(x(n - 1))},{_f(zero)}"
+        curve = " ".join(f"{svg_number(x(i))},{svg_number(y(e))}" for i, e in enumerate(equities))
+        area = f"{svg_number(x(0))},{svg_number(zero)} {curve} {svg_number(x(n - 1))},{svg_number(zero)}"
         defs = _el(root, "defs")
         for side, (y0, h) in {
             "white": (_TOP, zero - _TOP),
             "black": (zero, _TOP + _EQ_H - zero),
         }.items():
             clip = _el(defs, "clipPath", id=f"equity-{side}")
-            _el(clip, "rect", x=_LEFT, y=_f(y0), width=inner, height=_f(h))
+            _el(clip, "rect", x=_LEFT, y=svg_number(y0), width=inner, height=svg_number(h))
             _el(
                 root,
                 "polygon",
@@ -123,7 +120,15 @@ def equity_graph(
     middle = _TOP + _EQ_H + _GAP + _LUCK_H / 2
     luck_label = _el(root, "text", class_="band", x=_LEFT + 6, y=_TOP + _EQ_H + _GAP - 6)
     luck_label.text = f"luck of each roll (White's up, Black's down; ±{luck_scale:g})"
-    _el(root, "line", class_="grid zero", x1=_LEFT, x2=_W - _RIGHT, y1=_f(middle), y2=_f(middle))
+    _el(
+        root,
+        "line",
+        class_="grid zero",
+        x1=_LEFT,
+        x2=_W - _RIGHT,
+        y1=svg_number(middle),
+        y2=svg_number(middle),
+    )
     bar_width = max(1.0, min(10.0, inner / max(n, 1) * 0.7))
     for index, decision in enumerate(decisions):
         if decision.luck is None:
@@ -136,10 +141,10 @@ def equity_graph(
             class_=f"luck {COLOURS[decision.player].lower()}",
             data_decision=decision.number,
             data_luck=f"{decision.luck:.4f}",
-            x=_f(x(index) - bar_width / 2),
-            y=_f(middle - h if luck > 0 else middle),
-            width=_f(bar_width),
-            height=_f(max(h, 0.5)),
+            x=svg_number(x(index) - bar_width / 2),
+            y=svg_number(middle - h if luck > 0 else middle),
+            width=svg_number(bar_width),
+            height=svg_number(max(h, 0.5)),
         )
         _el(rect, "title").text = (
             f"{decision.number}. {COLOURS[decision.player]} rolls "
@@ -148,7 +153,7 @@ def equity_graph(
 
     # The cursor, then the dots (on top, each a link).
     if current is not None and 1 <= current <= n:
-        cx = _f(x(current - 1))
+        cx = svg_number(x(current - 1))
         _el(root, "line", class_="cursor", x1=cx, x2=cx, y1=_TOP, y2=_TOP + _EQ_H + _GAP + _LUCK_H)
     for index, (decision, equity) in enumerate(zip(decisions, equities, strict=True)):
         parent = root
@@ -165,8 +170,8 @@ def equity_graph(
             data_decision=decision.number,
             data_mark=marked or "none",
             data_equity=f"{equity:.4f}",
-            cx=_f(x(index)),
-            cy=_f(y(equity)),
+            cx=svg_number(x(index)),
+            cy=svg_number(y(equity)),
             r=5.5 if marked else 3,
         )
         what = decision.played or "(no move)"

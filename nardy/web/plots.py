@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
 from nardy.arena.tournament import PoolStandings
+from nardy.svg import svg_number
 
 __all__ = ["elo_plot"]
 
@@ -15,10 +16,6 @@ _LEFT = 150
 _WIDTH = 620
 _RIGHT = 30
 _Z95 = 1.96
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
 def elo_plot(pool: PoolStandings, names: Mapping[str, str] | None = None) -> str:
@@ -57,10 +54,10 @@ def elo_plot(pool: PoolStandings, names: Mapping[str, str] | None = None) -> str
         root,
         "line",
         {
-            "x1": _fmt(_LEFT),
-            "x2": _fmt(_WIDTH - _RIGHT),
-            "y1": _fmt(axis_y),
-            "y2": _fmt(axis_y),
+            "x1": svg_number(_LEFT),
+            "x2": svg_number(_WIDTH - _RIGHT),
+            "y1": svg_number(axis_y),
+            "y2": svg_number(axis_y),
             "class": "axis",
         },
     )
@@ -70,22 +67,22 @@ def elo_plot(pool: PoolStandings, names: Mapping[str, str] | None = None) -> str
             root,
             "line",
             {
-                "x1": _fmt(tx),
-                "x2": _fmt(tx),
+                "x1": svg_number(tx),
+                "x2": svg_number(tx),
                 "y1": "10",
-                "y2": _fmt(axis_y + 4),
+                "y2": svg_number(axis_y + 4),
                 "class": "grid zero" if tick == 0 else "grid",
             },
         )
         label = ET.SubElement(
-            root, "text", {"x": _fmt(tx), "y": _fmt(axis_y + 17), "class": "tick"}
+            root, "text", {"x": svg_number(tx), "y": svg_number(axis_y + 17), "class": "tick"}
         )
         label.text = f"{tick:+d}" if tick else "0"
         tick += step
     for row, bot in enumerate(pool.bots):
         y = 24 + row * _ROW
         name = ET.SubElement(
-            root, "text", {"x": _fmt(_LEFT - 10), "y": _fmt(y + 5), "class": "name"}
+            root, "text", {"x": svg_number(_LEFT - 10), "y": svg_number(y + 5), "class": "name"}
         )
         name.text = (names or {}).get(bot.bot, bot.bot)
         if bot.elo is None or not math.isfinite(bot.elo):
@@ -97,10 +94,10 @@ def elo_plot(pool: PoolStandings, names: Mapping[str, str] | None = None) -> str
                 group,
                 "line",
                 {
-                    "x1": _fmt(x(low)),
-                    "x2": _fmt(x(high)),
-                    "y1": _fmt(y),
-                    "y2": _fmt(y),
+                    "x1": svg_number(x(low)),
+                    "x2": svg_number(x(high)),
+                    "y1": svg_number(y),
+                    "y2": svg_number(y),
                     "class": "interval",
                 },
             )
@@ -109,14 +106,16 @@ def elo_plot(pool: PoolStandings, names: Mapping[str, str] | None = None) -> str
                     group,
                     "line",
                     {
-                        "x1": _fmt(x(end)),
-                        "x2": _fmt(x(end)),
-                        "y1": _fmt(y - 6),
-                        "y2": _fmt(y + 6),
+                        "x1": svg_number(x(end)),
+                        "x2": svg_number(x(end)),
+                        "y1": svg_number(y - 6),
+                        "y2": svg_number(y + 6),
                         "class": "interval",
                     },
                 )
         ET.SubElement(
-            group, "circle", {"cx": _fmt(x(bot.elo)), "cy": _fmt(y), "r": "5", "class": "elo"}
+            group,
+            "circle",
+            {"cx": svg_number(x(bot.elo)), "cy": svg_number(y), "r": "5", "class": "elo"},
         )
     return ET.tostring(root, encoding="unicode")

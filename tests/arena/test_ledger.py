@@ -129,19 +129,10 @@ def _random_games(d: TournamentDef, rnd: random.Random) -> list[GameRow]:
             else rnd.choice(["borne_off", "borne_off", "double_dropped", "time_forfeit"])
         )
         out.append(
-            GameRow(
-                tournament_id=d.tournament_id,
-                game_id=unit.game_id(n),
-                unit_id=unit.unit_id,
-                pool=unit.pool,
-                a=unit.a,
-                b=unit.b,
-                round=unit.round,
-                leg=unit.leg,
-                game_no=n,
-                white=unit.white,
-                black=unit.black,
-                seed=unit.game_seed(n),
+            GameRow.of_unit(
+                d.tournament_id,
+                unit,
+                n,
                 winner=winner,
                 points=points,
                 termination=termination,

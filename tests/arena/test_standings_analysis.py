@@ -62,6 +62,7 @@ def test_the_analysis_agrees_with_the_standings(db: Path) -> None:
     table = CliRunner().invoke(main, [*args[:-2], "--analysis"])
     assert table.exit_code == 0 and "luck-adjusted/game" in table.output
     assert "error rate" in table.output and "backgammon: analysis (neural" in table.output
+    assert "??/?/?!" in table.output  # the marks column, as `nardy analyze` shows it
 
 
 @pytest.mark.parametrize(

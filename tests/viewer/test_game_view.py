@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from nardy.arena.storage import open_store
 from nardy.core import load_variant
 from nardy.core.notation import parse_steps
 from nardy.core.variant import apply_steps
-from nardy.game_view import ReplayViewError, game_steps
+from nardy.game_view import DecisionStep, MatchSetup, ReplayViewError, game_steps
 
 
 def records(db: Path) -> list[dict]:
@@ -70,3 +71,18 @@ def test_a_record_that_does_not_fit_is_refused(finished_db: Path) -> None:
     del record["game"]
     with pytest.raises(ReplayViewError, match="cannot be replayed"):
         game_steps(record)
+
+
+def test_board_score_shows_a_match_score_and_none_in_money_play() -> None:
+    assert MatchSetup().board_score() == (None, 0, False)
+    match = MatchSetup(length=5, score=(2, 4), game_no=3, crawford=True)
+    assert match.board_score() == ((2, 4), 5, True)
+
+
+def test_board_cube_owner_is_seen_from_the_decider() -> None:
+    variant = load_variant("backgammon")
+    start = variant.start_position()
+    step = DecisionStep(1, "double", "Black", start, variant.flip(start), (2, "Black"))
+    assert step.board_cube() == (2, "mover")
+    assert dataclasses.replace(step, cube=(4, "White")).board_cube() == (4, "opponent")
+    assert dataclasses.replace(step, cube=(1, None)).board_cube() == (1, None)
