@@ -316,8 +316,8 @@ class Ledger:
     def _feed_sprt(self, pool_label: str, stored: Callable[[str], dict[str, Any] | None]) -> None:
         """Feed the pool's SPRT the duplicate pairs now complete, in schedule order."""
         spec = self.definition.sprt
-        if spec is None:
-            return
+        if spec is None or spec.on != "points":
+            return  # a luck-adjusted SPRT needs each game analysed: the engine's Tally runs it
         if pool_label not in self._sprt:
             pool = self.definition.pool(pool_label)
             sprt = _new_sprt(spec, pool)

@@ -165,6 +165,11 @@ def _create_request(path: Path, bots: dict[str, str]) -> _arena_pb2.CreateTourna
         raise click.ClickException(str(exc)) from None
     if len(d.pools) != 1:
         raise click.ClickException(f"{path}: the arena plays one variant per tournament")
+    if d.sprt is not None and d.sprt.on != "points":
+        raise click.ClickException(
+            f"{path}: the arena service runs SPRTs on points only (sprt.on = {d.sprt.on!r} "
+            "runs with `nardy arena run`)"
+        )
     unknown = [b.name for b in d.bots if b.name not in bots]
     if unknown:
         raise click.ClickException(

@@ -83,6 +83,7 @@ from nardy.arena.schedule import (
     unit_from_id,
     unit_streams,
 )
+from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
 from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
@@ -740,6 +741,8 @@ class _Unit:
     score: list[int] = field(default_factory=lambda: [0, 0])
     done: bool = False
     aborted: bool = False
+    a_adjusted: float | None = None
+    """A money game's luck-adjusted points for a (only under a luck-adjusted SPRT)."""
 
     @property
     def a_result(self) -> float:
@@ -929,6 +932,13 @@ class Tally:
         self.done_game_ids: set[str] = set()
         self.sprt: dict[str, Sprt] = {}
         self._sprt_round: dict[str, int] = {}
+        self.luck: LuckAdjuster | None = None
+        if definition.sprt is not None and definition.sprt.on == "luck-adjusted":
+            if any(pool.match_length for pool in definition.pools):
+                raise TournamentError(
+                    "a luck-adjusted SPRT runs on money games, not matches (sprt.on = points)"
+                )
+            self.luck = LuckAdjuster()
         if definition.sprt is not None:
             for pool in definition.pools:
                 self.sprt[pool.label] = _new_sprt(definition, pool)
@@ -956,6 +966,11 @@ class Tally:
                 state.score[row.winner] += row.points
             length = state.unit.match_length
             state.done = length is None or max(state.score) >= length
+            if self.luck is not None:
+                try:
+                    state.a_adjusted = self.luck.a_points(row)
+                except ValueError as error:
+                    raise TournamentError(f"luck-adjusted SPRT: {error}") from None
         if state.done:
             self.units_completed += 1
             self._feed_sprt(state.unit.pool)
@@ -974,7 +989,11 @@ class Tally:
             legs = [self.units.get(unit_id) for unit_id in ids]
             if not all(u is not None and u.done for u in legs):
                 break
-            results = [u.a_result for u in legs if u is not None and not u.aborted]
+            results = [
+                u.a_result if u.a_adjusted is None else u.a_adjusted
+                for u in legs
+                if u is not None and not u.aborted
+            ]
             if len(results) == 2:
                 sprt.update(results[0], results[1])
             i += 1
@@ -1334,7 +1353,7 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
         )
     sprt = None
     state = totals.sprt.get(pool.label)
-    if d.sprt is not None:
+    if d.sprt is not None and d.sprt.on == "points":  # the ledger keeps no luck-adjusted SPRT
         sprt = _new_sprt(d, pool)
         if state is not None:
             sprt.restore(state)
@@ -1792,8 +1811,9 @@ class Tournament:
         re-raised after the store is marked ``interrupted``)."""
         store = self.store
         self.prepare()
+        luck = self.tally.luck is not None  # the luck-adjusted SPRT reads each game's record
         with self._tally_lock:
-            for row in store.games(self.tournament_id):
+            for row in store.games(self.tournament_id, records=luck):
                 self.tally.add(row)
         skipped = self.tally.games_stored
         assert self.dice is not None
@@ -1971,6 +1991,8 @@ class Tournament:
                         self.on_record(record)
                     except Exception:
                         log.exception("the on_record callback failed")
+                if self.tally.luck is not None:
+                    row = dataclasses.replace(row, record=record)
                 with self._tally_lock:
                     state = self.tally.add(row)
                 assert state is not None

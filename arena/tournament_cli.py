@@ -35,6 +35,7 @@ from nardy.arena.audit import DiceAudit, public_dice
 from nardy.arena.audit_cli import register_audit_commands
 from nardy.arena.rows import tournament_json
 from nardy.arena.schedule import (
+    SPRT_INPUTS,
     DefinitionError,
     TournamentDef,
     check_builtins,
@@ -248,6 +249,7 @@ def _definition(
     duplicate: bool,
     sprt: str | None,
     name: str | None,
+    sprt_on: str | None = None,
 ) -> TournamentDef:
     flag_form = bool(variants or bots or fmt or match_length or sprt or name)
     if tournament_file is not None:
@@ -265,6 +267,12 @@ def _definition(
             raise DefinitionError(
                 "--independent-dice goes with flags; set duplicate = false in the file"
             )
+        if sprt_on is not None:
+            if definition.sprt is None:
+                raise DefinitionError("--sprt-on needs an [sprt] table in the tournament file")
+            data = definition.to_json()
+            data["sprt"] = {**data["sprt"], "on": sprt_on}
+            definition = TournamentDef.from_json(data)
         return definition
     if not bots or not variants:
         raise DefinitionError("give a tournament file, or --variant and --bots")
@@ -278,6 +286,7 @@ def _definition(
         match_length=match_length,
         duplicate=duplicate,
         sprt=sprt,
+        sprt_on=sprt_on or "points",
     )
 
 
@@ -347,6 +356,13 @@ _DB_OPTION = click.option(
     metavar="ELO0,ELO1",
     help="Flag form (head-to-head): stop when the SPRT decides, e.g. 0,50.",
 )
+@click.option(
+    "--sprt-on",
+    "sprt_on",
+    type=click.Choice(SPRT_INPUTS),
+    help="The SPRT's input: points (default) or luck-adjusted points (nardy.analysis, 0-ply "
+    "neural; fewer games). With flags, --sprt then gives MU0,MU1 in points per game.",
+)
 @click.option("--name", help="Flag form: the tournament's name.")
 def run_command(
     tournament_file: Path | None,
@@ -365,6 +381,7 @@ def run_command(
     match_length: int | None,
     independent: bool,
     sprt: str | None,
+    sprt_on: str | None,
     name: str | None,
 ) -> None:
     """Run (or resume) a tournament defined by TOURNAMENT_FILE (TOML) or by flags.
@@ -392,6 +409,7 @@ def run_command(
             not independent,
             sprt,
             name,
+            sprt_on,
         )
         check_builtins(definition)  # as `nardy play` does: gnubg missing is said up front
         if ray_address is not None and executor != "ray":
