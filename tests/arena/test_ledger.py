@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from nardy.arena.ledger import Aggregates, count
 from nardy.arena.schedule import TournamentDef, build_schedule, parse_definition
+from nardy.arena.server import standings_to_proto
 from nardy.arena.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
 from nardy.arena.tournament import (
     Standings,
@@ -381,3 +382,10 @@ def test_drawn_games_count_as_played_zero_points_and_half_a_win() -> None:
         assert a.elo is not None and b.elo is not None
         assert math.isclose(a.elo - b.elo, edge, rel_tol=1e-6)
     _same(standings_from_aggregates(d, totals, tournament_id=d.tournament_id), tallied)
+    # ... and the protocol's GetStandingsResponse carries them (Standing.draws, PairingResult.draws)
+    response = standings_to_proto(tallied)
+    assert {(r.bot_id, r.games, r.draws) for r in response.standings} == {
+        ("b0", 4, 2),
+        ("b1", 4, 2),
+    }
+    assert [p.draws for p in response.pairings] == [2]
