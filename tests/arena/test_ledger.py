@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from nardy.arena.ledger import Aggregates, count
 from nardy.arena.schedule import TournamentDef, build_schedule, parse_definition
@@ -29,6 +30,7 @@ from nardy.arena.tournament import (
     standings_from_records,
     standings_from_store,
 )
+from nardy.arena.tournament_cli import _pool_tables
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -389,3 +391,8 @@ def test_drawn_games_count_as_played_zero_points_and_half_a_win() -> None:
         ("b1", 4, 2),
     }
     assert [p.draws for p in response.pairings] == [2]
+    # ... and the standings table shows a D column (only a pool with a drawn unit has one)
+    console = Console(width=200, record=True)
+    console.print(*_pool_tables(tallied.pools[0]))
+    header = next(line for line in console.export_text().splitlines() if " Bot " in line)
+    assert header.split("┃")[3:7] == [" Games ", " W ", " L ", " D "]
