@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from nardy.arena.ledger import Aggregates, count
+from nardy.arena.operator_cli import standings_table
 from nardy.arena.schedule import TournamentDef, build_schedule, parse_definition
 from nardy.arena.server import standings_to_proto
 from nardy.arena.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
@@ -394,5 +395,9 @@ def test_drawn_games_count_as_played_zero_points_and_half_a_win() -> None:
     # ... and the standings table shows a D column (only a pool with a drawn unit has one)
     console = Console(width=200, record=True)
     console.print(*_pool_tables(tallied.pools[0]))
+    header = next(line for line in console.export_text().splitlines() if " Bot " in line)
+    assert header.split("┃")[3:7] == [" Games ", " W ", " L ", " D "]
+    console = Console(width=200, record=True)
+    console.print(standings_table(response))
     header = next(line for line in console.export_text().splitlines() if " Bot " in line)
     assert header.split("┃")[3:7] == [" Games ", " W ", " L ", " D "]
