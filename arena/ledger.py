@@ -48,9 +48,10 @@ __all__ = [
 FORFEITS = ("time_forfeit", "bot_failure")
 
 BOT_FIELDS = ("games", "units", "wins", "losses", "forfeits", "net", "seats", "net_sq")
-"""Per pool and bot: decided games, complete units, unit wins and losses, games lost by forfeit,
-net points, and over every stored game (``seats``, aborted ones included) the sum of squares of
-its points from the bot's view (``net_sq``: the SE of points per game)."""
+"""Per pool and bot: decided games (draws included), complete units, unit wins and losses (its
+drawn units are ``units - wins - losses``), games lost by forfeit, net points, and over every
+stored game (``seats``, aborted ones included) the sum of squares of its points from the bot's
+view (``net_sq``: the SE of points per game)."""
 
 PAIRING_FIELDS = (
     "units",
@@ -234,6 +235,10 @@ class Ledger:
             _add(d.bots, (unit.pool, winner), _bot(games=1, net=row.points))
             forfeit = 1 if row.termination in FORFEITS else 0
             _add(d.bots, (unit.pool, loser), _bot(games=1, net=-row.points, forfeits=forfeit))
+        elif row.termination == "draw":
+            # A draw (plakoto, RULES.md §3.12.2) is a game played by both, for 0 points.
+            _add(d.bots, (unit.pool, row.white), _bot(games=1))
+            _add(d.bots, (unit.pool, row.black), _bot(games=1))
         _add(d.bots, (unit.pool, row.white), _bot(seats=1, net_sq=white_net * white_net))
         _add(d.bots, (unit.pool, row.black), _bot(seats=1, net_sq=white_net * white_net))
         a_points = white_net if unit.leg == 0 else -white_net

@@ -134,7 +134,8 @@ def standings_table(s: _arena_pb2.GetStandingsResponse) -> RenderableType:
     table = Table()
     table.add_column("#", justify="right")
     table.add_column("Bot", no_wrap=True)
-    for name in ("Games", "W", "L", "Forf.", "Net", "Elo", "±95%"):
+    drawn = any(row.draws for row in s.standings)  # a D column only where a unit was drawn
+    for name in ("Games", "W", "L", *(("D",) if drawn else ()), "Forf.", "Net", "Elo", "±95%"):
         table.add_column(name, justify="right")
     for row in s.standings:
         rated = row.HasField("elo_se")
@@ -144,6 +145,7 @@ def standings_table(s: _arena_pb2.GetStandingsResponse) -> RenderableType:
             str(row.games),
             str(row.wins),
             str(row.losses),
+            *((str(row.draws),) if drawn else ()),
             str(row.forfeits),
             f"{row.net_points:+d}",
             f"{row.elo:+.0f}" if rated else "-",

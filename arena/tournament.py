@@ -790,6 +790,8 @@ class BotStanding:
     ppg: float | None
     elo: float | None
     elo_se: float | None
+    draws: int = 0
+    """Units drawn (a 0-point money game, e.g. a plakoto draw): ``units - wins - losses``."""
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -819,6 +821,8 @@ class PairingStanding:
     method: str
     se_independent: float | None
     """The SE if the same games were treated as independent (what duplicate dice saved)."""
+    draws: int = 0
+    """Units neither bot won (0 points): ``units - a_wins - b_wins``."""
 
     def to_json(self) -> dict[str, Any]:
         """The proto ``PairingResult``'s names (``units`` for its ``games``: matches in a match
@@ -830,6 +834,7 @@ class PairingStanding:
                 "units": self.units,
                 "wins_a": self.a_wins,
                 "wins_b": self.b_wins,
+                "draws": self.draws,
                 "net_points_a": self.a_net_points,
                 "pairs": self.pairs,
                 "unpaired": self.unpaired,
@@ -1042,6 +1047,9 @@ class Tally:
         for s in states:
             for g in s.games:
                 if g.winner is None:
+                    if g.termination == "draw":  # played by both, for 0 points (RULES.md §3.12.2)
+                        games[g.white] += 1
+                        games[g.black] += 1
                     continue
                 winner = g.white if g.winner == 0 else g.black
                 loser = g.black if g.winner == 0 else g.white
@@ -1101,6 +1109,7 @@ class Tally:
                     units=len(mine),
                     a_wins=sum(1 for s in mine if s.a_result > 0),
                     b_wins=sum(1 for s in mine if s.a_result < 0),
+                    draws=sum(1 for s in mine if s.a_result == 0),
                     a_net_points=a_net,
                     pairs=ps.n_pairs,
                     unpaired=len(ps.unpaired),
@@ -1314,6 +1323,7 @@ def _ranked_bots(
                 ppg=mine["net"] / mine["games"] if mine["games"] else None,
                 elo=elo.get(n),
                 elo_se=elo_se.get(n),
+                draws=mine["units"] - mine["wins"] - mine["losses"],
             )
         )
     return bots
@@ -1341,6 +1351,7 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
                 units=p["units"],
                 a_wins=p["a_wins"],
                 b_wins=p["b_wins"],
+                draws=p["units"] - p["a_wins"] - p["b_wins"],
                 a_net_points=p["a_net"],
                 pairs=p["pairs"],
                 unpaired=p["unpaired"],

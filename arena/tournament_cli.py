@@ -90,7 +90,19 @@ def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
     table = Table(title=title, title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("Bot", no_wrap=True)
-    for name in (unit, "W", "L", "Forf.", "Net", "Pts/g", "Elo", "±95%"):
+    # A draws column only where a unit was drawn (a plakoto draw): other variants cannot draw.
+    drawn = any(b.draws for b in pool.bots)
+    for name in (
+        unit,
+        "W",
+        "L",
+        *(("D",) if drawn else ()),
+        "Forf.",
+        "Net",
+        "Pts/g",
+        "Elo",
+        "±95%",
+    ):
         table.add_column(name, justify="right")
     for b in pool.bots:
         ci = None if b.elo_se is None else 1.96 * b.elo_se
@@ -100,6 +112,7 @@ def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
             str(b.units),
             str(b.wins),
             str(b.losses),
+            *((str(b.draws),) if drawn else ()),
             str(b.forfeits),
             f"{b.net_points:+d}",
             _num(b.ppg, "+.2f"),

@@ -68,7 +68,7 @@ def test_standings_match_the_schema_and_the_protos_names(db: Path) -> None:
             canonical = set(pairing) - set(DEPRECATED_KEYS)
             # The proto's names; `units` is its `games`, `ci95` its ci95_low/ci95_high.
             assert canonical - {"units", "ci95"} <= pairing_fields, canonical - pairing_fields
-            assert pairing["wins_a"] + pairing["wins_b"] <= pairing["units"]
+            assert pairing["wins_a"] + pairing["wins_b"] + pairing["draws"] == pairing["units"]
         for bot in pool["standings"]:
             assert "elo_error" in standing_fields
             if bot["elo_se"] is not None:

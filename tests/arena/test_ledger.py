@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from nardy.arena.ledger import Aggregates, count
+from nardy.arena.operator_cli import standings_table
 from nardy.arena.schedule import TournamentDef, build_schedule, parse_definition
+from nardy.arena.server import standings_to_proto
 from nardy.arena.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
 from nardy.arena.tournament import (
     Standings,
@@ -28,6 +31,7 @@ from nardy.arena.tournament import (
     standings_from_records,
     standings_from_store,
 )
+from nardy.arena.tournament_cli import _pool_tables
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -180,6 +184,7 @@ def test_random_sequences_ledger_equals_tally(
     )
     rows = _random_games(d, random.Random(seed))
     expected = _tally(d, rows)
+    _counts_draws(d, rows, expected)
     # counted from nothing, in memory ...
     _same(standings_from_aggregates(d, count(d, rows), tournament_id=d.tournament_id), expected)
     # ... and stored game by game or in batches, through the SQL totals
@@ -195,6 +200,22 @@ def test_random_sequences_ledger_equals_tally(
     assert totals is not None
     _same(standings_from_aggregates(d, totals, tournament_id=d.tournament_id), expected)
     store.close()
+
+
+def _counts_draws(d: TournamentDef, rows: list[GameRow], standings: Standings) -> None:
+    """Counted from the rows alone, not by the tally: a bot's games are the games it sat in that
+    were not aborted (a draw is a game played by both), and its drawn units are the money games
+    drawn (a match never ends drawn: it plays on to its length)."""
+    for pool in standings.pools:
+        mine = [r for r in rows if r.pool == pool.label]
+        for b in pool.bots:
+            sat = [r for r in mine if b.bot in (r.white, r.black)]
+            assert b.games == sum(1 for r in sat if r.termination != "aborted")
+            money = pool.match_length is None
+            assert b.draws == (sum(1 for r in sat if r.termination == "draw") if money else 0)
+            assert b.wins + b.losses + b.draws == b.units
+        for p in pool.pairings:
+            assert p.a_wins + p.b_wins + p.draws == p.units
 
 
 def test_subtracting_rounds_equals_counting_the_others() -> None:
@@ -311,3 +332,72 @@ def test_a_draw_ends_a_money_unit_at_0_and_lets_a_match_go_on() -> None:
         assert state.done == (match is None)
         if match is None:
             assert state.a_result == 0.0
+
+
+def test_drawn_games_count_as_played_zero_points_and_half_a_win() -> None:
+    """RULES.md §3.12.2 with issue 22: a plakoto draw is a game played by both bots, for 0
+    points, a drawn unit in the standings and half a win each in Elo. Four money games, a's view:
+    win (1 point), draw, win (2 points), draw; the tally, the ledger counted in memory and the
+    SQL ledger all say so."""
+    d = _definition(bots=_bots(2), games=4, variants=[{"name": "plakoto"}])
+    results = [(0, 1, "borne_off"), (None, 0, "draw"), (0, 2, "mother"), (None, 0, "draw")]
+    rows = []
+    for i, (unit, (a_won, points, termination)) in enumerate(
+        zip(build_schedule(d), results, strict=True)
+    ):
+        winner = None if a_won is None else unit.leg  # a plays White in leg a, Black in leg b
+        rows.append(
+            GameRow.of_unit(
+                d.tournament_id,
+                unit,
+                1,
+                winner=winner,
+                points=points,
+                termination=termination,
+                finished=float(i),
+            )
+        )
+    store = SqliteStore(":memory:")
+    store.open_tournament(d.tournament_id, d.name, d.to_json(), d.identity(), d.total_units)
+    store.save_games([(r, {}) for r in rows])
+    totals = store.ledger(d.tournament_id)
+    assert totals is not None
+    store.close()
+    tallied = _tally(d, rows)
+    for standings in (
+        tallied,
+        standings_from_aggregates(d, count(d, rows), tournament_id=d.tournament_id),
+        standings_from_aggregates(d, totals, tournament_id=d.tournament_id),
+    ):
+        (pool,) = standings.pools
+        by_bot = {b.bot: b for b in pool.bots}
+        a, b = by_bot["b0"], by_bot["b1"]
+        assert (a.games, a.units, a.wins, a.losses, a.draws, a.net_points) == (4, 4, 2, 0, 2, 3)
+        assert (b.games, b.units, b.wins, b.losses, b.draws, b.net_points) == (4, 4, 0, 2, 2, -3)
+        assert a.ppg == 0.75 and b.ppg == -0.75  # 3 points over 4 games played, draws included
+        assert standings.to_json()["pools"][0]["standings"][0]["draws"] == 2
+        (pairing,) = pool.pairings
+        assert (pairing.a_wins, pairing.b_wins, pairing.draws) == (2, 0, 2)
+        assert pairing.to_json()["draws"] == 2
+        # Bradley-Terry for two bots: P(a beats b) = a's share of the wins, draws as halves and
+        # the fit's prior of one virtual draw (0.5 each): (2 + 1 + 0.5) / 5.
+        edge = 400 * math.log10(3.5 / 1.5)
+        assert a.elo is not None and b.elo is not None
+        assert math.isclose(a.elo - b.elo, edge, rel_tol=1e-6)
+    _same(standings_from_aggregates(d, totals, tournament_id=d.tournament_id), tallied)
+    # ... and the protocol's GetStandingsResponse carries them (Standing.draws, PairingResult.draws)
+    response = standings_to_proto(tallied)
+    assert {(r.bot_id, r.games, r.draws) for r in response.standings} == {
+        ("b0", 4, 2),
+        ("b1", 4, 2),
+    }
+    assert [p.draws for p in response.pairings] == [2]
+    # ... and the standings table shows a D column (only a pool with a drawn unit has one)
+    console = Console(width=200, record=True)
+    console.print(*_pool_tables(tallied.pools[0]))
+    header = next(line for line in console.export_text().splitlines() if " Bot " in line)
+    assert header.split("┃")[3:7] == [" Games ", " W ", " L ", " D "]
+    console = Console(width=200, record=True)
+    console.print(standings_table(response))
+    header = next(line for line in console.export_text().splitlines() if " Bot " in line)
+    assert header.split("┃")[3:7] == [" Games ", " W ", " L ", " D "]

@@ -1390,6 +1390,7 @@ class Standing(_message.Message):
     ELO_SE_FIELD_NUMBER: _builtins.int
     ELO_CI95_LOW_FIELD_NUMBER: _builtins.int
     ELO_CI95_HIGH_FIELD_NUMBER: _builtins.int
+    DRAWS_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     """1-based rank; equal ranks for ties."""
     bot_id: _builtins.str
@@ -1427,6 +1428,11 @@ class Standing(_message.Message):
     """The upper end of the 95% confidence interval of `elo`; unset while the
     bot has no rating.
     """
+    draws: _builtins.int
+    """Games (or matches) drawn: neither bot won, 0 points (a plakoto draw).
+    `wins + losses + draws` is the bot's finished games (matches in a match
+    tournament); a drawn game counts in `games`.
+    """
     def __init__(
         self,
         *,
@@ -1444,10 +1450,11 @@ class Standing(_message.Message):
         elo_se: _builtins.float | None = ...,
         elo_ci95_low: _builtins.float | None = ...,
         elo_ci95_high: _builtins.float | None = ...,
+        draws: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_elo_ci95_high", b"_elo_ci95_high", "_elo_ci95_low", b"_elo_ci95_low", "_elo_se", b"_elo_se", "elo_ci95_high", b"elo_ci95_high", "elo_ci95_low", b"elo_ci95_low", "elo_se", b"elo_se"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_elo_ci95_high", b"_elo_ci95_high", "_elo_ci95_low", b"_elo_ci95_low", "_elo_se", b"_elo_se", "bot_id", b"bot_id", "bot_name", b"bot_name", "elo", b"elo", "elo_ci95_high", b"elo_ci95_high", "elo_ci95_low", b"elo_ci95_low", "elo_error", b"elo_error", "elo_se", b"elo_se", "forfeits", b"forfeits", "games", b"games", "losses", b"losses", "net_points", b"net_points", "pool", b"pool", "rank", b"rank", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_elo_ci95_high", b"_elo_ci95_high", "_elo_ci95_low", b"_elo_ci95_low", "_elo_se", b"_elo_se", "bot_id", b"bot_id", "bot_name", b"bot_name", "draws", b"draws", "elo", b"elo", "elo_ci95_high", b"elo_ci95_high", "elo_ci95_low", b"elo_ci95_low", "elo_error", b"elo_error", "elo_se", b"elo_se", "forfeits", b"forfeits", "games", b"games", "losses", b"losses", "net_points", b"net_points", "pool", b"pool", "rank", b"rank", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__elo_ci95_high: _TypeAlias = _typing.Literal["elo_ci95_high"]  # noqa: Y015
     _WhichOneofArgType__elo_ci95_high: _TypeAlias = _typing.Literal["_elo_ci95_high", b"_elo_ci95_high"]  # noqa: Y015
@@ -1490,6 +1497,7 @@ class PairingResult(_message.Message):
     PAIRS_FIELD_NUMBER: _builtins.int
     UNPAIRED_FIELD_NUMBER: _builtins.int
     CI_METHOD_FIELD_NUMBER: _builtins.int
+    DRAWS_FIELD_NUMBER: _builtins.int
     pool: _builtins.str
     """The rating pool the games were played in (Standing.pool)."""
     bot_a: _builtins.str
@@ -1534,6 +1542,10 @@ class PairingResult(_message.Message):
     """How the interval was computed: "t" (Student's t quantile, fewer than 30
     pairs) or "normal".
     """
+    draws: _builtins.int
+    """Games (or matches) neither bot won (0 points, e.g. a plakoto draw):
+    `games - wins_a - wins_b`.
+    """
     def __init__(
         self,
         *,
@@ -1552,10 +1564,11 @@ class PairingResult(_message.Message):
         pairs: _builtins.int = ...,
         unpaired: _builtins.int = ...,
         ci_method: _builtins.str = ...,
+        draws: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_ci95_high", b"_ci95_high", "_ci95_low", b"_ci95_low", "_mean_points", b"_mean_points", "_se", b"_se", "_se_iid", b"_se_iid", "ci95_high", b"ci95_high", "ci95_low", b"ci95_low", "mean_points", b"mean_points", "se", b"se", "se_iid", b"se_iid"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ci95_high", b"_ci95_high", "_ci95_low", b"_ci95_low", "_mean_points", b"_mean_points", "_se", b"_se", "_se_iid", b"_se_iid", "bot_a", b"bot_a", "bot_b", b"bot_b", "ci95_high", b"ci95_high", "ci95_low", b"ci95_low", "ci_method", b"ci_method", "games", b"games", "mean_points", b"mean_points", "net_points_a", b"net_points_a", "pairs", b"pairs", "pool", b"pool", "se", b"se", "se_iid", b"se_iid", "unpaired", b"unpaired", "wins_a", b"wins_a", "wins_b", b"wins_b"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ci95_high", b"_ci95_high", "_ci95_low", b"_ci95_low", "_mean_points", b"_mean_points", "_se", b"_se", "_se_iid", b"_se_iid", "bot_a", b"bot_a", "bot_b", b"bot_b", "ci95_high", b"ci95_high", "ci95_low", b"ci95_low", "ci_method", b"ci_method", "draws", b"draws", "games", b"games", "mean_points", b"mean_points", "net_points_a", b"net_points_a", "pairs", b"pairs", "pool", b"pool", "se", b"se", "se_iid", b"se_iid", "unpaired", b"unpaired", "wins_a", b"wins_a", "wins_b", b"wins_b"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__ci95_high: _TypeAlias = _typing.Literal["ci95_high"]  # noqa: Y015
     _WhichOneofArgType__ci95_high: _TypeAlias = _typing.Literal["_ci95_high", b"_ci95_high"]  # noqa: Y015
