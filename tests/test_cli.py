@@ -428,3 +428,28 @@ def test_play_records_speak_the_arena_records_words(tmp_path: Path) -> None:
         )
         multiplier = 1 if result["termination"] == "double_dropped" else result["multiplier"]
         assert result["points"] == multiplier * result["cube"], result
+
+
+def test_the_command_line_starts_without_numpy(tmp_path):
+    """The core install has no numpy: `nardy --help` works and `nardy analyze` says what to
+    install (the wheel's bare install in .ci/run found `nardy --help` failing on it)."""
+    import subprocess
+    import sys
+
+    record = tmp_path / "games.jsonl"
+    record.write_text("")
+    block = "import sys; sys.modules['numpy'] = None; from nardy.cli import main; main()"
+    helped = subprocess.run(
+        [sys.executable, "-c", block, "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert "analyze" in helped.stdout
+    analysed = subprocess.run(
+        [sys.executable, "-c", block, "analyze", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert analysed.returncode == 1
+    assert "nardy analyze needs numpy" in analysed.stderr and "nardy[neural]" in analysed.stderr
+    assert "Traceback" not in analysed.stderr

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import GameInput, RecordError, from_arena_record, read_records
-from nardy.analysis.stats import bot_results, searchers_for
+
+if TYPE_CHECKING:
+    from nardy.analysis.game import GameAnalysis
 
 __all__ = ["analyze_command"]
 
@@ -140,6 +141,14 @@ def analyze_command(
     """
     if (record is None) == (db is None):
         raise click.UsageError("give a RECORD file or --db D (not both)")
+    # Imported here: `nardy --help` must work in an install without numpy (the neural extra).
+    try:
+        from nardy.analysis.game import analyse_game
+        from nardy.analysis.stats import bot_results, searchers_for
+    except ImportError as error:
+        raise click.ClickException(
+            f"nardy analyze needs numpy ({error}): pip install 'nardy[neural]'"
+        ) from None
     if tournament is not None and db is None:
         raise click.UsageError("--tournament needs --db")
     try:

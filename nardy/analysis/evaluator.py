@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from nardy.bots import _blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
 import numpy as np
 import numpy.typing as npt
 
