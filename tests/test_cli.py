@@ -184,6 +184,31 @@ class TestPlay:
         assert "random (A)" in result.stdout and "random (B)" in result.stdout
         assert "4 games" in result.stdout and "Points/game" in result.stdout
 
+    def test_plakoto_draws_are_nobodys_wins(self, tmp_path):
+        """A plakoto draw (both mothers pinned, RULES.md §3.12.2) scores 0 and is neither bot's
+        win: wins + draws = games, per bot and per kind of result (seed 1 has 3 draws in 10)."""
+        records = tmp_path / "games.jsonl"
+        summary = self.play_json(
+            "-v", "plakoto", "--bots", "random,random", "--games", "10", "--seed", "1",
+            "--jsonl", str(records),
+        )  # fmt: skip
+        games = [json.loads(line) for line in records.read_text().splitlines()]
+        drawn = [g for g in games if g["result"].get("draw")]
+        assert summary["draws"] == len(drawn) == 3
+        assert all(g["result"]["winner"] is None and g["result"]["points"] == 0 for g in drawn)
+        assert all(g["result"]["termination"] == "draw" for g in drawn)
+        assert sum(bot["wins"] for bot in summary["bots"]) + summary["draws"] == 10
+        assert summary["bots"][0]["points"] + summary["bots"][1]["points"] == 0
+        rows = summary["results"]
+        assert [row["draws"] for row in rows if row["result"] == "draw"] == [3]
+        assert all(row["wins"] == [0, 0] for row in rows if row["result"] == "draw")
+        assert sum(sum(row["wins"]) + row["draws"] for row in rows) == 10
+        for slot, bot in enumerate(summary["bots"]):
+            assert sum(row["wins"][slot] for row in rows) == bot["wins"]
+        text = invoke("play", "-v", "plakoto", "--bots", "random,random", "--games", "10",
+                      "--seed", "1", "--quiet")  # fmt: skip
+        assert "Draws: 3 of 10 games" in text.stdout
+
     def test_matches(self):
         summary = self.play_json(
             "--variant", "backgammon", "--games", "2", "--match", "3", "--seed", "5"
