@@ -347,13 +347,16 @@ def _bot_seed(unit_seed: int, slot: int) -> int:
 
 @dataclass(slots=True)
 class _Unit:
-    """One finished game or match: who was White, who won, and bot A's net points."""
+    """One finished game or match: who was White, who won, and bot A's net points. A drawn unit
+    (a plakoto game, RULES.md §3.12.2; a match cannot end drawn) has ``draw`` set and no winner:
+    ``a_won`` and ``white_won`` are then False."""
 
     a_white: bool
     a_won: bool
     white_won: bool
     a_points: int
     games: int
+    draw: bool = False
 
 
 def _parse_bots(text: str) -> tuple[str, str]:
@@ -387,6 +390,12 @@ def _match_length(variant: Variant, match: int | None) -> int | None:
             f"--match {match} contradicts -o match_length={option}", param_hint="'--match'"
         )
     length = match if match is not None else option
+    if length is None and variant.info.cycle:
+        raise click.BadParameter(
+            f"{variant.name} is played only as a match ({' → '.join(variant.info.cycle)}): "
+            "give --match N",
+            param_hint="'--match'",
+        )
     if length is not None and importlib.util.find_spec("nardy.core.match") is None:
         raise click.BadParameter(
             "match play is not available in this version", param_hint="'--match'"
@@ -400,10 +409,10 @@ def _play_unit(
     seed: int,
     match_length: int | None,
     on_game: Callable[[Game, int], None],
-) -> tuple[int, int, int]:
+) -> tuple[int | None, int, int]:
     """Play one money game or one match with ``bots`` (White, Black).
 
-    Returns (winner colour, White's net points, games played).
+    Returns (winner colour, None for a drawn game; White's net points; games played).
     """
     from nardy.bots import play_game
     from nardy.core.dice import SeededDice
@@ -414,17 +423,21 @@ def _play_unit(
         game = play_game(variant, bots, dice, cube=cube_settings_for(variant, match_length=None))
         on_game(game, 0)
         assert game.result is not None
+        if game.result.draw:  # 0 points; its GameResult.winner only made the last step
+            return None, 0, 1
         winner = game.result.winner
         return winner, game.result.points if winner == 0 else -game.result.points, 1
     from nardy.core.match import Match
 
-    match = Match(variant, match_length)
+    match = Match.of(variant, match_length)  # a match variant (tavli) cycles its games' variants
     number = 0
     while not match.is_over:
         for colour, bot in enumerate(bots):  # bots that weigh match equities (gnubg) see the score
             if hasattr(bot, "set_match"):
                 bot.set_match(match_length, (match.score[colour], match.score[1 - colour]))
-        game = play_game(variant, bots, dice, starter=match.starter(), cube=match.cube_settings())
+        game = play_game(
+            match.game_variant, bots, dice, starter=match.starter(), cube=match.cube_settings()
+        )
         on_game(game, number)
         assert game.result is not None
         match.add_result(game.result)
@@ -466,7 +479,7 @@ def _summary_json(
     bots = []
     for slot, label in enumerate(labels):
         sign = 1 if slot == 0 else -1
-        won = [float(u.a_won if slot == 0 else not u.a_won) for u in units]
+        won = [float(u.a_won if slot == 0 else not (u.a_won or u.draw)) for u in units]
         points = [float(sign * u.a_points) for u in units]
         ppu = summarize(points)
         bots.append(
@@ -496,6 +509,7 @@ def _summary_json(
         "games_played": sum(u.games for u in units),
         "seed": seed,
         "white_wins": sum(u.white_won for u in units),
+        "draws": sum(u.draw for u in units),
         "seconds": round(seconds, 3),
         "bots": bots,
     }
@@ -555,11 +569,22 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     breakdown.add_column("Points", justify="right")
     for label in labels:
         breakdown.add_column(f"{label} won", justify="right")
+    drawn_games = sum(row["draws"] for row in summary["results"])
+    if drawn_games:
+        breakdown.add_column("Draws", justify="right")
     for row in summary["results"]:
         breakdown.add_row(
-            row["result"], str(row["cube"]), str(row["points"]), *(str(w) for w in row["wins"])
+            row["result"],
+            str(row["cube"]),
+            str(row["points"]),
+            *(str(w) for w in row["wins"]),
+            *([str(row["draws"])] if drawn_games else []),
         )
     console.print(breakdown)
+    if summary["draws"]:
+        console.print(
+            f"Draws: {summary['draws']} of {n} {unit}s (neither bot won).", highlight=False
+        )
     seconds = summary["seconds"]
     rate = summary["games_played"] / seconds if seconds > 0 else float("inf")
     console.print(
@@ -745,7 +770,7 @@ def play(
                 if mat_path is not None:
                     players = (labels[slots[0]], labels[slots[1]])
                     _write_mat(mat_path, index, games, unit_games, players, match_length)
-                a_won = (winner == 0) == a_white
+                a_won = winner is not None and (winner == 0) == a_white
                 units.append(
                     _Unit(
                         a_white,
@@ -753,6 +778,7 @@ def play(
                         winner == 0,
                         white_points if a_white else -white_points,
                         played,
+                        draw=winner is None,
                     )
                 )
                 progress.advance(task)

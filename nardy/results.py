@@ -3,7 +3,8 @@
 Each game counts once under its kind of result — its value before the cube, named as RULES.md
 names it where the variant's scoring has names (single / gammon / backgammon, oin / mars / koks),
 ``value N`` otherwise, ``N checkers`` for per-checker stakes, ``drop`` for a refused double — with
-the cube's value and the points the winner scored, and how many of them each bot won.
+the cube's value and the points the winner scored, and how many of them each bot won. A draw
+(plakoto, RULES.md §3.12.2) is its own kind, ``draw``, won by neither bot.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ RESULT_NAMES: Mapping[type, Mapping[int, str]] = {
 """The names of the values before the cube, per scoring rule (others are ``value N``)."""
 
 
-TERMINATION: Mapping[str, str] = {"bear_off": "borne_off", "drop": "double_dropped"}
+TERMINATION: Mapping[str, str] = {
+    "bear_off": "borne_off",
+    "drop": "double_dropped",
+    "mother": "mother",
+    "draw": "draw",
+}
 """The kernel's ``GameResult.reason`` in the arena records' word, ``termination``."""
 
 
@@ -36,6 +42,8 @@ def arena_result_keys(result: GameResult) -> dict[str, Any]:
 
 def result_kind(scoring: Scoring, result: GameResult) -> str:
     """The kind of a finished game's result, in words."""
+    if result.draw:
+        return "draw"
     if result.reason == "drop":
         return "drop"
     if scoring.per_checker:
@@ -46,18 +54,29 @@ def result_kind(scoring: Scoring, result: GameResult) -> str:
     return kind + (" (resigned)" if result.resigned else "")
 
 
+_DRAW = 2
+"""The slot under which a draw is counted (neither bot's win)."""
+
+
 class ResultCounter:
-    """Counts results by (kind, value, cube, points) and by the slot of the bot that won."""
+    """Counts results by (kind, value, cube, points) and by the slot of the bot that won (draws
+    apart: a draw's ``GameResult.winner`` is only who made the last step, not a winner)."""
 
     def __init__(self, scoring: Scoring) -> None:
         self.scoring = scoring
         self._counts: Counter[tuple[str, int, int, int, int]] = Counter()
 
     def add(self, result: GameResult, winner_slot: int) -> None:
-        """One finished game, won by the bot of ``winner_slot`` (0 = A, 1 = B)."""
+        """One finished game, won by the bot of ``winner_slot`` (0 = A, 1 = B) unless a draw."""
         kind = result_kind(self.scoring, result)
-        key = (kind, result.base_value, result.cube_value, result.points, winner_slot)
+        slot = _DRAW if result.draw else winner_slot
+        key = (kind, result.base_value, result.cube_value, result.points, slot)
         self._counts[key] += 1
+
+    @property
+    def draws(self) -> int:
+        """How many of the games were draws."""
+        return sum(count for key, count in self._counts.items() if key[4] == _DRAW)
 
     def add_games(self, results: Iterable[tuple[GameResult, int]]) -> None:
         for result, slot in results:
@@ -65,13 +84,21 @@ class ResultCounter:
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per kind of result, fewest points first: ``{"result", "value", "cube",
-        "points", "wins": [A's, B's]}``."""
+        "points", "wins": [A's, B's], "draws"}`` (``draws``: games of the row that were draws,
+        which neither bot won)."""
         rows: dict[tuple[str, int, int, int], list[int]] = {}
         for (kind, value, cube, points, slot), count in self._counts.items():
-            rows.setdefault((kind, value, cube, points), [0, 0])[slot] += count
+            rows.setdefault((kind, value, cube, points), [0, 0, 0])[slot] += count
         return [
-            {"result": kind, "value": value, "cube": cube, "points": points, "wins": wins}
-            for (kind, value, cube, points), wins in sorted(
+            {
+                "result": kind,
+                "value": value,
+                "cube": cube,
+                "points": points,
+                "wins": counts[:2],
+                "draws": counts[2],
+            }
+            for (kind, value, cube, points), counts in sorted(
                 rows.items(), key=lambda item: (item[0][3], item[0][2], item[0][1], item[0][0])
             )
         ]

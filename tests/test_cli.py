@@ -28,6 +28,10 @@ BUILTINS = (
     "khachapuri",
     "fevga",
     "giul",
+    "hypergammon",
+    "portes",
+    "plakoto",
+    "tavli",
 )
 OPENING = "b----E/-C---e/E---c-/e----B"
 LONG_START = "------/-----o/------/-----O"
@@ -69,6 +73,7 @@ class TestVariants:
             "match_length",
         ):
             assert option in result.stdout
+        assert "a match of portes → plakoto → fevga" in result.stdout
 
     def test_json(self):
         result = invoke("variants", "--json")
@@ -76,6 +81,8 @@ class TestVariants:
         data = {v["name"]: v for v in json.loads(result.stdout)}
         assert set(BUILTINS) <= set(data)
         assert data["trictrac"]["base"] == "backgammon"
+        assert data["tavli"]["cycle"] == ["portes", "plakoto", "fevga"]  # RULES.md §3.12.3
+        assert "cycle" not in data["portes"]
         head = {o["name"]: o for o in data["long"]["options"]}["first_turn_head"]
         assert head["default"] == "principle"
         assert head["choices"] == ["principle", "fixed", "head_only"]
@@ -183,6 +190,71 @@ class TestPlay:
         assert result.exit_code == 0, result.stderr
         assert "random (A)" in result.stdout and "random (B)" in result.stdout
         assert "4 games" in result.stdout and "Points/game" in result.stdout
+
+    def test_plakoto_draws_are_nobodys_wins(self, tmp_path):
+        """A plakoto draw (both mothers pinned, RULES.md §3.12.2) scores 0 and is neither bot's
+        win: wins + draws = games, per bot and per kind of result (seed 1 has 3 draws in 10)."""
+        records = tmp_path / "games.jsonl"
+        summary = self.play_json(
+            "-v", "plakoto", "--bots", "random,random", "--games", "10", "--seed", "1",
+            "--jsonl", str(records),
+        )  # fmt: skip
+        games = [json.loads(line) for line in records.read_text().splitlines()]
+        drawn = [g for g in games if g["result"].get("draw")]
+        assert summary["draws"] == len(drawn) == 3
+        assert all(g["result"]["winner"] is None and g["result"]["points"] == 0 for g in drawn)
+        assert all(g["result"]["termination"] == "draw" for g in drawn)
+        assert sum(bot["wins"] for bot in summary["bots"]) + summary["draws"] == 10
+        assert summary["bots"][0]["points"] + summary["bots"][1]["points"] == 0
+        rows = summary["results"]
+        assert [row["draws"] for row in rows if row["result"] == "draw"] == [3]
+        assert all(row["wins"] == [0, 0] for row in rows if row["result"] == "draw")
+        assert sum(sum(row["wins"]) + row["draws"] for row in rows) == 10
+        for slot, bot in enumerate(summary["bots"]):
+            assert sum(row["wins"][slot] for row in rows) == bot["wins"]
+        text = invoke("play", "-v", "plakoto", "--bots", "random,random", "--games", "10",
+                      "--seed", "1", "--quiet")  # fmt: skip
+        assert "Draws: 3 of 10 games" in text.stdout
+
+    def test_tavli_match_cycles_the_games_variants(self, tmp_path):
+        """RULES.md §3.12.3: a tavli match plays portes → plakoto → fevga → portes …, each game by its
+        own variant, until a player has ≥ 5 points (a draw adds 0); the game after a decided game is
+        started by its winner (no opening throw), after a draw by a new opening throw."""
+        records = tmp_path / "games.jsonl"
+        summary = self.play_json(
+            "-v", "tavli", "--match", "5", "--games", "2", "--seed", "3",
+            "--jsonl", str(records),
+        )  # fmt: skip
+        games = [json.loads(line) for line in records.read_text().splitlines()]
+        cycle = ["portes", "plakoto", "fevga"]
+        for match in (0, 1):
+            mine = [g for g in games if g["match"] == match]
+            assert [g["game"] for g in mine] == list(range(len(mine)))
+            assert [g["variant"] for g in mine] == [cycle[i % 3] for i in range(len(mine))]
+            score = {"White": 0, "Black": 0}
+            previous: dict | None = None
+            for game in mine:
+                assert max(score.values()) < 5  # no game after the match is won
+                first = game["events"][0]
+                if previous is None or previous["result"]["winner"] is None:
+                    assert first["kind"] == "opening"
+                else:
+                    assert first["kind"] == "roll"
+                    assert first["player"] == previous["result"]["winner"]
+                previous = game
+                if game["result"]["winner"] is not None:
+                    score[game["result"]["winner"]] += game["result"]["points"]
+            assert max(score.values()) >= 5
+            assert summary["bots"][0]["points"] != 0
+        assert (
+            summary["games_played"] == len(games) >= 6
+        )  # 2 matches of ≥ 3 games (≤ 2 points each)
+        assert {g["variant"] for g in games} == set(cycle)
+
+    def test_tavli_is_played_only_as_a_match(self):
+        result = invoke("play", "-v", "tavli", "--games", "1")
+        assert result.exit_code == 2 and "give --match N" in result.stderr
+        assert "Traceback" not in result.output
 
     def test_matches(self):
         summary = self.play_json(

@@ -42,6 +42,26 @@ def test_play_money_and_match_have_the_same_keys() -> None:
         _check("play", {**money, "games": 3})
 
 
+def test_play_with_draws() -> None:
+    """A plakoto run with draws (seed 1: 3 of 10): the draw rows and counts fit the schema."""
+    summary = _json(
+        [
+            "play",
+            "-v",
+            "plakoto",
+            "--bots",
+            "random,random",
+            "--games",
+            "10",
+            "--seed",
+            "1",
+            "--json",
+        ]
+    )
+    _check("play", summary)
+    assert isinstance(summary, dict) and summary["draws"] == 3
+
+
 def test_variants_check_variant_and_plays_answers() -> None:
     _check("variants", _json(["variants", "--json"]))
     _check("check-variant", _json(["check-variant", "hypergammon", "--games", "2", "--json"]))
