@@ -41,7 +41,6 @@ DEFAULT_PLUGINS = (
     "nardy.variants.hypergammon",
     "nardy.variants.portes",
     "nardy.variants.plakoto",
-    "nardy.variants.tavli",
 )
 """Modules of the built-in variants; they register through the same hooks as any third party."""
 

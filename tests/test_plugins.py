@@ -45,9 +45,6 @@ BUILT_INS = [
     "fevga",
     "giul",
     "hypergammon",
-    "portes",
-    "plakoto",
-    "tavli",
 ]
 
 
