@@ -47,25 +47,27 @@ def test_pins_a_blot_rather_than_a_quiet_move() -> None:
 
 
 def test_pins_his_mother() -> None:
-    """His mother alone on his 24 (my 1) and nothing of mine on my 24: landing there wins."""
+    """His mother alone on his 24 (my 1) and nothing of mine on my 24: landing there wins (the
+    plain evaluation, blind to the mother rule, plays 8/3 8/6)."""
     variant = load_variant("plakoto")
     position = Position.from_sides({8: 5, 6: 5, 3: 5}, {1: 1, 20: 7, 21: 7})
     decision = _decision(variant, position, (5, 2))
     result = _choice(HeuristicBot(variant=variant), decision)
     assert result.pinned == (1,) and result.points[0] > 0
+    assert 1 not in _choice(_plain(variant), decision).pinned
 
 
 @pytest.mark.parametrize("mother", ["standard", "simple"])
 def test_does_not_leave_the_mother_alone_in_reach(mother: str) -> None:
-    """Two on my 24, his stacks two to four pips short of it and none left on his own 24: 24/13
-    would leave my mother alone where 22 of his 36 rolls pin her (a mother end); 13/7 13/8 keeps
-    her company. The plain evaluation sees only a blot that costs a few pips and runs."""
+    """Two on my 24, the rest in my home, his stacks two to four pips short of my 24 and none left
+    on his own 24; 6-5 must move from my 24. 24/19/13 leaves my mother alone where 22 of his 36
+    rolls pin her (a mother end); 24/19 24/18 takes both away. The plain evaluation, which sees
+    only a blot that loses a few pips, leaves her."""
     variant = load_variant("plakoto", {"mother": mother})
-    position = Position.from_sides({24: 2, 13: 5, 8: 4, 6: 4}, {20: 5, 21: 5, 22: 5})
+    position = Position.from_sides({24: 2, 5: 6, 4: 2, 3: 5}, {20: 5, 21: 5, 22: 5})
     decision = _decision(variant, position, (6, 5))
-    assert any(play.result.points[23] == 1 for play in decision.plays)
-    result = _choice(HeuristicBot(variant=variant), decision)
-    assert result.points[23] != 1
+    assert _choice(HeuristicBot(variant=variant), decision).points[23] != 1
+    assert _choice(_plain(variant), decision).points[23] == 1
 
 
 def test_avoids_a_blot_in_direct_reach() -> None:

@@ -141,7 +141,7 @@ def _weights_for(variant: Variant) -> _Weights:
                 weights,
                 pins=True,
                 mother=rules.game_end.mother,
-                pin_base=8.0,
+                pin_base=14.0,
                 pin_depth=12.0,
                 mother_value=120.0,
             )
@@ -198,7 +198,10 @@ class HeuristicBot(Bot):
     Opposite direction (backgammon, trictrac): made points (home-board and bar points most,
     anchors), hits (opposing checkers on the bar, more against a strong home board), blots exposed
     to shots (the number of the 36 rolls that hit, times the pips and tempo lost), my own checkers
-    on the bar. Same direction (long-nardy family): checkers left on the head, spreading (distinct
+    on the bar. Pinning variants (plakoto, :meth:`_evaluate_pin`): pinned checkers kept in their
+    owner's pips, points closed by a pin, pins valued (his: a gain, mine: a loss, more the further
+    the pinned checker has to run), blots costing the rolls that pin them, and the mother rule's
+    stake (a pinned mother, or mine left alone in reach). Same direction (long-nardy family): checkers left on the head, spreading (distinct
     points held), my own checkers blocked by the opponent, home spreading (most for exact
     bear-off), checkers stuck outside home or in the start quarter late (mars/koks). In a pure
     race (opposite direction, no contact) only pips and borne-off checkers count.
