@@ -5,7 +5,8 @@ resulting position, with feature weights chosen per geometry and variant; a pip-
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from nardy.bots.base import Bot
 from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
@@ -97,6 +98,17 @@ class _Weights:
     """Per distinct home point occupied (same direction; most with the exact bear-off of ``mad``)."""
     back: float
     """Per checker still in my start quarter 19…24 while the opponent is bearing in (koks risk)."""
+    # pinning (plakoto, RULES.md §3.12.2); read once from the rules, zero/off elsewhere
+    pins: bool = False
+    """The variant pins instead of hitting: :meth:`HeuristicBot._evaluate_pin` evaluates."""
+    mother: str = "off"
+    """The variant's mother rule (``standard``, ``simple``, ``off``)."""
+    pin_base: float = 0.0
+    """Value of one pinned checker (his: a gain, mine: a loss), beyond the pips it stays back."""
+    pin_depth: float = 0.0
+    """Extra for a pin the further the pinned checker is from its home (his path still to run)."""
+    mother_value: float = 0.0
+    """A mother end (the game won or lost at once, 2 points), in pip-equivalents."""
 
 
 def _weights_for(variant: Variant) -> _Weights:
@@ -108,7 +120,7 @@ def _weights_for(variant: Variant) -> _Weights:
         outer = (4.0, 2.5, 1.5, 1.0, 0.8, 0.8)
         mid = (0.5, 0.5, 0.5, 0.5, 0.5, 1.5)
         anchors = (2.5, 2.0, 1.5, 1.0, 1.0, 1.0)
-        return _Weights(
+        weights = _Weights(
             opposite=True,
             off=6.0,
             first_off=6.0,
@@ -124,6 +136,16 @@ def _weights_for(variant: Variant) -> _Weights:
             home_spread=0.0,
             back=0.0,
         )
+        if rules.hitting.pins:
+            weights = replace(
+                weights,
+                pins=True,
+                mother=rules.game_end.mother,
+                pin_base=14.0,
+                pin_depth=12.0,
+                mother_value=120.0,
+            )
+        return weights
     exact = rules.bear_off.rule == "exact"
     head_limited = rules.head.limit is not None
     return _Weights(
@@ -176,7 +198,10 @@ class HeuristicBot(Bot):
     Opposite direction (backgammon, trictrac): made points (home-board and bar points most,
     anchors), hits (opposing checkers on the bar, more against a strong home board), blots exposed
     to shots (the number of the 36 rolls that hit, times the pips and tempo lost), my own checkers
-    on the bar. Same direction (long-nardy family): checkers left on the head, spreading (distinct
+    on the bar. Pinning variants (plakoto, :meth:`_evaluate_pin`): pinned checkers kept in their
+    owner's pips, points closed by a pin, pins valued (his: a gain, mine: a loss, more the further
+    the pinned checker has to run), blots costing the rolls that pin them, and the mother rule's
+    stake (a pinned mother, or mine left alone in reach). Same direction (long-nardy family): checkers left on the head, spreading (distinct
     points held), my own checkers blocked by the opponent, home spreading (most for exact
     bear-off), checkers stuck outside home or in the start quarter late (mars/koks). In a pure
     race (opposite direction, no contact) only pips and borne-off checkers count.
@@ -227,7 +252,7 @@ class HeuristicBot(Bot):
         if len(plays) == 1:
             return 0
         weights = self._w()
-        evaluate = self._evaluate_opposite if weights.opposite else self._evaluate_same
+        evaluate = self._evaluator(weights)
         best: list[int] = []
         best_value = float("-inf")
         for index, play in enumerate(plays):
@@ -243,9 +268,15 @@ class HeuristicBot(Bot):
         """The evaluation of ``position`` for its mover, in pip-equivalents (the mover has just
         played: it is the opponent's turn to roll)."""
         weights = self._w()
-        if weights.opposite:
-            return self._evaluate_opposite(position, weights)
-        return self._evaluate_same(position, weights)
+        return self._evaluator(weights)(position, weights)
+
+    @classmethod
+    def _evaluator(cls, weights: _Weights) -> Callable[[Position, _Weights], float]:
+        """The evaluation for the variant's geometry and hitting mode (chosen once per decision,
+        not per play)."""
+        if weights.pins:
+            return cls._evaluate_pin
+        return cls._evaluate_opposite if weights.opposite else cls._evaluate_same
 
     @staticmethod
     def _evaluate_opposite(position: Position, w: _Weights) -> float:
@@ -315,6 +346,106 @@ class HeuristicBot(Bot):
                         mask |= 1 << (blot - shooter)
                 if mask:
                     risk += _shots(mask) * (hit_cost + 25 - blot)
+            value -= risk / 36.0
+        return value
+
+    @staticmethod
+    def _mother_stake(w: _Weights, pinner_home_free: bool) -> float:
+        """What a pinned mother is worth to the pinner (RULES.md §3.12.2): a whole mother end when
+        it ends the game (``simple``; ``standard`` once the pinner has no free checker left on his
+        own 24), part of one while it waits for that; nothing with ``mother: off``."""
+        if w.mother == "off":
+            return 0.0
+        if w.mother == "simple" or not pinner_home_free:
+            return w.mother_value
+        return 0.4 * w.mother_value
+
+    @staticmethod
+    def _evaluate_pin(position: Position, w: _Weights) -> float:
+        """The opposite-direction evaluation for a pinning variant (plakoto, RULES.md §3.12.2).
+
+        Differences from :meth:`_evaluate_opposite`: pinned checkers count in their owner's pips;
+        a point is closed to a side when the other side stacks two there or pins one of his
+        checkers there; pins are valued (his checker pinned: a gain, mine: a loss, more the further
+        the pinned checker has still to run, most for a mother); a blot costs the number of the 36
+        rolls that pin it times what that pin would cost (no bar: nothing is hit, so no pips are
+        lost); the mother (my last checker on my 24) left in reach costs the mother end.
+        """
+        points = position.points
+        my_off, opp_off = position.off
+        # closed[i]: point index i is closed to the opponent (my stack ≥ 2, or mine pinning his).
+        closed = [count >= 2 for count in points]
+        my_pips = 0
+        opp_pips = 0
+        my_back = 0
+        opp_back = 25
+        stack = 0
+        for index, count in enumerate(points):
+            if count > 0:
+                my_pips += (index + 1) * count
+                my_back = index + 1
+                if count > w.stack_free:
+                    stack += count - w.stack_free
+            elif count < 0:
+                opp_pips -= (24 - index) * count
+                if opp_back > index + 1:
+                    opp_back = index + 1
+        value = 0.0
+        mine_pinned_at: set[int] = set()
+        for point in position.pinned:
+            if points[point - 1] > 0:  # his checker beneath my stack
+                closed[point - 1] = True
+                opp_pips += 25 - point
+                opp_back = min(opp_back, point)
+                value += w.pin_base + w.pin_depth * (25 - point) / 24
+                if point == 1:  # his mother (his only checker on his own 24)
+                    value += HeuristicBot._mother_stake(w, points[23] > 0)
+            else:  # my checker beneath his stack
+                mine_pinned_at.add(point)
+                my_pips += point
+                my_back = max(my_back, point)
+                value -= w.pin_base + w.pin_depth * point / 24
+                if point == 24:  # my mother
+                    value -= HeuristicBot._mother_stake(w, points[0] < 0)
+        if w.mother == "standard" and 1 in position.pinned and 24 in mine_pinned_at:
+            return 0.0  # both mothers pinned: the game is a draw
+        value += float(opp_pips - my_pips) + w.off * (my_off - opp_off) - w.stack * stack
+        if my_off:
+            value += w.first_off
+        if my_back <= opp_back:
+            return value  # pure race: no contact left
+        blots: list[int] = []
+        shooters: list[int] = []
+        made = 0.0
+        for index, count in enumerate(points):
+            if closed[index] and count > 0:
+                made += w.point_value[index]
+            elif count == 1:
+                blots.append(index + 1)
+            elif count < 0:
+                shooters.append(index + 1)
+        value += made
+        block = 0.0
+        for index, count in enumerate(points):
+            if count < 0:
+                held = 0
+                for ahead in _OPPOSITE_AHEAD_OPP[index]:
+                    if closed[ahead]:
+                        held += 1
+                block -= count * _BLOCK_VALUE[held]
+        value += w.block * block
+        if blots and shooters:
+            risk = 0.0
+            for blot in blots:
+                mask = 0
+                for shooter in shooters:
+                    if shooter < blot:
+                        mask |= 1 << (blot - shooter)
+                if mask:
+                    cost = w.pin_base + w.pin_depth * blot / 24
+                    if blot == 24:  # my mother, alone on my 24
+                        cost += HeuristicBot._mother_stake(w, points[0] < 0)
+                    risk += _shots(mask) * cost
             value -= risk / 36.0
         return value
 
