@@ -171,6 +171,31 @@ def _weights_for(variant: Variant) -> _Weights:
 # ------------------------------------------------------------------------------------------------
 
 
+def _scan(
+    points: tuple[int, ...],
+    stack_free: int,
+    my_pips: int,
+    opp_pips: int,
+    my_back: int,
+    opp_back: int,
+) -> tuple[int, int, int, int, int]:
+    """One pass over the points of an opposite-direction board (the mover's coordinates), from
+    the given starting counts (the bar's): both pip counts, my rearmost and his rearmost checker
+    (in my numbering), and my checkers above ``stack_free`` on a point."""
+    stack = 0
+    for index, count in enumerate(points):
+        if count > 0:
+            my_pips += (index + 1) * count
+            my_back = index + 1
+            if count > stack_free:
+                stack += count - stack_free
+        elif count < 0:
+            opp_pips -= (24 - index) * count
+            if opp_back > index + 1:
+                opp_back = index + 1
+    return my_pips, opp_pips, my_back, opp_back, stack
+
+
 def _pips(position: Position, opposite: bool) -> tuple[int, int]:
     """(mover's, opponent's) pip counts; the bar counts 25 (opposite direction)."""
     mine = 25 * position.bar[0]
@@ -283,21 +308,14 @@ class HeuristicBot(Bot):
         points = position.points
         my_bar, opp_bar = position.bar
         my_off, opp_off = position.off
-        my_pips = 25 * my_bar
-        opp_pips = 25 * opp_bar
-        my_back = 25 if my_bar else 0  # my rearmost checker (highest point)
-        opp_back = 0 if opp_bar else 25  # the opponent's rearmost checker, in my coordinates
-        stack = 0
-        for index, count in enumerate(points):
-            if count > 0:
-                my_pips += (index + 1) * count
-                my_back = index + 1
-                if count > w.stack_free:
-                    stack += count - w.stack_free
-            elif count < 0:
-                opp_pips -= (24 - index) * count
-                if opp_back > index + 1:
-                    opp_back = index + 1
+        my_pips, opp_pips, my_back, opp_back, stack = _scan(
+            points,
+            w.stack_free,
+            25 * my_bar,
+            25 * opp_bar,
+            25 if my_bar else 0,  # my rearmost checker (highest point)
+            0 if opp_bar else 25,  # the opponent's rearmost checker, in my coordinates
+        )
         value = float(opp_pips - my_pips) + w.off * (my_off - opp_off) - w.stack * stack
         if my_off:
             value += w.first_off
@@ -375,21 +393,7 @@ class HeuristicBot(Bot):
         my_off, opp_off = position.off
         # closed[i]: point index i is closed to the opponent (my stack ≥ 2, or mine pinning his).
         closed = [count >= 2 for count in points]
-        my_pips = 0
-        opp_pips = 0
-        my_back = 0
-        opp_back = 25
-        stack = 0
-        for index, count in enumerate(points):
-            if count > 0:
-                my_pips += (index + 1) * count
-                my_back = index + 1
-                if count > w.stack_free:
-                    stack += count - w.stack_free
-            elif count < 0:
-                opp_pips -= (24 - index) * count
-                if opp_back > index + 1:
-                    opp_back = index + 1
+        my_pips, opp_pips, my_back, opp_back, stack = _scan(points, w.stack_free, 0, 0, 0, 25)
         value = 0.0
         mine_pinned_at: set[int] = set()
         for point in position.pinned:
