@@ -76,6 +76,8 @@ def expected_checkers(position: Position, mover: str = "white") -> list[tuple[st
     for index, count in enumerate(position.points):
         colour = mover if count > 0 else other
         found += [(colour, str(index + 1))] * abs(count)
+    for point in position.pinned:  # plakoto (RULES.md §3.12.2): beneath the other side's stack
+        found.append((other if position.points[point - 1] > 0 else mover, str(point)))
     for side, colour in ((0, mover), (1, other)):
         found += [(colour, "bar")] * position.bar[side] + [(colour, "off")] * position.off[side]
     return sorted(found)
