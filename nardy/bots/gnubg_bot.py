@@ -144,7 +144,7 @@ class GnubgBot(Bot):
         self._met: Any = None
 
     @classmethod
-    def from_argument(cls, seed: int | None, argument: str | None) -> GnubgBot:
+    def from_argument(cls, seed: int | None, argument: str | None = None) -> GnubgBot:
         """``gnubg`` or ``gnubg:PLY`` as :func:`~nardy.bots.make_bot` spells it."""
         if argument is None or argument == "":
             return cls(seed)
