@@ -318,6 +318,7 @@ def _nardy(args: list[str], root: Path, **env: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_a_broken_plugin_costs_one_line(tmp_path: Path) -> None:
     for module, source in BROKEN_SOURCES.items():
         _fake_distribution(tmp_path, module, source)

@@ -90,6 +90,7 @@ def test_run_game_starter_with_remote_bots(
     assert default.kernel["events"][0]["kind"] == "opening"
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_long_nardy_match_with_a_remote_bot(
     store: SqliteStore, bot_server: Callable[..., BotServer]
 ) -> None:
@@ -705,6 +706,7 @@ JS_BOT = REPO / "examples" / "bots" / "js"
     not (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir(),
     reason="the JS example bot needs its dependencies: run `npm ci` in examples/bots/js",
 )
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_readme_round_robin_with_the_js_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -128,6 +128,7 @@ def _with_pins(position: Position, geometry: str) -> int:
     return kernel_pip_counts(position, geometry)[0]  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_pip_counts_of_real_messages_agree_with_the_kernel(
     bot_server: Callable[..., BotServer],
 ) -> None:

@@ -67,6 +67,7 @@ def test_games_of_a_sealed_round_are_withheld(running: tuple[object, TournamentD
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_a_watcher_without_the_token_sees_rounds_not_games(tmp_path: Path) -> None:
     """Live: an anonymous ``WatchTournament`` gets no game event of a sealed round, and
     standings that only ever count complete rounds; the admin gets every game as it ends."""

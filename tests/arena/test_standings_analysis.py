@@ -38,6 +38,7 @@ def _tournament(db: Path, name: str) -> str:
         store.close()
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_the_analysis_agrees_with_the_standings(db: Path) -> None:
     tid = _tournament(db, "backgammon")
     args = ["arena", "standings", "--db", str(db), "--tournament", tid, "--json", "--analysis"]

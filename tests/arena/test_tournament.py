@@ -347,6 +347,7 @@ def test_kill_and_resume_in_a_subprocess(tmp_path: Path) -> None:
     assert sorted(r["game_id"] for r in lines) == sorted(ids)
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_sprt_stops_a_head_to_head_early(store: SqliteStore) -> None:
     d = _definition(variant="trictrac", games=400, seed=1, sprt={"elo0": 0, "elo1": 50})
     events: list[TournamentEvent] = []
@@ -412,6 +413,7 @@ def test_records_file_and_replay(tmp_path: Path, store: SqliteStore) -> None:
     assert not report.ok
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_worker_processes_give_the_same_games(tmp_path: Path) -> None:
     d = _definition(games=6, seed=4)
     inline, procs = SqliteStore(tmp_path / "i.db"), SqliteStore(tmp_path / "p.db")

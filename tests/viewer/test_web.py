@@ -62,6 +62,7 @@ def test_tournament_page_standings_pairings_plot(client: TestClient, finished_db
     assert {b["bot"] for b in data["pools"][0]["standings"]} == {"heuristic", "random"}
 
 
+@pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it
 def test_every_game_of_every_variant_replays(client: TestClient, finished_db: Path) -> None:
     tid, games = ids(finished_db)
     store = open_store(str(finished_db), readonly=True)
