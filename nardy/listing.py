@@ -54,6 +54,7 @@ def _info_json(info: VariantInfo, problem: str | None) -> dict[str, Any]:
         "title": info.title,
         "base": info.base,
         "summary": info.summary,
+        **({"cycle": list(info.cycle)} if info.cycle else {}),
         "status": "broken" if problem else "ok",
         "error": problem,
         "options": [
@@ -97,7 +98,10 @@ def variants_text(width: int = 80) -> str:
         ) or [first.rstrip()]
 
     for info in infos:
-        title = info.title + (f" — builds on {info.base}" if info.base else "")
+        if info.cycle:  # a match variant: its base only lends its first game's rules
+            title = f"{info.title} — a match of {' → '.join(info.cycle)}"
+        else:
+            title = info.title + (f" — builds on {info.base}" if info.base else "")
         lines += wrap(title, info.name.ljust(name_width))
         lines += wrap(info.summary, indent)
         if info.options:

@@ -69,6 +69,7 @@ class TestVariants:
             "match_length",
         ):
             assert option in result.stdout
+        assert "a match of portes → plakoto → fevga" in result.stdout
 
     def test_json(self):
         result = invoke("variants", "--json")
@@ -76,6 +77,8 @@ class TestVariants:
         data = {v["name"]: v for v in json.loads(result.stdout)}
         assert set(BUILTINS) <= set(data)
         assert data["trictrac"]["base"] == "backgammon"
+        assert data["tavli"]["cycle"] == ["portes", "plakoto", "fevga"]  # RULES.md §3.12.3
+        assert "cycle" not in data["portes"]
         head = {o["name"]: o for o in data["long"]["options"]}["first_turn_head"]
         assert head["default"] == "principle"
         assert head["choices"] == ["principle", "fixed", "head_only"]
