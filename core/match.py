@@ -30,6 +30,19 @@ class Match:
     """A match whose games cycle through these variants, each with its own rules (RULES.md
     §3.12.3, ``tavli``: portes → plakoto → fevga); empty: every game is :attr:`variant`."""
 
+    @classmethod
+    def of(cls, variant: Variant, length: int | None) -> Match:
+        """A match of ``variant``: a match variant (``VariantInfo.cycle``, RULES.md §3.12.3) gets its
+        cycle, each game variant loaded with ``match_length`` = ``length``."""
+        if not variant.info.cycle:
+            return cls(variant, length)
+        if length is None:
+            raise ValueError(f"{variant.name} is played only as a match: give a match length")
+        from nardy.core.plugins import load_variant  # the plugins import this module's users
+
+        cycle = tuple(load_variant(name, {"match_length": length}) for name in variant.info.cycle)
+        return cls(variant, length, cycle=cycle)
+
     def __post_init__(self) -> None:
         if self.length is not None and self.length < 1:
             raise ValueError(f"a match is to at least 1 point, not {self.length}")

@@ -41,6 +41,7 @@ DEFAULT_PLUGINS = (
     "nardy.variants.hypergammon",
     "nardy.variants.portes",
     "nardy.variants.plakoto",
+    "nardy.variants.tavli",
 )
 """Modules of the built-in variants; they register through the same hooks as any third party."""
 

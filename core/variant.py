@@ -46,6 +46,11 @@ class VariantInfo:
     """The variant whose aspects this one inherits (aspects it does not answer itself)."""
     options: tuple[OptionSpec, ...] = ()
     """Every option the variant accepts, with defaults."""
+    cycle: tuple[str, ...] = ()
+    """A **match variant**: its matches play games of these variants in turn, each by its own
+    rules (RULES.md §3.12.3, ``tavli``: portes → plakoto → fevga); it is played only as a match
+    (:meth:`nardy.core.match.Match.of`), and its own rules are those of its first game's variant.
+    Empty for an ordinary variant."""
 
 
 @dataclass(frozen=True, slots=True)

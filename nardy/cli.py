@@ -390,6 +390,12 @@ def _match_length(variant: Variant, match: int | None) -> int | None:
             f"--match {match} contradicts -o match_length={option}", param_hint="'--match'"
         )
     length = match if match is not None else option
+    if length is None and variant.info.cycle:
+        raise click.BadParameter(
+            f"{variant.name} is played only as a match ({' → '.join(variant.info.cycle)}): "
+            "give --match N",
+            param_hint="'--match'",
+        )
     if length is not None and importlib.util.find_spec("nardy.core.match") is None:
         raise click.BadParameter(
             "match play is not available in this version", param_hint="'--match'"
@@ -423,13 +429,15 @@ def _play_unit(
         return winner, game.result.points if winner == 0 else -game.result.points, 1
     from nardy.core.match import Match
 
-    match = Match(variant, match_length)
+    match = Match.of(variant, match_length)  # a match variant (tavli) cycles its games' variants
     number = 0
     while not match.is_over:
         for colour, bot in enumerate(bots):  # bots that weigh match equities (gnubg) see the score
             if hasattr(bot, "set_match"):
                 bot.set_match(match_length, (match.score[colour], match.score[1 - colour]))
-        game = play_game(variant, bots, dice, starter=match.starter(), cube=match.cube_settings())
+        game = play_game(
+            match.game_variant, bots, dice, starter=match.starter(), cube=match.cube_settings()
+        )
         on_game(game, number)
         assert game.result is not None
         match.add_result(game.result)

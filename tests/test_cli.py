@@ -28,6 +28,10 @@ BUILTINS = (
     "khachapuri",
     "fevga",
     "giul",
+    "hypergammon",
+    "portes",
+    "plakoto",
+    "tavli",
 )
 OPENING = "b----E/-C---e/E---c-/e----B"
 LONG_START = "------/-----o/------/-----O"
@@ -211,6 +215,46 @@ class TestPlay:
         text = invoke("play", "-v", "plakoto", "--bots", "random,random", "--games", "10",
                       "--seed", "1", "--quiet")  # fmt: skip
         assert "Draws: 3 of 10 games" in text.stdout
+
+    def test_tavli_match_cycles_the_games_variants(self, tmp_path):
+        """RULES.md §3.12.3: a tavli match plays portes → plakoto → fevga → portes …, each game by its
+        own variant, until a player has ≥ 5 points (a draw adds 0); the game after a decided game is
+        started by its winner (no opening throw), after a draw by a new opening throw."""
+        records = tmp_path / "games.jsonl"
+        summary = self.play_json(
+            "-v", "tavli", "--match", "5", "--games", "2", "--seed", "3",
+            "--jsonl", str(records),
+        )  # fmt: skip
+        games = [json.loads(line) for line in records.read_text().splitlines()]
+        cycle = ["portes", "plakoto", "fevga"]
+        for match in (0, 1):
+            mine = [g for g in games if g["match"] == match]
+            assert [g["game"] for g in mine] == list(range(len(mine)))
+            assert [g["variant"] for g in mine] == [cycle[i % 3] for i in range(len(mine))]
+            score = {"White": 0, "Black": 0}
+            previous: dict | None = None
+            for game in mine:
+                assert max(score.values()) < 5  # no game after the match is won
+                first = game["events"][0]
+                if previous is None or previous["result"]["winner"] is None:
+                    assert first["kind"] == "opening"
+                else:
+                    assert first["kind"] == "roll"
+                    assert first["player"] == previous["result"]["winner"]
+                previous = game
+                if game["result"]["winner"] is not None:
+                    score[game["result"]["winner"]] += game["result"]["points"]
+            assert max(score.values()) >= 5
+            assert summary["bots"][0]["points"] != 0
+        assert (
+            summary["games_played"] == len(games) >= 6
+        )  # 2 matches of ≥ 3 games (≤ 2 points each)
+        assert {g["variant"] for g in games} == set(cycle)
+
+    def test_tavli_is_played_only_as_a_match(self):
+        result = invoke("play", "-v", "tavli", "--games", "1")
+        assert result.exit_code == 2 and "give --match N" in result.stderr
+        assert "Traceback" not in result.output
 
     def test_matches(self):
         summary = self.play_json(

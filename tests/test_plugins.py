@@ -45,6 +45,9 @@ BUILT_INS = [
     "fevga",
     "giul",
     "hypergammon",
+    "portes",
+    "plakoto",
+    "tavli",
 ]
 
 
