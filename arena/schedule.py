@@ -855,3 +855,23 @@ def definition_from_flags(
         auto = re.sub(r"[^A-Za-z0-9_.+-]", "_", auto) or "cli"
         draft = parse_definition({**data, "name": auto})
     return draft
+
+
+def variants_refused(
+    declared: Sequence[str], variant: str, cycle: Sequence[str] = ()
+) -> str | None:
+    """Why a bot that declares ``declared`` (``BotInfo.variants``; empty: any variant) is not
+    scheduled for ``variant``, or None if it plays it. A match variant (``cycle``, e.g. tavli,
+    RULES.md §3.12.3) is played by a bot that lists it by name, or lists every variant of its
+    cycle (portes, plakoto and fevga), since each game of the match is one of those."""
+    if not declared or variant in declared:
+        return None
+    if cycle:
+        missing = [name for name in cycle if name not in declared]
+        if not missing:
+            return None
+        return (
+            f"it lists {', '.join(declared)}; a {variant} match plays {', '.join(cycle)} "
+            f"(list {variant!r} or all of them; missing: {', '.join(missing)})"
+        )
+    return f"it lists only {', '.join(declared)}"

@@ -96,7 +96,7 @@ from nardy.arena.runner import (
     TimeControl,
     run_game,
 )
-from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition
+from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition, variants_refused
 from nardy.arena.storage import MEMORY, SqlStore, StorageError, Store, open_store
 from nardy.arena.streams import (
     DEFAULT_MAX_STREAMS,
@@ -819,7 +819,8 @@ class Arena:
         for entry in entries:
             if entry.faults.disqualified:
                 raise ArenaClosedError(f"bot {entry.name} is disqualified")
-        compiled = load_variant(variant, options or {})
+        # A match variant (tavli) is a tournament's unit, never one game's rules.
+        compiled = load_variant(variant, options or {}).single_game("one arena game")
         seats = (
             Seat(entries[0].bot_id, entries[0].name, entries[0].client, entries[0].faults),
             Seat(entries[1].bot_id, entries[1].name, entries[1].client, entries[1].faults),
@@ -952,6 +953,15 @@ class Arena:
                 raise ArenaClosedError(f"bot {entry.name} is disqualified")
         self._check_ready(entries)
         compiled = load_variant(variant, options or {})
+        if compiled.is_match_variant and match_length <= 0:
+            raise ValueError(
+                f"{compiled.name} is played only as a match "
+                f"({' → '.join(compiled.info.cycle)}): give a match_length"
+            )
+        for entry in entries:  # "the arena will not schedule a bot for a variant it does not list"
+            why = variants_refused(list(entry.info.variants), compiled.name, compiled.info.cycle)
+            if why is not None:
+                raise ValueError(f"bot {entry.name} does not play {compiled.name}: {why}")
         # The options as the variant parsed them (the proto carries text), given ones only.
         opts: dict[str, Any] = {k: compiled.options[k] for k in (options or {})}
         if match_length > 0:

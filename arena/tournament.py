@@ -383,6 +383,11 @@ def check_definition(definition: TournamentDef, *, given: Sequence[str] = ()) ->
             raise DefinitionError(f"variant {pool.label!r}: {exc}") from None
         if pool.match_length is not None and variant.options.get("match_length") is None:
             raise DefinitionError(f"variant {pool.label!r}: match_length is not an option of it")
+        if variant.is_match_variant and pool.match_length is None:
+            raise DefinitionError(
+                f"variant {pool.label!r} is played only as a match "
+                f"({' → '.join(variant.info.cycle)}; a whole match is one unit): give match_length"
+            )
     for entry in definition.bots:
         if (
             entry.name not in given
@@ -1808,7 +1813,8 @@ class Tournament:
         if unit.match_length is None:
             return None
         pool = self.definition.pool(unit.pool)
-        match = Match(cached_variant(pool.variant, pool.options), unit.match_length)
+        # A match variant (tavli, RULES.md §3.12.3) cycles its games' variants.
+        match = Match.of(cached_variant(pool.variant, pool.options), unit.match_length)
         for g in sorted(self.tally.games_of(unit.unit_id), key=lambda r: r.game_no):
             if g.winner is None:  # a draw (the tally ends a unit at any other game without one)
                 match.add_result(GameResult(WHITE, 0, 0, 1, "draw", draw=True))

@@ -470,7 +470,8 @@ class _Audit:
                 self.problem(unit_id, f"pool {pool!r} is not one of the tournament's")
                 continue
             variant, length = variants[pool]
-            match = Match(variant, length) if length else None
+            # A match variant (tavli, RULES.md §3.12.3) cycles its games' variants.
+            match = Match.of(variant, length) if length else None
             finished = False
             for n, (slot, record) in enumerate(games, start=1):
                 game_id = str(record.get("game_id"))
@@ -480,6 +481,11 @@ class _Audit:
                 if finished:
                     self.problem(game_id, "the unit was already decided before this game")
                     break
+                played = match.game_variant if match is not None else variant
+                if record.get("variant") != played.name:
+                    self.problem(
+                        game_id, f"the game is {record.get('variant')!r}, expected {played.name!r}"
+                    )
                 want = _setup(variant, match)
                 setup = record.get("setup") or {}
                 got = {
@@ -494,7 +500,11 @@ class _Audit:
                         self.problem(game_id, f"setup {key} is {got[key]!r}, expected {value!r}")
                 result = record.get("result") or {}
                 winner = result.get("winner")
-                if winner not in COLOURS:
+                if match is not None and result.get("termination") == "draw":
+                    # A plakoto draw adds 0 and the match goes on (RULES.md §3.12.2, §3.12.3).
+                    match.add_result(GameResult(WHITE, 0, 0, 1, "draw", draw=True))
+                    finished = match.is_over
+                elif winner not in COLOURS:
                     finished = True  # an aborted game ends its unit
                 elif match is None:
                     finished = True
@@ -609,7 +619,10 @@ def verify_store(store: Store, tournament_id: str | None = None) -> VerifyReport
             checks.problem(game.game_id, f"the record is of {record.get('tournament_id')!r}")
         pool = definition.pool(unit.pool)
         variant = cached_variant(pool.variant, pool.options)
-        if record.get("variant") != variant.name or record.get("options") != dict(variant.options):
+        # A match variant's games (tavli) are of its cycle's variants; matches() checks which.
+        played = Match.of(variant, pool.match_length).cycle if variant.is_match_variant else ()
+        allowed = [(v.name, dict(v.options)) for v in played or (variant,)]
+        if (record.get("variant"), record.get("options")) not in allowed:
             checks.problem(game.game_id, "the record's variant or options differ from its pool")
         checks.game(record, slot)
     variants = {

@@ -18,13 +18,20 @@ from nardy.core.errors import (
     InvalidOptionError,
     InvalidPlayError,
     InvalidPositionError,
+    MatchVariantError,
     NardyError,
     UnknownVariantError,
 )
 from nardy.core.hookspecs import hookimpl
 from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps
 from nardy.core.options import OptionSpec
-from nardy.core.plugins import load_variant, plugin_manager, registry, variant_names
+from nardy.core.plugins import (
+    game_variant_names,
+    load_variant,
+    plugin_manager,
+    registry,
+    variant_names,
+)
 from nardy.core.position import CHECKERS, Position
 from nardy.core.variant import LegalPlays, Play, Variant, VariantInfo, apply_steps
 
@@ -38,6 +45,7 @@ __all__ = [
     "InvalidPlayError",
     "InvalidPositionError",
     "LegalPlays",
+    "MatchVariantError",
     "NardyError",
     "OptionSpec",
     "Play",
@@ -48,6 +56,7 @@ __all__ = [
     "VariantInfo",
     "apply_steps",
     "format_steps",
+    "game_variant_names",
     "hookimpl",
     "load_variant",
     "parse_steps",

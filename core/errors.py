@@ -27,6 +27,11 @@ class InvalidOptionError(NardyError, ValueError):
     """A variant option is unknown or has a value outside its choices."""
 
 
+class MatchVariantError(NardyError, ValueError):
+    """A match variant (``VariantInfo.cycle``, e.g. ``tavli``, RULES.md §3.12.3) used where a single
+    game is played: its games are played by their own variants (``Match.of``), never by it."""
+
+
 class GameStateError(NardyError, RuntimeError):
     """An action that the game's current state does not allow (e.g. playing after the game ended)."""
 

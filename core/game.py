@@ -271,6 +271,7 @@ class Game:
             "first_turn": first_turn,
             "auto_forced": auto_forced,
         }
+        variant.single_game()  # a match variant (tavli) is no game's rules: Match.of plays it
         self._explicit_chance = dice is None
         self.chance: ChanceNode | None = None
         """The throw the game waits for (only without a dice source)."""

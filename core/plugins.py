@@ -225,6 +225,12 @@ def variant_names() -> list[str]:
     return list(registry())
 
 
+def game_variant_names() -> list[str]:
+    """Names of the registered variants that play a single game: all but the match variants
+    (``VariantInfo.cycle``, e.g. ``tavli``, whose games are played by the variants they cycle)."""
+    return [name for name, info in registry().items() if not info.cycle]
+
+
 def lineage(name: str, pm: pluggy.PluginManager | None = None) -> list[str]:
     """``[name, base, base's base, …]``."""
     infos = registry(pm)

@@ -16,6 +16,7 @@ from nardy.core.errors import (
     IllegalPlayError,
     InvalidPlayError,
     InvalidPositionError,
+    MatchVariantError,
 )
 from nardy.core.movegen import (
     PINS,
@@ -261,6 +262,21 @@ class Variant:
         self.generator = MoveGenerator(rules)
         self._pins = rules.hitting.pins
         self._mother = rules.game_end.mother
+
+    @property
+    def is_match_variant(self) -> bool:
+        """Whether this variant is played only as a match of other variants (RULES.md §3.12.3)."""
+        return bool(self.info.cycle)
+
+    def single_game(self, where: str = "a single game") -> Variant:
+        """This variant, for playing one game by its rules; a match variant raises
+        :class:`~nardy.core.errors.MatchVariantError` (its rules are only its first game's)."""
+        if self.info.cycle:
+            raise MatchVariantError(
+                f"{self.name} is a match of {' → '.join(self.info.cycle)} (each game by its own "
+                f"variant's rules), not playable as {where}: play it as a match (a match length)"
+            )
+        return self
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The compiled move generator does not pickle; it is rebuilt from the rules.

@@ -582,3 +582,52 @@ def test_a_match_that_cycles_variants_tells_each_game_its_own(store: SqliteStore
     assert names == ["portes", "plakoto", "fevga", "portes"]
     plain = Match(load_variant("portes", {"match_length": 5}), 5)
     assert t._task(unit, plain, 1).variant == "portes"
+
+
+def test_a_tavli_tournament_plays_whole_cycling_matches(store: SqliteStore) -> None:
+    """RULES.md §3.12.3: in a tavli pool the unit is a match whose games cycle portes → plakoto →
+    fevga; each stored record is of its game's own variant, the winner of a game starts the next
+    (after a draw, an opening throw), the match ends once a player has match_length points, and
+    the records re-play and verify each game by its own variant."""
+    from nardy.arena.verify import verify_store
+
+    d = _definition(variant="tavli", match_length=3, games=2, seed=5)
+    result = Tournament(d, store, executor="inline").run()
+    assert result.status == "finished"
+    cycle = ["portes", "plakoto", "fevga"]
+    rows = store.games(d.tournament_id, records=True)
+    units: dict[str, list[GameRow]] = {}
+    for row in rows:
+        units.setdefault(_rec(row)["match_id"], []).append(row)
+    assert len(units) == 2
+    for games in units.values():
+        games.sort(key=lambda g: int(g.game_id.rsplit(".g", 1)[1]))
+        records = [_rec(g) for g in games]
+        assert [r["variant"] for r in records] == [cycle[i % 3] for i in range(len(records))]
+        score = {"White": 0, "Black": 0}
+        for before, record in zip([None, *records], records, strict=False):
+            assert max(score.values()) < 3  # no game once the match is decided
+            starter = record["setup"]["starter"]
+            if before is None or before["result"]["winner"] is None:
+                assert starter is None  # an opening throw
+            else:
+                assert starter == ["White", "Black"].index(before["result"]["winner"])
+            if record["result"]["winner"] is not None:
+                score[record["result"]["winner"]] += record["result"]["points"]
+            assert replay_record(record).ok
+        assert max(score.values()) >= 3
+    store.set_status(d.tournament_id, "finished")
+    report = verify_store(store, d.tournament_id)
+    assert report.ok, report.problems
+
+
+def test_a_tavli_pool_needs_a_match_length(store: SqliteStore) -> None:
+    from nardy.arena.tournament import check_definition
+
+    with pytest.raises(ValueError, match=r"tavli.*only as a match.*match_length"):
+        check_definition(_definition(variant="tavli"))
+    result = CliRunner().invoke(
+        cli, ["run", "--variant", "tavli", "--bots", "heuristic,random", "--db", ":memory:"]
+    )
+    assert result.exit_code != 0 and "only as a match" in result.output
+    assert "Traceback" not in result.output
