@@ -106,6 +106,40 @@ def test_go_bot_plays_a_backgammon_round_robin(
     assert plays and all(d["info"]["values"]["engine"] == "go" for d in plays)
 
 
+def test_go_bot_plays_a_tavli_round_robin(
+    server: ArenaServer, bot_server: Callable[..., BotServer], go_bot: Path
+) -> None:
+    """Tavli matches to 3 (RULES.md §3.12.3): each game's request names its own variant (portes,
+    plakoto, fevga in turn) and the Go bot plays all three to the end with no fault."""
+    arena = server.arena
+    go = arena.add_local_bot("go", [str(go_bot), "0", "9"])
+    python = arena.register_server_bot(
+        "heuristic", bot_server(builtin("heuristic", seed=8)).address
+    )
+    t = arena.create_tournament(
+        [go.bot_id, python.bot_id],
+        variant="tavli",
+        match_length=3,
+        games_per_pairing=2,
+        seed=6,
+        concurrency=2,
+        time_control=TimeControl(per_decision=5.0, reserve=0.0, slack=0.5),
+    )
+    assert t.done.wait(120) and not t.error, t.error
+    rows = arena.store.games(t.tournament_id, records=True)
+    cycle = ["portes", "plakoto", "fevga"]
+    by_unit: dict[str, list[dict[str, object]]] = {}
+    for row in rows:
+        assert row.record is not None and row.termination in ("borne_off", "mother", "draw"), row
+        assert all(sum(f.values()) == 0 for f in row.record["faults"].values())
+        assert replay_record(row.record).ok
+        by_unit.setdefault(row.unit_id, []).append(row.record)
+    assert len(by_unit) == 2
+    for records in by_unit.values():
+        records.sort(key=lambda r: r["game_no"])  # type: ignore[arg-type, return-value]
+        assert [r["variant"] for r in records] == [cycle[i % 3] for i in range(len(records))]
+
+
 def test_go_bot_refuses_callers_without_its_token(go_bot: Path) -> None:
     bot = BotProcess([str(go_bot), "0", "1"], env={"NARDY_BOT_TOKEN": "s3cret"})
     try:

@@ -1,0 +1,86 @@
+"""The arena's CreateTournament for the tavli match (RULES.md §3.12.3): a match variant needs a
+match length, and a bot that declares its variants is scheduled only if it plays every game of
+the cycle (it lists ``tavli``, or all of portes, plakoto and fevga); a single arena game of tavli
+is refused. Each refusal is INVALID_ARGUMENT with a message naming the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import grpc
+import pytest
+
+from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
+from nardy.arena.sdk import BotServer, RandomBot
+from nardy.arena.server import ArenaServer
+from nardy.core.errors import MatchVariantError
+
+
+class _Declaring(RandomBot):
+    def __init__(self, variants: tuple[str, ...]) -> None:
+        super().__init__(1)
+        self.variants = variants
+
+
+def _create(server: ArenaServer, ids: list[str], length: int) -> grpc.RpcError | None:
+    with grpc.insecure_channel(server.address) as channel:
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        request = arena_pb2.CreateTournamentRequest(
+            bot_ids=ids,
+            variant=game_pb2.VariantSpec(name="tavli"),
+            games_per_pairing=1,
+            match_length=length,
+            seed=3,
+        )
+        try:
+            stub.CreateTournament(request, timeout=5)
+        except grpc.RpcError as exc:
+            return exc
+    return None
+
+
+@pytest.mark.parametrize(
+    ("declared", "length", "message"),
+    [
+        ((), 0, "tavli is played only as a match (portes → plakoto → fevga): give a match_length"),
+        (("portes", "plakoto"), 3, "does not play tavli: it lists portes, plakoto; a tavli match"),
+        (("backgammon",), 3, "missing: portes, plakoto, fevga"),
+    ],
+)
+def test_refusals(
+    server: ArenaServer,
+    bot_server: Callable[..., BotServer],
+    declared: tuple[str, ...],
+    length: int,
+    message: str,
+) -> None:
+    arena = server.arena
+    a = arena.register_server_bot("a", bot_server(_Declaring(declared)).address).bot_id
+    b = arena.register_server_bot("b", bot_server(RandomBot(2)).address).bot_id
+    error = _create(server, [a, b], length)
+    assert error is not None
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    assert message in error.details()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("declared", [("tavli",), ("fevga", "plakoto", "portes", "long"), ()])
+def test_bots_that_play_the_whole_cycle_are_scheduled(
+    server: ArenaServer, bot_server: Callable[..., BotServer], declared: tuple[str, ...]
+) -> None:
+    arena = server.arena
+    a = arena.register_server_bot("a", bot_server(_Declaring(declared)).address).bot_id
+    b = arena.register_server_bot("b", bot_server(RandomBot(2)).address).bot_id
+    assert _create(server, [a, b], 1) is None
+    for t in list(arena.tournaments.values()):
+        t.engine.stop()
+        assert t.done.wait(30)
+
+
+def test_a_single_arena_game_of_tavli_is_refused(
+    server: ArenaServer, bot_server: Callable[..., BotServer]
+) -> None:
+    arena = server.arena
+    a = arena.register_server_bot("a", bot_server(RandomBot(1)).address).bot_id
+    b = arena.register_server_bot("b", bot_server(RandomBot(2)).address).bot_id
+    with pytest.raises(MatchVariantError, match="tavli is a match of portes → plakoto → fevga"):
+        arena.start_game(a, b, variant="tavli")
