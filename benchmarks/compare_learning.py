@@ -115,10 +115,10 @@ def main() -> None:
     print(f"OpenSpiel C++ backgammon:     {theirs:8.1f} games per CPU-second")
     print(f"ratio nardy / OpenSpiel:      {ours / theirs:8.2f}x")
     if args.every_variant:
-        from nardy.core import variant_names
+        from nardy.core import game_variant_names
 
         rates = {}
-        for name in variant_names():
+        for name in game_variant_names():
             run = nardy_games(name, 3)
             run(0.1)
             start = time.process_time()

@@ -114,9 +114,9 @@ def main() -> None:
     args = parser.parse_args()
     variants = args.variants
     if args.every_variant:
-        from nardy.core import variant_names
+        from nardy.core import game_variant_names
 
-        variants = list(variant_names())
+        variants = list(game_variant_names())
     openspiel = openspiel_games(1)
     openspiel(0.2)
     theirs: list[float] = []

@@ -44,7 +44,7 @@ if str(HERE) not in sys.path:
 
 from movegen_corpus import game_corpus, load_oracle, random_game  # noqa: E402
 
-from nardy.core import load_variant, variant_names  # noqa: E402
+from nardy.core import game_variant_names, load_variant  # noqa: E402
 from nardy.core.position import Position  # noqa: E402
 from nardy.core.variant import Variant  # noqa: E402
 
@@ -110,7 +110,7 @@ def main() -> None:
     impls: dict[str, ModuleType | None] = {"current": None}
     if args.baseline:
         impls[f"baseline {args.baseline}"] = load_revision(args.baseline)
-    names = args.variants.split(",") if args.variants else variant_names()
+    names = args.variants.split(",") if args.variants else game_variant_names()
 
     oracle = load_oracle()
     oracle_json = [(c.position, c.steps) for c in oracle]

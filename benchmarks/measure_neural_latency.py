@@ -20,7 +20,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from nardy.bots import HeuristicBot, play_game
 from nardy.bots.neural import NeuralBot, shipped_weights
-from nardy.core import load_variant, variant_names
+from nardy.core import game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import PlayDecision
 
@@ -48,7 +48,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| variant | decisions | plays per decision (mean) | median ms | p99 ms |")
     print("|---|---:|---:|---:|---:|")
-    for name in variant_names():
+    for name in game_variant_names():
         try:
             shipped_weights(name)
         except ValueError:

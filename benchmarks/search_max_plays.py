@@ -23,7 +23,7 @@ import random
 import sys
 import time
 
-from nardy.core import load_variant, variant_names
+from nardy.core import game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.errors import InvalidPositionError
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="hill-climb time per variant")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    for name in args.variant or variant_names():
+    for name in args.variant or game_variant_names():
         result = search(load_variant(name), args.seconds, args.seed)
         print(json.dumps(result), flush=True)
     return 0

@@ -13,7 +13,7 @@ import pytest
 np = pytest.importorskip("numpy", reason="the rl extra (numpy) is not installed")
 
 from nardy import encoding  # noqa: E402
-from nardy.core import load_variant, variant_names  # noqa: E402
+from nardy.core import game_variant_names, load_variant  # noqa: E402
 from nardy.core.position import Position  # noqa: E402
 from nardy.core.variant import LegalPlays  # noqa: E402
 
@@ -82,7 +82,7 @@ def _aec_episode(variant: str, seed: int) -> int:
 
 
 @pytest.mark.benchmark(group="env-steps")
-@pytest.mark.parametrize("variant", variant_names())
+@pytest.mark.parametrize("variant", game_variant_names())
 def test_aec_env_steps(benchmark, variant: str) -> None:
     """Agent steps per second of the PettingZoo AEC environment (observation, mask, step), random
     legal plays, three seeded episodes."""

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import pytest
 from movegen_corpus import OracleCase, random_game
 
-from nardy.core import load_variant, variant_names
+from nardy.core import game_variant_names, load_variant
 from nardy.core.jsonl import run_jsonl_stream
 from nardy.core.position import Position
 
@@ -117,7 +117,7 @@ def test_position(benchmark, name: str) -> None:
 
 
 @pytest.mark.benchmark(group="corpus")
-@pytest.mark.parametrize("name", variant_names())
+@pytest.mark.parametrize("name", game_variant_names())
 def test_variant_corpus(
     benchmark, name: str, variant_corpus: Callable[[str], list[tuple[Position, tuple[int, ...]]]]
 ) -> None:
@@ -136,7 +136,7 @@ def test_variant_corpus(
 
 
 @pytest.mark.benchmark(group="game")
-@pytest.mark.parametrize("name", variant_names())
+@pytest.mark.parametrize("name", game_variant_names())
 def test_random_game(benchmark, name: str) -> None:
     """One whole game (seeded dice, seeded random choices) through :class:`Game`."""
     variant = load_variant(name)

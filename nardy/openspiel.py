@@ -37,7 +37,7 @@ import pyspiel
 
 from nardy.core.game import DoubleDecision, Game, PlayDecision, cube_settings_for
 from nardy.core.options import OptionSpec
-from nardy.core.plugins import load_variant, variant_names
+from nardy.core.plugins import game_variant_names, load_variant
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant
 from nardy.env.driver import Driver, EnvConfig
@@ -113,12 +113,12 @@ def register(variants: list[str] | None = None) -> list[str]:
     """Register ``python_nardy_<variant>`` for ``variants`` (default: every registered variant);
     returns the names. Registering again is a no-op."""
     names = []
-    for name in variants or variant_names():
+    for name in variants or game_variant_names():
         short = game_name(name)
         names.append(short)
         if short in _registered:
             continue
-        variant = load_variant(name)
+        variant = load_variant(name).single_game("an OpenSpiel game")  # tavli: a match
         specs = {spec.name: spec for spec in variant.info.options}
         game_type = pyspiel.GameType(
             short_name=short,

@@ -22,7 +22,7 @@ from nardy.bots import (
     make_bot,
     play_game,
 )
-from nardy.core import load_variant, variant_names
+from nardy.core import game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import (
     BLACK,
@@ -37,7 +37,7 @@ from nardy.core.game import (
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
-VARIANTS = sorted(variant_names())
+VARIANTS = sorted(game_variant_names())
 """Every registered variant (the ten of RULES.md and any installed plugin)."""
 RULES_VARIANTS = [
     "backgammon", "trictrac", "long", "nardgammon", "mad",
@@ -154,6 +154,15 @@ def test_play_game_ends_with_a_result(name: str) -> None:
     assert white.started == [(name, WHITE)] and black.started == [(name, BLACK)]
     # Every decision went to the bot of the deciding colour.
     assert white.players <= {WHITE} and black.players <= {BLACK}
+
+
+def test_play_game_refuses_a_match_variant() -> None:
+    """tavli (RULES.md §3.12.3) is a match of portes, plakoto and fevga: a single game of it
+    would be portes under the wrong name, so it is refused, naming the cycle."""
+    from nardy.core.errors import MatchVariantError
+
+    with pytest.raises(MatchVariantError, match=r"portes → plakoto → fevga.*as a match"):
+        play_game(load_variant("tavli"), (FirstBot(), FirstBot()), SeededDice(3))
 
 
 def test_play_game_needs_two_bots() -> None:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from nardy.core import Position, load_variant, variant_names
+from nardy.core import Position, game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import DoubleDecision, Game, PlayDecision
 from nardy.testing import (
@@ -17,7 +17,7 @@ from nardy.testing import (
     conformance_test,
 )
 
-test_every_variant_conforms = conformance_test(*variant_names())
+test_every_variant_conforms = conformance_test(*game_variant_names())
 
 
 @pytest.mark.parametrize("checkers", [1, 2])
@@ -27,7 +27,7 @@ def test_small_hypergammon_forms_conform(checkers: int) -> None:
     assert report.games == 20 and report.plays > 0
 
 
-@pytest.mark.parametrize("name", variant_names())
+@pytest.mark.parametrize("name", game_variant_names())
 def test_same_seed_same_game(name: str) -> None:
     variant = load_variant(name)
     records = []
@@ -106,3 +106,18 @@ def test_check_variant_command() -> None:
     assert done.exit_code == 2 and "unknown variant 'chess'" in done.output
     done = runner.invoke(cli, ["check-variant", "long", "--seed", "-1"])
     assert done.exit_code == 2
+
+
+def test_a_match_variant_is_not_checked_as_one_game() -> None:
+    """tavli (RULES.md §3.12.3) has no game of its own: the battery refuses it and names the
+    variants whose games it plays (each is checked above)."""
+    from click.testing import CliRunner
+
+    from nardy.cli import cli
+    from nardy.core.errors import MatchVariantError
+
+    with pytest.raises(MatchVariantError, match="tavli is a match of portes → plakoto → fevga"):
+        check_variant("tavli", games=1)
+    result = CliRunner().invoke(cli, ["check-variant", "tavli"])
+    assert result.exit_code == 2 and "nardy check-variant portes" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

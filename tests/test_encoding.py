@@ -14,7 +14,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from nardy import encoding as enc  # noqa: E402
-from nardy.core import Position, load_variant, variant_names  # noqa: E402
+from nardy.core import Position, game_variant_names, load_variant  # noqa: E402
 from nardy.core.dice import ScriptedDice, SeededDice  # noqa: E402
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
 
@@ -253,7 +253,7 @@ def test_encode_batch_of_nothing():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    variant_name=st.sampled_from(variant_names()),
+    variant_name=st.sampled_from(game_variant_names()),
     seed=st.integers(0, 10_000),
     decisions=st.integers(0, 60),
 )

@@ -19,7 +19,7 @@ from hypothesis import strategies as st  # noqa: E402
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from nardy.bots import RandomBot  # noqa: E402
-from nardy.core import load_variant, variant_names  # noqa: E402
+from nardy.core import game_variant_names, load_variant  # noqa: E402
 from nardy.core.dice import ScriptedDice  # noqa: E402
 from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
 from nardy.env import action_space_size, aec_env, gym_env, raw_aec_env  # noqa: E402
@@ -27,7 +27,7 @@ from nardy.env.driver import play_order  # noqa: E402
 from nardy.env.registration import env_id  # noqa: E402
 
 # Every registered variant with its defaults, plus the main options (cube, match, rule options).
-CONFIGS: list[tuple[str, dict[str, object]]] = [(name, {}) for name in variant_names()] + [
+CONFIGS: list[tuple[str, dict[str, object]]] = [(name, {}) for name in game_variant_names()] + [
     ("long", {"cube": True, "beavers": True}),
     ("long", {"first_turn_head": "fixed", "scoring": "per_checker"}),
     ("backgammon", {"match_length": 5}),
@@ -194,7 +194,7 @@ def replay_points(variant: str, options: dict, game: Game, trace) -> tuple[int, 
     return replay.result.winner, replay.result.points
 
 
-EPISODE_CONFIGS = [(name, {}) for name in variant_names()] + [
+EPISODE_CONFIGS = [(name, {}) for name in game_variant_names()] + [
     ("long", {"cube": True, "beavers": True}),
     ("khachapuri", {"cube": True}),
 ]
@@ -278,11 +278,27 @@ def test_gymnasium_check_env(variant, options):
 
 def test_gymnasium_ids_name_every_variant():
     assert env_id("long") == "nardy/Long-v0" and env_id("mad_gulbar") == "nardy/MadGulbar-v0"
-    for name in variant_names():
+    for name in game_variant_names():
         assert env_id(name) in gymnasium.registry
     env = gymnasium.make("nardy.env:nardy/Backgammon-v0", opponent="random", seat="black")
     _, info = env.reset(seed=1)
     assert info["colour"] == 1 and env.unwrapped.config.variant.name == "backgammon"
+
+
+def test_a_match_variant_is_refused_with_its_reason():
+    """tavli (RULES.md §3.12.3) changes rules and board between games (portes → plakoto →
+    fevga); an episode is one variant's game or match, so its environments refuse it clearly
+    (never a portes game under tavli's name) and no gymnasium id is registered for it."""
+    from nardy.core.errors import MatchVariantError
+
+    for make in (
+        lambda: gym_env("tavli", opponent="random"),
+        lambda: aec_env("tavli"),
+        lambda: gym_env("tavli", opponent="random", match_length=5),
+    ):
+        with pytest.raises(MatchVariantError, match=r"portes → plakoto → fevga.*learning env"):
+            make()
+    assert env_id("tavli") not in gymnasium.registry
 
 
 @pytest.mark.parametrize("variant", ["long", "backgammon", "fevga"])

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("numpy", reason="the rl extra is not installed")
 
-from nardy.core import Position, load_variant, variant_names
+from nardy.core import Position, game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import DoubleDecision, Game, PlayDecision
 from nardy.env.spaces import (
@@ -21,7 +21,7 @@ from nardy.env.spaces import (
 
 
 def test_every_builtin_variant_was_measured():
-    assert set(MEASURED_MAX) >= set(variant_names()) - {"nackgammon", "hypergammon"}
+    assert set(MEASURED_MAX) >= set(game_variant_names()) - {"nackgammon", "hypergammon"}
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED_MAX))
@@ -51,7 +51,7 @@ def test_unmeasured_name_is_a_clear_error():
 
 def test_no_decision_of_random_games_exceeds_the_space():
     most = 0
-    for name in variant_names():
+    for name in game_variant_names():
         variant = load_variant(name)
         for seed in range(3):
             rng = random.Random(seed)

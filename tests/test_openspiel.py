@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nardy.core import variant_names
+from nardy.core import game_variant_names
 
 pyspiel = pytest.importorskip(
     "pyspiel", reason="open_spiel is not installed (pip install open-spiel)"
@@ -19,7 +19,7 @@ from nardy.openspiel import game_name, register  # noqa: E402
     "variant",
     [
         v if v in ("backgammon", "hypergammon") else pytest.param(v, marks=pytest.mark.slow)
-        for v in variant_names()
+        for v in game_variant_names()
     ],
 )
 def test_openspiel_random_simulations(variant):
@@ -41,7 +41,7 @@ def test_openspiel_random_simulations_with_serialization(variant, params):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", variant_names())
+@pytest.mark.parametrize("variant", game_variant_names())
 def test_openspiel_random_simulations_with_serialization_every_variant(variant):
     """Serialisation replays the game (a copy of the generator-driven flow): O(n) a state, so
     OpenSpiel's test, which serialises every state, takes seconds per variant."""

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from nardy.core import load_variant, plugin_manager, variant_names
+from nardy.core import game_variant_names, load_variant, plugin_manager
 from nardy.core.dice import SeededDice
 from nardy.core.game import DoubleDecision, Game, PlayDecision
 from nardy.core.movegen import MoveGenerator, board_of, position_of
@@ -131,7 +131,7 @@ OPTION_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 
 def _variants() -> list[tuple[str, dict[str, Any]]]:
-    names = variant_names()
+    names = game_variant_names()
     return [(n, {}) for n in names] + [(n, o) for n, o in OPTION_VARIANTS if n in names]
 
 

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nardy.core import load_variant, variant_names
+from nardy.core import game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.errors import GameStateError
 from nardy.core.game import ChanceNode, DoubleDecision, Game, PlayDecision
 
-CONFIGS = [(name, {}) for name in variant_names()] + [
+CONFIGS = [(name, {}) for name in game_variant_names()] + [
     ("long", {"cube": True, "beavers": True, "auto_doubles": True}),
     ("backgammon", {"match_length": 5}),
 ]

@@ -98,6 +98,9 @@ class EnvConfig:
         auto_forced: bool = True,
     ) -> EnvConfig:
         loaded = variant if isinstance(variant, Variant) else load_variant(variant, options)
+        # A match variant (tavli: portes → plakoto → fevga) changes its rules, board geometry
+        # and observation meaning between games; an episode is one variant's game or match.
+        loaded.single_game("a learning environment's episode")
         if isinstance(variant, Variant) and options:
             raise ValueError("pass variant options with a variant name, not with a Variant")
         encoding.encoder_size(encoder)  # a clear error for an unknown encoder

@@ -24,10 +24,10 @@ def register_envs() -> list[str]:
     """Register (again: a no-op) the id of every registered variant; returns the ids."""
     import gymnasium
 
-    from nardy.core.plugins import variant_names
+    from nardy.core.plugins import game_variant_names
 
     ids = []
-    for name in variant_names():
+    for name in game_variant_names():
         ident = env_id(name)
         ids.append(ident)
         if ident not in gymnasium.registry:

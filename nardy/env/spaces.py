@@ -56,8 +56,6 @@ MEASURED_MAX: Final[dict[str, WorstCase]] = {
     # there (no opposing blot to land on), and no seeded position with pins came near it.
     "portes": WorstCase(2125, "o-A-AA/AA-AA-/A-A-AA/A-AA-A", (1, 1, 1, 1)),
     "plakoto": WorstCase(2125, "o-A-AA/AA-AA-/A-A-AA/A-AA-A", (1, 1, 1, 1)),
-    # The tavli match (§3.12.3) plays these three games: its worst case is theirs, portes's.
-    "tavli": WorstCase(2125, "o-A-AA/AA-AA-/A-A-AA/A-AA-A", (1, 1, 1, 1)),
 }
 """The largest number of distinct legal plays of one segment found per built-in variant."""
 

@@ -55,11 +55,18 @@ def check_variant_command(
 
     try:
         options = parse_option_assignments(assignments)
-        load_variant(name, options)
+        variant = load_variant(name, options)
     except UnknownVariantError as error:
         raise click.BadParameter(str(error), param_hint="'NAME'") from None
     except InvalidOptionError as error:
         raise click.BadParameter(str(error), param_hint="'-o'") from None
+    if variant.is_match_variant:
+        games_of = " and ".join(f"nardy check-variant {v}" for v in variant.info.cycle)
+        raise click.BadParameter(
+            f"{name} is a match of {' → '.join(variant.info.cycle)}, each game by its own "
+            f"variant's rules; check those: {games_of}",
+            param_hint="'NAME'",
+        )
     if quiet or as_json:
         report = check_variant(name, options, games=games, seed=seed)
     else:

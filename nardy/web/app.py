@@ -397,7 +397,16 @@ class _Views:
             except StorageError:
                 records[g.game_id] = None
         names = self._names(tournament_id, [games[0].a, games[0].b])
-        return {"t": row, **match_view(games, records, names)}
+        pools = (row.definition or {}).get("pools", []) or []
+        played = next(
+            (
+                p.get("variant")
+                for p in pools
+                if isinstance(p, dict) and p.get("label") == games[0].pool
+            ),
+            None,
+        )
+        return {"t": row, **match_view(games, records, names, pool_variant=played)}
 
     def match(self, request: Request) -> Response:
         return self.page(request, "match.html", self._match(request))
@@ -410,6 +419,7 @@ class _Views:
                 "match_id": context["unit_id"],
                 "pool": context["pool"],
                 "variant": context["variant"],
+                "cycle": context["cycle"],
                 "length": context["length"],
                 "bots": context["bots"],
                 "names": context["bot_names"],

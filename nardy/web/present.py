@@ -99,8 +99,12 @@ def match_view(
     games: Sequence[GameRow],
     records: Mapping[str, Mapping[str, Any] | None],
     names: Mapping[str, str],
+    *,
+    pool_variant: str | None = None,
 ) -> dict[str, Any]:
-    """One match's games in order, each with its result in words and the score after it."""
+    """One match's games in order, each with its variant, its result in words and the score after
+    it. ``pool_variant``: the pool's variant, which a match variant's games (tavli, RULES.md
+    §3.12.3: portes → plakoto → fevga) do not name; its cycle is then shown too."""
     first = games[0]
     a, b = first.a, first.b
     score = {a: 0, b: 0}
@@ -130,6 +134,7 @@ def match_view(
                 "row": g,
                 "game_id": g.game_id,
                 "game_no": g.game_no,
+                "variant": str(record.get("variant") or ""),
                 "white": g.white,
                 "black": g.black,
                 "white_name": seat_names["White"],
@@ -141,10 +146,18 @@ def match_view(
                 "score_after": [score[a], score[b]],
             }
         )
+    cycle: list[str] = []
+    if pool_variant:
+        try:
+            cycle = list(load_variant(pool_variant).info.cycle)
+        except NardyError:  # a variant this installation lacks: the games still name theirs
+            cycle = []
+        variant_name = pool_variant
     return {
         "unit_id": first.unit_id,
         "pool": first.pool,
         "variant": variant_name,
+        "cycle": cycle,
         "length": length,
         "bots": [a, b],
         "bot_names": [names.get(a, a), names.get(b, b)],

@@ -12,7 +12,7 @@ from nardy.arena.schedule import definition_from_flags
 from nardy.arena.storage import open_store
 from nardy.arena.tournament import PythonPlayer, Tournament
 from nardy.bots import make_bot
-from nardy.core import variant_names
+from nardy.core import game_variant_names
 
 HOSTILE_NAME = "<script>alert(1)</script>"
 HOSTILE_COMMENT = '<img src=x onerror="alert(2)">equity +0.5'
@@ -26,16 +26,27 @@ def hostile() -> tuple[str, str]:
 
 @pytest.fixture(scope="session")
 def finished_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One finished round robin over every registered variant (2 games each), plus a tournament
-    with one game whose bots sent hostile text (a remote bot's name and comment are its own)."""
+    """One finished round robin over every variant that plays single games (2 games each), a
+    tavli round robin (matches to 3 whose games cycle portes → plakoto → fevga, RULES.md
+    §3.12.3), plus a tournament with one game whose bots sent hostile text (a remote bot's name
+    and comment are its own)."""
     path = tmp_path_factory.mktemp("spectator") / "arena.db"
     store = open_store(str(path))
     try:
         d = definition_from_flags(
-            variants=variant_names(), bots="heuristic,random", games=2, seed=5, name="every-variant"
+            variants=game_variant_names(),
+            bots="heuristic,random",
+            games=2,
+            seed=5,
+            name="every-variant",
         )
         assert Tournament(d, store).run().status == "finished"
-        source = store.games(store.tournaments()[0].tournament_id, records=True)[0]
+        source = store.games(d.tournament_id, records=True)[0]
+        tavli = definition_from_flags(
+            variants=["tavli"], bots="heuristic,random", games=2, seed=7, name="tavli",
+            match_length=3,
+        )  # fmt: skip
+        assert Tournament(tavli, store).run().status == "finished"
         hostile = definition_from_flags(
             variants=[source.pool], bots="heuristic,random", games=2, seed=9, name="hostile"
         )

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nardy.core import Position, load_variant, variant_names
+from nardy.core import Position, game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import Game
 from nardy.core.notation import BAR, parse_steps
@@ -116,13 +116,13 @@ def check_board(position: Position, variant_name: str, flipped: bool) -> None:
     assert root.get("data-position") == position.id()
 
 
-@pytest.mark.parametrize("name", variant_names())
+@pytest.mark.parametrize("name", game_variant_names())
 @pytest.mark.parametrize("flipped", [False, True])
 def test_start_position_of_every_variant(name: str, flipped: bool) -> None:
     check_board(load_variant(name).start_position(), name, flipped)
 
 
-@pytest.mark.parametrize("name", variant_names())
+@pytest.mark.parametrize("name", game_variant_names())
 def test_positions_along_a_game_of_every_variant(name: str) -> None:
     variant = load_variant(name)
     game = Game(variant, SeededDice(11))

@@ -15,7 +15,7 @@ pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the d
 from starlette.testclient import TestClient
 
 from nardy.arena.storage import open_store
-from nardy.core import variant_names
+from nardy.core import game_variant_names
 from nardy.web.app import create_app
 
 
@@ -44,21 +44,21 @@ def test_tournaments_list(client: TestClient, finished_db: Path) -> None:
     assert "every-variant" in page.text and "finished" in page.text
     data = client.get("/api/tournaments").json()
     every = next(t for t in data if t["name"] == "every-variant")
-    assert every["games_stored"] == 2 * len(variant_names())
-    assert sorted(every["variants"]) == sorted(variant_names())
+    assert every["games_stored"] == 2 * len(game_variant_names())
+    assert sorted(every["variants"]) == sorted(game_variant_names())
 
 
 def test_tournament_page_standings_pairings_plot(client: TestClient, finished_db: Path) -> None:
     tid, _ = ids(finished_db)
     page = client.get(f"/t/{tid}")
     assert page.status_code == 200
-    for pool in variant_names():
+    for pool in game_variant_names():
         assert f'data-pool="{pool}"' in page.text
-    assert page.text.count('class="elo-plot"') == len(variant_names())
+    assert page.text.count('class="elo-plot"') == len(game_variant_names())
     assert "heuristic vs random" in re.sub(r"<[^>]+>", "", page.text)
     assert 'data-live="' not in page.text  # finished: no live stream
     data = client.get(f"/api/t/{tid}").json()
-    assert data["games_stored"] == 2 * len(variant_names())
+    assert data["games_stored"] == 2 * len(game_variant_names())
     assert {b["bot"] for b in data["pools"][0]["standings"]} == {"heuristic", "random"}
 
 
@@ -138,7 +138,7 @@ def test_games_filters(client: TestClient, finished_db: Path) -> None:
     assert client.get(f"/api/t/{tid}/games?bot=nobody").status_code == 400
     assert client.get(f"/api/t/{tid}/games?pool=nowhere").status_code == 400
     assert client.get(f"/api/t/{tid}/games?termination=resigned").status_code == 400
-    for pool in variant_names():
+    for pool in game_variant_names():
         only = client.get(f"/api/t/{tid}/games?pool={pool}").json()
         assert only["count"] == 2 and all(g["pool"] == pool for g in only["games"])
     assert client.get(f"/api/t/{tid}/games?fault=any").json()["count"] == 0
@@ -269,3 +269,42 @@ def test_nardy_web_serves_a_database_created_after_it_started(tmp_path: Path) ->
             store.close()
         with urllib.request.urlopen(base + "/", timeout=5) as answer:
             assert "later" in answer.read().decode()
+
+
+def test_a_tavli_match_page_shows_each_games_variant_and_the_score(
+    client: TestClient, finished_db: Path
+) -> None:
+    """RULES.md §3.12.3: a tavli match's page names the match variant and its cycle, each game's
+    own variant (portes → plakoto → fevga in turn) and the running score, which the stored
+    results add up to (a draw adds 0); the standings and pairings show a Drawn column."""
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        tid = next(t.tournament_id for t in store.tournaments() if t.name == "tavli")
+        rows = store.games(tid, records=True)
+    finally:
+        store.close()
+    cycle = ["portes", "plakoto", "fevga"]
+    units = sorted({r.unit_id for r in rows})
+    assert len(units) == 2
+    for unit in units:
+        games = sorted((r for r in rows if r.unit_id == unit), key=lambda r: r.game_no)
+        a, b = games[0].a, games[0].b
+        score = {a: 0, b: 0}
+        expected = []
+        for g in games:
+            if g.winner is not None:
+                score[g.white if g.winner == 0 else g.black] += g.points
+            expected.append([score[a], score[b]])
+        data = client.get(f"/api/t/{tid}/m/{quote(unit, safe='')}").json()
+        assert data["variant"] == "tavli" and data["cycle"] == cycle and data["length"] == 3
+        assert [g["variant"] for g in data["games"]] == [cycle[i % 3] for i in range(len(games))]
+        assert [g["score_after"] for g in data["games"]] == expected
+        assert data["score"] == expected[-1] and max(data["score"]) >= 3
+        page = client.get(f"/t/{tid}/m/{quote(unit, safe='')}")
+        assert page.status_code == 200
+        cells = re.findall(r'<td class="variant">(\w+)</td>', page.text)
+        assert cells == [g["variant"] for g in data["games"]]
+        assert "tavli" in page.text and "portes → plakoto → fevga" in page.text
+    standings = client.get(f"/t/{tid}").text
+    assert standings.count('<th class="num draws"') == 2  # the standings and the pairings
+    assert len(re.findall(r'<td class="num draws">\d+</td>', standings)) == 3  # 2 bots, 1 pairing
