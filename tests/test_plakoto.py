@@ -8,13 +8,14 @@ from collections import Counter
 
 import plakoto_reference as ref
 import pytest
+import rules_cases as rc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nardy.core import load_variant
 from nardy.core.dice import ScriptedDice, SeededDice
 from nardy.core.errors import GameStateError, InvalidPositionError
-from nardy.core.game import BLACK, WHITE, Game, GameResult, PlayDecision
+from nardy.core.game import WHITE, Game, GameResult, PlayDecision
 from nardy.core.match import Match
 from nardy.core.position import Position
 from nardy.core.variant import Variant
@@ -271,34 +272,42 @@ def test_a_draw_scores_nothing_and_the_next_game_opens_with_a_throw() -> None:
 
 
 def _tavli_match(length: int) -> Match:
-    cycle = tuple(
-        load_variant(name, {"match_length": length}) for name in ("portes", "plakoto", "fevga")
-    )
-    return Match(cycle[0], length=length, cycle=cycle)
+    return Match.of(load_variant("tavli"), length)
+
+
+def _tv01_result(text: str) -> tuple[str, GameResult]:
+    """``"portes: White 2"`` / ``"plakoto: draw"`` (RULES.md TV-01's ``given.results``)."""
+    variant, outcome = (part.strip() for part in text.split(":"))
+    if outcome == "draw":
+        return variant, GameResult(WHITE, 0, 0, 1, "draw", draw=True)
+    colour, points = outcome.split()
+    return variant, GameResult(("White", "Black").index(colour), int(points), 1, 1, "bear_off")
+
+
+def _tv01_starter(text: str) -> int | None:
+    """``"White (won game 1)"`` → White; ``"opening throw (draw)"`` → None (an opening throw)."""
+    return None if text.startswith("opening throw") else ("White", "Black").index(text.split()[0])
 
 
 def test_tv01_the_cycle_and_the_score() -> None:
-    match = _tavli_match(5)
-    results = [
-        ("portes", GameResult(WHITE, 2, 2, 1, "bear_off")),
-        ("plakoto", GameResult(WHITE, 0, 0, 1, "draw", draw=True)),
-        ("fevga", GameResult(BLACK, 1, 1, 1, "bear_off")),
-        ("portes", GameResult(WHITE, 1, 1, 1, "bear_off")),
-        ("plakoto", GameResult(BLACK, 2, 2, 1, "mother")),
-        ("fevga", GameResult(WHITE, 2, 2, 1, "bear_off")),
-    ]
-    scores = []
-    starters = []
-    for name, result in results:
-        assert match.game_variant.name == name
-        assert not match.cube_settings().enabled
+    """TV-01 read from RULES.md (tests/data/rules_cases.yaml): the games' variants, the score after
+    each, the match winner and who starts each later game."""
+    case = next(c for c in rc.load_cases() if c["id"] == "TV-01")
+    given, expect = case["given"], case["expect"]
+    match = _tavli_match(given["match_length"])
+    names, scores, starters = [], [], []
+    for name, result in map(_tv01_result, given["results"]):
+        names.append(match.game_variant.name)
+        assert match.game_variant.name == name  # the case's own label agrees with the cycle
+        assert not match.cube_settings().enabled  # no cube in tavli
         match.add_result(result)
         scores.append(list(match.score))
         if not match.is_over:
             starters.append(match.starter())
-    assert scores == [[2, 0], [2, 0], [2, 1], [3, 1], [3, 3], [5, 3]]
-    assert match.is_over and match.winner == WHITE
-    assert starters == [WHITE, None, BLACK, WHITE, BLACK]
+    assert names == expect["games"]
+    assert scores == expect["score_after_each"]
+    assert match.is_over and match.winner == ("White", "Black").index(expect["winner"])
+    assert starters == [_tv01_starter(t) for t in expect["starters_after_game_1"]]
 
 
 def test_a_tavli_match_plays_each_game_by_its_own_rules() -> None:
