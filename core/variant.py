@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, pairwise
 from typing import Any, Literal
 
 from nardy.core.errors import (
@@ -233,6 +233,34 @@ def _apply_pinning(b: list[int], steps: Sequence[Step]) -> Position:
             raise IllegalPlayError(f"step {format_steps([step])}: point {dst} is closed")
         _pin_move(b, src, dst)
     return position_of(b if b[PINS] else b[:PINS])
+
+
+def pin_marked_text(position: Position, text: str) -> str:
+    """A pinning variant's play text, as written, with ``^`` after each landing that pins (RULES.md
+    §3.12.2 writes ``13/7^``; PL-02: ``8/5^ 1/off``), for showing a play. A step pins when it lands
+    on a lone free opposing checker of the board the earlier steps left (a checker freed by an
+    earlier step may be pinned again); in a repeated chain (``24/22(2)``) a landing is marked
+    when any repetition pins there. Play texts themselves stay unmarked; :func:`parse_steps`
+    reads both. Raises :class:`InvalidPlayError` for text it cannot read."""
+    parse_steps(text)  # a clear error for malformed text before walking it
+    b = board_of(position)
+    if len(b) == PINS:
+        b.append(0)
+    tokens = []
+    for token in text.split():
+        chain, _, repeat = token.partition("(")
+        parts = [part.rstrip("*^") for part in chain.split("/")]
+        steps = parse_steps(chain)
+        points = [step.src for step in steps] + [steps[-1].dst]
+        pins = [False] * (len(points) - 1)
+        for _ in range(int(repeat.rstrip(")") or 1)):
+            for i, (src, dst) in enumerate(pairwise(points)):
+                if dst != OFF and b[dst] == -1 and not (b[PINS] >> dst) & 1:
+                    pins[i] = True
+                _pin_move(b, src, dst)
+        landed = [part + ("^" if pin else "") for part, pin in zip(parts[1:], pins, strict=True)]
+        tokens.append("/".join([parts[0], *landed]) + (f"({repeat}" if repeat else ""))
+    return " ".join(tokens)
 
 
 Outcome = Literal["win", "loss", "draw"]

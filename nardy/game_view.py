@@ -27,7 +27,7 @@ from nardy.core.game import (
 )
 from nardy.core.notation import Step, parse_steps
 from nardy.core.position import Position
-from nardy.core.variant import Variant
+from nardy.core.variant import Variant, pin_marked_text
 from nardy.svg import CubeOwner, SvgBoard, board
 
 __all__ = ["DecisionStep", "GameSteps", "MatchSetup", "ReplayViewError", "game_steps"]
@@ -68,6 +68,9 @@ class DecisionStep:
     """The chosen play's text, "double"/"roll", "take"/"drop"/"beaver"; None for a forfeit."""
     steps: tuple[Step, ...] = ()
     """The chosen play's steps, in ``player``'s coordinates."""
+    shown: str | None = None
+    """The chosen play as shown: its text with ``^`` on each step that pins in a pinning variant
+    (RULES.md §3.12.2, ``8/5^ 1/off``); else :attr:`answer`."""
     info: Mapping[str, Any] | None = None
     """The bot's ``DecisionInfo`` (``comment``, ``values``) as recorded."""
     latency_ms: float | None = None
@@ -254,6 +257,8 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
             if fields["kind"] == "play":
                 chosen = decision.plays.find(str(answer))  # type: ignore[union-attr]
                 fields["steps"] = tuple(parse_steps(chosen.text)) if chosen.text else ()
+                if variant.rules.hitting.pins and chosen.text:
+                    fields["shown"] = pin_marked_text(decision.position, chosen.text)
                 game.decide(chosen)
             elif fields["kind"] == "double":
                 game.decide(answer == "double")

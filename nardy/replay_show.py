@@ -40,7 +40,9 @@ def _headline(step: DecisionStep, names: Mapping[str, str], total: int, variant:
         parts += [
             step.segment,
             f"{step.choices} legal play{'s' if step.choices != 1 else ''}",
-            f"chose {step.answer or '(no move)'}" if step.answer is not None else "no answer",
+            f"chose {step.shown or step.answer or '(no move)'}"
+            if step.answer is not None
+            else "no answer",
         ]
     else:
         parts += [cube_action(step.kind, step.answer, step.player, step.cube[0], step.offered)]

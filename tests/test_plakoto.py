@@ -379,3 +379,38 @@ def test_plays_jsonl_writes_pins_as_json_dumps_would() -> None:
     )
     assert '"pinned":[5]' in expected
     assert _formatted_plays_text(plays) == expected == _joined_plays_text(plays)
+
+
+# -- ``^`` marks a pin in the play's text as shown (RULES.md §3.12.2: ``13/7^``) -------------------
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in rc.load_cases() if c["variant"] == "plakoto" and c.get("plays")],
+    ids=lambda c: c["id"],
+)
+def test_pin_marks_match_the_rules_cases(case: dict) -> None:
+    """Every play of the §3.12.2 cases (PL-02 ``8/5^ 1/off``, PL-05 ``7/1^`` …) written from its
+    unmarked steps gets exactly the ``^`` marks RULES.md writes, and names a legal play."""
+    from nardy.core.variant import pin_marked_text
+
+    position = Position.from_json(rc.case_position(case))
+    plays = PLAKOTO.legal_plays(position, tuple(case["dice"]))
+    for play in case["plays"]:
+        text = play["steps"]
+        assert pin_marked_text(position, text.replace("^", "")) == text
+        assert plays.find(text) is not None  # the marked text is read back as the legal play
+
+
+def test_a_freed_checker_pinned_again_is_marked_each_time() -> None:
+    """Moving the pinning checker on frees the blot at once (RULES.md §3.12.2 ambiguity 4); a
+    later step landing there pins it again, and both pinning steps carry ``^``."""
+    from nardy.core.variant import pin_marked_text
+
+    position = Position.from_sides({8: 1, 1: 14}, {5: 1, 20: 7, 21: 7})  # PL-02: a blot on my 5
+    assert pin_marked_text(position, "8/5/4 1/off") == "8/5^/4 1/off"
+    board = Position.from_sides({8: 1, 6: 1, 1: 13}, {5: 1, 20: 7, 21: 7})
+    assert pin_marked_text(board, "8/5/4 6/5") == "8/5^/4 6/5^"
+    # A repeated chain is marked where one of its repetitions pins; the text keeps its form.
+    two = Position.from_sides({8: 1, 6: 2, 1: 12}, {5: 1, 20: 7, 21: 7})
+    assert pin_marked_text(two, "6/5(2)") == "6/5^(2)"

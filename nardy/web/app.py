@@ -710,6 +710,7 @@ def _step_json(step: DecisionStep) -> dict[str, Any]:
         "segment": step.segment,
         "choices": step.choices,
         "answer": step.answer,
+        "shown": step.shown or step.answer,
         "info": step.info,
         "latency_ms": step.latency_ms,
         "fault": step.fault,

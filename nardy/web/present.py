@@ -90,7 +90,7 @@ def step_words(step: DecisionStep) -> str:
     if step.kind == "end":
         return "end"
     if step.kind == "play":
-        answer = "—" if step.answer is None else step.answer or "(no move)"
+        answer = "—" if step.answer is None else step.shown or step.answer or "(no move)"
         return f"{step.segment}: {answer}"
     return cube_action(step.kind, step.answer, step.player, step.cube[0], step.offered)
 

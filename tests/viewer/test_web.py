@@ -308,3 +308,20 @@ def test_a_tavli_match_page_shows_each_games_variant_and_the_score(
     standings = client.get(f"/t/{tid}").text
     assert standings.count('<th class="num draws"') == 2  # the standings and the pairings
     assert len(re.findall(r'<td class="num draws">\d+</td>', standings)) == 3  # 2 bots, 1 pairing
+
+
+def test_plakoto_plays_show_their_pins(client: TestClient, finished_db: Path) -> None:
+    """RULES.md §3.12.2 writes a pinning step ``13/7^``: the spectator shows each plakoto play with
+    its pins marked (the recorded answer stays as the bot sent it), the other variants unmarked."""
+    tid, games = ids(finished_db)
+    marked = 0
+    for gid in games:
+        data = client.get("/api" + game_url(tid, gid)).json()
+        for step in data["steps"]:
+            if step["kind"] != "play" or step["answer"] is None:
+                continue
+            assert step["shown"].replace("^", "") == step["answer"]
+            if "^" in step["shown"]:
+                assert data["variant"] == "plakoto"
+                marked += 1
+    assert marked > 0
