@@ -132,6 +132,33 @@ def test_step_through_a_game_of_every_variant_with_the_arrow_keys(finished_db: P
         )
 
 
+def test_a_tavli_match_page_shows_each_games_variant(finished_db: Path, tmp_path: Path) -> None:
+    """RULES.md §3.12.3: the tavli match page names each game's variant (portes → plakoto →
+    fevga in turn) and the score after it; a game link opens that game, drawn by its own variant's
+    board (plakoto's and fevga's checkers as the kernel replays them)."""
+    tid, games = stored(finished_db, "tavli")
+    unit = min(g.unit_id for g in games)
+    mine = sorted((g for g in games if g.unit_id == unit), key=lambda g: g.game_no)
+    cycle = ["portes", "plakoto", "fevga"]
+    with spectator(finished_db) as base, browser_page((1280, 800)) as page:
+        page.goto(f"{base}/t/{quote(tid, safe='')}/m/{quote(unit, safe='')}")
+        shown = page.evaluate(
+            """() => Array.from(document.querySelectorAll('#match tbody tr')).map(
+                r => [r.querySelector('td.variant').textContent, r.dataset.score])"""
+        )
+        assert [v for v, _ in shown] == [cycle[i % 3] for i in range(len(mine))]
+        assert "portes → plakoto → fevga" in page.text_content(".meta")
+        page.screenshot(path=str(tmp_path / "tavli-match.png"), full_page=True)
+        for row in mine[1:3]:  # the plakoto and fevga games, each on its own board
+            page.goto(f"{base}/t/{quote(tid, safe='')}/m/{quote(unit, safe='')}")
+            page.click(f'tr[data-game="{row.game_id}"] a')
+            page.wait_for_selector('#step[data-ply="1"]')
+            position, mover = movers_views(row.record)[0]
+            assert sorted((c, p) for c, p, _ in page.evaluate(CHECKERS_JS)) == (
+                expected_checkers(position, mover)
+            ), row.record["variant"]
+
+
 def test_a_hostile_bot_name_is_shown_as_text(finished_db: Path, hostile: tuple[str, str]) -> None:
     name, comment = hostile
     _, games = stored(finished_db, "hostile")
