@@ -196,6 +196,19 @@ def _load_variant(name: str, assignments: Sequence[str]) -> Variant:
         raise click.BadParameter(str(error), param_hint="'-o'") from None
 
 
+def _one_game_variant(variant: Variant, what: str) -> Variant:
+    """``variant``, unless it is a match variant (tavli, RULES.md §3.12.3): its games have their
+    own variants' rules and boards, so a command about one game or position names one of them."""
+    if variant.is_match_variant:
+        raise click.BadParameter(
+            f"{variant.name} is a match of {' → '.join(variant.info.cycle)}, each game by its "
+            f"own variant's rules: {what} needs one of those variants "
+            f"(--variant {variant.info.cycle[0]})",
+            param_hint="'--variant'",
+        )
+    return variant
+
+
 def _parse_position(text: str, variant: Variant) -> Any:
     from nardy.core.gnubg import position_from_id as gnubg_position
 
@@ -872,7 +885,7 @@ def show(
     """
     from nardy.core.board_text import pip_counts, render_board
 
-    variant = _load_variant(variant_name, ())
+    variant = _one_game_variant(_load_variant(variant_name, ()), "a board")
     position = _parse_position(position_text, variant)
     if svg_path is not None:
         from nardy.svg_cli import write_svg
@@ -961,7 +974,7 @@ def plays(
       nardy plays --variant long ------/-----o/------/-----O 6-6
       nardy plays --variant backgammon --jsonl < queries.jsonl > answers.jsonl
     """
-    variant = _load_variant(variant_name, option_items)
+    variant = _one_game_variant(_load_variant(variant_name, option_items), "listing plays")
     if jsonl:
         if position_text is not None:
             raise click.UsageError(

@@ -255,6 +255,16 @@ class TestPlay:
         result = invoke("play", "-v", "tavli", "--games", "1")
         assert result.exit_code == 2 and "give --match N" in result.stderr
         assert "Traceback" not in result.output
+        # A single game's commands name one of the match's variants (a tavli board is none).
+        for args in (
+            ("show", "--variant", "tavli", "o-----/------/------/-----O"),
+            ("plays", "--variant", "tavli", "o-----/------/------/-----O", "6-5"),
+            ("train", "--variant", "tavli", "--games", "1", "--out", "x.npz"),
+        ):
+            result = invoke(*args)
+            assert_one_line_error(result)
+            assert "tavli is a match of portes → plakoto → fevga" in result.stderr, args
+            assert "--variant portes" in result.stderr
 
     def test_matches(self):
         summary = self.play_json(

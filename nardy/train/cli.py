@@ -222,12 +222,12 @@ def train(
         raise click.BadParameter("the weights file must end in .npz", param_hint="'--out'")
     if not out.parent.is_dir():
         raise click.BadParameter(f"no folder {str(out.parent)!r}", param_hint="'--out'")
-    from nardy.cli import _load_variant
+    from nardy.cli import _load_variant, _one_game_variant
     from nardy.train.policy_iteration import IterationConfig
     from nardy.train.td import Evaluation, TrainConfig, best_path
     from nardy.train.td import train as run
 
-    variant = _load_variant(variant_name, option_items)
+    variant = _one_game_variant(_load_variant(variant_name, option_items), "training a net")
     if method == "policy-iteration":
         _train_by_policy_iteration(
             variant,
