@@ -82,6 +82,7 @@ from nardy.arena.schedule import (
     UnitStream,
     unit_from_id,
     unit_streams,
+    variants_refused,
 )
 from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
@@ -250,6 +251,8 @@ class EndpointPlayer:
         self._token = token
         self._client: GrpcBotClient | None = None
         self._info: dict[str, str] = {"bot_id": name, "name": name, "kind": self.kind}
+        self.declared: tuple[str, ...] = ()
+        """The variants its ``GetInfo`` lists (empty: any), known once it is opened."""
         if endpoint:
             self._info["endpoint"] = endpoint
 
@@ -266,6 +269,7 @@ class EndpointPlayer:
             self._info["bot_name"] = info.name
         if info.version:
             self._info["version"] = info.version
+        self.declared = tuple(info.variants)
         return client
 
     def open(self) -> None:
@@ -1805,6 +1809,16 @@ class Tournament:
             builtins=builtins,
         )
 
+    def _check_declared(self, player: Player) -> None:
+        """A bot whose ``GetInfo`` lists variants plays only those ("the arena will not schedule a
+        bot for a variant it does not list"; a match variant: see :func:`variants_refused`)."""
+        declared = getattr(player, "declared", ())
+        for pool in self.definition.pools:
+            variant = cached_variant(pool.variant, pool.options)
+            why = variants_refused(declared, variant.name, variant.info.cycle)
+            if why is not None:
+                raise TournamentError(f"bot {player.name!r} does not play {pool.label}: {why}")
+
     def _stored(self, unit: ScheduledUnit) -> bool:
         return self.tally.unit_done(unit.unit_id)
 
@@ -1869,6 +1883,7 @@ class Tournament:
                     if not remote:  # a GameExecutor opens them where the games run
                         player.open()
                         opened.append(player)
+                        self._check_declared(player)
                     self._faults[name] = self._given_faults.get(name) or FaultCounter()
                 executor = self._make_executor()
                 played = self._loop(executor, queues, records)

@@ -6,6 +6,7 @@ is refused. Each refusal is INVALID_ARGUMENT with a message naming the fix."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 import pytest
@@ -84,3 +85,30 @@ def test_a_single_arena_game_of_tavli_is_refused(
     b = arena.register_server_bot("b", bot_server(RandomBot(2)).address).bot_id
     with pytest.raises(MatchVariantError, match="tavli is a match of portes → plakoto → fevga"):
         arena.start_game(a, b, variant="tavli")
+
+
+def test_the_engine_refuses_an_endpoint_bot_that_lists_too_few_variants(
+    bot_server: Callable[..., BotServer], tmp_path: Path
+) -> None:
+    """`nardy arena run` with a bot server: its GetInfo variants are read when it is opened, and a
+    tavli pool needs tavli or all three game variants listed."""
+    from nardy.arena.schedule import definition_from_flags
+    from nardy.arena.storage import SqliteStore
+    from nardy.arena.tournament import Tournament, TournamentError
+
+    short = bot_server(_Declaring(("portes", "plakoto"))).address
+    whole = bot_server(_Declaring(("tavli",))).address
+    store = SqliteStore(tmp_path / "t.db")
+    try:
+        for address, refused in ((short, True), (whole, False)):
+            d = definition_from_flags(
+                variants=["tavli"], bots=f"random,sdk={address}", games=1, seed=4,
+                match_length=1, name=f"declared-{refused}",
+            )  # fmt: skip
+            if refused:
+                with pytest.raises(TournamentError, match="missing: fevga"):
+                    Tournament(d, store, executor="inline").run()
+            else:
+                assert Tournament(d, store, executor="inline").run().status == "finished"
+    finally:
+        store.close()
