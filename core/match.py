@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nardy.core.dice import DiceSource
-from nardy.core.errors import GameStateError
+from nardy.core.errors import GameStateError, MatchVariantError
 from nardy.core.game import WHITE, CubeSettings, Game, GameResult, cube_settings_for
 from nardy.core.variant import Variant
 
@@ -37,7 +37,9 @@ class Match:
         if not variant.info.cycle:
             return cls(variant, length)
         if length is None:
-            raise ValueError(f"{variant.name} is played only as a match: give a match length")
+            raise MatchVariantError(
+                f"{variant.name} is played only as a match: give a match length"
+            )
         from nardy.core.plugins import load_variant  # the plugins import this module's users
 
         cycle = tuple(load_variant(name, {"match_length": length}) for name in variant.info.cycle)
@@ -116,6 +118,8 @@ class Match:
         # the Crawford game … every later game is post-Crawford".
         n = self.length
         if n is None or n == 1 or self._crawford_done or self.is_over:
+            return
+        if self.cycle:  # RULES.md §3.12.3: a tavli match has "no cube, no Crawford rule"
             return
         if max(self.score) == n - 1 and min(self.score) < n - 1:
             self.crawford_game = True

@@ -310,6 +310,17 @@ def test_tv01_the_cycle_and_the_score() -> None:
     assert starters == [_tv01_starter(t) for t in expect["starters_after_game_1"]]
 
 
+def test_a_tavli_match_has_no_crawford_game() -> None:
+    """RULES.md §3.12.3: "No cube, no Crawford rule": at 2-0 in a match to 3 the next game is no
+    Crawford game (the records and the spectator say none), unlike a match of one variant."""
+    tavli = _tavli_match(3)
+    tavli.add_result(GameResult(WHITE, 2, 2, 1, "bear_off"))
+    assert tavli.score == [2, 0] and not tavli.crawford_game
+    plain = Match(load_variant("backgammon"), 3)
+    plain.add_result(GameResult(WHITE, 2, 2, 1, "bear_off"))
+    assert plain.crawford_game
+
+
 def test_a_tavli_match_plays_each_game_by_its_own_rules() -> None:
     match = _tavli_match(3)
     rng = random.Random(7)
