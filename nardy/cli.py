@@ -1008,12 +1008,15 @@ def plays(
     click.echo(
         f"{len(found)} legal play{'s' if len(found) != 1 else ''} ({variant.name}, {dice_text}):"
     )
-    width = max(len(p["text"]) for p in found) if found else 0
-    for number, item in enumerate(found, start=1):
+    texts = [item["text"] for item in found]
+    if variant.rules.hitting.pins:  # shown with ^ on each pinning step (RULES.md §3.12.2: 13/7^)
+        from nardy.core.variant import pin_marked_text
+
+        texts = [pin_marked_text(position, text) if text else text for text in texts]
+    width = max(len(text) for text in texts) if found else 0
+    for number, (item, text) in enumerate(zip(found, texts, strict=True), start=1):
         result = Position.from_json(item["result"], variant.checkers)
-        click.echo(
-            f"{number:4}. {(item['text'] or '(no move)').ljust(max(width, 9))}  → {result.id()}"
-        )
+        click.echo(f"{number:4}. {(text or '(no move)').ljust(max(width, 9))}  → {result.id()}")
 
 
 # `nardy protos`: the protocol's .proto files shipped in the package (no gRPC needed).

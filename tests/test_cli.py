@@ -434,6 +434,21 @@ class TestPlaysCommand:
         assert result.stdout.splitlines()[0].startswith("16 legal plays")
         assert "8/5 6/5" in result.stdout
 
+    def test_plakoto_plays_show_their_pins(self):
+        """RULES.md PL-02 (§3.12.2): the pinning step is written ``8/5^``; the listing marks it,
+        while --jsonl answers keep the plays' own text (both read back as the same play)."""
+        position = "N---a-/-A----/------/-gg---"  # PL-02's start: a lone opposing checker on 5
+        result = invoke("plays", "--variant", "plakoto", position, "3-1")
+        assert result.exit_code == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert lines[0] == "2 legal plays (plakoto, 3-1):"
+        assert "8/5^ 1/off" in lines[2] and "^5" in lines[2]  # the result pins a checker on 5
+        assert "8/5^/4" in lines[1]  # passing over 5 pins it and frees it again
+        start = Position.from_id(position).to_json()
+        query = json.dumps({"position": start, "dice": [3, 1]})
+        answer = json.loads(invoke("plays", "-v", "plakoto", "--jsonl", input=query).stdout)
+        assert [p["text"] for p in answer["plays"]] == ["8/5/4", "8/5 1/off"]
+
     def test_long_start_id_starting_with_a_dash(self):
         result = invoke("plays", "--variant", "long", LONG_START, "6-6")
         assert result.exit_code == 0, result.stderr
