@@ -248,3 +248,13 @@ def test_observation_tensor_is_the_aec_observation():
             assert 215 in units  # a re-roll follows (§2.9)
         if variant == "backgammon":
             assert 222 in units  # match play
+
+
+def test_a_match_variant_is_refused():
+    """tavli (RULES.md §3.12.3) is a match of three variants, not one game's rules: registering it
+    is refused, naming its cycle; the default registration leaves it out."""
+    from nardy.core.errors import MatchVariantError
+
+    with pytest.raises(MatchVariantError, match="portes → plakoto → fevga"):
+        register(["tavli"])
+    assert game_name("tavli") not in register()
