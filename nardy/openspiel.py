@@ -110,8 +110,9 @@ def _parameter_default(spec: OptionSpec) -> bool | int | str:
 
 
 def register(variants: list[str] | None = None) -> list[str]:
-    """Register ``python_nardy_<variant>`` for ``variants`` (default: every registered variant);
-    returns the names. Registering again is a no-op."""
+    """Register ``python_nardy_<variant>`` for ``variants`` (default: every registered variant
+    that plays single games); returns the names. Registering again is a no-op. A match variant
+    (tavli) raises :class:`~nardy.core.errors.MatchVariantError`."""
     names = []
     for name in variants or game_variant_names():
         short = game_name(name)

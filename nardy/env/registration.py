@@ -21,7 +21,8 @@ def env_id(variant: str) -> str:
 
 
 def register_envs() -> list[str]:
-    """Register (again: a no-op) the id of every registered variant; returns the ids."""
+    """Register (again: a no-op) the id of every registered variant that plays single games (not
+    a match variant such as tavli, whose environments are refused); returns the ids."""
     import gymnasium
 
     from nardy.core.plugins import game_variant_names
