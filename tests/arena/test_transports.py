@@ -148,7 +148,8 @@ class TestDialOutTransport:
             assert all(c.connected.wait(5) for c in clients)
             games = [arena.start_game(a.bot_id, b.bot_id, seed=s) for s in range(6)]
             records = [g.result(timeout=30) for g in games]
-            assert all(r.outcome and r.outcome.termination == "borne_off" for r in records)
+            ends = [r.outcome.termination if r.outcome else None for r in records]
+            assert ends == ["borne_off"] * 6, (ends, [r.to_json()["faults"] for r in records])
             assert clients[0].connections == 1
         finally:
             for c in clients:
