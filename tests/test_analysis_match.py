@@ -162,3 +162,38 @@ def test_a_mat_match_rates_its_cube_decisions_in_match_equities(tmp_path: Path) 
             assert cubes
             assert all(d.cube is not None and d.cube.mwc is not None for d in cubes)
             assert all(d.cube is not None and d.cube.double_pass == 1.0 for d in cubes)
+
+
+def test_arena_match_games_carry_their_score(tmp_path: Path) -> None:
+    from nardy.analysis.records import RecordError, from_arena_record
+    from nardy.arena.schedule import parse_definition
+    from nardy.arena.storage import SqliteStore
+    from nardy.arena.tournament import Tournament
+
+    d = parse_definition(
+        {
+            "name": "m",
+            "bots": ["heuristic", "random"],
+            "variant": "backgammon",
+            "games": 1,
+            "seed": 3,
+            "match_length": 7,
+        }
+    )
+    store = SqliteStore(tmp_path / "t.db")
+    Tournament(d, store, executor="inline").run()
+    rows = store.games(d.tournament_id, records=True)
+    store.close()
+    assert len(rows) >= 2
+    score = [0, 0]
+    for row in sorted(rows, key=lambda r: r.game_id):
+        assert row.record is not None
+        game = from_arena_record(row.game_id, row.record)
+        assert game.match is not None and game.rate_cube
+        assert game.match.length == 7 and game.match.score == tuple(score)
+        assert row.winner is not None
+        score[row.winner] += row.points
+    bad = dict(rows[0].record or {})
+    bad["setup"] = {**bad["setup"], "match": {"length": 7, "score": [7, 0]}}
+    with pytest.raises(RecordError, match="match score 7-0 in a 7-point match"):
+        from_arena_record("g", bad)
