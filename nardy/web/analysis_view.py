@@ -202,8 +202,8 @@ def decision_steps(
 ) -> list[int | None]:
     """The game page's step number of each analysed decision, or None for a decision the bots
     were not asked (a forced play, which the analysis lists and the arena plays by itself).
-    Both are replays of one record in order; cube steps the analysis leaves out (match play)
-    are passed over."""
+    Both are replays of one record in order; cube steps the analysis leaves out (the match
+    games of variants other than backgammon) are passed over."""
     out: list[int | None] = []
     pointer = 0
     for decision in decisions:
