@@ -197,3 +197,21 @@ def test_arena_match_games_carry_their_score(tmp_path: Path) -> None:
     bad["setup"] = {**bad["setup"], "match": {"length": 7, "score": [7, 0]}}
     with pytest.raises(RecordError, match="match score 7-0 in a 7-point match"):
         from_arena_record("g", bad)
+
+
+def test_the_table_is_close_to_gnubgs_own() -> None:
+    """GNU Backgammon's default match equity table (its Python package's ``met``), where
+    installed: within 1 % before the Crawford game, 2.5 % at the Crawford and post-Crawford
+    scores (the model's 20 % gammon rate is below a real Crawford game's)."""
+    gnubg = pytest.importorskip("gnubg", reason="gnubg's table needs pip install 'nardy[gnubg]'")
+    from nardy.quiet import quiet_stdout
+
+    with quiet_stdout():
+        pre, post, _ = gnubg.met(64)
+    for a in range(2, 16):
+        for b in range(2, 16):
+            assert MET.mwc(a, b) == pytest.approx(float(pre[a - 1][b - 1]), abs=0.01), (a, b)
+    for b in range(2, 16):
+        assert MET.mwc(1, b) == pytest.approx(float(pre[0][b - 1]), abs=0.025), b
+        trailer = float(post[b - 1])  # post[k]: the trailer (k + 1)-away against 1-away
+        assert MET.mwc(1, b, crawford_done=True) == pytest.approx(1 - trailer, abs=0.025), b
