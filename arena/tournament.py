@@ -958,8 +958,29 @@ class Tally:
                 self.sprt[pool.label] = _new_sprt(definition, pool)
                 self._sprt_round[pool.label] = 0
 
-    def add(self, row: GameRow) -> _Unit | None:
-        """Count one stored game; returns its unit's state (None for a game not scheduled)."""
+    def luck_points(self, row: GameRow) -> float | None:
+        """The luck-adjusted points for ``a`` that :meth:`add` will need for ``row`` (None when
+        there is no luck-adjusted SPRT, or :meth:`add` will not use them: a game already counted,
+        not scheduled, or aborted).
+
+        It analyses the game (:class:`~nardy.arena.sprt_luck.LuckAdjuster`), which takes a
+        while, so the one thread that adds rows calls it *before* taking the lock that guards the
+        tally (it reads, and only that thread writes, what it reads): standings and other games'
+        results are not held up meanwhile."""
+        if self.luck is None or row.game_id in self.done_game_ids:
+            return None
+        if row.unit_id not in self.units and unit_from_id(self.definition, row.unit_id) is None:
+            return None
+        if row.winner is None and row.termination != "draw":
+            return None
+        try:
+            return self.luck.a_points(row)
+        except ValueError as error:
+            raise TournamentError(f"luck-adjusted SPRT: {error}") from None
+
+    def add(self, row: GameRow, luck_points: float | None = None) -> _Unit | None:
+        """Count one stored game; returns its unit's state (None for a game not scheduled).
+        ``luck_points``: :meth:`luck_points` of the row, computed beforehand (else here)."""
         if row.game_id in self.done_game_ids:
             return None
         state = self.units.get(row.unit_id)
@@ -981,10 +1002,7 @@ class Tally:
             length = state.unit.match_length
             state.done = length is None or max(state.score) >= length
             if self.luck is not None:
-                try:
-                    state.a_adjusted = self.luck.a_points(row)
-                except ValueError as error:
-                    raise TournamentError(f"luck-adjusted SPRT: {error}") from None
+                state.a_adjusted = luck_points if luck_points is not None else self.luck_points(row)
         if state.done:
             self.units_completed += 1
             self._feed_sprt(state.unit.pool)
@@ -1843,9 +1861,10 @@ class Tournament:
         store = self.store
         self.prepare()
         luck = self.tally.luck is not None  # the luck-adjusted SPRT reads each game's record
-        with self._tally_lock:
-            for row in store.games(self.tournament_id, records=luck):
-                self.tally.add(row)
+        for row in store.games(self.tournament_id, records=luck):
+            points = self.tally.luck_points(row)  # analysed outside the lock (luck_points)
+            with self._tally_lock:
+                self.tally.add(row, points)
         skipped = self.tally.games_stored
         assert self.dice is not None
         if self.dice.revealed and not self.tally.sprt_decided:
@@ -2023,10 +2042,12 @@ class Tournament:
                         self.on_record(record)
                     except Exception:
                         log.exception("the on_record callback failed")
+                points = None
                 if self.tally.luck is not None:
                     row = dataclasses.replace(row, record=record)
+                    points = self.tally.luck_points(row)  # analysed outside the lock
                 with self._tally_lock:
-                    state = self.tally.add(row)
+                    state = self.tally.add(row, points)
                 assert state is not None
                 self._emit(
                     "game_ended",

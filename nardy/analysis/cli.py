@@ -113,6 +113,20 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
     show_default=True,
     help="Which decisions to print per game.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where games are analysed: this process, or in parallel on a Ray cluster.",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="ADDR",
+    help="With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
+    "else a Ray instance on this machine).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print everything as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def analyze_command(
@@ -123,6 +137,8 @@ def analyze_command(
     luck_ply: int,
     evaluator: str,
     show: str,
+    executor: str,
+    ray_address: str | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -138,9 +154,12 @@ def analyze_command(
       nardy analyze games.jsonl
       nardy analyze games.jsonl --ply 1 --json > analysis.json
       nardy analyze --db arena.db --tournament ladder
+      nardy analyze --db arena.db --executor ray --ray-address head:6379
     """
     if (record is None) == (db is None):
         raise click.UsageError("give a RECORD file or --db D (not both)")
+    if ray_address is not None and executor != "ray":
+        raise click.UsageError("--ray-address goes with --executor ray")
     # Imported here: `nardy --help` must work in an install without numpy (the neural extra).
     try:
         from nardy.analysis.game import analyse_game
@@ -180,19 +199,31 @@ def analyze_command(
             f"analysing {len(games)} game{'s' if len(games) != 1 else ''}",
             total=sum(len(g.actions) for g in games),
         )
-        for index, game in enumerate(games):
-            try:
-                analyses.append(
-                    analyse_game(
-                        game,
-                        searchers[index],
-                        ply,
-                        luck_ply=luck_ply,
-                        on_decision=lambda: progress.advance(task),
-                    )
+        try:
+            if executor == "ray":
+                from nardy.analysis.distributed import analyse_on_ray
+
+                analyses = analyse_on_ray(
+                    games,
+                    evaluator,
+                    ply,
+                    luck_ply=luck_ply,
+                    address=ray_address,
+                    on_game=lambda i: progress.advance(task, len(games[i].actions)),
                 )
-            except RecordError as error:
-                raise click.ClickException(str(error)) from None
+            else:
+                for index, game in enumerate(games):
+                    analyses.append(
+                        analyse_game(
+                            game,
+                            searchers[index],
+                            ply,
+                            luck_ply=luck_ply,
+                            on_decision=lambda: progress.advance(task),
+                        )
+                    )
+        except RecordError as error:
+            raise click.ClickException(str(error)) from None
     results = bot_results(analyses)
     if as_json:
         out: dict[str, Any] = {

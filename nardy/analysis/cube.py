@@ -1,4 +1,4 @@
-"""Cube decisions for money play: no double, double/take, double/pass, with equities.
+"""Cube decisions, money and match play: no double, double/take, double/pass, with equities.
 
 The evaluators give cubeless numbers; the cubeful equities come from Janowski's model (cube life
 ``x`` = :data:`~nardy.bots.gnubg_bot.CUBE_LIFE`, the same model as the gnubg bot's cube), all
@@ -12,7 +12,18 @@ He should double when ``min(double_take, double_pass) > no_double``; the taker s
 ``double_take ≤ double_pass``. An evaluator with probabilities (gnubg) gives them; for one with an
 equity only (the neural nets), gammonless probabilities are derived from the equity ``E``:
 ``P(win) = (1 + E) / 2`` within ±1, and beyond, a sure win (loss) with gammon rate ``|E| − 1``.
-Match play is not analysed (the cube is scored by money equities only).
+
+Match play (:func:`analyse_match_cube`, backgammon): the same three actions valued in match
+winning chances (MWC, :mod:`nardy.analysis.met`), with Janowski's interpolation carried over to
+match play: ``x · live + (1 − x) · dead``, ``x`` the same cube life. The dead part sums the MWC
+over the game's outcomes (single, gammon, backgammon, from the evaluator's probabilities) at the
+cube (``ND``) or twice the cube (``DT``); the live part is the table model's perfectly efficient
+cube at the doubler's cubeless winning chance (:meth:`~nardy.analysis.met.MatchEquityTable.live`:
+cube centred or his for ``ND``, the taker's at twice the value for ``DT``). ``DP`` is the MWC
+after winning the cube. Post-Crawford the cube is dead after the trailer's double (the leader
+cannot use it), so only the dead part counts. The three are then converted to money-equivalent
+equities (gnubg's "EMG"): ``2·(MWC − L)/(W − L) − 1`` with ``W``, ``L`` the MWC after winning,
+losing the current cube, so ``DP = +1`` as in money play and the same thresholds mark losses.
 """
 
 from __future__ import annotations
@@ -21,10 +32,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nardy.analysis.evaluator import Probabilities
+from nardy.analysis.met import MatchEquityTable, default_table
+from nardy.bots.gnubg_bot import CUBE_LIFE, janowski
 from nardy.bots.gnubg_bot import Probabilities as Outcomes
-from nardy.bots.gnubg_bot import janowski
 
-__all__ = ["CubeAnalysis", "analyse_cube", "probabilities_from_equity"]
+__all__ = [
+    "CubeAnalysis",
+    "MatchScore",
+    "analyse_cube",
+    "analyse_match_cube",
+    "probabilities_from_equity",
+]
 
 Owner = Literal["centre", "me", "opponent"]
 
@@ -45,6 +63,8 @@ class CubeAnalysis:
     no_double: float
     double_take: float
     double_pass: float
+    mwc: tuple[float, float, float] | None = None
+    """In match play: the same three as the doubler's match winning chances."""
 
     @property
     def should_double(self) -> bool:
@@ -88,3 +108,59 @@ def analyse_cube(
     )
     centred = p.single() if jacoby and owner == "centre" else p
     return CubeAnalysis(janowski(centred, owner), 2.0 * janowski(p, "opponent"), 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchScore:
+    """The doubler's match situation: the points he and his opponent need, and whether the
+    Crawford game has been played (the game is then post-Crawford)."""
+
+    me: int
+    opponent: int
+    crawford_done: bool
+
+
+def analyse_match_cube(
+    probabilities: Probabilities,
+    score: MatchScore,
+    cube_value: int,
+    owner: Owner = "centre",
+    table: MatchEquityTable | None = None,
+    *,
+    cube_life: float = CUBE_LIFE,
+) -> CubeAnalysis:
+    """The match-play cube decision of the player on roll (module doc): equities in EMG, and
+    the match winning chances in :attr:`CubeAnalysis.mwc`."""
+    met = table or default_table()
+    p = Outcomes(
+        probabilities.win,
+        probabilities.win_gammon,
+        probabilities.win_backgammon,
+        probabilities.lose_gammon,
+        probabilities.lose_backgammon,
+    )
+    me, opponent = score.me, score.opponent
+    # The game's end makes the next game the Crawford game only if nobody was 1-away before.
+    done = score.crawford_done or me == 1 or opponent == 1
+
+    def mwc_after(won: int) -> float:
+        if won > 0:
+            return met.after(me - won, opponent, crawford_done=done)
+        return met.after(me, opponent + won, crawford_done=done)
+
+    def dead(cube: int) -> float:
+        return sum(chance * mwc_after(points * cube) for points, chance in p.outcomes())
+
+    win, lose = mwc_after(cube_value), mwc_after(-cube_value)
+    no_double, take, drop = dead(cube_value), dead(2 * cube_value), win
+    if not done:  # before the Crawford game: both can use the cube
+        x, chance = cube_life, p.win
+        live_nd = met.live(me, opponent, cube_value, owner, chance)
+        live_dt = met.live(me, opponent, 2 * cube_value, "opponent", chance)
+        no_double = x * live_nd + (1 - x) * no_double
+        take = x * live_dt + (1 - x) * take
+
+    def emg(x: float) -> float:
+        return 2.0 * (x - lose) / (win - lose) - 1.0 if win > lose else 0.0
+
+    return CubeAnalysis(emg(no_double), emg(take), emg(drop), (no_double, take, drop))

@@ -7,8 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from nardy.analysis.cube import CubeAnalysis, analyse_cube, probabilities_from_equity
-from nardy.analysis.records import GameInput, RecordError
+from nardy.analysis.cube import (
+    CubeAnalysis,
+    MatchScore,
+    analyse_cube,
+    analyse_match_cube,
+    probabilities_from_equity,
+)
+from nardy.analysis.records import GameInput, MatchInfo, RecordError
 from nardy.analysis.search import RankedPlay, Searcher
 from nardy.core.dice import ScriptedDice
 from nardy.core.errors import NardyError
@@ -102,6 +108,8 @@ class DecisionAnalysis:
                 "double_pass": round(self.cube.double_pass, 5),
                 "proper": self.cube.best,
             }
+            if self.cube.mwc is not None:
+                out["cube"]["mwc"] = [round(x, 5) for x in self.cube.mwc]
         return out
 
 
@@ -244,7 +252,15 @@ def analyse_game(
                     break
                 if analyse_cubes:
                     decisions.append(
-                        _double(game, decision, searcher, ply, doubled, len(decisions) + 1)
+                        _double(
+                            game,
+                            decision,
+                            searcher,
+                            ply,
+                            doubled,
+                            len(decisions) + 1,
+                            game_input.match,
+                        )
                     )
                 game.decide(doubled)
             else:
@@ -252,7 +268,15 @@ def analyse_game(
                     raise RecordError(f"{label}: a double without its answer")
                 if analyse_cubes and not decision.after_beaver:
                     decisions.append(
-                        _take(game, decision, searcher, ply, action.kind, len(decisions) + 1)
+                        _take(
+                            game,
+                            decision,
+                            searcher,
+                            ply,
+                            action.kind,
+                            len(decisions) + 1,
+                            game_input.match,
+                        )
                     )
                 game.decide(action.kind)
             if not isinstance(decision, DoubleDecision) or doubled:
@@ -338,10 +362,26 @@ def _play(
     )
 
 
-def _cube_of(game: Game, searcher: Searcher, position: Any, ply: int, owner: str) -> CubeAnalysis:
+def _cube_of(
+    game: Game,
+    searcher: Searcher,
+    position: Any,
+    ply: int,
+    owner: str,
+    doubler: int,
+    match: MatchInfo | None,
+    cube_value: int,
+) -> CubeAnalysis:
+    """The cube decision of ``doubler``, on roll in ``position`` (his view) with the cube at
+    ``cube_value`` before the double: money play, or match play at the score of ``match``."""
     probabilities = searcher.evaluator.probabilities(position)
     if probabilities is None:
         probabilities = probabilities_from_equity(searcher.equity(position, ply))
+    if match is not None:
+        score = MatchScore(match.away(doubler), match.away(1 - doubler), match.post_crawford)
+        return analyse_match_cube(
+            probabilities, score, cube_value, "centre" if owner == "centre" else "me"
+        )
     centred = owner == "centre"
     return analyse_cube(
         probabilities, "centre" if centred else "me", jacoby=game.cube_settings.jacoby
@@ -355,9 +395,12 @@ def _double(
     ply: int,
     doubled: bool,
     number: int,
+    match: MatchInfo | None,
 ) -> DecisionAnalysis:
     owner = "centre" if decision.cube.owner is None else "me"
-    cube = _cube_of(game, searcher, decision.position, ply, owner)
+    cube = _cube_of(
+        game, searcher, decision.position, ply, owner, decision.player, match, decision.cube.value
+    )
     loss = cube.double_loss(doubled)
     if_doubled = min(cube.double_take, cube.double_pass)
     return DecisionAnalysis(
@@ -382,11 +425,14 @@ def _take(
     ply: int,
     answer: str,
     number: int,
+    match: MatchInfo | None,
 ) -> DecisionAnalysis:
     # The doubler is on roll: his side of the board is the taker's flipped.
     doubler_view = searcher.variant.flip(decision.position)
     owner = "centre" if decision.cube.owner is None else "me"
-    cube = _cube_of(game, searcher, doubler_view, ply, owner)
+    cube = _cube_of(
+        game, searcher, doubler_view, ply, owner, 1 - decision.player, match, decision.cube.value
+    )
     taken = answer != "drop"
     take, drop = -cube.double_take, -cube.double_pass
     return DecisionAnalysis(

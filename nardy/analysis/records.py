@@ -20,6 +20,7 @@ from nardy.core.variant import Variant
 __all__ = [
     "Action",
     "GameInput",
+    "MatchInfo",
     "RecordError",
     "from_arena_record",
     "from_kernel_record",
@@ -42,6 +43,31 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """The match a game belongs to: its length, the score before the game (White, Black) and
+    whether the game is the Crawford game."""
+
+    length: int
+    score: tuple[int, int]
+    crawford: bool
+
+    def away(self, colour: int) -> int:
+        """The points ``colour`` needs."""
+        return self.length - self.score[colour]
+
+    @property
+    def post_crawford(self) -> bool:
+        """A side is 1-away and this is not the Crawford game (it has been played)."""
+        return not self.crawford and min(self.away(0), self.away(1)) == 1
+
+
+def _rates_match_cube(variant: Variant) -> bool:
+    """Match-play cube decisions are rated in backgammon, the variant the match equity table
+    models (:mod:`nardy.analysis.met`); other variants' match games are replayed unrated."""
+    return variant.name == "backgammon"
+
+
+@dataclass(frozen=True, slots=True)
 class GameInput:
     """One game to analyse."""
 
@@ -59,9 +85,11 @@ class GameInput:
     points: int
     """What the winner scored (0 if unfinished)."""
     rate_cube: bool = True
-    """Whether its cube decisions are rated: money play with a known cube. Match games are
-    replayed with their cube but not rated (the cube analysis is money play's), nor are the match
-    games of a ``--jsonl`` file, which does not record the score."""
+    """Whether its cube decisions are rated: money play with a known cube, or a backgammon match
+    game whose score is known (:attr:`match`). The match games of a ``--jsonl`` file, which does
+    not record the score, and those of other variants are replayed with their cube, unrated."""
+    match: MatchInfo | None = None
+    """The match of a match game whose score is known (an arena record, a ``.mat`` match)."""
 
 
 def _colour(name: Any, where: str) -> int:
@@ -79,6 +107,7 @@ def from_kernel_record(
     *,
     starter: int | None = None,
     money: bool = True,
+    match: MatchInfo | None = None,
 ) -> GameInput:
     """A game from the kernel's record (:meth:`nardy.core.game.Game.record`): its rolls and
     events; ``record`` holds the variant, options and result."""
@@ -113,8 +142,21 @@ def from_kernel_record(
         players,
         None if winner is None else _colour(winner, label),
         int(result.get("points") or 0) if winner is not None else 0,
-        money,
+        money or (match is not None and _rates_match_cube(variant)),
+        match,
     )
+
+
+def _match_info(label: str, setup: Mapping[str, Any]) -> MatchInfo:
+    """An arena record's ``setup.match`` (length, score as White, Black, crawford)."""
+    try:
+        length = int(setup["length"])
+        white, black = (int(x) for x in setup.get("score") or (0, 0))
+    except (KeyError, TypeError, ValueError) as error:
+        raise RecordError(f"{label}: bad match setup ({error})") from None
+    if not (0 <= white < length and 0 <= black < length):
+        raise RecordError(f"{label}: match score {white}-{black} in a {length}-point match")
+    return MatchInfo(length, (white, black), bool(setup.get("crawford")))
 
 
 def from_arena_record(label: str, record: Any) -> GameInput:
@@ -137,7 +179,9 @@ def from_arena_record(label: str, record: Any) -> GameInput:
         starter = setup.get("starter")
         if starter not in (None, 0, 1):
             raise RecordError(f"{label}: bad starter {starter!r} in the setup")
-        money = not (setup.get("match") or {}).get("length")
+        match_setup = setup.get("match") or {}
+        money = not match_setup.get("length")
+        match = None if money else _match_info(label, match_setup)
         label = str(record.get("game_id") or label)
         return from_kernel_record(
             label,
@@ -147,6 +191,7 @@ def from_arena_record(label: str, record: Any) -> GameInput:
             cube,
             starter=starter,
             money=money,
+            match=match,
         )
     if "events" in record and "rolls" in record:  # nardy play --jsonl
         bots = record.get("bots") or {}
@@ -190,7 +235,12 @@ def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
             (match.players[0], match.players[1]),
             game.winner,
             game.points,
-            not match.match_length,
+            True,  # money play, or a backgammon match with its score
+            None
+            if not match.match_length
+            else MatchInfo(
+                match.match_length, (state.score[0], state.score[1]), state.crawford_game
+            ),
         )
         if game.winner is not None and not state.is_over:
             state.add_result(GameResult(game.winner, game.points, 1, 1, "bear_off"))

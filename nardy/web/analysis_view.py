@@ -1,7 +1,10 @@
 """The spectator's analysis of one game (lichess's analysis board as the model).
 
 A game is analysed on demand at 0-ply by :func:`nardy.analysis.game.analyse_game` with the
-shipped neural evaluator (or gnubg's, for backgammon, when asked for and installed). Analyses are
+shipped neural evaluator (or gnubg's, for backgammon, or an installed plugin's, when asked for).
+The evaluators offered are the built-in :data:`EVALUATORS` and the plugins' (registered with
+:func:`nardy.analysis.register_evaluator` or installed under the entry-point group
+``nardy.evaluators``), by bare name: a query never passes an argument (``neural:FILE``). Analyses are
 kept in memory, the most recently used :data:`CACHE_SIZE` of them; requests for a game whose
 analysis is being computed wait for that computation instead of repeating it. The records come
 from the spectator's own data access (:meth:`nardy.web.data.Spectator.game`), so a game the
@@ -20,7 +23,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
-from nardy.analysis.evaluator import Evaluator, make_evaluator
+from nardy.analysis.evaluator import Evaluator, evaluator_names, make_evaluator
 from nardy.analysis.game import DecisionAnalysis, GameAnalysis, analyse_game
 from nardy.analysis.records import RecordError, from_arena_record
 from nardy.analysis.search import RankedPlay, Searcher
@@ -42,11 +45,22 @@ __all__ = [
     "analysis_board",
     "decision_steps",
     "evaluators_for",
+    "offered_evaluators",
     "shown_ranking",
 ]
 
 EVALUATORS = ("neural", "gnubg")
-"""What ``?evaluator=`` may ask for (the first is the default)."""
+"""The built-in evaluators ``?evaluator=`` may ask for (the first is the default)."""
+NOT_OFFERED = frozenset({"heuristic"})
+"""Built-in evaluators the pages do not offer (weak on purpose: for tests)."""
+
+
+def offered_evaluators() -> tuple[str, ...]:
+    """What ``?evaluator=`` may ask for: :data:`EVALUATORS`, then the plugins' by name."""
+    plugins = [n for n in evaluator_names() if n not in EVALUATORS and n not in NOT_OFFERED]
+    return (*EVALUATORS, *plugins)
+
+
 CACHE_SIZE = 32
 """Analysed games kept in memory."""
 EVALUATOR_CACHE = 4
@@ -131,8 +145,9 @@ class Analyst:
     ) -> GameAnalysis:
         """The 0-ply analysis of a stored game's ``record``; :class:`NoAnalysis` if there is
         none (no such evaluator for its variant, a record that does not replay)."""
-        if evaluator not in EVALUATORS:
-            raise NoAnalysis(f"unknown evaluator {evaluator!r}; the spectator has {EVALUATORS}")
+        offered = offered_evaluators()
+        if evaluator not in offered:
+            raise NoAnalysis(f"unknown evaluator {evaluator!r}; the spectator has {offered}")
         return self.results.get(
             (tournament_id, game_id, evaluator),
             lambda: self.compute(game_id, record, evaluator),
@@ -170,11 +185,13 @@ class Analyst:
 
 
 def evaluators_for(variant: str, current: str) -> list[str]:
-    """The evaluators the page offers for a variant: neural, and gnubg for backgammon where its
-    package is installed (and whichever was asked for)."""
+    """The evaluators the page offers for a variant: neural, gnubg for backgammon where its
+    package is installed, the plugins' (a plugin that has none for the variant says so when
+    asked), and whichever was asked for."""
     offered = [EVALUATORS[0]]
     if variant == "backgammon" and importlib.util.find_spec("gnubg") is not None:
         offered.append("gnubg")
+    offered.extend(offered_evaluators()[len(EVALUATORS) :])
     if current not in offered:
         offered.append(current)
     return offered
@@ -185,8 +202,8 @@ def decision_steps(
 ) -> list[int | None]:
     """The game page's step number of each analysed decision, or None for a decision the bots
     were not asked (a forced play, which the analysis lists and the arena plays by itself).
-    Both are replays of one record in order; cube steps the analysis leaves out (match play)
-    are passed over."""
+    Both are replays of one record in order; cube steps the analysis leaves out (the match
+    games of variants other than backgammon) are passed over."""
     out: list[int | None] = []
     pointer = 0
     for decision in decisions:

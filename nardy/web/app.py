@@ -57,6 +57,7 @@ from nardy.web.analysis_view import (
     analysis_board,
     decision_steps,
     evaluators_for,
+    offered_evaluators,
     shown_ranking,
 )
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
@@ -505,7 +506,7 @@ class _Views:
         tournament_id = request.path_params["tournament"]
         game_id = request.path_params["game"]
         q = request.query_params
-        evaluator = choice_param(q, "evaluator", ("", *EVALUATORS)) or EVALUATORS[0]
+        evaluator = choice_param(q, "evaluator", ("", *offered_evaluators())) or EVALUATORS[0]
         try:
             # The game page's own access: a game it does not show is not analysed either.
             row, replay = self.spectator.game(tournament_id, game_id)
@@ -586,7 +587,8 @@ class _Views:
     def _tournament_analysis(self, request: Request) -> dict[str, Any]:
         tournament_id = request.path_params["tournament"]
         evaluator = (
-            choice_param(request.query_params, "evaluator", ("", *EVALUATORS)) or EVALUATORS[0]
+            choice_param(request.query_params, "evaluator", ("", *offered_evaluators()))
+            or EVALUATORS[0]
         )
         try:
             row = self.spectator.tournament(tournament_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,47 @@ def test_cli_sprt_on_errors(tmp_path: Path, args: list[str], message: str) -> No
     assert result.exit_code != 0
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.slow  # four games played and analysed, and a 10 s wait if it fails
+def test_the_luck_analysis_runs_outside_the_results_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a game's luck is analysed, the standings (which take the results lock) answer;
+    the SPRT is then fed exactly the games' luck-adjusted points."""
+    d = parse_definition({**_data(mode="points", mu0=0.0, mu1=0.5, on="luck-adjusted"), "games": 4})
+    store = SqliteStore(tmp_path / "t.db")
+    t = Tournament(d, store, executor="inline")
+    entered, release = threading.Event(), threading.Event()
+    real = LuckAdjuster.a_points
+
+    def slow(self: LuckAdjuster, row: Any) -> float:
+        entered.set()
+        assert release.wait(60), "the test never released the analysis"
+        return real(self, row)
+
+    monkeypatch.setattr(LuckAdjuster, "a_points", slow)
+    results: list[Any] = []
+    runner = threading.Thread(target=lambda: results.append(t.run()), daemon=True)
+    runner.start()
+    try:
+        assert entered.wait(60), "no game was analysed"
+        standings: list[Any] = []
+        reader = threading.Thread(target=lambda: standings.append(t.standings()), daemon=True)
+        reader.start()
+        reader.join(10)
+        blocked = reader.is_alive()
+    finally:
+        release.set()
+    runner.join(120)
+    assert not blocked, "the standings waited for a game's luck analysis"
+    assert standings and results and results[0].played == 4
+    (sprt_state,) = t.tally.sprt.values()
+    monkeypatch.undo()
+    luck = LuckAdjuster()
+    rows = sorted(store.games(d.tournament_id, records=True), key=lambda r: r.unit_id)
+    pairs = [(luck.a_points(rows[i]) + luck.a_points(rows[i + 1])) / 2 for i in (0, 2)]
+    assert sprt_state.n == 2
+    for x in pairs:
+        assert any(abs(x - v) < 1e-9 for v in sprt_state.counts)
+    store.close()

@@ -217,6 +217,41 @@ def test_gnubg_only_for_backgammon_and_when_installed(
     assert answer.status_code == 404 and "backgammon only" in answer.text
 
 
+def test_a_plugin_evaluator_is_offered_and_used(
+    client: TestClient, game: tuple[str, GameRow, GameAnalysis], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An evaluator a plugin registers is offered by name and analyses the game; an argument
+    (``name:ARG``) is never taken from the query."""
+    from nardy.analysis import evaluator as evaluators
+
+    tournament_id, row, _ = game
+    url = _url(tournament_id, row.game_id, query="evaluator=toy")
+    assert client.get(url).status_code == 400  # not registered yet
+    # The plugin: the heuristic's evaluation under another name (the pages do not offer it
+    # under its own).
+    monkeypatch.setitem(
+        evaluators._REGISTRY,
+        "toy",
+        lambda variant, argument: evaluators.HeuristicEvaluator(variant),
+    )
+    page = client.get(url)
+    assert page.status_code == 200 and 'class="evaluator">toy' in page.text
+    assert ">toy</a>" in client.get(_url(tournament_id, row.game_id)).text  # offered beside neural
+    body = client.get(_url(tournament_id, row.game_id, api=True, query="evaluator=toy")).json()
+    assert body["evaluator"] == "toy"
+    variant = load_variant("backgammon")
+    assert row.record is not None
+    expected = analyse_game(
+        from_arena_record(row.game_id, row.record),
+        Searcher(variant, make_evaluator("heuristic", variant)),
+    )
+    for item, decision in zip(body["decisions"], expected.decisions, strict=True):
+        sign = 1 if decision.player == 0 else -1
+        assert item["white_equity"] == pytest.approx(sign * decision.equity_played, abs=1e-5)
+    query = "evaluator=" + quote("toy:x")
+    assert client.get(_url(tournament_id, row.game_id, query=query)).status_code == 400
+
+
 @pytest.mark.parametrize("query", ["evaluator=heuristic", "d=0", "d=9999", "d=x", "d=1&d=2"])
 def test_strict_query(
     client: TestClient, game: tuple[str, GameRow, GameAnalysis], query: str

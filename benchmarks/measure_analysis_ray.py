@@ -1,0 +1,119 @@
+"""Wall time of ``nardy analyze`` (0-ply, luck at 0-ply) on a tournament's games: in one process,
+and on a loopback Ray cluster of 1, 2 and 4 worker processes (the figures of docs/analysis.md).
+
+    python benchmarks/measure_analysis_ray.py [--games 60] [--variant backgammon] [--json out.json]
+
+The games: ``neural`` against ``heuristic`` (``nardy play``, seed 1, money play without a cube),
+played before any timing. The cluster is ``measure_ray.py``'s: a head that runs no tasks and
+worker nodes joined one after the other (1, 1 and 2 CPUs: 1, 2, 4 worker processes), on
+127.0.0.1, stopped by process id; run as root, the script first moves itself into a network
+namespace of its own where loopback is the only interface. Each Ray run must give the serial
+run's analysis exactly (checked); the first game analysed by a fresh worker also loads the net.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from measure_ray import ADDRESS, BIN, INSIDE, PORT, _node, _wait_cpus
+
+
+def _play(variant: str, games: int, path: Path) -> None:
+    args = [str(BIN / "nardy"), "play", "-v", variant, "--bots", "neural,heuristic"]
+    args += ["--games", str(games), "--seed", "1", "--jsonl", str(path), "-q"]
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+
+
+def measure(games: int, variant: str) -> dict[str, Any]:
+    import ray
+
+    from nardy.analysis.distributed import analyse_on_ray
+    from nardy.analysis.records import read_records
+    from nardy.analysis.stats import analyse_games
+
+    temp = tempfile.mkdtemp(prefix="nardy-mar-", dir="/tmp")
+    nodes: list[subprocess.Popen[bytes]] = []
+    out: dict[str, Any] = {
+        "variant": variant,
+        "games": games,
+        "cpu_count": os.cpu_count(),
+        "load_average_before": os.getloadavg()[0],
+    }
+    try:
+        path = Path(temp) / "games.jsonl"
+        _play(variant, games, path)
+        records = read_records(path)
+        out["decisions"] = sum(len(g.actions) for g in records)
+        t0, c0 = time.perf_counter(), time.process_time()
+        serial = analyse_games(records, "neural", 0, luck_ply=0)
+        wall = time.perf_counter() - t0
+        out["serial"] = {"wall_s": wall, "cpu_s": time.process_time() - c0}
+        expected = [a.to_json() for a in serial]
+        head = ["--head", "--port", str(PORT), "--num-cpus", "0", "--include-dashboard=false"]
+        nodes.append(_node([*head, "--temp-dir", temp, "--disable-usage-stats"], temp))
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ray.init(address=ADDRESS, logging_level="WARNING", log_to_driver=False)
+                break
+            except (ConnectionError, RuntimeError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        runs: dict[str, dict[str, float]] = {}
+        for workers, cpus in ((1, 1), (2, 1), (4, 2)):
+            nodes.append(_node(["--address", ADDRESS, "--num-cpus", str(cpus)], temp))
+            _wait_cpus(ray, workers)
+            t0 = time.perf_counter()
+            analyses = analyse_on_ray(records, "neural", 0, luck_ply=0)
+            wall = time.perf_counter() - t0
+            assert [a.to_json() for a in analyses] == expected, "not the serial analysis"
+            runs[str(workers)] = {"wall_s": wall, "games_per_s": games / wall}
+            print(f"{workers} workers: {wall:.1f} s", file=sys.stderr)
+        out["ray"] = runs
+        ray.shutdown()
+        out["load_average_after"] = os.getloadavg()[0]
+    finally:
+        for node in reversed(nodes):
+            if node.poll() is None:
+                node.send_signal(signal.SIGTERM)
+                try:
+                    node.wait(30)
+                except subprocess.TimeoutExpired:
+                    node.kill()
+                    node.wait()
+        shutil.rmtree(temp, ignore_errors=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=60, help="games analysed per measurement")
+    parser.add_argument("--variant", default="backgammon")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private loopback cluster
+    if os.environ.get(INSIDE) is None and os.geteuid() == 0:
+        script = " ".join(f"'{a}'" for a in [sys.executable, *sys.argv])
+        env = {**os.environ, INSIDE: "1"}
+        command = ["unshare", "--net", "--", "sh", "-c", f"ip link set lo up && exec {script}"]
+        sys.exit(subprocess.call(command, env=env))
+    figures = measure(args.games, args.variant)
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if args.json is not None:
+        args.json.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

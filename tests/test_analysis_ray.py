@@ -1,0 +1,153 @@
+"""``nardy analyze --executor ray``: the same analysis as the serial run, game for game, on a real
+Ray cluster; and the clear errors of a cluster that cannot be used.
+
+The cluster is a head of two CPUs (``ray start --block``) in a network namespace of its own where
+loopback is the only interface (as in ``tests/arena/test_ray.py``: Ray would otherwise advertise
+the machine's address); every Ray process and the driver run in it (``nsenter``), and are stopped
+by process id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nardy.cli import cli
+
+BIN = Path(sys.executable).parent
+HEAD_PORT = 6393
+ADDRESS = f"127.0.0.1:{HEAD_PORT}"
+
+
+def _games(tmp_path: Path) -> Path:
+    """Six games in two variants (a worker then keeps two searchers)."""
+    out = tmp_path / "games.jsonl"
+    lines = []
+    for variant, seed in (("backgammon", 3), ("long", 4)):
+        path = tmp_path / f"{variant}.jsonl"
+        play = ["play", "-v", variant, "--bots", "heuristic,random", "--games", "3"]
+        result = CliRunner().invoke(cli, [*play, "--seed", str(seed), "--jsonl", str(path), "-q"])
+        assert result.exit_code == 0, result.output
+        lines.append(path.read_text())
+    out.write_text("".join(lines))
+    return out
+
+
+def test_ray_address_needs_the_ray_executor(tmp_path: Path) -> None:
+    games = tmp_path / "g.jsonl"
+    games.write_text("{}\n")
+    result = CliRunner().invoke(cli, ["analyze", str(games), "--ray-address", ADDRESS])
+    assert result.exit_code == 2
+    assert "--ray-address goes with --executor ray" in result.output
+
+
+def test_an_unreachable_cluster_is_a_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    games = _games(tmp_path)
+    port = _free_port()
+    args = ["analyze", str(games), "-q", "--executor", "ray"]
+    result = CliRunner().invoke(cli, [*args, "--ray-address", f"127.0.0.1:{port}"])
+    assert result.exit_code == 1
+    assert f"cannot connect to Ray at 127.0.0.1:{port}" in result.output
+    assert "Traceback" not in result.output
+
+
+def _free_port() -> int:
+    """A local port nobody listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def _stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def namespace() -> Iterator[tuple[list[str], dict[str, str]]]:
+    """A two-CPU Ray head in a network namespace: (the command prefix to enter it, the env)."""
+    pytest.importorskip("ray", reason="needs ray: pip install 'nardy[ray]'")
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("the test cluster runs in a network namespace of its own, which needs root")
+    if not all(shutil.which(t) for t in ("unshare", "nsenter", "ip")):
+        pytest.skip("needs unshare, nsenter (util-linux) and ip (iproute2)")
+    netns = subprocess.Popen(
+        ["unshare", "--net", "--", "sh", "-c", "ip link set lo up && exec sleep 100000"],
+        start_new_session=True,
+    )
+    temp = tempfile.mkdtemp(prefix="nardy-ar-", dir="/tmp")  # short: Ray's socket paths
+    env = {
+        **os.environ,
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_DISABLE_DOCKER_CPU_WARNING": "1",
+        "RAY_AUTH_MODE": "disabled",  # a private loopback cluster
+    }
+    enter = ["nsenter", f"--net=/proc/{netns.pid}/ns/net", "--"]
+    head = None
+    try:
+        time.sleep(0.2)  # the namespace's loopback is up once sh has exec'd sleep
+        start = [str(BIN / "ray"), "start", "--head", "--block", "--port", str(HEAD_PORT)]
+        options = ["--num-cpus", "2", "--node-ip-address", "127.0.0.1", "--temp-dir", temp]
+        head = subprocess.Popen(
+            [*enter, *start, *options, "--include-dashboard=false", "--disable-usage-stats"],
+            env=env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        health = [*enter, str(BIN / "ray"), "health-check", "--address", ADDRESS]
+        while subprocess.run(health, env=env, capture_output=True, timeout=30).returncode != 0:
+            assert head.poll() is None, "the Ray head exited"
+            assert time.monotonic() < deadline, "the Ray head did not start"
+            time.sleep(0.5)
+        yield enter, env
+    finally:
+        if head is not None:
+            _stop(head)
+        netns.kill()
+        netns.wait()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.mark.slow  # a Ray cluster
+def test_analysis_on_ray_equals_the_serial_run(
+    namespace: tuple[list[str], dict[str, str]], tmp_path: Path
+) -> None:
+    enter, env = namespace
+    games = _games(tmp_path)
+    args = ["analyze", str(games), "--show", "all", "--json", "-q"]
+    serial = CliRunner().invoke(cli, args)
+    assert serial.exit_code == 0, serial.output
+    ray_args = [*args, "--executor", "ray", "--ray-address", ADDRESS]
+    on_ray = subprocess.run(
+        [*enter, sys.executable, "-m", "nardy", *ray_args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert on_ray.returncode == 0, on_ray.stderr[-3000:]
+    expected, got = json.loads(serial.output), json.loads(on_ray.stdout)
+    assert len(got["games"]) == 6
+    assert [g["game"] for g in got["games"]] == [g["game"] for g in expected["games"]]
+    assert got == expected  # every decision, equity, luck and total, bit for bit
