@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 
 import pytest
 
-gnubg = pytest.importorskip("gnubg", reason="the gnubg bot needs pip install 'nardy[gnubg]'")
+# Not imported here: gnubg's state belongs to the thread that imports it first, which must be the
+# bot's own gnubg thread (nardy.bots.gnubg_thread).
+if importlib.util.find_spec("gnubg") is None:
+    pytest.skip("the gnubg bot needs pip install 'nardy[gnubg]'", allow_module_level=True)
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="the reference needs pip install gnubg-nn")
 
 from nardy.bots import HeuristicBot, RandomBot, make_bot, play_game  # noqa: E402
 from nardy.bots.gnubg_bot import MAX_CUBE, GnubgBot, janowski  # noqa: E402
+from nardy.bots.gnubg_thread import gnubg_module  # noqa: E402
 from nardy.core import Position, load_variant  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, PlayDecision, TakeDecision  # noqa: E402
@@ -120,7 +125,7 @@ def test_match_play_uses_gnubgs_match_equity_table() -> None:
     bot = GnubgBot(0)
     bot.start_game(BACKGAMMON, 0)
     bot.set_match(5, (4, 0))  # 1-away (post-Crawford) against 5-away
-    pre, post, _ = gnubg.met(64)
+    pre, post, _ = gnubg_module().met(64)
     assert bot._mwc(5, 1) == pytest.approx(post[4]) == pytest.approx(0.19, abs=0.01)
     assert bot._mwc(1, 5) == pytest.approx(1 - post[4])
     assert bot._mwc(3, 3) == pytest.approx(pre[2][2]) == pytest.approx(0.5)

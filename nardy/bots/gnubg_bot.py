@@ -29,11 +29,11 @@ The score of a match is given by :meth:`GnubgBot.set_match` (``nardy play --matc
 from __future__ import annotations
 
 import contextlib
-import importlib
 from dataclasses import dataclass
 from typing import Any
 
 from nardy.bots.base import Bot
+from nardy.bots.gnubg_thread import gnubg_module
 from nardy.core.errors import IllegalPlayError
 from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
 from nardy.core.gnubg import board_from_position, position_from_board
@@ -50,9 +50,10 @@ MAX_CUBE = 8
 
 
 def load_gnubg() -> Any:
-    """The ``gnubg`` module, or a clear error naming the extra to install."""
+    """The ``gnubg`` module (called on its own thread: see :mod:`nardy.bots.gnubg_thread`), or a
+    clear error naming the extra to install."""
     try:
-        module = importlib.import_module("gnubg")
+        module = gnubg_module()
     except ImportError:
         raise ValueError(
             "the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'"
