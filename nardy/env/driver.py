@@ -386,6 +386,12 @@ class Driver:
             raise ValueError(
                 f"action {action} is not legal for {COLOURS[decision.player]} now (legal: {shown})"
             )
+        self.step_legal(action)
+
+    def step_legal(self, action: int) -> None:
+        """:meth:`step` with an action the caller has checked with :meth:`is_legal` (the
+        environments check legality once)."""
+        decision = self.game.decision
         if isinstance(decision, PlayDecision):
             self.answer(self.order()[action])
         elif isinstance(decision, DoubleDecision):

@@ -127,7 +127,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if not driver.is_legal(action):
             self._abandoned = True
             return float(-driver.illegal_penalty()), True
-        driver.step(action)
+        driver.step_legal(action)
         self._opponent_moves()
         return float(driver.take_points()[self.colour]), False
 
