@@ -451,6 +451,7 @@ def encode_into(
     if out.shape[0] != n:
         raise ValueError(f"out has {out.shape[0]} rows for {n} positions")
     out[:, :BOARD_SIZE] = _encode_rows(_rows_of(positions))
+    _pin_rows(out, positions)  # plakoto's pinned checkers (RULES.md §3.12.2), as encode() has them
     if contexts is not None:
         if out.shape[1] != FULL_SIZE:
             raise ValueError(f"contexts need {FULL_SIZE} columns, not {out.shape[1]}")
