@@ -106,13 +106,16 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             self.colour = int(rng.integers(2))
         else:
             self.colour = 0 if self.seat == "white" else 1
+        opponent: Bot
         if self._make_opponent is not None:
-            self.opponent = self._make_opponent(int(rng.integers(2**31)))
+            opponent = self._make_opponent(int(rng.integers(2**31)))
         else:
-            self.opponent = self.opponent_spec
+            assert isinstance(self.opponent_spec, Bot)
+            opponent = self.opponent_spec
+        self.opponent = opponent
         self.driver = Driver(self.config, NumpyDice(rng))
         self._abandoned = False
-        self.opponent.start_game(self.config.variant, 1 - self.colour)
+        opponent.start_game(self.config.variant, 1 - self.colour)
         self._opponent_moves()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
