@@ -279,10 +279,6 @@ def _unit_tables() -> tuple[Array, Array]:
 
 
 _MOVER_UNITS, _OPPONENT_UNITS = _unit_tables()
-_BOTH_UNITS: Final = np.concatenate([_MOVER_UNITS, _OPPONENT_UNITS], axis=1)
-"""``_BOTH_UNITS[count + _MAX_STACK]``: the mover's four units of a point holding ``count`` then the
-opponent's (a positive count is the mover's checkers, a negative one the opponent's)."""
-
 _MOVER_BYTES: Final = {
     count: _MOVER_UNITS[count + _MAX_STACK].tobytes()
     for count in range(-_MAX_STACK, _MAX_STACK + 1)

@@ -23,8 +23,8 @@ from nardy.core.variant import Variant
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
 AGENTS = ("player_0", "player_1")
-_COLOUR = {agent: colour for colour, agent in enumerate(AGENTS)}
 """White and Black (PettingZoo's agent naming)."""
+_COLOUR = {agent: colour for colour, agent in enumerate(AGENTS)}
 
 
 class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # type: ignore[misc]
