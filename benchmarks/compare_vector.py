@@ -19,13 +19,17 @@ Random agents, as a reinforcement-learning user writes them:
 Each measurement plays until N games have ended (so the games are spread over their lengths),
 then counts the games that end within ``--seconds`` of process CPU time. OpenSpiel is measured
 between the nardy sizes, so machine load hits both alike. ``--profile N`` prints the top N of a
-cProfile of the batched loop at the largest size.
+cProfile of the batched loop at the largest size. ``--gc-threshold N`` sets CPython's
+young-generation collection threshold for the whole run (both loops): with hundreds of games a
+batch, the pending legal results of every game make each young collection costly
+(docs/learning.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import pstats
 import time
 from collections.abc import Callable
@@ -111,7 +115,15 @@ def main() -> None:
     parser.add_argument("--every-variant", action="store_true", help="every registered variant")
     parser.add_argument("--gym", action="store_true", help="also the Gymnasium VectorEnv")
     parser.add_argument("--profile", type=int, default=0, help="print the top N of a profile")
+    parser.add_argument(
+        "--gc-threshold",
+        type=int,
+        default=0,
+        help="gc.set_threshold(N) for the whole run (0: CPython's default, 700)",
+    )
     args = parser.parse_args()
+    if args.gc_threshold:
+        gc.set_threshold(args.gc_threshold)
     variants = args.variants
     if args.every_variant:
         from nardy.core import game_variant_names

@@ -156,6 +156,11 @@ class LegalPlays(Sequence[Play]):
         as a tuple)."""
         return self._keys.items()
 
+    def board_keys(self) -> list[BoardKey]:
+        """The result board keys of :meth:`keyed` alone, in order (the environments sort them
+        for their canonical action order)."""
+        return list(self._keys)
+
     @property
     def results(self) -> frozenset[Position]:
         """The distinct resulting positions."""

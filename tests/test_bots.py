@@ -30,6 +30,7 @@ from nardy.core.game import (
     Cube,
     CubeSettings,
     DoubleDecision,
+    Game,
     PlayDecision,
     Segment,
     TakeDecision,
@@ -396,3 +397,31 @@ def test_a_stale_install_without_the_builtin_entry_points_says_so(monkeypatch) -
         ValueError, match=r"known bots: none \(nardy's own bots .* install nardy again"
     ):
         make_bot("heuristic")
+
+
+def test_bot_maker_makes_what_make_bot_makes_and_pickles_as_its_name() -> None:
+    """An environment's opponent comes from a BotMaker (the name resolved once): the same bot as
+    make_bot's for the same seed, the same errors, and a pickle that resolves the name again."""
+    import pickle
+
+    from nardy.bots.registry import BotMaker
+
+    variant = load_variant("long")
+    maker = BotMaker("random")
+    for seed in (1, 2, 3):
+        plays = []
+        for bot in (maker(seed), make_bot("random", seed)):
+            game = Game(variant, SeededDice(seed))
+            bot.start_game(variant, 0)
+            for _ in range(30):
+                decision = game.decision
+                if not isinstance(decision, PlayDecision):
+                    break
+                choice = bot.choose_play(decision) if decision.player == 0 else 0
+                game.decide(choice)
+            plays.append([event.data.get("play") for event in game.events])
+        assert plays[0] == plays[1]
+    copy = pickle.loads(pickle.dumps(maker))
+    assert copy.name == "random" and type(copy(5)) is type(make_bot("random", 5))
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        BotMaker("nobody")(1)

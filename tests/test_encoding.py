@@ -244,6 +244,33 @@ def test_encode_plays_equals_encoding_each_result(variant_name):
         )
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    variant_name=st.sampled_from(variant_names()),
+    seed=st.integers(0, 10_000),
+    decisions=st.integers(0, 60),
+)
+def test_one_position_encoder_equals_the_batched_reference(variant_name, seed, decisions):
+    # encode() joins per-count byte tables (the environments' fast path); encode_into() is the
+    # numpy reference: the same units, context included, for both colours' views.
+    game = play_random(variant_name, seed, decisions)
+    ctx = enc.context_of(game)
+    positions = [game.position_for(0), game.position_for(1)]
+    reference = np.zeros((2, enc.FULL_SIZE), dtype=np.float32)
+    enc.encode_into(reference, positions, [ctx, ctx])
+    for row, position in enumerate(positions):
+        single = enc.encode(position, ctx)
+        assert single.dtype == np.float32 and single.flags.writeable
+        assert np.array_equal(single, reference[row])
+        assert np.array_equal(enc.encode(position), reference[row, : enc.BOARD_SIZE])
+
+
+def test_one_position_encoder_refuses_a_stack_beyond_its_table():
+    tall = Position(points=(65,) + (0,) * 23, bar=(0, 0), off=(0, 0))
+    with pytest.raises(ValueError, match="more than 64 checkers"):
+        enc.encode(tall)
+
+
 def test_encode_batch_of_nothing():
     assert enc.encode_batch([]).shape == (0, 196)
 

@@ -23,6 +23,7 @@ CASES: list[Any] = [
     ("fevga", {}),
     ("khachapuri", {}),
     ("trictrac", {}),
+    ("plakoto", {}),  # pinned checkers in the batch encoding
 ]
 
 

@@ -24,6 +24,7 @@ from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
 AGENTS = ("player_0", "player_1")
 """White and Black (PettingZoo's agent naming)."""
+_COLOUR = {agent: colour for colour, agent in enumerate(AGENTS)}
 
 
 class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # type: ignore[misc]
@@ -130,7 +131,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         driver = self._driver()
-        colour = AGENTS.index(agent)
+        colour = _COLOUR[agent]
         mask = driver.mask(colour)
         if self._forfeited:
             mask[:] = 0
@@ -143,12 +144,15 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         driver = self._driver()
         assert action is not None, "a live agent must act"
         self._cumulative_rewards[self.agent_selection] = 0.0
-        self.rewards = {a: 0.0 for a in AGENTS}
-        if self.illegal_loses and not driver.is_legal(int(action)):
+        action = int(action)
+        if not driver.is_legal(action):
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
+            if not self.illegal_loses:
+                driver.step(action)  # raises, naming the legal actions
             self._forfeit(self.agent_selection)
             self._accumulate_rewards()
             return
-        driver.step(int(action))
+        driver.step_legal(action)
         white, black = driver.take_points()  # a game of a match may end without ending it
         self.rewards = {AGENTS[0]: float(white), AGENTS[1]: float(black)}
         if driver.over:

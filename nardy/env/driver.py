@@ -14,7 +14,6 @@ decision and the answer to a double. Actions (docs/learning.md):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any, Final
 
 import numpy as np
@@ -55,7 +54,7 @@ def play_order(plays: LegalPlays) -> list[int]:
     1…24, the two bars, the opponent's borne-off count) compared as a tuple. It depends on the
     position and the multiset of steps only — not on the order of the dice, nor on the order in
     which a move generator lists the plays (docs/encoding.md)."""
-    keys = list(map(itemgetter(0), plays.keyed()))
+    keys = plays.board_keys()
     return sorted(range(len(keys)), key=keys.__getitem__)
 
 
@@ -390,6 +389,12 @@ class Driver:
             raise ValueError(
                 f"action {action} is not legal for {COLOURS[decision.player]} now (legal: {shown})"
             )
+        self.step_legal(action)
+
+    def step_legal(self, action: int) -> None:
+        """:meth:`step` with an action the caller has checked with :meth:`is_legal` (the
+        environments check legality once)."""
+        decision = self.game.decision
         if isinstance(decision, PlayDecision):
             self.answer(self.order()[action])
         elif isinstance(decision, DoubleDecision):

@@ -19,7 +19,8 @@ import numpy as np
 from gymnasium import spaces
 
 from nardy import encoding
-from nardy.bots import Bot, make_bot
+from nardy.bots import Bot
+from nardy.bots.registry import BotMaker
 from nardy.core.game import DoubleDecision, PlayDecision
 from nardy.core.variant import Variant
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
@@ -51,8 +52,12 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             raise ValueError(f"seat must be white, black or random, not {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be ansi or rgb_array, not {render_mode!r}")
+        self._make_opponent: BotMaker | None = None
         if isinstance(opponent, str):
-            make_bot(opponent)  # a clear error for an unknown bot name, now
+            # Resolved once (make_bot read every package's metadata at each reset, more than half
+            # of a vector env's time against the random bot); a bot now: a clear error now.
+            self._make_opponent = BotMaker(opponent)
+            self._make_opponent()
         elif not isinstance(opponent, Bot):
             raise TypeError(
                 f"opponent must be a built-in bot name or a nardy.bots.Bot, not {opponent!r}"
@@ -101,13 +106,16 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             self.colour = int(rng.integers(2))
         else:
             self.colour = 0 if self.seat == "white" else 1
-        if isinstance(self.opponent_spec, str):
-            self.opponent = make_bot(self.opponent_spec, seed=int(rng.integers(2**31)))
+        opponent: Bot
+        if self._make_opponent is not None:
+            opponent = self._make_opponent(int(rng.integers(2**31)))
         else:
-            self.opponent = self.opponent_spec
+            assert isinstance(self.opponent_spec, Bot)
+            opponent = self.opponent_spec
+        self.opponent = opponent
         self.driver = Driver(self.config, NumpyDice(rng))
         self._abandoned = False
-        self.opponent.start_game(self.config.variant, 1 - self.colour)
+        opponent.start_game(self.config.variant, 1 - self.colour)
         self._opponent_moves()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
@@ -127,7 +135,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         if not driver.is_legal(action):
             self._abandoned = True
             return float(-driver.illegal_penalty()), True
-        driver.step(action)
+        driver.step_legal(action)
         self._opponent_moves()
         return float(driver.take_points()[self.colour]), False
 

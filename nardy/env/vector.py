@@ -151,7 +151,7 @@ class BatchedSelfPlay:
                 drivers[i] = driver = Driver(self.config, NumpyDice(self._rngs[i]))
                 self._settle(i, driver)
                 continue
-            driver.step(action)
+            driver.step_legal(action)
             self._settle(i, driver)
         obs, info = self._observe()
         return obs, self.rewards, self.terminated, info
