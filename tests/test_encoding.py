@@ -246,7 +246,7 @@ def test_encode_plays_equals_encoding_each_result(variant_name):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    variant_name=st.sampled_from(variant_names()),
+    variant_name=st.sampled_from(game_variant_names()),
     seed=st.integers(0, 10_000),
     decisions=st.integers(0, 60),
 )
