@@ -282,6 +282,20 @@ class GameEndResult:
     reason: Literal["bear_off", "mother", "draw"]
 
 
+class _NoPlays:
+    """The move generator of a match variant (``tavli``): asking it for plays is asking a single
+    game of the match variant, which :meth:`Variant.single_game` refuses."""
+
+    def __init__(self, variant: Variant) -> None:
+        self._variant = variant
+
+    def checked_segment(self, position: Position, dice: Sequence[int]) -> Any:
+        self._variant.single_game("legal plays of one game")
+        raise AssertionError("unreachable: a match variant")
+
+    segment = checked_segment
+
+
 class Variant:
     """A variant with its options, compiled: rules as plain data and a move generator."""
 
@@ -292,7 +306,10 @@ class Variant:
         self.rules = rules
         self.checkers = rules.checkers
         """N, the checkers of each side, from the layout (RULES.md §3.11)."""
-        self.generator = MoveGenerator(rules)
+        # A match variant has no plays of its own: each game is played by its own variant.
+        self.generator: MoveGenerator | _NoPlays = (
+            _NoPlays(self) if info.cycle else MoveGenerator(rules)
+        )
         self._pins = rules.hitting.pins
         self._mother = rules.game_end.mother
 

@@ -166,6 +166,15 @@ def test_play_game_refuses_a_match_variant() -> None:
         play_game(load_variant("tavli"), (FirstBot(), FirstBot()), SeededDice(3))
 
 
+def test_a_match_variant_has_no_legal_plays_of_its_own() -> None:
+    """Asking tavli for the plays of a roll would answer by portes' rules under tavli's name."""
+    from nardy.core.errors import MatchVariantError
+
+    tavli = load_variant("tavli")
+    with pytest.raises(MatchVariantError, match="tavli is a match of portes → plakoto → fevga"):
+        tavli.legal_plays(tavli.start_position(), (6, 5))
+
+
 def test_play_game_needs_two_bots() -> None:
     with pytest.raises(ValueError, match="two bots"):
         play_game(load_variant("long"), (FirstBot(),), SeededDice(1))  # type: ignore[arg-type]
