@@ -428,6 +428,7 @@ def encode_into(
     if out.shape[0] != n:
         raise ValueError(f"out has {out.shape[0]} rows for {n} positions")
     out[:, :BOARD_SIZE] = _encode_rows(_rows_of(positions))
+    _pin_rows(out, positions)
     if contexts is not None:
         if out.shape[1] != FULL_SIZE:
             raise ValueError(f"contexts need {FULL_SIZE} columns, not {out.shape[1]}")
