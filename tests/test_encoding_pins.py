@@ -114,3 +114,16 @@ def test_the_environment_observes_plakoto_pins() -> None:
             observation, info = env.reset()
     assert seen_pins > 0
     env.close()
+
+
+def test_encode_into_writes_the_pins_as_encode_batch_does() -> None:
+    # The vector environments' observations (encode_into) must show a pin like every other form.
+    positions = list(pinned_positions()[:60])
+    contexts = [enc.Context(phase="roll", segment=(6, 5))] * len(positions)
+    board = np.full((len(positions), enc.BOARD_SIZE), np.nan, dtype=np.float32)
+    enc.encode_into(board, positions)
+    np.testing.assert_array_equal(board, enc.encode_batch(positions))
+    full = np.full((len(positions), enc.FULL_SIZE), np.nan, dtype=np.float32)
+    enc.encode_into(full, positions, contexts)
+    np.testing.assert_array_equal(full, enc.encode_batch(positions, contexts[0]))
+    assert (board[:, :192] < 0).any(), "the sample holds pinned checkers"

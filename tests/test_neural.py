@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import subprocess
@@ -13,10 +14,11 @@ import pytest
 np = pytest.importorskip("numpy", reason="the neural bot needs numpy (pip install 'nardy[neural]')")
 
 from nardy.bots import is_builtin_bot, make_bot, play_game  # noqa: E402
+from nardy.bots.heuristic import HeuristicBot  # noqa: E402
 from nardy.bots.neural import INPUTS, NeuralBot, ValueNet, shipped_weights  # noqa: E402
 from nardy.core import load_variant, variant_names  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
-from nardy.core.game import Cube, DoubleDecision, PlayDecision, TakeDecision  # noqa: E402
+from nardy.core.game import Cube, DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
 from nardy.train.td import TrainConfig, train  # noqa: E402
 
 BUILT_IN = (
@@ -30,6 +32,8 @@ BUILT_IN = (
     "khachapuri",
     "fevga",
     "giul",
+    "portes",
+    "plakoto",
 )
 
 
@@ -42,6 +46,45 @@ def test_shipped_weights_load_for_every_built_in_variant(name: str) -> None:
     assert net.meta["variant"] == name
     assert net.w.shape == (net.hidden, INPUTS)
     assert net.meta["games"] > 0 and net.meta["history"], "a training record travels with them"
+
+
+@pytest.mark.parametrize("name", ["portes", "plakoto"])
+def test_tavli_weights_carry_their_sidecar(name: str) -> None:
+    # Trained with the documented recipe for this variant, and the sha256 is the file's.
+    path = shipped_weights(name)
+    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert meta["variant"] == name and meta["encoder"] == "nardy196_v1"
+    assert meta["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert meta["scale"] == 3.0  # RULES.md §3.12: a gammon is the largest game value (2) ≤ 3
+
+
+@pytest.mark.parametrize("name", ["portes", "plakoto"])
+def test_tavli_weights_play_legal_games_and_use_the_network(name: str) -> None:
+    variant = load_variant(name)
+    neural = make_bot("neural", 1)
+    heuristic = HeuristicBot(1)
+    heuristic.bind(variant)
+    differ = decisions = pinned_results = 0
+    for seed in (3,) if name == "plakoto" else (3, 4):  # a plakoto game is long: one suffices
+        game = Game(variant, SeededDice(seed))
+        neural.start_game(variant, 0)
+        while (decision := game.decision) is not None:
+            assert isinstance(decision, PlayDecision)  # no cube in portes or plakoto
+            if decision.player == 1:
+                game.decide(heuristic.choose_play(decision))
+                continue
+            choice = neural.choose_play(decision)
+            assert 0 <= choice < len(decision.plays)
+            decisions += len(decision.plays) > 1
+            differ += choice != heuristic.choose_play(decision)
+            pinned_results += sum(bool(play.result.pinned) for play in decision.plays)
+            game.decide(choice)  # the game refuses an illegal play
+        assert game.result is not None
+    assert decisions > 15
+    # The network re-ranks: some of its plays are not the heuristic prior's.
+    assert differ > 0
+    if name == "plakoto":
+        assert pinned_results > 0  # it judged results holding pinned checkers
 
 
 def _forward_by_hand(net: ValueNet, row: list[float]) -> float:
