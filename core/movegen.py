@@ -29,10 +29,13 @@ There are three searches (docs/performance.md explains the choices and their mea
   can bind in the segment (:meth:`MoveGenerator._order_free_now`), else to a depth-first search
   over every order whose states are keyed by one integer updated per step.
 * **The pinning search**, for rule sets that pin instead of hitting (RULES.md §3.12.2, plakoto):
-  the board carries a 29th entry, the points holding a pinned checker (:data:`PINS`). Two
-  different dice are played by two nested loops in both orders; equal dice by a depth-first search
-  from non-increasing source points, or over every order (states keyed by the board) when the
-  mother rule can end the game in the segment, which makes the order matter.
+  the board carries a 29th entry, the points holding a pinned checker (:data:`PINS`). A point's
+  closedness cannot change in the mover's segment, so each die's sources are chosen once. Two
+  different dice are played by two nested loops in both orders (a pair of steps once); equal dice
+  by the fast path's multiset search (:class:`_PinMultiset`), or over every order
+  (:class:`_PinSearch`, states keyed by the multiset of their sources) only where the mother rule
+  can end the game at a step that search would play too early
+  (:meth:`MoveGenerator._mother_order`).
 * **The general search**, for everything else and for comparison (``MoveGenerator(rules,
   fast=False)``): a make/unmake depth-first search over every order of the steps that records
   every node as a candidate and skips states it has already expanded.
@@ -774,8 +777,8 @@ def _pin_movable(b: Board, die: int, stuck: bool) -> tuple[list[int], int, int]:
 
 
 class _PinMultiset:
-    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) where the mother rule
-    cannot end the game in the segment: steps from non-increasing source points (one order per
+    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) unless the mother rule
+    can end the game at a step it plays too early (:meth:`MoveGenerator._mother_order`): steps from non-increasing source points (one order per
     multiset of steps, as :class:`_MultisetSearch`), the pinned points' bits kept at
     :data:`PINS`."""
 
@@ -787,11 +790,17 @@ class _PinMultiset:
         movable: list[int],
         board_end: int,
         generator: MoveGenerator,
+        live: bool,
     ) -> None:
         self.b = b
         self.die = die
         self.total = total
         self.last = total - 1
+        self.live = live
+        """Whether the mother rule can end the game in this segment (see
+        :meth:`MoveGenerator._mother_order`)."""
+        self.simple = generator.mother == 2
+        self.o = generator.opp_head
         self.movable = movable
         """Points a checker can step from (:func:`_pin_movable`), descending; the bear-off points
         from index ``board_end`` on."""
@@ -905,8 +914,14 @@ class _PinMultiset:
             else:
                 b[0] += 1
             b[PINS] = m
-            if b[0] == self.all_checkers:
-                # The last checker off (which counts as using every die).
+            if b[0] == self.all_checkers or (
+                self.live
+                and b[self.o] > 0
+                and (m >> self.o) & 1 == 1
+                and (self.simple or b[HEAD] <= 0)
+            ):
+                # A step that ends the game: the last checker off or the mother rule (which
+                # counts as using every die).
                 if self.best < total:
                     self.best = total
                     self.plays = {}
@@ -1796,63 +1811,98 @@ class MoveGenerator:
             bits ^= low
         total = len(dice)
         two = total == 2 and dice[0] != dice[1]
-        live = self._mother_may_end(b, dice[0], dice[1] if two else dice[0], total)
+        mother = self._mother_order(b, dice[0], dice[1] if two else dice[0], total, stuck)
         if two:
-            used, plays = self._pin_two(b, dice[0], dice[1], stuck, live)
+            used, plays = self._pin_two(b, dice[0], dice[1], stuck, mother != 0)
             return SegmentPlays(dice, used, plays, None)
         die = dice[0]
         movable, board_end, outside = _pin_movable(b, die, stuck)
-        if live or not self.canonical:
-            # Every order when the mother rule may end the game in the segment (or when asked
-            # to, for the tests comparing both searches).
-            search = _PinSearch(self, b, die, total, movable, live)
+        if mother == 2 or not self.canonical:
+            # Every order when the mother rule may end the game in the segment at a step the
+            # multiset search would play earlier (or when asked to, for the tests comparing both
+            # searches).
+            search = _PinSearch(self, b, die, total, movable, mother != 0)
             search.search(0, 1, outside)
             return SegmentPlays(dice, search.best, search.plays, None)
-        multiset = _PinMultiset(b, die, total, movable, board_end, self)
+        multiset = _PinMultiset(b, die, total, movable, board_end, self, mother != 0)
         multiset.search(0, 0, outside)
         return SegmentPlays(dice, multiset.best, multiset.plays, None)
 
-    def _mother_may_end(self, b: Board, d1: int, d2: int, total: int) -> bool:
+    def _mother_order(self, b: Board, d1: int, d2: int, total: int, stuck: bool) -> int:
         """Whether the mother rule (RULES.md §3.12.2) may end the game in a segment of ``total``
-        steps of ``d1`` and ``d2`` (equal for equal dice): the order of the steps then matters.
+        steps of ``d1`` and ``d2`` (equal for equal dice): 0 if it cannot; 1 if it can, and the
+        multiset search (steps from non-increasing sources, stopping where the game ends) finds
+        every play; 2 if every order must be searched.
 
         It can only where the opponent has a mother (one checker on his own 24, the mover's
         ``o``). Free, she ends the game when a step of the mover lands on her and, under the
         standard rule, every checker of his own 24 has left it (one step each; no step does both,
         a step from 24 lands on 18 or higher): so a checker of his must stand a few steps above
         her. Pinned beneath his stack (standard rule: he still has checkers on his 24), the game
-        ends when they have all left. The tests' general search (``fast=False``) asks only
-        whether she is there, checking these shortcuts."""
+        ends when they have all left.
+
+        The game ends at the first step after which the board is an end (the board after some
+        steps does not depend on their order), so a play that ends it has its ending step last.
+        The multiset search plays a multiset of steps in one order, from the highest source down,
+        and stops at the first end: it misses a play only when that order reaches an end before
+        its last step while another order does not. With one die ``d`` and her on the mover's
+        1-point (opposite directions), the steps landing on her come from ``1 + d``, after every
+        higher source and before the bear-offs only; the steps from his 24 come first. So the
+        multiset search suffices when no bear-off can come before the landing (a pinned checker
+        of his, or too many checkers outside his home), and either the landing ends the game by
+        itself (simple rule, or his 24 empty) or his 24's checkers take every step but one; and,
+        she already pinned, when his 24's checkers take every step. The tests' general search
+        (``fast=False``) asks only whether she is there, checking these shortcuts."""
         if self.mother == 0:
-            return False
+            return 0
         mask = b[PINS]
         o = self.opp_head
         v = b[o]
         simple = self.mother == 2
         if not self.canonical:
-            return (v == -1 and not (mask >> o) & 1) or (v > 0 and (mask >> o) & 1 == 1)
+            free = v == -1 and not (mask >> o) & 1
+            return 2 if free or (v > 0 and (mask >> o) & 1 == 1) else 0
         head = b[HEAD] if b[HEAD] > 0 else 0
+        equal = d1 == d2
         if v > 0 and (mask >> o) & 1 == 1:
-            return simple or head <= total
+            if simple:
+                return 2
+            if head > total:
+                return 0
+            return 1 if equal and head == total and o == 1 else 2
         if v != -1 or (mask >> o) & 1 == 1:
-            return False
-        left = total if simple else total - head  # steps left for reaching her
+            return 0
+        first = 0 if simple else head  # steps from his 24 before the game can end
+        left = total - first  # steps left for reaching her
         if left < 1:
-            return False
+            return 0
         # A checker of his that some of the steps can bring onto her.
-        if d1 == d2:
+        if equal:
+            found = False
             for k in range(1, left + 1):
                 p = o + k * d1
                 if p > 24:
                     break
                 if b[p] > 0:
-                    return True
-            return False
-        return (
+                    found = True
+                    break
+            if not found:
+                return 0
+            if o != 1 or (first and first + 1 < total):
+                return 2
+            if stuck:
+                return 1
+            outside = 0
+            for p in range(7, 25):
+                if b[p] > 0:
+                    outside += b[p]
+            return 1 if outside + 2 > total else 2
+        found = (
             (o + d1 <= 24 and b[o + d1] > 0)
             or (o + d2 <= 24 and b[o + d2] > 0)
             or (left >= 2 and o + d1 + d2 <= 24 and b[o + d1 + d2] > 0)
         )
+        return 2 if found else 0
 
     def _pin_two(self, b: Board, d1: int, d2: int, stuck: bool, live: bool) -> tuple[int, Plays]:
         """Two different dice, both orders; the one-die plays only when no play uses both.
