@@ -1923,7 +1923,9 @@ class MoveGenerator:
         # One-die candidates, made only where needed (most segments have a two-dice play).
         singles: Plays = _NONE_YET
         by_larger: set[BoardKey] = _NO_KEYS_YET
-        pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
+        # The pairs of steps played in the first order: bit q of firsts[p] for p by x, then q by y
+        # (a list of ints, not a set of pairs: the compiled build makes no object per pair).
+        firsts = [0] * 25
         x = d1
         y = d2
         for first_order in (True, False):
@@ -1982,6 +1984,7 @@ class MoveGenerator:
                     plays.setdefault(tuple(b) if m1 else tuple(b[:PINS]), (s1,))
                 else:
                     more = False
+                    bits = 0
                     sources = second
                     if t >= 1 and v <= 0:
                         found = merged.get(t)
@@ -1999,8 +2002,8 @@ class MoveGenerator:
                         if u >= 1:
                             more = True
                             if first_order:
-                                pairs.add(p * 32 + q)
-                            elif q * 32 + p in pairs:
+                                bits |= 1 << q
+                            elif (firsts[q] >> p) & 1 == 1:
                                 # The same two steps in the other order: the same board (a
                                 # point's pinned state follows from its counts), and neither
                                 # ended the game.
@@ -2035,8 +2038,8 @@ class MoveGenerator:
                                 continue
                             more = True
                             if first_order:
-                                pairs.add(p * 32 + q)
-                            elif q * 32 + p in pairs:
+                                bits |= 1 << q
+                            elif (firsts[q] >> p) & 1 == 1:
                                 continue
                             m2 = m1
                             if cq == 1 and (m1 >> q) & 1 == 1:
@@ -2050,6 +2053,8 @@ class MoveGenerator:
                             b[0] -= 1
                         b[q] = cq
                         b[PINS] = m1
+                    if bits:
+                        firsts[p] = bits
                     if not more and not plays:
                         # A one-die candidate; it matters only if no play uses both dice.
                         if singles is _NONE_YET:
