@@ -913,7 +913,8 @@ class _PinMultiset:
                     b[t] = v + 1
             else:
                 b[0] += 1
-            b[PINS] = m
+            if m != mask:
+                b[PINS] = m
             if b[0] == self.all_checkers or (
                 self.live
                 and b[self.o] > 0
@@ -936,7 +937,8 @@ class _PinMultiset:
             else:
                 b[0] -= 1
             b[p] = c
-            b[PINS] = mask
+            if mask != m:
+                b[PINS] = mask
         if not moved and depth >= self.best:
             # A leaf short of the segment's dice (only the longest leaves are plays).
             if depth > self.best:
@@ -1056,7 +1058,8 @@ class _PinSearch:
                     b[t] = v + 1
             else:
                 b[0] += 1
-            b[PINS] = m
+            if m != mask:
+                b[PINS] = m
             if (
                 depth + 1 == total
                 or b[0] == self.all_checkers
@@ -1078,7 +1081,8 @@ class _PinSearch:
             else:
                 b[0] -= 1
             b[p] = c
-            b[PINS] = mask
+            if mask != m:
+                b[PINS] = mask
         if not moved and depth >= self.best:
             # A leaf short of the segment's dice (only the longest leaves are plays).
             if depth > self.best:
@@ -1974,7 +1978,8 @@ class MoveGenerator:
                 else:
                     b[0] += 1
                     out1 = outside
-                b[PINS] = m1
+                if m1 != mask:
+                    b[PINS] = m1
                 s1 = plain_x[p]
                 if b[0] == all_checkers or (
                     live and b[o] > 0 and (m1 >> o) & 1 == 1 and (simple or b[HEAD] <= 0)
@@ -2072,7 +2077,8 @@ class MoveGenerator:
                 else:
                     b[0] -= 1
                 b[p] = c
-                b[PINS] = mask
+                if mask != m1:
+                    b[PINS] = mask
         if plays:
             return 2, plays
         if singles:
