@@ -682,27 +682,10 @@ def _pin_key(b: Board) -> BoardKey:
     return tuple(b[:PINS])
 
 
-def _pin_target(b: Board, p: int, d: int, outside: int, stuck: bool, exact: bool) -> int:
-    """Where the mover's checker on ``p`` lands with ``d`` under pinning (0 = off), or -1 when
-    the step is illegal (RULES.md §3.12.2): a point is closed when it holds two or more opposing
-    checkers, or one that pins a checker of the mover; a bear-off needs every checker home and
-    none pinned."""
-    t = p - d
-    if t >= 1:
-        v = b[t]
-        if v < -1 or (v == -1 and (b[PINS] >> t) & 1 == 1):
-            return -1
-        return t
-    if stuck or outside:
-        return -1
-    if t < 0 and (exact or _checker_above(b, p)):
-        return -1
-    return 0
-
-
 def _pin_move(b: Board, p: int, t: int) -> None:
     """Moves the mover's checker from ``p`` to ``t`` (0 = off), a legal step: a lone opposing
-    checker on ``t`` is pinned; the last checker leaving ``p`` frees the one pinned beneath."""
+    checker on ``t`` is pinned; the last checker leaving ``p`` frees the one pinned beneath.
+    (:class:`~nardy.core.variant.Variant` applies steps with it; the searches make theirs inline.)"""
     c = b[p] - 1
     mask = b[PINS]
     if c == 0 and (mask >> p) & 1 == 1:
@@ -720,17 +703,6 @@ def _pin_move(b: Board, p: int, t: int) -> None:
     else:
         b[0] += 1
     b[PINS] = mask
-
-
-def _mother_ends(b: Board, o: int, simple: bool) -> bool:
-    """Whether the mother rule ends the game after a step of the mover (RULES.md §3.12.2): the
-    opponent's mother (his lone checker on his own 24, the mover's ``o``) is pinned and, unless
-    ``simple``, the mover has no free checker left on his own 24 (then he wins) or his own mother
-    is pinned there too (a draw). Only the mover's steps happen in his segment, so nothing else
-    can end it."""
-    if b[o] <= 0 or (b[PINS] >> o) & 1 == 0:
-        return False
-    return simple or b[HEAD] <= 0
 
 
 def _pin_open(b: Board, t: int, mask: int, stuck: bool) -> bool:
