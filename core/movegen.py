@@ -29,10 +29,13 @@ There are three searches (docs/performance.md explains the choices and their mea
   can bind in the segment (:meth:`MoveGenerator._order_free_now`), else to a depth-first search
   over every order whose states are keyed by one integer updated per step.
 * **The pinning search**, for rule sets that pin instead of hitting (RULES.md §3.12.2, plakoto):
-  the board carries a 29th entry, the points holding a pinned checker (:data:`PINS`). Two
-  different dice are played by two nested loops in both orders; equal dice by a depth-first search
-  from non-increasing source points, or over every order (states keyed by the board) when the
-  mother rule can end the game in the segment, which makes the order matter.
+  the board carries a 29th entry, the points holding a pinned checker (:data:`PINS`). A point's
+  closedness cannot change in the mover's segment, so each die's sources are chosen once. Two
+  different dice are played by two nested loops in both orders (a pair of steps once); equal dice
+  by the fast path's multiset search (:class:`_PinMultiset`), or over every order
+  (:class:`_PinSearch`, states keyed by the multiset of their sources) only where the mother rule
+  can end the game at a step that search would play too early
+  (:meth:`MoveGenerator._mother_order`).
 * **The general search**, for everything else and for comparison (``MoveGenerator(rules,
   fast=False)``): a make/unmake depth-first search over every order of the steps that records
   every node as a candidate and skips states it has already expanded.
@@ -679,27 +682,10 @@ def _pin_key(b: Board) -> BoardKey:
     return tuple(b[:PINS])
 
 
-def _pin_target(b: Board, p: int, d: int, outside: int, stuck: bool, exact: bool) -> int:
-    """Where the mover's checker on ``p`` lands with ``d`` under pinning (0 = off), or -1 when
-    the step is illegal (RULES.md §3.12.2): a point is closed when it holds two or more opposing
-    checkers, or one that pins a checker of the mover; a bear-off needs every checker home and
-    none pinned."""
-    t = p - d
-    if t >= 1:
-        v = b[t]
-        if v < -1 or (v == -1 and (b[PINS] >> t) & 1 == 1):
-            return -1
-        return t
-    if stuck or outside:
-        return -1
-    if t < 0 and (exact or _checker_above(b, p)):
-        return -1
-    return 0
-
-
 def _pin_move(b: Board, p: int, t: int) -> None:
     """Moves the mover's checker from ``p`` to ``t`` (0 = off), a legal step: a lone opposing
-    checker on ``t`` is pinned; the last checker leaving ``p`` frees the one pinned beneath."""
+    checker on ``t`` is pinned; the last checker leaving ``p`` frees the one pinned beneath.
+    (:class:`~nardy.core.variant.Variant` applies steps with it; the searches make theirs inline.)"""
     c = b[p] - 1
     mask = b[PINS]
     if c == 0 and (mask >> p) & 1 == 1:
@@ -719,21 +705,263 @@ def _pin_move(b: Board, p: int, t: int) -> None:
     b[PINS] = mask
 
 
-def _mother_ends(b: Board, o: int, simple: bool) -> bool:
-    """Whether the mother rule ends the game after a step of the mover (RULES.md §3.12.2): the
-    opponent's mother (his lone checker on his own 24, the mover's ``o``) is pinned and, unless
-    ``simple``, the mover has no free checker left on his own 24 (then he wins) or his own mother
-    is pinned there too (a draw). Only the mover's steps happen in his segment, so nothing else
-    can end it."""
-    if b[o] <= 0 or (b[PINS] >> o) & 1 == 0:
-        return False
-    return simple or b[HEAD] <= 0
+def _pin_open(b: Board, t: int, mask: int, stuck: bool) -> bool:
+    """Whether a step of the mover to ``t`` (``t < 1``: off the board) can be legal under pinning
+    whatever his other steps: ``t`` is not closed (§3.12.2: two or more opposing checkers, or one
+    pinning his), or it is a bear-off and none of his checkers is pinned."""
+    if t < 1:
+        return not stuck
+    v = b[t]
+    return v >= 0 or (v == -1 and (mask >> t) & 1 == 0)
+
+
+def _pin_movable(b: Board, die: int, stuck: bool) -> tuple[list[int], int, int]:
+    """The points a checker can step from by ``die`` under pinning, descending, the index where
+    the bear-off points (``p <= die``) begin, and the mover's checkers outside his home.
+
+    A point's state for landing cannot change during the mover's segment: his steps add his own
+    checkers, pin a free opposing blot (the point becomes his) or free one (an open blot again);
+    an opposing stack of two or more, or one pinning his checker, stays. So a point is listed when
+    it holds a free checker of his now or is reached by a listed point, and its landing point is
+    open; the bear-off points only when nothing of his is pinned (``stuck``)."""
+    mask = b[PINS]
+    movable: list[int] = []
+    reached = [False] * 25
+    outside = 0
+    for p in range(24, die, -1):
+        c = b[p]
+        if c > 0 and p > 6:
+            outside += c
+        if c > 0 or reached[p]:
+            t = p - die
+            v = b[t]
+            if v >= 0 or (v == -1 and (mask >> t) & 1 == 0):
+                movable.append(p)
+                reached[t] = True
+    board_end = len(movable)
+    for p in range(die, 0, -1):
+        c = b[p]
+        if c > 0 and p > 6:
+            outside += c
+        if not stuck and (c > 0 or reached[p]):
+            movable.append(p)
+    return movable, board_end, outside
+
+
+class _PinMultiset:
+    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) unless the mother rule
+    can end the game at a step it plays too early (:meth:`MoveGenerator._mother_order`): steps from non-increasing source points (one order per
+    multiset of steps, as :class:`_MultisetSearch`), the pinned points' bits kept at
+    :data:`PINS`."""
+
+    def __init__(
+        self,
+        b: Board,
+        die: int,
+        total: int,
+        movable: list[int],
+        board_end: int,
+        generator: MoveGenerator,
+        live: bool,
+    ) -> None:
+        self.b = b
+        self.die = die
+        self.total = total
+        self.last = total - 1
+        self.live = live
+        """Whether the mother rule can end the game in this segment (see
+        :meth:`MoveGenerator._mother_order`)."""
+        self.simple = generator.mother == 2
+        self.o = generator.opp_head
+        self.movable = movable
+        """Points a checker can step from (:func:`_pin_movable`), descending; the bear-off points
+        from index ``board_end`` on."""
+        self.board_end = board_end
+        self.count = len(movable)
+        self.all_checkers = generator.checkers
+        self.exact = generator.exact_bear_off
+        self.plain = _PLAIN[die]
+        self.plays: Plays = {}
+        """The plays of the most dice so far (replaced when a longer play is found)."""
+        self.best = -1
+        """The most dice of a play so far."""
+        self.path: list[Step] = [_NO_STEP] * 4
+
+    def search(self, start: int, depth: int, outside: int) -> None:
+        b = self.b
+        die = self.die
+        movable = self.movable
+        plain = self.plain
+        exact = self.exact
+        total = self.total
+        stop = self.board_end if outside else self.count
+        mask = b[PINS]
+        moved = False
+        if depth == self.last:
+            # The last die: every legal step ends a play.
+            path = self.path
+            for j in range(start, stop):
+                p = movable[j]
+                c = b[p]
+                if c <= 0:
+                    continue
+                t = p - die
+                if t >= 1:
+                    v = b[t]
+                    if v != -1 and (c > 1 or (mask >> p) & 1 == 0):
+                        # The common step, which pins and frees nothing.
+                        b[p] = c - 1
+                        b[t] = v + 1
+                        key = tuple(b) if mask else tuple(b[:PINS])
+                        b[t] = v
+                        b[p] = c
+                    else:
+                        m = mask
+                        if c == 1 and (mask >> p) & 1 == 1:
+                            b[p] = -1
+                            m ^= 1 << p
+                        else:
+                            b[p] = c - 1
+                        if v == -1:
+                            b[t] = 1
+                            m |= 1 << t
+                        else:
+                            b[t] = v + 1
+                        b[PINS] = m
+                        key = tuple(b) if m else tuple(b[:PINS])
+                        b[t] = v
+                        b[p] = c
+                        b[PINS] = mask
+                else:
+                    if t < 0 and (exact or _checker_above(b, p)):
+                        continue
+                    m = mask
+                    if c == 1 and (mask >> p) & 1 == 1:
+                        b[p] = -1
+                        m ^= 1 << p
+                    else:
+                        b[p] = c - 1
+                    b[0] += 1
+                    b[PINS] = m
+                    key = tuple(b) if m else tuple(b[:PINS])
+                    b[0] -= 1
+                    b[p] = c
+                    b[PINS] = mask
+                if not moved:
+                    moved = True
+                    if self.best < total:
+                        self.best = total
+                        self.plays = {}
+                self.plays.setdefault(key, _steps_with(path, depth, plain[p]))
+            if not moved and depth >= self.best:
+                if depth > self.best:
+                    self.best = depth
+                    self.plays = {}
+                self.plays.setdefault(_pin_key(b), _steps_of(path, depth))
+            return
+        for j in range(start, stop):
+            p = movable[j]
+            c = b[p]
+            if c <= 0:
+                continue
+            t = p - die
+            if t < 0 and (exact or _checker_above(b, p)):
+                continue
+            moved = True
+            # The step (legal: its landing point is open, see _pin_movable).
+            m = mask
+            if c == 1 and (mask >> p) & 1 == 1:
+                b[p] = -1  # the last checker of a pinning stack frees the one beneath
+                m ^= 1 << p
+            else:
+                b[p] = c - 1
+            v = 0
+            if t >= 1:
+                v = b[t]
+                if v == -1:
+                    b[t] = 1
+                    m |= 1 << t
+                else:
+                    b[t] = v + 1
+            else:
+                b[0] += 1
+            if m != mask:
+                b[PINS] = m
+            if b[0] == self.all_checkers or (
+                self.live
+                and b[self.o] > 0
+                and (m >> self.o) & 1 == 1
+                and (self.simple or b[HEAD] <= 0)
+            ):
+                # A step that ends the game: the last checker off or the mother rule (which
+                # counts as using every die).
+                if self.best < total:
+                    self.best = total
+                    self.plays = {}
+                self.plays.setdefault(
+                    tuple(b) if m else tuple(b[:PINS]), _steps_with(self.path, depth, plain[p])
+                )
+            else:
+                self.path[depth] = plain[p]
+                self.search(j, depth + 1, outside - 1 if p > 6 and t <= 6 else outside)
+            if t >= 1:
+                b[t] = v
+            else:
+                b[0] -= 1
+            b[p] = c
+            if mask != m:
+                b[PINS] = mask
+        if not moved and depth >= self.best:
+            # A leaf short of the segment's dice (only the longest leaves are plays).
+            if depth > self.best:
+                self.best = depth
+                self.plays = {}
+            self.plays.setdefault(_pin_key(b), _steps_of(self.path, depth))
+
+
+_SOURCE_PRIME: Final = (
+    1,
+    2,
+    3,
+    5,
+    7,
+    11,
+    13,
+    17,
+    19,
+    23,
+    29,
+    31,
+    37,
+    41,
+    43,
+    47,
+    53,
+    59,
+    61,
+    67,
+    71,
+    73,
+    79,
+    83,
+    89,
+)
+"""``_SOURCE_PRIME[p]``: a distinct prime for each point 1…24. The every-order search of equal dice
+keys a state by the product over its steps of their sources' primes: the multiset of sources
+(unique factorisation), which decides the board (below), in a small int (at most 89**4)."""
 
 
 class _PinSearch:
-    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`): steps from non-increasing
-    source points (one order per multiset of steps), or, when the mother rule can end the game in
-    the segment (``live``), every order (``every``), each state expanded once."""
+    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) when the mother rule can
+    end the game in the segment, which makes the order of the steps matter (or when asked to, for
+    the tests comparing both searches): every order, each state reached once.
+
+    A state is keyed by the multiset of its steps' sources (:data:`_SOURCE_PRIME`): with one die
+    ``d`` the board decides that multiset and the other way round (a point ``x`` gains the steps
+    from ``x + d`` and loses those from ``x``, so the counts of sources follow from the board
+    from 24 down), and the pinned bits follow from the counts (an opposing blot is pinned exactly
+    while the mover holds its point). A step to a state already reached is not made again: the
+    first arrival recorded it (as a play) or expanded it."""
 
     def __init__(
         self,
@@ -741,79 +969,98 @@ class _PinSearch:
         b: Board,
         die: int,
         total: int,
-        stuck: bool,
+        movable: list[int],
         live: bool,
-        every: bool,
     ) -> None:
         self.b = b
         self.die = die
         self.total = total
+        self.movable = movable
+        """Points a checker can step from (:func:`_pin_movable`), descending."""
         self.plain = _PLAIN[die]
         self.all_checkers = generator.checkers
         self.exact = generator.exact_bear_off
-        self.stuck = stuck
         self.live = live
         """Whether the mother rule can end the game in this segment."""
-        self.every = every
-        """Whether every order of the steps is searched (else non-increasing sources only)."""
         self.simple = generator.mother == 2
         self.o = generator.opp_head
         self.plays: Plays = {}
         """The plays of the most dice so far (replaced when a longer play is found)."""
         self.best = -1
         """The most dice of a play so far."""
-        self.visited: set[BoardKey] = set()
-        """Boards already expanded (every-order search only)."""
+        self.reached: set[int] = {1}
+        """States already reached (the start is the empty product)."""
         self.path: list[Step] = [_NO_STEP] * 4
 
-    def record(self, used: int, steps: tuple[Step, ...]) -> None:
-        if used > self.best:
-            self.best = used
-            self.plays = {}
-        if used == self.best:
-            self.plays.setdefault(_pin_key(self.b), steps)
-
-    def search(self, depth: int, top: int, outside: int) -> None:
-        """Expands the node at ``depth``; sources at most ``top`` (every source when ``live``)."""
+    def search(self, depth: int, h: int, outside: int) -> None:
+        """Expands the state ``h`` at ``depth`` (reached for the first time)."""
         b = self.b
         die = self.die
         live = self.live
-        if self.every:
-            key = tuple(b)
-            if key in self.visited:
-                return
-            self.visited.add(key)
-            top = 24
+        o = self.o
+        total = self.total
+        reached = self.reached
+        mask = b[PINS]
         moved = False
-        for p in range(top, 0, -1):
-            if b[p] <= 0:
+        for p in self.movable:
+            c = b[p]
+            if c <= 0:
                 continue
-            t = _pin_target(b, p, die, outside, self.stuck, self.exact)
-            if t < 0:
+            t = p - die
+            if t < 1 and (outside or (t < 0 and (self.exact or _checker_above(b, p)))):
                 continue
             moved = True
-            c = b[p]
-            v = b[t]
-            mask = b[PINS]
-            _pin_move(b, p, t)
-            step = self.plain[p]
+            h1 = h * _SOURCE_PRIME[p]
+            if h1 in reached:
+                continue
+            reached.add(h1)
+            m = mask
+            if c == 1 and (mask >> p) & 1 == 1:
+                b[p] = -1
+                m ^= 1 << p
+            else:
+                b[p] = c - 1
+            v = 0
+            if t >= 1:
+                v = b[t]
+                if v == -1:
+                    b[t] = 1
+                    m |= 1 << t
+                else:
+                    b[t] = v + 1
+            else:
+                b[0] += 1
+            if m != mask:
+                b[PINS] = m
             if (
-                depth + 1 == self.total
+                depth + 1 == total
                 or b[0] == self.all_checkers
-                or (live and _mother_ends(b, self.o, self.simple))
+                or (live and b[o] > 0 and (m >> o) & 1 == 1 and (self.simple or b[HEAD] <= 0))
             ):
                 # The last die, or a step that ends the game (which counts as using every die).
-                if self.best <= self.total:
-                    self.record(self.total, _steps_with(self.path, depth, step))
+                if self.best < total:
+                    self.best = total
+                    self.plays = {}
+                self.plays.setdefault(
+                    tuple(b) if m else tuple(b[:PINS]),
+                    _steps_with(self.path, depth, self.plain[p]),
+                )
             else:
-                self.path[depth] = step
-                self.search(depth + 1, p, outside - 1 if p > 6 and t <= 6 else outside)
-            b[t] = v  # (t == 0: the borne-off count)
+                self.path[depth] = self.plain[p]
+                self.search(depth + 1, h1, outside - 1 if p > 6 and t <= 6 else outside)
+            if t >= 1:
+                b[t] = v
+            else:
+                b[0] -= 1
             b[p] = c
-            b[PINS] = mask
+            if mask != m:
+                b[PINS] = mask
         if not moved and depth >= self.best:
             # A leaf short of the segment's dice (only the longest leaves are plays).
-            self.record(depth, _steps_of(self.path, depth))
+            if depth > self.best:
+                self.best = depth
+                self.plays = {}
+            self.plays.setdefault(_pin_key(b), _steps_of(self.path, depth))
 
 
 class MoveGenerator:
@@ -1531,102 +1778,279 @@ class MoveGenerator:
         # The mover's own pinned checkers stay pinned for his whole segment (only the opponent's
         # stack above them could free them), and while one is pinned he cannot bear off.
         stuck = False
-        for p in range(1, 25):
-            if b[p] < 0 and (mask >> p) & 1:
+        bits = mask
+        while bits:
+            low = bits & -bits
+            if b[low.bit_length() - 1] < 0:
                 stuck = True
                 break
-        # The mother rule can end the game in this segment only where the opponent has a mother
-        # (one checker on his own 24): the mover may pin her, or she is pinned and the mover may
-        # leave his own 24. The order of the steps then matters.
+            bits ^= low
+        total = len(dice)
+        two = total == 2 and dice[0] != dice[1]
+        mother = self._mother_order(b, dice[0], dice[1] if two else dice[0], total, stuck)
+        if two:
+            used, plays = self._pin_two(b, dice[0], dice[1], stuck, mother != 0)
+            return SegmentPlays(dice, used, plays, None)
+        die = dice[0]
+        movable, board_end, outside = _pin_movable(b, die, stuck)
+        if mother == 2 or not self.canonical:
+            # Every order when the mother rule may end the game in the segment at a step the
+            # multiset search would play earlier (or when asked to, for the tests comparing both
+            # searches).
+            search = _PinSearch(self, b, die, total, movable, mother != 0)
+            search.search(0, 1, outside)
+            return SegmentPlays(dice, search.best, search.plays, None)
+        multiset = _PinMultiset(b, die, total, movable, board_end, self, mother != 0)
+        multiset.search(0, 0, outside)
+        return SegmentPlays(dice, multiset.best, multiset.plays, None)
+
+    def _mother_order(self, b: Board, d1: int, d2: int, total: int, stuck: bool) -> int:
+        """Whether the mother rule (RULES.md §3.12.2) may end the game in a segment of ``total``
+        steps of ``d1`` and ``d2`` (equal for equal dice): 0 if it cannot; 1 if it can, and the
+        multiset search (steps from non-increasing sources, stopping where the game ends) finds
+        every play; 2 if every order must be searched.
+
+        It can only where the opponent has a mother (one checker on his own 24, the mover's
+        ``o``). Free, she ends the game when a step of the mover lands on her and, under the
+        standard rule, every checker of his own 24 has left it (one step each; no step does both,
+        a step from 24 lands on 18 or higher): so a checker of his must stand a few steps above
+        her. Pinned beneath his stack (standard rule: he still has checkers on his 24), the game
+        ends when they have all left.
+
+        The game ends at the first step after which the board is an end (the board after some
+        steps does not depend on their order), so a play that ends it has its ending step last.
+        The multiset search plays a multiset of steps in one order, from the highest source down,
+        and stops at the first end: it misses a play only when that order reaches an end before
+        its last step while another order does not. With one die ``d`` and her on the mover's
+        1-point (opposite directions), the steps landing on her come from ``1 + d``, after every
+        higher source and before the bear-offs only; the steps from his 24 come first. So the
+        multiset search suffices when no bear-off can come before the landing (a pinned checker
+        of his, or too many checkers outside his home), and either the landing ends the game by
+        itself (simple rule, or his 24 empty) or his 24's checkers take every step but one; and,
+        she already pinned, when his 24's checkers take every step. The tests' general search
+        (``fast=False``) asks only whether she is there, checking these shortcuts."""
+        if self.mother == 0:
+            return 0
+        mask = b[PINS]
         o = self.opp_head
         v = b[o]
-        live = self.mother != 0 and (
-            (v == -1 and not (mask >> o) & 1) or (v > 0 and (mask >> o) & 1 == 1)
+        simple = self.mother == 2
+        if not self.canonical:
+            free = v == -1 and not (mask >> o) & 1
+            return 2 if free or (v > 0 and (mask >> o) & 1 == 1) else 0
+        head = b[HEAD] if b[HEAD] > 0 else 0
+        equal = d1 == d2
+        if v > 0 and (mask >> o) & 1 == 1:
+            if simple:
+                return 2
+            if head > total:
+                return 0
+            return 1 if equal and head == total and o == 1 else 2
+        if v != -1 or (mask >> o) & 1 == 1:
+            return 0
+        first = 0 if simple else head  # steps from his 24 before the game can end
+        left = total - first  # steps left for reaching her
+        if left < 1:
+            return 0
+        # A checker of his that some of the steps can bring onto her.
+        if equal:
+            found = False
+            for k in range(1, left + 1):
+                p = o + k * d1
+                if p > 24:
+                    break
+                if b[p] > 0:
+                    found = True
+                    break
+            if not found:
+                return 0
+            if o != 1 or (first and first + 1 < total):
+                return 2
+            if stuck:
+                return 1
+            outside = 0
+            for p in range(7, 25):
+                if b[p] > 0:
+                    outside += b[p]
+            return 1 if outside + 2 > total else 2
+        found = (
+            (o + d1 <= 24 and b[o + d1] > 0)
+            or (o + d2 <= 24 and b[o + d2] > 0)
+            or (left >= 2 and o + d1 + d2 <= 24 and b[o + d1 + d2] > 0)
         )
-        if len(dice) == 2 and dice[0] != dice[1]:
-            used, plays = self._pin_two(b, dice[0], dice[1], stuck, live)
-        else:
-            # Every order of equal dice when the mother rule may bind (or when asked to, for the
-            # tests comparing both searches).
-            every = live or not self.canonical
-            search = _PinSearch(self, b, dice[0], len(dice), stuck, live, every)
-            _, outside = _occupied(b)
-            search.search(0, 24, outside)
-            used = search.best
-            plays = search.plays
-        return SegmentPlays(dice, used, plays, None)
+        return 2 if found else 0
 
     def _pin_two(self, b: Board, d1: int, d2: int, stuck: bool, live: bool) -> tuple[int, Plays]:
-        """Two different dice, both orders; the one-die plays only when no play uses both."""
+        """Two different dice, both orders; the one-die plays only when no play uses both.
+
+        Each step is made in place: landing on a free opposing blot pins it (its bit set), the last
+        checker leaving a pinning stack frees the one beneath (an opposing blot again). Whether a
+        point is closed cannot change during the segment (see :func:`_pin_movable`), so the
+        sources of each die are the points whose step by it lands on an open point (or bears off,
+        unless the mover has a pinned checker), chosen once."""
         all_checkers = self.checkers
         exact = self.exact_bear_off
         simple = self.mother == 2
         o = self.opp_head
         larger = d1 if d1 > d2 else d2
+        mask = b[PINS]
         occupied, outside = _occupied(b)
         plays: Plays = {}
-        singles: Plays = {}
-        by_larger: set[BoardKey] = set()
-        pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
+        # One-die candidates, made only where needed (most segments have a two-dice play).
+        singles: Plays = _NONE_YET
+        by_larger: set[BoardKey] = _NO_KEYS_YET
+        # The pairs of steps played in the first order: bit q of firsts[p] for p by x, then q by y
+        # (a list of ints, not a set of pairs: the compiled build makes no object per pair).
+        firsts = [0] * 25
         x = d1
         y = d2
         for first_order in (True, False):
             if not first_order:
                 x = d2
                 y = d1
+            plain_x = _PLAIN[x]
+            plain_y = _PLAIN[y]
+            # Sources of the second step (the first step's landing point added where it was not
+            # held before and can step on), descending.
+            second: list[int] = []
+            for q in occupied:
+                u = q - y
+                if u < 1:
+                    if not stuck:
+                        second.append(q)
+                else:
+                    w = b[u]
+                    if w >= 0 or (w == -1 and (mask >> u) & 1 == 0):
+                        second.append(q)
+            merged: dict[int, list[int]] = {}
             for p in occupied:
-                t = _pin_target(b, p, x, outside, stuck, exact)
-                if t < 0:
+                t = p - x
+                if t >= 1:
+                    v = b[t]
+                    if v < -1 or (v == -1 and (mask >> t) & 1 == 1):
+                        continue  # closed
+                elif stuck or outside or (t < 0 and (exact or _checker_above(b, p))):
                     continue
+                else:
+                    v = 0
                 c = b[p]
-                v = b[t]
-                c_t = v  # > 0: the mover held the landing point already
-                mask = b[PINS]
-                _pin_move(b, p, t)
-                s1 = _PLAIN[x][p]
-                out1 = outside - 1 if p > 6 and t <= 6 else outside
-                if b[0] == all_checkers or (live and _mother_ends(b, o, simple)):
+                m1 = mask
+                if c == 1 and (mask >> p) & 1 == 1:
+                    b[p] = -1  # the last checker of a pinning stack frees the one beneath
+                    m1 ^= 1 << p
+                else:
+                    b[p] = c - 1
+                if t >= 1:
+                    if v == -1:
+                        b[t] = 1
+                        m1 |= 1 << t
+                    else:
+                        b[t] = v + 1
+                    out1 = outside - 1 if p > 6 and t <= 6 else outside
+                else:
+                    b[0] += 1
+                    out1 = outside
+                if m1 != mask:
+                    b[PINS] = m1
+                s1 = plain_x[p]
+                if b[0] == all_checkers or (
+                    live and b[o] > 0 and (m1 >> o) & 1 == 1 and (simple or b[HEAD] <= 0)
+                ):
                     # §2.3 item 2 and §3.12.2: a step that ends the game ends the segment and
                     # counts as using every die.
-                    plays.setdefault(_pin_key(b), (s1,))
+                    plays.setdefault(tuple(b) if m1 else tuple(b[:PINS]), (s1,))
                 else:
                     more = False
-                    # The second step's sources, descending: the points held at the start, and
-                    # the first step's landing point if it was not one of them.
-                    sources = occupied if t < 1 or c_t > 0 else _with_point(occupied, t)
+                    bits = 0
+                    sources = second
+                    if t >= 1 and v <= 0:
+                        found = merged.get(t)
+                        if found is None:
+                            found = second
+                            if _pin_open(b, t - y, mask, stuck):
+                                found = _with_point(second, t)
+                            merged[t] = found
+                        sources = found
                     for q in sources:
-                        if b[q] <= 0:
-                            continue
-                        u = _pin_target(b, q, y, out1, stuck, exact)
-                        if u < 0:
-                            continue
-                        more = True
-                        if first_order:
-                            pairs.add(p * 32 + q)
-                        elif q * 32 + p in pairs:
-                            # The same two steps in the other order: the same board (a point's
-                            # pinned state follows from its counts), and neither ended the game.
-                            continue
-                        c2 = b[q]
-                        w = b[u]
-                        mask2 = b[PINS]
-                        off2 = b[0]
-                        _pin_move(b, q, u)
-                        plays.setdefault(_pin_key(b), (s1, _PLAIN[y][q]))
-                        b[u] = w
-                        b[q] = c2
-                        b[0] = off2
-                        b[PINS] = mask2
+                        cq = b[q]
+                        if cq <= 0:
+                            continue  # (p, emptied by the first step)
+                        u = q - y
+                        if u >= 1:
+                            more = True
+                            if first_order:
+                                bits |= 1 << q
+                            elif (firsts[q] >> p) & 1 == 1:
+                                # The same two steps in the other order: the same board (a
+                                # point's pinned state follows from its counts), and neither
+                                # ended the game.
+                                continue
+                            w = b[u]
+                            if w != -1 and (cq > 1 or (m1 >> q) & 1 == 0):
+                                # The common step, which pins and frees nothing.
+                                b[q] = cq - 1
+                                b[u] = w + 1
+                                plays.setdefault(
+                                    tuple(b) if m1 else tuple(b[:PINS]), (s1, plain_y[q])
+                                )
+                                b[u] = w
+                                b[q] = cq
+                                continue
+                            m2 = m1
+                            if cq == 1 and (m1 >> q) & 1 == 1:
+                                b[q] = -1
+                                m2 ^= 1 << q
+                            else:
+                                b[q] = cq - 1
+                            if w == -1:
+                                b[u] = 1
+                                m2 |= 1 << u
+                            else:
+                                b[u] = w + 1
+                            b[PINS] = m2
+                            plays.setdefault(tuple(b) if m2 else tuple(b[:PINS]), (s1, plain_y[q]))
+                            b[u] = w
+                        else:
+                            if out1 or (u < 0 and (exact or _checker_above(b, q))):
+                                continue
+                            more = True
+                            if first_order:
+                                bits |= 1 << q
+                            elif (firsts[q] >> p) & 1 == 1:
+                                continue
+                            m2 = m1
+                            if cq == 1 and (m1 >> q) & 1 == 1:
+                                b[q] = -1
+                                m2 ^= 1 << q
+                            else:
+                                b[q] = cq - 1
+                            b[0] += 1
+                            b[PINS] = m2
+                            plays.setdefault(tuple(b) if m2 else tuple(b[:PINS]), (s1, plain_y[q]))
+                            b[0] -= 1
+                        b[q] = cq
+                        b[PINS] = m1
+                    if bits:
+                        firsts[p] = bits
                     if not more and not plays:
-                        key = _pin_key(b)
+                        # A one-die candidate; it matters only if no play uses both dice.
+                        if singles is _NONE_YET:
+                            singles = {}
+                            by_larger = set()
+                        key = tuple(b) if m1 else tuple(b[:PINS])
                         if x == larger:
                             by_larger.add(key)
                             singles[key] = (s1,)
                         else:
                             singles.setdefault(key, (s1,))
-                b[t] = v  # (t == 0: the borne-off count)
+                # Undo the first step.
+                if t >= 1:
+                    b[t] = v
+                else:
+                    b[0] -= 1
                 b[p] = c
-                b[PINS] = mask
+                if mask != m1:
+                    b[PINS] = mask
         if plays:
             return 2, plays
         if singles:

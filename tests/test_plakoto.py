@@ -17,6 +17,7 @@ from nardy.core.dice import ScriptedDice, SeededDice
 from nardy.core.errors import GameStateError, InvalidPositionError
 from nardy.core.game import WHITE, Game, GameResult, PlayDecision
 from nardy.core.match import Match
+from nardy.core.movegen import PINS, MoveGenerator, board_of
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
@@ -131,6 +132,67 @@ def test_plakoto_games_agree_with_the_reference() -> None:
 def test_plakoto_games_agree_with_the_reference_slow(mother: str, games: int) -> None:
     found = _cross_check_games(range(1000, 1000 + games), mother)
     print(f"plakoto mother={mother}: {games} games, {found}")
+
+
+def _mother_position(rng: random.Random) -> Position:
+    """A random plakoto position whose opponent has his mother on the mover's 1-point, free or
+    pinned beneath a checker of the mover; the mover's 15 spread over a random range of points,
+    sometimes some on his own 24 (which the standard mother rule looks at)."""
+    while True:
+        mover: dict[int, int] = {}
+        opponent: dict[int, int] = {1: 1}
+        pinned: list[int] = []
+        low, high = rng.choice([(2, 7), (2, 12), (2, 23), (7, 23)])
+        head = rng.choice([0, 0, 1, 2, 3])
+        if head:
+            mover[24] = head
+        for _ in range(15 - head):
+            p = rng.randint(low, high)
+            mover[p] = mover.get(p, 0) + 1
+        if rng.random() < 0.3:  # she is pinned beneath one of his checkers moved to 1
+            del opponent[1]
+            pinned.append(1)
+            source = rng.choice(sorted(mover))
+            mover[source] -= 1
+            mover[1] = 1
+        free = [p for p in range(2, 25) if not mover.get(p)]
+        for _ in range(14):
+            p = rng.choice(free)
+            opponent[p] = opponent.get(p, 0) + 1
+        position = Position.from_sides(
+            {p: c for p, c in mover.items() if c}, opponent, pinned=pinned
+        )
+        if not PLAKOTO.is_finished(position):
+            return position
+
+
+@pytest.mark.parametrize("mother", ["standard", "simple"])
+def test_equal_dice_near_the_mother_agree_with_every_order(mother: str) -> None:
+    """Where the mother rule can end the game inside a segment the order of the steps matters;
+    the pinning search still plays equal dice in one order (highest source first) where that
+    finds every play (MoveGenerator._mother_order) and every order elsewhere. Both must give the
+    plays of the search over every order (fast=False), on random positions around a mother."""
+    variant = load_variant("plakoto", {"mother": mother})
+    own = MoveGenerator(variant.rules)
+    every = MoveGenerator(variant.rules, fast=False)
+    rng = random.Random(f"mother-{mother}")
+    one_order = 0
+    problems: list[str] = []
+    for _ in range(40):
+        position = _mother_position(rng)
+        board = board_of(position)
+        if len(board) == PINS:
+            board.append(0)
+        for die in range(1, 7):
+            for count in (2, 3, 4):
+                steps = (die,) * count
+                one_order += own._mother_order(board, die, die, count, False) == 1
+                mine = own.segment(position, steps)
+                theirs = every.segment(position, steps)
+                if (mine.dice_used, set(mine.plays)) != (theirs.dice_used, set(theirs.plays)):
+                    problems.append(f"{position.to_json()} {steps}")
+    assert one_order > 100  # the shortcut was taken, and checked
+    assert not problems, f"{len(problems)} segments differ, first: {problems[:2]}"
 
 
 def test_portes_plays_backgammons_moves_and_scores_one_or_two() -> None:
