@@ -44,6 +44,8 @@ from nardy.core.plugins import DEFAULT_PLUGINS
 from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
 
+pytestmark = pytest.mark.slow  # GNU Backgammon cross-checks
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nardy-nackgammon"
 
 
@@ -151,7 +153,6 @@ def _board_before(position: Position) -> list[list[int]]:
 _LEGALITY_SCRIPT = """
 import gnubg, json, sys
 
-pytestmark = pytest.mark.slow  # GNU Backgammon cross-checks
 cases = json.load(open({path!r}))
 gnubg.command("set variation {variation}")
 gnubg.command("set player 0 human")
