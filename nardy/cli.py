@@ -33,6 +33,7 @@ from nardy import __version__
 from nardy.core import _engine
 from nardy.core.dice import MAX_SEED
 from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
+from nardy.interrupt import deferred_interrupt
 
 if TYPE_CHECKING:
     from nardy.bots import Bot
@@ -729,17 +730,21 @@ def play(
     started = time.perf_counter()
     interrupted = False
     try:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err_console,
-            disable=quiet or not err_console.is_terminal,
-            transient=True,
-        ) as progress:
+        with (
+            deferred_interrupt() as ctrl_c,
+            Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=err_console,
+                disable=quiet or not err_console.is_terminal,
+                transient=True,
+            ) as progress,
+        ):
             task = progress.add_task(f"{variant.name}: {labels[0]} vs {labels[1]}", total=games)
             for index in range(games):
+                ctrl_c.check()  # Ctrl-C stops the run here, between two games or matches
                 unit_seed = game_seed(seed, index)
                 a_white = index % 2 == 0
                 slots = (0, 1) if a_white else (1, 0)  # bot slot playing White, Black
