@@ -4,7 +4,7 @@ same games.
     python benchmarks/measure_luck_adjustment.py [--variant long] [--bots neural,heuristic]
         [--games 300] [--evaluator neural] [--seed 1] [--budget-s 170]
     python benchmarks/measure_luck_adjustment.py --db T.db [--tournament T] [--bots A,B]
-        [--analysis analysis.json] [--evaluator neural]
+        [--analysis analysis.json | --evaluator neural] [--games N]
 
 Without ``--db``: plays games of the two bots (colours alternating, game i on dice seed
 SEED*1000003+i, money play without the cube), analyses each at 0-ply with ``--evaluator`` and
@@ -64,7 +64,7 @@ def _played(args: argparse.Namespace) -> tuple[list[float], list[float]]:
     raw, adjusted = [], []
     started = time.perf_counter()
     searcher = None
-    for index in range(args.games):
+    for index in range(args.games or 300):
         if time.perf_counter() - started > args.budget_s:
             break
         a_white = index % 2 == 0
@@ -96,6 +96,7 @@ def _stored(args: argparse.Namespace) -> list[GameNumbers]:
             [args.tournament] if args.tournament else [t.tournament_id for t in store.tournaments()]
         )
         rows = [row for t in ids for row in store.games(t, records=args.analysis is None)]
+        rows = rows[: args.games] if args.games else rows
     finally:
         store.close()
     # The two games of a duplicate pair share their round and dice seed (seats swapped).
@@ -217,7 +218,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="long")
     parser.add_argument("--bots", default="neural,heuristic")
-    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument(
+        "--games", type=int, help="games to play (default 300); with --db: the first N stored"
+    )
     parser.add_argument("--evaluator", default="neural")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget-s", type=float, default=170.0)
