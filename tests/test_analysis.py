@@ -533,3 +533,38 @@ def test_opening_throw_luck_is_zero_in_expectation(name: str) -> None:
                 lucks.add(round(analysis.players[starter].luck, 9))
     assert total == pytest.approx(0.0, abs=1e-12)
     assert len(lucks) > 1
+
+
+@pytest.mark.parametrize(
+    ("name", "seed"), [("backgammon", 5), pytest.param("long", 2, marks=pytest.mark.slow)]
+)
+def test_adjusted_result_is_skill_plus_evaluator_inconsistency(name: str, seed: int) -> None:
+    # Without a cube the luck telescopes (docs/analysis.md, "why the ratio"): a player's
+    # luck-adjusted result is the opponent's total loss minus his own plus, for every turn's
+    # afterstate a (not the final one), ±(V0(a) − V1(a)): − on his turns, + on the opponent's.
+    # Every roll's luck, the opening's included, must be counted for this to hold.
+    from nardy.analysis.game import analyse_game
+    from nardy.analysis.records import from_kernel_record
+    from nardy.bots import make_bot, play_game
+    from nardy.core.dice import SeededDice
+    from nardy.core.game import CubeSettings
+
+    variant = load_variant(name)
+    bots = (make_bot("heuristic", seed), make_bot("random", seed))
+    record = play_game(variant, bots, SeededDice(seed), cube=CubeSettings()).record()
+    game = from_kernel_record("g", record, record, ("heuristic", "random"), CubeSettings())
+    searcher = Searcher(variant, make_evaluator("heuristic", variant))
+    analysis = analyse_game(game, searcher)
+    assert analysis.complete
+    plays = [d for d in analysis.decisions if d.kind == "play"]
+    inconsistency = [0.0, 0.0]
+    for decision in plays[:-1]:
+        position = Position.from_id(decision.position, variant.checkers)
+        after = variant.legal_plays(position, decision.dice).find(decision.played).result
+        v0, v1 = (float(searcher.values([after], ply)[0]) for ply in (0, 1))
+        inconsistency[decision.player] += v0 - v1
+    white, black = analysis.players
+    assert white.adjusted == pytest.approx(
+        black.total_loss - white.total_loss - inconsistency[0] + inconsistency[1], abs=1e-9
+    )
+    assert abs(white.luck - black.luck) > 0.1  # the luck was not 0 to begin with
