@@ -197,11 +197,22 @@ def test_equal_dice_near_the_mother_agree_with_every_order(mother: str) -> None:
 
 def test_portes_plays_backgammons_moves_and_scores_one_or_two() -> None:
     """Portes = backgammon's legal plays, scored 1 / 2 (no triple game), no cube."""
+    _portes_against_backgammon(range(20))
+
+
+@pytest.mark.slow  # 2,000 whole games, every segment against the backgammon generator
+def test_portes_against_backgammon_in_2000_games() -> None:
+    _portes_against_backgammon(range(20, 2020))
+
+
+def _portes_against_backgammon(seeds: range) -> None:
+    """Every segment of random portes games (seeded) has backgammon's legal plays, in the same
+    order, and every game scores 1, or 2 when the loser bore nothing off (RULES.md §3.12.1)."""
     portes = load_variant("portes")
     backgammon = load_variant("backgammon")
     assert not portes.rules.cube.available
     values: Counter[int] = Counter()
-    for seed in range(20):
+    for seed in seeds:
         rng = random.Random(seed)
         game = Game(portes, SeededDice(seed), auto_forced=False)
         while game.decision is not None:
