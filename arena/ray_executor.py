@@ -29,7 +29,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import logging
-import socket
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ from nardy.arena.tournament import (
     TournamentError,
     _run_task_in_thread,
 )
+from nardy.ray_address import unreachable
 
 __all__ = ["RAY_MISSING", "RayExecutor", "play_game_task"]
 
@@ -226,8 +226,9 @@ class RayExecutor:
         if self._ray is not None:
             return
         ray = _ray()
-        if self.address is not None:
-            _probe(self.address)
+        problem = None if self.address is None else unreachable(self.address)
+        if problem is not None:
+            raise TournamentError(problem)
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
             if self.runtime_env:
@@ -371,20 +372,6 @@ class RayExecutor:
             self._ray.shutdown()
             self._owns_connection = False
         self._ray = None
-
-
-def _probe(address: str, timeout: float = 5.0) -> None:
-    """Fail fast on a ``host:port`` nobody listens on (Ray itself retries for minutes)."""
-    host, sep, port = address.rpartition(":")
-    if not sep or "://" in address or not port.isdigit():
-        return  # "auto", "ray://...", "local": Ray's to resolve
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise TournamentError(
-            f"cannot connect to Ray at {address}: {reason} (is `ray start --head` running there?)"
-        ) from None
 
 
 def _count_faults(

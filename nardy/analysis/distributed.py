@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import GameInput, RecordError
 from nardy.analysis.search import Searcher
+from nardy.ray_address import unreachable
 
 __all__ = ["RAY_MISSING", "RayAnalysisError", "analyse_on_ray", "analyse_task"]
 
@@ -69,20 +69,6 @@ def _ray() -> ModuleType:
     return module
 
 
-def _probe(address: str, timeout: float = 5.0) -> None:
-    """Fail fast on a ``host:port`` nobody listens on (Ray itself retries for minutes)."""
-    host, sep, port = address.rpartition(":")
-    if not sep or "://" in address or not port.isdigit():
-        return  # "auto", "ray://...": Ray's to resolve
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        raise RayAnalysisError(
-            f"cannot connect to Ray at {address}: {reason} (is `ray start --head` running there?)"
-        ) from None
-
-
 def analyse_on_ray(
     games: Sequence[GameInput],
     evaluator: str,
@@ -103,8 +89,9 @@ def analyse_on_ray(
     if in_flight is not None and in_flight < 1:
         raise ValueError(f"in_flight must be 1 or more, not {in_flight}")
     ray = _ray()
-    if address is not None:
-        _probe(address)
+    problem = None if address is None else unreachable(address)
+    if problem is not None:
+        raise RayAnalysisError(problem)
     owned = not ray.is_initialized()
     if owned:
         kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
