@@ -10,6 +10,7 @@ from typing import Any
 from nardy.arena.rows import progress_unit
 from nardy.arena.storage import GameRow
 from nardy.arena.tournament import PoolStandings
+from nardy.arena.verify import cached_variant
 from nardy.core import load_variant
 from nardy.core.errors import NardyError
 from nardy.game_view import DecisionStep
@@ -82,7 +83,20 @@ def pool_view(pool: PoolStandings, ppg_se: Mapping[tuple[str, str], float]) -> d
                 "ppg_se": ppg_se.get((pool.label, b.bot)),
             }
         )
-    return {"pool": pool, "match": bool(pool.match_length), "rows": rows}
+    drawn = _can_draw(pool) or any(b.draws for b in pool.bots)
+    return {"pool": pool, "match": bool(pool.match_length), "rows": rows, "drawn": drawn}
+
+
+def _can_draw(pool: PoolStandings) -> bool:
+    """Whether a game of the pool can end drawn: only plakoto's double mother pin can (RULES.md
+    §2.6, ``mother: standard``), in a match variant's games too. The other pools get no Drawn
+    column: it would be 0 for good, and widen the table past its Elo column."""
+    try:
+        variant = cached_variant(pool.variant, pool.options)
+        games = [cached_variant(name, {}) for name in variant.info.cycle] or [variant]
+    except NardyError:  # a variant whose plugin is not installed here
+        return False
+    return any(g.rules.hitting.pins and g.rules.game_end.mother == "standard" for g in games)
 
 
 def step_words(step: DecisionStep) -> str:

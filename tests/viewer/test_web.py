@@ -310,6 +310,29 @@ def test_a_tavli_match_page_shows_each_games_variant_and_the_score(
     assert len(re.findall(r'<td class="num draws">\d+</td>', standings)) == 3  # 2 bots, 1 pairing
 
 
+def test_no_drawn_column_where_no_game_can_draw(client: TestClient, finished_db: Path) -> None:
+    """Only plakoto's double mother pin draws (RULES.md §2.6): other pools show no Drawn column."""
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        tournaments = [t for t in store.tournaments() if t.name != "tavli"]
+        pools = {
+            t.tournament_id: {
+                (r.record or {}).get("variant") for r in store.games(t.tournament_id, records=True)
+            }
+            for t in tournaments
+        }
+    finally:
+        store.close()
+    checked = 0
+    for tid, variants in pools.items():
+        if any(v in ("plakoto", "tavli") for v in variants):
+            continue
+        page = client.get(f"/t/{tid}").text
+        assert "draws" not in page, tid
+        checked += 1
+    assert checked
+
+
 def test_plakoto_plays_show_their_pins(client: TestClient, finished_db: Path) -> None:
     """RULES.md §3.12.2 writes a pinning step ``13/7^``: the spectator shows each plakoto play with
     its pins marked (the recorded answer stays as the bot sent it), the other variants unmarked."""
