@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,7 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from measure_ray import ADDRESS, BIN, INSIDE, PORT, _node, _wait_cpus
+from measure_ray import PORT
+
+from nardy.testing.ray_cluster import BIN, LoopbackCluster, rerun_in_namespace
 
 
 def _play(variant: str, games: int, path: Path) -> None:
@@ -41,15 +41,16 @@ def measure(games: int, variant: str) -> dict[str, Any]:
     from nardy.analysis.records import read_records
     from nardy.analysis.stats import analyse_games
 
-    temp = tempfile.mkdtemp(prefix="nardy-mar-", dir="/tmp")
-    nodes: list[subprocess.Popen[bytes]] = []
     out: dict[str, Any] = {
         "variant": variant,
         "games": games,
         "cpu_count": os.cpu_count(),
         "load_average_before": os.getloadavg()[0],
     }
-    try:
+    with (
+        tempfile.TemporaryDirectory(prefix="nardy-mar-") as temp,
+        LoopbackCluster(PORT, namespace=False) as cluster,
+    ):
         path = Path(temp) / "games.jsonl"
         _play(variant, games, path)
         records = read_records(path)
@@ -59,21 +60,13 @@ def measure(games: int, variant: str) -> dict[str, Any]:
         wall = time.perf_counter() - t0
         out["serial"] = {"wall_s": wall, "cpu_s": time.process_time() - c0}
         expected = [a.to_json() for a in serial]
-        head = ["--head", "--port", str(PORT), "--num-cpus", "0", "--include-dashboard=false"]
-        nodes.append(_node([*head, "--temp-dir", temp, "--disable-usage-stats"], temp))
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                ray.init(address=ADDRESS, logging_level="WARNING", log_to_driver=False)
-                break
-            except (ConnectionError, RuntimeError):
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
+        cluster.add_head(num_cpus=0)
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
         runs: dict[str, dict[str, float]] = {}
         for workers, cpus in ((1, 1), (2, 1), (4, 2)):
-            nodes.append(_node(["--address", ADDRESS, "--num-cpus", str(cpus)], temp))
-            _wait_cpus(ray, workers)
+            cluster.add_node(num_cpus=cpus)
+            cluster.wait_for_cpus(workers)
+            time.sleep(1.0)  # let the new node's worker processes start
             t0 = time.perf_counter()
             analyses = analyse_on_ray(records, "neural", 0, luck_ply=0)
             wall = time.perf_counter() - t0
@@ -83,16 +76,6 @@ def measure(games: int, variant: str) -> dict[str, Any]:
         out["ray"] = runs
         ray.shutdown()
         out["load_average_after"] = os.getloadavg()[0]
-    finally:
-        for node in reversed(nodes):
-            if node.poll() is None:
-                node.send_signal(signal.SIGTERM)
-                try:
-                    node.wait(30)
-                except subprocess.TimeoutExpired:
-                    node.kill()
-                    node.wait()
-        shutil.rmtree(temp, ignore_errors=True)
     return out
 
 
@@ -103,11 +86,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private loopback cluster
-    if os.environ.get(INSIDE) is None and os.geteuid() == 0:
-        script = " ".join(f"'{a}'" for a in [sys.executable, *sys.argv])
-        env = {**os.environ, INSIDE: "1"}
-        command = ["unshare", "--net", "--", "sh", "-c", f"ip link set lo up && exec {script}"]
-        sys.exit(subprocess.call(command, env=env))
+    rerun_in_namespace()
     figures = measure(args.games, args.variant)
     text = json.dumps(figures, indent=2)
     print(text)

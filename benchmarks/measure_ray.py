@@ -25,19 +25,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-BIN = Path(sys.executable).parent
+from nardy.testing.ray_cluster import LoopbackCluster, rerun_in_namespace
+
 PORT = 6391
 ADDRESS = f"127.0.0.1:{PORT}"
-INSIDE = "NARDY_MEASURE_RAY_NETNS"
 
 
 def _definition(games: int, seed: int) -> Any:
@@ -105,27 +101,6 @@ def _cpu_per_game(
     return played / elapsed, cpu / played, driver / played
 
 
-def _node(args: list[str], temp: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}  # RAY_AUTH_MODE: set in main()
-    common = ["--block", "--node-ip-address", "127.0.0.1"]
-    return subprocess.Popen(
-        [str(BIN / "ray"), "start", *common, *args],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-
-
-def _wait_cpus(ray: Any, cpus: int) -> None:
-    deadline = time.monotonic() + 60
-    while ray.cluster_resources().get("CPU", 0) < cpus:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the cluster did not reach {cpus} CPUs")
-        time.sleep(0.2)
-    time.sleep(1.0)  # let the new node's worker processes start
-
-
 def _overhead(ray: Any, record: dict[str, Any]) -> dict[str, float]:
     """An empty task returning a record: latency one at a time, throughput 200 in flight."""
 
@@ -156,14 +131,15 @@ def measure(games: int) -> dict[str, Any]:
     from nardy.arena.storage import SqliteStore
     from nardy.arena.tournament import Tournament
 
-    temp = tempfile.mkdtemp(prefix="nardy-mr-", dir="/tmp")
-    nodes: list[subprocess.Popen[bytes]] = []
     out: dict[str, Any] = {
         "games": 2 * (games // 2),
         "cpu_count": os.cpu_count(),
         "load_average_before": os.getloadavg()[0],
     }
-    try:
+    with (
+        tempfile.TemporaryDirectory(prefix="nardy-mr-") as temp,
+        LoopbackCluster(PORT, namespace=False) as cluster,
+    ):
         # The local executor first: one process, then two worker processes.
         rate, cpu, _ = _cpu_per_game(
             lambda: _run(_definition(games, 100), "inline", 1, Path(temp) / "l1.db"), set()
@@ -173,28 +149,20 @@ def measure(games: int) -> dict[str, Any]:
             lambda: _run(_definition(games, 101), "process", 2, Path(temp) / "l2.db"), set()
         )
         out["local_process_2"] = {"games_per_s": rate}
-        head = ["--head", "--port", str(PORT), "--num-cpus", "0", "--include-dashboard=false"]
-        nodes.append(_node([*head, "--temp-dir", temp, "--disable-usage-stats"], temp))
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                ray.init(address=ADDRESS, logging_level="WARNING", log_to_driver=False)
-                break
-            except (ConnectionError, RuntimeError):
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
+        cluster.add_head(num_cpus=0)
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
         sample = SqliteStore(":memory:")
         d = _definition(2, 1)
         Tournament(d, sample).run()
         record = sample.games(d.tournament_id, records=True)[0].record
         rays: dict[str, dict[str, float]] = {}
         for workers, cpus in ((1, 1), (2, 1), (4, 2)):
-            nodes.append(_node(["--address", ADDRESS, "--num-cpus", str(cpus)], temp))
-            _wait_cpus(ray, workers)
+            cluster.add_node(num_cpus=cpus)
+            cluster.wait_for_cpus(workers)
+            time.sleep(1.0)  # let the new node's worker processes start
             if workers == 1:
                 out.update(_overhead(ray, record))
-            sessions = {n.pid for n in nodes}
+            sessions = {n.pid for n in cluster.nodes}
             idle = _idle_cpu(sessions)
             rate, cpu, driver = _cpu_per_game(
                 lambda w=workers: _run(
@@ -216,16 +184,6 @@ def measure(games: int) -> dict[str, Any]:
         )
         ray.shutdown()
         out["load_average_after"] = os.getloadavg()[0]
-    finally:
-        for node in reversed(nodes):
-            if node.poll() is None:
-                node.send_signal(signal.SIGTERM)
-                try:
-                    node.wait(30)
-                except subprocess.TimeoutExpired:
-                    node.kill()
-                    node.wait()
-        shutil.rmtree(temp, ignore_errors=True)
     return out
 
 
@@ -240,11 +198,8 @@ def main() -> None:
     # A private loopback cluster without token authentication, for the nodes and this driver
     # alike (a ~/.ray/auth_token turns it on for `ray start` but not for a connecting driver).
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    if not args.no_netns and os.environ.get(INSIDE) is None and os.geteuid() == 0:
-        script = " ".join(f"'{a}'" for a in [sys.executable, *sys.argv])
-        env = {**os.environ, INSIDE: "1"}
-        command = ["unshare", "--net", "--", "sh", "-c", f"ip link set lo up && exec {script}"]
-        sys.exit(subprocess.call(command, env=env))
+    if not args.no_netns:
+        rerun_in_namespace()
     figures = measure(args.games)
     text = json.dumps(figures, indent=2)
     print(text)

@@ -10,14 +10,8 @@ by process id.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
 import socket
-import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from nardy.cli import cli
+from nardy.testing.ray_cluster import LoopbackCluster, namespace_unavailable
 
-BIN = Path(sys.executable).parent
 HEAD_PORT = 6393
 ADDRESS = f"127.0.0.1:{HEAD_PORT}"
 
@@ -72,80 +66,26 @@ def _free_port() -> int:
     return port
 
 
-def _stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.fixture(scope="module")
-def namespace() -> Iterator[tuple[list[str], dict[str, str]]]:
-    """A two-CPU Ray head in a network namespace: (the command prefix to enter it, the env)."""
+def cluster() -> Iterator[LoopbackCluster]:
+    """A two-CPU Ray head in a network namespace of its own."""
     pytest.importorskip("ray", reason="needs ray: pip install 'nardy[ray]'")
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("the test cluster runs in a network namespace of its own, which needs root")
-    if not all(shutil.which(t) for t in ("unshare", "nsenter", "ip")):
-        pytest.skip("needs unshare, nsenter (util-linux) and ip (iproute2)")
-    netns = subprocess.Popen(
-        ["unshare", "--net", "--", "sh", "-c", "ip link set lo up && exec sleep 100000"],
-        start_new_session=True,
-    )
-    temp = tempfile.mkdtemp(prefix="nardy-ar-", dir="/tmp")  # short: Ray's socket paths
-    env = {
-        **os.environ,
-        "RAY_USAGE_STATS_ENABLED": "0",
-        "RAY_DISABLE_DOCKER_CPU_WARNING": "1",
-        "RAY_AUTH_MODE": "disabled",  # a private loopback cluster
-    }
-    enter = ["nsenter", f"--net=/proc/{netns.pid}/ns/net", "--"]
-    head = None
-    try:
-        time.sleep(0.2)  # the namespace's loopback is up once sh has exec'd sleep
-        start = [str(BIN / "ray"), "start", "--head", "--block", "--port", str(HEAD_PORT)]
-        options = ["--num-cpus", "2", "--node-ip-address", "127.0.0.1", "--temp-dir", temp]
-        head = subprocess.Popen(
-            [*enter, *start, *options, "--include-dashboard=false", "--disable-usage-stats"],
-            env=env,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 60
-        health = [*enter, str(BIN / "ray"), "health-check", "--address", ADDRESS]
-        while subprocess.run(health, env=env, capture_output=True, timeout=30).returncode != 0:
-            assert head.poll() is None, "the Ray head exited"
-            assert time.monotonic() < deadline, "the Ray head did not start"
-            time.sleep(0.5)
-        yield enter, env
-    finally:
-        if head is not None:
-            _stop(head)
-        netns.kill()
-        netns.wait()
-        shutil.rmtree(temp, ignore_errors=True)
+    reason = namespace_unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    with LoopbackCluster(HEAD_PORT) as c:
+        c.add_head(num_cpus=2)
+        yield c
 
 
 @pytest.mark.slow  # a Ray cluster
-def test_analysis_on_ray_equals_the_serial_run(
-    namespace: tuple[list[str], dict[str, str]], tmp_path: Path
-) -> None:
-    enter, env = namespace
+def test_analysis_on_ray_equals_the_serial_run(cluster: LoopbackCluster, tmp_path: Path) -> None:
     games = _games(tmp_path)
     args = ["analyze", str(games), "--show", "all", "--json", "-q"]
     serial = CliRunner().invoke(cli, args)
     assert serial.exit_code == 0, serial.output
     ray_args = [*args, "--executor", "ray", "--ray-address", ADDRESS]
-    on_ray = subprocess.run(
-        [*enter, sys.executable, "-m", "nardy", *ray_args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    on_ray = cluster.run([sys.executable, "-m", "nardy", *ray_args], timeout=300)
     assert on_ray.returncode == 0, on_ray.stderr[-3000:]
     expected, got = json.loads(serial.output), json.loads(on_ray.stdout)
     assert len(got["games"]) == 6

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,132 +26,36 @@ import pytest
 from nardy.arena.schedule import TournamentDef, load_definition
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import Tournament
+from nardy.testing.ray_cluster import LoopbackCluster, namespace_unavailable
 
 pytest.importorskip("ray", reason="the Ray executor needs ray: pip install 'nardy[ray]'")
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 HEAD_PORT = 6390
-ADDRESS = f"127.0.0.1:{HEAD_PORT}"
+ADDRESS = f"127.0.0.1:{HEAD_PORT}"  # the head's, for the driver's --ray-address
 
 pytestmark = [
     pytest.mark.slow,  # a Ray cluster
-    pytest.mark.skipif(
-        not hasattr(os, "geteuid") or os.geteuid() != 0,
-        reason="the test cluster runs in a network namespace of its own, which needs root",
-    ),
-    pytest.mark.skipif(
-        shutil.which("unshare") is None
-        or shutil.which("nsenter") is None
-        or shutil.which("ip") is None,
-        reason="needs unshare, nsenter (util-linux) and ip (iproute2)",
-    ),
+    pytest.mark.skipif(namespace_unavailable() is not None, reason=str(namespace_unavailable())),
 ]
 
 
-@dataclass
-class Cluster:
-    """A Ray cluster in its own network namespace; ``run``/``start`` a command inside it."""
-
-    netns: subprocess.Popen[bytes]
-    env: dict[str, str]
-    nodes: list[subprocess.Popen[bytes]]
-
-    @property
-    def enter(self) -> list[str]:
-        return ["nsenter", f"--net=/proc/{self.netns.pid}/ns/net", "--"]
-
-    def start(self, args: list[str], **kw: Any) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([*self.enter, *args], env=self.env, start_new_session=True, **kw)
-
-    def run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*self.enter, *args], env=self.env, capture_output=True, text=True, timeout=timeout
-        )
-
-
-def _stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    """SIGTERM the process we started (``ray start --block`` then stops its node's processes),
-    SIGKILL if it does not exit."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    netns = subprocess.Popen(
-        ["unshare", "--net", "--", "sh", "-c", "ip link set lo up && exec sleep 100000"],
-        start_new_session=True,
-    )
-    temp = tempfile.mkdtemp(prefix="nardy-ray-", dir="/tmp")  # short: Ray's socket paths
+def cluster() -> Iterator[LoopbackCluster]:
+    """A head and one worker node, one CPU each."""
+    # A node that stops answering is declared dead after about 2 s (default: 15 s or more).
     env = {
-        **os.environ,
-        "RAY_USAGE_STATS_ENABLED": "0",
-        "RAY_DISABLE_DOCKER_CPU_WARNING": "1",
-        # A private loopback cluster: no token (a ~/.ray/auth_token left by some local
-        # ray.init() would turn it on for `ray start` but not for a driver that connects).
-        "RAY_AUTH_MODE": "disabled",
         "PYTHONPATH": str(HERE),
-        # A node that stops answering is declared dead after about 2 s (default: 15 s or more).
         "RAY_health_check_period_ms": "500",
         "RAY_health_check_timeout_ms": "500",
         "RAY_health_check_failure_threshold": "4",
     }
-    c = Cluster(netns, env, [])
-    common = ["--block", "--num-cpus", "1", "--node-ip-address", "127.0.0.1"]
-    try:
-        time.sleep(0.2)  # the namespace's loopback is up once sh has exec'd sleep
-        head = c.start(
-            [
-                str(BIN / "ray"),
-                "start",
-                "--head",
-                "--port",
-                str(HEAD_PORT),
-                "--include-dashboard=false",
-                "--disable-usage-stats",
-                "--temp-dir",
-                temp,
-                *common,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        c.nodes.append(head)
-        ready = (
-            "import ray, sys, time\n"
-            f"ray.init(address={ADDRESS!r}, logging_level='WARNING')\n"
-            "deadline = time.time() + 60\n"
-            "while ray.cluster_resources().get('CPU', 0) < 2 and time.time() < deadline:\n"
-            "    time.sleep(0.2)\n"
-            "sys.exit(0 if ray.cluster_resources().get('CPU', 0) >= 2 else 1)\n"
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # the head's GCS answers
-            if c.run([str(BIN / "ray"), "health-check", "--address", ADDRESS], 30).returncode == 0:
-                break
-            assert head.poll() is None, "the Ray head exited"
-            time.sleep(0.5)
-        worker = c.start(
-            [str(BIN / "ray"), "start", "--address", ADDRESS, *common],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        c.nodes.append(worker)
-        check = c.run([sys.executable, "-c", ready], 90)
-        assert check.returncode == 0, f"the worker node did not join: {check.stderr[-2000:]}"
+    with LoopbackCluster(HEAD_PORT, env=env) as c:
+        c.add_head(num_cpus=1)
+        c.add_node(num_cpus=1)
+        c.wait_for_cpus(2)
         yield c
-    finally:
-        for node in reversed(c.nodes):
-            _stop(node)
-        netns.kill()
-        netns.wait()
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -288,7 +189,7 @@ def _alive(pid: int) -> bool:
 # -- the tests --------------------------------------------------------------------------------------
 
 
-def test_round_robin_on_ray_equals_the_local_run(cluster: Cluster, tmp_path: Path) -> None:
+def test_round_robin_on_ray_equals_the_local_run(cluster: LoopbackCluster, tmp_path: Path) -> None:
     """Built-in bots and a command bot: the Ray run stores the games of the local executor,
     identical in every row and record field that does not measure time."""
     toml = _toml(tmp_path / "t.toml", games=4, command_bot=True)
@@ -310,7 +211,7 @@ def test_round_robin_on_ray_equals_the_local_run(cluster: Cluster, tmp_path: Pat
     assert cmd_seats and all(s["kind"] == "command" and s["version"] == "1" for s in cmd_seats)
 
 
-def test_a_worker_killed_mid_run(cluster: Cluster, tmp_path: Path) -> None:
+def test_a_worker_killed_mid_run(cluster: LoopbackCluster, tmp_path: Path) -> None:
     """SIGKILL a Ray worker process while it plays: Ray reruns its game; the tournament
     completes with every game stored exactly once, identical to the local run."""
     toml = _toml(tmp_path / "t.toml", games=60, command_bot=False)
@@ -340,7 +241,7 @@ def test_a_worker_killed_mid_run(cluster: Cluster, tmp_path: Path) -> None:
     assert on_ray == _local_reference(toml, tmp_path / "local.db")
 
 
-def test_driver_killed_and_restarted(cluster: Cluster, tmp_path: Path) -> None:
+def test_driver_killed_and_restarted(cluster: LoopbackCluster, tmp_path: Path) -> None:
     """SIGKILL the driver (`nardy arena run --executor ray`) mid-run, run it again: it resumes;
     the games are those of an uninterrupted local run, each once; no command bot process that
     a worker started outlives the run."""
@@ -368,7 +269,7 @@ def test_driver_killed_and_restarted(cluster: Cluster, tmp_path: Path) -> None:
     assert not [p for p in bots if _alive(p)], "a command bot outlived its Ray worker"
 
 
-def test_a_worker_node_killed_mid_run(cluster: Cluster, tmp_path: Path) -> None:
+def test_a_worker_node_killed_mid_run(cluster: LoopbackCluster, tmp_path: Path) -> None:
     """SIGKILL the whole worker node (its raylet, object store and workers) while it plays: its
     games are played again on the head; every game stored once, identical to the local run.
     (Last in the module: the cluster is left with the head alone.)"""
