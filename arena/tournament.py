@@ -88,7 +88,8 @@ from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
 from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
-from nardy.bots import Bot, builtin_bot_names, is_builtin_bot, make_bot
+from nardy.bots import Bot, builtin_bot_names, is_builtin_bot
+from nardy.bots.registry import BotMaker
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
@@ -182,7 +183,8 @@ class Player(Protocol):
 
 
 class BuiltinPlayer:
-    """A built-in bot (``make_bot(builtin, seed)``), a fresh instance per game."""
+    """A built-in bot (``make_bot(builtin, seed)``), a fresh instance per game; the name is
+    resolved once (:class:`~nardy.bots.BotMaker`), not read from the packages' metadata per game."""
 
     def __init__(self, name: str, builtin: str, capacity: int) -> None:
         if not is_builtin_bot(builtin):
@@ -191,6 +193,7 @@ class BuiltinPlayer:
         self.name = name
         self.builtin = builtin
         self.capacity = capacity
+        self._maker = BotMaker(builtin)
 
     def open(self) -> None:
         return None
@@ -202,7 +205,7 @@ class BuiltinPlayer:
         return {"bot_id": self.name, "name": self.name, "kind": "builtin", "builtin": self.builtin}
 
     def new_bot(self, seed: int) -> Bot:
-        return make_bot(self.builtin, seed)
+        return self._maker(seed)
 
     def client(self) -> BotClient:  # pragma: no cover - never remote
         raise TournamentError(f"{self.name} is an in-process bot")
@@ -606,11 +609,22 @@ def _worker_init(parent: int) -> None:
     threading.Thread(target=watch, name="nardy-parent-watch", daemon=True).start()
 
 
+_WORKER_MAKERS: dict[str, BotMaker] = {}
+"""A pool worker's bot makers by name: each name is resolved once per worker process."""
+
+
+def _worker_bot(name: str, seed: int) -> Bot:
+    maker = _WORKER_MAKERS.get(name)
+    if maker is None:
+        maker = _WORKER_MAKERS[name] = BotMaker(name)
+    return maker(seed)
+
+
 def _run_task_in_worker(task: GameTask) -> dict[str, Any]:
     """Process-pool entry point: both bots are built-ins, rebuilt here from their names."""
     white, black = task.builtins
     assert white is not None and black is not None
-    bots = (make_bot(white, task.bot_seed(0)), make_bot(black, task.bot_seed(1)))
+    bots = (_worker_bot(white, task.bot_seed(0)), _worker_bot(black, task.bot_seed(1)))
     infos = (
         {"bot_id": task.white, "name": task.white, "kind": "builtin", "builtin": white},
         {"bot_id": task.black, "name": task.black, "kind": "builtin", "builtin": black},

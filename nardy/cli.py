@@ -689,11 +689,12 @@ def play(
       nardy play --variant backgammon --games 200 --match 7 --seed 1
       nardy play -v long -o scoring=per_checker --games 50 --json --jsonl games.jsonl
     """
-    from nardy.bots import make_bot
+    from nardy.bots.registry import BotMaker
     from nardy.results import ResultCounter, arena_result_keys
 
     variant = _load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)
+    makers = (BotMaker(names[0]), BotMaker(names[1]))  # each name resolved once, not per game
     labels = _labels(names)
     match_length = _match_length(variant, match)
     if mat_path is not None and variant.name not in ("backgammon", "hypergammon"):
@@ -749,8 +750,8 @@ def play(
                 a_white = index % 2 == 0
                 slots = (0, 1) if a_white else (1, 0)  # bot slot playing White, Black
                 bots = (
-                    make_bot(names[slots[0]], _bot_seed(unit_seed, slots[0])),
-                    make_bot(names[slots[1]], _bot_seed(unit_seed, slots[1])),
+                    makers[slots[0]](_bot_seed(unit_seed, slots[0])),
+                    makers[slots[1]](_bot_seed(unit_seed, slots[1])),
                 )
 
                 unit_games: list[Game] = []
