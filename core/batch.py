@@ -14,11 +14,20 @@ negative the opponent's), his bar, the opponent's bar, the opponent's borne-off 
 ``steps=True`` each play also has 4 × (source, destination, hit) in ``steps`` (bar 25, off 0, hit
 1 or 0; -1 where a play has fewer than four steps). :meth:`ResultBatch.to_numpy` gives the same as
 numpy arrays (numpy is optional: ``nardy[rl]`` or ``nardy[neural]``).
+
+Where the move generator's fast path answers (order-free rule sets: backgammon, trictrac, long,
+gulbar, khachapuri, hypergammon, portes; :attr:`MoveGenerator.fast
+<nardy.core.movegen.MoveGenerator.fast>`) and the C extension ``nardy.core._batchgen`` is built
+(setup.py, beside the compiled generator), the pairs are generated in C, which writes the results
+straight into the arrays; a pair it cannot answer (the general search's rare cases, bad input) is
+answered by ``legal_plays`` as every pair is elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
+(the pure build is the reference).
 """
 
 from __future__ import annotations
 
 import gc
+import os
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -29,6 +38,8 @@ from nardy.core.movegen import position_of
 from nardy.core.position import Position
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from nardy.core.variant import Variant
 
 BOARD = 28
@@ -36,6 +47,43 @@ BOARD = 28
 STEP_FIELDS = 12
 """Bytes per play in :attr:`ResultBatch.steps`: 4 steps × (source, destination, hit)."""
 _NO_STEP = (-1, -1, -1)
+_FIRST_TURN = {"principle": 0, "fixed": 1, "head_only": 2}
+"""RULES.md §3.3.4's first-turn head rules, as the C generator numbers them."""
+
+
+def _native() -> ModuleType | None:
+    """The C batch generator, unless ``NARDY_MOVEGEN=pure`` asks for the Python source or it is
+    not built (a pure install)."""
+    if os.environ.get("NARDY_MOVEGEN", "").strip().lower() == "pure":
+        return None
+    try:
+        from nardy.core import _batchgen  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    module: ModuleType = _batchgen
+    return module
+
+
+NATIVE = _native()
+"""``nardy.core._batchgen`` when the C path is available, else None."""
+
+
+def native_rules(variant: Variant) -> tuple[int, int, bool, bool, int, int, bool] | None:
+    """The rule set as the C generator takes it, or None when the C path does not answer it: the
+    generator's fast path only (no pins, no ordered rules, no mother rule)."""
+    generator = variant.generator
+    rules = variant.rules
+    if NATIVE is None or not generator.fast or rules.game_end.mother != "off":
+        return None
+    return (
+        generator.checkers,
+        rules.blocking.closed_by,
+        generator.hits,
+        generator.exact_bear_off,
+        generator.head_limit or 0,
+        _FIRST_TURN[generator.first_turn],
+        generator.block_end,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +155,9 @@ def legal_results(
     raises ``legal_plays``'s error, naming the pair's index. The garbage collector is paused while
     the batch is generated (the results make no reference cycles).
     """
+    native = native_rules(variant)
+    if native is not None:
+        return _native_results(variant, native, pairs, steps)
     # Plain lists grow fastest (list.extend of a key tuple); they become arrays once, at the end.
     offsets = [0]
     dice_used: list[int] = []
@@ -156,3 +207,46 @@ def legal_results(
         None if step_values is None else array("b", step_values),
         None if pins is None else array("q", pins),
     )
+
+
+def _native_results(
+    variant: Variant,
+    rules: tuple[int, int, bool, bool, int, int, bool],
+    pairs: Iterable[tuple[Position, Sequence[int]]],
+    steps: bool,
+) -> ResultBatch:
+    """:func:`legal_results` through the C generator: it appends to byte arrays and stops at a
+    pair it leaves to ``legal_plays``, which this loop answers before handing the rest back."""
+    assert NATIVE is not None
+    items = pairs if type(pairs) is list else list(pairs)
+    offsets = bytearray(array("q", [0]).tobytes())
+    dice_used = bytearray()
+    boards = bytearray()
+    step_bytes = bytearray() if steps else None
+    generate = NATIVE.legal_results
+    legal_plays = variant.legal_plays
+    start = 0
+    while True:
+        start = generate(items, start, Position, rules, offsets, dice_used, boards, step_bytes)
+        if start >= len(items):
+            break
+        position, dice = items[start]
+        try:
+            plays = legal_plays(position, dice)
+        except NardyError as error:
+            raise type(error)(f"pair {start}: {error}") from error
+        dice_used.append(plays.dice_used)
+        for key, play in plays.keyed():
+            boards += array("b", key).tobytes()
+            if step_bytes is not None:
+                encoded = [v for step in play for v in (step[0], step[1], step[3])]
+                step_bytes += array("b", encoded + [-1] * (12 - len(encoded))).tobytes()
+        offsets += array("q", [len(boards) // BOARD]).tobytes()
+        start += 1
+    result = ResultBatch(array("q"), array("b"), array("b"), None if step_bytes is None else array("b"))
+    result.offsets.frombytes(offsets)
+    result.dice_used.frombytes(dice_used)
+    result.boards.frombytes(boards)
+    if result.steps is not None and step_bytes is not None:
+        result.steps.frombytes(step_bytes)
+    return result
