@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nardy.core.errors import NardyError
-from nardy.core.movegen import position_of
+from nardy.core.movegen import MoveGenerator, position_of
 from nardy.core.position import Position
 
 if TYPE_CHECKING:
@@ -73,7 +73,12 @@ def native_rules(variant: Variant) -> tuple[int, int, bool, bool, int, int, bool
     generator's fast path only (no pins, no ordered rules, no mother rule)."""
     generator = variant.generator
     rules = variant.rules
-    if NATIVE is None or not generator.fast or rules.game_end.mother != "off":
+    if (
+        NATIVE is None
+        or not isinstance(generator, MoveGenerator)
+        or not generator.fast
+        or rules.game_end.mother != "off"
+    ):
         return None
     return (
         generator.checkers,
@@ -243,7 +248,9 @@ def _native_results(
                 step_bytes += array("b", encoded + [-1] * (12 - len(encoded))).tobytes()
         offsets += array("q", [len(boards) // BOARD]).tobytes()
         start += 1
-    result = ResultBatch(array("q"), array("b"), array("b"), None if step_bytes is None else array("b"))
+    result = ResultBatch(
+        array("q"), array("b"), array("b"), None if step_bytes is None else array("b")
+    )
     result.offsets.frombytes(offsets)
     result.dice_used.frombytes(dice_used)
     result.boards.frombytes(boards)
