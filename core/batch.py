@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gc
 import os
+import weakref
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -68,27 +69,36 @@ NATIVE = _native()
 """``nardy.core._batchgen`` when the C path is available, else None."""
 
 
+_RULES: weakref.WeakKeyDictionary[Variant, tuple[int, int, bool, bool, int, int, bool] | None] = (
+    weakref.WeakKeyDictionary()
+)
+"""Each variant's :func:`native_rules`, made once (a batch of one pair is a common call)."""
+
+
 def native_rules(variant: Variant) -> tuple[int, int, bool, bool, int, int, bool] | None:
     """The rule set as the C generator takes it, or None when the C path does not answer it: the
     generator's fast path only (no pins, no ordered rules, no mother rule)."""
+    if NATIVE is None:
+        return None
+    try:
+        return _RULES[variant]
+    except KeyError:
+        pass
     generator = variant.generator
     rules = variant.rules
-    if (
-        NATIVE is None
-        or not isinstance(generator, MoveGenerator)
-        or not generator.fast
-        or rules.game_end.mother != "off"
-    ):
-        return None
-    return (
-        generator.checkers,
-        rules.blocking.closed_by,
-        generator.hits,
-        generator.exact_bear_off,
-        generator.head_limit or 0,
-        _FIRST_TURN[generator.first_turn],
-        generator.block_end,
-    )
+    found = None
+    if isinstance(generator, MoveGenerator) and generator.fast and rules.game_end.mother == "off":
+        found = (
+            generator.checkers,
+            rules.blocking.closed_by,
+            generator.hits,
+            generator.exact_bear_off,
+            generator.head_limit or 0,
+            _FIRST_TURN[generator.first_turn],
+            generator.block_end,
+        )
+    _RULES[variant] = found
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +234,7 @@ def _native_results(
     pair it leaves to ``legal_plays``, which this loop answers before handing the rest back."""
     assert NATIVE is not None
     items = pairs if type(pairs) is list else list(pairs)
-    offsets = bytearray(array("q", [0]).tobytes())
+    offsets = bytearray(8)  # offsets[0] = 0, an int64
     dice_used = bytearray()
     boards = bytearray()
     step_bytes = bytearray() if steps else None
