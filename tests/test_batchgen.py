@@ -192,6 +192,14 @@ def test_without_the_extension_the_same_answers(monkeypatch: pytest.MonkeyPatch)
     assert with_c == without
     assert len(with_c[1]) == len(pairs)
     assert isinstance(with_c[2], array) and with_c[2].typecode == "b"
+    # The batches themselves (built without __init__ on the C path) compare and read alike.
+    found = legal_results(variant, pairs[:3])
+    monkeypatch.setattr(batch, "NATIVE", None)
+    assert found == legal_results(variant, pairs[:3])
+    assert found.results(2) == [play.result for play in variant.legal_plays(*pairs[2])]
+    assert (
+        found.pinned is None and found.steps is None and found.play_count == len(found.boards) // 28
+    )
 
 
 FINISHED = Position((0,) * 23 + (-1,), (0, 0), (15, 14))
