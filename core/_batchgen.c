@@ -7,6 +7,9 @@
  * _fast_equal and _MultisetSearch.search, so it gives the same results in the same order with the
  * same representative steps (core/movegen.py is the reference; tests/test_batchgen.py compares).
  *
+ * With an index buffer each pair's results are written sorted by board instead (the learning
+ * environments' canonical action order), with each one's index in legal_plays' order.
+ *
  * Where the Python fast path gives up (returns None: every longest play fails the six-block end
  * check) or the pair is not the common case (a malformed position or dice, a finished game), the C
  * code stops and returns the pair's index: Python answers that pair (and raises its errors).
@@ -171,12 +174,12 @@ static void key_of(const int *b, int8_t *key) {
 
 static void set_steps(int8_t *out, int (*path)[3], int depth, const int *step) {
     int i = 0;
-    for (; i < depth; i++) {
+    for (; i < depth && i < 4; i++) { /* a segment has at most four steps */
         out[3 * i] = (int8_t)path[i][0];
         out[3 * i + 1] = (int8_t)path[i][1];
         out[3 * i + 2] = (int8_t)path[i][2];
     }
-    if (step) {
+    if (step && i < 4) {
         out[3 * i] = (int8_t)step[0];
         out[3 * i + 1] = (int8_t)step[1];
         out[3 * i + 2] = (int8_t)step[2];
@@ -735,32 +738,57 @@ static int flush(Buffer *buf, PyObject *bytearray) {
     return 0;
 }
 
+/* A result and its index among the pair's results in legal_plays' order. */
+typedef struct {
+    const Entry *entry;
+    int32_t index;
+} Ranked;
+
+/* Results by board, ascending, the boards compared as tuples of signed counts: the learning
+ * environments' canonical action order (nardy/env/driver.py, play_order). Boards are distinct. */
+static int compare_boards(const void *x, const void *y) {
+    const int8_t *a = ((const Ranked *)x)->entry->board, *b = ((const Ranked *)y)->entry->board;
+    for (int i = 0; i < BOARD; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
 static Gen gen; /* the maps are reused from call to call (the GIL is held throughout) */
-static Buffer out_boards, out_steps, out_offsets, out_dice;
+static Buffer out_boards, out_steps, out_offsets, out_dice, out_index, ranked;
 static int ready;
 
+static void forget_output(void) {
+    out_boards.n = out_steps.n = out_offsets.n = out_dice.n = out_index.n = 0;
+}
+
 PyDoc_STRVAR(legal_results_doc,
-"legal_results(pairs, start, position_type, rules, offsets, dice_used, boards, steps) -> int\n\n"
+"legal_results(pairs, start, position_type, rules, offsets, dice_used, boards, steps, index)\n"
+"-> int\n\n"
 "Appends the legal results of pairs[start:] to the bytearrays (nardy.core.batch's layout; offsets\n"
 "as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
 "the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
 "rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
-"end check). steps is a bytearray or None.");
+"end check). steps is a bytearray or None. index is None (each pair's results in legal_plays'\n"
+"order) or a bytearray: each pair's results sorted by board, and per row (int32) the result's\n"
+"index in legal_plays' order.");
 
 static PyObject *legal_results(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *pairs, *type, *offsets, *dice_used, *boards, *steps;
+    PyObject *pairs, *type, *offsets, *dice_used, *boards, *steps, *index_out;
     Py_ssize_t start;
     int checkers, closed_by, hits, exact, head_limit, first_turn, block_end;
-    if (!PyArg_ParseTuple(args, "O!nO!(iippiip)O!O!O!O", &PyList_Type, &pairs, &start,
+    if (!PyArg_ParseTuple(args, "O!nO!(iippiip)O!O!O!OO", &PyList_Type, &pairs, &start,
                           &PyType_Type, &type, &checkers, &closed_by, &hits, &exact, &head_limit,
                           &first_turn, &block_end, &PyByteArray_Type, &offsets, &PyByteArray_Type,
-                          &dice_used, &PyByteArray_Type, &boards, &steps))
+                          &dice_used, &PyByteArray_Type, &boards, &steps, &index_out))
         return NULL;
-    if (steps != Py_None && !PyByteArray_Check(steps)) {
-        PyErr_SetString(PyExc_TypeError, "steps must be a bytearray or None");
+    if ((steps != Py_None && !PyByteArray_Check(steps)) ||
+        (index_out != Py_None && !PyByteArray_Check(index_out))) {
+        PyErr_SetString(PyExc_TypeError, "steps and index must be bytearrays or None");
         return NULL;
     }
+    const int sort = index_out != Py_None;
     if (!ready) {
         if (map_init(&gen.plays) < 0 || map_init(&gen.singles) < 0 || map_init(&gen.larger) < 0)
             return PyErr_NoMemory();
@@ -792,22 +820,38 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
             failed = 1;
             break;
         }
+        /* The pair's results (those no filter dropped), in legal_plays' order or by board. */
         const Map *m = gen.result;
-        for (Py_ssize_t j = 0; j < m->n; j++) {
-            const Entry *e = &m->items[j];
-            if (!e->alive)
-                continue;
-            char *at = buffer_grow(&out_boards, BOARD);
-            char *st = NULL;
-            if (!at || (steps != Py_None && !(st = buffer_grow(&out_steps, STEP_BYTES)))) {
-                failed = 1;
-                break;
-            }
-            memcpy(at, e->board, BOARD);
-            if (st)
-                memcpy(st, e->steps, STEP_BYTES);
-            rows++;
+        Ranked *order = (Ranked *)buffer_grow(&ranked, (Py_ssize_t)sizeof(Ranked) * m->n);
+        if (!order) {
+            failed = 1;
+            break;
         }
+        ranked.n = 0; /* scratch: reused by the next pair */
+        int32_t kept = 0;
+        for (Py_ssize_t j = 0; j < m->n; j++)
+            if (m->items[j].alive) {
+                order[kept].entry = &m->items[j];
+                order[kept].index = kept;
+                kept++;
+            }
+        if (sort)
+            qsort(order, (size_t)kept, sizeof(Ranked), compare_boards);
+        char *at = buffer_grow(&out_boards, (Py_ssize_t)BOARD * kept);
+        char *st = steps == Py_None ? NULL : buffer_grow(&out_steps, (Py_ssize_t)STEP_BYTES * kept);
+        char *ix = sort ? buffer_grow(&out_index, (Py_ssize_t)sizeof(int32_t) * kept) : NULL;
+        if (!at || (steps != Py_None && !st) || (sort && !ix)) {
+            failed = 1;
+            break;
+        }
+        for (int32_t j = 0; j < kept; j++) {
+            memcpy(at + (Py_ssize_t)BOARD * j, order[j].entry->board, BOARD);
+            if (st)
+                memcpy(st + (Py_ssize_t)STEP_BYTES * j, order[j].entry->steps, STEP_BYTES);
+            if (ix)
+                memcpy(ix + sizeof(int32_t) * j, &order[j].index, sizeof(int32_t));
+        }
+        rows += kept;
         char *d = buffer_grow(&out_dice, 1);
         char *o = buffer_grow(&out_offsets, sizeof rows);
         if (failed || !d || !o) {
@@ -818,12 +862,13 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
         memcpy(o, &rows, sizeof rows);
     }
     if (failed) {
-        out_boards.n = out_steps.n = out_offsets.n = out_dice.n = 0;
+        forget_output();
         return PyErr_NoMemory();
     }
     if (flush(&out_boards, boards) < 0 || (steps != Py_None && flush(&out_steps, steps) < 0) ||
-        flush(&out_offsets, offsets) < 0 || flush(&out_dice, dice_used) < 0) {
-        out_boards.n = out_steps.n = out_offsets.n = out_dice.n = 0;
+        (sort && flush(&out_index, index_out) < 0) || flush(&out_offsets, offsets) < 0 ||
+        flush(&out_dice, dice_used) < 0) {
+        forget_output();
         return NULL;
     }
     return PyLong_FromSsize_t(index);

@@ -32,10 +32,11 @@ import weakref
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from nardy.core.errors import NardyError
-from nardy.core.movegen import MoveGenerator, position_of
+from nardy.core.movegen import BoardKey, MoveGenerator, position_of
+from nardy.core.notation import Step
 from nardy.core.position import Position
 
 if TYPE_CHECKING:
@@ -118,6 +119,9 @@ class ResultBatch:
     """Pinning variants only (RULES.md §3.12.2), else None: per play (typecode ``q``) the pinned
     points' bits of the result (bit ``p``: point ``p`` holds a checker pinned beneath its stack,
     :data:`~nardy.core.movegen.PINS`), 0 when nothing is pinned."""
+    play_index: array[int] | None = None
+    """With ``order="board"`` (:func:`legal_results`), per play (typecode ``i``, int32) its index
+    in ``legal_plays``' order, else None."""
 
     def __len__(self) -> int:
         """The number of (position, dice) pairs."""
@@ -155,6 +159,8 @@ class ResultBatch:
             arrays["steps"] = np.frombuffer(self.steps, dtype=np.int8).reshape(-1, 4, 3)
         if self.pinned is not None:
             arrays["pinned"] = np.frombuffer(self.pinned, dtype=np.int64)
+        if self.play_index is not None:
+            arrays["play_index"] = np.frombuffer(self.play_index, dtype=np.int32)
         return arrays
 
 
@@ -163,21 +169,30 @@ def legal_results(
     pairs: Iterable[tuple[Position, Sequence[int]]],
     *,
     steps: bool = False,
+    order: Literal["play", "board"] = "play",
 ) -> ResultBatch:
-    """Every legal result of every (position, dice) pair, in :meth:`Variant.legal_plays`'s order.
+    """Every legal result of every (position, dice) pair, in :meth:`Variant.legal_plays`'s order,
+    or with ``order="board"`` each pair's results sorted by their board (the key of
+    :func:`~nardy.core.movegen.board_of` compared as a tuple: the learning environments' canonical
+    action order, docs/encoding.md) with :attr:`ResultBatch.play_index` saying where each stands
+    in ``legal_plays``' order.
 
     Dice are as for ``legal_plays``: two different values, or 1–4 equal steps. An impossible pair
     raises ``legal_plays``'s error, naming the pair's index. The garbage collector is paused while
     the batch is generated (the results make no reference cycles).
     """
+    if order not in ("play", "board"):
+        raise ValueError(f"order must be 'play' or 'board', not {order!r}")
+    by_board = order == "board"
     native = native_rules(variant)
     if native is not None:
-        return _native_results(variant, native, pairs, steps)
+        return _native_results(variant, native, pairs, steps, by_board)
     # Plain lists grow fastest (list.extend of a key tuple); they become arrays once, at the end.
     offsets = [0]
     dice_used: list[int] = []
     boards: list[int] = []
     step_values: list[int] | None = [] if steps else None
+    index_values: list[int] | None = [] if by_board else None
     add_board: Callable[[Sequence[int]], None] = boards.extend
     pins: list[int] | None = [] if variant.rules.hitting.pins else None
     if pins is not None:
@@ -201,12 +216,16 @@ def legal_results(
             except NardyError as error:
                 raise type(error)(f"pair {index}: {error}") from error
             dice_used.append(plays.dice_used)
+            items: Iterable[tuple[BoardKey, tuple[Step, ...]]] = plays.keyed()
+            if index_values is not None:
+                items, ranks = _by_board(items)
+                index_values.extend(ranks)
             if step_values is None:
-                for key, _ in plays.keyed():
+                for key, _ in items:
                     add_board(key)
             else:
                 add_steps = step_values.extend
-                for key, play in plays.keyed():
+                for key, play in items:
                     add_board(key)
                     for step in play:
                         add_steps((step[0], step[1], step[3]))
@@ -221,7 +240,17 @@ def legal_results(
         array("b", boards),
         None if step_values is None else array("b", step_values),
         None if pins is None else array("q", pins),
+        None if index_values is None else array("i", index_values),
     )
+
+
+def _by_board(
+    items: Iterable[tuple[BoardKey, tuple[Step, ...]]],
+) -> tuple[list[tuple[BoardKey, tuple[Step, ...]]], list[int]]:
+    """A pair's (key, steps) sorted by key, and each one's index in the given order."""
+    listed = list(items)
+    ranks = sorted(range(len(listed)), key=lambda i: listed[i][0])
+    return [listed[i] for i in ranks], ranks
 
 
 def _native_results(
@@ -229,6 +258,7 @@ def _native_results(
     rules: tuple[int, int, bool, bool, int, int, bool],
     pairs: Iterable[tuple[Position, Sequence[int]]],
     steps: bool,
+    by_board: bool,
 ) -> ResultBatch:
     """:func:`legal_results` through the C generator: it appends to byte arrays and stops at a
     pair it leaves to ``legal_plays``, which this loop answers before handing the rest back."""
@@ -238,10 +268,11 @@ def _native_results(
     dice_used = bytearray()
     boards = bytearray()
     step_bytes = bytearray() if steps else None
+    index = bytearray() if by_board else None
     generate = NATIVE.legal_results
     legal_plays = variant.legal_plays
     count = len(items)
-    start = generate(items, 0, Position, rules, offsets, dice_used, boards, step_bytes)
+    start = generate(items, 0, Position, rules, offsets, dice_used, boards, step_bytes, index)
     while start < count:
         position, dice = items[start]
         try:
@@ -249,13 +280,19 @@ def _native_results(
         except NardyError as error:
             raise type(error)(f"pair {start}: {error}") from error
         dice_used.append(plays.dice_used)
-        for key, play in plays.keyed():
+        keyed: Iterable[tuple[BoardKey, tuple[Step, ...]]] = plays.keyed()
+        if index is not None:
+            keyed, ranks = _by_board(keyed)
+            index += array("i", ranks).tobytes()
+        for key, play in keyed:
             boards += array("b", key).tobytes()
             if step_bytes is not None:
                 encoded = [v for step in play for v in (step[0], step[1], step[3])]
                 step_bytes += array("b", encoded + [-1] * (12 - len(encoded))).tobytes()
         offsets += array("q", [len(boards) // BOARD]).tobytes()
-        start = generate(items, start + 1, Position, rules, offsets, dice_used, boards, step_bytes)
+        start = generate(
+            items, start + 1, Position, rules, offsets, dice_used, boards, step_bytes, index
+        )
     # An array made from a bytearray copies its bytes (as frombytes). The batch is built without
     # the frozen dataclass's __init__ (five object.__setattr__ calls in Python: a fifth of a
     # one-pair call), setting its slots directly as that __init__ does.
@@ -265,6 +302,7 @@ def _native_results(
     _set_boards(found, array("b", boards))
     _set_steps(found, None if step_bytes is None else array("b", step_bytes))
     _set_pinned(found, None)
+    _set_play_index(found, None if index is None else array("i", index))
     return found
 
 
@@ -274,3 +312,4 @@ _set_dice_used = ResultBatch.__dict__["dice_used"].__set__
 _set_boards = ResultBatch.__dict__["boards"].__set__
 _set_steps = ResultBatch.__dict__["steps"].__set__
 _set_pinned = ResultBatch.__dict__["pinned"].__set__
+_set_play_index = ResultBatch.__dict__["play_index"].__set__

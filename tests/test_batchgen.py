@@ -90,7 +90,7 @@ def _c_answers(variant: Variant, pairs: list[Any]) -> int:
     answered = start = 0
     while start < len(pairs):
         end = batch.NATIVE.legal_results(
-            pairs, start, Position, rules, bytearray(8), bytearray(), bytearray(), None
+            pairs, start, Position, rules, bytearray(8), bytearray(), bytearray(), None, None
         )
         answered += end - start
         start = end + 1
@@ -166,15 +166,23 @@ def test_where_the_fast_path_gives_up_python_answers(reference: ModuleType) -> N
 
 
 def _both(variant: Variant, pairs: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """legal_results's answer (or error) with the C path as built, and without it."""
+    """legal_results's answer in both orders (or its error) with the C path as built, and
+    without it."""
     answers = []
     for native in (batch.NATIVE, None):
         with monkeypatch.context() as patch:
             patch.setattr(batch, "NATIVE", native)
             try:
                 found = legal_results(variant, pairs, steps=True)
+                by_board = legal_results(variant, pairs, steps=True, order="board")
                 answers.append(
-                    (list(found.offsets), list(found.dice_used), found.boards, found.steps)
+                    (
+                        list(found.offsets),
+                        list(found.dice_used),
+                        found.boards,
+                        found.steps,
+                        (by_board.boards, by_board.steps, by_board.play_index),
+                    )
                 )
             except Exception as error:  # the errors are what is compared
                 answers.append((type(error), str(error)))
