@@ -10,7 +10,8 @@ each repetition; ``gc.collect()`` before each pass; a pass loops over the corpus
 * ``gnubg-nn moves``: ``gnubg_nn.moves(board, die1, die2)`` per case (gnubg's ``GenerateMoves``,
   a position key string per distinct result), its arguments prepared beforehand;
 * ``nardy C batch``: one ``legal_results(variant, pairs)`` call over the whole corpus (the C
-  generator, ``nardy.core._batchgen``), and the same with ``steps=True``;
+  generator, ``nardy.core._batchgen``), the same with ``steps=True``, and with ``order="board"``
+  (each pair's results sorted by board, the learning environments' action order);
 * ``nardy C per call``: ``legal_results(variant, [pair])`` per case (a one-pair batch a call);
 * ``nardy mypyc batch``: one ``legal_results`` call with the C path off (the compiled generator
   per pair, its dict of result tuples copied into the arrays: the path before the C one).
@@ -119,6 +120,9 @@ def main() -> None:
     def c_batch_steps() -> None:
         legal_results(variant, pairs, steps=True)
 
+    def c_batch_by_board() -> None:
+        legal_results(variant, pairs, order="board")
+
     def c_per_call() -> None:
         for pair in pairs:
             legal_results(variant, [pair])
@@ -135,6 +139,7 @@ def main() -> None:
         ("gnubg-nn moves", gnubg_pass),
         ("nardy C batch", c_batch),
         ("nardy C batch, steps", c_batch_steps),
+        ("nardy C batch, by board", c_batch_by_board),
         ("nardy C per call", c_per_call),
         ("nardy mypyc batch", mypyc_batch),
     ]

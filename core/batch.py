@@ -27,11 +27,14 @@ answered by ``legal_plays`` as every pair is elsewhere. ``NARDY_MOVEGEN=pure`` t
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
+import warnings
 import weakref
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from nardy.core.errors import NardyError
@@ -54,8 +57,9 @@ _FIRST_TURN = {"principle": 0, "fixed": 1, "head_only": 2}
 
 
 def _native() -> ModuleType | None:
-    """The C batch generator, unless ``NARDY_MOVEGEN=pure`` asks for the Python source or it is
-    not built (a pure install)."""
+    """The C batch generator, unless ``NARDY_MOVEGEN=pure`` asks for the Python source, it is not
+    built (a pure install), or it was built from another version of ``_batchgen.c`` than the one
+    beside it (an editable install edited since: a warning, until the next install)."""
     if os.environ.get("NARDY_MOVEGEN", "").strip().lower() == "pure":
         return None
     try:
@@ -63,6 +67,15 @@ def _native() -> ModuleType | None:
     except ImportError:
         return None
     module: ModuleType = _batchgen
+    source = Path(__file__).with_name("_batchgen.c")
+    built_from = getattr(module, "COMPILED_FROM_SHA256", None)
+    if source.is_file() and built_from != hashlib.sha256(source.read_bytes()).hexdigest():
+        warnings.warn(
+            f"{module.__file__} was built from another version of {source}; the batch API "
+            "uses the Python generator until nardy is installed again",
+            stacklevel=2,
+        )
+        return None
     return module
 
 

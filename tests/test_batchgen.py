@@ -254,3 +254,17 @@ def test_pure_environment_turns_the_c_path_off() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
+
+
+@needs_c
+def test_an_extension_built_from_another_source_is_not_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The extension carries the digest of the ``_batchgen.c`` it was built from (setup.py); after
+    an edit of the source it is left unused, with a warning, until the next install."""
+    from nardy.core import _batchgen  # type: ignore[attr-defined]
+
+    assert batch._native() is _batchgen
+    monkeypatch.setattr(_batchgen, "COMPILED_FROM_SHA256", "0" * 64)
+    with pytest.warns(UserWarning, match="built from another version of"):
+        assert batch._native() is None
