@@ -738,20 +738,19 @@ static int flush(Buffer *buf, PyObject *bytearray) {
     return 0;
 }
 
-/* A result and its index among the pair's results in legal_plays' order. */
+/* A result and its index among the pair's results in legal_plays' order; `order` is its board
+ * with each count's sign bit flipped, so that memcmp orders the boards as tuples of signed counts
+ * (-128 ... 127 become 0 ... 255). */
 typedef struct {
-    const Entry *entry;
+    uint8_t order[BOARD];
     int32_t index;
+    const Entry *entry;
 } Ranked;
 
-/* Results by board, ascending, the boards compared as tuples of signed counts: the learning
- * environments' canonical action order (nardy/env/driver.py, play_order). Boards are distinct. */
+/* Results by board, ascending: the learning environments' canonical action order
+ * (nardy/env/driver.py, play_order). Boards are distinct. */
 static int compare_boards(const void *x, const void *y) {
-    const int8_t *a = ((const Ranked *)x)->entry->board, *b = ((const Ranked *)y)->entry->board;
-    for (int i = 0; i < BOARD; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
+    return memcmp(((const Ranked *)x)->order, ((const Ranked *)y)->order, BOARD);
 }
 
 static Gen gen; /* the maps are reused from call to call (the GIL is held throughout) */
@@ -833,6 +832,9 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
             if (m->items[j].alive) {
                 order[kept].entry = &m->items[j];
                 order[kept].index = kept;
+                if (sort)
+                    for (int i = 0; i < BOARD; i++)
+                        order[kept].order[i] = (uint8_t)m->items[j].board[i] ^ 0x80;
                 kept++;
             }
         if (sort)
