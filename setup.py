@@ -26,6 +26,12 @@ git). The compiled module carries the SHA-256 of the source it was built from; w
 ``core/movegen.py`` changes afterwards, ``nardy.core`` loads the source instead (with a warning)
 until the project is installed again. ``nardy --version`` says which generator is loaded, and
 ``NARDY_MOVEGEN=pure`` in the environment loads the source at run time (nardy.core._engine).
+
+The compiled build also has a small hand-written C extension, ``nardy.core._batchgen``
+(``core/_batchgen.c``): the generator's fast path for batches (``nardy.core.batch``), optional like
+the mypyc one (without it, or with ``NARDY_MOVEGEN=pure``, the batch API calls the generator per
+pair). It carries its source's SHA-256 too: after an edit of ``core/_batchgen.c`` the batch API
+leaves it unused (with a warning) until the project is installed again.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
@@ -91,6 +97,8 @@ LAYOUT: dict[str, Any] = {
 COMPILED = "nardy/core/movegen.py"
 SOURCE = ROOT / "core" / "movegen.py"
 STAGE = ROOT / "build" / "mypyc-src"
+BATCH_SOURCE = "core/_batchgen.c"
+"""The batch API's C generator, ``nardy.core._batchgen`` (hand-written, no mypyc)."""
 # mypyc type-checks what the module imports (nardy.core imports pluggy), so that is needed too.
 BUILD_REQUIRES = ["mypy>=1.10", "pluggy>=1.5,<2"]
 DIGEST_NAME = "COMPILED_FROM_SHA256"
@@ -149,6 +157,16 @@ def compiled_extensions() -> list[Any]:
     for extension in extensions:  # the generated C lies in the stage
         extension.sources = [str(STAGE / source) for source in extension.sources]
         extension.include_dirs = [str(STAGE / folder) for folder in extension.include_dirs]
+    # Last: a failure stops the extensions after it (OptionalBuildExt), and this one is optional.
+    # It carries its source's digest too (nardy.core.batch skips a stale one).
+    batch_digest = hashlib.sha256((ROOT / BATCH_SOURCE).read_bytes()).hexdigest()
+    extensions.append(
+        Extension(
+            "nardy.core._batchgen",
+            [BATCH_SOURCE],
+            define_macros=[("COMPILED_FROM_SHA256", f'"{batch_digest}"')],
+        )
+    )
     return extensions
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI: the builds of the move generator (setup.py). From a clean copy of the tree:
-#   1. the default wheel compiles core/movegen.py with mypyc: a platform wheel whose installed
-#      nardy.core.movegen is the extension (`nardy --version` says "compiled"); the oracle, RULES.md
-#      case, conformance and compiled-vs-source tests run against the INSTALLED package;
+#   1. the default wheel compiles core/movegen.py with mypyc (and core/_batchgen.c, the batch
+#      API's C generator): a platform wheel whose installed nardy.core.movegen is the extension
+#      (`nardy --version` says "compiled"); the oracle, RULES.md case, conformance, compiled-vs-source
+#      and C-batch-vs-source tests run against the INSTALLED package;
 #   2. NARDY_COMPILE=0 builds the pure py3-none-any wheel, which loads the source;
 #   3. without a C compiler (CC pointing nowhere) the default build falls back to the pure wheel,
 #      warning once in the build's output.
@@ -83,7 +84,8 @@ step "tests against the installed compiled package"
 mkdir "$work/run"
 cp -r tests/data "$work/run/data"
 cp tests/conftest.py tests/rules_cases.py tests/test_oracle.py tests/test_rules_cases.py \
-  tests/test_conformance.py tests/test_compiled.py "$work/run/"
+  tests/test_conformance.py tests/test_compiled.py tests/test_properties.py tests/test_batch.py \
+  tests/test_batchgen.py "$work/run/"
 printf '[pytest]\nmarkers =\n    slow: long-running tests\naddopts = -ra --strict-markers -p no:cacheprovider\n' \
   >"$work/run/pytest.ini"
 cat >"$work/run/test_compiled_build.py" <<'EOF'
@@ -101,5 +103,5 @@ def test_movegen_is_compiled() -> None:
     assert "site-packages" in path, path
 EOF
 (cd "$work/run" && ../venv/bin/python -c \
-  "import nardy.core.movegen as m; print(m.__file__); assert m.__file__.endswith('.so') or m.__file__.endswith('.pyd'), m.__file__" \
+  "import nardy.core.movegen as m; print(m.__file__); assert m.__file__.endswith('.so') or m.__file__.endswith('.pyd'), m.__file__; import nardy.core._batchgen as c; print(c.__file__)" \
   && ../venv/bin/python -m pytest -q --all .)

@@ -14,21 +14,37 @@ negative the opponent's), his bar, the opponent's bar, the opponent's borne-off 
 ``steps=True`` each play also has 4 × (source, destination, hit) in ``steps`` (bar 25, off 0, hit
 1 or 0; -1 where a play has fewer than four steps). :meth:`ResultBatch.to_numpy` gives the same as
 numpy arrays (numpy is optional: ``nardy[rl]`` or ``nardy[neural]``).
+
+Where the move generator's fast path answers (order-free rule sets: backgammon, trictrac, long,
+gulbar, khachapuri, hypergammon, portes; :attr:`MoveGenerator.fast
+<nardy.core.movegen.MoveGenerator.fast>`) and the C extension ``nardy.core._batchgen`` is built
+(setup.py, beside the compiled generator), the pairs are generated in C, which writes the results
+straight into the arrays; a pair it cannot answer (the general search's rare cases, bad input) is
+answered by ``legal_plays`` as every pair is elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
+(the pure build is the reference).
 """
 
 from __future__ import annotations
 
 import gc
+import hashlib
+import os
+import warnings
+import weakref
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from nardy.core.errors import NardyError
-from nardy.core.movegen import position_of
+from nardy.core.movegen import BoardKey, MoveGenerator, position_of
+from nardy.core.notation import Step
 from nardy.core.position import Position
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from nardy.core.variant import Variant
 
 BOARD = 28
@@ -36,6 +52,67 @@ BOARD = 28
 STEP_FIELDS = 12
 """Bytes per play in :attr:`ResultBatch.steps`: 4 steps × (source, destination, hit)."""
 _NO_STEP = (-1, -1, -1)
+_FIRST_TURN = {"principle": 0, "fixed": 1, "head_only": 2}
+"""RULES.md §3.3.4's first-turn head rules, as the C generator numbers them."""
+
+
+def _native() -> ModuleType | None:
+    """The C batch generator, unless ``NARDY_MOVEGEN=pure`` asks for the Python source, it is not
+    built (a pure install), or it was built from another version of ``_batchgen.c`` than the one
+    beside it (an editable install edited since: a warning, until the next install)."""
+    if os.environ.get("NARDY_MOVEGEN", "").strip().lower() == "pure":
+        return None
+    try:
+        from nardy.core import _batchgen  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    module: ModuleType = _batchgen
+    source = Path(__file__).with_name("_batchgen.c")
+    built_from = getattr(module, "COMPILED_FROM_SHA256", None)
+    if source.is_file() and built_from != hashlib.sha256(source.read_bytes()).hexdigest():
+        warnings.warn(
+            f"{module.__file__} was built from another version of {source}; the batch API "
+            "uses the Python generator until nardy is installed again",
+            stacklevel=2,
+        )
+        return None
+    return module
+
+
+NATIVE = _native()
+"""``nardy.core._batchgen`` when the C path is available, else None."""
+
+
+_RULES: weakref.WeakKeyDictionary[Variant, tuple[int, int, bool, bool, int, int, bool] | None] = (
+    weakref.WeakKeyDictionary()
+)
+"""Each variant's :func:`native_rules`, made once (a batch of one pair is a common call)."""
+
+
+def native_rules(variant: Variant) -> tuple[int, int, bool, bool, int, int, bool] | None:
+    """The rule set as the C generator takes it, or None when the C path does not answer it: the
+    generator's fast path only (no pins, no ordered rules, no mother rule)."""
+    if NATIVE is None:
+        return None
+    try:
+        return _RULES[variant]
+    except KeyError:
+        pass
+    generator = variant.generator
+    rules = variant.rules
+    found = None
+    if isinstance(generator, MoveGenerator) and generator.fast and rules.game_end.mother == "off":
+        found = (
+            generator.checkers,
+            rules.blocking.closed_by,
+            generator.hits,
+            generator.exact_bear_off,
+            generator.head_limit or 0,
+            _FIRST_TURN[generator.first_turn],
+            generator.block_end,
+        )
+    _RULES[variant] = found
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +132,9 @@ class ResultBatch:
     """Pinning variants only (RULES.md §3.12.2), else None: per play (typecode ``q``) the pinned
     points' bits of the result (bit ``p``: point ``p`` holds a checker pinned beneath its stack,
     :data:`~nardy.core.movegen.PINS`), 0 when nothing is pinned."""
+    play_index: array[int] | None = None
+    """With ``order="board"`` (:func:`legal_results`), per play (typecode ``i``, int32) its index
+    in ``legal_plays``' order, else None."""
 
     def __len__(self) -> int:
         """The number of (position, dice) pairs."""
@@ -92,6 +172,8 @@ class ResultBatch:
             arrays["steps"] = np.frombuffer(self.steps, dtype=np.int8).reshape(-1, 4, 3)
         if self.pinned is not None:
             arrays["pinned"] = np.frombuffer(self.pinned, dtype=np.int64)
+        if self.play_index is not None:
+            arrays["play_index"] = np.frombuffer(self.play_index, dtype=np.int32)
         return arrays
 
 
@@ -100,18 +182,30 @@ def legal_results(
     pairs: Iterable[tuple[Position, Sequence[int]]],
     *,
     steps: bool = False,
+    order: Literal["play", "board"] = "play",
 ) -> ResultBatch:
-    """Every legal result of every (position, dice) pair, in :meth:`Variant.legal_plays`'s order.
+    """Every legal result of every (position, dice) pair, in :meth:`Variant.legal_plays`'s order,
+    or with ``order="board"`` each pair's results sorted by their board (the key of
+    :func:`~nardy.core.movegen.board_of` compared as a tuple: the learning environments' canonical
+    action order, docs/encoding.md) with :attr:`ResultBatch.play_index` saying where each stands
+    in ``legal_plays``' order.
 
     Dice are as for ``legal_plays``: two different values, or 1–4 equal steps. An impossible pair
     raises ``legal_plays``'s error, naming the pair's index. The garbage collector is paused while
     the batch is generated (the results make no reference cycles).
     """
+    if order not in ("play", "board"):
+        raise ValueError(f"order must be 'play' or 'board', not {order!r}")
+    by_board = order == "board"
+    native = native_rules(variant)
+    if native is not None:
+        return _native_results(variant, native, pairs, steps, by_board)
     # Plain lists grow fastest (list.extend of a key tuple); they become arrays once, at the end.
     offsets = [0]
     dice_used: list[int] = []
     boards: list[int] = []
     step_values: list[int] | None = [] if steps else None
+    index_values: list[int] | None = [] if by_board else None
     add_board: Callable[[Sequence[int]], None] = boards.extend
     pins: list[int] | None = [] if variant.rules.hitting.pins else None
     if pins is not None:
@@ -135,12 +229,16 @@ def legal_results(
             except NardyError as error:
                 raise type(error)(f"pair {index}: {error}") from error
             dice_used.append(plays.dice_used)
+            items: Iterable[tuple[BoardKey, tuple[Step, ...]]] = plays.keyed()
+            if index_values is not None:
+                items, ranks = _by_board(items)
+                index_values.extend(ranks)
             if step_values is None:
-                for key, _ in plays.keyed():
+                for key, _ in items:
                     add_board(key)
             else:
                 add_steps = step_values.extend
-                for key, play in plays.keyed():
+                for key, play in items:
                     add_board(key)
                     for step in play:
                         add_steps((step[0], step[1], step[3]))
@@ -155,4 +253,76 @@ def legal_results(
         array("b", boards),
         None if step_values is None else array("b", step_values),
         None if pins is None else array("q", pins),
+        None if index_values is None else array("i", index_values),
     )
+
+
+def _by_board(
+    items: Iterable[tuple[BoardKey, tuple[Step, ...]]],
+) -> tuple[list[tuple[BoardKey, tuple[Step, ...]]], list[int]]:
+    """A pair's (key, steps) sorted by key, and each one's index in the given order."""
+    listed = list(items)
+    ranks = sorted(range(len(listed)), key=lambda i: listed[i][0])
+    return [listed[i] for i in ranks], ranks
+
+
+def _native_results(
+    variant: Variant,
+    rules: tuple[int, int, bool, bool, int, int, bool],
+    pairs: Iterable[tuple[Position, Sequence[int]]],
+    steps: bool,
+    by_board: bool,
+) -> ResultBatch:
+    """:func:`legal_results` through the C generator: it appends to byte arrays and stops at a
+    pair it leaves to ``legal_plays``, which this loop answers before handing the rest back."""
+    assert NATIVE is not None
+    items = pairs if type(pairs) is list else list(pairs)
+    offsets = bytearray(8)  # offsets[0] = 0, an int64
+    dice_used = bytearray()
+    boards = bytearray()
+    step_bytes = bytearray() if steps else None
+    index = bytearray() if by_board else None
+    generate = NATIVE.legal_results
+    legal_plays = variant.legal_plays
+    count = len(items)
+    start = generate(items, 0, Position, rules, offsets, dice_used, boards, step_bytes, index)
+    while start < count:
+        position, dice = items[start]
+        try:
+            plays = legal_plays(position, dice)
+        except NardyError as error:
+            raise type(error)(f"pair {start}: {error}") from error
+        dice_used.append(plays.dice_used)
+        keyed: Iterable[tuple[BoardKey, tuple[Step, ...]]] = plays.keyed()
+        if index is not None:
+            keyed, ranks = _by_board(keyed)
+            index += array("i", ranks).tobytes()
+        for key, play in keyed:
+            boards += array("b", key).tobytes()
+            if step_bytes is not None:
+                encoded = [v for step in play for v in (step[0], step[1], step[3])]
+                step_bytes += array("b", encoded + [-1] * (12 - len(encoded))).tobytes()
+        offsets += array("q", [len(boards) // BOARD]).tobytes()
+        start = generate(
+            items, start + 1, Position, rules, offsets, dice_used, boards, step_bytes, index
+        )
+    # An array made from a bytearray copies its bytes (as frombytes). The batch is built without
+    # the frozen dataclass's __init__ (five object.__setattr__ calls in Python: a fifth of a
+    # one-pair call), setting its slots directly as that __init__ does.
+    found: ResultBatch = _new_object(ResultBatch)
+    _set_offsets(found, array("q", offsets))
+    _set_dice_used(found, array("b", dice_used))
+    _set_boards(found, array("b", boards))
+    _set_steps(found, None if step_bytes is None else array("b", step_bytes))
+    _set_pinned(found, None)
+    _set_play_index(found, None if index is None else array("i", index))
+    return found
+
+
+_new_object = object.__new__
+_set_offsets = ResultBatch.__dict__["offsets"].__set__
+_set_dice_used = ResultBatch.__dict__["dice_used"].__set__
+_set_boards = ResultBatch.__dict__["boards"].__set__
+_set_steps = ResultBatch.__dict__["steps"].__set__
+_set_pinned = ResultBatch.__dict__["pinned"].__set__
+_set_play_index = ResultBatch.__dict__["play_index"].__set__

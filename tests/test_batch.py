@@ -52,6 +52,47 @@ def test_batch_gives_legal_plays_answers(name: str, options: dict[str, Any]) -> 
     _check(variant, list(_cases(variant, games=1, per_position=3, seed=3)))
 
 
+@pytest.mark.parametrize(
+    ("name", "options"), _variants(), ids=[_variant_id(n, o) for n, o in _variants()]
+)
+def test_board_order(name: str, options: dict[str, Any]) -> None:
+    """``order="board"``: each pair's results sorted by board key (the environments' canonical
+    action order, docs/encoding.md), ``play_index`` pointing at the same play in legal_plays."""
+    variant = load_variant(name, options)
+    pairs = list(_cases(variant, games=1, per_position=2, seed=4))
+    batch = legal_results(variant, pairs, steps=True, order="board")
+    in_play_order = legal_results(variant, pairs, steps=True)
+    assert batch.play_index is not None and batch.steps is not None
+    assert list(batch.offsets) == list(in_play_order.offsets)
+    assert batch.dice_used == in_play_order.dice_used
+    for k, (position, dice) in enumerate(pairs):
+        plays = variant.legal_plays(position, dice)
+        keys = [board_of(play.result) for play in plays]
+        start, end = batch.offsets[k], batch.offsets[k + 1]
+        ranks = list(batch.play_index[start:end])
+        assert ranks == sorted(range(len(keys)), key=lambda i: keys[i])
+        for row, rank in zip(range(start, end), ranks, strict=True):
+            source = in_play_order.offsets[k] + rank
+            assert (
+                batch.boards[row * BOARD : (row + 1) * BOARD]
+                == (in_play_order.boards[source * BOARD : (source + 1) * BOARD])
+            )
+            assert (
+                batch.steps[row * 12 : (row + 1) * 12]
+                == (in_play_order.steps[source * 12 : (source + 1) * 12])
+            )
+            if batch.pinned is not None and in_play_order.pinned is not None:
+                assert batch.pinned[row] == in_play_order.pinned[source]
+            assert batch.results(k)[row - start] == plays[rank].result
+    assert in_play_order.play_index is None
+
+
+def test_order_is_checked() -> None:
+    variant = load_variant("backgammon")
+    with pytest.raises(ValueError, match="order must be 'play' or 'board', not 'key'"):
+        legal_results(variant, [], order="key")  # type: ignore[arg-type]
+
+
 def test_boards_only_by_default_and_numpy_views() -> None:
     np = pytest.importorskip("numpy", reason="numpy is optional (nardy[rl] or nardy[neural])")
     variant = load_variant("backgammon")
@@ -68,6 +109,10 @@ def test_boards_only_by_default_and_numpy_views() -> None:
     assert arrays["boards"][batch.offsets[2] : batch.offsets[3]].tolist() == expected
     with_steps = legal_results(variant, [(start, (3, 1))], steps=True).to_numpy()
     assert with_steps["steps"].shape == (16, 4, 3)
+    by_board = legal_results(variant, [(start, (3, 1))], order="board").to_numpy()
+    assert by_board["play_index"].dtype == np.int32
+    assert sorted(by_board["play_index"].tolist()) == list(range(16))
+    assert "play_index" not in arrays
 
 
 def test_empty_batch() -> None:

@@ -105,6 +105,19 @@ def test_environment_requires_the_extension() -> None:
         assert "NARDY_MOVEGEN=compiled" in done.stderr, done.stderr
 
 
+def test_the_compiled_build_has_the_c_batch_generator() -> None:
+    """The build that compiles the generator also builds ``nardy.core._batchgen`` (setup.py), which
+    ``nardy.core.batch`` uses unless ``NARDY_MOVEGEN=pure``."""
+    from nardy.core import batch
+
+    if _engine.extension_path() is None:
+        pytest.skip("a pure install: no extension is built")
+    import nardy.core._batchgen  # type: ignore[import-not-found]  # noqa: F401
+
+    pure = os.environ.get(_engine.ENVIRONMENT, "").strip().lower() == "pure"
+    assert (batch.NATIVE is None) == pure
+
+
 def test_environment_value_is_checked() -> None:
     done = _kind_with("fast")
     assert done.returncode != 0

@@ -1,0 +1,905 @@
+/* nardy.core._batchgen: the move generator's fast path in C, for batches of segments.
+ *
+ * nardy.core.batch.legal_results hands this module a list of (position, dice) pairs of a rule set
+ * that the fast path answers (MoveGenerator.fast in core/movegen.py: order-free steps, no quarter,
+ * trap or pinning rule). For each pair it writes the legal results straight into byte buffers: no
+ * Python object per result. It is a line-by-line translation of MoveGenerator._fast, _fast_two,
+ * _fast_equal and _MultisetSearch.search, so it gives the same results in the same order with the
+ * same representative steps (core/movegen.py is the reference; tests/test_batchgen.py compares).
+ *
+ * With an index buffer each pair's results are written sorted by board instead (the learning
+ * environments' canonical action order), with each one's index in legal_plays' order.
+ *
+ * Where the Python fast path gives up (returns None: every longest play fails the six-block end
+ * check) or the pair is not the common case (a malformed position or dice, a finished game), the C
+ * code stops and returns the pair's index: Python answers that pair (and raises its errors).
+ *
+ * The board is core/movegen.py's: 28 ints seen from the mover, b[0] his borne-off count, b[1..24]
+ * the points (positive his, negative the opponent's), b[25] his bar, b[26] the opponent's bar,
+ * b[27] the opponent's borne-off count. A play's steps are 4 x (source, destination, hit), -1 where
+ * the play has fewer steps (nardy.core.batch's layout).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define BOARD 28
+#define STEP_BYTES 12
+#define BAR 25
+#define OPP_BAR 26
+#define OPP_OFF 27
+#define HEAD 24
+#define NO_LIMIT 99
+
+/* -- results: an insertion-ordered map from result board to steps (a Python dict's semantics) -- */
+
+typedef struct {
+    int8_t board[BOARD];
+    int8_t steps[STEP_BYTES];
+    int8_t alive; /* cleared by a filter (the six-block end check, the larger-die rule) */
+} Entry;
+
+typedef struct {
+    Entry *items;
+    Py_ssize_t n, cap;
+    uint32_t *slots;  /* open addressing: index of an item, valid where stamps[i] == stamp */
+    uint32_t *stamps; /* clearing the map is one increment of stamp */
+    size_t mask;
+    uint32_t stamp;
+} Map;
+
+static uint64_t hash_board(const int8_t *k) {
+    uint64_t a, b, c;
+    uint32_t d;
+    memcpy(&a, k, 8);
+    memcpy(&b, k + 8, 8);
+    memcpy(&c, k + 16, 8);
+    memcpy(&d, k + 24, 4);
+    uint64_t h = a * 0x9E3779B97F4A7C15ULL;
+    h = (h ^ (h >> 29) ^ b) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 31) ^ c) * 0x94D049BB133111EBULL;
+    h = (h ^ (h >> 29) ^ d) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 32);
+}
+
+static int map_init(Map *m) {
+    m->cap = 256;
+    m->items = PyMem_Malloc(sizeof(Entry) * m->cap);
+    m->mask = 1023;
+    m->slots = PyMem_Malloc(sizeof(uint32_t) * (m->mask + 1));
+    m->stamps = PyMem_Calloc(m->mask + 1, sizeof(uint32_t));
+    m->stamp = 1;
+    m->n = 0;
+    return m->items && m->slots && m->stamps ? 0 : -1;
+}
+
+static void map_clear(Map *m) {
+    m->n = 0;
+    if (++m->stamp == 0) { /* wrapped: forget every old stamp */
+        memset(m->stamps, 0, sizeof(uint32_t) * (m->mask + 1));
+        m->stamp = 1;
+    }
+}
+
+/* The index of board's item, or -1; *slot is where it is, or where it would go. */
+static Py_ssize_t map_find(const Map *m, const int8_t *board, size_t *slot) {
+    size_t i = (size_t)hash_board(board) & m->mask;
+    while (m->stamps[i] == m->stamp) {
+        uint32_t j = m->slots[i];
+        if (memcmp(m->items[j].board, board, BOARD) == 0) {
+            *slot = i;
+            return j;
+        }
+        i = (i + 1) & m->mask;
+    }
+    *slot = i;
+    return -1;
+}
+
+/* Room for one more item (growing the table at half load): 1 when the table was rebuilt (a slot
+ * found before is stale), 0 when not, -1 when out of memory. */
+static int map_reserve(Map *m) {
+    if (m->n == m->cap) {
+        Entry *items = PyMem_Realloc(m->items, sizeof(Entry) * m->cap * 2);
+        if (!items)
+            return -1;
+        m->items = items;
+        m->cap *= 2;
+    }
+    if ((size_t)(m->n + 1) * 2 > m->mask + 1) {
+        size_t size = (m->mask + 1) * 2;
+        uint32_t *slots = PyMem_Malloc(sizeof(uint32_t) * size);
+        uint32_t *stamps = PyMem_Calloc(size, sizeof(uint32_t));
+        if (!slots || !stamps) {
+            PyMem_Free(slots);
+            PyMem_Free(stamps);
+            return -1;
+        }
+        PyMem_Free(m->slots);
+        PyMem_Free(m->stamps);
+        m->slots = slots;
+        m->stamps = stamps;
+        m->mask = size - 1;
+        m->stamp = 1;
+        for (Py_ssize_t j = 0; j < m->n; j++) {
+            size_t i = (size_t)hash_board(m->items[j].board) & m->mask;
+            while (stamps[i] == 1)
+                i = (i + 1) & m->mask;
+            stamps[i] = 1;
+            slots[i] = (uint32_t)j;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Appends a new item at slot (from map_find); its steps are left to the caller. */
+static Entry *map_append(Map *m, const int8_t *board, size_t slot) {
+    Entry *e = &m->items[m->n];
+    memcpy(e->board, board, BOARD);
+    e->alive = 1;
+    m->stamps[slot] = m->stamp;
+    m->slots[slot] = (uint32_t)m->n++;
+    return e;
+}
+
+/* -- the generator's state ------------------------------------------------------------------- */
+
+typedef struct {
+    /* The rule set (MoveGenerator's attributes). */
+    int checkers;  /* RULES.md §3.11: N, the checkers of each side */
+    int closed_at; /* b[t] <= closed_at: point t is closed (§2.2: >= 2 or >= 1 opposing checkers) */
+    int blot;      /* a landing point's value that means a hit: -1 with hitting, else never (99) */
+    int exact;     /* the exact bear-off rule (§2.2) */
+    int head_limit; /* §3.3.3, NO_LIMIT for none */
+    int first_turn; /* §3.3.4: 0 principle, 1 fixed, 2 head_only */
+    int block_end;  /* the six-block rule checked at the end of the segment (§3.3.5) */
+    /* The segment. */
+    int b[BOARD];
+    int block_points[24]; /* my points on O's path below his lowest checker (six-block check) */
+    int block_count;      /* 0: no block can be illegal */
+    Map plays, singles, larger;
+    Map *result; /* the map holding the answer (plays or singles) */
+    int path[4][3]; /* the steps of the node being searched, one per depth */
+    /* The equal dice search (_MultisetSearch). */
+    int die, total, last, best, board_end, count;
+    int movable[26];
+} Gen;
+
+static void key_of(const int *b, int8_t *key) {
+    for (int i = 0; i < BOARD; i++)
+        key[i] = (int8_t)b[i];
+}
+
+static void set_steps(int8_t *out, int (*path)[3], int depth, const int *step) {
+    int i = 0;
+    for (; i < depth && i < 4; i++) { /* a segment has at most four steps */
+        out[3 * i] = (int8_t)path[i][0];
+        out[3 * i + 1] = (int8_t)path[i][1];
+        out[3 * i + 2] = (int8_t)path[i][2];
+    }
+    if (step && i < 4) {
+        out[3 * i] = (int8_t)step[0];
+        out[3 * i + 1] = (int8_t)step[1];
+        out[3 * i + 2] = (int8_t)step[2];
+        i++;
+    }
+    memset(out + 3 * i, -1, (size_t)(STEP_BYTES - 3 * i));
+}
+
+/* plays.setdefault(tuple(b), path[:depth] + (step,)); -1 when out of memory. */
+static int setdefault(Map *m, const int8_t *key, int (*path)[3], int depth, const int *step) {
+    size_t slot;
+    if (map_find(m, key, &slot) >= 0)
+        return 0;
+    int grown = map_reserve(m);
+    if (grown < 0)
+        return -1;
+    if (grown)
+        map_find(m, key, &slot);
+    set_steps(map_append(m, key, slot)->steps, path, depth, step);
+    return 0;
+}
+
+static int setdefault_board(Map *m, const int *b, int (*path)[3], int depth, const int *step) {
+    int8_t key[BOARD];
+    key_of(b, key);
+    return setdefault(m, key, path, depth, step);
+}
+
+/* "the mover has no checker on any point higher than p" (§2.2, standard bear-off), negated. */
+static int checker_above(const int *b, int p) {
+    for (int q = p + 1; q <= 6; q++)
+        if (b[q] > 0)
+            return 1;
+    return 0;
+}
+
+/* Whether six consecutive block points hold the mover's checkers (an illegal block, §3.3.5). */
+static int has_run_of_six(const int8_t *key, const Gen *g) {
+    int run = 0;
+    for (int i = 0; i < g->block_count; i++) {
+        if (key[g->block_points[i]] > 0) {
+            if (++run == 6)
+                return 1;
+        } else
+            run = 0;
+    }
+    return 0;
+}
+
+/* §2.3 item 3, the six-block end check: drops the results that fail it; how many remain. */
+static Py_ssize_t filter_blocks(Map *m, const Gen *g) {
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t j = 0; j < m->n; j++) {
+        Entry *e = &m->items[j];
+        if (e->alive && has_run_of_six(e->board, g))
+            e->alive = 0;
+        kept += e->alive;
+    }
+    return kept;
+}
+
+/* The answer "N = 0, the empty play" (§2.3: "If N = 0 the only legal play is the empty play"). */
+static int no_play(Gen *g) {
+    map_clear(&g->plays);
+    if (setdefault_board(&g->plays, g->b, g->path, 0, NULL) < 0)
+        return -2;
+    g->result = &g->plays;
+    return 0;
+}
+
+#define FALLBACK (-1) /* the Python generator answers this pair */
+#define NO_MEMORY (-2)
+
+/* -- two different dice (MoveGenerator._fast_two) --------------------------------------------- */
+
+/* The mover's points, descending, and (returned) his checkers outside home (points 7..24). */
+static int occupied_points(const int *b, int *occupied, int *n) {
+    int outside = 0;
+    *n = 0;
+    for (int p = 24; p >= 1; p--)
+        if (b[p] > 0) {
+            occupied[(*n)++] = p;
+            if (p > 6)
+                outside += b[p];
+        }
+    return outside;
+}
+
+/* Both orders of the dice; a pair of steps already played in the first order is not replayed.
+ * Returns the dice used, FALLBACK or NO_MEMORY. */
+static int fast_two(Gen *g, int d1, int d2, int limit) {
+    int *b = g->b;
+    const int all = g->checkers, closed_at = g->closed_at, blot = g->blot, exact = g->exact;
+    const int larger = d1 > d2 ? d1 : d2;
+    int occupied[24], n_occupied, bar_only[1] = {BAR};
+    int outside = occupied_points(b, occupied, &n_occupied) + b[BAR];
+    uint8_t pairs[26][26]; /* [x source][y source]: pairs of steps played in the first order */
+    memset(pairs, 0, sizeof pairs);
+    int have_singles = 0; /* one-die candidates, kept only while no play uses both dice */
+    map_clear(&g->plays);
+    const int *first_sources = b[BAR] ? bar_only : occupied;
+    const int n_first = b[BAR] ? 1 : n_occupied;
+    int8_t key[BOARD];
+    for (int order = 0; order < 2; order++) {
+        const int x = order ? d2 : d1, y = order ? d1 : d2;
+        for (int i = 0; i < n_first; i++) {
+            const int p = first_sources[i], t = p - x;
+            int v, out1, s1[3];
+            if (t >= 1) {
+                v = b[t];
+                if (v <= closed_at) /* §2.2 item 2: the point is closed */
+                    continue;
+                b[p]--;
+                s1[0] = p, s1[1] = t, s1[2] = v == blot;
+                if (v == blot) { /* §2.2: "a step onto a point with exactly one opposing checker hits it" */
+                    b[t] = 1;
+                    b[OPP_BAR]++;
+                } else
+                    b[t] = v + 1;
+                out1 = p > 6 && t <= 6 ? outside - 1 : outside;
+            } else {
+                /* §2.2 bear-off: "only if the mover is all home"; standard or exact rule. */
+                if (outside || (t < 0 && (exact || checker_above(b, p))))
+                    continue;
+                v = 0;
+                b[p]--;
+                b[0]++;
+                out1 = 0;
+                s1[0] = p, s1[1] = 0, s1[2] = 0;
+            }
+            if (b[0] == all) {
+                /* §2.3 item 2: bearing off the last checker "counts as having used all dice". */
+                if (setdefault_board(&g->plays, b, &s1, 1, NULL) < 0)
+                    return NO_MEMORY;
+            } else {
+                /* The second step, sources descending (the first step may add its landing point). */
+                int merged[25], n_sources;
+                const int *sources;
+                if (b[BAR]) {
+                    sources = bar_only;
+                    n_sources = 1;
+                } else if (t >= 1 && v <= 0) {
+                    int k = 0, m = 0;
+                    while (k < n_occupied && occupied[k] > t)
+                        merged[m++] = occupied[k++];
+                    merged[m++] = t;
+                    while (k < n_occupied)
+                        merged[m++] = occupied[k++];
+                    sources = merged;
+                    n_sources = m;
+                } else {
+                    sources = occupied;
+                    n_sources = n_occupied;
+                }
+                /* §3.3.3: at most `limit` head steps in the segment. */
+                const int head_left = p == HEAD ? limit - 1 : limit;
+                int more = 0;
+                for (int j = 0; j < n_sources; j++) {
+                    const int q = sources[j], u = q - y;
+                    if (b[q] <= 0 || (q == HEAD && head_left <= 0))
+                        continue;
+                    int s2[3] = {q, u >= 1 ? u : 0, 0};
+                    if (u >= 1) {
+                        const int w = b[u];
+                        if (w <= closed_at)
+                            continue;
+                        more = 1;
+                        if (!order)
+                            pairs[p][q] = 1;
+                        else if (pairs[q][p])
+                            continue; /* the same two steps in the other order: the same result */
+                        b[q]--;
+                        if (w == blot) {
+                            b[u] = 1;
+                            b[OPP_BAR]++;
+                            s2[2] = 1;
+                            key_of(b, key);
+                            b[OPP_BAR]--;
+                        } else {
+                            b[u] = w + 1;
+                            key_of(b, key);
+                        }
+                        b[u] = w;
+                        b[q]++;
+                    } else {
+                        if (out1 || (u < 0 && (exact || checker_above(b, q))))
+                            continue;
+                        more = 1;
+                        if (!order)
+                            pairs[p][q] = 1;
+                        else if (pairs[q][p])
+                            continue;
+                        b[q]--;
+                        b[0]++;
+                        key_of(b, key);
+                        b[q]++;
+                        b[0]--;
+                    }
+                    if (setdefault(&g->plays, key, &s1, 1, s2) < 0)
+                        return NO_MEMORY;
+                }
+                if (!more && !g->plays.n) {
+                    /* A one-die candidate; it matters only if no play uses both dice. */
+                    if (!have_singles) {
+                        have_singles = 1;
+                        map_clear(&g->singles);
+                        map_clear(&g->larger);
+                    }
+                    size_t slot;
+                    key_of(b, key);
+                    Py_ssize_t found;
+                    if (x == larger) {
+                        /* by_larger.add(key); singles[key] = (s1,) (replacing the steps, keeping
+                         * the place of a result the smaller die reached first) */
+                        if (map_find(&g->larger, key, &slot) < 0) {
+                            int grown = map_reserve(&g->larger);
+                            if (grown < 0)
+                                return NO_MEMORY;
+                            if (grown)
+                                map_find(&g->larger, key, &slot);
+                            map_append(&g->larger, key, slot);
+                            found = map_find(&g->singles, key, &slot);
+                            if (found >= 0)
+                                set_steps(g->singles.items[found].steps, &s1, 1, NULL);
+                            else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
+                                return NO_MEMORY;
+                        }
+                    } else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
+                        return NO_MEMORY;
+                }
+            }
+            /* Undo the first step. */
+            b[p]++;
+            if (t >= 1) {
+                b[t] = v;
+                if (v == blot)
+                    b[OPP_BAR]--;
+            } else
+                b[0]--;
+        }
+    }
+    if (g->plays.n) {
+        if (g->block_count && !filter_blocks(&g->plays, g))
+            return FALLBACK; /* every two-dice play fails the end check: candidates are shorter */
+        g->result = &g->plays;
+        return 2;
+    }
+    if (have_singles && g->singles.n) {
+        Py_ssize_t kept = g->singles.n;
+        if (g->block_count)
+            kept = filter_blocks(&g->singles, g);
+        if (kept) {
+            /* §2.3 item 5, the larger-die rule: "if N = 1, D consists of two different values and
+             * a remaining candidate uses the larger value, only candidates using the larger value
+             * remain". */
+            if (g->larger.n) {
+                Py_ssize_t with_larger = 0;
+                size_t slot;
+                for (Py_ssize_t j = 0; j < g->singles.n; j++) {
+                    Entry *e = &g->singles.items[j];
+                    if (e->alive && map_find(&g->larger, e->board, &slot) >= 0)
+                        with_larger++;
+                }
+                if (with_larger)
+                    for (Py_ssize_t j = 0; j < g->singles.n; j++) {
+                        Entry *e = &g->singles.items[j];
+                        if (e->alive && map_find(&g->larger, e->board, &slot) < 0)
+                            e->alive = 0;
+                    }
+            }
+            g->result = &g->singles;
+            return 1;
+        }
+    }
+    return no_play(g) < 0 ? NO_MEMORY : 0;
+}
+
+/* -- equal dice (MoveGenerator._fast_equal, _MultisetSearch) ---------------------------------- */
+
+/* Keeps the board (or a step from it) as a play of `used` dice, if no play so far uses more. */
+static int record(Gen *g, int used, const int8_t *key, int depth, const int *step) {
+    if (g->best < used) {
+        g->best = used;
+        map_clear(&g->plays);
+    }
+    return setdefault(&g->plays, key, g->path, depth, step);
+}
+
+/* Steps from non-increasing source points (one order per multiset of steps: §2.3's sequences of
+ * an order-free rule set reach the same results in any order). -1 when out of memory. */
+static int search(Gen *g, int start, int depth, int outside, int head_left) {
+    int *b = g->b;
+    const int die = g->die, blot = g->blot, exact = g->exact;
+    const int stop = b[BAR] ? 1 : outside ? g->board_end : g->count;
+    int moved = 0;
+    int8_t key[BOARD];
+    for (int j = start; j < stop; j++) {
+        const int p = g->movable[j];
+        if (b[p] <= 0 || (p == HEAD && head_left <= 0))
+            continue;
+        const int t = p - die;
+        int step[3] = {p, t >= 1 ? t : 0, 0};
+        if (t >= 1) {
+            const int v = b[t];
+            b[p]--;
+            if (v == blot) {
+                b[t] = 1;
+                b[OPP_BAR]++;
+                step[2] = 1;
+            } else
+                b[t] = v + 1;
+            moved = 1;
+            if (depth == g->last) {
+                /* The last die: every legal step ends a play. */
+                key_of(b, key);
+                if (record(g, g->total, key, depth, step) < 0)
+                    return -1;
+            } else {
+                memcpy(g->path[depth], step, sizeof step);
+                if (search(g, j, depth + 1, p > 6 && t <= 6 ? outside - 1 : outside,
+                           p == HEAD ? head_left - 1 : head_left) < 0)
+                    return -1;
+            }
+            b[p]++;
+            b[t] = v;
+            if (v == blot)
+                b[OPP_BAR]--;
+        } else {
+            if (t < 0 && (exact || checker_above(b, p)))
+                continue;
+            b[p]--;
+            b[0]++;
+            moved = 1;
+            if (depth == g->last || b[0] == g->checkers) {
+                /* The last die, or §2.3 item 2: the last checker off "counts as having used all
+                 * dice". */
+                key_of(b, key);
+                if (record(g, g->total, key, depth, step) < 0)
+                    return -1;
+            } else {
+                memcpy(g->path[depth], step, sizeof step);
+                if (search(g, j, depth + 1, outside, head_left) < 0)
+                    return -1;
+            }
+            b[p]++;
+            b[0]--;
+        }
+    }
+    if (!moved && depth >= g->best) {
+        /* A leaf short of the segment's dice (§2.3 item 4: only the longest are plays). */
+        key_of(b, key);
+        if (record(g, depth, key, depth, NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int fast_equal(Gen *g, int die, int total, int limit) {
+    int *b = g->b;
+    /* Points a checker can step from by `die`: held now or reachable by earlier steps, with an open
+     * landing point or a bear-off. Whether a point is closed cannot change in the segment (the
+     * mover's steps only add his checkers; a hit blot's point stays open). Descending: the bar
+     * first, the bear-off points (p <= die) last, from board_end on. */
+    int reached[26] = {0}, n = 0, outside = b[BAR];
+    if (outside) {
+        if (b[BAR - die] <= g->closed_at)
+            return no_play(g) < 0 ? NO_MEMORY : 0; /* closed out */
+        g->movable[n++] = BAR;
+        reached[BAR - die] = 1;
+    }
+    for (int p = 24; p > die; p--) {
+        const int c = b[p];
+        if (c > 0 || reached[p]) {
+            if (c > 0 && p > 6)
+                outside += c;
+            if (b[p - die] > g->closed_at) {
+                g->movable[n++] = p;
+                reached[p - die] = 1;
+            }
+        }
+    }
+    g->board_end = n;
+    for (int p = die; p >= 1; p--)
+        if (b[p] > 0 || reached[p])
+            g->movable[n++] = p;
+    g->count = n;
+    g->die = die;
+    g->total = total;
+    g->last = total - 1;
+    g->best = -1;
+    map_clear(&g->plays);
+    if (search(g, 0, 0, outside, limit) < 0)
+        return NO_MEMORY;
+    if (g->block_count && g->best && !filter_blocks(&g->plays, g))
+        return FALLBACK;
+    g->result = &g->plays;
+    return g->best;
+}
+
+/* -- one segment (MoveGenerator.segment, _fast) ----------------------------------------------- */
+
+static int generate(Gen *g, const int *dice, int n_dice, int limit) {
+    if (n_dice == 2 && dice[0] != dice[1])
+        return fast_two(g, dice[0], dice[1], limit);
+    return fast_equal(g, dice[0], n_dice, limit);
+}
+
+/* The segment's answer in g->result: the dice used, FALLBACK or NO_MEMORY. `start` is the board. */
+static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
+    memcpy(g->b, start, sizeof g->b);
+    /* §3.3.5: an illegal block lies wholly below O's lowest checker, so it needs six of my points
+     * on O's path 1 ... lowest - 1 ("If O has borne off any checker, no block is illegal"). */
+    g->block_count = 0;
+    if (g->block_end && !start[OPP_OFF]) {
+        for (int q = 1; q <= 24; q++) {
+            const int p = q <= 12 ? q + 12 : q - 12; /* O's point q in my coordinates */
+            if (start[p] < 0) {
+                if (q >= 7)
+                    for (int r = 1; r < q; r++)
+                        g->block_points[g->block_count++] = r <= 12 ? r + 12 : r - 12;
+                break;
+            }
+        }
+    }
+    int limit = g->head_limit;
+    if (limit != NO_LIMIT && start[HEAD] == g->checkers) {
+        /* §3.3.4, the first-turn exception: "a segment that starts with all 15 of the player's
+         * checkers on his head". */
+        const int die = dice[0];
+        int same = 1;
+        for (int i = 1; i < n_dice; i++)
+            same &= dice[i] == die;
+        const int fixed = same && (die == 3 || die == 4 || die == 6);
+        if (g->first_turn == 0) {
+            /* principle: "L = 2 if M2 > M1, otherwise L = 1". */
+            const int one = generate(g, dice, n_dice, 1);
+            memcpy(g->b, start, sizeof g->b);
+            const int two = one < 0 ? one : generate(g, dice, n_dice, 2);
+            memcpy(g->b, start, sizeof g->b);
+            if (two < 0)
+                return two;
+            limit = two > one ? 2 : 1;
+        } else if (g->first_turn == 1 || !fixed)
+            limit = fixed ? 2 : 1;
+        else {
+            /* head_only: "none of the mover's points 24 - d, 24 - 2d, ..., 12 + d holds an
+             * opposing checker". */
+            limit = 2;
+            for (int p = HEAD - die; p > 12 + die - 1; p -= die)
+                if (start[p] < 0)
+                    limit = 1;
+        }
+    }
+    return generate(g, dice, n_dice, limit);
+}
+
+/* -- the Python interface -------------------------------------------------------------------- */
+
+static PyObject *str_points, *str_bar, *str_off;
+
+/* Reads `count` exact ints of a tuple into out; 0 when it is not such a tuple of small ints. */
+static int read_ints(PyObject *tuple, int *out, Py_ssize_t count) {
+    if (!tuple || !PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) != count)
+        return 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyTuple_GET_ITEM(tuple, i);
+        if (!PyLong_CheckExact(item))
+            return 0;
+        int overflow;
+        long value = PyLong_AsLongAndOverflow(item, &overflow);
+        if (overflow || value < -100 || value > 100) /* no layout has more than 15 checkers */
+            return 0;
+        out[i] = (int)value;
+    }
+    return 1;
+}
+
+/* The start board of a position, as MoveGenerator.segment builds it; 0 for anything unusual. */
+static int read_position(PyObject *position, PyTypeObject *type, int *b) {
+    if (Py_TYPE(position) != type)
+        return 0;
+    PyObject *points = PyObject_GetAttr(position, str_points);
+    PyObject *bar = PyObject_GetAttr(position, str_bar);
+    PyObject *off = PyObject_GetAttr(position, str_off);
+    int pair[2], ok = 0;
+    if (read_ints(points, b + 1, 24)) {
+        if (read_ints(bar, pair, 2)) {
+            b[BAR] = pair[0], b[OPP_BAR] = pair[1];
+            if (read_ints(off, pair, 2)) {
+                b[0] = pair[0], b[OPP_OFF] = pair[1];
+                ok = b[BAR] >= 0 && b[OPP_BAR] >= 0 && b[0] >= 0 && b[OPP_OFF] >= 0;
+            }
+        }
+    }
+    Py_XDECREF(points);
+    Py_XDECREF(bar);
+    Py_XDECREF(off);
+    PyErr_Clear(); /* a missing attribute: Python answers the pair (and says what is wrong) */
+    return ok;
+}
+
+/* The dice as MoveGenerator.checked_segment accepts them (a tuple or list of two different
+ * values or 1-4 equal ones, exact ints 1-6; §2.2); 0 otherwise. */
+static int read_dice(PyObject *obj, int *dice) {
+    if (!PyTuple_CheckExact(obj) && !PyList_CheckExact(obj))
+        return 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    if (n < 1 || n > 4)
+        return 0;
+    PyObject **items = PySequence_Fast_ITEMS(obj);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyLong_CheckExact(items[i]))
+            return 0;
+        long value = PyLong_AsLong(items[i]);
+        if (value < 1 || value > 6) {
+            PyErr_Clear();
+            return 0;
+        }
+        dice[i] = (int)value;
+        if (n != 2 && dice[i] != dice[0])
+            return 0;
+    }
+    return (int)n;
+}
+
+/* Output grows in C buffers and goes to the bytearrays once per call. */
+typedef struct {
+    char *data;
+    Py_ssize_t n, cap;
+} Buffer;
+
+static char *buffer_grow(Buffer *buf, Py_ssize_t add) {
+    if (buf->n + add > buf->cap) {
+        Py_ssize_t cap = buf->cap ? buf->cap : 4096;
+        while (cap < buf->n + add)
+            cap *= 2;
+        char *data = PyMem_Realloc(buf->data, (size_t)cap);
+        if (!data)
+            return NULL;
+        buf->data = data;
+        buf->cap = cap;
+    }
+    char *at = buf->data + buf->n;
+    buf->n += add;
+    return at;
+}
+
+static int flush(Buffer *buf, PyObject *bytearray) {
+    if (!buf->n)
+        return 0;
+    Py_ssize_t size = PyByteArray_GET_SIZE(bytearray);
+    if (PyByteArray_Resize(bytearray, size + buf->n) < 0)
+        return -1;
+    memcpy(PyByteArray_AS_STRING(bytearray) + size, buf->data, (size_t)buf->n);
+    buf->n = 0;
+    return 0;
+}
+
+/* A result and its index among the pair's results in legal_plays' order; `order` is its board
+ * with each count's sign bit flipped, so that memcmp orders the boards as tuples of signed counts
+ * (-128 ... 127 become 0 ... 255). */
+typedef struct {
+    uint8_t order[BOARD];
+    int32_t index;
+    const Entry *entry;
+} Ranked;
+
+/* Results by board, ascending: the learning environments' canonical action order
+ * (nardy/env/driver.py, play_order). Boards are distinct. */
+static int compare_boards(const void *x, const void *y) {
+    return memcmp(((const Ranked *)x)->order, ((const Ranked *)y)->order, BOARD);
+}
+
+static Gen gen; /* the maps are reused from call to call (the GIL is held throughout) */
+static Buffer out_boards, out_steps, out_offsets, out_dice, out_index, ranked;
+static int ready;
+
+static void forget_output(void) {
+    out_boards.n = out_steps.n = out_offsets.n = out_dice.n = out_index.n = 0;
+}
+
+PyDoc_STRVAR(legal_results_doc,
+"legal_results(pairs, start, position_type, rules, offsets, dice_used, boards, steps, index)\n"
+"-> int\n\n"
+"Appends the legal results of pairs[start:] to the bytearrays (nardy.core.batch's layout; offsets\n"
+"as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
+"the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
+"rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
+"end check). steps is a bytearray or None. index is None (each pair's results in legal_plays'\n"
+"order) or a bytearray: each pair's results sorted by board, and per row (int32) the result's\n"
+"index in legal_plays' order.");
+
+static PyObject *legal_results(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *pairs, *type, *offsets, *dice_used, *boards, *steps, *index_out;
+    Py_ssize_t start;
+    int checkers, closed_by, hits, exact, head_limit, first_turn, block_end;
+    if (!PyArg_ParseTuple(args, "O!nO!(iippiip)O!O!O!OO", &PyList_Type, &pairs, &start,
+                          &PyType_Type, &type, &checkers, &closed_by, &hits, &exact, &head_limit,
+                          &first_turn, &block_end, &PyByteArray_Type, &offsets, &PyByteArray_Type,
+                          &dice_used, &PyByteArray_Type, &boards, &steps, &index_out))
+        return NULL;
+    if ((steps != Py_None && !PyByteArray_Check(steps)) ||
+        (index_out != Py_None && !PyByteArray_Check(index_out))) {
+        PyErr_SetString(PyExc_TypeError, "steps and index must be bytearrays or None");
+        return NULL;
+    }
+    const int sort = index_out != Py_None;
+    if (!ready) {
+        if (map_init(&gen.plays) < 0 || map_init(&gen.singles) < 0 || map_init(&gen.larger) < 0)
+            return PyErr_NoMemory();
+        ready = 1;
+    }
+    gen.checkers = checkers;
+    gen.closed_at = -closed_by;
+    gen.blot = hits ? -1 : 99;
+    gen.exact = exact;
+    gen.head_limit = head_limit > 0 ? head_limit : NO_LIMIT;
+    gen.first_turn = first_turn;
+    gen.block_end = block_end;
+    int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
+    Py_ssize_t index = start, count = PyList_GET_SIZE(pairs);
+    int failed = 0;
+    for (; index < count; index++) {
+        PyObject *pair = PyList_GET_ITEM(pairs, index);
+        int board[BOARD], dice[4], n_dice;
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+            !read_position(PyTuple_GET_ITEM(pair, 0), (PyTypeObject *)type, board) ||
+            !(n_dice = read_dice(PyTuple_GET_ITEM(pair, 1), dice)))
+            break;
+        if (board[0] == checkers || board[OPP_OFF] == checkers)
+            break; /* §2.6: the game is over (Python says so) */
+        int used = segment(&gen, board, dice, n_dice);
+        if (used == FALLBACK)
+            break;
+        if (used == NO_MEMORY) {
+            failed = 1;
+            break;
+        }
+        /* The pair's results (those no filter dropped), in legal_plays' order or by board. */
+        const Map *m = gen.result;
+        Ranked *order = (Ranked *)buffer_grow(&ranked, (Py_ssize_t)sizeof(Ranked) * m->n);
+        if (!order) {
+            failed = 1;
+            break;
+        }
+        ranked.n = 0; /* scratch: reused by the next pair */
+        int32_t kept = 0;
+        for (Py_ssize_t j = 0; j < m->n; j++)
+            if (m->items[j].alive) {
+                order[kept].entry = &m->items[j];
+                order[kept].index = kept;
+                if (sort)
+                    for (int i = 0; i < BOARD; i++)
+                        order[kept].order[i] = (uint8_t)m->items[j].board[i] ^ 0x80;
+                kept++;
+            }
+        if (sort)
+            qsort(order, (size_t)kept, sizeof(Ranked), compare_boards);
+        char *at = buffer_grow(&out_boards, (Py_ssize_t)BOARD * kept);
+        char *st = steps == Py_None ? NULL : buffer_grow(&out_steps, (Py_ssize_t)STEP_BYTES * kept);
+        char *ix = sort ? buffer_grow(&out_index, (Py_ssize_t)sizeof(int32_t) * kept) : NULL;
+        if (!at || (steps != Py_None && !st) || (sort && !ix)) {
+            failed = 1;
+            break;
+        }
+        for (int32_t j = 0; j < kept; j++) {
+            memcpy(at + (Py_ssize_t)BOARD * j, order[j].entry->board, BOARD);
+            if (st)
+                memcpy(st + (Py_ssize_t)STEP_BYTES * j, order[j].entry->steps, STEP_BYTES);
+            if (ix)
+                memcpy(ix + sizeof(int32_t) * j, &order[j].index, sizeof(int32_t));
+        }
+        rows += kept;
+        char *d = buffer_grow(&out_dice, 1);
+        char *o = buffer_grow(&out_offsets, sizeof rows);
+        if (failed || !d || !o) {
+            failed = 1;
+            break;
+        }
+        *d = (char)used;
+        memcpy(o, &rows, sizeof rows);
+    }
+    if (failed) {
+        forget_output();
+        return PyErr_NoMemory();
+    }
+    if (flush(&out_boards, boards) < 0 || (steps != Py_None && flush(&out_steps, steps) < 0) ||
+        (sort && flush(&out_index, index_out) < 0) || flush(&out_offsets, offsets) < 0 ||
+        flush(&out_dice, dice_used) < 0) {
+        forget_output();
+        return NULL;
+    }
+    return PyLong_FromSsize_t(index);
+}
+
+static PyMethodDef methods[] = {
+    {"legal_results", legal_results, METH_VARARGS, legal_results_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_batchgen",
+    "The move generator's fast path in C for nardy.core.batch (see core/_batchgen.c).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__batchgen(void) {
+    str_points = PyUnicode_InternFromString("points");
+    str_bar = PyUnicode_InternFromString("bar");
+    str_off = PyUnicode_InternFromString("off");
+    if (!str_points || !str_bar || !str_off)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+#ifdef COMPILED_FROM_SHA256
+    /* setup.py's digest of this file: nardy.core.batch does not use a module built from another. */
+    if (m && PyModule_AddStringConstant(m, "COMPILED_FROM_SHA256", COMPILED_FROM_SHA256) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+#endif
+    return m;
+}

@@ -1,0 +1,270 @@
+"""The C batch generator (``nardy.core._batchgen``, behind :func:`nardy.core.batch.legal_results`)
+against the Python generator's source, the reference: for every rule set it takes, the same results
+in the same order with the same representative steps and dice used; the oracle's result sets; and
+the pairs it leaves to ``legal_plays`` (the general search's rare cases, bad input) answered in
+their place with today's errors.
+
+The tests that need the extension skip in a pure install (``NARDY_COMPILE=0``), where the batch
+API is the Python path these tests compare with.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from array import array
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_oracle import ALL_DICE, _cases, _oracle_cases, _steps, _variant_id, _variants
+from test_properties import positions
+
+from nardy.core import NardyError, Position, _engine, batch, load_variant
+from nardy.core.batch import BOARD, STEP_FIELDS, ResultBatch, legal_results
+from nardy.core.movegen import board_of
+from nardy.core.variant import Variant
+
+REFERENCE = "nardy_movegen_reference"
+FAST = [(n, o) for n, o in _variants() if load_variant(n, o).generator.fast]
+"""The rule sets of the fast path: the C generator's (backgammon, trictrac, long, …)."""
+
+needs_c = pytest.mark.skipif(
+    batch.NATIVE is None, reason="nardy.core._batchgen is not built, or NARDY_MOVEGEN=pure"
+)
+
+# Positions where every longest play fails the six-block end check (RULES.md §3.3.5, §2.3 item 3):
+# the fast path gives up and the general search answers (found by a random search).
+GIVING_UP = [
+    ("HBAA-A/--A--o/------/----A-", (6, 6, 6, 6)),
+    ("EAFAA-/--o---/----A-/------", (5, 6)),
+]
+
+
+@pytest.fixture(scope="module")
+def reference() -> ModuleType:
+    """The generator's Python source, loaded beside whatever ``nardy.core.movegen`` is."""
+    return sys.modules.get(REFERENCE) or _engine.load_source(REFERENCE)
+
+
+Rows = list[tuple[int, list[tuple[list[int], list[int]]]]]
+
+
+def _rows(found: ResultBatch) -> Rows:
+    """Per pair: the dice used and every play's (board, steps), in order."""
+    assert found.steps is not None
+    rows: Rows = []
+    for k in range(len(found)):
+        plays = [
+            (
+                list(found.boards[r * BOARD : (r + 1) * BOARD]),
+                list(found.steps[r * STEP_FIELDS : (r + 1) * STEP_FIELDS]),
+            )
+            for r in range(found.offsets[k], found.offsets[k + 1])
+        ]
+        rows.append((found.dice_used[k], plays))
+    return rows
+
+
+def _expected(reference: ModuleType, variant: Variant, pairs: list[Any]) -> Rows:
+    """The reference generator's answers in the batch's layout."""
+    generator = reference.MoveGenerator(variant.rules)
+    rows: Rows = []
+    for position, dice in pairs:
+        segment = generator.segment(position, dice)
+        plays = []
+        for key, steps in segment.plays.items():
+            encoded = [v for s in steps for v in (s.src, s.dst, int(s.hit))]
+            plays.append((list(key), encoded + [-1] * (STEP_FIELDS - len(encoded))))
+        rows.append((segment.dice_used, plays))
+    return rows
+
+
+def _c_answers(variant: Variant, pairs: list[Any]) -> int:
+    """How many of the pairs the C generator answers itself."""
+    rules = batch.native_rules(variant)
+    assert batch.NATIVE is not None and rules is not None
+    answered = start = 0
+    while start < len(pairs):
+        end = batch.NATIVE.legal_results(
+            pairs, start, Position, rules, bytearray(8), bytearray(), bytearray(), None, None
+        )
+        answered += end - start
+        start = end + 1
+    return answered
+
+
+def test_the_c_path_takes_the_fast_rule_sets() -> None:
+    """The C path answers exactly the fast path's rule sets (and none with NARDY_MOVEGEN=pure or
+    without the extension)."""
+    assert {"backgammon", "trictrac", "long", "gulbar", "khachapuri", "hypergammon", "portes"} <= {
+        n for n, o in FAST if not o
+    }
+    for name, options in _variants():
+        variant = load_variant(name, options)
+        taken = batch.native_rules(variant) is not None
+        assert taken == (batch.NATIVE is not None and variant.generator.fast), name
+
+
+@needs_c
+@pytest.mark.parametrize(("name", "options"), FAST, ids=[_variant_id(n, o) for n, o in FAST])
+def test_c_gives_the_references_answers(
+    reference: ModuleType, name: str, options: dict[str, Any]
+) -> None:
+    variant = load_variant(name, options)
+    pairs = list(_cases(variant, games=2, per_position=4, seed=7))
+    assert _rows(legal_results(variant, pairs, steps=True)) == _expected(reference, variant, pairs)
+    assert _c_answers(variant, pairs) >= 0.95 * len(pairs)
+
+
+@needs_c
+def test_c_agrees_with_the_oracle() -> None:
+    """100 % of the oracle's cases, every one answered in C: the oracle's result sets (the order
+    and steps are legal_plays's: tests/test_batch.py, on the oracle too)."""
+    variant = load_variant("backgammon")
+    cases = _oracle_cases()
+    pairs = [(Position.from_json(c["position"]), _steps(c["dice"])) for c in cases]
+    assert _c_answers(variant, pairs) == len(pairs) == 2550
+    found = legal_results(variant, pairs)
+    boards = found.boards.tobytes()
+    for k, case in enumerate(cases):
+        rows = range(found.offsets[k], found.offsets[k + 1])
+        got = {boards[r * BOARD : (r + 1) * BOARD] for r in rows}
+        expected = {array("b", board_of(Position.from_json(r))).tobytes() for r in case["results"]}
+        assert got == expected and len(rows) == len(expected), case["id"]
+
+
+@needs_c
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_c_gives_the_references_answers_on_random_positions(
+    reference: ModuleType, data: st.DataObject
+) -> None:
+    """Arbitrary positions (bars, bear-offs, blocks; not only those of games), every dice."""
+    name = data.draw(st.sampled_from(["backgammon", "long", "khachapuri", "portes"]))
+    variant = load_variant(name)
+    position = data.draw(positions(variant.rules.geometry))
+    if variant.is_finished(position):
+        return
+    pairs = [(position, dice) for dice in ALL_DICE]
+    assert _rows(legal_results(variant, pairs, steps=True)) == _expected(reference, variant, pairs)
+
+
+@needs_c
+def test_where_the_fast_path_gives_up_python_answers(reference: ModuleType) -> None:
+    """A pair the C generator leaves to the Python one is answered in its place."""
+    variant = load_variant("long")
+    start = variant.start_position()
+    pairs: list[Any] = [(start, (3, 1))]
+    for text, dice in GIVING_UP:
+        pairs += [(Position.from_id(text), dice), (start, (6, 6, 6, 6))]
+    assert _c_answers(variant, pairs) == len(pairs) - len(GIVING_UP)
+    assert _rows(legal_results(variant, pairs, steps=True)) == _expected(reference, variant, pairs)
+
+
+def _both(variant: Variant, pairs: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """legal_results's answer in both orders (or its error) with the C path as built, and
+    without it."""
+    answers = []
+    for native in (batch.NATIVE, None):
+        with monkeypatch.context() as patch:
+            patch.setattr(batch, "NATIVE", native)
+            try:
+                found = legal_results(variant, pairs, steps=True)
+                by_board = legal_results(variant, pairs, steps=True, order="board")
+                answers.append(
+                    (
+                        list(found.offsets),
+                        list(found.dice_used),
+                        found.boards,
+                        found.steps,
+                        (by_board.boards, by_board.steps, by_board.play_index),
+                    )
+                )
+            except Exception as error:  # the errors are what is compared
+                answers.append((type(error), str(error)))
+    return answers
+
+
+def test_without_the_extension_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    variant = load_variant("backgammon")
+    start = variant.start_position()
+    pairs: list[Any] = [(start, dice) for dice in ALL_DICE]
+    # Pairs the C generator leaves to legal_plays, which accepts them: a bool die, a list.
+    pairs += [(start, (True, 3)), [start, [5, 2]], (variant.flip(start), [4, 4, 4])]
+    pairs += [(start, dice) for dice in ALL_DICE]
+    with_c, without = _both(variant, pairs, monkeypatch)
+    assert with_c == without
+    assert len(with_c[1]) == len(pairs)
+    assert isinstance(with_c[2], array) and with_c[2].typecode == "b"
+    # The batches themselves (built without __init__ on the C path) compare and read alike.
+    found = legal_results(variant, pairs[:3])
+    monkeypatch.setattr(batch, "NATIVE", None)
+    assert found == legal_results(variant, pairs[:3])
+    assert found.results(2) == [play.result for play in variant.legal_plays(*pairs[2])]
+    assert (
+        found.pinned is None and found.steps is None and found.play_count == len(found.boards) // 28
+    )
+
+
+FINISHED = Position((0,) * 23 + (-1,), (0, 0), (15, 14))
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        pytest.param((None, (2, 3, 4)), id="three-different-dice"),
+        pytest.param((None, (0, 1)), id="die-0"),
+        pytest.param((None, (1, 7)), id="die-7"),
+        pytest.param((None, ()), id="no-dice"),
+        pytest.param((None, (2, 2, 2, 2, 2)), id="five-steps"),
+        pytest.param((None, "31"), id="dice-text"),
+        pytest.param((None, None), id="dice-none"),
+        pytest.param((None, (3.0, 1)), id="float-die"),
+        pytest.param((FINISHED, (3, 1)), id="finished-game"),
+        # Malformed boards (the plain constructor trusts its arguments).
+        pytest.param((Position((1, 2, 3), (0, 0), (0, 0)), (3, 1)), id="three-points"),
+        pytest.param((Position((0,) * 23 + (120,), (0, 0), (0, 0)), (3, 1)), id="120-accepted"),
+        pytest.param(("a position", (3, 1)), id="not-a-position"),
+        pytest.param((None,), id="no-dice-in-pair"),
+    ],
+)
+def test_bad_input_gets_todays_errors(
+    pair: tuple[Any, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C path raises what the Python path raises, naming the pair."""
+    variant = load_variant("backgammon")
+    start = variant.start_position()
+    bad = tuple(start if x is None else x for x in pair)
+    with_c, without = _both(variant, [(start, (3, 1)), bad], monkeypatch)
+    assert with_c == without
+    if isinstance(with_c[0], type) and issubclass(with_c[0], NardyError):
+        assert with_c[1].startswith("pair 1: ")
+
+
+def test_pure_environment_turns_the_c_path_off() -> None:
+    """``NARDY_MOVEGEN=pure`` makes the batch API the Python generator's (the reference run)."""
+    code = "from nardy.core import batch; print(batch.NATIVE is None)"
+    env = {**os.environ, _engine.ENVIRONMENT: "pure"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+
+
+@needs_c
+def test_an_extension_built_from_another_source_is_not_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The extension carries the digest of the ``_batchgen.c`` it was built from (setup.py); after
+    an edit of the source it is left unused, with a warning, until the next install."""
+    from nardy.core import _batchgen  # type: ignore[attr-defined]
+
+    assert batch._native() is _batchgen
+    monkeypatch.setattr(_batchgen, "COMPILED_FROM_SHA256", "0" * 64)
+    with pytest.warns(UserWarning, match="built from another version of"):
+        assert batch._native() is None
