@@ -16,7 +16,7 @@ negative the opponent's), his bar, the opponent's bar, the opponent's borne-off 
 numpy arrays (numpy is optional: ``nardy[rl]`` or ``nardy[neural]``).
 
 Where the move generator's fast path answers (order-free rule sets: backgammon, trictrac, long,
-gulbar, khachapuri, hypergammon, portes; :attr:`MoveGenerator.fast
+gulbar, khachapuri, hypergammon, portes, mad with ``home_moves: always``; :attr:`MoveGenerator.fast
 <nardy.core.movegen.MoveGenerator.fast>`) and the C extension ``nardy.core._batchgen`` is built
 (setup.py, beside the compiled generator), the pairs are generated in C, which writes the results
 straight into the arrays; a pair it cannot answer (the general search's rare cases, bad input) is
@@ -191,8 +191,9 @@ def legal_results(
     in ``legal_plays``' order.
 
     Dice are as for ``legal_plays``: two different values, or 1–4 equal steps. An impossible pair
-    raises ``legal_plays``'s error, naming the pair's index. The garbage collector is paused while
-    the batch is generated (the results make no reference cycles).
+    raises ``legal_plays``'s error, naming the pair's index. Without the C generator the garbage
+    collector is paused while the batch is generated (the results make no reference cycles); the C
+    generator makes no Python object per result.
     """
     if order not in ("play", "board"):
         raise ValueError(f"order must be 'play' or 'board', not {order!r}")

@@ -21,6 +21,8 @@ There are three searches (docs/performance.md explains the choices and their mea
   steps). Only the leaves of the search are keyed, and only when they use at least as many dice
   as the best leaf so far. The end-of-segment six-block check is applied to the plays that use the
   most dice; when none of them passes (a rare case), the general search below answers instead.
+  ``core/_batchgen.c`` is a C translation of this path for the batch API (nardy.core.batch): a
+  change here is made there too (tests/test_batchgen.py compares the two).
 * **The ordered search**, for rule sets without hitting whose steps depend on their order
   (per-step six-block, the runner rule, restricted home moves, per-step quarter; nardgammon, mad,
   mad_gulbar, fevga, giul). Two different dice are played by two nested loops with every per-step
