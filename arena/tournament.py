@@ -1391,7 +1391,7 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
         )
     sprt = None
     state = totals.sprt.get(pool.label)
-    if d.sprt is not None and d.sprt.on == "points":  # the ledger keeps no luck-adjusted SPRT
+    if d.sprt is not None:
         sprt = _new_sprt(d, pool)
         if state is not None:
             sprt.restore(state)
@@ -2028,10 +2028,21 @@ class Tournament:
                         "duplicate": self.definition.duplicate,
                     }
                 finished.append((task, record, row_from_record(record, task)))
+            # A luck-adjusted SPRT's points are analysed before the games are stored (outside
+            # the results lock), so the store's ledger keeps the same SPRT as the tally.
+            adjusted: dict[str, float] = {}
+            if self.tally.luck is not None:
+                for _, record, row in finished:
+                    points = self.tally.luck_points(dataclasses.replace(row, record=record))
+                    if points is not None:
+                        adjusted[row.game_id] = points
+            # (handed over only then: a Store without a luck-adjusted SPRT need not take them)
+            given = (adjusted,) if self.tally.luck is not None else ()
             if len(finished) > 1:  # games that ended together: one transaction
-                self.store.save_games([(row, record) for _, record, row in finished])
+                self.store.save_games([(row, record) for _, record, row in finished], *given)
             elif finished:
-                self.store.save_game(finished[0][2], finished[0][1])
+                row, record = finished[0][2], finished[0][1]
+                self.store.save_game(row, record, *[a.get(row.game_id) for a in given])
             for task, record, row in finished:
                 unit = task.unit
                 played += 1
@@ -2042,12 +2053,8 @@ class Tournament:
                         self.on_record(record)
                     except Exception:
                         log.exception("the on_record callback failed")
-                points = None
-                if self.tally.luck is not None:
-                    row = dataclasses.replace(row, record=record)
-                    points = self.tally.luck_points(row)  # analysed outside the lock
                 with self._tally_lock:
-                    state = self.tally.add(row, points)
+                    state = self.tally.add(row, adjusted.get(row.game_id))
                 assert state is not None
                 self._emit(
                     "game_ended",
