@@ -14,6 +14,7 @@ from nardy.analysis.cube import (
     analyse_match_cube,
     probabilities_from_equity,
 )
+from nardy.analysis.met import table_for
 from nardy.analysis.records import GameInput, MatchInfo, RecordError
 from nardy.analysis.search import RankedPlay, Searcher
 from nardy.core.dice import ScriptedDice
@@ -380,7 +381,11 @@ def _cube_of(
     if match is not None:
         score = MatchScore(match.away(doubler), match.away(1 - doubler), match.post_crawford)
         return analyse_match_cube(
-            probabilities, score, cube_value, "centre" if owner == "centre" else "me"
+            probabilities,
+            score,
+            cube_value,
+            "centre" if owner == "centre" else "me",
+            table_for(game.variant),
         )
     centred = owner == "centre"
     return analyse_cube(
