@@ -16,7 +16,7 @@ from nardy.analysis.cube import (
 )
 from nardy.analysis.met import table_for
 from nardy.analysis.records import GameInput, MatchInfo, RecordError
-from nardy.analysis.search import RankedPlay, Searcher
+from nardy.analysis.search import NO_TRANSFER, RankedPlay, Searcher, handed_over
 from nardy.core.dice import ScriptedDice
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
@@ -341,7 +341,11 @@ def _play(
     plays = decision.plays
     chosen = plays.find(answer)
     index = plays.index_of(chosen.result)
-    ranking = searcher.rank(decision.position, decision.segment.dice, ply, include=index)
+    segment = decision.segment
+    handed = handed_over(searcher.variant, segment.dice, segment.kind, plays.dice_used)
+    ranking = searcher.rank(
+        decision.position, segment.dice, ply, include=index, handed=handed or NO_TRANSFER
+    )
     mine = next(r for r in ranking if r.index == index)
     best = ranking[0]
     return DecisionAnalysis(
