@@ -394,7 +394,7 @@ def test_a_worker_node_killed_mid_run(cluster: Cluster, tmp_path: Path) -> None:
 
 def test_a_luck_adjusted_sprt_on_ray_equals_the_local_run(cluster: Cluster, tmp_path: Path) -> None:
     """``--sprt-on luck-adjusted`` with the games on Ray: the same games, the same test (fed
-    the games' luck-adjusted points, analysed on the driver), kept by the store's ledger too."""
+    the games' luck-adjusted points, analysed on the workers), kept by the store's ledger too."""
     toml = tmp_path / "t.toml"
     toml.write_text(
         'name = "ray-luck"\nvariant = "backgammon"\ngames = 4\nseed = 5\n\n'
