@@ -229,11 +229,15 @@ def default_table() -> MatchEquityTable:
 
 
 GAMMON_RATES: Mapping[str, float] = {
-    "long": 0.22,
+    "long": 0.22,  # 44 of 200 games
+    "nardgammon": 0.57,  # 34 of 60
+    "mad": 0.37,  # 22 of 60
+    "gulbar": 0.53,  # 32 of 60
+    "mad_gulbar": 0.77,  # 46 of 60
 }
 """The share of games (played out, no cube) won by a mars or a koks, per variant of long nardy's
-scoring; measured in self-play of the shipped ``neural`` bot (long: 44 of 200 games, 22 % ± 2.9 %;
-docs/analysis.md). A variant of
+scoring; measured in self-play of the shipped ``neural`` bot, no cube (seed 17; standard errors
+2.9 % for long, about 6 % for the others: docs/analysis.md). A variant of
 that scoring not listed takes long nardy's; a variant of backgammon's scoring (backgammon,
 ``nackgammon``, ``hypergammon``: RULES.md §3.11, "backgammon in every rule") takes Keith's
 :data:`GAMMON_RATE`, as GNU Backgammon, their oracle, uses one table for all of them."""
