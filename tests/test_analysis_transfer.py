@@ -4,6 +4,8 @@ them before his roll, as brute force over the kernel's own game says."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from test_analysis import NO_FILTER, HashEvaluator, _v0
 
@@ -130,8 +132,24 @@ def test_what_a_segment_hands_over(gulbar: Variant) -> None:
     assert handed_over(gulbar, (6, 6, 6), "transfer", 1) == ()  # never passed on again (item 4)
     assert handed_over(load_variant("khachapuri"), six, "roll", 2) == ((6, 2),)
     assert handed_over(load_variant("long"), six, "roll", 1) == ()  # no transfer in long
-    # A progression stage passes its later stages too, unless the play brings him home: per play.
-    assert handed_over(load_variant("mad_gulbar"), six, "stage", 1) is None
+    # A progression stage passes its later stages too, unless he is home (before or after it).
+    mad_gulbar = load_variant("mad_gulbar")
+    out = _blocked(mad_gulbar)  # a checker on 20: not home
+    [play] = mad_gulbar.legal_plays(out, six)
+    fours = ((6, 3),)  # stage 6 is the last stage anyway
+    assert handed_over(mad_gulbar, six, "stage", 1, start=out, result=play.result) == fours
+    five = (5, 5, 5, 5)
+    assert handed_over(mad_gulbar, five, "stage", 2, start=out, result=out, first_stage=False) == (
+        (5, 2),
+        (6, 4),
+    )
+    home = Position.from_sides({1: 15}, {14: 3, 2: 6, 3: 6}, checkers=15)
+    assert handed_over(mad_gulbar, five, "stage", 2, start=home, result=home) == ((5, 2),)
+    assert handed_over(mad_gulbar, five, "stage", 0, start=out, result=out) == ()  # not started
+    assert handed_over(mad_gulbar, five, "stage", 0, start=out, result=out, first_stage=False) == (
+        (5, 4),
+        (6, 4),
+    )
     # The kernel agrees on the blocked 6-6.
     plays = gulbar.legal_plays(_blocked(gulbar), six)
     assert handed_over(gulbar, six, "roll", plays.dice_used) == ((6, 3),)
@@ -147,19 +165,21 @@ def test_a_decision_that_hands_steps_over_is_ranked_with_them(gulbar: Variant) -
     assert plain.equity != pytest.approx(ranked.equity)
 
 
+@pytest.mark.parametrize("name", ["gulbar", "mad_gulbar", "giul"])
 def test_the_analysis_ranks_each_play_with_what_it_hands_over(
-    gulbar: Variant, monkeypatch: pytest.MonkeyPatch
+    name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A played gulbar game: every decision whose segment passed steps over (the record's
-    transfer events) is ranked with those steps, and the others with none."""
+    """Played games: the play made at every decision is ranked with what the kernel's game
+    then passed over (the record's transfer events), and nothing elsewhere."""
     from nardy.analysis.game import analyse_game
     from nardy.analysis.records import from_kernel_record
     from nardy.bots import make_bot, play_game
     from nardy.core.dice import SeededDice
 
-    for seed in range(1, 60):
+    variant = load_variant(name)
+    for seed in range(1, 80):
         bots = (make_bot("random", seed), make_bot("random", seed + 1))
-        record = play_game(gulbar, bots, SeededDice(seed), cube=CubeSettings()).record()
+        record = play_game(variant, bots, SeededDice(seed), cube=CubeSettings()).record()
         passed = [e["steps"] for e in record["events"] if e["kind"] == "transfer"]
         if passed:
             break
@@ -168,11 +188,12 @@ def test_the_analysis_ranks_each_play_with_what_it_hands_over(
     seen: list[tuple[tuple[int, int], ...]] = []
     real = Searcher.rank
 
-    def spy(self: Searcher, *args: object, **kwargs: object) -> object:
-        seen.append(kwargs.get("handed", ()))  # type: ignore[arg-type]
-        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+    def spy(self: Searcher, *args: Any, **kwargs: Any) -> Any:
+        handed = kwargs.get("handed_by_play") or ()
+        seen.append(handed[kwargs["include"]] if handed else ())
+        return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Searcher, "rank", spy)
     game = from_kernel_record("g", record, record, ("random", "random"), CubeSettings())
-    analyse_game(game, Searcher(gulbar, HashEvaluator()))
+    analyse_game(game, Searcher(variant, HashEvaluator()))
     assert [h for h in seen if h] == [tuple(tuple(s) for s in steps) for steps in passed]

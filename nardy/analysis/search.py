@@ -39,7 +39,7 @@ import numpy.typing as npt
 from nardy.analysis.evaluator import Evaluator, shortlist
 from nardy.core.dice import Roll
 from nardy.core.errors import GameStateError
-from nardy.core.game import CubeSettings, Game, PlayDecision
+from nardy.core.game import CubeSettings, Game, PlayDecision, all_home
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
@@ -346,12 +346,14 @@ class Searcher:
         *,
         include: int | None = None,
         handed: Transfer = NO_TRANSFER,
+        handed_by_play: Sequence[Transfer] | None = None,
     ) -> list[RankedPlay]:
         """Every legal play of ``position`` with ``dice`` (one segment), best first, by the equity
         of its result at ``ply`` (filtered; ``include``: an index always searched at ``ply``,
         e.g. the play made). With an evaluator's short list, the best is chosen among it and
         the plays outside it follow (``candidate`` False). ``handed``: the steps the segment
-        hands to the opponent, whichever play is made (:func:`handed_over`)."""
+        hands to the opponent, whichever play is made, or ``handed_by_play`` those of each
+        legal play, in their order (:func:`handed_over`)."""
         plays = self.variant.legal_plays(position, dice)
         results = [play.result for play in plays]
         values = self._values0(results)
@@ -361,9 +363,8 @@ class Searcher:
             kept = [eligible[j] for j in self.move_filter.keep(values[eligible])]
             if include is not None and include not in kept:
                 kept.append(include)
-            deep = self.values(
-                [results[j] for j in kept], ply, [handed] * len(kept) if handed else None
-            )
+            each = [handed_by_play[j] if handed_by_play else handed for j in kept]
+            deep = self.values([results[j] for j in kept], ply, each if any(each) else None)
             for j, value in zip(kept, deep, strict=True):
                 values[j] = value
                 plies[j] = ply
@@ -409,22 +410,42 @@ class Searcher:
         return values[key] - mean
 
 
-def handed_over(variant: Variant, dice: Sequence[int], kind: str, used: int) -> Transfer | None:
+def handed_over(
+    variant: Variant,
+    dice: Sequence[int],
+    kind: str,
+    used: int,
+    *,
+    start: Position | None = None,
+    result: Position | None = None,
+    first_stage: bool = True,
+) -> Transfer:
     """What a segment of ``dice`` (its ``kind``, RULES.md's segment kinds) in which ``used`` dice
-    are played hands to the opponent, the same for all its plays: in the re-roll variants with
-    transfer (``gulbar``, ``khachapuri``) a rolled double played in part passes its other steps
-    (§2.10 items 1-2). None where it depends on the play: a progression stage (``mad_gulbar``,
-    ``giul``), whose later stages pass over unless the play brings the last checker home."""
+    are played (the same number for every play) hands to the opponent when the play made ends in
+    ``result``. Re-roll variants with transfer (``gulbar``, ``khachapuri``): a rolled double
+    played in part passes its other steps, whatever the play (§2.10 items 1-2). Progression
+    variants (``mad_gulbar``, ``giul``): a stage (``start`` its position; ``first_stage``: the
+    rolled one) played in part passes its other steps and, unless the mover is home before or
+    after it (the stage is then the last, §2.8 item 4), the later stages too; a first stage
+    not started passes nothing."""
     turn = variant.rules.turn
     if not turn.transfer or kind not in ("roll", "reroll", "stage"):
         return NO_TRANSFER
-    if len(dice) != 4 or len(set(dice)) != 1:
-        return NO_TRANSFER  # not a double: never transferred
-    if turn.doubles == "progression":
-        return None
-    if 1 <= used < 4:
-        return ((dice[0], 4 - used),)
-    return NO_TRANSFER
+    if len(dice) != 4 or len(set(dice)) != 1 or used >= 4:
+        return NO_TRANSFER  # not a double (never passed), or played in full
+    x = dice[0]
+    if turn.doubles != "progression":
+        return ((x, 4 - used),) if used >= 1 else NO_TRANSFER
+    if first_stage and used == 0:
+        return NO_TRANSFER  # "not started"
+    if start is None or result is None:
+        raise ValueError("a progression stage's hand-over needs its start and result")
+    # As the kernel's progression: home at the stage's start means an earlier stage (or the
+    # roll) already made this one the last; coming home in it (not on a fourth step: fewer
+    # than four were played) does too.
+    last = all_home(start) or all_home(result)
+    later = () if last else tuple((y, 4) for y in range(x + 1, 7))
+    return ((x, 4 - used), *later)
 
 
 class _TurnOver(Exception):
