@@ -779,6 +779,9 @@ class SqlStore(ABC):
             definition = self._definition(tournament_id)
             if definition is None:
                 continue
+            if self._luck_sprt_stale(tournament_id, definition):
+                self._rebuild_ledger(tournament_id)  # counts these games too
+                continue
             ledger = Ledger(
                 definition, functools.partial(self._stored_unit, tournament_id), self._luck_points
             )
@@ -786,6 +789,18 @@ class SqlStore(ABC):
             for row in rows:
                 ledger.add(row, sprt, known.get(row.game_id))
             self._write_ledger(tournament_id, ledger)
+
+    def _luck_sprt_stale(self, tournament_id: str, definition: TournamentDef) -> bool:
+        """Whether a luck-adjusted SPRT's totals were kept by a nardy whose ledger kept none
+        (games counted, no ``adjusted`` in the pool's state): they are then rebuilt, once."""
+        if definition.sprt is None or definition.sprt.on != "luck-adjusted":
+            return False
+        rows = self._execute(
+            "SELECT games, sprt FROM ledger_pools WHERE tournament_id = ?", (tournament_id,)
+        ).rows
+        return any(
+            r["games"] and (not r["sprt"] or "adjusted" not in json.loads(r["sprt"])) for r in rows
+        )
 
     def _luck_points(self, game: Game) -> float:
         """A stored game's luck-adjusted points for ``a`` (:mod:`nardy.arena.sprt_luck`, 0-ply),

@@ -121,3 +121,26 @@ def test_a_ledger_without_the_luck_keeps_no_luck_adjusted_sprt() -> None:
     totals = count(d, rows)
     assert totals.sprt == {}
     _same(count(d, rows).bots, count(d, rows, _luck).bots)
+
+
+def test_totals_kept_by_a_ledger_without_the_luck_are_rebuilt_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A database written before the ledger kept luck-adjusted SPRTs (its pools' state empty):
+    the next game stored rebuilds the totals, analysing the games, instead of failing."""
+    monkeypatch.setattr(LuckAdjuster, "a_points", lambda self, row: _luck(row))
+    d = _definition(12)
+    rows = [r for r in _random_games(d, random.Random(7)) if r.termination != "draw"]
+    store = SqliteStore(":memory:")
+    store.open_tournament(d.tournament_id, "t", d.to_json(), d.identity(), 12)
+    for row in rows[:-1]:
+        store.save_game(row, {})
+    store.execute("UPDATE ledger_pools SET sprt = NULL")  # what the older ledger kept
+    store.save_game(rows[-1], {})
+    expected = _tally_sprt(d, rows)
+    got = standings_from_store(store, d.tournament_id).pools[0].sprt
+    assert got is not None and got.pairs == expected.n
+    assert got.llr == pytest.approx(expected.llr, abs=1e-9)
+    totals = store.ledger(d.tournament_id)
+    assert totals is not None and totals.games == len(rows)  # each game counted once
+    store.close()
