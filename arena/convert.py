@@ -31,6 +31,7 @@ __all__ = [
     "PLAYER_OF",
     "SEGMENT_KIND_OF",
     "SPRT_DECISION_OF",
+    "SPRT_INPUT_NAMES",
     "cube_answer",
     "cube_state",
     "double_answer",
@@ -278,7 +279,17 @@ def sprt_settings_from_proto(msg: _arena_pb2.SprtSettings) -> dict[str, Any]:
         out["alpha"] = msg.alpha
     if msg.beta:
         out["beta"] = msg.beta
+    if msg.input != _arena_pb2.SPRT_INPUT_UNSPECIFIED:
+        # An unknown value goes through as itself, for parse_definition to refuse by name.
+        out["on"] = SPRT_INPUT_NAMES.get(msg.input, f"SprtInput {msg.input}")
     return out
+
+
+SPRT_INPUT_NAMES: dict[_arena_pb2.SprtInput.ValueType, str] = {
+    _arena_pb2.SPRT_INPUT_POINTS: "points",
+    _arena_pb2.SPRT_INPUT_LUCK_ADJUSTED: "luck-adjusted",
+}
+"""``SprtInput`` → the definition's ``sprt.on``."""
 
 
 def sprt_settings_to_proto(
@@ -292,6 +303,7 @@ def sprt_settings_to_proto(
         msg.mode = _arena_pb2.SPRT_MODE_POINTS
         msg.mu0, msg.mu1 = spec.mu0, spec.mu1
         msg.max_points = spec.max_points if match_length is None else 1.0
+        msg.input = {v: k for k, v in SPRT_INPUT_NAMES.items()}[spec.on]
     else:
         msg.mode = _arena_pb2.SPRT_MODE_ELO
         msg.elo0, msg.elo1 = spec.elo0, spec.elo1

@@ -9,7 +9,10 @@ the same transaction that stores a game (:mod:`nardy.arena.storage`). Its totals
 * per duplicate pair (the two legs of a round): once both are complete, the pair's sum and
   square, from which the pairing's mean and standard errors follow exactly;
 * per pool: the SPRT's state, fed pairs in schedule order (as :class:`~nardy.arena.tournament.
-  Tally` feeds it).
+  Tally` feeds it). A luck-adjusted SPRT (``sprt.on = "luck-adjusted"``) is fed each game's
+  luck-adjusted points for ``a`` (:mod:`nardy.arena.sprt_luck`), which the ledger is given
+  (``luck``): the values of the units complete but not fed yet (a pair waits for the earlier
+  ones) are kept in the SPRT's state, under ``"adjusted"``.
 
 When a game changes a unit, the unit's (and its pair's) old contribution is taken off and the
 new one added, so the totals always equal what recomputing from the games gives (the tests
@@ -36,6 +39,7 @@ __all__ = [
     "Aggregates",
     "Game",
     "Ledger",
+    "LuckSource",
     "UnitState",
     "count",
     "points_se",
@@ -179,17 +183,29 @@ def _new_sprt(spec: SprtDef, pool: PoolDef) -> Sprt:
 UnitSource = Callable[[str], "UnitState | None"]
 """Reads a unit's stored state (None: no game of it stored)."""
 
+LuckSource = Callable[["Game"], float]
+"""A game's luck-adjusted points for ``a`` (:meth:`nardy.arena.sprt_luck.LuckAdjuster.a_points`)."""
+
 
 class Ledger:
     """Turns stored games into :class:`Aggregates` changes and unit states, for one tournament.
 
     ``units`` reads the state of units not changed by this ledger yet (from the database, or
     nothing for a fresh count); the states it changes are kept in :attr:`changed` until written.
+    ``luck`` gives a game's luck-adjusted points for ``a``, asked only of the games a
+    luck-adjusted SPRT needs (money games of its pairing, decided or drawn) whose value
+    :meth:`add` was not handed; without it the ledger keeps no luck-adjusted SPRT.
     """
 
-    def __init__(self, definition: TournamentDef, units: UnitSource | None = None) -> None:
+    def __init__(
+        self,
+        definition: TournamentDef,
+        units: UnitSource | None = None,
+        luck: LuckSource | None = None,
+    ) -> None:
         self.definition = definition
         self._source = units or (lambda unit_id: None)
+        self._luck = luck
         self._pairings = definition.pairings()
         self._pairing_index = {f"{a}~{b}": i for i, (a, b) in enumerate(self._pairings)}
         self._pool_index = {pool.label: i for i, pool in enumerate(definition.pools)}
@@ -197,6 +213,7 @@ class Ledger:
         self.changed: dict[str, UnitState] = {}
         self.delta = Aggregates()
         self._sprt: dict[str, tuple[Sprt, int]] = {}
+        self._pending: dict[str, dict[str, float]] = {}
 
     def unit_state(self, unit_id: str) -> UnitState | None:
         state = self.changed.get(unit_id)
@@ -220,10 +237,17 @@ class Ledger:
         self._units[unit_id] = unit
         return unit
 
-    def add(self, row: Game, sprt_state: Callable[[str], dict[str, Any] | None]) -> bool:
+    def add(
+        self,
+        row: Game,
+        sprt_state: Callable[[str], dict[str, Any] | None],
+        adjusted: float | None = None,
+    ) -> bool:
         """Count one stored game (a :class:`~nardy.arena.storage.GameRow`); False when its unit
         is not in the schedule (the standings leave such a game out, as the engine does).
-        ``sprt_state`` reads a pool's stored SPRT state (None: nothing fed yet)."""
+        ``sprt_state`` reads a pool's stored SPRT state (None: nothing fed yet). ``adjusted``: the
+        game's luck-adjusted points for ``a`` when already known (else ``luck`` is asked, if a
+        luck-adjusted SPRT needs them)."""
         unit = self.unit(row.unit_id)
         if unit is None:
             return False
@@ -269,9 +293,32 @@ class Ledger:
             self._unit_totals(unit, state, sign)
             self._pair_totals(unit, state, twin_unit, twin, sign)
         self.changed[unit.unit_id] = new
+        if new.done and not new.aborted and self._luck_sprt(unit):
+            value = adjusted
+            if value is None:
+                assert self._luck is not None  # _luck_sprt: a ledger without it keeps none
+                value = self._luck(row)
+            self._load_sprt(unit.pool, sprt_state)
+            self._adjusted(unit.pool)[unit.unit_id] = float(value)
         if new.done:
             self._feed_sprt(unit.pool, sprt_state)
         return True
+
+    def _luck_sprt(self, unit: ScheduledUnit) -> bool:
+        """Whether a luck-adjusted SPRT this ledger keeps is fed ``unit``'s result (a money
+        game of the SPRT's pairing, the pool's first)."""
+        spec = self.definition.sprt
+        return (
+            spec is not None
+            and spec.on == "luck-adjusted"
+            and self._luck is not None
+            and unit.match_length is None
+            and (unit.a, unit.b) == self._pairings[0]
+        )
+
+    def _adjusted(self, pool_label: str) -> dict[str, float]:
+        """The luck-adjusted points of the pool's units complete but not fed to its SPRT yet."""
+        return self._pending.setdefault(pool_label, {})
 
     def _unit_totals(self, unit: ScheduledUnit, state: UnitState | None, sign: int) -> None:
         if state is None or not state.done:
@@ -318,40 +365,56 @@ class Ledger:
         )
         _add(self.delta.pairings, key, pair, sign)
 
-    def _feed_sprt(self, pool_label: str, stored: Callable[[str], dict[str, Any] | None]) -> None:
-        """Feed the pool's SPRT the duplicate pairs now complete, in schedule order."""
-        spec = self.definition.sprt
-        if spec is None or spec.on != "points":
-            return  # a luck-adjusted SPRT needs each game analysed: the engine's Tally runs it
+    def _load_sprt(
+        self, pool_label: str, stored: Callable[[str], dict[str, Any] | None]
+    ) -> tuple[Sprt, int]:
+        """The pool's SPRT and the next round it is fed, from its stored state the first time."""
         if pool_label not in self._sprt:
-            pool = self.definition.pool(pool_label)
-            sprt = _new_sprt(spec, pool)
+            spec = self.definition.sprt
+            assert spec is not None
+            sprt = _new_sprt(spec, self.definition.pool(pool_label))
             state = stored(pool_label)
             i = 0
             if state is not None:
                 sprt.restore(state)
                 i = int(state["round"])
+                pending = state.get("adjusted") or {}
+                self._pending[pool_label] = {str(k): float(v) for k, v in pending.items()}
             self._sprt[pool_label] = (sprt, i)
-        sprt, i = self._sprt[pool_label]
+        return self._sprt[pool_label]
+
+    def _feed_sprt(self, pool_label: str, stored: Callable[[str], dict[str, Any] | None]) -> None:
+        """Feed the pool's SPRT the duplicate pairs now complete, in schedule order."""
+        spec = self.definition.sprt
+        if spec is None:
+            return
+        luck = spec.on == "luck-adjusted"
+        if luck and (self._luck is None or self.definition.pool(pool_label).match_length):
+            return  # no values to feed it (a match pool: the engine refuses such a tournament)
+        sprt, i = self._load_sprt(pool_label, stored)
+        pending = self._adjusted(pool_label) if luck else {}
         d = self.definition
         a, b = self._pairings[0]
         while 2 * i < d.games:
             ids = [
                 f"{pool_label}:{a}~{b}:{i + 1:04d}{leg}" for leg in "ab"[: min(2, d.games - 2 * i)]
             ]
-            legs = [(self.unit(u), self.unit_state(u)) for u in ids]
-            if not all(s is not None and s.done for _, s in legs):
+            legs = [(u_id, self.unit(u_id), self.unit_state(u_id)) for u_id in ids]
+            if not all(s is not None and s.done for _, _, s in legs):
                 break
             results = [
-                _a_result(u, s)
-                for u, s in legs
+                pending.pop(u_id) if luck else _a_result(u, s)
+                for u_id, u, s in legs
                 if u is not None and s is not None and not s.aborted
             ]
             if len(results) == 2:
                 sprt.update(results[0], results[1])
             i += 1
         self._sprt[pool_label] = (sprt, i)
-        self.delta.sprt[pool_label] = {**sprt.state(), "round": i}
+        state: dict[str, Any] = {**sprt.state(), "round": i}
+        if luck:
+            state["adjusted"] = dict(sorted(pending.items()))
+        self.delta.sprt[pool_label] = state
 
 
 def _bot(**values: int) -> list[int]:
@@ -366,9 +429,12 @@ def _fields(state: UnitState) -> tuple[int, tuple[int, int], int, bool, bool]:
     return state.games, state.score, state.last_a, state.done, state.aborted
 
 
-def count(definition: TournamentDef, rows: Iterable[Game]) -> Aggregates:
-    """The aggregates of ``rows`` (stored games in the order stored), counted from nothing."""
-    ledger = Ledger(definition)
+def count(
+    definition: TournamentDef, rows: Iterable[Game], luck: LuckSource | None = None
+) -> Aggregates:
+    """The aggregates of ``rows`` (stored games in the order stored), counted from nothing
+    (a luck-adjusted SPRT only with ``luck``, see :class:`Ledger`)."""
+    ledger = Ledger(definition, luck=luck)
     for row in rows:
         ledger.add(row, lambda pool: None)
     return ledger.delta

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures as cf
+import dataclasses
 import logging
 import threading
 from collections.abc import Mapping
@@ -38,7 +39,9 @@ from typing import Any
 from nardy.arena.errors import FAULT_KINDS
 from nardy.arena.runner import FaultCounter, FaultPolicy
 from nardy.arena.schedule import TournamentDef
+from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.tournament import (
+    LUCK_FIELD,
     BuiltinPlayer,
     CommandPlayer,
     EndpointPlayer,
@@ -47,6 +50,7 @@ from nardy.arena.tournament import (
     PythonPlayer,
     TournamentError,
     _run_task_in_thread,
+    row_from_record,
 )
 from nardy.ray_address import unreachable
 
@@ -156,19 +160,45 @@ def _snapshot(counter: FaultCounter) -> dict[str, Any]:
     return {"counts": {k: data[k] for k in FAULT_KINDS}, "disqualified": data["disqualified"]}
 
 
+_ADJUSTER: list[LuckAdjuster] = []
+"""The worker process's luck analysis (its nets and caches kept from game to game)."""
+
+
+def _worker_luck(record: Record, task: GameTask) -> float | None:
+    """The game's luck-adjusted points for ``a`` (None for an aborted game, or a record the
+    analysis refuses: the driver then analyses it and reports the problem)."""
+    row = dataclasses.replace(row_from_record(record, task), record=dict(record))
+    if row.winner is None and row.termination != "draw":
+        return None
+    if not _ADJUSTER:
+        _ADJUSTER.append(LuckAdjuster())
+    try:
+        return _ADJUSTER[0].a_points(row)
+    except ValueError:
+        return None
+
+
 def play_game_task(
     task: GameTask,
     specs: tuple[PortablePlayer, PortablePlayer],
     faults: tuple[Mapping[str, Any], Mapping[str, Any]],
+    luck: bool = False,
 ) -> Record:
     """The body of a game's Ray task: play it, return its record; no side effects beyond the
     worker's cache of open bots. ``faults``: the bots' fault counts so far (a disqualified bot
-    stays disqualified); the game's own faults go back in its record."""
+    stays disqualified); the game's own faults go back in its record. ``luck``: also analyse
+    the game for a luck-adjusted SPRT, on this worker, into the record's
+    :data:`~nardy.arena.tournament.LUCK_FIELD` (which the driver takes off before storing)."""
     players = (_worker_player(specs[0]), _worker_player(specs[1]))
     counters = {players[0].name: _counter(faults[0]), players[1].name: _counter(faults[1])}
     record = _run_task_in_thread(task, players, counters, threading.Event())
     assert record is not None  # only a stop aborts a game, and a task is never asked to stop
-    return dict(record)
+    out = dict(record)
+    if luck:
+        value = _worker_luck(out, task)
+        if value is not None:
+            out[LUCK_FIELD] = value
+    return out
 
 
 # ==================================================================================================
@@ -206,6 +236,9 @@ class RayExecutor:
         self.runtime_env = dict(runtime_env) if runtime_env else None
         self.num_cpus = num_cpus
         """For a Ray instance started here (no address): its CPUs (default: all)."""
+        self.analyse_luck = False
+        """Whether each game's task also analyses its luck (the engine sets it under a
+        luck-adjusted SPRT): the analysis then runs on the workers, not on the driver."""
         self.peak_in_flight = 0
         """The most games this executor had in flight at once (the back-pressure bound)."""
         self._ray: ModuleType | None = None
@@ -270,7 +303,9 @@ class RayExecutor:
         remote = isinstance(specs[0], RemoteBot) or isinstance(specs[1], RemoteBot)
         future: cf.Future[Record | None] = cf.Future()
         future.set_running_or_notify_cancel()
-        ref = self._remote.remote(task, specs, (_snapshot(white), _snapshot(black)))
+        ref = self._remote.remote(
+            task, specs, (_snapshot(white), _snapshot(black)), self.analyse_luck
+        )
         with self._wake:
             if self._closed:
                 raise TournamentError("the Ray executor is shut down")

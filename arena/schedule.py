@@ -540,17 +540,23 @@ def parse_definition(data: Mapping[str, Any]) -> TournamentDef:
     if not 0 <= seed < 2**63:
         raise DefinitionError("seed must be between 0 and 2**63 - 1")
     fmt = _get(data, "format", str, "", "round_robin").replace("-", "_")
+    pools, sprt = _parse_pools(data), _parse_sprt(data.get("sprt"))
+    if sprt is not None and sprt.on == "luck-adjusted" and any(p.match_length for p in pools):
+        # A match scores +-1 whatever its games' points: there is no per-game luck to take off.
+        raise DefinitionError(
+            "sprt: a luck-adjusted SPRT runs on money games, not matches (sprt.on = points)"
+        )
     return TournamentDef(
         name=_get(data, "name", str, "", "tournament"),
         format=fmt,
         champion=_get(data, "champion", str, ""),
         bots=bots,
-        pools=_parse_pools(data),
+        pools=pools,
         games=_get(data, "games", int, "", 2),
         seed=seed,
         duplicate=_get(data, "duplicate", bool, "", True),
         concurrency=_get(data, "concurrency", int, "", 1),
-        sprt=_parse_sprt(data.get("sprt")),
+        sprt=sprt,
         per_decision=float(_get(tc, "per_decision", number, "time_control.", 5.0)),
         reserve=float(_get(tc, "reserve", number, "time_control.", 0.0)),
         on_fault=_get(faults, "on_fault", str, "faults.", "forfeit"),

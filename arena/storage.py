@@ -26,6 +26,7 @@ again by the next call; the call that found it broken fails with a :class:`Stora
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -40,12 +41,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, Ledger, UnitState
+from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, Game, Ledger, UnitState
 from nardy.arena.schedule import DefinitionError, ScheduledUnit, TournamentDef
 from nardy.core.errors import NardyError
 
 if TYPE_CHECKING:
     import psycopg
+
+    from nardy.arena.sprt_luck import LuckAdjuster
 
 __all__ = [
     "MEMORY",
@@ -219,13 +222,21 @@ class Store(Protocol):
 
     def set_status(self, tournament_id: str, status: str, detail: str = "") -> None: ...
 
-    def save_game(self, row: GameRow, record: dict[str, Any]) -> None:
+    def save_game(
+        self, row: GameRow, record: dict[str, Any], adjusted: float | None = None
+    ) -> None:
         """Store one finished game with its record, atomically; :class:`DuplicateGameError`
-        if the game id is already stored."""
+        if the game id is already stored. ``adjusted``: its luck-adjusted points for ``a``, when
+        a luck-adjusted SPRT needs them and the caller has them (else the store analyses it)."""
 
-    def save_games(self, games: Sequence[tuple[GameRow, dict[str, Any]]]) -> None:
+    def save_games(
+        self,
+        games: Sequence[tuple[GameRow, dict[str, Any]]],
+        adjusted: Mapping[str, float] | None = None,
+    ) -> None:
         """Store several finished games in one transaction (all or none), in this order;
-        :class:`DuplicateGameError` if one of them is already stored."""
+        :class:`DuplicateGameError` if one of them is already stored. ``adjusted``: luck-adjusted
+        points for ``a`` by game id, as :meth:`save_game`'s."""
 
     def games(self, tournament_id: str, *, records: bool = False) -> list[GameRow]:
         """The stored games in the order they were stored."""
@@ -448,6 +459,8 @@ class SqlStore(ABC):
         self._lock = threading.Lock()
         self.has_ledger = True
         self._definitions: dict[str, tuple[str, TournamentDef | None]] = {}
+        self._adjuster: LuckAdjuster | None = None
+        """Analyses the games a luck-adjusted SPRT's ledger needs (:meth:`_luck_points`)."""
 
     # -- what a backend supplies -------------------------------------------------------------------
 
@@ -633,7 +646,9 @@ class SqlStore(ABC):
 
     # -- games ----------------------------------------------------------------------------------
 
-    def save_game(self, row: GameRow, record: dict[str, Any]) -> None:
+    def save_game(
+        self, row: GameRow, record: dict[str, Any], adjusted: float | None = None
+    ) -> None:
         values = (
             row.tournament_id,
             row.game_id,
@@ -657,7 +672,10 @@ class SqlStore(ABC):
             try:
                 with self._transaction():  # one transaction: the game, its record, its totals
                     self._execute(_ADD_GAME, values)
-                    self._update_ledger([row])
+                    self._update_ledger(
+                        [dataclasses.replace(row, record=record)],
+                        None if adjusted is None else {row.game_id: adjusted},
+                    )
                     self._execute(
                         "UPDATE tournaments SET updated = ? WHERE tournament_id = ?",
                         (row.finished, row.tournament_id),
@@ -669,7 +687,11 @@ class SqlStore(ABC):
                     ) from None
                 raise
 
-    def save_games(self, games: Sequence[tuple[GameRow, dict[str, Any]]]) -> None:
+    def save_games(
+        self,
+        games: Sequence[tuple[GameRow, dict[str, Any]]],
+        adjusted: Mapping[str, float] | None = None,
+    ) -> None:
         """One transaction for many games (what a writer fed by many workers needs: the cost of
         a commit is paid once per batch). A duplicate rolls the whole batch back."""
         if not games:
@@ -686,7 +708,10 @@ class SqlStore(ABC):
                 with self._transaction():
                     for v in values:
                         self._execute(_ADD_GAME, v)
-                    self._update_ledger([row for row, _ in games])
+                    self._update_ledger(
+                        [dataclasses.replace(row, record=record) for row, record in games],
+                        adjusted,
+                    )
                     for tournament_id, when in updated.items():
                         self._execute(
                             "UPDATE tournaments SET updated = ? WHERE tournament_id = ?",
@@ -740,20 +765,67 @@ class SqlStore(ABC):
         ).rows
         return json.loads(rows[0]["sprt"]) if rows and rows[0]["sprt"] else None
 
-    def _update_ledger(self, games: Sequence[GameRow]) -> None:
-        """Count ``games`` (just inserted, in this transaction) into their tournaments' totals."""
+    def _update_ledger(
+        self, games: Sequence[GameRow], adjusted: Mapping[str, float] | None = None
+    ) -> None:
+        """Count ``games`` (just inserted, in this transaction) into their tournaments' totals;
+        ``adjusted``: luck-adjusted points for ``a`` by game id (those missing that a
+        luck-adjusted SPRT needs are analysed here: :meth:`_luck_points`)."""
         by_tournament: dict[str, list[GameRow]] = {}
         for row in games:
             by_tournament.setdefault(row.tournament_id, []).append(row)
+        known = adjusted or {}
         for tournament_id, rows in by_tournament.items():
             definition = self._definition(tournament_id)
             if definition is None:
                 continue
-            ledger = Ledger(definition, functools.partial(self._stored_unit, tournament_id))
+            if self._luck_sprt_stale(tournament_id, definition):
+                self._rebuild_ledger(tournament_id)  # counts these games too
+                continue
+            ledger = Ledger(
+                definition, functools.partial(self._stored_unit, tournament_id), self._luck_points
+            )
             sprt = functools.partial(self._stored_sprt, tournament_id)
             for row in rows:
-                ledger.add(row, sprt)
+                ledger.add(row, sprt, known.get(row.game_id))
             self._write_ledger(tournament_id, ledger)
+
+    def _luck_sprt_stale(self, tournament_id: str, definition: TournamentDef) -> bool:
+        """Whether a luck-adjusted SPRT's totals were kept by a nardy whose ledger kept none
+        (games counted, no ``adjusted`` in the pool's state): they are then rebuilt, once."""
+        if definition.sprt is None or definition.sprt.on != "luck-adjusted":
+            return False
+        rows = self._execute(
+            "SELECT games, sprt FROM ledger_pools WHERE tournament_id = ?", (tournament_id,)
+        ).rows
+        return any(
+            r["games"] and (not r["sprt"] or "adjusted" not in json.loads(r["sprt"])) for r in rows
+        )
+
+    def _luck_points(self, game: Game) -> float:
+        """A stored game's luck-adjusted points for ``a`` (:mod:`nardy.arena.sprt_luck`, 0-ply),
+        for a luck-adjusted SPRT's ledger when the writer did not hand them over (the engine
+        does: it analyses each game before storing it); the record is read if the row lacks it.
+        Slow (about a second a game): a ledger rebuilt under a luck-adjusted SPRT analyses every
+        game of its pairing again."""
+        from nardy.analysis.records import RecordError
+        from nardy.arena.sprt_luck import LuckAdjuster
+
+        assert isinstance(game, GameRow)
+        row = game
+        if row.record is None:
+            found = self._execute(
+                "SELECT record FROM games WHERE tournament_id = ? AND game_id = ?",
+                (row.tournament_id, row.game_id),
+            ).rows
+            if found:
+                row = dataclasses.replace(row, record=json.loads(found[0]["record"]))
+        if self._adjuster is None:
+            self._adjuster = LuckAdjuster()
+        try:
+            return self._adjuster.a_points(row)
+        except RecordError as error:
+            raise StorageError(f"{self.label}: luck-adjusted SPRT: {error}") from None
 
     def _add_totals(
         self, table: str, keys: Sequence[str], fields: Sequence[str], rows: list[tuple[Any, ...]]

@@ -107,6 +107,7 @@ from nardy.core.plugins import load_variant
 
 __all__ = [
     "DEPRECATED_KEYS",
+    "LUCK_FIELD",
     "BuiltinPlayer",
     "ClientPlayer",
     "CommandPlayer",
@@ -972,7 +973,7 @@ class Tally:
                 self.sprt[pool.label] = _new_sprt(definition, pool)
                 self._sprt_round[pool.label] = 0
 
-    def luck_points(self, row: GameRow) -> float | None:
+    def luck_points(self, row: GameRow, known: float | None = None) -> float | None:
         """The luck-adjusted points for ``a`` that :meth:`add` will need for ``row`` (None when
         there is no luck-adjusted SPRT, or :meth:`add` will not use them: a game already counted,
         not scheduled, or aborted).
@@ -980,13 +981,16 @@ class Tally:
         It analyses the game (:class:`~nardy.arena.sprt_luck.LuckAdjuster`), which takes a
         while, so the one thread that adds rows calls it *before* taking the lock that guards the
         tally (it reads, and only that thread writes, what it reads): standings and other games'
-        results are not held up meanwhile."""
+        results are not held up meanwhile. ``known``: the value analysed elsewhere (e.g. on the
+        Ray worker that played the game), used instead of analysing it here."""
         if self.luck is None or row.game_id in self.done_game_ids:
             return None
         if row.unit_id not in self.units and unit_from_id(self.definition, row.unit_id) is None:
             return None
         if row.winner is None and row.termination != "draw":
             return None
+        if known is not None:
+            return float(known)
         try:
             return self.luck.a_points(row)
         except ValueError as error:
@@ -1405,7 +1409,7 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
         )
     sprt = None
     state = totals.sprt.get(pool.label)
-    if d.sprt is not None and d.sprt.on == "points":  # the ledger keeps no luck-adjusted SPRT
+    if d.sprt is not None:
         sprt = _new_sprt(d, pool)
         if state is not None:
             sprt.restore(state)
@@ -1545,6 +1549,13 @@ class RunResult:
     """Games played (and stored) by this run."""
     skipped: int
     """Games found already stored at the start (resumed)."""
+
+
+LUCK_FIELD = "luck_adjusted_a"
+"""A key a :class:`GameExecutor` may add to a record under a luck-adjusted SPRT: the game's
+luck-adjusted points for ``a``, analysed where the game ran (one whose ``analyse_luck`` attribute
+the engine sets to True does: :class:`nardy.arena.ray_executor.RayExecutor`). The engine takes it
+off before storing the record, and analyses the game itself when it is absent."""
 
 
 @runtime_checkable
@@ -1973,6 +1984,9 @@ class Tournament:
         busy: dict[str, int] = dict.fromkeys(self.players, 0)
         active: dict[cf.Future[Any], GameTask] = {}
         matches: dict[str, Match | None] = {}
+        analysed: dict[str, float] = {}  # luck-adjusted points a game executor sent back
+        if self.tally.luck is not None and hasattr(executor, "analyse_luck"):
+            executor.analyse_luck = True  # e.g. Ray: each worker analyses the games it plays
         played = 0
         last_standings = 0.0
         sprt_seen = sum(s.n for s in self.tally.sprt.values())
@@ -2036,16 +2050,32 @@ class Tournament:
                     busy[task.white] -= 1
                     busy[task.black] -= 1
                     continue
+                known = record.pop(LUCK_FIELD, None)  # analysed where it ran (not stored)
+                if known is not None:
+                    analysed[task.game_id] = float(known)
                 if self.dice is not None:
                     record["dice_commitment"] = {
                         **self.dice.record_field(),
                         "duplicate": self.definition.duplicate,
                     }
                 finished.append((task, record, row_from_record(record, task)))
+            # A luck-adjusted SPRT's points are analysed before the games are stored (outside
+            # the results lock), so the store's ledger keeps the same SPRT as the tally.
+            adjusted: dict[str, float] = {}
+            if self.tally.luck is not None:
+                for _, record, row in finished:
+                    points = self.tally.luck_points(
+                        dataclasses.replace(row, record=record), analysed.pop(row.game_id, None)
+                    )
+                    if points is not None:
+                        adjusted[row.game_id] = points
+            # (handed over only then: a Store without a luck-adjusted SPRT need not take them)
+            given = (adjusted,) if self.tally.luck is not None else ()
             if len(finished) > 1:  # games that ended together: one transaction
-                self.store.save_games([(row, record) for _, record, row in finished])
+                self.store.save_games([(row, record) for _, record, row in finished], *given)
             elif finished:
-                self.store.save_game(finished[0][2], finished[0][1])
+                row, record = finished[0][2], finished[0][1]
+                self.store.save_game(row, record, *[a.get(row.game_id) for a in given])
             for task, record, row in finished:
                 unit = task.unit
                 played += 1
@@ -2056,12 +2086,8 @@ class Tournament:
                         self.on_record(record)
                     except Exception:
                         log.exception("the on_record callback failed")
-                points = None
-                if self.tally.luck is not None:
-                    row = dataclasses.replace(row, record=record)
-                    points = self.tally.luck_points(row)  # analysed outside the lock
                 with self._tally_lock:
-                    state = self.tally.add(row, points)
+                    state = self.tally.add(row, adjusted.get(row.game_id))
                 assert state is not None
                 self._emit(
                     "game_ended",

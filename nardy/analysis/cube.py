@@ -13,7 +13,7 @@ He should double when ``min(double_take, double_pass) > no_double``; the taker s
 equity only (the neural nets), gammonless probabilities are derived from the equity ``E``:
 ``P(win) = (1 + E) / 2`` within ±1, and beyond, a sure win (loss) with gammon rate ``|E| − 1``.
 
-Match play (:func:`analyse_match_cube`, backgammon): the same three actions valued in match
+Match play (:func:`analyse_match_cube`; the table of the variant, :func:`~nardy.analysis.met.table_for`): the same three actions valued in match
 winning chances (MWC, :mod:`nardy.analysis.met`), with Janowski's interpolation carried over to
 match play: ``x · live + (1 − x) · dead``, ``x`` the same cube life. The dead part sums the MWC
 over the game's outcomes (single, gammon, backgammon, from the evaluator's probabilities) at the

@@ -14,8 +14,9 @@ from nardy.analysis.cube import (
     analyse_match_cube,
     probabilities_from_equity,
 )
+from nardy.analysis.met import table_for
 from nardy.analysis.records import GameInput, MatchInfo, RecordError
-from nardy.analysis.search import RankedPlay, Searcher
+from nardy.analysis.search import RankedPlay, Searcher, handed_over
 from nardy.core.dice import ScriptedDice
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
@@ -241,8 +242,18 @@ def analyse_game(
                 roll_luck = _roll_luck(game, searcher, decision, luck_ply)
                 if roll_luck is not None:
                     luck[player] += roll_luck
+                # A progression's first stage follows its roll; a later one, the stage before.
+                first_stage = not game.events or game.events[-1].kind != "play"
                 decisions.append(
-                    _play(decision, action.answer, searcher, ply, len(decisions) + 1, roll_luck)
+                    _play(
+                        decision,
+                        action.answer,
+                        searcher,
+                        ply,
+                        len(decisions) + 1,
+                        roll_luck,
+                        first_stage,
+                    )
                 )
                 game.decide(decisions[-1].played)
             elif isinstance(decision, DoubleDecision):
@@ -336,11 +347,27 @@ def _play(
     ply: int,
     number: int,
     luck: float | None,
+    first_stage: bool = True,
 ) -> DecisionAnalysis:
     plays = decision.plays
     chosen = plays.find(answer)
     index = plays.index_of(chosen.result)
-    ranking = searcher.rank(decision.position, decision.segment.dice, ply, include=index)
+    segment = decision.segment
+    handed = [
+        handed_over(
+            searcher.variant,
+            segment.dice,
+            segment.kind,
+            plays.dice_used,
+            start=decision.position,
+            result=play.result,
+            first_stage=first_stage,
+        )
+        for play in plays
+    ]
+    ranking = searcher.rank(
+        decision.position, segment.dice, ply, include=index, handed_by_play=handed
+    )
     mine = next(r for r in ranking if r.index == index)
     best = ranking[0]
     return DecisionAnalysis(
@@ -380,7 +407,11 @@ def _cube_of(
     if match is not None:
         score = MatchScore(match.away(doubler), match.away(1 - doubler), match.post_crawford)
         return analyse_match_cube(
-            probabilities, score, cube_value, "centre" if owner == "centre" else "me"
+            probabilities,
+            score,
+            cube_value,
+            "centre" if owner == "centre" else "me",
+            table_for(game.variant),
         )
     centred = owner == "centre"
     return analyse_cube(

@@ -1,4 +1,4 @@
-"""A match equity table for backgammon, computed from a model (no published table is copied).
+"""Match equity tables for the cube variants, computed from a model (no published table is copied).
 
 The model is Tom Keith's construction (bkgm.com/articles/met.html): two equal players, a fixed
 gammon rate ``g`` (the share of the games that end, not by a pass, as gammons; backgammons are
@@ -21,14 +21,34 @@ The table is computed backwards from the end of the match:
 Match winning chances (MWC) are probabilities; ``mwc(me, opponent)`` takes the points each needs.
 The figures lie within about 2 % of the published tables of the same era (Woolsey's, for
 example; ``tests/test_analysis_match.py`` checks a few).
+
+**Other variants** (:func:`table_for`). The model needs a game worth 1 or 2 (× the cube), with a
+third outcome counted as the second: backgammon's single/gammon/backgammon, and long nardy's
+family's oin/mars/koks (RULES.md §6: 1, 2, 3; ``koks: false`` scores a koks as a mars), so each
+variant with one of these two scorings gets the table of its own gammon (mars) rate
+(:data:`GAMMON_RATES`). Per-checker stakes (``khachapuri``, ``scoring: per_checker``: 1 to 15
+points a game) have no table: the model would need the distribution of a game's size, which an
+equity alone does not give, so their match cube decisions are not rated.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from itertools import pairwise
 
-__all__ = ["GAMMON_RATE", "MAX_AWAY", "MatchEquityTable", "default_table"]
+from nardy.core.rules import BackgammonScoring, LongScoring
+from nardy.core.variant import Variant
+
+__all__ = [
+    "GAMMON_RATE",
+    "GAMMON_RATES",
+    "MAX_AWAY",
+    "MatchEquityTable",
+    "default_table",
+    "table",
+    "table_for",
+]
 
 GAMMON_RATE = 0.20
 """Keith's gammon rate (the share of games ending as gammons)."""
@@ -198,6 +218,39 @@ class _Score:
 
 
 @cache
+def table(gammon_rate: float = GAMMON_RATE) -> MatchEquityTable:
+    """The table at ``gammon_rate`` (built once per rate)."""
+    return MatchEquityTable(gammon_rate)
+
+
 def default_table() -> MatchEquityTable:
-    """The table at :data:`GAMMON_RATE` (built once)."""
-    return MatchEquityTable()
+    """The table at :data:`GAMMON_RATE` (backgammon's)."""
+    return table(GAMMON_RATE)
+
+
+GAMMON_RATES: Mapping[str, float] = {
+    "long": 0.22,  # 44 of 200 games
+    "nardgammon": 0.57,  # 34 of 60
+    "mad": 0.37,  # 22 of 60
+    "gulbar": 0.53,  # 32 of 60
+    "mad_gulbar": 0.77,  # 46 of 60
+}
+"""The share of games (played out, no cube) won by a mars or a koks, per variant of long nardy's
+scoring; measured in self-play of the shipped ``neural`` bot, no cube (seed 17; standard errors
+2.9 % for long, about 6 % for the others: docs/analysis.md). A variant of
+that scoring not listed takes long nardy's; a variant of backgammon's scoring (backgammon,
+``nackgammon``, ``hypergammon``: RULES.md §3.11, "backgammon in every rule") takes Keith's
+:data:`GAMMON_RATE`, as GNU Backgammon, their oracle, uses one table for all of them."""
+
+
+def table_for(variant: Variant) -> MatchEquityTable | None:
+    """The match equity table of ``variant``'s matches (None: its scoring has no table, e.g.
+    per-checker stakes; module doc)."""
+    scoring = variant.rules.scoring
+    if scoring.per_checker:
+        return None
+    if type(scoring) is BackgammonScoring:
+        return default_table()
+    if type(scoring) is LongScoring:
+        return table(GAMMON_RATES.get(variant.name, GAMMON_RATES["long"]))
+    return None

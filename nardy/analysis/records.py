@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nardy.analysis.met import table_for
 from nardy.core import load_variant
 from nardy.core.dice import Roll
 from nardy.core.errors import NardyError
@@ -62,9 +63,10 @@ class MatchInfo:
 
 
 def _rates_match_cube(variant: Variant) -> bool:
-    """Match-play cube decisions are rated in backgammon, the variant the match equity table
-    models (:mod:`nardy.analysis.met`); other variants' match games are replayed unrated."""
-    return variant.name == "backgammon"
+    """Match-play cube decisions are rated in the variants with a match equity table
+    (:func:`nardy.analysis.met.table_for`: backgammon's and long nardy's scorings); the match
+    games of the others (per-checker stakes) are replayed unrated."""
+    return table_for(variant) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +87,10 @@ class GameInput:
     points: int
     """What the winner scored (0 if unfinished)."""
     rate_cube: bool = True
-    """Whether its cube decisions are rated: money play with a known cube, or a backgammon match
-    game whose score is known (:attr:`match`). The match games of a ``--jsonl`` file, which does
-    not record the score, and those of other variants are replayed with their cube, unrated."""
+    """Whether its cube decisions are rated: money play with a known cube, or a match game whose
+    score is known (:attr:`match`) in a variant with a match equity table. The match games of a
+    ``--jsonl`` file, which does not record the score, and those of per-checker stakes are
+    replayed with their cube, unrated."""
     match: MatchInfo | None = None
     """The match of a match game whose score is known (an arena record, a ``.mat`` match)."""
 

@@ -13,8 +13,14 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
   Where a roll is a whole turn plan (doubles progressions, re-rolls) the turn is played segment by
   segment, each time choosing the best result by ``V₀`` (as the bots do), and a re-roll is an
   expectation over its 21 rolls (up to :data:`MAX_REROLLS` deep; beyond that the turn is valued
-  where it stands). Steps handed to the opponent (transfers) are not part of a position and are
-  not modelled in the look-ahead.
+  where it stands).
+* Transferred steps (RULES.md §2.10: ``gulbar``, ``mad_gulbar``, ``khachapuri``, ``giul``): a turn
+  that hands unplayed double steps to the opponent ends in an afterstate *and* those steps, which
+  the receiver plays before his roll. ``Vₙ(r, T)`` (n ≥ 1) is then ``−max_e Σ_rolls w(roll) ·
+  best_reply_{n−1}(e, roll)`` over the ends ``e`` of his ways to play ``T`` (group by group,
+  ascending; a 15th checker borne off on the way ends the game), the ends chosen among as the
+  replies are (:attr:`Searcher.reply_filter`, ranked by his 0-ply equity on roll). ``V₀`` cannot
+  see ``T``: the evaluators value positions only.
 * Move filtering as gnubg does: the plays of a decision are first ranked by ``V₀``; the best one
   and up to :attr:`MoveFilter.extra` more within :attr:`MoveFilter.threshold` of it are searched
   deeper, the others keep their 0-ply value.
@@ -33,11 +39,20 @@ import numpy.typing as npt
 from nardy.analysis.evaluator import Evaluator, shortlist
 from nardy.core.dice import Roll
 from nardy.core.errors import GameStateError
-from nardy.core.game import CubeSettings, Game, PlayDecision
+from nardy.core.game import CubeSettings, Game, PlayDecision, all_home
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
-__all__ = ["MAX_REROLLS", "ROLLS", "MoveFilter", "RankedPlay", "Searcher"]
+__all__ = [
+    "MAX_REROLLS",
+    "NO_TRANSFER",
+    "ROLLS",
+    "MoveFilter",
+    "RankedPlay",
+    "Searcher",
+    "Transfer",
+    "handed_over",
+]
 
 Array = npt.NDArray[np.float64]
 
@@ -89,8 +104,13 @@ class RankedPlay:
     """Whether it is on the evaluator's short list (all plays are, for most evaluators)."""
 
 
-Option = list[tuple[float, Position]]
-"""One way to play a roll: its end-of-turn afterstates with their probabilities."""
+Transfer = tuple[tuple[int, int], ...]
+"""Steps a turn hands to the opponent (RULES.md §2.10): ``(value, count)`` groups, () for none."""
+NO_TRANSFER: Transfer = ()
+
+Option = list[tuple[float, Position, Transfer]]
+"""One way to play a roll: its end-of-turn afterstates with their probabilities, each with the
+steps it hands to the opponent."""
 
 
 @dataclass
@@ -114,13 +134,21 @@ class Searcher:
 
     # -- values of afterstates ------------------------------------------------------------------
 
-    def values(self, afterstates: Sequence[Position], ply: int = 0) -> Array:
-        """``V_ply`` of each afterstate (mover's view), batched."""
+    def values(
+        self,
+        afterstates: Sequence[Position],
+        ply: int = 0,
+        transfers: Sequence[Transfer] | None = None,
+    ) -> Array:
+        """``V_ply`` of each afterstate (mover's view), batched; ``transfers``: the steps each
+        hands to the opponent (module doc; none if not given)."""
         if ply < 0:
             raise ValueError(f"ply must be 0 or more, not {ply}")
+        if transfers is not None and len(transfers) != len(afterstates):
+            raise ValueError("one transfer per afterstate")
         if ply == 0:
             return self._values0(afterstates)
-        return self._values_deep(afterstates, ply)
+        return self._values_deep(afterstates, ply, transfers)
 
     def _terminal(self, position: Position) -> float | None:
         if position.off[0] == self._checkers:
@@ -152,32 +180,83 @@ class Searcher:
                     out[i] = value
         return out
 
-    def _values_deep(self, afterstates: Sequence[Position], ply: int) -> Array:
-        out = np.empty(len(afterstates))
-        groups: list[tuple[int, float, list[Option]]] = []  # (afterstate index, weight, options)
+    def _values_deep(
+        self, afterstates: Sequence[Position], ply: int, transfers: Sequence[Transfer] | None
+    ) -> Array:
+        out = np.zeros(len(afterstates))
+        # The opponent's starts: where he rolls from, after any steps handed to him, each
+        # (afterstate index, start index among that afterstate's, start); ends that finish the
+        # game while he plays the handed steps are valued at once.
+        starts: list[tuple[int, int, Position]] = []
+        finished: dict[int, float] = {}
         for i, position in enumerate(afterstates):
             terminal = self._terminal(position)
             if terminal is not None:
                 out[i] = terminal
                 continue
-            out[i] = 0.0
             opponent = self.variant.flip(position)
-            for roll, weight in ROLLS:
-                groups.append((i, weight, self.options(opponent, roll)))
-        best = self._best_options([options for _, _, options in groups], ply - 1)
-        for (i, weight, _), value in zip(groups, best, strict=True):
-            out[i] -= weight * value
+            handed = transfers[i] if transfers is not None else NO_TRANSFER
+            if not handed:
+                starts.append((i, 0, opponent))
+                continue
+            ends, won = self._transfer_ends(opponent, handed)
+            if won is not None:
+                finished[i] = won
+            kept = self._kept_ends(ends)
+            starts.extend((i, j, ends[k]) for j, k in enumerate(kept))
+        groups: list[list[Option]] = []
+        for _, _, start in starts:
+            groups.extend(self.options(start, roll) for roll, _ in ROLLS)
+        best = self._best_options(groups, ply - 1)
+        # Each start's value (his expectation over his rolls); the best start of each afterstate.
+        value_of: dict[int, float] = dict(finished)
+        for n, (i, _, _) in enumerate(starts):
+            expectation = sum(
+                weight * best[n * len(ROLLS) + r] for r, (_, weight) in enumerate(ROLLS)
+            )
+            value_of[i] = max(value_of.get(i, -np.inf), expectation)
+        for i, value in value_of.items():
+            out[i] = -value
         return out
+
+    def _transfer_ends(
+        self, position: Position, handed: Transfer
+    ) -> tuple[list[Position], float | None]:
+        """Where the player on roll in ``position`` can stand after playing the steps ``handed``
+        to him (RULES.md §2.10 item 3: groups by value, ascending, each as far as possible), and
+        the best value of an end that bears off his last checker (None if none does)."""
+        frontier = [position]
+        won: float | None = None
+        for value, count in sorted(handed):
+            after: dict[Position, None] = {}
+            for start in frontier:
+                for play in self.variant.legal_plays(start, (value,) * count):
+                    terminal = self._terminal(play.result)
+                    if terminal is not None:
+                        won = terminal if won is None else max(won, terminal)
+                    else:
+                        after[play.result] = None
+            frontier = list(after)
+        return frontier, won
+
+    def _kept_ends(self, ends: Sequence[Position]) -> list[int]:
+        """The ends of played transferred steps searched on (:attr:`reply_filter`, ranked by
+        the receiver's 0-ply equity on roll, ``−V₀`` of the position from the other side)."""
+        if not ends:
+            return []
+        equities = -self._values0([self.variant.flip(end) for end in ends])
+        return self.reply_filter.keep(equities)
 
     def _option_values(self, options: list[Option], ply: int) -> Array:
         """The value of each option (probability-weighted ``V_ply`` of its afterstates)."""
-        flat = [position for option in options for _, position in option]
-        values = self.values(flat, ply)
+        flat = [position for option in options for _, position, _ in option]
+        handed = [transfer for option in options for _, _, transfer in option]
+        values = self.values(flat, ply, handed if any(handed) else None)
         out = np.empty(len(options))
         k = 0
         for j, option in enumerate(options):
             total = 0.0
-            for probability, _ in option:
+            for probability, _, _ in option:
                 total += probability * values[k]
                 k += 1
             out[j] = total
@@ -224,7 +303,7 @@ class Searcher:
             eligible = shortlist(self.evaluator, results)
             if eligible is not None:
                 results = [results[j] for j in eligible]
-            found = [[(1.0, result)] for result in results]
+            found = [[(1.0, result, NO_TRANSFER)] for result in results]
         else:
             found = [self._greedy_turn(position, roll, 0)]
         if len(self._options) > _OPTIONS_LIMIT:
@@ -241,29 +320,40 @@ class Searcher:
             values = self._values0([results[j] for j in eligible])
             game.decide(eligible[int(np.argmax(values))])
         if isinstance(game.stopped, _TurnOver):
-            return [(1.0, self.variant.flip(game.position))]
+            # The turn passed: the opponent (1 in the simulated game) holds what was handed over.
+            handed = tuple(sorted(game.pending_transfer[1]))
+            return [(1.0, self.variant.flip(game.position), handed)]
         if isinstance(game.stopped, _NeedRoll):
             here = game.position  # after a fully played double, still the mover's view
             if rerolls >= MAX_REROLLS:
-                return [(1.0, here)]
+                return [(1.0, here, NO_TRANSFER)]
             out: Option = []
             for again, weight in ROLLS:
-                for probability, end in self._greedy_turn(here, again, rerolls + 1):
-                    out.append((weight * probability, end))
+                for probability, end, handed in self._greedy_turn(here, again, rerolls + 1):
+                    out.append((weight * probability, end, handed))
             return out
         if game.result is None:
             raise GameStateError("the simulated turn stopped at an unexpected decision")
-        return [(1.0, game.position)]
+        return [(1.0, game.position, NO_TRANSFER)]
 
     # -- decisions --------------------------------------------------------------------------------
 
     def rank(
-        self, position: Position, dice: Sequence[int], ply: int = 0, *, include: int | None = None
+        self,
+        position: Position,
+        dice: Sequence[int],
+        ply: int = 0,
+        *,
+        include: int | None = None,
+        handed: Transfer = NO_TRANSFER,
+        handed_by_play: Sequence[Transfer] | None = None,
     ) -> list[RankedPlay]:
         """Every legal play of ``position`` with ``dice`` (one segment), best first, by the equity
         of its result at ``ply`` (filtered; ``include``: an index always searched at ``ply``,
         e.g. the play made). With an evaluator's short list, the best is chosen among it and
-        the plays outside it follow (``candidate`` False)."""
+        the plays outside it follow (``candidate`` False). ``handed``: the steps the segment
+        hands to the opponent, whichever play is made, or ``handed_by_play`` those of each
+        legal play, in their order (:func:`handed_over`)."""
         plays = self.variant.legal_plays(position, dice)
         results = [play.result for play in plays]
         values = self._values0(results)
@@ -273,7 +363,8 @@ class Searcher:
             kept = [eligible[j] for j in self.move_filter.keep(values[eligible])]
             if include is not None and include not in kept:
                 kept.append(include)
-            deep = self.values([results[j] for j in kept], ply)
+            each = [handed_by_play[j] if handed_by_play else handed for j in kept]
+            deep = self.values([results[j] for j in kept], ply, each if any(each) else None)
             for j, value in zip(kept, deep, strict=True):
                 values[j] = value
                 plies[j] = ply
@@ -317,6 +408,44 @@ class Searcher:
         key = (min(roll[0], roll[1]), max(roll[0], roll[1]))
         mean = sum(weight * values[r] for r, weight in ROLLS)
         return values[key] - mean
+
+
+def handed_over(
+    variant: Variant,
+    dice: Sequence[int],
+    kind: str,
+    used: int,
+    *,
+    start: Position | None = None,
+    result: Position | None = None,
+    first_stage: bool = True,
+) -> Transfer:
+    """What a segment of ``dice`` (its ``kind``, RULES.md's segment kinds) in which ``used`` dice
+    are played (the same number for every play) hands to the opponent when the play made ends in
+    ``result``. Re-roll variants with transfer (``gulbar``, ``khachapuri``): a rolled double
+    played in part passes its other steps, whatever the play (§2.10 items 1-2). Progression
+    variants (``mad_gulbar``, ``giul``): a stage (``start`` its position; ``first_stage``: the
+    rolled one) played in part passes its other steps and, unless the mover is home before or
+    after it (the stage is then the last, §2.8 item 4), the later stages too; a first stage
+    not started passes nothing."""
+    turn = variant.rules.turn
+    if not turn.transfer or kind not in ("roll", "reroll", "stage"):
+        return NO_TRANSFER
+    if len(dice) != 4 or len(set(dice)) != 1 or used >= 4:
+        return NO_TRANSFER  # not a double (never passed), or played in full
+    x = dice[0]
+    if turn.doubles != "progression":
+        return ((x, 4 - used),) if used >= 1 else NO_TRANSFER
+    if first_stage and used == 0:
+        return NO_TRANSFER  # "not started"
+    if start is None or result is None:
+        raise ValueError("a progression stage's hand-over needs its start and result")
+    # As the kernel's progression: home at the stage's start means an earlier stage (or the
+    # roll) already made this one the last; coming home in it (not on a fourth step: fewer
+    # than four were played) does too.
+    last = all_home(start) or all_home(result)
+    later = () if last else tuple((y, 4) for y in range(x + 1, 7))
+    return ((x, 4 - used), *later)
 
 
 class _TurnOver(Exception):

@@ -25,7 +25,7 @@ import pytest
 
 from nardy.arena.schedule import TournamentDef, load_definition
 from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import Tournament
+from nardy.arena.tournament import Tournament, standings_from_store
 from nardy.testing.ray_cluster import LoopbackCluster, namespace_unavailable
 
 pytest.importorskip("ray", reason="the Ray executor needs ray: pip install 'nardy[ray]'")
@@ -291,3 +291,32 @@ def test_a_worker_node_killed_mid_run(cluster: LoopbackCluster, tmp_path: Path) 
     assert stored_at_kill < 40, "the run ended before the kill"
     on_ray = _stored(db, load_definition(toml))
     assert on_ray == _local_reference(toml, tmp_path / "local.db")
+
+
+def test_a_luck_adjusted_sprt_on_ray_equals_the_local_run(cluster: Cluster, tmp_path: Path) -> None:
+    """``--sprt-on luck-adjusted`` with the games on Ray: the same games, the same test (fed
+    the games' luck-adjusted points, analysed on the workers), kept by the store's ledger too."""
+    toml = tmp_path / "t.toml"
+    toml.write_text(
+        'name = "ray-luck"\nvariant = "backgammon"\ngames = 4\nseed = 5\n\n'
+        '[sprt]\nmode = "points"\nmu0 = 0.0\nmu1 = 0.1\nalpha = 0.001\nbeta = 0.001\n'
+        'on = "luck-adjusted"\n\n'
+        '[[bots]]\nname = "heuristic"\nbuiltin = "heuristic"\n\n'
+        '[[bots]]\nname = "random"\nbuiltin = "random"\n'
+    )
+    d = load_definition(toml)
+    reference = _local_reference(toml, tmp_path / "local.db")
+    done = cluster.run(_cli(toml, tmp_path / "ray.db"), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _stored(tmp_path / "ray.db", d) == reference
+    tests = []
+    for name in ("local.db", "ray.db"):
+        store = SqliteStore(tmp_path / name)
+        try:
+            (pool,) = standings_from_store(store, d.tournament_id).pools
+        finally:
+            store.close()
+        assert pool.sprt is not None and pool.sprt.pairs == 2
+        tests.append(pool.sprt)
+    assert tests[0].llr == pytest.approx(tests[1].llr, abs=1e-9)
+    assert tests[0].line == tests[1].line

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from nardy.arena.schedule import DefinitionError, parse_definition
 from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import Tournament, TournamentError
+from nardy.arena.tournament import Tournament, standings_from_store
 from nardy.arena.tournament_cli import main as cli
 
 
@@ -48,6 +48,15 @@ def test_a_luck_adjusted_sprt_reaches_a_decision(tmp_path: Path) -> None:
     pairs = [(luck.a_points(rows[i]) + luck.a_points(rows[i + 1])) / 2 for i in (0, 2)]
     for x in pairs:
         assert any(abs(x - v) < 1e-9 for v in sprt_state.counts)
+    # The store's ledger kept the same test (what `nardy arena standings` and the arena
+    # service's GetStandings read), and rebuilt from the games it is the same again.
+    stored = standings_from_store(store, d.tournament_id).pools[0].sprt
+    assert stored is not None and stored.decision == "H1" and stored.pairs == pool.sprt.pairs
+    assert stored.llr == pytest.approx(pool.sprt.llr, abs=1e-9)
+    with store._transaction():
+        store._rebuild_ledger(d.tournament_id)
+    rebuilt = standings_from_store(store, d.tournament_id).pools[0].sprt
+    assert rebuilt is not None and rebuilt.llr == pytest.approx(pool.sprt.llr, abs=1e-9)
     # Resuming reads the stored records and plays nothing more.
     assert Tournament(d, store).run().played == 0
     store.close()
@@ -86,11 +95,11 @@ def test_bad_sprt_inputs_are_clear_errors(sprt: dict[str, Any], message: str) ->
         parse_definition(_data(**sprt))
 
 
-def test_a_luck_adjusted_sprt_refuses_matches(tmp_path: Path) -> None:
+def test_a_luck_adjusted_sprt_refuses_matches() -> None:
+    """Refused with the definition (a TOML, the CLI's flags, the arena service's request)."""
     data = _data(mode="points", mu0=0, mu1=0.5, on="luck-adjusted")
-    d = parse_definition({**data, "match_length": 3})
-    with pytest.raises(TournamentError, match="money games"):
-        Tournament(d, SqliteStore(tmp_path / "t.db"))
+    with pytest.raises(DefinitionError, match="money games"):
+        parse_definition({**data, "match_length": 3})
 
 
 @pytest.mark.parametrize(

@@ -155,6 +155,38 @@ points per game (mu0, mu1).
 """
 Global___SprtMode: _TypeAlias = SprtMode  # noqa: Y015
 
+class _SprtInput:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SprtInputEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SprtInput.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SPRT_INPUT_UNSPECIFIED: _SprtInput.ValueType  # 0
+    """Not set: the arena uses SPRT_INPUT_POINTS."""
+    SPRT_INPUT_POINTS: _SprtInput.ValueType  # 1
+    """The game's points."""
+    SPRT_INPUT_LUCK_ADJUSTED: _SprtInput.ValueType  # 2
+    """The game's luck-adjusted points: its points minus the first bot's luck
+    plus the second's, by nardy's analysis at 0-ply with the variant's neural
+    net (docs/analysis.md). The same hypotheses with less noise; money games
+    only (a match tournament with it is refused).
+    """
+
+class SprtInput(_SprtInput, metaclass=_SprtInputEnumTypeWrapper):
+    """What an SPRT is fed for each game (SPRT_MODE_POINTS only)."""
+
+SPRT_INPUT_UNSPECIFIED: SprtInput.ValueType  # 0
+"""Not set: the arena uses SPRT_INPUT_POINTS."""
+SPRT_INPUT_POINTS: SprtInput.ValueType  # 1
+"""The game's points."""
+SPRT_INPUT_LUCK_ADJUSTED: SprtInput.ValueType  # 2
+"""The game's luck-adjusted points: its points minus the first bot's luck
+plus the second's, by nardy's analysis at 0-ply with the variant's neural
+net (docs/analysis.md). The same hypotheses with less noise; money games
+only (a match tournament with it is refused).
+"""
+Global___SprtInput: _TypeAlias = SprtInput  # noqa: Y015
+
 class _TournamentStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -1225,6 +1257,7 @@ class SprtSettings(_message.Message):
     ALPHA_FIELD_NUMBER: _builtins.int
     BETA_FIELD_NUMBER: _builtins.int
     MAX_POINTS_FIELD_NUMBER: _builtins.int
+    INPUT_FIELD_NUMBER: _builtins.int
     mode: Global___SprtMode.ValueType
     """What is tested."""
     elo0: _builtins.float
@@ -1246,6 +1279,10 @@ class SprtSettings(_message.Message):
     without cube); 0 = 3. Ignored in a match tournament, where a match
     scores +1 or -1.
     """
+    input: Global___SprtInput.ValueType
+    """SPRT_MODE_POINTS: what each game feeds the test (points, or luck-adjusted
+    points).
+    """
     def __init__(
         self,
         *,
@@ -1257,10 +1294,11 @@ class SprtSettings(_message.Message):
         alpha: _builtins.float = ...,
         beta: _builtins.float = ...,
         max_points: _builtins.float = ...,
+        input: Global___SprtInput.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "beta", b"beta", "elo0", b"elo0", "elo1", b"elo1", "max_points", b"max_points", "mode", b"mode", "mu0", b"mu0", "mu1", b"mu1"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "beta", b"beta", "elo0", b"elo0", "elo1", b"elo1", "input", b"input", "max_points", b"max_points", "mode", b"mode", "mu0", b"mu0", "mu1", b"mu1"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
