@@ -293,7 +293,9 @@ def test_a_worker_node_killed_mid_run(cluster: LoopbackCluster, tmp_path: Path) 
     assert on_ray == _local_reference(toml, tmp_path / "local.db")
 
 
-def test_a_luck_adjusted_sprt_on_ray_equals_the_local_run(cluster: Cluster, tmp_path: Path) -> None:
+def test_a_luck_adjusted_sprt_on_ray_equals_the_local_run(
+    cluster: LoopbackCluster, tmp_path: Path
+) -> None:
     """``--sprt-on luck-adjusted`` with the games on Ray: the same games, the same test (fed
     the games' luck-adjusted points, analysed on the workers), kept by the store's ledger too."""
     toml = tmp_path / "t.toml"
