@@ -180,10 +180,10 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         """The episode is over (its last points are already in ``rewards``)."""
         driver = self._driver()
         self.terminations = {a: True for a in AGENTS}
-        game = driver.game
-        assert game.result is not None
+        result = driver.result
+        assert result is not None
         for agent in AGENTS:
-            info: dict[str, Any] = {"points": game.result.points, "reason": game.result.reason}
+            info: dict[str, Any] = {"points": result.points, "reason": result.reason}
             if driver.match is not None:
                 info["score"] = driver.score
             self.infos[agent] = info

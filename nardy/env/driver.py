@@ -24,8 +24,10 @@ from nardy.core.dice import DiceSource
 from nardy.core.errors import GameStateError
 from nardy.core.game import (
     COLOURS,
+    Decision,
     DoubleDecision,
     Game,
+    GameResult,
     PlayDecision,
     TakeDecision,
 )
@@ -33,6 +35,8 @@ from nardy.core.match import Match
 from nardy.core.plugins import load_variant
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play, Variant
+from nardy.env import lean
+from nardy.env.lean import LeanGame
 from nardy.env.spaces import CUBE_ACTIONS, action_space_size
 
 ROLL, DOUBLE = 0, 1
@@ -56,6 +60,37 @@ def play_order(plays: LegalPlays) -> list[int]:
     which a move generator lists the plays (docs/encoding.md)."""
     keys = plays.board_keys()
     return sorted(range(len(keys)), key=keys.__getitem__)
+
+
+_NO_CUBE: Final = encoding.Context(cube=False)
+"""The context of a lean game's board seen by the player who does not decide."""
+_LEAN_CONTEXTS: dict[tuple[object, ...], encoding.Context] = {}
+
+
+def _lean_context(game: LeanGame) -> encoding.Context:
+    """:func:`encoding.context_of` of a lean game's decision: a roll of four-step doubles without
+    cube or match, so only the dice and the head limit vary (tested equal at every decision)."""
+    plays = game.plays
+    assert plays is not None
+    rules = game.variant.rules
+    limit = rules.head.limit
+    first = limit is not None and game.position.points[23] == game.variant.checkers
+    key = (game.dice, limit, first, plays.head_limit if first else limit)
+    context = _LEAN_CONTEXTS.get(key)
+    if context is None:
+        if len(_LEAN_CONTEXTS) >= 4096:
+            _LEAN_CONTEXTS.clear()
+        context = _LEAN_CONTEXTS[key] = encoding.Context(
+            phase="roll",
+            segment=game.dice,
+            first_turn=first,
+            head_limit=plays.head_limit if first else limit,
+        )
+    return context
+
+
+def _lean_position(game: LeanGame, colour: int) -> Position:
+    return lean.position_for(game, colour)
 
 
 class NumpyDice:
@@ -142,7 +177,15 @@ class Driver:
         if whole_match and self.match_length is not None and dice is not None:
             self.match = Match(config.variant, self.match_length)
         self._dice = dice
-        self.game = self._new_game()
+        self._game: Game | None = None
+        self._lean: LeanGame | None = None
+        """The game while it runs lean (:mod:`nardy.env.lean`); replaced by the kernel's game
+        (:attr:`game`, replayed) the first time anything asks for that."""
+        if self.match is None and lean.eligible(config.variant, dice, whole_match):
+            assert dice is not None
+            self._lean = LeanGame(config.variant, dice, auto_forced=config.auto_forced)
+        else:
+            self._game = self._new_game()
         self._order: list[int] | None = None
         self.score = (0, 0)
         """The match score before this game: (White, Black)."""
@@ -163,7 +206,7 @@ class Driver:
         if game.variant is not config.variant:
             raise ValueError("the game must be of the environment's variant")
         driver = cls.__new__(cls)
-        driver.config, driver.game, driver._order = config, game, None
+        driver.config, driver._game, driver._lean, driver._order = config, game, None, None
         driver.match_length = config.variant.options.get("match_length")
         driver.match, driver._dice = None, None
         driver.score, driver.crawford, driver._unpaid = (0, 0), False, (0, 0)
@@ -173,24 +216,68 @@ class Driver:
     # -- state -------------------------------------------------------------------------------
 
     @property
+    def game(self) -> Game:
+        """The kernel's game (a lean game is replayed into one here, and goes on as that)."""
+        if self._game is None:
+            assert self._lean is not None
+            self._game, self._lean = self._lean.materialise(), None
+        return self._game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        self._game, self._lean = game, None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy is of the kernel's game (which pickles by replaying its inputs): the same future.
+        _ = self.game
+        return self.__dict__.copy()
+
+    @property
+    def decision(self) -> Decision | None:
+        """The current decision (None at a chance node or once the game is over)."""
+        lean = self._lean
+        if lean is not None:
+            return lean.decision()
+        assert self._game is not None
+        return self._game.decision
+
+    @property
+    def result(self) -> GameResult | None:
+        """The current game's result (None while it goes on)."""
+        lean = self._lean
+        if lean is not None:
+            return lean.result
+        assert self._game is not None
+        return self._game.result
+
+    @property
     def over(self) -> bool:
         """The episode is over: the game, or with a whole match, the match."""
         if self.match is not None:
             return self.match.is_over
-        return self.game.result is not None
+        return self.result is not None
 
     @property
     def player(self) -> int:
         """The colour that decides now (the winner once the game is over)."""
-        decision = self.game.decision
+        lean = self._lean
+        if lean is not None:
+            result = lean.result
+            return lean.mover if result is None else result.winner
+        game = self.game
+        decision = game.decision
         if decision is None:
-            assert self.game.result is not None
-            return self.game.result.winner
+            assert game.result is not None
+            return game.result.winner
         return decision.player
 
     def mask(self, colour: int | None = None) -> Mask:
         """The legal actions of ``colour`` (default: the decider); all zero for anyone else."""
         mask = np.zeros(self.config.actions, dtype=np.int8)
+        lean = self._lean
+        if lean is not None:
+            mask[: self.legal_count(colour)] = 1
+            return mask
         decision = self.game.decision
         if decision is None or (colour is not None and colour != decision.player):
             return mask
@@ -207,6 +294,11 @@ class Driver:
         """How many actions are legal for ``colour`` (default: the decider): the legal actions are
         always the first ones, so this is :meth:`mask`'s number of ones (a vector env builds its
         masks from these counts in one numpy comparison)."""
+        lean = self._lean
+        if lean is not None:
+            if colour is not None and colour != lean.mover:
+                return 0
+            return lean.count()
         decision = self.game.decision
         if decision is None or (colour is not None and colour != decision.player):
             return 0
@@ -219,6 +311,11 @@ class Driver:
     def view(self, colour: int) -> tuple[Position, encoding.Context]:
         """What ``colour`` observes: the decision's position and context when he decides, else the
         board from his view with the cube and match state."""
+        lean = self._lean
+        if lean is not None:
+            if lean.result is None and colour == lean.mover:
+                return lean.position, _lean_context(lean)
+            return _lean_position(lean, colour), _NO_CUBE
         game = self.game
         decision = game.decision
         score = self.score if colour == 0 else (self.score[1], self.score[0])
@@ -332,7 +429,7 @@ class Driver:
         """The encodings of every legal play's result (row ``i`` = action ``i``), from the
         decider's view before the turn passes: TD-Gammon's afterstates. Empty for a cube decision
         or a finished game."""
-        decision = self.game.decision
+        decision = self.decision
         if not isinstance(decision, PlayDecision):
             return np.zeros((0, encoding.encoder_size(encoder)), dtype=np.float32)
         return encoding.encode_plays(decision.plays, encoder=encoder)[self.order()]
@@ -340,12 +437,17 @@ class Driver:
     def order(self) -> list[int]:
         """:func:`play_order` of the current play decision (empty for any other)."""
         if self._order is None:
-            decision = self.game.decision
+            decision = self.decision
             self._order = play_order(decision.plays) if isinstance(decision, PlayDecision) else []
         return self._order
 
     def play(self, action: int) -> Play:
         """The play that ``action`` makes in the current play decision."""
+        lean = self._lean
+        if lean is not None:
+            if not 0 <= action < lean.count():
+                raise ValueError(f"action {action} is not a play of the current decision")
+            return lean.play_of(lean.sorted_keys()[action])
         decision = self.game.decision
         if not isinstance(decision, PlayDecision) or not 0 <= action < len(decision.plays):
             raise ValueError(f"action {action} is not a play of the current decision")
@@ -353,7 +455,7 @@ class Driver:
 
     def points(self) -> tuple[int, int]:
         """Game points of (White, Black): + for the winner, − for the loser, 0 while playing."""
-        result = self.game.result
+        result = self.result
         if result is None:
             return (0, 0)
         sign = 1 if result.winner == 0 else -1
@@ -369,6 +471,9 @@ class Driver:
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal now (what :meth:`mask` says, without building it)."""
+        lean = self._lean
+        if lean is not None:
+            return 0 <= action < lean.count()
         decision = self.game.decision
         if decision is None or not 0 <= action < self.config.actions:
             return False
@@ -380,7 +485,7 @@ class Driver:
 
     def step(self, action: int) -> None:
         """Answer the current decision with ``action``; raise ``ValueError`` if it is not legal."""
-        decision = self.game.decision
+        decision = self.decision
         if decision is None:
             raise GameStateError("the game is over" if self.over else "a chance node: roll()")
         if not self.is_legal(action):
@@ -394,6 +499,11 @@ class Driver:
     def step_legal(self, action: int) -> None:
         """:meth:`step` with an action the caller has checked with :meth:`is_legal` (the
         environments check legality once)."""
+        lean = self._lean
+        if lean is not None:
+            lean.choose(lean.sorted_keys()[action])
+            self._settle()
+            return
         decision = self.game.decision
         if isinstance(decision, PlayDecision):
             self.answer(self.order()[action])
@@ -407,6 +517,13 @@ class Driver:
         """Answer the current decision in the kernel's terms (a ``LegalPlays`` index, a bool to
         double, "take" / "drop" / "beaver"): what a bot returns."""
         self._order = None
+        lean = self._lean
+        if lean is not None and type(answer) is int:
+            if not 0 <= answer < lean.count():
+                raise ValueError(f"{answer} is not a play of the current decision")
+            lean.choose(lean.key_at(answer))
+            self._settle()
+            return
         self.game.decide(answer)
         self._settle()
 
@@ -419,6 +536,15 @@ class Driver:
     def _settle(self) -> None:
         """After every input: pay a finished game's points and, in a match that goes on, start
         its next game."""
+        self._order = None
+        lean = self._lean
+        if lean is not None:
+            if lean.result is not None:
+                white, black = self.points()
+                self._unpaid = (self._unpaid[0] + white, self._unpaid[1] + black)
+            elif lean.count() > self.config.actions:
+                self._check_size()
+            return
         while self.game.result is not None:
             white, black = self.points()
             self._unpaid = (self._unpaid[0] + white, self._unpaid[1] + black)
@@ -438,10 +564,11 @@ class Driver:
         """What an illegal action costs the offender in every API (docs/learning.md): the variant's
         largest result at the current cube — its largest game value (gammon, backgammon, koks,
         trictrac's 8, per-checker N) × the cube value, so no play of the game can cost more."""
-        return self.config.variant.max_game_value() * self.game.cube.value
+        cube = 1 if self._lean is not None else self.game.cube.value
+        return self.config.variant.max_game_value() * cube
 
     def _check_size(self) -> None:
-        decision = self.game.decision
+        decision = self.decision
         if isinstance(decision, PlayDecision) and len(decision.plays) > self.config.actions:
             raise GameStateError(
                 f"{len(decision.plays)} legal plays exceed the action space of "

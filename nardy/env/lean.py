@@ -1,0 +1,227 @@
+"""The common game of a learning environment, stepped without the kernel's game objects.
+
+Most episodes are one money game without the cube, of a variant whose doubles are four steps, that
+neither pins nor transfers steps (backgammon, long, nardgammon, trictrac, fevga, hypergammon).
+Their flow is a straight loop — an opening throw, then roll, one segment, flip, until a bear-off
+ends the game — so :class:`LeanGame` runs it on the move generator's board keys alone: no
+:class:`~nardy.core.game.Game` generator frame, no ``Play``, ``PlayDecision`` or ``GameEvent``
+objects, no play text. The profile of an AEC step showed those (and the collector's work on the
+events they leave) at about a third of the env's own time (docs/learning.md, "Speed").
+
+A lean game records its rolls and answers; :meth:`LeanGame.materialise` replays them through
+:class:`~nardy.core.game.Game` for anything else (rendering, copies, the game record), so the
+kernel's game stays the one reference for the rules: tests compare the two flows episode by
+episode for every eligible variant.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import TYPE_CHECKING, Final
+
+from nardy.core.dice import DiceSource, Roll
+from nardy.core.game import WHITE, Game, GameResult, PlayDecision, Segment, cube_settings_for
+from nardy.core.movegen import BoardKey, SegmentPlays, position_of
+from nardy.core.position import Position
+from nardy.core.variant import LegalPlays, Play
+
+if TYPE_CHECKING:
+    from nardy.core.variant import Variant
+
+
+def eligible(variant: Variant, dice: DiceSource | None, whole_match: bool) -> bool:
+    """Whether a driver's game may run lean: a dice source (no chance nodes), money play, no
+    cube in use, doubles played as four steps (no progression, re-roll or transfer), no pins."""
+    rules = variant.rules
+    return (
+        dice is not None
+        and variant.options.get("match_length") is None
+        and not cube_settings_for(variant, match_length=None).enabled
+        and rules.turn.doubles == "four"
+        and not rules.hitting.pins
+        and rules.game_end.mother == "off"
+    )
+
+
+class _Replay:
+    """The recorded rolls, then the live source (materialising a lean game)."""
+
+    def __init__(self, rolls: list[Roll], then: DiceSource) -> None:
+        self._rolls = rolls[::-1]
+        self.then = then
+
+    def roll(self) -> Roll:
+        return self._rolls.pop() if self._rolls else self.then.roll()
+
+
+_SEGMENTS: Final = {
+    (player, a, b): Segment(player, (a, b) if a != b else (a,) * 4, "roll", f"roll {a}-{b}")
+    for player in (0, 1)
+    for a in range(1, 7)
+    for b in range(1, 7)
+}
+"""The roll segments, equal to the kernel game's (immutable, shared)."""
+
+
+class LeanGame:
+    """One eligible game (:func:`eligible`), from the opening throw to its result, stopping at
+    every play decision with more than one legal play (every one without ``auto_forced``).
+
+    The same dice give the same decisions, results and positions as ``Game(variant, dice)``: the
+    flow is :meth:`Game._flow <nardy.core.game.Game._flow>`'s for these rules (RULES.md §2.1,
+    §2.3, §2.6, §2.11), tested against it."""
+
+    __slots__ = (
+        "_dice",
+        "_keys",
+        "_sorted",
+        "answers",
+        "auto_forced",
+        "dice",
+        "mover",
+        "plays",
+        "position",
+        "result",
+        "rolls",
+        "variant",
+    )
+
+    def __init__(self, variant: Variant, dice: DiceSource, *, auto_forced: bool = True) -> None:
+        variant.single_game()
+        self.variant = variant
+        self._dice = dice
+        self.auto_forced = auto_forced
+        self.rolls: list[Roll] = []
+        """Every roll drawn, in order (the opening throw's included)."""
+        self.answers: list[BoardKey] = []
+        """The result board key chosen at each decision, in order."""
+        self.position = variant.start_position()
+        """From the mover's view; after the end, the winner's view of the final board."""
+        self.mover = WHITE
+        self.result: GameResult | None = None
+        self.dice: tuple[int, ...] = ()
+        """The current segment's dice (the decision's)."""
+        self.plays: SegmentPlays | None = None
+        """The current decision's legal plays (None once the game is over)."""
+        self._keys: dict[BoardKey, object] = {}
+        self._sorted: list[BoardKey] | None = None
+        rules = variant.rules
+        first: Roll | None = None
+        if rules.turn.opening != "white_starts":
+            # RULES.md §2.11: each throws one die, ties thrown again (no cube: no automatic doubles).
+            while True:
+                white, black = self._roll()
+                if white != black:
+                    break
+            if black > white:
+                self._switch()
+            if rules.turn.opening == "numbers_used":
+                first = (white, black) if white > black else (black, white)
+        self._turn(first)
+
+    # -- the decision ------------------------------------------------------------------------
+
+    def sorted_keys(self) -> list[BoardKey]:
+        """The current decision's result keys in the canonical action order (ascending)."""
+        if self._sorted is None:
+            self._sorted = sorted(self._keys)
+        return self._sorted
+
+    def count(self) -> int:
+        """How many legal plays the current decision has (0 once the game is over)."""
+        return len(self._keys)
+
+    def key_at(self, index: int) -> BoardKey:
+        """The result key of the ``index``-th play in the generator's order (``LegalPlays``)."""
+        return next(islice(self._keys, index, None))
+
+    def play_of(self, key: BoardKey) -> Play:
+        steps = self._keys[key]
+        return Play(steps, position_of(key))  # type: ignore[arg-type]
+
+    def decision(self) -> PlayDecision | None:
+        """The current decision as the kernel's game states it (for bots and afterstates)."""
+        if self.plays is None:
+            return None
+        a, b = self.dice[0], self.dice[1]
+        segment = _SEGMENTS[self.mover, a, b]
+        legal = LegalPlays(self.position, self.plays, False)
+        return PlayDecision(self.mover, segment, self.position, legal)
+
+    def choose(self, key: BoardKey) -> None:
+        """Play the legal play that ends at ``key`` and go on to the next decision."""
+        self.answers.append(key)
+        self._apply(key)
+
+    # -- the flow ----------------------------------------------------------------------------
+
+    def _roll(self) -> Roll:
+        roll = self._dice.roll()
+        self.rolls.append(roll)
+        return roll
+
+    def _switch(self) -> None:
+        self.position = self.position.flip(self.variant.rules.geometry)
+        self.mover = 1 - self.mover
+
+    def _turn(self, first: Roll | None) -> None:
+        """Roll (or use the opening numbers) and stop at the segment's decision, playing forced
+        segments on."""
+        variant = self.variant
+        generator = variant.generator
+        while True:
+            a, b = first if first is not None else self._roll()
+            first = None
+            dice = (a, b) if a != b else (a, a, a, a)
+            segment = generator.checked_segment(self.position, dice)
+            if segment is None:  # not in a game that goes on: let legal_plays say why
+                variant.legal_plays(self.position, dice)
+                raise AssertionError("unreachable")  # pragma: no cover
+            keys = segment.plays
+            if len(keys) == 1 and self.auto_forced:
+                if self._play(next(iter(keys))):
+                    return
+                continue
+            self.dice, self.plays, self._keys, self._sorted = dice, segment, keys, None
+            return
+
+    def _apply(self, key: BoardKey) -> None:
+        if not self._play(key):
+            self._turn(None)
+
+    def _play(self, key: BoardKey) -> bool:
+        """Make the play ending at ``key``; True when it ended the game (RULES.md §2.6)."""
+        self.plays, self._keys, self._sorted = None, {}, None
+        position = position_of(key)
+        variant = self.variant
+        if position.off[0] == variant.checkers:
+            self.position = position
+            loser = variant.loser_side(position, 1)
+            jacoby = cube_settings_for(variant, match_length=None).jacoby
+            points = variant.game_points(loser, 1, cube_centred=True, jacoby=jacoby)
+            self.result = GameResult(self.mover, points, variant.game_value(loser), 1, "bear_off")
+            return True
+        self.position = position.flip(variant.rules.geometry)
+        self.mover = 1 - self.mover
+        return False
+
+    # -- the kernel's game -------------------------------------------------------------------
+
+    def materialise(self) -> Game:
+        """The same game as a :class:`~nardy.core.game.Game` (its rolls and answers replayed),
+        at the same decision, drawing later rolls from the same dice source."""
+        game = Game(self.variant, _Replay(self.rolls, self._dice), auto_forced=self.auto_forced)
+        for key in self.answers:
+            decision = game.decision
+            assert isinstance(decision, PlayDecision)
+            game.decide(decision.plays.board_keys().index(key))
+        game.dice.source = self._dice
+        assert game.position == self.position and game.result == self.result
+        return game
+
+
+def position_for(lean: LeanGame, colour: int) -> Position:
+    """The lean game's board from ``colour``'s view."""
+    if colour == lean.mover:
+        return lean.position
+    return lean.position.flip(lean.variant.rules.geometry)
