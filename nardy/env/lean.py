@@ -17,6 +17,7 @@ episode for every eligible variant.
 from __future__ import annotations
 
 from itertools import islice
+from operator import neg
 from typing import TYPE_CHECKING, Final
 
 from nardy.core.dice import DiceSource, Roll
@@ -54,6 +55,23 @@ class _Replay:
         return self._rolls.pop() if self._rolls else self.then.roll()
 
 
+_set_points: Final = Position.__dict__["points"].__set__
+_set_bar: Final = Position.__dict__["bar"].__set__
+_set_off: Final = Position.__dict__["off"].__set__
+_set_pinned: Final = Position.__dict__["pinned"].__set__
+
+
+def _position(points: tuple[int, ...], bar: tuple[int, int], off: tuple[int, int]) -> Position:
+    """``Position(points, bar, off)`` without the frozen dataclass's ``__init__`` (four
+    ``object.__setattr__`` calls in a Python frame), as the move generator builds its results."""
+    position: Position = object.__new__(Position)
+    _set_points(position, points)
+    _set_bar(position, bar)
+    _set_off(position, off)
+    _set_pinned(position, ())
+    return position
+
+
 _SEGMENTS: Final = {
     (player, a, b): Segment(player, (a, b) if a != b else (a,) * 4, "roll", f"roll {a}-{b}")
     for player in (0, 1)
@@ -74,6 +92,7 @@ class LeanGame:
     __slots__ = (
         "_dice",
         "_keys",
+        "_opposite",
         "_sorted",
         "answers",
         "auto_forced",
@@ -89,6 +108,7 @@ class LeanGame:
     def __init__(self, variant: Variant, dice: DiceSource, *, auto_forced: bool = True) -> None:
         variant.single_game()
         self.variant = variant
+        self._opposite = variant.rules.geometry == "opposite"
         self._dice = dice
         self.auto_forced = auto_forced
         self.rolls: list[Roll] = []
@@ -192,16 +212,21 @@ class LeanGame:
     def _play(self, key: BoardKey) -> bool:
         """Make the play ending at ``key``; True when it ended the game (RULES.md §2.6)."""
         self.plays, self._keys, self._sorted = None, {}, None
-        position = position_of(key)
         variant = self.variant
-        if position.off[0] == variant.checkers:
-            self.position = position
+        if key[0] == variant.checkers:
+            self.position = position = position_of(key)
             loser = variant.loser_side(position, 1)
             jacoby = cube_settings_for(variant, match_length=None).jacoby
             points = variant.game_points(loser, 1, cube_centred=True, jacoby=jacoby)
             self.result = GameResult(self.mover, points, variant.game_value(loser), 1, "bear_off")
             return True
-        self.position = position.flip(variant.rules.geometry)
+        # The next mover's view straight from the key: Position.flip of position_of(key) without
+        # the position in between (tested equal).
+        if self._opposite:
+            points = tuple(map(neg, key[24:0:-1]))
+        else:
+            points = tuple(map(neg, key[13:25] + key[1:13]))
+        self.position = _position(points, (key[26], key[25]), (key[27], key[0]))
         self.mover = 1 - self.mover
         return False
 
