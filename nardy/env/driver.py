@@ -14,6 +14,7 @@ decision and the answer to a double. Actions (docs/learning.md):
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -79,21 +80,17 @@ _LEAN_CONTEXTS: dict[tuple[object, ...], encoding.Context] = {}
 def _lean_context(game: LeanGame) -> encoding.Context:
     """:func:`encoding.context_of` of a lean game's decision: a roll of four-step doubles without
     cube or match, so only the dice and the head limit vary (tested equal at every decision)."""
-    plays = game.plays
-    assert plays is not None
-    rules = game.variant.rules
-    limit = rules.head.limit
+    limit = game.variant.rules.head.limit
     first = limit is not None and game.position.points[23] == game.variant.checkers
-    key = (game.dice, limit, first, plays.head_limit if first else limit)
+    if first:
+        limit = game.segment().head_limit  # the first-turn allowance (RULES.md §3.3.4)
+    key = (game.dice, first, limit)
     context = _LEAN_CONTEXTS.get(key)
     if context is None:
         if len(_LEAN_CONTEXTS) >= 4096:
             _LEAN_CONTEXTS.clear()
         context = _LEAN_CONTEXTS[key] = encoding.Context(
-            phase="roll",
-            segment=game.dice,
-            first_turn=first,
-            head_limit=plays.head_limit if first else limit,
+            phase="roll", segment=game.dice, first_turn=first, head_limit=limit
         )
     return context
 
@@ -174,12 +171,18 @@ class Driver:
     """A game of :class:`EnvConfig`'s variant, stepped by action indexes."""
 
     def __init__(
-        self, config: EnvConfig, dice: DiceSource | None, *, whole_match: bool = True
+        self,
+        config: EnvConfig,
+        dice: DiceSource | None,
+        *,
+        whole_match: bool = True,
+        deferred: bool = False,
     ) -> None:
         """``dice``: where the dice come from; None for a game whose throws are chance nodes
         (:meth:`roll`, OpenSpiel). With the variant's ``match_length`` set, ``whole_match`` and a
         dice source, the driver plays the whole match (RULES.md §2.11: who starts each game, the
-        Crawford game), one game after another; else one game."""
+        Crawford game), one game after another; else one game. ``deferred``: a lean game's legal
+        plays are handed over by the caller (:class:`~nardy.env.lean.LeanGame`, a vector env)."""
         self.config = config
         self.match_length: int | None = config.variant.options.get("match_length")
         self.match: Match | None = None
@@ -192,7 +195,9 @@ class Driver:
         (:attr:`game`, replayed) the first time anything asks for that."""
         if self.match is None and lean.eligible(config.variant, dice, whole_match):
             assert dice is not None
-            self._lean = LeanGame(config.variant, dice, auto_forced=config.auto_forced)
+            self._lean = LeanGame(
+                config.variant, dice, auto_forced=config.auto_forced, deferred=deferred
+            )
         else:
             self._game = self._new_game()
         self._order: list[int] | None = None
@@ -508,6 +513,30 @@ class Driver:
         else:
             assert isinstance(decision, TakeDecision)
             self.answer(_TAKE_ANSWERS[action])
+
+    def give(self, count: int, first: Sequence[int]) -> None:
+        """A deferred lean game's awaited legal results: ``count`` of them, ``first`` the
+        result key of the first (played when forced; :meth:`LeanGame.give`)."""
+        assert self._lean is not None
+        self._order = None
+        self._lean.give(count, first)
+        self._settle()
+
+    def decision_count(self) -> int:
+        """How many legal plays the current play decision has (0 for none)."""
+        lean = self._lean
+        if lean is not None:
+            return lean.count()
+        decision = self.game.decision
+        return len(decision.plays) if isinstance(decision, PlayDecision) else 0
+
+    def choose_key(self, key: Sequence[int]) -> None:
+        """A lean game's play by its result board key (a vector env's batch of legal results
+        names plays so; the key must be a legal result)."""
+        assert self._lean is not None
+        self._order = None
+        self._lean.choose(key)
+        self._settle()
 
     def answer(self, answer: int | bool | str) -> None:
         """Answer the current decision in the kernel's terms (a ``LegalPlays`` index, a bool to

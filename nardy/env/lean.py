@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from itertools import islice
 from operator import neg
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from nardy.core.dice import DiceSource, Roll
 from nardy.core.game import WHITE, Game, GameResult, PlayDecision, Segment, cube_settings_for
@@ -90,27 +91,43 @@ class LeanGame:
     §2.3, §2.6, §2.11), tested against it."""
 
     __slots__ = (
+        "_count",
         "_dice",
         "_keys",
         "_opposite",
+        "_segment",
         "_sorted",
         "answers",
         "auto_forced",
+        "awaiting",
+        "deferred",
         "dice",
         "mover",
-        "plays",
         "position",
         "result",
         "rolls",
         "variant",
     )
 
-    def __init__(self, variant: Variant, dice: DiceSource, *, auto_forced: bool = True) -> None:
+    def __init__(
+        self,
+        variant: Variant,
+        dice: DiceSource,
+        *,
+        auto_forced: bool = True,
+        deferred: bool = False,
+    ) -> None:
+        """``deferred``: the game does not generate its legal plays itself; it stops
+        :attr:`awaiting` them and :meth:`give` hands them over (a vector env generates every
+        game's segment in one batch)."""
         variant.single_game()
         self.variant = variant
         self._opposite = variant.rules.geometry == "opposite"
         self._dice = dice
         self.auto_forced = auto_forced
+        self.deferred = deferred
+        self.awaiting = False
+        """Deferred only: the legal plays of (:attr:`position`, :attr:`dice`) are wanted."""
         self.rolls: list[Roll] = []
         """Every roll drawn, in order (the opening throw's included)."""
         self.answers: list[BoardKey] = []
@@ -121,9 +138,10 @@ class LeanGame:
         self.result: GameResult | None = None
         self.dice: tuple[int, ...] = ()
         """The current segment's dice (the decision's)."""
-        self.plays: SegmentPlays | None = None
-        """The current decision's legal plays (None once the game is over)."""
-        self._keys: dict[BoardKey, object] = {}
+        self._count = 0
+        """The current decision's legal plays (0 while awaiting them and once the game is over)."""
+        self._segment: SegmentPlays | None = None
+        self._keys: dict[BoardKey, Any] | None = None
         self._sorted: list[BoardKey] | None = None
         rules = variant.rules
         first: Roll | None = None
@@ -141,37 +159,62 @@ class LeanGame:
 
     # -- the decision ------------------------------------------------------------------------
 
+    def count(self) -> int:
+        """How many legal plays the current decision has (0 once the game is over)."""
+        return self._count
+
+    def segment(self) -> SegmentPlays:
+        """The current decision's legal plays (generated again if they were handed over)."""
+        if self._segment is None:
+            assert self._count, "no decision now"
+            self._segment = self.variant.generator.checked_segment(self.position, self.dice)
+            assert self._segment is not None
+            self._keys = self._segment.plays
+        return self._segment
+
+    def _plays(self) -> dict[BoardKey, Any]:
+        if self._keys is None:
+            self.segment()
+            assert self._keys is not None
+        return self._keys
+
     def sorted_keys(self) -> list[BoardKey]:
         """The current decision's result keys in the canonical action order (ascending)."""
         if self._sorted is None:
-            self._sorted = sorted(self._keys)
+            self._sorted = sorted(self._plays())
         return self._sorted
-
-    def count(self) -> int:
-        """How many legal plays the current decision has (0 once the game is over)."""
-        return len(self._keys)
 
     def key_at(self, index: int) -> BoardKey:
         """The result key of the ``index``-th play in the generator's order (``LegalPlays``)."""
-        return next(islice(self._keys, index, None))
+        return next(islice(self._plays(), index, None))
 
     def play_of(self, key: BoardKey) -> Play:
-        steps = self._keys[key]
-        return Play(steps, position_of(key))  # type: ignore[arg-type]
+        return Play(self._plays()[key], position_of(key))
 
     def decision(self) -> PlayDecision | None:
         """The current decision as the kernel's game states it (for bots and afterstates)."""
-        if self.plays is None:
+        if not self._count:
             return None
         a, b = self.dice[0], self.dice[1]
         segment = _SEGMENTS[self.mover, a, b]
-        legal = LegalPlays(self.position, self.plays, False)
+        legal = LegalPlays(self.position, self.segment(), False)
         return PlayDecision(self.mover, segment, self.position, legal)
 
     def choose(self, key: BoardKey) -> None:
         """Play the legal play that ends at ``key`` and go on to the next decision."""
-        self.answers.append(key)
-        self._apply(key)
+        self.answers.append(tuple(key))
+        if not self._play(key):
+            self._turn(None)
+
+    def give(self, count: int, first: BoardKey) -> None:
+        """Deferred: the awaited segment has ``count`` legal plays, ``first`` the result key of
+        the first (the one played when it is forced)."""
+        self.awaiting = False
+        if count == 1 and self.auto_forced:
+            if not self._play(first):
+                self._turn(None)
+            return
+        self._count = count
 
     # -- the flow ----------------------------------------------------------------------------
 
@@ -186,13 +229,16 @@ class LeanGame:
 
     def _turn(self, first: Roll | None) -> None:
         """Roll (or use the opening numbers) and stop at the segment's decision, playing forced
-        segments on."""
+        segments on (deferred: stop awaiting the segment's plays)."""
         variant = self.variant
         generator = variant.generator
         while True:
             a, b = first if first is not None else self._roll()
             first = None
-            dice = (a, b) if a != b else (a, a, a, a)
+            dice = self.dice = (a, b) if a != b else (a, a, a, a)
+            if self.deferred:
+                self.awaiting = True
+                return
             segment = generator.checked_segment(self.position, dice)
             if segment is None:  # not in a game that goes on: let legal_plays say why
                 variant.legal_plays(self.position, dice)
@@ -202,16 +248,12 @@ class LeanGame:
                 if self._play(next(iter(keys))):
                     return
                 continue
-            self.dice, self.plays, self._keys, self._sorted = dice, segment, keys, None
+            self._segment, self._keys, self._count = segment, keys, len(keys)
             return
 
-    def _apply(self, key: BoardKey) -> None:
-        if not self._play(key):
-            self._turn(None)
-
-    def _play(self, key: BoardKey) -> bool:
+    def _play(self, key: Sequence[int]) -> bool:
         """Make the play ending at ``key``; True when it ended the game (RULES.md §2.6)."""
-        self.plays, self._keys, self._sorted = None, {}, None
+        self._segment, self._keys, self._sorted, self._count = None, None, None, 0
         variant = self.variant
         if key[0] == variant.checkers:
             self.position = position = position_of(key)
@@ -225,7 +267,7 @@ class LeanGame:
         if self._opposite:
             points = tuple(map(neg, key[24:0:-1]))
         else:
-            points = tuple(map(neg, key[13:25] + key[1:13]))
+            points = tuple(map(neg, [*key[13:25], *key[1:13]]))
         self.position = _position(points, (key[26], key[25]), (key[27], key[0]))
         self.mover = 1 - self.mover
         return False
