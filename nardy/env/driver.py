@@ -289,7 +289,8 @@ class Driver:
         """The legal actions of ``colour`` (default: the decider); all zero for anyone else."""
         # The legal actions are always the first ones: a copy of a row of a table (one numpy call
         # instead of two).
-        return _masks(self.config.actions)[self.legal_count(colour)].copy()
+        row: Mask = _masks(self.config.actions)[self.legal_count(colour)].copy()
+        return row
 
     def legal_count(self, colour: int | None = None) -> int:
         """How many actions are legal for ``colour`` (default: the decider): the legal actions are

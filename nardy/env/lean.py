@@ -16,9 +16,9 @@ episode for every eligible variant.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import islice
 from operator import neg
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from nardy.core.dice import DiceSource, Roll
@@ -200,13 +200,13 @@ class LeanGame:
         legal = LegalPlays(self.position, self.segment(), False)
         return PlayDecision(self.mover, segment, self.position, legal)
 
-    def choose(self, key: BoardKey) -> None:
+    def choose(self, key: Sequence[int]) -> None:
         """Play the legal play that ends at ``key`` and go on to the next decision."""
         self.answers.append(tuple(key))
         if not self._play(key):
             self._turn(None)
 
-    def give(self, count: int, first: BoardKey) -> None:
+    def give(self, count: int, first: Sequence[int]) -> None:
         """Deferred: the awaited segment has ``count`` legal plays, ``first`` the result key of
         the first (the one played when it is forced)."""
         self.awaiting = False
@@ -259,8 +259,8 @@ class LeanGame:
             self.position = position = position_of(key)
             loser = variant.loser_side(position, 1)
             jacoby = cube_settings_for(variant, match_length=None).jacoby
-            points = variant.game_points(loser, 1, cube_centred=True, jacoby=jacoby)
-            self.result = GameResult(self.mover, points, variant.game_value(loser), 1, "bear_off")
+            scored = variant.game_points(loser, 1, cube_centred=True, jacoby=jacoby)
+            self.result = GameResult(self.mover, scored, variant.game_value(loser), 1, "bear_off")
             return True
         # The next mover's view straight from the key: Position.flip of position_of(key) without
         # the position in between (tested equal).

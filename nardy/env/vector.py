@@ -29,9 +29,9 @@ from gymnasium.vector import AutoresetMode
 
 from nardy import encoding
 from nardy.bots import Bot
+from nardy.core.batch import BOARD, legal_results
 from nardy.core.position import Position
 from nardy.core.variant import Variant
-from nardy.core.batch import BOARD, legal_results
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv, Seat
 from nardy.env.lean import LeanGame
