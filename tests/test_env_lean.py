@@ -19,7 +19,7 @@ from nardy.env.driver import Driver, EnvConfig, NumpyDice, play_order
 from nardy.env.lean import eligible
 from nardy.env.vector import canonical_order
 
-LEAN = ["backgammon", "trictrac", "long", "nardgammon", "fevga", "hypergammon"]
+LEAN = ["backgammon", "trictrac", "long", "nardgammon", "fevga", "hypergammon", "portes", "plakoto"]
 
 
 def _config(variant: str, **options: Any) -> EnvConfig:
@@ -52,9 +52,9 @@ def _trace(driver: Driver, seed: int) -> list[Any]:
 def test_which_variants_run_lean() -> None:
     dice = NumpyDice(np.random.default_rng(0))
     lean = [name for name in game_variant_names() if eligible(_config(name).variant, dice, True)]
-    assert [name for name in lean if name != "portes"] == LEAN  # portes: tavli's first game
-    # Progression, re-roll and transfer, pins: the kernel's flow. Cube, match, chance nodes too.
-    for name in ("mad", "gulbar", "khachapuri", "giul", "plakoto"):
+    assert lean == LEAN
+    # Progression, re-roll and transfer: the kernel's flow. Cube, match, chance nodes too.
+    for name in ("mad", "gulbar", "mad_gulbar", "khachapuri", "giul"):
         assert name not in lean
     assert not eligible(load_variant("backgammon"), dice, True)  # the cube is on by default
     assert not eligible(load_variant("long", {"match_length": 3}), dice, True)
@@ -64,13 +64,18 @@ def test_which_variants_run_lean() -> None:
 @pytest.mark.parametrize("variant", LEAN)
 def test_lean_games_are_the_kernel_games(variant: str) -> None:
     config = _config(variant)
-    for seed in range(6):
+    reasons = set()
+    for seed in range(12 if variant == "plakoto" else 6):  # plakoto: pins, mother-rule ends
         lean = Driver(config, NumpyDice(np.random.default_rng(seed)))
         kernel = Driver(config, NumpyDice(np.random.default_rng(seed)))
         assert lean._lean is not None
         kernel.game  # noqa: B018 (replayed into the kernel's game at once: the reference flow)
         assert kernel._lean is None
         assert _trace(lean, 100 + seed) == _trace(kernel, 100 + seed)
+        assert lean.result is not None
+        reasons.add(lean.result.reason)
+    if variant == "plakoto":  # every way a plakoto game ends (RULES.md §2.6, §3.12.2) was seen
+        assert reasons == {"bear_off", "mother", "draw"}
 
 
 def test_a_lean_game_replayed_mid_game_goes_on_the_same() -> None:

@@ -1,9 +1,9 @@
 """The common game of a learning environment, stepped without the kernel's game objects.
 
 Most episodes are one money game without the cube, of a variant whose doubles are four steps, that
-neither pins nor transfers steps (backgammon, long, nardgammon, trictrac, fevga, hypergammon).
+does not transfer steps (backgammon, long, nardgammon, trictrac, fevga, hypergammon, plakoto).
 Their flow is a straight loop — an opening throw, then roll, one segment, flip, until a bear-off
-ends the game — so :class:`LeanGame` runs it on the move generator's board keys alone: no
+(or plakoto's mother rule) ends the game — so :class:`LeanGame` runs it on the move generator's board keys alone: no
 :class:`~nardy.core.game.Game` generator frame, no ``Play``, ``PlayDecision`` or ``GameEvent``
 objects, no play text. The profile of an AEC step showed those (and the collector's work on the
 events they leave) at about a third of the env's own time (docs/learning.md, "Speed").
@@ -22,7 +22,15 @@ from operator import neg
 from typing import TYPE_CHECKING, Any, Final
 
 from nardy.core.dice import DiceSource, Roll
-from nardy.core.game import WHITE, Game, GameResult, PlayDecision, Segment, cube_settings_for
+from nardy.core.game import (
+    WHITE,
+    Game,
+    GameResult,
+    PlayDecision,
+    Segment,
+    cube_settings_for,
+    pinning_end,
+)
 from nardy.core.movegen import BoardKey, SegmentPlays, position_of
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play
@@ -33,15 +41,12 @@ if TYPE_CHECKING:
 
 def eligible(variant: Variant, dice: DiceSource | None, whole_match: bool) -> bool:
     """Whether a driver's game may run lean: a dice source (no chance nodes), money play, no
-    cube in use, doubles played as four steps (no progression, re-roll or transfer), no pins."""
-    rules = variant.rules
+    cube in use, doubles played as four steps (no progression, re-roll or transfer)."""
     return (
         dice is not None
         and variant.options.get("match_length") is None
         and not cube_settings_for(variant, match_length=None).enabled
-        and rules.turn.doubles == "four"
-        and not rules.hitting.pins
-        and rules.game_end.mother == "off"
+        and variant.rules.turn.doubles == "four"
     )
 
 
@@ -95,6 +100,7 @@ class LeanGame:
         "_dice",
         "_keys",
         "_opposite",
+        "_pins",
         "_segment",
         "_sorted",
         "answers",
@@ -123,6 +129,7 @@ class LeanGame:
         variant.single_game()
         self.variant = variant
         self._opposite = variant.rules.geometry == "opposite"
+        self._pins = variant.rules.hitting.pins
         self._dice = dice
         self.auto_forced = auto_forced
         self.deferred = deferred
@@ -197,13 +204,13 @@ class LeanGame:
             return None
         a, b = self.dice[0], self.dice[1]
         segment = _SEGMENTS[self.mover, a, b]
-        legal = LegalPlays(self.position, self.segment(), False)
+        legal = LegalPlays(self.position, self.segment(), self._pins)
         return PlayDecision(self.mover, segment, self.position, legal)
 
     def choose(self, key: Sequence[int]) -> None:
         """Play the legal play that ends at ``key`` and go on to the next decision."""
         self.answers.append(tuple(key))
-        if not self._play(key):
+        if not self._play(key, self.segment().dice_used if self._pins else 0):
             self._turn(None)
 
     def give(self, count: int, first: Sequence[int]) -> None:
@@ -245,14 +252,15 @@ class LeanGame:
                 raise AssertionError("unreachable")  # pragma: no cover
             keys = segment.plays
             if len(keys) == 1 and self.auto_forced:
-                if self._play(next(iter(keys))):
+                if self._play(next(iter(keys)), segment.dice_used):
                     return
                 continue
             self._segment, self._keys, self._count = segment, keys, len(keys)
             return
 
-    def _play(self, key: Sequence[int]) -> bool:
-        """Make the play ending at ``key``; True when it ended the game (RULES.md §2.6)."""
+    def _play(self, key: Sequence[int], used: int = 0) -> bool:
+        """Make the play ending at ``key`` (of a segment that uses ``used`` dice); True when it
+        ended the game (RULES.md §2.6, and §3.12.2's mother rule where checkers pin)."""
         self._segment, self._keys, self._sorted, self._count = None, None, None, 0
         variant = self.variant
         if key[0] == variant.checkers:
@@ -262,6 +270,15 @@ class LeanGame:
             scored = variant.game_points(loser, 1, cube_centred=True, jacoby=jacoby)
             self.result = GameResult(self.mover, scored, variant.game_value(loser), 1, "bear_off")
             return True
+        if self._pins:
+            position = position_of(key)
+            end = pinning_end(variant, position, self.mover, 1, used)
+            if end is not None:
+                self.position, self.result = position, end
+                return True
+            self.position = position.flip(variant.rules.geometry)
+            self.mover = 1 - self.mover
+            return False
         # The next mover's view straight from the key: Position.flip of position_of(key) without
         # the position in between (tested equal).
         if self._opposite:
