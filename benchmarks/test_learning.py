@@ -73,7 +73,7 @@ def _aec_episode(variant: str, seed: int) -> int:
         if terminated or truncated:
             env.step(None)
             continue
-        if isinstance(env.driver.game.decision, PlayDecision):
+        if isinstance(env.driver.decision, PlayDecision):  # not .game: that replays a lean game
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         else:
             env.step(0)

@@ -154,12 +154,16 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
             return
         driver.step_legal(action)
         white, black = driver.take_points()  # a game of a match may end without ending it
-        self.rewards = {AGENTS[0]: float(white), AGENTS[1]: float(black)}
+        if white or black:
+            self.rewards = {AGENTS[0]: float(white), AGENTS[1]: float(black)}
+            self._accumulate_rewards()
+        elif self.rewards[AGENTS[0]] or self.rewards[AGENTS[1]]:
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
+        # (Zero rewards leave the cumulative ones as they are: no dict built at most steps.)
         if driver.over:
             self._finish()
         else:
             self.agent_selection = AGENTS[driver.player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -180,10 +184,10 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         """The episode is over (its last points are already in ``rewards``)."""
         driver = self._driver()
         self.terminations = {a: True for a in AGENTS}
-        game = driver.game
-        assert game.result is not None
+        result = driver.result
+        assert result is not None
         for agent in AGENTS:
-            info: dict[str, Any] = {"points": game.result.points, "reason": game.result.reason}
+            info: dict[str, Any] = {"points": result.points, "reason": result.reason}
             if driver.match is not None:
                 info["score"] = driver.score
             self.infos[agent] = info

@@ -13,6 +13,8 @@ decision and the answer to a double. Actions (docs/learning.md):
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -24,8 +26,10 @@ from nardy.core.dice import DiceSource
 from nardy.core.errors import GameStateError
 from nardy.core.game import (
     COLOURS,
+    Decision,
     DoubleDecision,
     Game,
+    GameResult,
     PlayDecision,
     TakeDecision,
 )
@@ -33,6 +37,8 @@ from nardy.core.match import Match
 from nardy.core.plugins import load_variant
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play, Variant
+from nardy.env import lean
+from nardy.env.lean import LeanGame
 from nardy.env.spaces import CUBE_ACTIONS, action_space_size
 
 ROLL, DOUBLE = 0, 1
@@ -56,6 +62,41 @@ def play_order(plays: LegalPlays) -> list[int]:
     which a move generator lists the plays (docs/encoding.md)."""
     keys = plays.board_keys()
     return sorted(range(len(keys)), key=keys.__getitem__)
+
+
+@functools.cache
+def _masks(actions: int) -> Mask:
+    """``_masks(actions)[n]``: the mask of ``n`` legal actions (the first ``n`` ones)."""
+    table = (np.arange(actions) < np.arange(actions + 1)[:, None]).astype(np.int8)
+    table.flags.writeable = False  # rows are copied out
+    return table
+
+
+_NO_CUBE: Final = encoding.Context(cube=False)
+"""The context of a lean game's board seen by the player who does not decide."""
+_LEAN_CONTEXTS: dict[tuple[object, ...], encoding.Context] = {}
+
+
+def _lean_context(game: LeanGame) -> encoding.Context:
+    """:func:`encoding.context_of` of a lean game's decision: a roll of four-step doubles without
+    cube or match, so only the dice and the head limit vary (tested equal at every decision)."""
+    limit = game.variant.rules.head.limit
+    first = limit is not None and game.position.points[23] == game.variant.checkers
+    if first:
+        limit = game.segment().head_limit  # the first-turn allowance (RULES.md §3.3.4)
+    key = (game.dice, first, limit)
+    context = _LEAN_CONTEXTS.get(key)
+    if context is None:
+        if len(_LEAN_CONTEXTS) >= 4096:
+            _LEAN_CONTEXTS.clear()
+        context = _LEAN_CONTEXTS[key] = encoding.Context(
+            phase="roll", segment=game.dice, first_turn=first, head_limit=limit
+        )
+    return context
+
+
+def _lean_position(game: LeanGame, colour: int) -> Position:
+    return lean.position_for(game, colour)
 
 
 class NumpyDice:
@@ -130,19 +171,38 @@ class Driver:
     """A game of :class:`EnvConfig`'s variant, stepped by action indexes."""
 
     def __init__(
-        self, config: EnvConfig, dice: DiceSource | None, *, whole_match: bool = True
+        self,
+        config: EnvConfig,
+        dice: DiceSource | None,
+        *,
+        whole_match: bool = True,
+        deferred: bool = False,
     ) -> None:
         """``dice``: where the dice come from; None for a game whose throws are chance nodes
         (:meth:`roll`, OpenSpiel). With the variant's ``match_length`` set, ``whole_match`` and a
         dice source, the driver plays the whole match (RULES.md §2.11: who starts each game, the
-        Crawford game), one game after another; else one game."""
+        Crawford game), one game after another; else one game. ``deferred``: a lean game's legal
+        plays are handed over by the caller (:class:`~nardy.env.lean.LeanGame`, a vector env)."""
         self.config = config
         self.match_length: int | None = config.variant.options.get("match_length")
         self.match: Match | None = None
         if whole_match and self.match_length is not None and dice is not None:
             self.match = Match(config.variant, self.match_length)
         self._dice = dice
-        self.game = self._new_game()
+        self._game: Game | None = None
+        self._lean: LeanGame | None = None
+        """The game while it runs lean (:mod:`nardy.env.lean`); replaced by the kernel's game
+        (:attr:`game`, replayed) the first time anything asks for that."""
+        if self.match is None and lean.eligible(config.variant, dice, whole_match):
+            assert dice is not None
+            # Batched legal results carry no pins in their sort keys: pinning games generate
+            # their own (RULES.md §3.12.2; a vector env's batch only for the others).
+            batched = deferred and not config.variant.rules.hitting.pins
+            self._lean = LeanGame(
+                config.variant, dice, auto_forced=config.auto_forced, deferred=batched
+            )
+        else:
+            self._game = self._new_game()
         self._order: list[int] | None = None
         self.score = (0, 0)
         """The match score before this game: (White, Black)."""
@@ -163,7 +223,7 @@ class Driver:
         if game.variant is not config.variant:
             raise ValueError("the game must be of the environment's variant")
         driver = cls.__new__(cls)
-        driver.config, driver.game, driver._order = config, game, None
+        driver.config, driver._game, driver._lean, driver._order = config, game, None, None
         driver.match_length = config.variant.options.get("match_length")
         driver.match, driver._dice = None, None
         driver.score, driver.crawford, driver._unpaid = (0, 0), False, (0, 0)
@@ -173,40 +233,77 @@ class Driver:
     # -- state -------------------------------------------------------------------------------
 
     @property
+    def game(self) -> Game:
+        """The kernel's game (a lean game is replayed into one here, and goes on as that)."""
+        if self._game is None:
+            assert self._lean is not None
+            self._game, self._lean = self._lean.materialise(), None
+        return self._game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        self._game, self._lean = game, None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy is of the kernel's game (which pickles by replaying its inputs): the same future.
+        _ = self.game
+        return self.__dict__.copy()
+
+    @property
+    def decision(self) -> Decision | None:
+        """The current decision (None at a chance node or once the game is over)."""
+        lean = self._lean
+        if lean is not None:
+            return lean.decision()
+        assert self._game is not None
+        return self._game.decision
+
+    @property
+    def result(self) -> GameResult | None:
+        """The current game's result (None while it goes on)."""
+        lean = self._lean
+        if lean is not None:
+            return lean.result
+        assert self._game is not None
+        return self._game.result
+
+    @property
     def over(self) -> bool:
         """The episode is over: the game, or with a whole match, the match."""
         if self.match is not None:
             return self.match.is_over
-        return self.game.result is not None
+        return self.result is not None
 
     @property
     def player(self) -> int:
         """The colour that decides now (the winner once the game is over)."""
-        decision = self.game.decision
+        lean = self._lean
+        if lean is not None:
+            result = lean.result
+            return lean.mover if result is None else result.winner
+        game = self.game
+        decision = game.decision
         if decision is None:
-            assert self.game.result is not None
-            return self.game.result.winner
+            assert game.result is not None
+            return game.result.winner
         return decision.player
 
     def mask(self, colour: int | None = None) -> Mask:
         """The legal actions of ``colour`` (default: the decider); all zero for anyone else."""
-        mask = np.zeros(self.config.actions, dtype=np.int8)
-        decision = self.game.decision
-        if decision is None or (colour is not None and colour != decision.player):
-            return mask
-        if isinstance(decision, PlayDecision):
-            mask[: len(decision.plays)] = 1
-        elif isinstance(decision, DoubleDecision):
-            mask[[ROLL, DOUBLE]] = 1
-        else:
-            mask[[TAKE, DROP]] = 1
-            mask[BEAVER] = int(decision.beaver_allowed)
-        return mask
+        # The legal actions are always the first ones: a copy of a row of a table (one numpy call
+        # instead of two).
+        row: Mask = _masks(self.config.actions)[self.legal_count(colour)].copy()
+        return row
 
     def legal_count(self, colour: int | None = None) -> int:
         """How many actions are legal for ``colour`` (default: the decider): the legal actions are
         always the first ones, so this is :meth:`mask`'s number of ones (a vector env builds its
         masks from these counts in one numpy comparison)."""
+        lean = self._lean
+        if lean is not None:
+            if colour is not None and colour != lean.mover:
+                return 0
+            return lean.count()
         decision = self.game.decision
         if decision is None or (colour is not None and colour != decision.player):
             return 0
@@ -219,6 +316,11 @@ class Driver:
     def view(self, colour: int) -> tuple[Position, encoding.Context]:
         """What ``colour`` observes: the decision's position and context when he decides, else the
         board from his view with the cube and match state."""
+        lean = self._lean
+        if lean is not None:
+            if lean.result is None and colour == lean.mover:
+                return lean.position, _lean_context(lean)
+            return _lean_position(lean, colour), _NO_CUBE
         game = self.game
         decision = game.decision
         score = self.score if colour == 0 else (self.score[1], self.score[0])
@@ -332,7 +434,7 @@ class Driver:
         """The encodings of every legal play's result (row ``i`` = action ``i``), from the
         decider's view before the turn passes: TD-Gammon's afterstates. Empty for a cube decision
         or a finished game."""
-        decision = self.game.decision
+        decision = self.decision
         if not isinstance(decision, PlayDecision):
             return np.zeros((0, encoding.encoder_size(encoder)), dtype=np.float32)
         return encoding.encode_plays(decision.plays, encoder=encoder)[self.order()]
@@ -340,12 +442,17 @@ class Driver:
     def order(self) -> list[int]:
         """:func:`play_order` of the current play decision (empty for any other)."""
         if self._order is None:
-            decision = self.game.decision
+            decision = self.decision
             self._order = play_order(decision.plays) if isinstance(decision, PlayDecision) else []
         return self._order
 
     def play(self, action: int) -> Play:
         """The play that ``action`` makes in the current play decision."""
+        lean = self._lean
+        if lean is not None:
+            if not 0 <= action < lean.count():
+                raise ValueError(f"action {action} is not a play of the current decision")
+            return lean.play_of(lean.sorted_keys()[action])
         decision = self.game.decision
         if not isinstance(decision, PlayDecision) or not 0 <= action < len(decision.plays):
             raise ValueError(f"action {action} is not a play of the current decision")
@@ -353,7 +460,7 @@ class Driver:
 
     def points(self) -> tuple[int, int]:
         """Game points of (White, Black): + for the winner, − for the loser, 0 while playing."""
-        result = self.game.result
+        result = self.result
         if result is None:
             return (0, 0)
         sign = 1 if result.winner == 0 else -1
@@ -369,6 +476,9 @@ class Driver:
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal now (what :meth:`mask` says, without building it)."""
+        lean = self._lean
+        if lean is not None:
+            return 0 <= action < lean.count()
         decision = self.game.decision
         if decision is None or not 0 <= action < self.config.actions:
             return False
@@ -380,7 +490,7 @@ class Driver:
 
     def step(self, action: int) -> None:
         """Answer the current decision with ``action``; raise ``ValueError`` if it is not legal."""
-        decision = self.game.decision
+        decision = self.decision
         if decision is None:
             raise GameStateError("the game is over" if self.over else "a chance node: roll()")
         if not self.is_legal(action):
@@ -394,6 +504,11 @@ class Driver:
     def step_legal(self, action: int) -> None:
         """:meth:`step` with an action the caller has checked with :meth:`is_legal` (the
         environments check legality once)."""
+        lean = self._lean
+        if lean is not None:
+            lean.choose(lean.sorted_keys()[action])
+            self._settle()
+            return
         decision = self.game.decision
         if isinstance(decision, PlayDecision):
             self.answer(self.order()[action])
@@ -403,10 +518,41 @@ class Driver:
             assert isinstance(decision, TakeDecision)
             self.answer(_TAKE_ANSWERS[action])
 
+    def give(self, count: int, first: Sequence[int]) -> None:
+        """A deferred lean game's awaited legal results: ``count`` of them, ``first`` the
+        result key of the first (played when forced; :meth:`LeanGame.give`)."""
+        assert self._lean is not None
+        self._order = None
+        self._lean.give(count, first)
+        self._settle()
+
+    def decision_count(self) -> int:
+        """How many legal plays the current play decision has (0 for none)."""
+        lean = self._lean
+        if lean is not None:
+            return lean.count()
+        decision = self.game.decision
+        return len(decision.plays) if isinstance(decision, PlayDecision) else 0
+
+    def choose_key(self, key: Sequence[int]) -> None:
+        """A lean game's play by its result board key (a vector env's batch of legal results
+        names plays so; the key must be a legal result)."""
+        assert self._lean is not None
+        self._order = None
+        self._lean.choose(key)
+        self._settle()
+
     def answer(self, answer: int | bool | str) -> None:
         """Answer the current decision in the kernel's terms (a ``LegalPlays`` index, a bool to
         double, "take" / "drop" / "beaver"): what a bot returns."""
         self._order = None
+        lean = self._lean
+        if lean is not None and type(answer) is int:
+            if not 0 <= answer < lean.count():
+                raise ValueError(f"{answer} is not a play of the current decision")
+            lean.choose(lean.key_at(answer))
+            self._settle()
+            return
         self.game.decide(answer)
         self._settle()
 
@@ -419,6 +565,15 @@ class Driver:
     def _settle(self) -> None:
         """After every input: pay a finished game's points and, in a match that goes on, start
         its next game."""
+        self._order = None
+        lean = self._lean
+        if lean is not None:
+            if lean.result is not None:
+                white, black = self.points()
+                self._unpaid = (self._unpaid[0] + white, self._unpaid[1] + black)
+            elif lean.count() > self.config.actions:
+                self._check_size()
+            return
         while self.game.result is not None:
             white, black = self.points()
             self._unpaid = (self._unpaid[0] + white, self._unpaid[1] + black)
@@ -438,10 +593,11 @@ class Driver:
         """What an illegal action costs the offender in every API (docs/learning.md): the variant's
         largest result at the current cube — its largest game value (gammon, backgammon, koks,
         trictrac's 8, per-checker N) × the cube value, so no play of the game can cost more."""
-        return self.config.variant.max_game_value() * self.game.cube.value
+        cube = 1 if self._lean is not None else self.game.cube.value
+        return self.config.variant.max_game_value() * cube
 
     def _check_size(self) -> None:
-        decision = self.game.decision
+        decision = self.decision
         if isinstance(decision, PlayDecision) and len(decision.plays) > self.config.actions:
             raise GameStateError(
                 f"{len(decision.plays)} legal plays exceed the action space of "

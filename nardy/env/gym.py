@@ -167,7 +167,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         bot = self.opponent
         assert bot is not None
         while not driver.over and driver.player != self.colour:
-            decision = driver.game.decision
+            decision = driver.decision
             if isinstance(decision, PlayDecision):
                 driver.answer(int(bot.choose_play(decision)))  # a LegalPlays index
             elif isinstance(decision, DoubleDecision):
@@ -188,7 +188,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     def _info(self) -> dict[str, Any]:
         driver = self._driver()
         info: dict[str, Any] = {"action_mask": self._mask(), "colour": self.colour}
-        result = driver.game.result
+        result = driver.result
         if result is not None:
             info["points"] = result.points
             info["winner"] = result.winner

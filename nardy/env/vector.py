@@ -29,14 +29,30 @@ from gymnasium.vector import AutoresetMode
 
 from nardy import encoding
 from nardy.bots import Bot
+from nardy.core.batch import BOARD, legal_results
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv, Seat
+from nardy.env.lean import LeanGame
 
 AGENTS = ("player_0", "player_1")
 _FEW = 4
 """Below this many games, observations are encoded one by one (cheaper than one batch pass)."""
+
+
+def canonical_order(boards: npt.NDArray[np.int8], offsets: Sequence[int]) -> npt.NDArray[np.intp]:
+    """The row order that sorts each pair's rows of ``boards`` (a batch of legal results,
+    ``offsets`` as :class:`~nardy.core.batch.ResultBatch`'s) ascending as board keys, pairs kept
+    in place: :func:`~nardy.env.driver.play_order` of every pair at once.
+
+    A row's signed bytes with the sign bit flipped compare as unsigned bytes in the order of the
+    signed values, so the rows sort as 28-byte strings (no byte is then zero, which numpy's
+    fixed-width strings would drop at the end)."""
+    keys = np.bitwise_xor(boards.view(np.uint8), 0x80).view(f"S{BOARD}").ravel()
+    order = np.argsort(keys, kind="stable")
+    pair = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    return order[np.argsort(pair[order], kind="stable")]
 
 
 class _Arrays:
@@ -105,6 +121,11 @@ class BatchedSelfPlay:
         self.drivers: list[Driver] = []
         self._rngs: list[np.random.Generator] = []
         self._colours: list[int] = [0] * num_envs
+        self._rows: list[tuple[np.ndarray, int] | None] = [None] * num_envs
+        """Per lean game waiting for an action: its legal results' boards in the canonical
+        order (a batch's array, shared) and where its rows start."""
+        self._waiting: list[int] = []
+        """Lean games whose next segment's legal results are still to be generated."""
 
     @property
     def counts(self) -> npt.NDArray[np.int64]:
@@ -116,13 +137,14 @@ class BatchedSelfPlay:
         self._rngs = [
             seeding.np_random(None if seed is None else seed + i)[0] for i in range(self.num_envs)
         ]
-        self.drivers = [Driver(self.config, NumpyDice(rng)) for rng in self._rngs]
+        self.drivers = [self._new_driver(i) for i in range(self.num_envs)]
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.illegal[:] = False
         for i, driver in enumerate(self.drivers):
             # A game may end before its first decision (every segment forced): play on.
             self._settle(i, driver)
+        self._generate()
         return self._observe()
 
     def step(
@@ -141,18 +163,25 @@ class BatchedSelfPlay:
         self.terminated[:] = False
         np.logical_not(legal, out=self.illegal)
         drivers = self.drivers
+        pending = self._rows
         for i, (action, ok) in enumerate(zip(acts.tolist(), legal.tolist(), strict=True)):
             driver = drivers[i]
+            rows = pending[i]
+            pending[i] = None
             if not ok:
                 penalty = float(driver.illegal_penalty())
                 sign = 1.0 if driver.player == 0 else -1.0
                 self.rewards[i] = (-sign * penalty, sign * penalty)
                 self.terminated[i] = True
-                drivers[i] = driver = Driver(self.config, NumpyDice(self._rngs[i]))
-                self._settle(i, driver)
-                continue
-            driver.step_legal(action)
+                drivers[i] = driver = self._new_driver(i)
+            elif rows is not None:
+                # A lean game: the chosen row of its batch is the play's result board.
+                board, start = rows
+                driver.choose_key(board[start + action].tolist())
+            else:
+                driver.step_legal(action)
             self._settle(i, driver)
+        self._generate()
         obs, info = self._observe()
         return obs, self.rewards, self.terminated, info
 
@@ -161,9 +190,19 @@ class BatchedSelfPlay:
         ``a``, from the decider's view (empty for a cube decision; :meth:`Driver.afterstates`)."""
         return self.drivers[i].afterstates(encoder)
 
+    def _new_driver(self, i: int) -> Driver:
+        """Game ``i``'s next game from its generator (a lean one hands its segments to
+        :meth:`_generate`)."""
+        return Driver(self.config, NumpyDice(self._rngs[i]), deferred=True)
+
     def _settle(self, i: int, driver: Driver) -> None:
-        """Pay finished games' points into ``rewards[i]``; a finished episode starts the next."""
+        """Pay finished games' points into ``rewards[i]``; a finished episode starts the next. A
+        lean game waiting for its legal results goes to :meth:`_generate`."""
         while True:
+            lean = driver._lean
+            if lean is not None and lean.awaiting:
+                self._waiting.append(i)
+                return
             white, black = driver.take_points()
             if white or black:
                 self.rewards[i, 0] += white
@@ -171,8 +210,34 @@ class BatchedSelfPlay:
             if not driver.over:
                 break
             self.terminated[i] = True
-            self.drivers[i] = driver = Driver(self.config, NumpyDice(self._rngs[i]))
+            self.drivers[i] = driver = self._new_driver(i)
         self._colours[i] = driver.player
+
+    def _generate(self) -> None:
+        """The legal results of every waiting lean game's segment, in one batch
+        (:func:`nardy.core.batch.legal_results`: arrays, no Python object per result left for the
+        collector), sorted into the canonical action order in numpy; forced segments are played
+        and their games' next segments generated in the next round."""
+        variant = self.config.variant
+        drivers = self.drivers
+        while self._waiting:
+            games, self._waiting = self._waiting, []
+            leans: list[LeanGame] = []
+            for i in games:
+                lean = drivers[i]._lean
+                assert lean is not None
+                leans.append(lean)
+            batch = legal_results(variant, [(lean.position, lean.dice) for lean in leans])
+            offsets = batch.offsets.tolist()
+            boards = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
+            rows = boards[canonical_order(boards, offsets)]
+            for k, i in enumerate(games):
+                start, count = offsets[k], offsets[k + 1] - offsets[k]
+                driver = drivers[i]
+                driver.give(count, rows[start].tolist() if count == 1 else ())
+                if driver.decision_count():
+                    self._rows[i] = (rows, start)
+                self._settle(i, driver)
 
     def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         self.arrays.fill(self.drivers, self._colours)
