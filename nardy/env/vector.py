@@ -41,20 +41,6 @@ _FEW = 4
 """Below this many games, observations are encoded one by one (cheaper than one batch pass)."""
 
 
-def canonical_order(boards: npt.NDArray[np.int8], offsets: Sequence[int]) -> npt.NDArray[np.intp]:
-    """The row order that sorts each pair's rows of ``boards`` (a batch of legal results,
-    ``offsets`` as :class:`~nardy.core.batch.ResultBatch`'s) ascending as board keys, pairs kept
-    in place: :func:`~nardy.env.driver.play_order` of every pair at once.
-
-    A row's signed bytes with the sign bit flipped compare as unsigned bytes in the order of the
-    signed values, so the rows sort as 28-byte strings (no byte is then zero, which numpy's
-    fixed-width strings would drop at the end)."""
-    keys = np.bitwise_xor(boards.view(np.uint8), 0x80).view(f"S{BOARD}").ravel()
-    order = np.argsort(keys, kind="stable")
-    pair = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    return order[np.argsort(pair[order], kind="stable")]
-
-
 class _Arrays:
     """The preallocated batch arrays and the bulk encoding of every game's observer's view."""
 
@@ -216,7 +202,8 @@ class BatchedSelfPlay:
     def _generate(self) -> None:
         """The legal results of every waiting lean game's segment, in one batch
         (:func:`nardy.core.batch.legal_results`: arrays, no Python object per result left for the
-        collector), sorted into the canonical action order in numpy; forced segments are played
+        collector), each game's results in the canonical action order (``order="board"``: sorted
+        by their boards, as :func:`~nardy.env.driver.play_order`); forced segments are played
         and their games' next segments generated in the next round."""
         variant = self.config.variant
         drivers = self.drivers
@@ -227,10 +214,10 @@ class BatchedSelfPlay:
                 lean = drivers[i]._lean
                 assert lean is not None
                 leans.append(lean)
-            batch = legal_results(variant, [(lean.position, lean.dice) for lean in leans])
+            pairs = [(lean.position, lean.dice) for lean in leans]
+            batch = legal_results(variant, pairs, order="board")
             offsets = batch.offsets.tolist()
-            boards = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
-            rows = boards[canonical_order(boards, offsets)]
+            rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
             for k, i in enumerate(games):
                 start, count = offsets[k], offsets[k + 1] - offsets[k]
                 driver = drivers[i]
