@@ -7,6 +7,11 @@
  * _fast_equal and _MultisetSearch.search, so it gives the same results in the same order with the
  * same representative steps (core/movegen.py is the reference; tests/test_batchgen.py compares).
  *
+ * For the ordered search's rule sets (MoveGenerator.ordered: nardgammon, mad, mad_gulbar, fevga,
+ * giul) it translates MoveGenerator._ordered where that hands the segment to the fast path's loops
+ * (_order_free_now, _ordered_fast_two, _ordered_fast_equal, the quarter end check and the trap
+ * filter); every other segment of those rule sets goes to Python.
+ *
  * With an index buffer each pair's results are written sorted by board instead (the learning
  * environments' canonical action order), with each one's index in legal_plays' order.
  *
@@ -155,10 +160,19 @@ typedef struct {
     int head_limit; /* §3.3.3, NO_LIMIT for none */
     int first_turn; /* §3.3.4: 0 principle, 1 fixed, 2 head_only */
     int block_end;  /* the six-block rule checked at the end of the segment (§3.3.5) */
+    /* The ordered search's rules (MoveGenerator.ordered: order-dependent rules without hitting). */
+    int ordered;    /* the rule set is the ordered search's, not the fast path's */
+    int block_step; /* the six-block rule checked after every step (§3.3.5) */
+    int home_moves; /* §2.2 moves inside home: 0 always, 1 never, 2 until all home */
+    int runner;     /* Fevga's runner rule (§3.9) */
+    int quarter;    /* Fevga's quarter rule (§3.9): 0 none, 1 every step, 2 end of the segment */
+    int trap;       /* Fevga's trap rule (§3.9, §2.3 item 6) */
     /* The segment. */
     int b[BOARD];
     int block_points[24]; /* my points on O's path below his lowest checker (six-block check) */
     int block_count;      /* 0: no block can be illegal */
+    int end_blocks;       /* the six-block end check applies to this segment (block_count > 0) */
+    int start[BOARD];     /* the segment's start board */
     Map plays, singles, larger;
     Map *result; /* the map holding the answer (plays or singles) */
     int path[4][3]; /* the steps of the node being searched, one per depth */
@@ -422,14 +436,14 @@ static int fast_two(Gen *g, int d1, int d2, int limit) {
         }
     }
     if (g->plays.n) {
-        if (g->block_count && !filter_blocks(&g->plays, g))
+        if (g->end_blocks && !filter_blocks(&g->plays, g))
             return FALLBACK; /* every two-dice play fails the end check: candidates are shorter */
         g->result = &g->plays;
         return 2;
     }
     if (have_singles && g->singles.n) {
         Py_ssize_t kept = g->singles.n;
-        if (g->block_count)
+        if (g->end_blocks)
             kept = filter_blocks(&g->singles, g);
         if (kept) {
             /* §2.3 item 5, the larger-die rule: "if N = 1, D consists of two different values and
@@ -573,15 +587,154 @@ static int fast_equal(Gen *g, int die, int total, int limit) {
     map_clear(&g->plays);
     if (search(g, 0, 0, outside, limit) < 0)
         return NO_MEMORY;
-    if (g->block_count && g->best && !filter_blocks(&g->plays, g))
+    if (g->end_blocks && g->best && !filter_blocks(&g->plays, g))
         return FALLBACK;
     g->result = &g->plays;
     return g->best;
 }
 
-/* -- one segment (MoveGenerator.segment, _fast) ----------------------------------------------- */
+/* -- the ordered search's shortcut (MoveGenerator._ordered, _order_free_now) ------------------ */
+
+enum { HOME_ALWAYS, HOME_NEVER, HOME_UNTIL_ALL_HOME };
+enum { QUARTER_NONE, QUARTER_STEP, QUARTER_END };
+
+/* The mover's checkers on points 7...24 (outside his home; the bar not counted). */
+static int outside_home(const int *b) {
+    int n = 0;
+    for (int p = 7; p <= 24; p++)
+        if (b[p] > 0)
+            n += b[p];
+    return n;
+}
+
+/* MoveGenerator._order_free_now: whether no order-dependent rule can bind in a segment of `total`
+ * steps from the start board, so that the fast path's loops give the ordered search's answer. */
+static int order_free_now(const Gen *g, int total) {
+    const int *b = g->start;
+    /* A per-step quarter check, or home moves that are "always illegal", bind at any step. */
+    if (g->quarter == QUARTER_STEP || g->home_moves == HOME_NEVER)
+        return 0;
+    /* "until_all_home: such a step is illegal if the mover is all home immediately before it"
+     * (§3.5): never, when more checkers are outside home than the segment has steps (a step
+     * brings at most one checker home). */
+    if (g->home_moves == HOME_UNTIL_ALL_HOME && outside_home(b) <= total)
+        return 0;
+    /* §3.9 runner rule: "A player has passed iff he has a checker on one of his points 1...11 or
+     * has borne off a checker" (and stays passed); before that the rule binds. */
+    if (g->runner && !b[0]) {
+        int passed = 0;
+        for (int p = 1; p <= 11; p++)
+            passed |= b[p] > 0;
+        if (!passed)
+            return 0;
+    }
+    /* The per-step six-block check (§3.4) binds only where a block can be illegal: six of my
+     * points below O's lowest checker (block_count > 0, which O's checkers cannot change). */
+    return !(g->block_step && g->block_count);
+}
+
+/* Fevga's quarter (§3.9): "the mover must not hold all six of his points 19...24". Whether
+ * `steps` steps can make him hold them all (each step newly holds at most one point). */
+static int quarter_may_close(const int *b, int steps) {
+    int held = 0;
+    for (int p = 19; p <= 24; p++)
+        held += b[p] > 0;
+    return held + steps >= 6;
+}
+
+/* The quarter end check (§2.3 item 3): drops the results holding all of 19...24; how many remain. */
+static Py_ssize_t filter_quarter(Map *m) {
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t j = 0; j < m->n; j++) {
+        Entry *e = &m->items[j];
+        if (e->alive) {
+            int open = 0;
+            for (int p = 19; p <= 24; p++)
+                open |= e->board[p] <= 0;
+            e->alive = open;
+        }
+        kept += e->alive;
+    }
+    return kept;
+}
+
+/* §3.9 trap rule: "a position contains a trap iff O has >= 1 checker on the board, all of O's
+ * on-board checkers stand on one point s (O's coordinates), and M has a block {k ... e} with
+ * e = s - 1". The start board's s (O's checkers never move without hitting), or 0. */
+static int trap_point(const int *b) {
+    int found = 0;
+    for (int q = 1; q <= 24; q++)
+        if (b[q <= 12 ? q + 12 : q - 12] < 0) {
+            if (found)
+                return 0;
+            found = q;
+        }
+    return found;
+}
+
+static int is_trap(const int8_t *key, int s) {
+    for (int q = s - 6; q < s; q++)
+        if (key[q <= 12 ? q + 12 : q - 12] <= 0)
+            return 0;
+    return 1;
+}
+
+/* §2.3 item 6: "if a remaining candidate ends in a position without a trap, candidates ending in
+ * a trap are discarded". */
+static void filter_traps(Map *m, int s) {
+    int free = 0;
+    for (Py_ssize_t j = 0; j < m->n; j++)
+        free |= m->items[j].alive && !is_trap(m->items[j].board, s);
+    if (free)
+        for (Py_ssize_t j = 0; j < m->n; j++)
+            if (m->items[j].alive && is_trap(m->items[j].board, s))
+                m->items[j].alive = 0;
+}
+
+static int fast_two(Gen *g, int d1, int d2, int limit);
+static int fast_equal(Gen *g, int die, int total, int limit);
+
+/* MoveGenerator._ordered with its shortcuts (_ordered_fast_two, _ordered_fast_equal): the fast
+ * path's loops where no order-dependent rule can bind, else FALLBACK (the Python ordered search
+ * answers). The dice used, FALLBACK or NO_MEMORY. */
+static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
+    const int two = n_dice == 2 && dice[0] != dice[1];
+    const int total = two ? 2 : n_dice;
+    if (!order_free_now(g, total))
+        return FALLBACK;
+    int used;
+    if (two) {
+        /* With a bear-off possible the fast path's order of results differs from the ordered
+         * search's (core/movegen.py's module doc): only with two or more checkers outside home. */
+        if (outside_home(g->start) < 2)
+            return FALLBACK;
+        used = fast_two(g, dice[0], dice[1], limit);
+    } else
+        used = fast_equal(g, dice[0], total, limit);
+    if (used < 0)
+        return used;
+    if (g->quarter == QUARTER_END && quarter_may_close(g->start, total)) {
+        /* A one-die answer might change when the end check drops every two-dice play: the
+         * ordered search settles it. */
+        if (two && used < 2)
+            return FALLBACK;
+        if (used && !filter_quarter(g->result))
+            return FALLBACK;
+    }
+    if (g->trap) {
+        const int s = trap_point(g->start);
+        if (s >= 7)
+            filter_traps(g->result, s);
+    }
+    return used;
+}
+
+/* -- one segment (MoveGenerator.segment, _fast, _ordered) ------------------------------------ */
 
 static int generate(Gen *g, const int *dice, int n_dice, int limit) {
+    memcpy(g->b, g->start, sizeof g->b);
+    if (g->ordered)
+        return ordered_generate(g, dice, n_dice, limit);
     if (n_dice == 2 && dice[0] != dice[1])
         return fast_two(g, dice[0], dice[1], limit);
     return fast_equal(g, dice[0], n_dice, limit);
@@ -589,11 +742,11 @@ static int generate(Gen *g, const int *dice, int n_dice, int limit) {
 
 /* The segment's answer in g->result: the dice used, FALLBACK or NO_MEMORY. `start` is the board. */
 static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
-    memcpy(g->b, start, sizeof g->b);
+    memcpy(g->start, start, sizeof g->start);
     /* §3.3.5: an illegal block lies wholly below O's lowest checker, so it needs six of my points
      * on O's path 1 ... lowest - 1 ("If O has borne off any checker, no block is illegal"). */
     g->block_count = 0;
-    if (g->block_end && !start[OPP_OFF]) {
+    if ((g->block_end || g->block_step) && !start[OPP_OFF]) {
         for (int q = 1; q <= 24; q++) {
             const int p = q <= 12 ? q + 12 : q - 12; /* O's point q in my coordinates */
             if (start[p] < 0) {
@@ -604,6 +757,7 @@ static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
             }
         }
     }
+    g->end_blocks = g->block_end && g->block_count;
     int limit = g->head_limit;
     if (limit != NO_LIMIT && start[HEAD] == g->checkers) {
         /* §3.3.4, the first-turn exception: "a segment that starts with all 15 of the player's
@@ -616,9 +770,7 @@ static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
         if (g->first_turn == 0) {
             /* principle: "L = 2 if M2 > M1, otherwise L = 1". */
             const int one = generate(g, dice, n_dice, 1);
-            memcpy(g->b, start, sizeof g->b);
             const int two = one < 0 ? one : generate(g, dice, n_dice, 2);
-            memcpy(g->b, start, sizeof g->b);
             if (two < 0)
                 return two;
             limit = two > one ? 2 : 1;
@@ -768,7 +920,8 @@ PyDoc_STRVAR(legal_results_doc,
 "as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
 "the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
 "rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
-"end check). steps is a bytearray or None. index is None (each pair's results in legal_plays'\n"
+"end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
+"runner rule, quarter 0 none/1 step/2 end, trap rule). steps is a bytearray or None. index is None (each pair's results in legal_plays'\n"
 "order) or a bytearray: each pair's results sorted by board, and per row (int32) the result's\n"
 "index in legal_plays' order.");
 
@@ -776,10 +929,12 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *pairs, *type, *offsets, *dice_used, *boards, *steps, *index_out;
     Py_ssize_t start;
-    int checkers, closed_by, hits, exact, head_limit, first_turn, block_end;
-    if (!PyArg_ParseTuple(args, "O!nO!(iippiip)O!O!O!OO", &PyList_Type, &pairs, &start,
+    int checkers, closed_by, hits, exact, head_limit, first_turn, block_end, ordered, block_step,
+        home_moves, runner, quarter, trap;
+    if (!PyArg_ParseTuple(args, "O!nO!(iippiipppipip)O!O!O!OO", &PyList_Type, &pairs, &start,
                           &PyType_Type, &type, &checkers, &closed_by, &hits, &exact, &head_limit,
-                          &first_turn, &block_end, &PyByteArray_Type, &offsets, &PyByteArray_Type,
+                          &first_turn, &block_end, &ordered, &block_step, &home_moves, &runner,
+                          &quarter, &trap, &PyByteArray_Type, &offsets, &PyByteArray_Type,
                           &dice_used, &PyByteArray_Type, &boards, &steps, &index_out))
         return NULL;
     if ((steps != Py_None && !PyByteArray_Check(steps)) ||
@@ -800,6 +955,12 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
     gen.head_limit = head_limit > 0 ? head_limit : NO_LIMIT;
     gen.first_turn = first_turn;
     gen.block_end = block_end;
+    gen.ordered = ordered;
+    gen.block_step = block_step;
+    gen.home_moves = home_moves;
+    gen.runner = runner;
+    gen.quarter = quarter;
+    gen.trap = trap;
     int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
     Py_ssize_t index = start, count = PyList_GET_SIZE(pairs);
     int failed = 0;
