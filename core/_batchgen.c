@@ -691,36 +691,305 @@ static void filter_traps(Map *m, int s) {
                 m->items[j].alive = 0;
 }
 
-static int fast_two(Gen *g, int d1, int d2, int limit);
-static int fast_equal(Gen *g, int die, int total, int limit);
+/* -- the ordered search's two different dice (MoveGenerator._ordered_two) --------------------- */
 
-/* MoveGenerator._ordered with its shortcuts (_ordered_fast_two, _ordered_fast_equal): the fast
- * path's loops where no order-dependent rule can bind, else FALLBACK (the Python ordered search
- * answers). The dice used, FALLBACK or NO_MEMORY. */
-static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
-    const int two = n_dice == 2 && dice[0] != dice[1];
-    const int total = two ? 2 : n_dice;
-    if (!order_free_now(g, total))
+#define ON_O_PATH(q) ((q) <= 12 ? (q) + 12 : (q) - 12) /* O's point q in my coordinates */
+
+/* has_run_of_six on a board being searched. */
+static int run_of_six(const int *b, const Gen *g) {
+    int run = 0;
+    for (int i = 0; i < g->block_count; i++) {
+        if (b[g->block_points[i]] > 0) {
+            if (++run == 6)
+                return 1;
+        } else
+            run = 0;
+    }
+    return 0;
+}
+
+/* _block_through: whether my newly held point t is part of six consecutive points of mine on O's
+ * path below O's lowest checker `lowest` (§3.3.5: "a block of six consecutive points is illegal
+ * if no opposing checker is ahead of it"). */
+static int block_through(const int *b, int t, int lowest) {
+    const int q = t <= 12 ? t + 12 : t - 12; /* t on O's path */
+    if (q >= lowest)
+        return 0;
+    int run = 1;
+    for (int r = q - 1; r >= 1 && b[ON_O_PATH(r)] > 0; r--)
+        run++;
+    for (int r = q + 1; r < lowest && b[ON_O_PATH(r)] > 0; r++)
+        run++;
+    return run >= 6;
+}
+
+/* How _ordered_two writes a result into plays, where a one-die result's place may be held by a
+ * placeholder (None in Python; an entry not alive here, keeping its place as a dict does). */
+enum {
+    PUT_PLAY,        /* plays[key] = steps, unless key holds a play already */
+    PUT_PLACEHOLDER, /* plays[key] = None, unless key is there */
+    PUT_OVER_PLACEHOLDER /* plays[key] = steps only where key holds a placeholder */
+};
+
+static int put_play(Map *m, const int *b, int (*path)[3], int depth, const int *step, int how) {
+    int8_t key[BOARD];
+    size_t slot;
+    key_of(b, key);
+    Py_ssize_t found = map_find(m, key, &slot);
+    if (found >= 0) {
+        Entry *e = &m->items[found];
+        if (!e->alive && how != PUT_PLACEHOLDER) {
+            set_steps(e->steps, path, depth, step);
+            e->alive = 1;
+        }
+        return 0;
+    }
+    if (how == PUT_OVER_PLACEHOLDER)
+        return 0;
+    int grown = map_reserve(m);
+    if (grown < 0)
+        return -1;
+    if (grown)
+        map_find(m, key, &slot);
+    Entry *e = map_append(m, key, slot);
+    set_steps(e->steps, path, depth, step);
+    e->alive = how == PUT_PLAY;
+    return 0;
+}
+
+/* Two different dice, both orders, with the per-step rules inline (§2.2 item 3); the plays using
+ * both dice (or bearing off the last checker): 2, or FALLBACK when there is none (the general
+ * search settles the one-die plays and the larger-die rule), or NO_MEMORY. A line-by-line
+ * translation of MoveGenerator._ordered_two; entries not alive are its None placeholders. */
+static int ordered_two(Gen *g, int d1, int d2, int limit) {
+    int *b = g->b;
+    const int all = g->checkers, closed_at = g->closed_at, exact = g->exact;
+    const int home_never = g->home_moves == HOME_NEVER;
+    const int home_until = g->home_moves == HOME_UNTIL_ALL_HOME;
+    /* _block_setup: O's lowest point, and whether the start already has an illegal block. */
+    const int lowest = g->block_count ? g->block_count + 1 : 0;
+    const int block_step = g->block_step && g->block_count;
+    const int block_end = g->block_end && g->block_count;
+    const int block_full = (block_step || block_end) && run_of_six(b, g);
+    const int quarter_step = g->quarter == QUARTER_STEP, quarter_end = g->quarter == QUARTER_END;
+    /* The mover's points among 19...24 (the quarter is closed when all six are held, §3.9). */
+    int held = 0;
+    for (int p = 19; p <= 24; p++)
+        held += b[p] > 0;
+    int occupied[24], n_occupied;
+    const int outside = occupied_points(b, occupied, &n_occupied);
+    if (!n_occupied)
         return FALLBACK;
+    /* §3.9 runner rule: "A player has passed iff he has a checker on one of his points 1...11 or
+     * has borne off a checker"; until then the head moves only while it holds every checker. */
+    const int passed = !g->runner || b[0] > 0 || occupied[n_occupied - 1] <= 11;
+    /* §3.5 moves inside home: "never", or "illegal if the mover is all home immediately before". */
+    const int home_blocked = home_never || (home_until && !outside);
+    uint8_t pairs[26][26]; /* [x source][y source]: the legal pairs of steps of the first order */
+    memset(pairs, 0, sizeof pairs);
+    map_clear(&g->plays);
+    Map *plays = &g->plays;
+    for (int first = 1; first >= 0; first--) {
+        const int x = first ? d1 : d2, y = first ? d2 : d1;
+        for (int i = 0; i < n_occupied; i++) {
+            const int p = occupied[i], at_head = p == HEAD;
+            /* §3.3.3 head limit; the runner rule. */
+            if (at_head && (limit <= 0 || (!passed && b[HEAD] != all)))
+                continue;
+            const int t = p - x;
+            int v, held1, out1;
+            if (t >= 1) {
+                v = b[t];
+                if (v <= closed_at || (p <= 6 && home_blocked))
+                    continue;
+                b[p]--;
+                b[t] = v + 1;
+                held1 = held;
+                if (p >= 19 && !b[p])
+                    held1--;
+                if (t >= 19 && !v)
+                    held1++;
+                /* The per-step checks: the six-block (§3.4), the quarter (every_step, §3.9). */
+                if ((block_step && (block_full ? run_of_six(b, g) : !v && block_through(b, t, lowest))) ||
+                    (quarter_step && held1 == 6)) {
+                    b[p]++;
+                    b[t] = v;
+                    continue;
+                }
+                out1 = p > 6 && t <= 6 ? outside - 1 : outside;
+            } else {
+                /* §2.2 bear-off: "only if the mover is all home"; standard or exact rule. */
+                if (outside || (t < 0 && (exact || checker_above(b, p))))
+                    continue;
+                v = 0;
+                b[p]--;
+                b[0]++;
+                held1 = held;
+                if ((block_full && run_of_six(b, g)) || (quarter_step && held1 == 6)) {
+                    b[p]++;
+                    b[0]--;
+                    continue;
+                }
+                out1 = 0;
+            }
+            int s1[3] = {p, t >= 1 ? t : 0, 0};
+            if (b[0] == all) {
+                /* §2.3 item 2: bearing off the last checker "counts as having used all dice". */
+                if (put_play(plays, b, &s1, 1, NULL, PUT_PLAY) < 0)
+                    return NO_MEMORY;
+            } else {
+                if (first && t < 1) {
+                    /* Keep this one-die result's place (a placeholder, not a play). */
+                    if (!((block_end && block_full && run_of_six(b, g)) ||
+                          (quarter_end && held1 == 6)) &&
+                        put_play(plays, b, &s1, 1, NULL, PUT_PLACEHOLDER) < 0)
+                        return NO_MEMORY;
+                }
+                const int passed1 = passed || t <= 11;
+                const int blocked1 = home_never || (home_until && !out1);
+                const int head_left = at_head ? limit - 1 : limit;
+                int merged[25], n_sources = 0;
+                const int *sources = occupied;
+                if (t >= 1 && !v) { /* the first step made t a source */
+                    int k = 0;
+                    while (k < n_occupied && occupied[k] > t)
+                        merged[n_sources++] = occupied[k++];
+                    merged[n_sources++] = t;
+                    while (k < n_occupied)
+                        merged[n_sources++] = occupied[k++];
+                    sources = merged;
+                } else
+                    n_sources = n_occupied;
+                for (int j = 0; j < n_sources; j++) {
+                    const int q = sources[j], c = b[q];
+                    /* (The same two steps legal in the first order: the same result.) */
+                    if (c <= 0 || (!first && pairs[q][p]))
+                        continue;
+                    if (q == HEAD && (head_left <= 0 || (!passed1 && c != all)))
+                        continue;
+                    const int u = q - y;
+                    int s2[3] = {q, u >= 1 ? u : 0, 0};
+                    if (u >= 1) {
+                        const int w = b[u];
+                        if (w <= closed_at || (q <= 6 && blocked1))
+                            continue;
+                        b[q] = c - 1;
+                        b[u] = w + 1;
+                        int held2 = held1;
+                        if (q >= 19 && c == 1)
+                            held2--;
+                        if (u >= 19 && !w)
+                            held2++;
+                        if (!((block_step &&
+                               (block_full ? run_of_six(b, g) : !w && block_through(b, u, lowest))) ||
+                              (quarter_step && held2 == 6))) {
+                            if (first)
+                                pairs[p][q] = 1;
+                            /* The end-of-segment checks (§2.3 item 3) for a new result: a block
+                             * the start did not have runs through a newly held point. */
+                            const int fails =
+                                (block_end &&
+                                 (block_full ? run_of_six(b, g)
+                                             : (!w && block_through(b, u, lowest)) ||
+                                                   (t >= 1 && !v && b[t] > 0 &&
+                                                    block_through(b, t, lowest)))) ||
+                                (quarter_end && held2 == 6);
+                            if (put_play(plays, b, &s1, 1, s2, fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY) < 0)
+                                return NO_MEMORY;
+                        }
+                        b[q] = c;
+                        b[u] = w;
+                    } else {
+                        if (out1 || (u < 0 && (exact || checker_above(b, q))))
+                            continue;
+                        b[q] = c - 1;
+                        b[0]++;
+                        if (!((block_full && run_of_six(b, g)) || (quarter_step && held1 == 6))) {
+                            if (first)
+                                pairs[p][q] = 1;
+                            const int fails =
+                                b[0] != all &&
+                                ((block_end && (block_full ? run_of_six(b, g)
+                                                           : t >= 1 && !v && b[t] > 0 &&
+                                                                 block_through(b, t, lowest))) ||
+                                 (quarter_end && held1 == 6));
+                            if (put_play(plays, b, &s1, 1, s2, fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY) < 0)
+                                return NO_MEMORY;
+                        }
+                        b[q] = c;
+                        b[0]--;
+                    }
+                }
+            }
+            /* Undo the first step. */
+            b[p]++;
+            if (t >= 1)
+                b[t] = v;
+            else
+                b[0]--;
+        }
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t j = 0; j < plays->n; j++)
+        kept += plays->items[j].alive;
+    if (!kept)
+        return FALLBACK;
+    g->result = plays;
+    return 2;
+}
+
+
+#define DECLINED (-3) /* a shortcut does not answer: the ordered search's own loops do */
+
+/* MoveGenerator._ordered_fast_two: two different dice by the fast path's loops where no
+ * order-dependent rule can bind and no bear-off is possible (with one, the fast path's order of
+ * results differs from the ordered search's: core/movegen.py's module doc). */
+static int ordered_fast_two(Gen *g, int d1, int d2, int limit) {
+    if (outside_home(g->start) < 2 || !order_free_now(g, 2))
+        return DECLINED;
+    const int used = fast_two(g, d1, d2, limit);
+    if (used == FALLBACK)
+        return DECLINED;
+    if (used >= 0 && g->quarter == QUARTER_END && quarter_may_close(g->start, 2)) {
+        /* A one-die answer might change when the end check drops every two-dice play. */
+        if (used < 2 || !filter_quarter(g->result))
+            return DECLINED;
+    }
+    return used;
+}
+
+/* MoveGenerator._ordered_fast_equal: equal dice by the fast path's multiset search where no
+ * order-dependent rule can bind, the quarter end check applied as the six-block end check. */
+static int ordered_fast_equal(Gen *g, int die, int total, int limit) {
+    if (!order_free_now(g, total))
+        return DECLINED;
+    const int used = fast_equal(g, die, total, limit);
+    if (used == FALLBACK)
+        return DECLINED;
+    if (used > 0 && g->quarter == QUARTER_END && quarter_may_close(g->start, total) &&
+        !filter_quarter(g->result))
+        return DECLINED;
+    return used;
+}
+
+/* MoveGenerator._ordered: the dice used (the answer in g->result), FALLBACK where the Python
+ * searches answer, or NO_MEMORY. */
+static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
     int used;
-    if (two) {
-        /* With a bear-off possible the fast path's order of results differs from the ordered
-         * search's (core/movegen.py's module doc): only with two or more checkers outside home. */
-        if (outside_home(g->start) < 2)
-            return FALLBACK;
-        used = fast_two(g, dice[0], dice[1], limit);
-    } else
-        used = fast_equal(g, dice[0], total, limit);
+    if (n_dice == 2 && dice[0] != dice[1]) {
+        used = ordered_fast_two(g, dice[0], dice[1], limit);
+        if (used == DECLINED) {
+            memcpy(g->b, g->start, sizeof g->b);
+            /* No play using both dice: the general search answers (FALLBACK). */
+            used = ordered_two(g, dice[0], dice[1], limit);
+        }
+    } else {
+        used = ordered_fast_equal(g, dice[0], n_dice, limit);
+        if (used == DECLINED)
+            used = FALLBACK; /* _ordered_equal: Python's */
+    }
     if (used < 0)
         return used;
-    if (g->quarter == QUARTER_END && quarter_may_close(g->start, total)) {
-        /* A one-die answer might change when the end check drops every two-dice play: the
-         * ordered search settles it. */
-        if (two && used < 2)
-            return FALLBACK;
-        if (used && !filter_quarter(g->result))
-            return FALLBACK;
-    }
     if (g->trap) {
         const int s = trap_point(g->start);
         if (s >= 7)

@@ -125,12 +125,13 @@ def test_c_gives_the_references_answers(
     variant = load_variant(name, options)
     pairs = list(_cases(variant, games=2, per_position=4, seed=7))
     assert _rows(legal_results(variant, pairs, steps=True)) == _expected(reference, variant, pairs)
-    # The fast path's rule sets almost wholly in C; the ordered ones where the ordered search
-    # hands a segment to the fast path's loops (about 85-90 % of game segments), none where an
-    # order-dependent rule binds at every step (home moves never, a per-step quarter).
+    # The fast path's rule sets almost wholly in C. The ordered ones: two different dice in C but
+    # for the rare segments where no play uses both dice (the general search's); equal dice where
+    # the ordered search hands them to the fast path's loops, none where an order-dependent rule
+    # binds at every step (home moves never, a per-step quarter): about 55 % of game segments.
     generator = variant.generator
     always_ordered = generator.home_moves == "never" or generator.quarter_step
-    share = 0.95 if generator.fast else 0.0 if always_ordered else 0.7
+    share = 0.95 if generator.fast else 0.45 if always_ordered else 0.85
     assert _c_answers(variant, pairs) >= share * len(pairs)
 
 
