@@ -7,10 +7,11 @@
  * _fast_equal and _MultisetSearch.search, so it gives the same results in the same order with the
  * same representative steps (core/movegen.py is the reference; tests/test_batchgen.py compares).
  *
- * For the ordered search's rule sets (MoveGenerator.ordered: nardgammon, mad, mad_gulbar, fevga,
- * giul) it translates MoveGenerator._ordered where that hands the segment to the fast path's loops
- * (_order_free_now, _ordered_fast_two, _ordered_fast_equal, the quarter end check and the trap
- * filter); every other segment of those rule sets goes to Python.
+ * For the ordered search's rule sets (MoveGenerator.ordered: order-dependent rules without
+ * hitting; nardgammon, mad, mad_gulbar, fevga, giul) it translates MoveGenerator._ordered: the
+ * shortcuts to the fast path's loops (_order_free_now, _ordered_fast_two, _ordered_fast_equal),
+ * _ordered_two, _ordered_equal with _OrderedSearch, and the trap filter. Where the ordered search
+ * hands a segment to the general search (no play uses both of two different dice), Python answers.
  *
  * With an index buffer each pair's results are written sorted by board instead (the learning
  * environments' canonical action order), with each one's index in legal_plays' order.
@@ -939,6 +940,173 @@ static int ordered_two(Gen *g, int d1, int d2, int limit) {
 }
 
 
+/* -- the ordered search's equal dice (MoveGenerator._ordered_equal, _OrderedSearch) ----------- */
+
+/* The searched board is a state's key: the opponent's checkers never move (no hitting) and the
+ * mover's bar is never entered here, so the board is one to one with Python's integer key of the
+ * mover's checker counts. g->singles holds the states seen (recorded or failing an end check),
+ * g->larger those expanded. */
+typedef struct {
+    int lowest, block_step, block_end, block_full, quarter_step, quarter_end, home_never,
+        home_until;
+} OrderedRules;
+
+static int in_set(const Map *m, const int *b) {
+    int8_t key[BOARD];
+    size_t slot;
+    key_of(b, key);
+    return map_find(m, key, &slot) >= 0;
+}
+
+static int add_to_set(Map *m, const int *b) {
+    return setdefault_board(m, b, NULL, 0, NULL);
+}
+
+/* Whether the board fails an end-of-segment check (§2.3 item 3: the six-block, Fevga's quarter). */
+static int end_fails(const Gen *g, const OrderedRules *r, int held) {
+    return (r->block_end && run_of_six(g->b, g)) || (r->quarter_end && held == 6);
+}
+
+/* A state not seen before: marks it seen and keeps it as a play of `used` dice (`step` after the
+ * path's `depth` steps) unless it fails the end checks (`check`). -1 when out of memory. */
+static int record_state(Gen *g, const OrderedRules *r, int used, int depth, const int *step,
+                        int check, int held) {
+    if (in_set(&g->singles, g->b))
+        return 0;
+    if (add_to_set(&g->singles, g->b) < 0)
+        return -1;
+    if (check && end_fails(g, r, held))
+        return 0;
+    int8_t key[BOARD];
+    key_of(g->b, key);
+    return record(g, used, key, depth, step);
+}
+
+/* _OrderedSearch.search: every order of the steps, depth first, the per-step rules inline. */
+static int ordered_search(Gen *g, const OrderedRules *r, int depth, int outside, int held,
+                          int passed, int head_left) {
+    int *b = g->b;
+    const int die = g->die, all = g->checkers;
+    /* This position is a candidate; only the ones with the most dice so far are kept. */
+    if (depth >= g->best && record_state(g, r, depth, depth, NULL, 1, held) < 0)
+        return -1;
+    /* Expanded once: a second arrival at a state would change nothing. */
+    if (add_to_set(&g->larger, b) < 0)
+        return -1;
+    const int home_blocked = r->home_never || (r->home_until && !outside);
+    for (int j = 0; j < g->count; j++) {
+        const int p = g->movable[j], c = b[p];
+        if (c <= 0)
+            continue;
+        /* §3.3.3 head limit; §3.9 runner rule (the head moves only while it holds every checker). */
+        if (p == HEAD && (head_left <= 0 || (!passed && c != all)))
+            continue;
+        const int t = p - die;
+        int step[3] = {p, t >= 1 ? t : 0, 0};
+        if (t >= 1) {
+            if (p <= 6 && home_blocked)
+                continue;
+            const int v = b[t];
+            b[p] = c - 1;
+            b[t] = v + 1;
+            int held1 = held;
+            if (p >= 19 && c == 1)
+                held1--;
+            if (t >= 19 && !v)
+                held1++;
+            if (!((r->block_step &&
+                   (r->block_full ? run_of_six(b, g) : !v && block_through(b, t, r->lowest))) ||
+                  (r->quarter_step && held1 == 6))) {
+                if (depth == g->last) {
+                    if (record_state(g, r, g->total, depth, step, 1, held1) < 0)
+                        return -1;
+                } else if (!in_set(&g->larger, b)) {
+                    memcpy(g->path[depth], step, sizeof step);
+                    if (ordered_search(g, r, depth + 1, p > 6 && t <= 6 ? outside - 1 : outside,
+                                       held1, passed || t <= 11,
+                                       p == HEAD ? head_left - 1 : head_left) < 0)
+                        return -1;
+                }
+            }
+            b[p] = c;
+            b[t] = v;
+        } else {
+            /* §2.2 bear-off: "only if the mover is all home"; standard or exact rule. */
+            if (outside || (t < 0 && (g->exact || checker_above(b, p))))
+                continue;
+            b[p] = c - 1;
+            b[0]++;
+            if (!((r->block_full && run_of_six(b, g)) || (r->quarter_step && held == 6))) {
+                if (b[0] == all || depth == g->last) {
+                    /* §2.3 item 2: bearing off the last checker "counts as having used all
+                     * dice" (and passes every end check). */
+                    if (record_state(g, r, g->total, depth, step, b[0] != all, held) < 0)
+                        return -1;
+                } else if (!in_set(&g->larger, b)) {
+                    memcpy(g->path[depth], step, sizeof step);
+                    if (ordered_search(g, r, depth + 1, 0, held, 1, head_left) < 0)
+                        return -1;
+                }
+            }
+            b[p] = c;
+            b[0]--;
+        }
+    }
+    return 0;
+}
+
+/* MoveGenerator._ordered_equal: the dice used (the plays in g->plays), or NO_MEMORY. */
+static int ordered_equal(Gen *g, int die, int total, int limit) {
+    int *b = g->b;
+    OrderedRules r;
+    r.lowest = g->block_count ? g->block_count + 1 : 0; /* _block_setup */
+    r.block_step = g->block_step && g->block_count;
+    r.block_end = g->block_end && g->block_count;
+    r.block_full = (r.block_step || r.block_end) && run_of_six(b, g);
+    r.quarter_step = g->quarter == QUARTER_STEP;
+    r.quarter_end = g->quarter == QUARTER_END;
+    r.home_never = g->home_moves == HOME_NEVER;
+    r.home_until = g->home_moves == HOME_UNTIL_ALL_HOME;
+    int held = 0;
+    for (int p = 19; p <= 24; p++)
+        held += b[p] > 0;
+    /* Points that can ever step by `die` (held now or reachable; an open landing point or a
+     * bear-off), descending. A point's closedness cannot change (no hitting). */
+    int reached[26] = {0}, n = 0, outside = 0, low = 25;
+    for (int p = 24; p >= 1; p--) {
+        const int c = b[p];
+        if (c > 0) {
+            low = p;
+            if (p > 6)
+                outside += c;
+        }
+        if (c > 0 || reached[p]) {
+            const int t = p - die;
+            if (t < 1)
+                g->movable[n++] = p;
+            else if (b[t] > g->closed_at) {
+                g->movable[n++] = p;
+                reached[t] = 1;
+            }
+        }
+    }
+    g->count = n;
+    g->die = die;
+    g->total = total;
+    g->last = total - 1;
+    g->best = -1;
+    map_clear(&g->plays);
+    map_clear(&g->singles);
+    map_clear(&g->larger);
+    const int passed = !g->runner || b[0] > 0 || low <= 11;
+    if (ordered_search(g, &r, 0, outside, held, passed, limit) < 0)
+        return NO_MEMORY;
+    if (!g->plays.n) /* only from a start that itself fails the end checks (§2.7 excludes it) */
+        return no_play(g) < 0 ? NO_MEMORY : 0;
+    g->result = &g->plays;
+    return g->best;
+}
+
 #define DECLINED (-3) /* a shortcut does not answer: the ordered search's own loops do */
 
 /* MoveGenerator._ordered_fast_two: two different dice by the fast path's loops where no
@@ -985,8 +1153,10 @@ static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
         }
     } else {
         used = ordered_fast_equal(g, dice[0], n_dice, limit);
-        if (used == DECLINED)
-            used = FALLBACK; /* _ordered_equal: Python's */
+        if (used == DECLINED) {
+            memcpy(g->b, g->start, sizeof g->b);
+            used = ordered_equal(g, dice[0], n_dice, limit);
+        }
     }
     if (used < 0)
         return used;

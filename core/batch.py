@@ -21,8 +21,8 @@ gulbar, khachapuri, hypergammon, portes, mad with ``home_moves: always``; :attr:
 fevga, giul; :attr:`MoveGenerator.ordered <nardy.core.movegen.MoveGenerator.ordered>`) and the C
 extension ``nardy.core._batchgen`` is built (setup.py, beside the compiled generator), the pairs
 are generated in C, which writes the results straight into the arrays; a pair it cannot answer
-(the general search's rare cases, an ordered segment where an order-dependent rule can bind, bad
-input) is answered by ``legal_plays`` as every pair is elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
+(the general search's rare cases, bad input) is answered by ``legal_plays`` as every pair is
+elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
 (the pure build is the reference).
 """
 
@@ -98,9 +98,7 @@ _RULES: weakref.WeakKeyDictionary[Variant, NativeRules | None] = weakref.WeakKey
 
 def native_rules(variant: Variant) -> NativeRules | None:
     """The rule set as the C generator takes it, or None when the C path does not answer it: the
-    generator's fast path and its ordered search (no pins, no mother rule). For an ordered rule
-    set the C generator answers the segments the ordered search hands to the fast path's loops
-    (:meth:`MoveGenerator._order_free_now`) and leaves the others to ``legal_plays``."""
+    generator's fast path and its ordered search (no pins, no mother rule)."""
     if NATIVE is None:
         return None
     try:
