@@ -1,8 +1,8 @@
-/* nardy.core._batchgen: the move generator's fast path in C, for batches of segments.
+/* nardy.core._batchgen: the move generator's fast path and ordered search in C, for batches.
  *
  * nardy.core.batch.legal_results hands this module a list of (position, dice) pairs of a rule set
  * that the fast path answers (MoveGenerator.fast in core/movegen.py: order-free steps, no quarter,
- * trap or pinning rule). For each pair it writes the legal results straight into byte buffers: no
+ * trap or pinning rule) or the ordered search (below). For each pair it writes the legal results straight into byte buffers: no
  * Python object per result. It is a line-by-line translation of MoveGenerator._fast, _fast_two,
  * _fast_equal and _MultisetSearch.search, so it gives the same results in the same order with the
  * same representative steps (core/movegen.py is the reference; tests/test_batchgen.py compares).
