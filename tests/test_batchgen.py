@@ -154,13 +154,13 @@ def test_c_agrees_with_the_oracle() -> None:
 def test_c_gives_the_references_answers_on_random_positions(
     reference: ModuleType, data: st.DataObject
 ) -> None:
-    """Arbitrary positions (bars, bear-offs, blocks; not only those of games), every dice."""
-    name = data.draw(
-        st.sampled_from(
-            ["backgammon", "long", "khachapuri", "portes", "nardgammon", "mad", "fevga", "giul"]
-        )
-    )
-    variant = load_variant(name)
+    """Arbitrary positions (bars, bear-offs, blocks; not only those of games), every dice; the
+    fast path's main rule sets and every ordered one (with its options)."""
+    fast: list[tuple[str, dict[str, Any]]] = [
+        (n, {}) for n in ("backgammon", "long", "khachapuri", "portes")
+    ]
+    name, options = data.draw(st.sampled_from(fast + ORDERED))
+    variant = load_variant(name, options)
     position = data.draw(positions(variant.rules.geometry))
     if variant.is_finished(position):
         return
