@@ -10,8 +10,9 @@
  * For the ordered search's rule sets (MoveGenerator.ordered: order-dependent rules without
  * hitting; nardgammon, mad, mad_gulbar, fevga, giul) it translates MoveGenerator._ordered: the
  * shortcuts to the fast path's loops (_order_free_now, _ordered_fast_two, _ordered_fast_equal),
- * _ordered_two, _ordered_equal with _OrderedSearch, and the trap filter. Where the ordered search
- * hands a segment to the general search (no play uses both of two different dice), Python answers.
+ * _ordered_two, _ordered_equal with _OrderedSearch, the trap filter, and the general search
+ * (_search) for the one case the ordered search hands to it (no play uses both of two different
+ * dice).
  *
  * With an index buffer each pair's results are written sorted by board instead (the learning
  * environments' canonical action order), with each one's index in legal_plays' order.
@@ -44,6 +45,7 @@ typedef struct {
     int8_t board[BOARD];
     int8_t steps[STEP_BYTES];
     int8_t alive; /* cleared by a filter (the six-block end check, the larger-die rule) */
+    int8_t used, larger; /* the general search's dice used, and "reachable by the larger die" */
 } Entry;
 
 typedef struct {
@@ -1107,6 +1109,220 @@ static int ordered_equal(Gen *g, int die, int total, int limit) {
     return g->best;
 }
 
+/* -- the general search for two different dice (MoveGenerator._search) ------------------------ */
+
+/* Where the ordered search finds no play using both of two different dice, it hands the segment
+ * to the general search (§2.3 items 4-5: the one-die plays and the larger-die rule). This is a
+ * translation of MoveGenerator._search for that case only: two different dice, no hitting. Every
+ * node is a candidate (unless it fails an end check); g->plays maps a result to its steps, the
+ * most dice it is reached with, and whether the larger die alone reaches it; g->singles holds the
+ * results after both dice that fail an end check. */
+typedef struct {
+    int larger, limit, lowest, block_step, block_end, block_full, quarter_step, quarter_end,
+        quarter_full, home_never, home_until;
+} GeneralRules;
+
+/* "the mover holds all of his points 19...24" (Fevga's quarter, §3.9). */
+static int quarter_closed(const int *b) {
+    for (int p = 19; p <= 24; p++)
+        if (b[p] <= 0)
+            return 0;
+    return 1;
+}
+
+static int general_end_fails(const Gen *g, const GeneralRules *r) {
+    return (r->block_end && run_of_six(g->b, g)) || (r->quarter_end && quarter_closed(g->b));
+}
+
+/* record(key, used): a new result, or more dice (or, among one-die plays, the larger die) for a
+ * result found before. */
+static int general_record(Gen *g, int used, int by_larger, int depth) {
+    int8_t key[BOARD];
+    size_t slot;
+    key_of(g->b, key);
+    Py_ssize_t found = map_find(&g->plays, key, &slot);
+    if (found < 0) {
+        int grown = map_reserve(&g->plays);
+        if (grown < 0)
+            return -1;
+        if (grown)
+            map_find(&g->plays, key, &slot);
+        Entry *e = map_append(&g->plays, key, slot);
+        set_steps(e->steps, g->path, depth, NULL);
+        e->used = (int8_t)used;
+        e->larger = (int8_t)by_larger;
+        return 0;
+    }
+    Entry *e = &g->plays.items[found];
+    if (used > e->used || (by_larger && used == e->used && !e->larger)) {
+        e->used = (int8_t)used;
+        set_steps(e->steps, g->path, depth, NULL);
+    }
+    if (by_larger)
+        e->larger = 1;
+    return 0;
+}
+
+/* node(): records this position, then steps on with each remaining die (`first_die` is the die
+ * of the path's first step). */
+static int general_node(Gen *g, const GeneralRules *r, const int *remaining, int n_remaining,
+                        int head_used, int outside, const int *occupied, int n_occupied,
+                        int depth, int first_die) {
+    int *b = g->b;
+    const int all = g->checkers, total = 2;
+    if (!general_end_fails(g, r) &&
+        general_record(g, depth, depth == 1 && first_die == r->larger, depth) < 0)
+        return -1;
+    /* Which points may move at all (descending). */
+    int sources[25], n_sources = 0;
+    if (b[BAR])
+        sources[n_sources++] = BAR; /* §2.2 item 1: "p MUST be 25" */
+    else {
+        int passed = 0;
+        for (int p = 1; p <= 11; p++)
+            passed |= b[p] > 0;
+        const int runner_only = g->runner && !b[0] && !passed;
+        /* Fevga runner rule (§3.9): before passing, only the head checker (all on the head) or
+         * the one runner may move. */
+        const int on_head = b[HEAD] == all;
+        for (int i = 0; i < n_occupied; i++)
+            if (!runner_only || (occupied[i] == HEAD) == on_head)
+                sources[n_sources++] = occupied[i];
+    }
+    const int home_blocked = r->home_never || (r->home_until && !outside);
+    for (int i = 0; i < n_remaining; i++) {
+        const int die = remaining[i];
+        const int rest = n_remaining > 1 ? remaining[1 - i] : 0; /* the other die, if any */
+        for (int k = 0; k < n_sources; k++) {
+            const int p = sources[k], at_head = p == HEAD;
+            if (at_head && head_used >= r->limit)
+                continue;
+            const int t = p - die;
+            int v, ok, entered;
+            if (t >= 1) {
+                v = b[t];
+                if (v <= g->closed_at || (p <= 6 && home_blocked))
+                    continue;
+                b[p]--;
+                b[t] = v + 1;
+                /* Per-step checks (§2.2 item 3). */
+                ok = !(r->block_step && (r->block_full ? run_of_six(b, g)
+                                                       : v == 0 && block_through(b, t, r->lowest))) &&
+                     !(r->quarter_step && (r->quarter_full || (v == 0 && t >= 19)) &&
+                       quarter_closed(b));
+                entered = p > 6 && t <= 6;
+            } else {
+                if (outside)
+                    continue; /* bear-off only while all home (§2.5) */
+                if (t < 0 && (g->exact || checker_above(b, p)))
+                    continue;
+                v = 0;
+                b[p]--;
+                b[0]++;
+                /* A bear-off adds no point: it makes no block and closes no quarter. */
+                ok = !((r->block_full && run_of_six(b, g)) ||
+                       (r->quarter_full && quarter_closed(b)));
+                entered = 0;
+            }
+            if (ok) {
+                g->path[depth][0] = p, g->path[depth][1] = t >= 1 ? t : 0, g->path[depth][2] = 0;
+                if (b[0] == all) {
+                    /* §2.3 item 2: bearing off the last checker "counts as having used all
+                     * dice". */
+                    if (general_record(g, total, 0, depth + 1) < 0)
+                        return -1;
+                } else if (n_remaining > 1) {
+                    /* The mover's occupied points after the step, still descending. */
+                    int child[25], n_child = 0;
+                    for (int j = 0; j < n_occupied; j++) {
+                        const int q = occupied[j];
+                        if (q == p && b[p] == 0 && p != BAR)
+                            continue;
+                        if (t >= 1 && v <= 0 && t > q && (n_child == 0 || child[n_child - 1] > t))
+                            child[n_child++] = t;
+                        child[n_child++] = q;
+                    }
+                    if (t >= 1 && v <= 0 && (n_child == 0 || child[n_child - 1] > t))
+                        child[n_child++] = t;
+                    if (general_node(g, r, &rest, 1, head_used + at_head, outside - entered, child,
+                                     n_child, depth + 1, depth ? first_die : die) < 0)
+                        return -1;
+                } else {
+                    /* After the last die: a candidate unless it fails an end check. */
+                    int8_t key[BOARD];
+                    size_t slot;
+                    key_of(b, key);
+                    Py_ssize_t found = map_find(&g->plays, key, &slot);
+                    if (found < 0) {
+                        if (map_find(&g->singles, key, &slot) < 0) {
+                            if (general_end_fails(g, r)) {
+                                if (setdefault(&g->singles, key, NULL, 0, NULL) < 0)
+                                    return -1;
+                            } else if (general_record(g, total, 0, depth + 1) < 0)
+                                return -1;
+                        }
+                    } else if (g->plays.items[found].used < total) {
+                        g->plays.items[found].used = (int8_t)total;
+                        set_steps(g->plays.items[found].steps, g->path, depth + 1, NULL);
+                    }
+                }
+            }
+            b[p]++;
+            if (t >= 1)
+                b[t] = v;
+            else
+                b[0]--;
+        }
+    }
+    return 0;
+}
+
+/* MoveGenerator._search for two different dice without hitting: the dice used (§2.3 item 4, the
+ * maximum-dice rule; item 5, the larger-die rule), the plays in g->plays; or NO_MEMORY. */
+static int general_two(Gen *g, int d1, int d2, int limit) {
+    int *b = g->b;
+    GeneralRules r;
+    r.larger = d1 > d2 ? d1 : d2;
+    r.limit = limit;
+    r.lowest = g->block_count ? g->block_count + 1 : 0;
+    r.block_step = g->block_step && g->block_count;
+    r.block_end = g->block_end && g->block_count;
+    r.block_full = r.block_step && run_of_six(b, g);
+    r.quarter_step = g->quarter == QUARTER_STEP;
+    r.quarter_end = g->quarter == QUARTER_END;
+    r.quarter_full = r.quarter_step && quarter_closed(b);
+    r.home_never = g->home_moves == HOME_NEVER;
+    r.home_until = g->home_moves == HOME_UNTIL_ALL_HOME;
+    int occupied[24], n_occupied = 0;
+    for (int p = 24; p >= 1; p--)
+        if (b[p] > 0)
+            occupied[n_occupied++] = p;
+    const int outside = b[BAR] + outside_home(b);
+    map_clear(&g->plays);
+    map_clear(&g->singles);
+    const int dice[2] = {d1, d2};
+    if (general_node(g, &r, dice, 2, 0, outside, occupied, n_occupied, 0, 0) < 0)
+        return NO_MEMORY;
+    if (!g->plays.n) /* only from a start that itself fails the end checks (§2.7 excludes it) */
+        return no_play(g) < 0 ? NO_MEMORY : 0;
+    int used = 0, with_larger = 0;
+    for (Py_ssize_t j = 0; j < g->plays.n; j++)
+        if (g->plays.items[j].used > used)
+            used = g->plays.items[j].used;
+    for (Py_ssize_t j = 0; j < g->plays.n; j++) {
+        Entry *e = &g->plays.items[j];
+        e->alive = e->used == used;
+        with_larger |= e->alive && e->larger;
+    }
+    /* §2.3 item 5: "if N = 1, D consists of two different values and a remaining candidate uses
+     * the larger value, only candidates using the larger value remain". */
+    if (used == 1 && with_larger)
+        for (Py_ssize_t j = 0; j < g->plays.n; j++)
+            g->plays.items[j].alive &= g->plays.items[j].larger;
+    g->result = &g->plays;
+    return used;
+}
+
 #define DECLINED (-3) /* a shortcut does not answer: the ordered search's own loops do */
 
 /* MoveGenerator._ordered_fast_two: two different dice by the fast path's loops where no
@@ -1148,8 +1364,12 @@ static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
         used = ordered_fast_two(g, dice[0], dice[1], limit);
         if (used == DECLINED) {
             memcpy(g->b, g->start, sizeof g->b);
-            /* No play using both dice: the general search answers (FALLBACK). */
             used = ordered_two(g, dice[0], dice[1], limit);
+            if (used == FALLBACK) {
+                /* No play using both dice: the general search answers. */
+                memcpy(g->b, g->start, sizeof g->b);
+                used = general_two(g, dice[0], dice[1], limit);
+            }
         }
     } else {
         used = ordered_fast_equal(g, dice[0], n_dice, limit);

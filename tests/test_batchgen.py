@@ -125,8 +125,8 @@ def test_c_gives_the_references_answers(
     variant = load_variant(name, options)
     pairs = list(_cases(variant, games=2, per_position=4, seed=7))
     assert _rows(legal_results(variant, pairs, steps=True)) == _expected(reference, variant, pairs)
-    # Almost wholly in C: the rare segments left to Python are the general search's (the fast
-    # path's end check failing every longest play; no ordered play using both of two dice).
+    # Almost wholly in C: the rare segments left to Python are the fast path's where its end check
+    # fails every longest play (the general search's).
     share = 0.95
     assert _c_answers(variant, pairs) >= share * len(pairs)
 
@@ -178,6 +178,30 @@ def test_where_the_fast_path_gives_up_python_answers(reference: ModuleType) -> N
         pairs += [(Position.from_id(text), dice), (start, (6, 6, 6, 6))]
     assert _c_answers(variant, pairs) == len(pairs) - len(GIVING_UP)
     assert _rows(legal_results(variant, pairs, steps=True)) == _expected(reference, variant, pairs)
+
+
+# Ordered rule sets, two different dice and no play using both (found in random games): the
+# ordered search hands them to the general search (one-die plays with the larger-die rule, or the
+# empty play), which the C generator translates for this case.
+ONE_DIE = [
+    ("mad", "GDB--a/ac--Ae/d---Aa/------", (1, 4)),
+    ("mad", "GDB--a/ac--Ae/d---Aa/------", (4, 5)),
+    ("nardgammon", "DECcB-/------/dg----/A-a---", (1, 5)),
+    ("nardgammon", "DECcB-/------/dg----/A-a---", (5, 6)),
+]
+
+
+@needs_c
+@pytest.mark.parametrize(("name", "text", "dice"), ONE_DIE)
+def test_ordered_segments_without_a_two_dice_play(
+    reference: ModuleType, name: str, text: str, dice: tuple[int, int]
+) -> None:
+    variant = load_variant(name)
+    pairs: list[Any] = [(Position.from_id(text), dice)]
+    expected = _expected(reference, variant, pairs)
+    assert expected[0][0] < 2  # no play uses both dice (§2.3 items 4-5)
+    assert _c_answers(variant, pairs) == 1
+    assert _rows(legal_results(variant, pairs, steps=True)) == expected
 
 
 def _both(variant: Variant, pairs: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
