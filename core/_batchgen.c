@@ -2,10 +2,11 @@
  *
  * nardy.core.batch.legal_results hands this module a list of (position, dice) pairs of a rule set
  * that the fast path answers (MoveGenerator.fast in core/movegen.py: order-free steps, no quarter,
- * trap or pinning rule) or the ordered search (below). For each pair it writes the legal results straight into byte buffers: no
- * Python object per result. It is a line-by-line translation of MoveGenerator._fast, _fast_two,
- * _fast_equal and _MultisetSearch.search, so it gives the same results in the same order with the
- * same representative steps (core/movegen.py is the reference; tests/test_batchgen.py compares).
+ * trap or pinning rule) or the ordered search (below). For each pair it writes the legal results
+ * straight into byte buffers: no Python object per result. It is a line-by-line translation of
+ * MoveGenerator._fast, _fast_two, _fast_equal and _MultisetSearch.search, so it gives the same
+ * results in the same order with the same representative steps (core/movegen.py is the
+ * reference; tests/test_batchgen.py compares).
  *
  * For the ordered search's rule sets (MoveGenerator.ordered: order-dependent rules without
  * hitting; nardgammon, mad, mad_gulbar, fevga, giul) it translates MoveGenerator._ordered: the
@@ -645,7 +646,8 @@ static int quarter_may_close(const int *b, int steps) {
     return held + steps >= 6;
 }
 
-/* The quarter end check (§2.3 item 3): drops the results holding all of 19...24; how many remain. */
+/* The quarter end check (§2.3 item 3): drops the results holding all of 19...24; how many
+ * remain. */
 static Py_ssize_t filter_quarter(Map *m) {
     Py_ssize_t kept = 0;
     for (Py_ssize_t j = 0; j < m->n; j++) {
@@ -786,7 +788,8 @@ static int ordered_two(Gen *g, int d1, int d2, int limit) {
     /* §3.9 runner rule: "A player has passed iff he has a checker on one of his points 1...11 or
      * has borne off a checker"; until then the head moves only while it holds every checker. */
     const int passed = !g->runner || b[0] > 0 || occupied[n_occupied - 1] <= 11;
-    /* §3.5 moves inside home: "never", or "illegal if the mover is all home immediately before". */
+    /* §3.5 moves inside home: "never", or "illegal if the mover is all home immediately
+     * before". */
     const int home_blocked = home_never || (home_until && !outside);
     uint8_t pairs[26][26]; /* [x source][y source]: the legal pairs of steps of the first order */
     memset(pairs, 0, sizeof pairs);
@@ -813,7 +816,8 @@ static int ordered_two(Gen *g, int d1, int d2, int limit) {
                 if (t >= 19 && !v)
                     held1++;
                 /* The per-step checks: the six-block (§3.4), the quarter (every_step, §3.9). */
-                if ((block_step && (block_full ? run_of_six(b, g) : !v && block_through(b, t, lowest))) ||
+                if ((block_step &&
+                     (block_full ? run_of_six(b, g) : !v && block_through(b, t, lowest))) ||
                     (quarter_step && held1 == 6)) {
                     b[p]++;
                     b[t] = v;
@@ -883,8 +887,8 @@ static int ordered_two(Gen *g, int d1, int d2, int limit) {
                             held2--;
                         if (u >= 19 && !w)
                             held2++;
-                        if (!((block_step &&
-                               (block_full ? run_of_six(b, g) : !w && block_through(b, u, lowest))) ||
+                        if (!((block_step && (block_full ? run_of_six(b, g)
+                                                         : !w && block_through(b, u, lowest))) ||
                               (quarter_step && held2 == 6))) {
                             if (first)
                                 pairs[p][q] = 1;
@@ -897,7 +901,8 @@ static int ordered_two(Gen *g, int d1, int d2, int limit) {
                                                    (t >= 1 && !v && b[t] > 0 &&
                                                     block_through(b, t, lowest)))) ||
                                 (quarter_end && held2 == 6);
-                            if (put_play(plays, b, &s1, 1, s2, fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY) < 0)
+                            const int how = fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY;
+                            if (put_play(plays, b, &s1, 1, s2, how) < 0)
                                 return NO_MEMORY;
                         }
                         b[q] = c;
@@ -916,7 +921,8 @@ static int ordered_two(Gen *g, int d1, int d2, int limit) {
                                                            : t >= 1 && !v && b[t] > 0 &&
                                                                  block_through(b, t, lowest))) ||
                                  (quarter_end && held1 == 6));
-                            if (put_play(plays, b, &s1, 1, s2, fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY) < 0)
+                            const int how = fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY;
+                            if (put_play(plays, b, &s1, 1, s2, how) < 0)
                                 return NO_MEMORY;
                         }
                         b[q] = c;
@@ -964,7 +970,8 @@ static int add_to_set(Map *m, const int *b) {
     return setdefault_board(m, b, NULL, 0, NULL);
 }
 
-/* Whether the board fails an end-of-segment check (§2.3 item 3: the six-block, Fevga's quarter). */
+/* Whether the board fails an end-of-segment check (§2.3 item 3: the six-block, Fevga's
+ * quarter). */
 static int end_fails(const Gen *g, const OrderedRules *r, int held) {
     return (r->block_end && run_of_six(g->b, g)) || (r->quarter_end && held == 6);
 }
@@ -1000,7 +1007,8 @@ static int ordered_search(Gen *g, const OrderedRules *r, int depth, int outside,
         const int p = g->movable[j], c = b[p];
         if (c <= 0)
             continue;
-        /* §3.3.3 head limit; §3.9 runner rule (the head moves only while it holds every checker). */
+        /* §3.3.3 head limit; §3.9 runner rule (the head moves only while it holds every
+         * checker). */
         if (p == HEAD && (head_left <= 0 || (!passed && c != all)))
             continue;
         const int t = p - die;
@@ -1206,8 +1214,9 @@ static int general_node(Gen *g, const GeneralRules *r, const int *remaining, int
                 b[p]--;
                 b[t] = v + 1;
                 /* Per-step checks (§2.2 item 3). */
-                ok = !(r->block_step && (r->block_full ? run_of_six(b, g)
-                                                       : v == 0 && block_through(b, t, r->lowest))) &&
+                ok = !(r->block_step &&
+                       (r->block_full ? run_of_six(b, g)
+                                      : v == 0 && block_through(b, t, r->lowest))) &&
                      !(r->quarter_step && (r->quarter_full || (v == 0 && t >= 19)) &&
                        quarter_closed(b));
                 entered = p > 6 && t <= 6;
@@ -1580,9 +1589,9 @@ PyDoc_STRVAR(legal_results_doc,
 "the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
 "rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
 "end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
-"runner rule, quarter 0 none/1 step/2 end, trap rule). steps is a bytearray or None. index is None (each pair's results in legal_plays'\n"
-"order) or a bytearray: each pair's results sorted by board, and per row (int32) the result's\n"
-"index in legal_plays' order.");
+"runner rule, quarter 0 none/1 step/2 end, trap rule). steps is a bytearray or None. index is\n"
+"None (each pair's results in legal_plays' order) or a bytearray: each pair's results sorted by\n"
+"board, and per row (int32) the result's index in legal_plays' order.");
 
 static PyObject *legal_results(PyObject *self, PyObject *args) {
     (void)self;
