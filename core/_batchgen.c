@@ -1,11 +1,19 @@
-/* nardy.core._batchgen: the move generator's fast path in C, for batches of segments.
+/* nardy.core._batchgen: the move generator's fast path and ordered search in C, for batches.
  *
  * nardy.core.batch.legal_results hands this module a list of (position, dice) pairs of a rule set
  * that the fast path answers (MoveGenerator.fast in core/movegen.py: order-free steps, no quarter,
- * trap or pinning rule). For each pair it writes the legal results straight into byte buffers: no
- * Python object per result. It is a line-by-line translation of MoveGenerator._fast, _fast_two,
- * _fast_equal and _MultisetSearch.search, so it gives the same results in the same order with the
- * same representative steps (core/movegen.py is the reference; tests/test_batchgen.py compares).
+ * trap or pinning rule) or the ordered search (below). For each pair it writes the legal results
+ * straight into byte buffers: no Python object per result. It is a line-by-line translation of
+ * MoveGenerator._fast, _fast_two, _fast_equal and _MultisetSearch.search, so it gives the same
+ * results in the same order with the same representative steps (core/movegen.py is the
+ * reference; tests/test_batchgen.py compares).
+ *
+ * For the ordered search's rule sets (MoveGenerator.ordered: order-dependent rules without
+ * hitting; nardgammon, mad, mad_gulbar, fevga, giul) it translates MoveGenerator._ordered: the
+ * shortcuts to the fast path's loops (_order_free_now, _ordered_fast_two, _ordered_fast_equal),
+ * _ordered_two, _ordered_equal with _OrderedSearch, the trap filter, and the general search
+ * (_search) for the one case the ordered search hands to it (no play uses both of two different
+ * dice).
  *
  * With an index buffer each pair's results are written sorted by board instead (the learning
  * environments' canonical action order), with each one's index in legal_plays' order.
@@ -38,6 +46,7 @@ typedef struct {
     int8_t board[BOARD];
     int8_t steps[STEP_BYTES];
     int8_t alive; /* cleared by a filter (the six-block end check, the larger-die rule) */
+    int8_t used, larger; /* the general search's dice used, and "reachable by the larger die" */
 } Entry;
 
 typedef struct {
@@ -155,10 +164,19 @@ typedef struct {
     int head_limit; /* §3.3.3, NO_LIMIT for none */
     int first_turn; /* §3.3.4: 0 principle, 1 fixed, 2 head_only */
     int block_end;  /* the six-block rule checked at the end of the segment (§3.3.5) */
+    /* The ordered search's rules (MoveGenerator.ordered: order-dependent rules without hitting). */
+    int ordered;    /* the rule set is the ordered search's, not the fast path's */
+    int block_step; /* the six-block rule checked after every step (§3.3.5) */
+    int home_moves; /* §2.2 moves inside home: 0 always, 1 never, 2 until all home */
+    int runner;     /* Fevga's runner rule (§3.9) */
+    int quarter;    /* Fevga's quarter rule (§3.9): 0 none, 1 every step, 2 end of the segment */
+    int trap;       /* Fevga's trap rule (§3.9, §2.3 item 6) */
     /* The segment. */
     int b[BOARD];
     int block_points[24]; /* my points on O's path below his lowest checker (six-block check) */
     int block_count;      /* 0: no block can be illegal */
+    int end_blocks;       /* the six-block end check applies to this segment (block_count > 0) */
+    int start[BOARD];     /* the segment's start board */
     Map plays, singles, larger;
     Map *result; /* the map holding the answer (plays or singles) */
     int path[4][3]; /* the steps of the node being searched, one per depth */
@@ -422,14 +440,14 @@ static int fast_two(Gen *g, int d1, int d2, int limit) {
         }
     }
     if (g->plays.n) {
-        if (g->block_count && !filter_blocks(&g->plays, g))
+        if (g->end_blocks && !filter_blocks(&g->plays, g))
             return FALLBACK; /* every two-dice play fails the end check: candidates are shorter */
         g->result = &g->plays;
         return 2;
     }
     if (have_singles && g->singles.n) {
         Py_ssize_t kept = g->singles.n;
-        if (g->block_count)
+        if (g->end_blocks)
             kept = filter_blocks(&g->singles, g);
         if (kept) {
             /* §2.3 item 5, the larger-die rule: "if N = 1, D consists of two different values and
@@ -573,15 +591,818 @@ static int fast_equal(Gen *g, int die, int total, int limit) {
     map_clear(&g->plays);
     if (search(g, 0, 0, outside, limit) < 0)
         return NO_MEMORY;
-    if (g->block_count && g->best && !filter_blocks(&g->plays, g))
+    if (g->end_blocks && g->best && !filter_blocks(&g->plays, g))
         return FALLBACK;
     g->result = &g->plays;
     return g->best;
 }
 
-/* -- one segment (MoveGenerator.segment, _fast) ----------------------------------------------- */
+/* -- the ordered search's shortcut (MoveGenerator._ordered, _order_free_now) ------------------ */
+
+enum { HOME_ALWAYS, HOME_NEVER, HOME_UNTIL_ALL_HOME };
+enum { QUARTER_NONE, QUARTER_STEP, QUARTER_END };
+
+/* The mover's checkers on points 7...24 (outside his home; the bar not counted). */
+static int outside_home(const int *b) {
+    int n = 0;
+    for (int p = 7; p <= 24; p++)
+        if (b[p] > 0)
+            n += b[p];
+    return n;
+}
+
+/* MoveGenerator._order_free_now: whether no order-dependent rule can bind in a segment of `total`
+ * steps from the start board, so that the fast path's loops give the ordered search's answer. */
+static int order_free_now(const Gen *g, int total) {
+    const int *b = g->start;
+    /* A per-step quarter check, or home moves that are "always illegal", bind at any step. */
+    if (g->quarter == QUARTER_STEP || g->home_moves == HOME_NEVER)
+        return 0;
+    /* "until_all_home: such a step is illegal if the mover is all home immediately before it"
+     * (§3.5): never, when more checkers are outside home than the segment has steps (a step
+     * brings at most one checker home). */
+    if (g->home_moves == HOME_UNTIL_ALL_HOME && outside_home(b) <= total)
+        return 0;
+    /* §3.9 runner rule: "A player has passed iff he has a checker on one of his points 1...11 or
+     * has borne off a checker" (and stays passed); before that the rule binds. */
+    if (g->runner && !b[0]) {
+        int passed = 0;
+        for (int p = 1; p <= 11; p++)
+            passed |= b[p] > 0;
+        if (!passed)
+            return 0;
+    }
+    /* The per-step six-block check (§3.4) binds only where a block can be illegal: six of my
+     * points below O's lowest checker (block_count > 0, which O's checkers cannot change). */
+    return !(g->block_step && g->block_count);
+}
+
+/* Fevga's quarter (§3.9): "the mover must not hold all six of his points 19...24". Whether
+ * `steps` steps can make him hold them all (each step newly holds at most one point). */
+static int quarter_may_close(const int *b, int steps) {
+    int held = 0;
+    for (int p = 19; p <= 24; p++)
+        held += b[p] > 0;
+    return held + steps >= 6;
+}
+
+/* The quarter end check (§2.3 item 3): drops the results holding all of 19...24; how many
+ * remain. */
+static Py_ssize_t filter_quarter(Map *m) {
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t j = 0; j < m->n; j++) {
+        Entry *e = &m->items[j];
+        if (e->alive) {
+            int open = 0;
+            for (int p = 19; p <= 24; p++)
+                open |= e->board[p] <= 0;
+            e->alive = open;
+        }
+        kept += e->alive;
+    }
+    return kept;
+}
+
+/* §3.9 trap rule: "a position contains a trap iff O has >= 1 checker on the board, all of O's
+ * on-board checkers stand on one point s (O's coordinates), and M has a block {k ... e} with
+ * e = s - 1". The start board's s (O's checkers never move without hitting), or 0. */
+static int trap_point(const int *b) {
+    int found = 0;
+    for (int q = 1; q <= 24; q++)
+        if (b[q <= 12 ? q + 12 : q - 12] < 0) {
+            if (found)
+                return 0;
+            found = q;
+        }
+    return found;
+}
+
+static int is_trap(const int8_t *key, int s) {
+    for (int q = s - 6; q < s; q++)
+        if (key[q <= 12 ? q + 12 : q - 12] <= 0)
+            return 0;
+    return 1;
+}
+
+/* §2.3 item 6: "if a remaining candidate ends in a position without a trap, candidates ending in
+ * a trap are discarded". */
+static void filter_traps(Map *m, int s) {
+    int free = 0;
+    for (Py_ssize_t j = 0; j < m->n; j++)
+        free |= m->items[j].alive && !is_trap(m->items[j].board, s);
+    if (free)
+        for (Py_ssize_t j = 0; j < m->n; j++)
+            if (m->items[j].alive && is_trap(m->items[j].board, s))
+                m->items[j].alive = 0;
+}
+
+/* -- the ordered search's two different dice (MoveGenerator._ordered_two) --------------------- */
+
+#define ON_O_PATH(q) ((q) <= 12 ? (q) + 12 : (q) - 12) /* O's point q in my coordinates */
+
+/* has_run_of_six on a board being searched. */
+static int run_of_six(const int *b, const Gen *g) {
+    int run = 0;
+    for (int i = 0; i < g->block_count; i++) {
+        if (b[g->block_points[i]] > 0) {
+            if (++run == 6)
+                return 1;
+        } else
+            run = 0;
+    }
+    return 0;
+}
+
+/* _block_through: whether my newly held point t is part of six consecutive points of mine on O's
+ * path below O's lowest checker `lowest` (§3.3.5: "a block of six consecutive points is illegal
+ * if no opposing checker is ahead of it"). */
+static int block_through(const int *b, int t, int lowest) {
+    const int q = t <= 12 ? t + 12 : t - 12; /* t on O's path */
+    if (q >= lowest)
+        return 0;
+    int run = 1;
+    for (int r = q - 1; r >= 1 && b[ON_O_PATH(r)] > 0; r--)
+        run++;
+    for (int r = q + 1; r < lowest && b[ON_O_PATH(r)] > 0; r++)
+        run++;
+    return run >= 6;
+}
+
+/* How _ordered_two writes a result into plays, where a one-die result's place may be held by a
+ * placeholder (None in Python; an entry not alive here, keeping its place as a dict does). */
+enum {
+    PUT_PLAY,        /* plays[key] = steps, unless key holds a play already */
+    PUT_PLACEHOLDER, /* plays[key] = None, unless key is there */
+    PUT_OVER_PLACEHOLDER /* plays[key] = steps only where key holds a placeholder */
+};
+
+static int put_play(Map *m, const int *b, int (*path)[3], int depth, const int *step, int how) {
+    int8_t key[BOARD];
+    size_t slot;
+    key_of(b, key);
+    Py_ssize_t found = map_find(m, key, &slot);
+    if (found >= 0) {
+        Entry *e = &m->items[found];
+        if (!e->alive && how != PUT_PLACEHOLDER) {
+            set_steps(e->steps, path, depth, step);
+            e->alive = 1;
+        }
+        return 0;
+    }
+    if (how == PUT_OVER_PLACEHOLDER)
+        return 0;
+    int grown = map_reserve(m);
+    if (grown < 0)
+        return -1;
+    if (grown)
+        map_find(m, key, &slot);
+    Entry *e = map_append(m, key, slot);
+    set_steps(e->steps, path, depth, step);
+    e->alive = how == PUT_PLAY;
+    return 0;
+}
+
+/* Two different dice, both orders, with the per-step rules inline (§2.2 item 3); the plays using
+ * both dice (or bearing off the last checker): 2, or FALLBACK when there is none (the general
+ * search settles the one-die plays and the larger-die rule), or NO_MEMORY. A line-by-line
+ * translation of MoveGenerator._ordered_two; entries not alive are its None placeholders. */
+static int ordered_two(Gen *g, int d1, int d2, int limit) {
+    int *b = g->b;
+    const int all = g->checkers, closed_at = g->closed_at, exact = g->exact;
+    const int home_never = g->home_moves == HOME_NEVER;
+    const int home_until = g->home_moves == HOME_UNTIL_ALL_HOME;
+    /* _block_setup: O's lowest point, and whether the start already has an illegal block. */
+    const int lowest = g->block_count ? g->block_count + 1 : 0;
+    const int block_step = g->block_step && g->block_count;
+    const int block_end = g->block_end && g->block_count;
+    const int block_full = (block_step || block_end) && run_of_six(b, g);
+    const int quarter_step = g->quarter == QUARTER_STEP, quarter_end = g->quarter == QUARTER_END;
+    /* The mover's points among 19...24 (the quarter is closed when all six are held, §3.9). */
+    int held = 0;
+    for (int p = 19; p <= 24; p++)
+        held += b[p] > 0;
+    int occupied[24], n_occupied;
+    const int outside = occupied_points(b, occupied, &n_occupied);
+    if (!n_occupied)
+        return FALLBACK;
+    /* §3.9 runner rule: "A player has passed iff he has a checker on one of his points 1...11 or
+     * has borne off a checker"; until then the head moves only while it holds every checker. */
+    const int passed = !g->runner || b[0] > 0 || occupied[n_occupied - 1] <= 11;
+    /* §3.5 moves inside home: "never", or "illegal if the mover is all home immediately
+     * before". */
+    const int home_blocked = home_never || (home_until && !outside);
+    uint8_t pairs[26][26]; /* [x source][y source]: the legal pairs of steps of the first order */
+    memset(pairs, 0, sizeof pairs);
+    map_clear(&g->plays);
+    Map *plays = &g->plays;
+    for (int first = 1; first >= 0; first--) {
+        const int x = first ? d1 : d2, y = first ? d2 : d1;
+        for (int i = 0; i < n_occupied; i++) {
+            const int p = occupied[i], at_head = p == HEAD;
+            /* §3.3.3 head limit; the runner rule. */
+            if (at_head && (limit <= 0 || (!passed && b[HEAD] != all)))
+                continue;
+            const int t = p - x;
+            int v, held1, out1;
+            if (t >= 1) {
+                v = b[t];
+                if (v <= closed_at || (p <= 6 && home_blocked))
+                    continue;
+                b[p]--;
+                b[t] = v + 1;
+                held1 = held;
+                if (p >= 19 && !b[p])
+                    held1--;
+                if (t >= 19 && !v)
+                    held1++;
+                /* The per-step checks: the six-block (§3.4), the quarter (every_step, §3.9). */
+                if ((block_step &&
+                     (block_full ? run_of_six(b, g) : !v && block_through(b, t, lowest))) ||
+                    (quarter_step && held1 == 6)) {
+                    b[p]++;
+                    b[t] = v;
+                    continue;
+                }
+                out1 = p > 6 && t <= 6 ? outside - 1 : outside;
+            } else {
+                /* §2.2 bear-off: "only if the mover is all home"; standard or exact rule. */
+                if (outside || (t < 0 && (exact || checker_above(b, p))))
+                    continue;
+                v = 0;
+                b[p]--;
+                b[0]++;
+                held1 = held;
+                if ((block_full && run_of_six(b, g)) || (quarter_step && held1 == 6)) {
+                    b[p]++;
+                    b[0]--;
+                    continue;
+                }
+                out1 = 0;
+            }
+            int s1[3] = {p, t >= 1 ? t : 0, 0};
+            if (b[0] == all) {
+                /* §2.3 item 2: bearing off the last checker "counts as having used all dice". */
+                if (put_play(plays, b, &s1, 1, NULL, PUT_PLAY) < 0)
+                    return NO_MEMORY;
+            } else {
+                if (first && t < 1) {
+                    /* Keep this one-die result's place (a placeholder, not a play). */
+                    if (!((block_end && block_full && run_of_six(b, g)) ||
+                          (quarter_end && held1 == 6)) &&
+                        put_play(plays, b, &s1, 1, NULL, PUT_PLACEHOLDER) < 0)
+                        return NO_MEMORY;
+                }
+                const int passed1 = passed || t <= 11;
+                const int blocked1 = home_never || (home_until && !out1);
+                const int head_left = at_head ? limit - 1 : limit;
+                int merged[25], n_sources = 0;
+                const int *sources = occupied;
+                if (t >= 1 && !v) { /* the first step made t a source */
+                    int k = 0;
+                    while (k < n_occupied && occupied[k] > t)
+                        merged[n_sources++] = occupied[k++];
+                    merged[n_sources++] = t;
+                    while (k < n_occupied)
+                        merged[n_sources++] = occupied[k++];
+                    sources = merged;
+                } else
+                    n_sources = n_occupied;
+                for (int j = 0; j < n_sources; j++) {
+                    const int q = sources[j], c = b[q];
+                    /* (The same two steps legal in the first order: the same result.) */
+                    if (c <= 0 || (!first && pairs[q][p]))
+                        continue;
+                    if (q == HEAD && (head_left <= 0 || (!passed1 && c != all)))
+                        continue;
+                    const int u = q - y;
+                    int s2[3] = {q, u >= 1 ? u : 0, 0};
+                    if (u >= 1) {
+                        const int w = b[u];
+                        if (w <= closed_at || (q <= 6 && blocked1))
+                            continue;
+                        b[q] = c - 1;
+                        b[u] = w + 1;
+                        int held2 = held1;
+                        if (q >= 19 && c == 1)
+                            held2--;
+                        if (u >= 19 && !w)
+                            held2++;
+                        if (!((block_step && (block_full ? run_of_six(b, g)
+                                                         : !w && block_through(b, u, lowest))) ||
+                              (quarter_step && held2 == 6))) {
+                            if (first)
+                                pairs[p][q] = 1;
+                            /* The end-of-segment checks (§2.3 item 3) for a new result: a block
+                             * the start did not have runs through a newly held point. */
+                            const int fails =
+                                (block_end &&
+                                 (block_full ? run_of_six(b, g)
+                                             : (!w && block_through(b, u, lowest)) ||
+                                                   (t >= 1 && !v && b[t] > 0 &&
+                                                    block_through(b, t, lowest)))) ||
+                                (quarter_end && held2 == 6);
+                            const int how = fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY;
+                            if (put_play(plays, b, &s1, 1, s2, how) < 0)
+                                return NO_MEMORY;
+                        }
+                        b[q] = c;
+                        b[u] = w;
+                    } else {
+                        if (out1 || (u < 0 && (exact || checker_above(b, q))))
+                            continue;
+                        b[q] = c - 1;
+                        b[0]++;
+                        if (!((block_full && run_of_six(b, g)) || (quarter_step && held1 == 6))) {
+                            if (first)
+                                pairs[p][q] = 1;
+                            const int fails =
+                                b[0] != all &&
+                                ((block_end && (block_full ? run_of_six(b, g)
+                                                           : t >= 1 && !v && b[t] > 0 &&
+                                                                 block_through(b, t, lowest))) ||
+                                 (quarter_end && held1 == 6));
+                            const int how = fails ? PUT_OVER_PLACEHOLDER : PUT_PLAY;
+                            if (put_play(plays, b, &s1, 1, s2, how) < 0)
+                                return NO_MEMORY;
+                        }
+                        b[q] = c;
+                        b[0]--;
+                    }
+                }
+            }
+            /* Undo the first step. */
+            b[p]++;
+            if (t >= 1)
+                b[t] = v;
+            else
+                b[0]--;
+        }
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t j = 0; j < plays->n; j++)
+        kept += plays->items[j].alive;
+    if (!kept)
+        return FALLBACK;
+    g->result = plays;
+    return 2;
+}
+
+
+/* -- the ordered search's equal dice (MoveGenerator._ordered_equal, _OrderedSearch) ----------- */
+
+/* The searched board is a state's key: the opponent's checkers never move (no hitting) and the
+ * mover's bar is never entered here, so the board is one to one with Python's integer key of the
+ * mover's checker counts. g->singles holds the states seen (recorded or failing an end check),
+ * g->larger those expanded. */
+typedef struct {
+    int lowest, block_step, block_end, block_full, quarter_step, quarter_end, home_never,
+        home_until;
+} OrderedRules;
+
+static int in_set(const Map *m, const int *b) {
+    int8_t key[BOARD];
+    size_t slot;
+    key_of(b, key);
+    return map_find(m, key, &slot) >= 0;
+}
+
+static int add_to_set(Map *m, const int *b) {
+    return setdefault_board(m, b, NULL, 0, NULL);
+}
+
+/* Whether the board fails an end-of-segment check (§2.3 item 3: the six-block, Fevga's
+ * quarter). */
+static int end_fails(const Gen *g, const OrderedRules *r, int held) {
+    return (r->block_end && run_of_six(g->b, g)) || (r->quarter_end && held == 6);
+}
+
+/* A state not seen before: marks it seen and keeps it as a play of `used` dice (`step` after the
+ * path's `depth` steps) unless it fails the end checks (`check`). -1 when out of memory. */
+static int record_state(Gen *g, const OrderedRules *r, int used, int depth, const int *step,
+                        int check, int held) {
+    if (in_set(&g->singles, g->b))
+        return 0;
+    if (add_to_set(&g->singles, g->b) < 0)
+        return -1;
+    if (check && end_fails(g, r, held))
+        return 0;
+    int8_t key[BOARD];
+    key_of(g->b, key);
+    return record(g, used, key, depth, step);
+}
+
+/* _OrderedSearch.search: every order of the steps, depth first, the per-step rules inline. */
+static int ordered_search(Gen *g, const OrderedRules *r, int depth, int outside, int held,
+                          int passed, int head_left) {
+    int *b = g->b;
+    const int die = g->die, all = g->checkers;
+    /* This position is a candidate; only the ones with the most dice so far are kept. */
+    if (depth >= g->best && record_state(g, r, depth, depth, NULL, 1, held) < 0)
+        return -1;
+    /* Expanded once: a second arrival at a state would change nothing. */
+    if (add_to_set(&g->larger, b) < 0)
+        return -1;
+    const int home_blocked = r->home_never || (r->home_until && !outside);
+    for (int j = 0; j < g->count; j++) {
+        const int p = g->movable[j], c = b[p];
+        if (c <= 0)
+            continue;
+        /* §3.3.3 head limit; §3.9 runner rule (the head moves only while it holds every
+         * checker). */
+        if (p == HEAD && (head_left <= 0 || (!passed && c != all)))
+            continue;
+        const int t = p - die;
+        int step[3] = {p, t >= 1 ? t : 0, 0};
+        if (t >= 1) {
+            if (p <= 6 && home_blocked)
+                continue;
+            const int v = b[t];
+            b[p] = c - 1;
+            b[t] = v + 1;
+            int held1 = held;
+            if (p >= 19 && c == 1)
+                held1--;
+            if (t >= 19 && !v)
+                held1++;
+            if (!((r->block_step &&
+                   (r->block_full ? run_of_six(b, g) : !v && block_through(b, t, r->lowest))) ||
+                  (r->quarter_step && held1 == 6))) {
+                if (depth == g->last) {
+                    if (record_state(g, r, g->total, depth, step, 1, held1) < 0)
+                        return -1;
+                } else if (!in_set(&g->larger, b)) {
+                    memcpy(g->path[depth], step, sizeof step);
+                    if (ordered_search(g, r, depth + 1, p > 6 && t <= 6 ? outside - 1 : outside,
+                                       held1, passed || t <= 11,
+                                       p == HEAD ? head_left - 1 : head_left) < 0)
+                        return -1;
+                }
+            }
+            b[p] = c;
+            b[t] = v;
+        } else {
+            /* §2.2 bear-off: "only if the mover is all home"; standard or exact rule. */
+            if (outside || (t < 0 && (g->exact || checker_above(b, p))))
+                continue;
+            b[p] = c - 1;
+            b[0]++;
+            if (!((r->block_full && run_of_six(b, g)) || (r->quarter_step && held == 6))) {
+                if (b[0] == all || depth == g->last) {
+                    /* §2.3 item 2: bearing off the last checker "counts as having used all
+                     * dice" (and passes every end check). */
+                    if (record_state(g, r, g->total, depth, step, b[0] != all, held) < 0)
+                        return -1;
+                } else if (!in_set(&g->larger, b)) {
+                    memcpy(g->path[depth], step, sizeof step);
+                    if (ordered_search(g, r, depth + 1, 0, held, 1, head_left) < 0)
+                        return -1;
+                }
+            }
+            b[p] = c;
+            b[0]--;
+        }
+    }
+    return 0;
+}
+
+/* MoveGenerator._ordered_equal: the dice used (the plays in g->plays), or NO_MEMORY. */
+static int ordered_equal(Gen *g, int die, int total, int limit) {
+    int *b = g->b;
+    OrderedRules r;
+    r.lowest = g->block_count ? g->block_count + 1 : 0; /* _block_setup */
+    r.block_step = g->block_step && g->block_count;
+    r.block_end = g->block_end && g->block_count;
+    r.block_full = (r.block_step || r.block_end) && run_of_six(b, g);
+    r.quarter_step = g->quarter == QUARTER_STEP;
+    r.quarter_end = g->quarter == QUARTER_END;
+    r.home_never = g->home_moves == HOME_NEVER;
+    r.home_until = g->home_moves == HOME_UNTIL_ALL_HOME;
+    int held = 0;
+    for (int p = 19; p <= 24; p++)
+        held += b[p] > 0;
+    /* Points that can ever step by `die` (held now or reachable; an open landing point or a
+     * bear-off), descending. A point's closedness cannot change (no hitting). */
+    int reached[26] = {0}, n = 0, outside = 0, low = 25;
+    for (int p = 24; p >= 1; p--) {
+        const int c = b[p];
+        if (c > 0) {
+            low = p;
+            if (p > 6)
+                outside += c;
+        }
+        if (c > 0 || reached[p]) {
+            const int t = p - die;
+            if (t < 1)
+                g->movable[n++] = p;
+            else if (b[t] > g->closed_at) {
+                g->movable[n++] = p;
+                reached[t] = 1;
+            }
+        }
+    }
+    g->count = n;
+    g->die = die;
+    g->total = total;
+    g->last = total - 1;
+    g->best = -1;
+    map_clear(&g->plays);
+    map_clear(&g->singles);
+    map_clear(&g->larger);
+    const int passed = !g->runner || b[0] > 0 || low <= 11;
+    if (ordered_search(g, &r, 0, outside, held, passed, limit) < 0)
+        return NO_MEMORY;
+    if (!g->plays.n) /* only from a start that itself fails the end checks (§2.7 excludes it) */
+        return no_play(g) < 0 ? NO_MEMORY : 0;
+    g->result = &g->plays;
+    return g->best;
+}
+
+/* -- the general search for two different dice (MoveGenerator._search) ------------------------ */
+
+/* Where the ordered search finds no play using both of two different dice, it hands the segment
+ * to the general search (§2.3 items 4-5: the one-die plays and the larger-die rule). This is a
+ * translation of MoveGenerator._search for that case only: two different dice, no hitting. Every
+ * node is a candidate (unless it fails an end check); g->plays maps a result to its steps, the
+ * most dice it is reached with, and whether the larger die alone reaches it; g->singles holds the
+ * results after both dice that fail an end check. */
+typedef struct {
+    int larger, limit, lowest, block_step, block_end, block_full, quarter_step, quarter_end,
+        quarter_full, home_never, home_until;
+} GeneralRules;
+
+/* "the mover holds all of his points 19...24" (Fevga's quarter, §3.9). */
+static int quarter_closed(const int *b) {
+    for (int p = 19; p <= 24; p++)
+        if (b[p] <= 0)
+            return 0;
+    return 1;
+}
+
+static int general_end_fails(const Gen *g, const GeneralRules *r) {
+    return (r->block_end && run_of_six(g->b, g)) || (r->quarter_end && quarter_closed(g->b));
+}
+
+/* record(key, used): a new result, or more dice (or, among one-die plays, the larger die) for a
+ * result found before. */
+static int general_record(Gen *g, int used, int by_larger, int depth) {
+    int8_t key[BOARD];
+    size_t slot;
+    key_of(g->b, key);
+    Py_ssize_t found = map_find(&g->plays, key, &slot);
+    if (found < 0) {
+        int grown = map_reserve(&g->plays);
+        if (grown < 0)
+            return -1;
+        if (grown)
+            map_find(&g->plays, key, &slot);
+        Entry *e = map_append(&g->plays, key, slot);
+        set_steps(e->steps, g->path, depth, NULL);
+        e->used = (int8_t)used;
+        e->larger = (int8_t)by_larger;
+        return 0;
+    }
+    Entry *e = &g->plays.items[found];
+    if (used > e->used || (by_larger && used == e->used && !e->larger)) {
+        e->used = (int8_t)used;
+        set_steps(e->steps, g->path, depth, NULL);
+    }
+    if (by_larger)
+        e->larger = 1;
+    return 0;
+}
+
+/* node(): records this position, then steps on with each remaining die (`first_die` is the die
+ * of the path's first step). */
+static int general_node(Gen *g, const GeneralRules *r, const int *remaining, int n_remaining,
+                        int head_used, int outside, const int *occupied, int n_occupied,
+                        int depth, int first_die) {
+    int *b = g->b;
+    const int all = g->checkers, total = 2;
+    if (!general_end_fails(g, r) &&
+        general_record(g, depth, depth == 1 && first_die == r->larger, depth) < 0)
+        return -1;
+    /* Which points may move at all (descending). */
+    int sources[25], n_sources = 0;
+    if (b[BAR])
+        sources[n_sources++] = BAR; /* §2.2 item 1: "p MUST be 25" */
+    else {
+        int passed = 0;
+        for (int p = 1; p <= 11; p++)
+            passed |= b[p] > 0;
+        const int runner_only = g->runner && !b[0] && !passed;
+        /* Fevga runner rule (§3.9): before passing, only the head checker (all on the head) or
+         * the one runner may move. */
+        const int on_head = b[HEAD] == all;
+        for (int i = 0; i < n_occupied; i++)
+            if (!runner_only || (occupied[i] == HEAD) == on_head)
+                sources[n_sources++] = occupied[i];
+    }
+    const int home_blocked = r->home_never || (r->home_until && !outside);
+    for (int i = 0; i < n_remaining; i++) {
+        const int die = remaining[i];
+        const int rest = n_remaining > 1 ? remaining[1 - i] : 0; /* the other die, if any */
+        for (int k = 0; k < n_sources; k++) {
+            const int p = sources[k], at_head = p == HEAD;
+            if (at_head && head_used >= r->limit)
+                continue;
+            const int t = p - die;
+            int v, ok, entered;
+            if (t >= 1) {
+                v = b[t];
+                if (v <= g->closed_at || (p <= 6 && home_blocked))
+                    continue;
+                b[p]--;
+                b[t] = v + 1;
+                /* Per-step checks (§2.2 item 3). */
+                ok = !(r->block_step &&
+                       (r->block_full ? run_of_six(b, g)
+                                      : v == 0 && block_through(b, t, r->lowest))) &&
+                     !(r->quarter_step && (r->quarter_full || (v == 0 && t >= 19)) &&
+                       quarter_closed(b));
+                entered = p > 6 && t <= 6;
+            } else {
+                if (outside)
+                    continue; /* bear-off only while all home (§2.5) */
+                if (t < 0 && (g->exact || checker_above(b, p)))
+                    continue;
+                v = 0;
+                b[p]--;
+                b[0]++;
+                /* A bear-off adds no point: it makes no block and closes no quarter. */
+                ok = !((r->block_full && run_of_six(b, g)) ||
+                       (r->quarter_full && quarter_closed(b)));
+                entered = 0;
+            }
+            if (ok) {
+                g->path[depth][0] = p, g->path[depth][1] = t >= 1 ? t : 0, g->path[depth][2] = 0;
+                if (b[0] == all) {
+                    /* §2.3 item 2: bearing off the last checker "counts as having used all
+                     * dice". */
+                    if (general_record(g, total, 0, depth + 1) < 0)
+                        return -1;
+                } else if (n_remaining > 1) {
+                    /* The mover's occupied points after the step, still descending. */
+                    int child[25], n_child = 0;
+                    for (int j = 0; j < n_occupied; j++) {
+                        const int q = occupied[j];
+                        if (q == p && b[p] == 0 && p != BAR)
+                            continue;
+                        if (t >= 1 && v <= 0 && t > q && (n_child == 0 || child[n_child - 1] > t))
+                            child[n_child++] = t;
+                        child[n_child++] = q;
+                    }
+                    if (t >= 1 && v <= 0 && (n_child == 0 || child[n_child - 1] > t))
+                        child[n_child++] = t;
+                    if (general_node(g, r, &rest, 1, head_used + at_head, outside - entered, child,
+                                     n_child, depth + 1, depth ? first_die : die) < 0)
+                        return -1;
+                } else {
+                    /* After the last die: a candidate unless it fails an end check. */
+                    int8_t key[BOARD];
+                    size_t slot;
+                    key_of(b, key);
+                    Py_ssize_t found = map_find(&g->plays, key, &slot);
+                    if (found < 0) {
+                        if (map_find(&g->singles, key, &slot) < 0) {
+                            if (general_end_fails(g, r)) {
+                                if (setdefault(&g->singles, key, NULL, 0, NULL) < 0)
+                                    return -1;
+                            } else if (general_record(g, total, 0, depth + 1) < 0)
+                                return -1;
+                        }
+                    } else if (g->plays.items[found].used < total) {
+                        g->plays.items[found].used = (int8_t)total;
+                        set_steps(g->plays.items[found].steps, g->path, depth + 1, NULL);
+                    }
+                }
+            }
+            b[p]++;
+            if (t >= 1)
+                b[t] = v;
+            else
+                b[0]--;
+        }
+    }
+    return 0;
+}
+
+/* MoveGenerator._search for two different dice without hitting: the dice used (§2.3 item 4, the
+ * maximum-dice rule; item 5, the larger-die rule), the plays in g->plays; or NO_MEMORY. */
+static int general_two(Gen *g, int d1, int d2, int limit) {
+    int *b = g->b;
+    GeneralRules r;
+    r.larger = d1 > d2 ? d1 : d2;
+    r.limit = limit;
+    r.lowest = g->block_count ? g->block_count + 1 : 0;
+    r.block_step = g->block_step && g->block_count;
+    r.block_end = g->block_end && g->block_count;
+    r.block_full = r.block_step && run_of_six(b, g);
+    r.quarter_step = g->quarter == QUARTER_STEP;
+    r.quarter_end = g->quarter == QUARTER_END;
+    r.quarter_full = r.quarter_step && quarter_closed(b);
+    r.home_never = g->home_moves == HOME_NEVER;
+    r.home_until = g->home_moves == HOME_UNTIL_ALL_HOME;
+    int occupied[24], n_occupied = 0;
+    for (int p = 24; p >= 1; p--)
+        if (b[p] > 0)
+            occupied[n_occupied++] = p;
+    const int outside = b[BAR] + outside_home(b);
+    map_clear(&g->plays);
+    map_clear(&g->singles);
+    const int dice[2] = {d1, d2};
+    if (general_node(g, &r, dice, 2, 0, outside, occupied, n_occupied, 0, 0) < 0)
+        return NO_MEMORY;
+    if (!g->plays.n) /* only from a start that itself fails the end checks (§2.7 excludes it) */
+        return no_play(g) < 0 ? NO_MEMORY : 0;
+    int used = 0, with_larger = 0;
+    for (Py_ssize_t j = 0; j < g->plays.n; j++)
+        if (g->plays.items[j].used > used)
+            used = g->plays.items[j].used;
+    for (Py_ssize_t j = 0; j < g->plays.n; j++) {
+        Entry *e = &g->plays.items[j];
+        e->alive = e->used == used;
+        with_larger |= e->alive && e->larger;
+    }
+    /* §2.3 item 5: "if N = 1, D consists of two different values and a remaining candidate uses
+     * the larger value, only candidates using the larger value remain". */
+    if (used == 1 && with_larger)
+        for (Py_ssize_t j = 0; j < g->plays.n; j++)
+            g->plays.items[j].alive &= g->plays.items[j].larger;
+    g->result = &g->plays;
+    return used;
+}
+
+#define DECLINED (-3) /* a shortcut does not answer: the ordered search's own loops do */
+
+/* MoveGenerator._ordered_fast_two: two different dice by the fast path's loops where no
+ * order-dependent rule can bind and no bear-off is possible (with one, the fast path's order of
+ * results differs from the ordered search's: core/movegen.py's module doc). */
+static int ordered_fast_two(Gen *g, int d1, int d2, int limit) {
+    if (outside_home(g->start) < 2 || !order_free_now(g, 2))
+        return DECLINED;
+    const int used = fast_two(g, d1, d2, limit);
+    if (used == FALLBACK)
+        return DECLINED;
+    if (used >= 0 && g->quarter == QUARTER_END && quarter_may_close(g->start, 2)) {
+        /* A one-die answer might change when the end check drops every two-dice play. */
+        if (used < 2 || !filter_quarter(g->result))
+            return DECLINED;
+    }
+    return used;
+}
+
+/* MoveGenerator._ordered_fast_equal: equal dice by the fast path's multiset search where no
+ * order-dependent rule can bind, the quarter end check applied as the six-block end check. */
+static int ordered_fast_equal(Gen *g, int die, int total, int limit) {
+    if (!order_free_now(g, total))
+        return DECLINED;
+    const int used = fast_equal(g, die, total, limit);
+    if (used == FALLBACK)
+        return DECLINED;
+    if (used > 0 && g->quarter == QUARTER_END && quarter_may_close(g->start, total) &&
+        !filter_quarter(g->result))
+        return DECLINED;
+    return used;
+}
+
+/* MoveGenerator._ordered: the dice used (the answer in g->result), FALLBACK where the Python
+ * searches answer, or NO_MEMORY. */
+static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
+    int used;
+    if (n_dice == 2 && dice[0] != dice[1]) {
+        used = ordered_fast_two(g, dice[0], dice[1], limit);
+        if (used == DECLINED) {
+            memcpy(g->b, g->start, sizeof g->b);
+            used = ordered_two(g, dice[0], dice[1], limit);
+            if (used == FALLBACK) {
+                /* No play using both dice: the general search answers. */
+                memcpy(g->b, g->start, sizeof g->b);
+                used = general_two(g, dice[0], dice[1], limit);
+            }
+        }
+    } else {
+        used = ordered_fast_equal(g, dice[0], n_dice, limit);
+        if (used == DECLINED) {
+            memcpy(g->b, g->start, sizeof g->b);
+            used = ordered_equal(g, dice[0], n_dice, limit);
+        }
+    }
+    if (used < 0)
+        return used;
+    if (g->trap) {
+        const int s = trap_point(g->start);
+        if (s >= 7)
+            filter_traps(g->result, s);
+    }
+    return used;
+}
+
+/* -- one segment (MoveGenerator.segment, _fast, _ordered) ------------------------------------ */
 
 static int generate(Gen *g, const int *dice, int n_dice, int limit) {
+    memcpy(g->b, g->start, sizeof g->b);
+    if (g->ordered)
+        return ordered_generate(g, dice, n_dice, limit);
     if (n_dice == 2 && dice[0] != dice[1])
         return fast_two(g, dice[0], dice[1], limit);
     return fast_equal(g, dice[0], n_dice, limit);
@@ -589,11 +1410,11 @@ static int generate(Gen *g, const int *dice, int n_dice, int limit) {
 
 /* The segment's answer in g->result: the dice used, FALLBACK or NO_MEMORY. `start` is the board. */
 static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
-    memcpy(g->b, start, sizeof g->b);
+    memcpy(g->start, start, sizeof g->start);
     /* §3.3.5: an illegal block lies wholly below O's lowest checker, so it needs six of my points
      * on O's path 1 ... lowest - 1 ("If O has borne off any checker, no block is illegal"). */
     g->block_count = 0;
-    if (g->block_end && !start[OPP_OFF]) {
+    if ((g->block_end || g->block_step) && !start[OPP_OFF]) {
         for (int q = 1; q <= 24; q++) {
             const int p = q <= 12 ? q + 12 : q - 12; /* O's point q in my coordinates */
             if (start[p] < 0) {
@@ -604,6 +1425,7 @@ static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
             }
         }
     }
+    g->end_blocks = g->block_end && g->block_count;
     int limit = g->head_limit;
     if (limit != NO_LIMIT && start[HEAD] == g->checkers) {
         /* §3.3.4, the first-turn exception: "a segment that starts with all 15 of the player's
@@ -616,9 +1438,7 @@ static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
         if (g->first_turn == 0) {
             /* principle: "L = 2 if M2 > M1, otherwise L = 1". */
             const int one = generate(g, dice, n_dice, 1);
-            memcpy(g->b, start, sizeof g->b);
             const int two = one < 0 ? one : generate(g, dice, n_dice, 2);
-            memcpy(g->b, start, sizeof g->b);
             if (two < 0)
                 return two;
             limit = two > one ? 2 : 1;
@@ -768,18 +1588,21 @@ PyDoc_STRVAR(legal_results_doc,
 "as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
 "the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
 "rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
-"end check). steps is a bytearray or None. index is None (each pair's results in legal_plays'\n"
-"order) or a bytearray: each pair's results sorted by board, and per row (int32) the result's\n"
-"index in legal_plays' order.");
+"end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
+"runner rule, quarter 0 none/1 step/2 end, trap rule). steps is a bytearray or None. index is\n"
+"None (each pair's results in legal_plays' order) or a bytearray: each pair's results sorted by\n"
+"board, and per row (int32) the result's index in legal_plays' order.");
 
 static PyObject *legal_results(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *pairs, *type, *offsets, *dice_used, *boards, *steps, *index_out;
     Py_ssize_t start;
-    int checkers, closed_by, hits, exact, head_limit, first_turn, block_end;
-    if (!PyArg_ParseTuple(args, "O!nO!(iippiip)O!O!O!OO", &PyList_Type, &pairs, &start,
+    int checkers, closed_by, hits, exact, head_limit, first_turn, block_end, ordered, block_step,
+        home_moves, runner, quarter, trap;
+    if (!PyArg_ParseTuple(args, "O!nO!(iippiipppipip)O!O!O!OO", &PyList_Type, &pairs, &start,
                           &PyType_Type, &type, &checkers, &closed_by, &hits, &exact, &head_limit,
-                          &first_turn, &block_end, &PyByteArray_Type, &offsets, &PyByteArray_Type,
+                          &first_turn, &block_end, &ordered, &block_step, &home_moves, &runner,
+                          &quarter, &trap, &PyByteArray_Type, &offsets, &PyByteArray_Type,
                           &dice_used, &PyByteArray_Type, &boards, &steps, &index_out))
         return NULL;
     if ((steps != Py_None && !PyByteArray_Check(steps)) ||
@@ -800,6 +1623,12 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
     gen.head_limit = head_limit > 0 ? head_limit : NO_LIMIT;
     gen.first_turn = first_turn;
     gen.block_end = block_end;
+    gen.ordered = ordered;
+    gen.block_step = block_step;
+    gen.home_moves = home_moves;
+    gen.runner = runner;
+    gen.quarter = quarter;
+    gen.trap = trap;
     int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
     Py_ssize_t index = start, count = PyList_GET_SIZE(pairs);
     int failed = 0;

@@ -17,10 +17,12 @@ numpy arrays (numpy is optional: ``nardy[rl]`` or ``nardy[neural]``).
 
 Where the move generator's fast path answers (order-free rule sets: backgammon, trictrac, long,
 gulbar, khachapuri, hypergammon, portes, mad with ``home_moves: always``; :attr:`MoveGenerator.fast
-<nardy.core.movegen.MoveGenerator.fast>`) and the C extension ``nardy.core._batchgen`` is built
-(setup.py, beside the compiled generator), the pairs are generated in C, which writes the results
-straight into the arrays; a pair it cannot answer (the general search's rare cases, bad input) is
-answered by ``legal_plays`` as every pair is elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
+<nardy.core.movegen.MoveGenerator.fast>`) or its ordered search (nardgammon, mad, mad_gulbar,
+fevga, giul; :attr:`MoveGenerator.ordered <nardy.core.movegen.MoveGenerator.ordered>`) and the C
+extension ``nardy.core._batchgen`` is built (setup.py, beside the compiled generator), the pairs
+are generated in C, which writes the results straight into the arrays; a pair it cannot answer
+(the general search's rare cases, bad input) is answered by ``legal_plays`` as every pair is
+elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
 (the pure build is the reference).
 """
 
@@ -54,6 +56,13 @@ STEP_FIELDS = 12
 _NO_STEP = (-1, -1, -1)
 _FIRST_TURN = {"principle": 0, "fixed": 1, "head_only": 2}
 """RULES.md §3.3.4's first-turn head rules, as the C generator numbers them."""
+_HOME_MOVES = {"always": 0, "never": 1, "until_all_home": 2}
+"""RULES.md §3.5's moves inside home, as the C generator numbers them."""
+_QUARTER = {"none": 0, "step": 1, "end": 2}
+"""RULES.md §3.9's quarter rule timing, as the C generator numbers them."""
+
+NativeRules = tuple[int, int, bool, bool, int, int, bool, bool, bool, int, bool, int, bool]
+"""A rule set as the C generator takes it (:func:`native_rules`)."""
 
 
 def _native() -> ModuleType | None:
@@ -83,15 +92,13 @@ NATIVE = _native()
 """``nardy.core._batchgen`` when the C path is available, else None."""
 
 
-_RULES: weakref.WeakKeyDictionary[Variant, tuple[int, int, bool, bool, int, int, bool] | None] = (
-    weakref.WeakKeyDictionary()
-)
+_RULES: weakref.WeakKeyDictionary[Variant, NativeRules | None] = weakref.WeakKeyDictionary()
 """Each variant's :func:`native_rules`, made once (a batch of one pair is a common call)."""
 
 
-def native_rules(variant: Variant) -> tuple[int, int, bool, bool, int, int, bool] | None:
+def native_rules(variant: Variant) -> NativeRules | None:
     """The rule set as the C generator takes it, or None when the C path does not answer it: the
-    generator's fast path only (no pins, no ordered rules, no mother rule)."""
+    generator's fast path and its ordered search (no pins, no mother rule)."""
     if NATIVE is None:
         return None
     try:
@@ -101,7 +108,11 @@ def native_rules(variant: Variant) -> tuple[int, int, bool, bool, int, int, bool
     generator = variant.generator
     rules = variant.rules
     found = None
-    if isinstance(generator, MoveGenerator) and generator.fast and rules.game_end.mother == "off":
+    if (
+        isinstance(generator, MoveGenerator)
+        and (generator.fast or (generator.ordered and generator.shortcuts))
+        and rules.game_end.mother == "off"
+    ):
         found = (
             generator.checkers,
             rules.blocking.closed_by,
@@ -110,6 +121,12 @@ def native_rules(variant: Variant) -> tuple[int, int, bool, bool, int, int, bool
             generator.head_limit or 0,
             _FIRST_TURN[generator.first_turn],
             generator.block_end,
+            generator.ordered,
+            generator.block_step,
+            _HOME_MOVES[generator.home_moves],
+            generator.runner,
+            _QUARTER[rules.blocks.quarter],
+            generator.trap,
         )
     _RULES[variant] = found
     return found
@@ -269,7 +286,7 @@ def _by_board(
 
 def _native_results(
     variant: Variant,
-    rules: tuple[int, int, bool, bool, int, int, bool],
+    rules: NativeRules,
     pairs: Iterable[tuple[Position, Sequence[int]]],
     steps: bool,
     by_board: bool,

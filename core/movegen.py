@@ -30,6 +30,8 @@ There are three searches (docs/performance.md explains the choices and their mea
   search answers. Equal dice go to the fast path's multiset search when no order-dependent rule
   can bind in the segment (:meth:`MoveGenerator._order_free_now`), else to a depth-first search
   over every order whose states are keyed by one integer updated per step.
+  ``core/_batchgen.c`` translates this search too (with the general search for two different
+  dice without hitting, where it falls back to it); a change here is made there too.
 * **The pinning search**, for rule sets that pin instead of hitting (RULES.md §3.12.2, plakoto):
   the board carries a 29th entry, the points holding a pinned checker (:data:`PINS`). A point's
   closedness cannot change in the mover's segment, so each die's sources are chosen once. Two
