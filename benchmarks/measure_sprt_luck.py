@@ -2,12 +2,13 @@
 
     python benchmarks/measure_sprt_luck.py [--variant backgammon] [--bots neural,heuristic]
         [--games 60] [--seeds 1,2,3 | --seeds 1-20] [--mu 0,0.5] [--no-cube]
-        [--out seeds.jsonl] [--budget-s 170]
+        [--evaluator neural] [--out seeds.jsonl] [--budget-s 170]
 
 Per seed: plays a duplicate-dice head-to-head of ``--games`` games (``nardy.arena``, no SPRT),
 then feeds the pairs, in schedule order, to two points-mode SPRTs (H0 ``mu0``, H1 ``mu1``,
 alpha = beta = 0.05): one on the games' points, one on their luck-adjusted points
-(:class:`nardy.arena.sprt_luck.LuckAdjuster`, 0-ply neural). Only the pairs the adjusted test
+(:class:`nardy.arena.sprt_luck.LuckAdjuster`, 0-ply, by ``--evaluator``: the arena's
+``neural`` by default, ``gnubg`` for backgammon with the gnubg package). Only the pairs the adjusted test
 reads are analysed (it stops at its decision), so a long ``--games`` costs little more than the
 playing. Prints the pairs each needed (``-``: undecided within the games) and, over the seeds, the
 medians and the median of the per-seed ratio (an undecided test counts as needing more pairs than
@@ -105,6 +106,7 @@ def run_seed(args: argparse.Namespace, seed: int, luck: LuckAdjuster) -> dict[st
         "variant": args.variant,
         "bots": args.bots,
         "cube": not args.no_cube,
+        "evaluator": args.evaluator,
         "games": len(rows),
         "raw": raw_pairs,
         "adjusted": adjusted_pairs,
@@ -142,6 +144,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--mu", action="append", help="H0,H1 in points per game (repeatable)")
     parser.add_argument("--no-cube", action="store_true", help="money play without the cube")
+    parser.add_argument("--evaluator", default="neural", help="the luck's evaluator (0-ply)")
     parser.add_argument("--out", type=Path, help="JSON-lines file of finished seeds (resumes)")
     parser.add_argument("--budget-s", type=float, default=170.0)
     args = parser.parse_args()
@@ -151,7 +154,7 @@ def main() -> None:
         for line in args.out.read_text().splitlines():
             entry = json.loads(line)
             done[entry["seed"]] = entry
-    luck = LuckAdjuster()
+    luck = LuckAdjuster(args.evaluator)
     entries: list[dict[str, Any]] = []
     for seed in parse_seeds(args.seeds):
         entry = done.get(seed)
@@ -172,7 +175,10 @@ def main() -> None:
     if entries:
         cube = "" if entries[0]["cube"] else ", no cube"
         for mu0, mu1 in hypotheses(args):
-            print(f"{args.variant} {args.bots}{cube}, {summary(entries, mu0, mu1)}")
+            luck_by = entries[0].get("evaluator", "neural")
+            print(
+                f"{args.variant} {args.bots}{cube}, luck by {luck_by}, {summary(entries, mu0, mu1)}"
+            )
         print(f"({time.perf_counter() - started:.0f} s wall)")
 
 
