@@ -568,3 +568,28 @@ def test_adjusted_result_is_skill_plus_evaluator_inconsistency(name: str, seed: 
         black.total_loss - white.total_loss - inconsistency[0] + inconsistency[1], abs=1e-9
     )
     assert abs(white.luck - black.luck) > 0.1  # the luck was not 0 to begin with
+
+
+def test_analysis_without_luck_rates_the_same_decisions() -> None:
+    # luck_ply=None (error rates alone, benchmarks/measure_error_order.py) skips the rolls' luck
+    # and nothing else: the same decisions, losses and marks, and no luck anywhere.
+    from nardy.analysis.game import analyse_game
+    from nardy.analysis.records import from_kernel_record
+    from nardy.bots import make_bot, play_game
+    from nardy.core.dice import SeededDice
+    from nardy.core.game import CubeSettings
+
+    variant = load_variant("backgammon")
+    bots = (make_bot("heuristic", 3), make_bot("random", 3))
+    record = play_game(variant, bots, SeededDice(3), cube=CubeSettings()).record()
+    game = from_kernel_record("g", record, record, ("heuristic", "random"), CubeSettings())
+    searcher = Searcher(variant, make_evaluator("heuristic", variant))
+    with_luck, without = analyse_game(game, searcher), analyse_game(game, searcher, luck_ply=None)
+    assert [(d.played, d.loss, d.mark) for d in without.decisions] == [
+        (d.played, d.loss, d.mark) for d in with_luck.decisions
+    ]
+    assert all(d.luck is None for d in without.decisions)
+    assert any(d.luck is not None for d in with_luck.decisions)
+    for a, b in zip(with_luck.players, without.players, strict=True):
+        assert (b.total_loss, b.decisions, b.luck) == (a.total_loss, a.decisions, 0.0)
+        assert b.adjusted == b.points

@@ -199,11 +199,12 @@ def analyse_game(
     searcher: Searcher,
     ply: int = 0,
     *,
-    luck_ply: int = 0,
+    luck_ply: int | None = 0,
     on_decision: Callable[[], None] | None = None,
 ) -> GameAnalysis:
     """Replay ``game_input`` and analyse every decision at ``ply`` and every roll's luck at
-    ``luck_ply``; :class:`RecordError` if the record does not replay."""
+    ``luck_ply`` (None: no luck, for error rates alone, which it then costs several times less);
+    :class:`RecordError` if the record does not replay."""
     variant = game_input.variant
     if searcher.variant.name != variant.name or searcher.variant.options != variant.options:
         raise RecordError(f"{game_input.label}: the searcher is for another variant")
@@ -239,7 +240,9 @@ def analyse_game(
                         f"{label}: the record has {COLOURS[action.player]} {action.kind} where "
                         f"{COLOURS[player]} is to play"
                     )
-                roll_luck = _roll_luck(game, searcher, decision, luck_ply)
+                roll_luck = (
+                    None if luck_ply is None else _roll_luck(game, searcher, decision, luck_ply)
+                )
                 if roll_luck is not None:
                     luck[player] += roll_luck
                 # A progression's first stage follows its roll; a later one, the stage before.
