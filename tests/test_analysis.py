@@ -593,3 +593,20 @@ def test_analysis_without_luck_rates_the_same_decisions() -> None:
     for a, b in zip(with_luck.players, without.players, strict=True):
         assert (b.total_loss, b.decisions, b.luck) == (a.total_loss, a.decisions, 0.0)
         assert b.adjusted == b.points
+
+
+@pytest.mark.parametrize("ply", [0, 1])
+def test_a_mother_end_is_valued_exactly_at_every_ply(ply: int) -> None:
+    """RULES.md PL-05: with 6-5, ``7/1^`` and ``6/1^`` pin Black's lone mother while White's own
+    24-point is empty, which ends the game at once, 2 points to White (§3.12.2). The search values
+    those plays at exactly +2 and does not look past the end (1-ply used to ask the ended
+    position for the opponent's plays: "the game is over: the mother rule ended it")."""
+    import rules_cases as rc
+
+    (case,) = [c for c in rc.load_cases() if c["id"] == "PL-05"]
+    variant = load_variant("plakoto")
+    position = Position.from_json(rc.case_position(case))
+    searcher = Searcher(variant, make_evaluator("neural", variant))
+    ranked = {play.text.replace("^", ""): play for play in searcher.rank(position, (6, 5), ply)}
+    assert ranked["7/1"].equity == ranked["6/1"].equity == 2.0
+    assert ranked["7/2 6/off"].equity < 2.0

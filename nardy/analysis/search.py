@@ -131,6 +131,9 @@ class Searcher:
         turn = self.variant.rules.turn
         self._simple = turn.doubles == "four"
         self._checkers = self.variant.checkers
+        rules = self.variant.rules
+        self._mother = rules.hitting.pins and rules.game_end.mother != "off"
+        """Whether a play can also end the game by the mother rule (RULES.md §3.12.2)."""
 
     # -- values of afterstates ------------------------------------------------------------------
 
@@ -151,8 +154,16 @@ class Searcher:
         return self._values_deep(afterstates, ply, transfers)
 
     def _terminal(self, position: Position) -> float | None:
+        """The exact value of an afterstate that ends the game (mover's view), or None: the last
+        checker off (§2.6), or in plakoto the mother rule (§3.12.2: "if both players' mothers are
+        pinned, the game ends at once as a draw"; a lone pinned mother, 2 points to the pinner)."""
         if position.off[0] == self._checkers:
             return float(self.variant.game_value(self.variant.loser_side(position, 1)))
+        if self._mother:
+            end = self.variant.mother_end(position)
+            if end is not None:
+                sign = {"win": 1.0, "loss": -1.0, "draw": 0.0}[end.outcome]
+                return sign * end.value
         return None
 
     def _values0(self, afterstates: Sequence[Position]) -> Array:
