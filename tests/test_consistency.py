@@ -35,7 +35,7 @@ def test_consistent_net_loads_and_answers(name: str) -> None:
     meta = json.loads(consistent_weights(name).with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["variant"] == name and meta["kind"] == "consistent"
     shipped = ValueNet.load(shipped_weights(name))
-    assert meta["consistency"]["start_sha256"] == shipped.meta["sha256"]
+    assert meta["consistency"]["shipped_sha256"] == shipped.meta["sha256"]
     # Its short list (the heuristic's k best) is the shipped net's, so luck is taken over the
     # same plays the bot chooses among.
     assert meta.get("candidates", 0) == shipped.meta.get("candidates", 0)

@@ -171,6 +171,10 @@ def train_consistent(
     bot.bind(variant, net)
     history: list[dict[str, Any]] = []
     began = time.perf_counter()
+    origin = {
+        "start_sha256": net.meta.get("sha256"),
+        "shipped_sha256": ValueNet.load(shipped_weights(variant.name)).meta.get("sha256"),
+    }
     for round_index in range(config.rounds):
         clock = time.perf_counter()
         positions = collect_positions(variant, config.games, config.seed, round_index)
@@ -220,20 +224,21 @@ def train_consistent(
             f"RMS(V0-V1) held out {before:.4f} -> {after:.4f} points, epoch {kept}, "
             f"{play_s:.0f}+{target_s:.0f}+{fit_s:.0f} s"
         )
-    meta = dict(net.meta)
-    meta.update(
-        kind="consistent",
-        method="consistency",
-        consistency={
-            "config": asdict(config),
-            "history": history,
-            "seconds": round(time.perf_counter() - began, 1),
-            "start_sha256": ValueNet.load(shipped_weights(variant.name)).meta.get("sha256"),
-        },
-    )
-    net.meta = meta
-    out.parent.mkdir(parents=True, exist_ok=True)
-    net.save(out)
+        # Written after every round, so that a run cut short leaves its last complete round.
+        net.meta = {
+            **net.meta,
+            "kind": "consistent",
+            "method": "consistency",
+            "consistency": {
+                "config": asdict(config),
+                "rounds_done": round_index + 1,
+                "history": history,
+                "seconds": round(time.perf_counter() - began, 1),
+                **origin,
+            },
+        }
+        out.parent.mkdir(parents=True, exist_ok=True)
+        net.save(out)
     return net
 
 
