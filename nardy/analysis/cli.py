@@ -104,7 +104,8 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
     "--evaluator",
     default="neural",
     show_default=True,
-    help="neural[:FILE], heuristic, gnubg (backgammon) or an installed one.",
+    help="neural[:FILE], neural-consistent (backgammon, long, fevga, giul), heuristic, gnubg "
+    "(backgammon) or an installed one.",
 )
 @click.option(
     "--show",

@@ -6,6 +6,9 @@ equity of the player *on roll* in a position ``P`` is minus the afterstate equit
 the other player: ``E(P) = −A(flip(P))`` (:func:`equity_on_roll`).
 
 Built in: ``neural`` (the shipped value nets of :mod:`nardy.bots.neural`, or ``neural:FILE``),
+``neural-consistent`` (the shipped nets refitted so that their 0-ply value matches their own 1-ply
+value, :mod:`nardy.train.consistency`: the analysis evaluator with the least luck-adjusted
+variance where no gnubg is at hand),
 ``heuristic`` (the hand-written evaluation of the heuristic bot squashed into ±1: a deliberately
 weak evaluator, useful to show that luck adjustment stays unbiased whatever the evaluator), and
 ``gnubg`` (backgammon; the optional extra ``nardy[gnubg]``). A plugin adds its own with
@@ -18,6 +21,8 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from nardy.bots import _blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
@@ -35,6 +40,7 @@ __all__ = [
     "HeuristicEvaluator",
     "NeuralEvaluator",
     "Probabilities",
+    "consistent_weights",
     "equity_on_roll",
     "evaluator_names",
     "make_evaluator",
@@ -101,11 +107,18 @@ class NeuralEvaluator:
 
     name = "neural"
 
-    def __init__(self, variant: Variant, weights: str | None = None, bot: Any = None) -> None:
+    def __init__(
+        self,
+        variant: Variant,
+        weights: str | Path | None = None,
+        bot: Any = None,
+        name: str = "neural",
+    ) -> None:
         if bot is None:
             from nardy.bots.neural import NeuralBot
 
             bot = NeuralBot(0, weights, variant=variant)
+        self.name = name
         self.variant = variant
         self._bot = bot
         self._net = bot._net()
@@ -179,6 +192,28 @@ class GnubgEvaluator:
         return result
 
 
+CONSISTENT_SUFFIX = ".consistent"
+"""The shipped self-consistent nets are ``nardy/bots/weights/VARIANT.consistent.npz``."""
+
+
+def consistent_weights(variant_name: str) -> Path:
+    """The path of the self-consistent analysis net shipped for ``variant_name``."""
+    path = Path(str(resources.files("nardy.bots") / "weights" / f"{variant_name}.consistent.npz"))
+    if not path.is_file():
+        raise ValueError(
+            f"no self-consistent analysis net for variant {variant_name!r}; fit one with: "
+            f"python -m nardy.train.consistency --variant {variant_name} --out FILE.npz "
+            "(then use the evaluator neural:FILE)"
+        )
+    return path
+
+
+def _consistent(variant: Variant, argument: str | None) -> Evaluator:
+    if argument:
+        raise ValueError("the neural-consistent evaluator takes no argument (use neural:FILE)")
+    return NeuralEvaluator(variant, consistent_weights(variant.name), name="neural-consistent")
+
+
 EvaluatorFactory = Callable[[Variant, str | None], Evaluator]
 """Makes an evaluator for a variant; the argument is what follows ``name:`` (or None)."""
 
@@ -186,6 +221,7 @@ _REGISTRY: dict[str, EvaluatorFactory] = {
     "neural": lambda variant, argument: NeuralEvaluator(variant, argument or None),
     "heuristic": lambda variant, argument: HeuristicEvaluator(variant),
     "gnubg": lambda variant, argument: GnubgEvaluator(variant),
+    "neural-consistent": _consistent,
 }
 
 

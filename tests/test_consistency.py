@@ -1,0 +1,83 @@
+"""The self-consistent analysis nets (``neural-consistent``) and their training recipe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nardy.analysis import Searcher, make_evaluator
+from nardy.analysis.evaluator import consistent_weights
+from nardy.bots.neural import ValueNet, shipped_weights
+from nardy.core import load_variant
+from nardy.train.consistency import (
+    ConsistencyConfig,
+    collect_positions,
+    inconsistency,
+    one_ply_targets,
+    train_consistent,
+)
+
+SHIPPED = ("backgammon", "long", "fevga", "giul")
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_consistent_net_loads_and_answers(name: str) -> None:
+    variant = load_variant(name)
+    evaluator = make_evaluator("neural-consistent", variant)
+    assert evaluator.name == "neural-consistent"
+    plays = variant.legal_plays(variant.start_position(), (3, 1))
+    values = evaluator.afterstate_equities([p.result for p in plays])
+    assert values.shape == (len(plays),) and np.isfinite(values).all()
+    # The sidecar says how the net was made and from which shipped net it started.
+    meta = json.loads(consistent_weights(name).with_suffix(".json").read_text(encoding="utf-8"))
+    assert meta["variant"] == name and meta["kind"] == "consistent"
+    shipped = ValueNet.load(shipped_weights(name))
+    assert meta["consistency"]["shipped_sha256"] == shipped.meta["sha256"]
+    # Its short list (the heuristic's k best) is the shipped net's, so luck is taken over the
+    # same plays the bot chooses among.
+    assert meta.get("candidates", 0) == shipped.meta.get("candidates", 0)
+    # A refit, not a copy: the values differ from the shipped net's.
+    original = make_evaluator("neural", variant).afterstate_equities([p.result for p in plays])
+    assert not np.allclose(values, original)
+
+
+def test_consistent_evaluator_errors_are_clear() -> None:
+    with pytest.raises(ValueError, match="no self-consistent analysis net for variant 'plakoto'"):
+        make_evaluator("neural-consistent", load_variant("plakoto"))
+    with pytest.raises(ValueError, match="takes no argument"):
+        make_evaluator("neural-consistent:x.npz", load_variant("backgammon"))
+
+
+def test_one_ply_targets_are_the_searchers_values() -> None:
+    variant = load_variant("backgammon")
+    positions = collect_positions(variant, 2, seed=3, round_index=0)
+    assert positions.afterstates and len(positions.games) == len(positions.afterstates)
+    assert set(np.abs(positions.outcomes)) <= {1 / 3, 2 / 3, 1.0}
+    net = ValueNet.load(shipped_weights("backgammon"))
+    sample = positions.afterstates[:5]
+    values = one_ply_targets(variant, net, sample)
+    searcher = Searcher(variant, make_evaluator("neural", variant))
+    assert np.allclose(values[0], searcher.values(sample, 0))
+    assert np.allclose(values[1], searcher.values(sample, 1))
+    assert inconsistency(values) == pytest.approx(
+        float(np.sqrt(np.mean((values[0] - values[1]) ** 2)))
+    )
+
+
+@pytest.mark.slow
+def test_the_recipe_reproduces_the_shipped_backgammon_net(tmp_path: Path) -> None:
+    """The sidecar's configuration, run again, gives the shipped weights (the recipe is
+    deterministic), and its round lowered the held-out inconsistency."""
+    variant = load_variant("backgammon")
+    shipped = ValueNet.load(consistent_weights("backgammon"))
+    config = ConsistencyConfig(**shipped.meta["consistency"]["config"])
+    lines: list[str] = []
+    net = train_consistent(variant, config, tmp_path / "c.npz", say=lines.append)
+    for name, value in net.params().items():
+        assert np.allclose(value, shipped.params()[name], rtol=0, atol=1e-9), name
+    before, after = net.meta["consistency"]["history"][0]["held_out_rms_v0_minus_v1"]
+    assert after < before and len(lines) == config.rounds
+    assert ValueNet.load(tmp_path / "c.npz").meta["kind"] == "consistent"
