@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from nardy.arena.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_at
 from nardy.arena.stats import Sprt, Summary, fit_ratings, summarize_sums
@@ -42,6 +42,7 @@ __all__ = [
     "LuckSource",
     "UnitState",
     "count",
+    "new_sprt",
     "points_se",
     "ratings",
     "results_for_ratings",
@@ -173,11 +174,17 @@ def _a_result(unit: ScheduledUnit, state: UnitState) -> int:
     return 1 if state.score[a_colour] > state.score[1 - a_colour] else -1
 
 
-def _new_sprt(spec: SprtDef, pool: PoolDef) -> Sprt:
+def new_sprt(spec: SprtDef, pool: PoolDef) -> Sprt:
+    """A pool's sequential test as ``spec`` defines it (the engine's and the ledger's): on
+    luck-adjusted points, the normal-model test, which uses their smaller spread
+    (:class:`~nardy.arena.stats.Sprt`)."""
     if spec.mode == "elo":
         return Sprt(spec.elo0, spec.elo1, spec.alpha, spec.beta)
     max_points = spec.max_points if pool.match_length is None else 1.0
-    return Sprt.for_points(spec.mu0, spec.mu1, spec.alpha, spec.beta, max_points=max_points)
+    model: Literal["pairs", "normal"] = "normal" if spec.on == "luck-adjusted" else "pairs"
+    return Sprt.for_points(
+        spec.mu0, spec.mu1, spec.alpha, spec.beta, max_points=max_points, model=model
+    )
 
 
 UnitSource = Callable[[str], "UnitState | None"]
@@ -372,7 +379,7 @@ class Ledger:
         if pool_label not in self._sprt:
             spec = self.definition.sprt
             assert spec is not None
-            sprt = _new_sprt(spec, self.definition.pool(pool_label))
+            sprt = new_sprt(spec, self.definition.pool(pool_label))
             state = stored(pool_label)
             i = 0
             if state is not None:

@@ -533,6 +533,13 @@ def _mle_log_ratio(freqs: Sequence[float], values: Sequence[float], s: float) ->
     return [math.log1p(th * di) for di in d]
 
 
+NORMAL_MIN_PAIRS = 10
+"""Pairs before a normal-model SPRT may decide. With fewer, its variance estimate is rough enough
+to raise the error rates above alpha and beta (a simulation of normal units at H0 and H1, alpha =
+beta = 0.05: 7-9 % deciding from the first pair, 1.5-5 % from the tenth; tests/arena/test_stats)."""
+NORMAL_VARIANCE_FLOOR = 1e-12
+
+
 class Sprt:
     """Sequential probability ratio test on duplicate pairs: the GSPRT of chess-engine testing.
 
@@ -549,6 +556,13 @@ class Sprt:
       pair's mean score in ``{0, .25, .5, .75, 1}``, ``m_k = 1 / (1 + 10^(-elo_k/400))``.
     * ``Sprt.for_points(mu0, mu1, max_points=3)``: ``x`` is the pair's mean points per game,
       ``m_k = mu_k``; the range is ``[-max_points, max_points]``.
+    * ``Sprt.for_points(mu0, mu1, model="normal")``: the units are taken as normal with an unknown
+      variance, and ``LLR = (N / 2) log(S0 / S1)`` with ``S_k = sum (x - m_k)^2`` (the generalized
+      likelihood ratio, each hypothesis with its own maximum-likelihood variance); no decision
+      before ``min_pairs`` pairs (10), whose variance estimate would be too rough. For
+      luck-adjusted points, sums over a game's many rolls: the distribution-free test above lets
+      a hypothesis reach its mean through rare outcomes at ``±max_points``, so it cannot use their
+      smaller spread (docs/statistics.md).
     """
 
     def __init__(
@@ -566,14 +580,24 @@ class Sprt:
         beta: float = 0.05,
         *,
         max_points: float = 3.0,
+        model: Literal["pairs", "normal"] = "pairs",
+        min_pairs: int = NORMAL_MIN_PAIRS,
     ) -> Sprt:
         """Test H0 ``E[points per game] = mu0`` against H1 ``= mu1``.
 
         ``max_points`` bounds ``|points|`` of one game (3 = backgammon; raise it for cube play).
+        ``model="normal"``: the normal-model test of the class doc, deciding from ``min_pairs``
+        pairs on (``max_points`` then only bounds the hypotheses).
         """
+        if model not in ("pairs", "normal"):
+            raise ValueError(f"model must be 'pairs' or 'normal', not {model!r}")
+        if min_pairs < 2:
+            raise ValueError("min_pairs must be at least 2 (a variance needs two pairs)")
         self = cls.__new__(cls)
         self._init(mu0, mu1, alpha, beta, (-max_points, max_points), "points")
         self.elo0 = self.elo1 = math.nan
+        if model == "normal":
+            self.model, self.min_pairs = "normal", min_pairs
         return self
 
     def _init(
@@ -591,6 +615,8 @@ class Sprt:
             raise ValueError("alpha and beta must be in (0, 1)")
         self.m0, self.m1, self.alpha, self.beta = m0, m1, alpha, beta
         self.support, self.mode = support, mode
+        self.model: Literal["pairs", "normal"] = "pairs"
+        self.min_pairs = 1
         self.n = 0
         self.counts: dict[float, int] = {}  # unit value -> number of pairs
         self._decision: Literal["H0", "H1"] | None = None
@@ -606,7 +632,7 @@ class Sprt:
             x = (game1 + game2) / 2.0
         self.counts[x] = self.counts.get(x, 0) + 1
         self.n += 1
-        if self._decision is None:
+        if self._decision is None and self.n >= self.min_pairs:
             llr = self.llr
             lower, upper = self.bounds
             if llr >= upper:
@@ -656,6 +682,8 @@ class Sprt:
         """Generalized log-likelihood ratio of H1 against H0 (0 before any data)."""
         if self.n == 0:
             return 0.0
+        if self.model == "normal":
+            return self._normal_llr()
         cells = dict.fromkeys(self.support, REGULARIZE) | {
             v: float(c) for v, c in self.counts.items()
         }
@@ -665,6 +693,14 @@ class Sprt:
         l0 = _mle_log_ratio(freqs, values, self.m0)
         l1 = _mle_log_ratio(freqs, values, self.m1)
         return total * math.fsum(f * (a - b) for f, a, b in zip(freqs, l0, l1, strict=True))
+
+    def _normal_llr(self) -> float:
+        """``(N / 2) log(S0 / S1)``; each sum floored at a tiny variance, so that identical units
+        give a large finite LLR rather than a division by zero."""
+        floor = NORMAL_VARIANCE_FLOOR * self.n
+        s0 = max(math.fsum(c * (v - self.m0) ** 2 for v, c in self.counts.items()), floor)
+        s1 = max(math.fsum(c * (v - self.m1) ** 2 for v, c in self.counts.items()), floor)
+        return self.n / 2.0 * math.log(s0 / s1)
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -689,6 +725,8 @@ class Sprt:
                 est += f" (elo {elo_from_score(self.mean):+.1f})"
         else:
             head = f"SPRT mu0={self.m0:g} mu1={self.m1:g}"
+            if self.model == "normal":
+                head += " (normal model)"
             est = f"points/game {self.mean:+.3f}+-{half:.3f}"
         verdict = {None: "running", "H0": "H0 accepted", "H1": "H1 accepted"}[self._decision]
         return (

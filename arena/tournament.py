@@ -56,7 +56,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from nardy.arena import audit, sdk
 from nardy.arena.bot_client import BotClient, GrpcBotClient
 from nardy.arena.errors import BotCrashedError, BotError, BotIllegalAnswerError, FaultKind
-from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates
+from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, new_sprt
 from nardy.arena.ledger import ratings as ledger_ratings
 from nardy.arena.ledger import summaries as pairing_summaries
 from nardy.arena.local import LocalBotProcess, LocalBotStartError
@@ -1170,12 +1170,8 @@ class Tally:
 
 
 def _new_sprt(d: TournamentDef, pool: PoolDef) -> Sprt:
-    spec = d.sprt
-    assert spec is not None
-    if spec.mode == "elo":
-        return Sprt(spec.elo0, spec.elo1, spec.alpha, spec.beta)
-    max_points = spec.max_points if pool.match_length is None else 1.0
-    return Sprt.for_points(spec.mu0, spec.mu1, spec.alpha, spec.beta, max_points=max_points)
+    assert d.sprt is not None
+    return new_sprt(d.sprt, pool)
 
 
 def _stored_tournament(

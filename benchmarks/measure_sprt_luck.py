@@ -6,7 +6,9 @@
 
 Per seed: plays a duplicate-dice head-to-head of ``--games`` games (``nardy.arena``, no SPRT),
 then feeds the pairs, in schedule order, to two points-mode SPRTs (H0 ``mu0``, H1 ``mu1``,
-alpha = beta = 0.05): one on the games' points, one on their luck-adjusted points
+alpha = beta = 0.05), each as the arena makes it (:func:`nardy.arena.ledger.new_sprt`): one on the
+games' points (the distribution-free GSPRT), one on their luck-adjusted points (the normal-model
+test)
 (:class:`nardy.arena.sprt_luck.LuckAdjuster`, 0-ply, by ``--evaluator``: the arena's
 ``neural`` by default, ``gnubg`` for backgammon with the gnubg package). Only the pairs the adjusted test
 reads are analysed (it stops at its decision), so a long ``--games`` costs little more than the
@@ -35,7 +37,8 @@ from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from nardy.arena.schedule import parse_definition
+from nardy.arena.ledger import new_sprt
+from nardy.arena.schedule import PoolDef, SprtDef, parse_definition
 from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.stats import Sprt
 from nardy.arena.storage import SqliteStore
@@ -60,9 +63,18 @@ def hypotheses(args: argparse.Namespace) -> list[tuple[float, float]]:
     return out
 
 
-def decide(pairs: list[list[float]], mu0: float, mu1: float) -> tuple[str | None, int | None]:
-    """Feed ``pairs`` in order to a points-mode SPRT: (decision, pairs it needed) or (None, None)."""
-    test = Sprt.for_points(mu0, mu1)
+def new_test(mu0: float, mu1: float, on: str) -> Sprt:
+    """The arena's points-mode SPRT on ``on`` (``points`` or ``luck-adjusted``) for a money pool."""
+    spec = SprtDef(mode="points", mu0=mu0, mu1=mu1, on=on)  # type: ignore[arg-type]
+    return new_sprt(spec, PoolDef("money", "backgammon"))
+
+
+def decide(
+    pairs: list[list[float]], mu0: float, mu1: float, on: str
+) -> tuple[str | None, int | None]:
+    """Feed ``pairs`` in order to the arena's SPRT on ``on``: (decision, pairs it needed) or
+    (None, None)."""
+    test = new_test(mu0, mu1, on)
     for pair in pairs:
         if test.update(*pair) is not None:
             break
@@ -88,7 +100,7 @@ def run_seed(args: argparse.Namespace, seed: int, luck: LuckAdjuster) -> dict[st
         Tournament(d, store).run()
         rows = sorted(store.games(d.tournament_id, records=True), key=lambda r: r.unit_id)
         store.close()
-    tests = [Sprt.for_points(mu0, mu1) for mu0, mu1 in hypotheses(args)]
+    tests = [new_test(mu0, mu1, "luck-adjusted") for mu0, mu1 in hypotheses(args)]
     raw_pairs: list[list[float]] = []
     adjusted_pairs: list[list[float]] = []
     for i in range(0, len(rows) - 1, 2):
@@ -113,16 +125,16 @@ def run_seed(args: argparse.Namespace, seed: int, luck: LuckAdjuster) -> dict[st
     }
 
 
-def needed(pairs: list[list[float]], mu0: float, mu1: float) -> float:
+def needed(pairs: list[list[float]], mu0: float, mu1: float, on: str) -> float:
     """Pairs the test needed; undecided: infinity."""
-    at = decide(pairs, mu0, mu1)[1]
+    at = decide(pairs, mu0, mu1, on)[1]
     return float(at) if at is not None else math.inf
 
 
 def summary(entries: list[dict[str, Any]], mu0: float, mu1: float) -> str:
     """Medians over the seeds, and the median of the per-seed ratio adjusted / raw."""
-    raw = [needed(e["raw"], mu0, mu1) for e in entries]
-    adjusted = [needed(e["adjusted"], mu0, mu1) for e in entries]
+    raw = [needed(e["raw"], mu0, mu1, "points") for e in entries]
+    adjusted = [needed(e["adjusted"], mu0, mu1, "luck-adjusted") for e in entries]
     ratios = []
     for e, r, a in zip(entries, raw, adjusted, strict=True):
         # An undecided raw test needed more than the seed's pairs: the seed's ratio is below
@@ -168,8 +180,8 @@ def main() -> None:
         entries.append(entry)
         line = []
         for mu0, mu1 in hypotheses(args):
-            for name in ("raw", "adjusted"):
-                decision, at = decide(entry[name], mu0, mu1)
+            for name, on in (("raw", "points"), ("adjusted", "luck-adjusted")):
+                decision, at = decide(entry[name], mu0, mu1, on)
                 line.append(f"{mu0:g}/{mu1:g} {name} {decision or '-'} at {at or '-'}")
         print(f"seed {seed}: {entry['games']} games; " + ", ".join(line), flush=True)
     if entries:
