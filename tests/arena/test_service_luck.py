@@ -115,7 +115,7 @@ def test_a_luck_adjusted_sprt_over_grpc(
     # Fed the games' luck-adjusted points (not their points), pair by pair in schedule order.
     rows = sorted(arena.store.games(created.tournament_id, records=True), key=lambda r: r.unit_id)
     luck = LuckAdjuster()
-    expected = Sprt.for_points(0.0, 0.5, 0.2, 0.2, max_points=3.0)
+    expected = Sprt.for_points(0.0, 0.5, 0.2, 0.2, max_points=3.0, model="normal")
     points = Sprt.for_points(0.0, 0.5, 0.2, 0.2, max_points=3.0)
     for i in range(0, 2 * test.pairs, 2):
         expected.update(luck.a_points(rows[i]), luck.a_points(rows[i + 1]))
