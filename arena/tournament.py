@@ -1169,6 +1169,16 @@ class Tally:
         return _make_pool_standings(d, pool, units_done, bots, pairings, self.sprt.get(pool.label))
 
 
+def _add_to_match(match: Match, winner: int | None, points: int) -> None:
+    """A stored game's result added to its unit's match. A game of a match unit without a winner
+    is a draw (the tally ends a unit at any other game without one): it adds 0, and the next game
+    starts with a new opening throw (RULES.md §3.12.2, "after a draw, a new opening throw")."""
+    if winner is None:
+        match.add_result(GameResult(WHITE, 0, 0, 1, "draw", draw=True))
+    else:
+        match.add_result(GameResult(winner, points, 1, 1, "bear_off"))
+
+
 def _new_sprt(d: TournamentDef, pool: PoolDef) -> Sprt:
     assert d.sprt is not None
     return new_sprt(d.sprt, pool)
@@ -1869,10 +1879,7 @@ class Tournament:
         # A match variant (tavli, RULES.md §3.12.3) cycles its games' variants.
         match = Match.of(cached_variant(pool.variant, pool.options), unit.match_length)
         for g in sorted(self.tally.games_of(unit.unit_id), key=lambda r: r.game_no):
-            if g.winner is None:  # a draw (the tally ends a unit at any other game without one)
-                match.add_result(GameResult(WHITE, 0, 0, 1, "draw", draw=True))
-                continue
-            match.add_result(GameResult(g.winner, g.points, 1, 1, "bear_off"))
+            _add_to_match(match, g.winner, g.points)
         return match
 
     def run(self) -> RunResult:
@@ -2099,7 +2106,7 @@ class Tournament:
                 )
                 match = matches.get(unit.unit_id)
                 if match is not None and not state.done:
-                    match.add_result(GameResult(row.winner or 0, row.points, 1, 1, "bear_off"))
+                    _add_to_match(match, row.winner, row.points)
                     if not (stopping or self._stop.is_set() or self._drain.is_set()):
                         submit(self._task(unit, match, task.game_no + 1))
                         continue

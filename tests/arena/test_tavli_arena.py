@@ -112,3 +112,35 @@ def test_the_engine_refuses_an_endpoint_bot_that_lists_too_few_variants(
                 assert Tournament(d, store, executor="inline").run().status == "finished"
     finally:
         store.close()
+
+
+def test_a_plakoto_draw_is_followed_by_an_opening_throw(tmp_path: Path) -> None:
+    """RULES.md §3.12.2: "after a draw, a new opening throw". Seed 3 of two random bots has a
+    plakoto draw (game 2 of a unit) followed by the fevga game: it starts without a starter, and
+    ``nardy arena verify`` finds the whole run as the rules make it (the engine used to carry the
+    draw on as a White win for 0 points, so White started the next game)."""
+    from nardy.arena.schedule import parse_definition
+    from nardy.arena.storage import SqliteStore
+    from nardy.arena.tournament import Tournament
+    from nardy.arena.verify import verify_store
+
+    bots = [{"name": "r1", "builtin": "random"}, {"name": "r2", "builtin": "random"}]
+    data = {"name": "t", "bots": bots, "variant": "tavli", "match_length": 3, "games": 4, "seed": 3}
+    d = parse_definition(data)
+    store = SqliteStore(tmp_path / "t.db")
+    Tournament(d, store).run()
+    rows = store.games(d.tournament_id, records=True)
+    after_draw = [
+        next_row
+        for row in rows
+        if row.record is not None and row.record["result"]["termination"] == "draw"
+        for next_row in rows
+        if next_row.unit_id == row.unit_id and next_row.game_no == row.game_no + 1
+    ]
+    assert after_draw, "seed 3 has no game after a draw any more: pick another seed"
+    for row in after_draw:
+        assert row.record is not None and row.record["variant"] == "fevga"
+        assert row.record["setup"]["starter"] is None
+    report = verify_store(store, d.tournament_id)
+    assert report.ok, report.problems
+    store.close()
