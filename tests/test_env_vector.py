@@ -26,6 +26,17 @@ CASES: list[Any] = [
     ("plakoto", {}),  # pinned checkers in the batch encoding
 ]
 
+LEAN_BATCH: list[Any] = [
+    ("backgammon", {"cube": False}),
+    ("trictrac", {}),
+    ("long", {}),
+    ("nardgammon", {}),
+    ("fevga", {}),
+    ("hypergammon", {"cube": False}),
+    ("portes", {}),
+]
+"""The variants whose batched games run in the whole-batch flow (nardy.env.batchflow)."""
+
 
 def _single_decider(env: Any) -> tuple[int, np.ndarray, np.ndarray]:
     agent = env.agent_selection
@@ -43,16 +54,38 @@ def test_a_few_batched_games_are_the_aec_envs_episodes() -> None:
     _compare_with_aec_envs("long", {}, 2)
 
 
-def _compare_with_aec_envs(variant: str, options: dict[str, Any], n: int) -> None:
+@pytest.mark.parametrize(("variant", "options"), LEAN_BATCH)
+def test_whole_batch_flow_games_are_the_aec_envs_episodes(
+    variant: str, options: dict[str, Any]
+) -> None:
+    """The whole-batch flow: observations (encoded from the board array), masks, rewards, game
+    ends and restarts, illegal actions (about one step in 40 a game) all as the single env's."""
+    assert batched_env(variant, 2, **options)._flow is not None
+    _compare_with_aec_envs(variant, options, 6, illegal=0.025, steps=200)
+
+
+def test_plakoto_and_kernel_variants_keep_a_driver_per_game() -> None:
+    """Pinning (plakoto) and the kernel's flow (cube, match, mad) are not in the batch flow."""
+    assert batched_env("plakoto", 2)._flow is None
+    assert batched_env("backgammon", 2, cube=True)._flow is None
+    assert batched_env("long", 2, match_length=3)._flow is None
+    assert batched_env("mad", 2)._flow is None
+
+
+def _compare_with_aec_envs(
+    variant: str, options: dict[str, Any], n: int, *, illegal: float = 0.0, steps: int = 0
+) -> None:
+    from nardy.env.aec import NardyAECEnv
+
     seed = 40
-    steps = 600 if "match_length" in options else 160  # a match is several games
+    steps = steps or (600 if "match_length" in options else 160)  # a match is several games
     vec = batched_env(variant, n, **options)
-    singles = [raw_aec_env(variant, **options) for _ in range(n)]
+    singles = [NardyAECEnv(variant, illegal_loses=True, **options) for _ in range(n)]
     for i, env in enumerate(singles):
         env.reset(seed=seed + i)
     obs, info = vec.reset(seed=seed)
     rng = np.random.default_rng(5)
-    finished = 0
+    finished = offences = 0
     for _ in range(steps):
         for i, env in enumerate(singles):
             agent, observation, mask = _single_decider(env)
@@ -61,7 +94,11 @@ def _compare_with_aec_envs(variant: str, options: dict[str, Any], n: int) -> Non
             np.testing.assert_array_equal(obs["action_mask"][i], mask)
             assert vec.counts[i] == mask.sum()
         actions = (rng.random(n) * vec.counts).astype(np.int64)
+        wrong = rng.random(n) < illegal
+        actions[wrong] = np.where(rng.random(n) < 0.5, -1, vec.counts)[wrong]
+        offences += int(wrong.sum())
         obs, rewards, terminated, info = vec.step(actions)
+        np.testing.assert_array_equal(info["illegal"], wrong)
         for i, env in enumerate(singles):
             env.step(int(actions[i]))
             expected = [env.rewards["player_0"], env.rewards["player_1"]]
@@ -71,7 +108,8 @@ def _compare_with_aec_envs(variant: str, options: dict[str, Any], n: int) -> Non
             if done:
                 finished += 1
                 env.reset()  # no seed: the same generator goes on, as the batch's game does
-    assert finished >= 1  # the comparison crossed an autoreset
+    assert finished - offences >= 1  # the comparison crossed an autoreset after a game's end
+    assert offences >= (1 if illegal else 0)
 
 
 def test_batched_illegal_action_ends_the_game_as_the_wrapped_aec_env() -> None:

@@ -32,6 +32,7 @@ from nardy.bots import Bot
 from nardy.core.batch import BOARD, legal_results
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.env.batchflow import LeanBatch, applies
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv, Seat
 from nardy.env.lean import LeanGame
@@ -112,6 +113,20 @@ class BatchedSelfPlay:
         order (a batch's array, shared) and where its rows start."""
         self._waiting: list[int] = []
         """Lean games whose next segment's legal results are still to be generated."""
+        self._flow: LeanBatch | None = None
+        """The whole-batch flow of the lean variants' games (:mod:`nardy.env.batchflow`); None:
+        a :class:`Driver` per game."""
+        if applies(config):
+            self._flow = LeanBatch(
+                config,
+                self.arrays.obs,
+                self.arrays.counts,
+                self.rewards,
+                self.terminated,
+                self.illegal,
+                self.agents,
+            )
+        self._started = False
 
     @property
     def counts(self) -> npt.NDArray[np.int64]:
@@ -123,10 +138,14 @@ class BatchedSelfPlay:
         self._rngs = [
             seeding.np_random(None if seed is None else seed + i)[0] for i in range(self.num_envs)
         ]
-        self.drivers = [self._new_driver(i) for i in range(self.num_envs)]
+        self._started = True
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.illegal[:] = False
+        if self._flow is not None:
+            self._flow.reset(self._rngs)
+            return self._observe_flow()
+        self.drivers = [self._new_driver(i) for i in range(self.num_envs)]
         for i, driver in enumerate(self.drivers):
             # A game may end before its first decision (every segment forced): play on.
             self._settle(i, driver)
@@ -137,7 +156,7 @@ class BatchedSelfPlay:
         self, actions: npt.ArrayLike
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, dict[str, Any]]:
         """Answer every game's decision with ``actions[i]``."""
-        if not self.drivers:
+        if not self._started:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
@@ -145,6 +164,10 @@ class BatchedSelfPlay:
                 f"actions must be {self.num_envs} integers, not shape {acts.shape} of {acts.dtype}"
             )
         legal = (acts >= 0) & (acts < self.arrays.counts)
+        if self._flow is not None:
+            self._flow.step(acts, legal)
+            obs, info = self._observe_flow()
+            return obs, self.rewards, self.terminated, info
         self.rewards[:] = 0.0
         self.terminated[:] = False
         np.logical_not(legal, out=self.illegal)
@@ -174,7 +197,16 @@ class BatchedSelfPlay:
     def afterstates(self, i: int, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
         """Game ``i``'s afterstates: every legal play's result encoded, row ``a`` for action
         ``a``, from the decider's view (empty for a cube decision; :meth:`Driver.afterstates`)."""
-        return self.drivers[i].afterstates(encoder)
+        return self.driver(i).afterstates(encoder)
+
+    def driver(self, i: int) -> Driver:
+        """Game ``i``'s :class:`Driver` (in the whole-batch flow, a replay of the game at its
+        current decision: stepping it does not step the batch)."""
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        if self._flow is not None:
+            return self._flow.driver(i)
+        return self.drivers[i]
 
     def _new_driver(self, i: int) -> Driver:
         """Game ``i``'s next game from its generator (a lean one hands its segments to
@@ -225,6 +257,12 @@ class BatchedSelfPlay:
                 if driver.decision_count():
                     self._rows[i] = (rows, start)
                 self._settle(i, driver)
+
+    def _observe_flow(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        arrays = self.arrays
+        np.less(arrays._actions, arrays.counts[:, None], out=arrays.mask.view(np.bool_))
+        obs: dict[str, np.ndarray] = {"observation": arrays.obs, "action_mask": arrays.mask}
+        return obs, {"agents": self.agents, "illegal": self.illegal}
 
     def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         self.arrays.fill(self.drivers, self._colours)

@@ -1,0 +1,359 @@
+"""The lean game flow of a whole batch of games at once: boards, dice and movers as numpy arrays.
+
+:class:`~nardy.env.vector.BatchedSelfPlay` runs its games here when the variant's games run lean
+(:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules without pinning or the mother rule —
+backgammon, trictrac, long, nardgammon, fevga, hypergammon, portes). A step is a handful of numpy
+operations for the whole batch, not a Python call chain per game: every board is a row of one
+``int8`` array in the move generator's key layout (:data:`nardy.core.batch.BOARD` bytes, the
+mover's view: ``[his off, points 1…24, his bar, the opponent's bar, the opponent's off]``), the
+chosen plays are rows of the batch's legal results (one :func:`~nardy.core.batch.legal_results`
+call a round), the flip to the next mover is one permuted copy, the dice come from a block of
+rolls per game drawn ahead, and the observations are encoded from the board array. What is rare —
+a game's end and its points, the opening throw of the next game, a first turn on a limited head,
+an illegal action — is done per game in Python for just those games.
+
+Each game is still the single environment's episode for its seed (tests/test_env_vector.py
+compares them step by step): the same rules as :class:`~nardy.env.lean.LeanGame` (which is the
+reference, itself tested against the kernel's game), and each game's dice are exactly
+:class:`~nardy.env.driver.NumpyDice`'s stream — a block of ``NumpyDice.BATCH`` rolls drawn from
+the game's generator when the last is used up, a fresh block when a new game starts. The rolls
+and chosen results are kept (blocks, and one log of every step's chosen rows) so that
+:meth:`LeanBatch.driver` replays any game into a kernel :class:`~nardy.core.game.Game` on demand
+(afterstates, rendering, copies, records).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from nardy import encoding
+from nardy.core.batch import BOARD, legal_results
+from nardy.core.errors import GameStateError
+from nardy.core.game import Game, PlayDecision, cube_settings_for
+from nardy.core.movegen import board_of, position_of
+from nardy.core.variant import Variant
+from nardy.env import lean
+from nardy.env.driver import Driver, EnvConfig, NumpyDice
+
+_BLOCK: Final = NumpyDice.BATCH
+_KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
+"""A board key's columns in :func:`encoding._encode_rows`' row layout."""
+
+
+def applies(config: EnvConfig) -> bool:
+    """Whether ``config``'s games run in a :class:`LeanBatch`: lean (:func:`lean.eligible`), four
+    steps to a double without transfer, no pinning and no mother rule (RULES.md §3.12.2: the
+    batch's results carry no pins), so a game ends only by bearing off the last checker."""
+    variant = config.variant
+    rules = variant.rules
+    return (
+        lean.eligible(variant, NumpyDice(np.random.default_rng(0)), True)
+        and rules.turn.doubles == "four"
+        and not rules.turn.transfer
+        and not rules.hitting.pins
+        and rules.game_end.mother == "off"
+    )
+
+
+def flip_permutation(variant: Variant) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int8]]:
+    """Columns and signs that turn a board key into the other player's view of the same board
+    (:meth:`Position.flip <nardy.core.position.Position.flip>` on keys: ``key[:, columns] *
+    signs``)."""
+    if variant.rules.geometry == "opposite":
+        points = list(range(24, 0, -1))
+    else:
+        points = [*range(13, 25), *range(1, 13)]
+    columns = np.array([27, *points, 26, 25, 0], dtype=np.intp)
+    signs = np.array([1, *([-1] * 24), 1, 1, 1], dtype=np.int8)
+    return columns, signs
+
+
+class LeanBatch:
+    """``num_envs`` lean games (:func:`applies`) stepped together, writing the batch's arrays:
+    ``obs``, ``counts`` (legal actions per game), ``rewards``, ``terminated``, ``illegal`` and
+    ``agents`` (the arrays of :class:`~nardy.env.vector.BatchedSelfPlay`, shared)."""
+
+    def __init__(
+        self,
+        config: EnvConfig,
+        obs: npt.NDArray[np.float32],
+        counts: npt.NDArray[np.int64],
+        rewards: npt.NDArray[np.float32],
+        terminated: npt.NDArray[np.bool_],
+        illegal: npt.NDArray[np.bool_],
+        agents: npt.NDArray[np.int64],
+    ) -> None:
+        self.config = config
+        variant = self.variant = config.variant
+        n = self.num_envs = counts.shape[0]
+        self.obs, self.counts, self.rewards = obs, counts, rewards
+        self.terminated, self.illegal, self.agents = terminated, illegal, agents
+        self.full = config.encoder == encoding.FULL_ENCODER
+        self.checkers = variant.checkers
+        self.auto_forced = config.auto_forced
+        self._flip, self._signs = flip_permutation(variant)
+        self._start_board = np.array(board_of(variant.start_position()), dtype=np.int8)
+        self.board = np.zeros((n, BOARD), dtype=np.int8)
+        """Every game's board, its mover's view (the move generator's key layout)."""
+        self.dice = np.zeros((n, 2), dtype=np.int64)
+        """The current segment's roll (as thrown; a double is four steps)."""
+        self.mover = np.zeros(n, dtype=np.int64)
+        # The dice: per game a block of rolls drawn ahead (NumpyDice's), where the next is, and
+        # for replays the blocks of the current game and where its first roll stands.
+        self._block = np.zeros((n, _BLOCK, 2), dtype=np.int64)
+        self._next = np.full(n, _BLOCK, dtype=np.int64)
+        self._blocks: list[list[npt.NDArray[np.int64]]] = [[] for _ in range(n)]
+        self._rolled = np.zeros(n, dtype=np.int64)
+        """Rolls drawn by each game since its start."""
+        self._rngs: list[np.random.Generator] = []
+        # The decisions: every deciding game's legal results (sorted by board, the canonical
+        # action order) are rows ``_start[i] … _start[i] + counts[i] - 1`` of ``_results``.
+        self._results = np.zeros((0, BOARD), dtype=np.int8)
+        self._start = np.zeros(n, dtype=np.int64)
+        # The answers: each step's chosen rows (the games that chose, ascending, and their rows),
+        # the step each game started at; entries older than every running game are dropped.
+        self._log: list[tuple[int, npt.NDArray[np.intp], npt.NDArray[np.int8]]] = []
+        self._steps = 0
+        self._since = np.zeros(n, dtype=np.int64)
+        limit = variant.rules.head.limit
+        self._head_limit = limit
+        self._contexts = np.zeros((36, encoding.CONTEXT_SIZE), dtype=np.float32)
+        for a in range(1, 7):
+            for b in range(1, 7):
+                segment = (a, b) if a != b else (a,) * 4
+                context = encoding.Context(phase="roll", segment=segment, head_limit=limit)
+                self._contexts[(a - 1) * 6 + b - 1] = context.vector()
+        self._jacoby = cube_settings_for(variant, match_length=None).jacoby
+
+    # -- the batch ---------------------------------------------------------------------------
+
+    def reset(self, rngs: list[np.random.Generator]) -> None:
+        """Start every game, game ``i`` drawing its dice from ``rngs[i]``."""
+        self._rngs = rngs
+        self._log.clear()
+        self._steps = 0
+        waiting = [self._begin(i) for i in range(self.num_envs)]
+        self._generate(np.array(waiting, dtype=np.intp))
+        self._observe()
+
+    def step(self, acts: npt.NDArray[np.int64], legal: npt.NDArray[np.bool_]) -> None:
+        """Answer every game's decision (``legal``: ``acts`` checked against the counts)."""
+        self._steps += 1
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        np.logical_not(legal, out=self.illegal)
+        waiting: list[int] = []
+        if not legal.all():
+            penalty = float(self.variant.max_game_value())  # the cube is not in use
+            for i in np.flatnonzero(~legal).tolist():
+                sign = 1.0 if self.mover[i] == 0 else -1.0
+                self.rewards[i] = (-sign * penalty, sign * penalty)
+                self.terminated[i] = True
+                waiting.append(self._begin(i))
+            games = np.flatnonzero(legal)
+        else:
+            games = np.arange(self.num_envs)
+        chosen = self._results[self._start[games] + acts[games]]
+        self._log.append((self._steps, games, chosen))
+        if len(self._log) > 4 * _BLOCK:
+            oldest = int(self._since.min())
+            self._log = [entry for entry in self._log if entry[0] >= oldest]
+        ongoing = self._play(games, chosen)
+        if waiting:
+            ongoing = np.concatenate([ongoing, np.array(waiting, dtype=np.intp)])
+        self._generate(ongoing)
+        self._observe()
+
+    def _play(
+        self, games: npt.NDArray[np.intp], keys: npt.NDArray[np.int8]
+    ) -> npt.NDArray[np.intp]:
+        """Make the plays ending at ``keys`` in ``games``: a bear-off ends the game (its points
+        paid, the next game begun), else the other player rolls. The games now awaiting their
+        segment's legal results."""
+        ended = keys[:, 0] == self.checkers
+        if ended.any():
+            restarted = [self._end(i, key) for i, key in zip(games[ended], keys[ended], strict=True)]
+            games, keys = games[~ended], keys[~ended]
+        else:
+            restarted = []
+        self.board[games] = keys[:, self._flip] * self._signs
+        self.mover[games] ^= 1
+        self._roll(games)
+        if restarted:
+            return np.concatenate([games, np.array(restarted, dtype=np.intp)])
+        return games
+
+    def _generate(self, games: npt.NDArray[np.intp]) -> None:
+        """The legal results of ``games``' segments in one batch per round, each game's sorted by
+        board (the canonical action order); forced segments are played and generated again."""
+        parts: list[npt.NDArray[np.int8]] = []
+        base = 0
+        variant = self.variant
+        while games.size:
+            boards = self.board[games].tolist()
+            dice = self.dice[games].tolist()
+            pairs = [
+                (position_of(board), (a, b) if a != b else (a, a, a, a))
+                for board, (a, b) in zip(boards, dice, strict=True)
+            ]
+            batch = legal_results(variant, pairs, order="board")
+            offsets = np.frombuffer(batch.offsets, dtype=np.int64)
+            rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
+            counts = np.diff(offsets)
+            if self.auto_forced:
+                forced = counts == 1
+                deciding = ~forced
+            else:
+                forced = np.zeros(games.size, dtype=np.bool_)
+                deciding = np.ones(games.size, dtype=np.bool_)
+            self.counts[games[deciding]] = counts[deciding]
+            self._start[games[deciding]] = offsets[:-1][deciding] + base
+            parts.append(rows)
+            base += rows.shape[0]
+            if forced.any():
+                games = self._play(games[forced], rows[offsets[:-1][forced]])
+            else:
+                break
+        self._results = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if int(self.counts.max()) > self.config.actions:
+            i = int(self.counts.argmax())
+            raise GameStateError(
+                f"{self.counts[i]} legal plays exceed the action space of "
+                f"{self.config.actions} ({variant.name}); pass a larger action_space_size"
+            )
+
+    def _observe(self) -> None:
+        """Every game's observation: its board from the decider's view and the roll's context."""
+        self.agents[:] = self.mover
+        rows = self.board[:, _KEY_COLUMNS].astype(np.int64)
+        obs = self.obs
+        obs[:, : encoding.BOARD_SIZE] = encoding._encode_rows(rows)
+        if not self.full:
+            return
+        code = (self.dice[:, 0] - 1) * 6 + self.dice[:, 1] - 1
+        obs[:, encoding.BOARD_SIZE :] = self._contexts[code]
+        if self._head_limit is not None:
+            # A first turn (every checker on a limited head, RULES.md §3.3.4): the allowance
+            # comes from the generator, per game (two turns a game).
+            for i in np.flatnonzero(self.board[:, 24] == self.checkers).tolist():
+                obs[i, encoding.BOARD_SIZE :] = self._first_context(i)
+
+    def _first_context(self, i: int) -> npt.NDArray[np.float32]:
+        a, b = self.dice[i].tolist()
+        dice = (a, b) if a != b else (a,) * 4
+        segment = self.variant.generator.checked_segment(position_of(self.board[i].tolist()), dice)
+        assert segment is not None
+        context = encoding.Context(
+            phase="roll", segment=dice, first_turn=True, head_limit=segment.head_limit
+        )
+        return encoding._context_vector(context)
+
+    # -- the dice ----------------------------------------------------------------------------
+
+    def _refill(self, i: int) -> None:
+        block = self._rngs[i].integers(1, 7, size=(_BLOCK, 2))
+        self._block[i] = block
+        self._blocks[i].append(block)
+        self._next[i] = 0
+
+    def _roll(self, games: npt.NDArray[np.intp]) -> None:
+        """The next roll of each of ``games`` into :attr:`dice`."""
+        empty = self._next[games] == _BLOCK
+        if empty.any():
+            for i in games[empty].tolist():
+                self._refill(i)
+        self.dice[games] = self._block[games, self._next[games]]
+        self._next[games] += 1
+        self._rolled[games] += 1
+
+    def _roll_one(self, i: int) -> tuple[int, int]:
+        self._roll(np.array([i], dtype=np.intp))
+        a, b = self.dice[i].tolist()
+        return a, b
+
+    # -- a game's start and end (per game: rare) ---------------------------------------------
+
+    def _begin(self, i: int) -> int:
+        """Game ``i``'s next game from its generator (fresh dice, as a new ``NumpyDice``): the
+        opening throw (RULES.md §2.11, ties thrown again), then its first roll; returns ``i``."""
+        self._next[i] = _BLOCK
+        self._blocks[i] = []
+        self._rolled[i] = 0
+        self._since[i] = self._steps + 1
+        self.board[i] = self._start_board
+        self.mover[i] = 0
+        opening = self.variant.rules.turn.opening
+        if opening == "white_starts":
+            self._roll_one(i)
+            return i
+        while True:
+            white, black = self._roll_one(i)
+            if white != black:
+                break
+        if black > white:
+            self.board[i] = self.board[i, self._flip] * self._signs
+            self.mover[i] = 1
+        if opening == "numbers_used":
+            self.dice[i] = (white, black) if white > black else (black, white)
+        else:
+            self._roll_one(i)
+        return i
+
+    def _end(self, i: int, key: npt.NDArray[np.int8]) -> int:
+        """Game ``i`` ended by its mover's bear-off at ``key``: its points paid (RULES.md §6), the
+        next game begun; returns ``i``."""
+        variant = self.variant
+        position = position_of(key.tolist())
+        loser = variant.loser_side(position, 1)
+        points = variant.game_points(loser, 1, cube_centred=True, jacoby=self._jacoby)
+        sign = 1.0 if self.mover[i] == 0 else -1.0
+        self.rewards[i, 0] += sign * points
+        self.rewards[i, 1] -= sign * points
+        self.terminated[i] = True
+        return self._begin(i)
+
+    # -- one game as the kernel's ------------------------------------------------------------
+
+    def rolls(self, i: int) -> list[tuple[int, int]]:
+        """Every roll game ``i`` has drawn, in order (the opening throw's included)."""
+        if not self._blocks[i]:
+            return []
+        drawn = np.concatenate(self._blocks[i])[: int(self._rolled[i])]
+        return [(a, b) for a, b in drawn.tolist()]
+
+    def answers(self, i: int) -> list[tuple[int, ...]]:
+        """The result key chosen at each of game ``i``'s decisions, in order."""
+        since = int(self._since[i])
+        found: list[tuple[int, ...]] = []
+        for step, games, rows in self._log:
+            if step < since:
+                continue
+            k = int(np.searchsorted(games, i))
+            if k < games.size and games[k] == i:
+                found.append(tuple(rows[k].tolist()))
+        return found
+
+    def game(self, i: int) -> Game:
+        """Game ``i`` as a kernel :class:`~nardy.core.game.Game` at its current decision (its
+        rolls and answers replayed); its later rolls come from a copy of the game's dice, so the
+        batch's game is not disturbed."""
+        dice = NumpyDice(copy.deepcopy(self._rngs[i]))
+        rest = self._block[i, int(self._next[i]) :].tolist() if self._next[i] < _BLOCK else []
+        dice._rolls = [(a, b) for a, b in reversed(rest)]
+        variant = self.variant
+        game = Game(variant, lean._Replay(self.rolls(i), dice), auto_forced=self.auto_forced)
+        for key in self.answers(i):
+            decision = game.decision
+            assert isinstance(decision, PlayDecision)
+            game.decide(decision.plays.board_keys().index(key))
+        game.dice.source = dice
+        return game
+
+    def driver(self, i: int) -> Driver:
+        """A :class:`~nardy.env.driver.Driver` of game ``i`` at its current decision (a replay:
+        stepping it does not step the batch)."""
+        return Driver.of(self.config, self.game(i))
