@@ -1581,39 +1581,19 @@ static void forget_output(void) {
     out_boards.n = out_steps.n = out_offsets.n = out_dice.n = out_index.n = 0;
 }
 
-PyDoc_STRVAR(legal_results_doc,
-"legal_results(pairs, start, position_type, rules, offsets, dice_used, boards, steps, index)\n"
-"-> int\n\n"
-"Appends the legal results of pairs[start:] to the bytearrays (nardy.core.batch's layout; offsets\n"
-"as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
-"the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
-"rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
-"end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
-"runner rule, quarter 0 none/1 step/2 end, trap rule). steps is a bytearray or None. index is\n"
-"None (each pair's results in legal_plays' order) or a bytearray: each pair's results sorted by\n"
-"board, and per row (int32) the result's index in legal_plays' order.");
-
-static PyObject *legal_results(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *pairs, *type, *offsets, *dice_used, *boards, *steps, *index_out;
-    Py_ssize_t start;
+/* The rule set tuple of nardy.core.batch.native_rules into the generator's state. */
+static int set_rules(PyObject *rules) {
     int checkers, closed_by, hits, exact, head_limit, first_turn, block_end, ordered, block_step,
         home_moves, runner, quarter, trap;
-    if (!PyArg_ParseTuple(args, "O!nO!(iippiipppipip)O!O!O!OO", &PyList_Type, &pairs, &start,
-                          &PyType_Type, &type, &checkers, &closed_by, &hits, &exact, &head_limit,
-                          &first_turn, &block_end, &ordered, &block_step, &home_moves, &runner,
-                          &quarter, &trap, &PyByteArray_Type, &offsets, &PyByteArray_Type,
-                          &dice_used, &PyByteArray_Type, &boards, &steps, &index_out))
-        return NULL;
-    if ((steps != Py_None && !PyByteArray_Check(steps)) ||
-        (index_out != Py_None && !PyByteArray_Check(index_out))) {
-        PyErr_SetString(PyExc_TypeError, "steps and index must be bytearrays or None");
-        return NULL;
-    }
-    const int sort = index_out != Py_None;
+    if (!PyArg_ParseTuple(rules, "iippiipppipip", &checkers, &closed_by, &hits, &exact,
+                          &head_limit, &first_turn, &block_end, &ordered, &block_step,
+                          &home_moves, &runner, &quarter, &trap))
+        return -1;
     if (!ready) {
-        if (map_init(&gen.plays) < 0 || map_init(&gen.singles) < 0 || map_init(&gen.larger) < 0)
-            return PyErr_NoMemory();
+        if (map_init(&gen.plays) < 0 || map_init(&gen.singles) < 0 || map_init(&gen.larger) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
         ready = 1;
     }
     gen.checkers = checkers;
@@ -1629,6 +1609,112 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
     gen.runner = runner;
     gen.quarter = quarter;
     gen.trap = trap;
+    return 0;
+}
+
+#define PAIR_DONE 0
+#define PAIR_TO_PYTHON 1 /* the Python generator answers this pair */
+#define PAIR_NO_MEMORY 2
+
+/* One pair's legal results appended to the output buffers (in legal_plays' order, or sorted by
+ * board with their indices when `sort`); *rows counts the rows written so far. */
+static int emit_pair(int *board, int *dice, int n_dice, int sort, int with_steps, int64_t *rows) {
+    if (board[0] == gen.checkers || board[OPP_OFF] == gen.checkers)
+        return PAIR_TO_PYTHON; /* §2.6: the game is over (Python says so) */
+    int used = segment(&gen, board, dice, n_dice);
+    if (used == FALLBACK)
+        return PAIR_TO_PYTHON;
+    if (used == NO_MEMORY)
+        return PAIR_NO_MEMORY;
+    /* The pair's results (those no filter dropped), in legal_plays' order or by board. */
+    const Map *m = gen.result;
+    Ranked *order = (Ranked *)buffer_grow(&ranked, (Py_ssize_t)sizeof(Ranked) * m->n);
+    if (!order)
+        return PAIR_NO_MEMORY;
+    ranked.n = 0; /* scratch: reused by the next pair */
+    int32_t kept = 0;
+    for (Py_ssize_t j = 0; j < m->n; j++)
+        if (m->items[j].alive) {
+            order[kept].entry = &m->items[j];
+            order[kept].index = kept;
+            if (sort)
+                for (int i = 0; i < BOARD; i++)
+                    order[kept].order[i] = (uint8_t)m->items[j].board[i] ^ 0x80;
+            kept++;
+        }
+    if (sort)
+        qsort(order, (size_t)kept, sizeof(Ranked), compare_boards);
+    char *at = buffer_grow(&out_boards, (Py_ssize_t)BOARD * kept);
+    char *st = with_steps ? buffer_grow(&out_steps, (Py_ssize_t)STEP_BYTES * kept) : NULL;
+    char *ix = sort ? buffer_grow(&out_index, (Py_ssize_t)sizeof(int32_t) * kept) : NULL;
+    if (!at || (with_steps && !st) || (sort && !ix))
+        return PAIR_NO_MEMORY;
+    for (int32_t j = 0; j < kept; j++) {
+        memcpy(at + (Py_ssize_t)BOARD * j, order[j].entry->board, BOARD);
+        if (st)
+            memcpy(st + (Py_ssize_t)STEP_BYTES * j, order[j].entry->steps, STEP_BYTES);
+        if (ix)
+            memcpy(ix + sizeof(int32_t) * j, &order[j].index, sizeof(int32_t));
+    }
+    *rows += kept;
+    char *d = buffer_grow(&out_dice, 1);
+    char *o = buffer_grow(&out_offsets, sizeof *rows);
+    if (!d || !o)
+        return PAIR_NO_MEMORY;
+    *d = (char)used;
+    memcpy(o, rows, sizeof *rows);
+    return PAIR_DONE;
+}
+
+/* The output buffers into the bytearrays (or forgotten after an error); the stop index, or NULL. */
+static PyObject *finish(int failed, Py_ssize_t index, PyObject *offsets, PyObject *dice_used,
+                        PyObject *boards, PyObject *steps, PyObject *index_out) {
+    if (failed) {
+        forget_output();
+        return PyErr_NoMemory();
+    }
+    if (flush(&out_boards, boards) < 0 || (steps != Py_None && flush(&out_steps, steps) < 0) ||
+        (index_out != Py_None && flush(&out_index, index_out) < 0) ||
+        flush(&out_offsets, offsets) < 0 || flush(&out_dice, dice_used) < 0) {
+        forget_output();
+        return NULL;
+    }
+    return PyLong_FromSsize_t(index);
+}
+
+static int check_outputs(PyObject *steps, PyObject *index_out) {
+    if ((steps != Py_None && !PyByteArray_Check(steps)) ||
+        (index_out != Py_None && !PyByteArray_Check(index_out))) {
+        PyErr_SetString(PyExc_TypeError, "steps and index must be bytearrays or None");
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(legal_results_doc,
+"legal_results(pairs, start, position_type, rules, offsets, dice_used, boards, steps, index)\n"
+"-> int\n\n"
+"Appends the legal results of pairs[start:] to the bytearrays (nardy.core.batch's layout; offsets\n"
+"as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
+"the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
+"rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
+"end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
+"runner rule, quarter 0 none/1 step/2 end, trap rule). steps is a bytearray or None. index is\n"
+"None (each pair's results in legal_plays' order) or a bytearray: each pair's results sorted by\n"
+"board, and per row (int32) the result's index in legal_plays' order.");
+
+static PyObject *legal_results(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *pairs, *type, *rules, *offsets, *dice_used, *boards, *steps, *index_out;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "O!nO!O!O!O!O!OO", &PyList_Type, &pairs, &start, &PyType_Type,
+                          &type, &PyTuple_Type, &rules, &PyByteArray_Type, &offsets,
+                          &PyByteArray_Type, &dice_used, &PyByteArray_Type, &boards, &steps,
+                          &index_out))
+        return NULL;
+    if (check_outputs(steps, index_out) < 0 || set_rules(rules) < 0)
+        return NULL;
+    const int sort = index_out != Py_None;
     int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
     Py_ssize_t index = start, count = PyList_GET_SIZE(pairs);
     int failed = 0;
@@ -1639,74 +1725,99 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
             !read_position(PyTuple_GET_ITEM(pair, 0), (PyTypeObject *)type, board) ||
             !(n_dice = read_dice(PyTuple_GET_ITEM(pair, 1), dice)))
             break;
-        if (board[0] == checkers || board[OPP_OFF] == checkers)
-            break; /* §2.6: the game is over (Python says so) */
-        int used = segment(&gen, board, dice, n_dice);
-        if (used == FALLBACK)
+        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, &rows);
+        if (done == PAIR_TO_PYTHON)
             break;
-        if (used == NO_MEMORY) {
+        if (done == PAIR_NO_MEMORY) {
             failed = 1;
             break;
         }
-        /* The pair's results (those no filter dropped), in legal_plays' order or by board. */
-        const Map *m = gen.result;
-        Ranked *order = (Ranked *)buffer_grow(&ranked, (Py_ssize_t)sizeof(Ranked) * m->n);
-        if (!order) {
-            failed = 1;
-            break;
-        }
-        ranked.n = 0; /* scratch: reused by the next pair */
-        int32_t kept = 0;
-        for (Py_ssize_t j = 0; j < m->n; j++)
-            if (m->items[j].alive) {
-                order[kept].entry = &m->items[j];
-                order[kept].index = kept;
-                if (sort)
-                    for (int i = 0; i < BOARD; i++)
-                        order[kept].order[i] = (uint8_t)m->items[j].board[i] ^ 0x80;
-                kept++;
-            }
-        if (sort)
-            qsort(order, (size_t)kept, sizeof(Ranked), compare_boards);
-        char *at = buffer_grow(&out_boards, (Py_ssize_t)BOARD * kept);
-        char *st = steps == Py_None ? NULL : buffer_grow(&out_steps, (Py_ssize_t)STEP_BYTES * kept);
-        char *ix = sort ? buffer_grow(&out_index, (Py_ssize_t)sizeof(int32_t) * kept) : NULL;
-        if (!at || (steps != Py_None && !st) || (sort && !ix)) {
-            failed = 1;
-            break;
-        }
-        for (int32_t j = 0; j < kept; j++) {
-            memcpy(at + (Py_ssize_t)BOARD * j, order[j].entry->board, BOARD);
-            if (st)
-                memcpy(st + (Py_ssize_t)STEP_BYTES * j, order[j].entry->steps, STEP_BYTES);
-            if (ix)
-                memcpy(ix + sizeof(int32_t) * j, &order[j].index, sizeof(int32_t));
-        }
-        rows += kept;
-        char *d = buffer_grow(&out_dice, 1);
-        char *o = buffer_grow(&out_offsets, sizeof rows);
-        if (failed || !d || !o) {
-            failed = 1;
-            break;
-        }
-        *d = (char)used;
-        memcpy(o, &rows, sizeof rows);
     }
-    if (failed) {
-        forget_output();
-        return PyErr_NoMemory();
+    return finish(failed, index, offsets, dice_used, boards, steps, index_out);
+}
+
+PyDoc_STRVAR(legal_results_of_boards_doc,
+"legal_results_of_boards(boards_in, dice_in, start, rules, offsets, dice_used, boards, steps,\n"
+"index) -> int\n\n"
+"legal_results for pairs given as arrays: boards_in holds 28 signed bytes per pair (the result\n"
+"board layout: mover's view), dice_in 4 signed bytes per pair (the dice, then zeros: two\n"
+"different values or 1-4 equal ones). Appends from pair `start` on and stops, as legal_results\n"
+"does, at the first pair the Python generator must answer (a board or dice it does not take).");
+
+/* A board of boards_in as the generator's start board; 0 for anything unusual (a negative bar or
+ * off count: Python answers the pair and says what is wrong). */
+static int read_board(const int8_t *in, int *b) {
+    for (int i = 0; i < BOARD; i++)
+        b[i] = in[i];
+    return b[0] >= 0 && b[BAR] >= 0 && b[OPP_BAR] >= 0 && b[OPP_OFF] >= 0;
+}
+
+/* Dice of dice_in (as read_dice takes them: two values, or 1-4 equal ones); 0 when not. */
+static int read_dice_bytes(const int8_t *in, int *dice) {
+    int n = 0;
+    while (n < 4 && in[n] != 0)
+        n++;
+    if (n == 0)
+        return 0;
+    for (int i = 0; i < 4; i++) {
+        if (i >= n ? in[i] != 0 : in[i] < 1 || in[i] > 6)
+            return 0;
+        if (i < n) {
+            dice[i] = in[i];
+            if (n != 2 && dice[i] != dice[0])
+                return 0;
+        }
     }
-    if (flush(&out_boards, boards) < 0 || (steps != Py_None && flush(&out_steps, steps) < 0) ||
-        (sort && flush(&out_index, index_out) < 0) || flush(&out_offsets, offsets) < 0 ||
-        flush(&out_dice, dice_used) < 0) {
-        forget_output();
+    return n;
+}
+
+static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer boards_in, dice_in;
+    PyObject *rules, *offsets, *dice_used, *boards, *steps, *index_out;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "y*y*nO!O!O!O!OO", &boards_in, &dice_in, &start, &PyTuple_Type,
+                          &rules, &PyByteArray_Type, &offsets, &PyByteArray_Type, &dice_used,
+                          &PyByteArray_Type, &boards, &steps, &index_out))
         return NULL;
+    PyObject *found = NULL;
+    Py_ssize_t count = boards_in.len / BOARD;
+    if (boards_in.len != count * BOARD || dice_in.len != count * 4) {
+        PyErr_SetString(PyExc_ValueError, "28 board bytes and 4 dice bytes per pair");
+        goto done;
     }
-    return PyLong_FromSsize_t(index);
+    if (check_outputs(steps, index_out) < 0 || set_rules(rules) < 0)
+        goto done;
+    const int sort = index_out != Py_None;
+    int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
+    const int8_t *board_bytes = (const int8_t *)boards_in.buf;
+    const int8_t *dice_bytes = (const int8_t *)dice_in.buf;
+    Py_ssize_t index = start < 0 ? 0 : start;
+    int failed = 0;
+    for (; index < count; index++) {
+        int board[BOARD], dice[4], n_dice;
+        if (!read_board(board_bytes + BOARD * index, board) ||
+            !(n_dice = read_dice_bytes(dice_bytes + 4 * index, dice)))
+            break;
+        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, &rows);
+        if (done == PAIR_TO_PYTHON)
+            break;
+        if (done == PAIR_NO_MEMORY) {
+            failed = 1;
+            break;
+        }
+    }
+    found = finish(failed, index, offsets, dice_used, boards, steps, index_out);
+done:
+    PyBuffer_Release(&boards_in);
+    PyBuffer_Release(&dice_in);
+    return found;
 }
 
 static PyMethodDef methods[] = {
     {"legal_results", legal_results, METH_VARARGS, legal_results_doc},
+    {"legal_results_of_boards", legal_results_of_boards, METH_VARARGS,
+     legal_results_of_boards_doc},
     {NULL, NULL, 0, NULL},
 };
 

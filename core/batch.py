@@ -45,6 +45,7 @@ from nardy.core.notation import Step
 from nardy.core.position import Position
 
 if TYPE_CHECKING:
+    from typing_extensions import Buffer
     from types import ModuleType
 
     from nardy.core.variant import Variant
@@ -291,21 +292,86 @@ def _native_results(
     steps: bool,
     by_board: bool,
 ) -> ResultBatch:
-    """:func:`legal_results` through the C generator: it appends to byte arrays and stops at a
-    pair it leaves to ``legal_plays``, which this loop answers before handing the rest back."""
+    """:func:`legal_results` through the C generator."""
     assert NATIVE is not None
     items = pairs if type(pairs) is list else list(pairs)
+    generate = NATIVE.legal_results
+
+    def native(start: int, *out: bytearray | None) -> int:
+        found: int = generate(items, start, Position, rules, *out)
+        return found
+
+    return _native_loop(variant, native, items.__getitem__, len(items), steps, by_board)
+
+
+def legal_results_of_boards(
+    variant: Variant,
+    boards: Buffer,
+    dice: Buffer,
+    *,
+    steps: bool = False,
+    order: Literal["play", "board"] = "play",
+) -> ResultBatch:
+    """:func:`legal_results` of pairs given as two byte arrays (a numpy ``int8`` array, ``bytes``):
+    ``boards`` 28 signed bytes per pair (a result board's layout, the mover's view: the module
+    doc), ``dice`` 4 signed bytes per pair (the dice, then zeros). The same answer as
+    :func:`legal_results` of the pairs' positions; the C generator reads the arrays directly (no
+    :class:`~nardy.core.position.Position` per pair: a vector env's whole batch). Not for a
+    pinning variant (its boards need the pins)."""
+    if order not in ("play", "board"):
+        raise ValueError(f"order must be 'play' or 'board', not {order!r}")
+    # Signed byte views (a numpy int8 array's buffer is multi-dimensional: cast to one row).
+    board_bytes = memoryview(boards).cast("B").cast("b")
+    dice_bytes = memoryview(dice).cast("B").cast("b")
+    count = len(board_bytes) // BOARD
+    if len(board_bytes) != count * BOARD or len(dice_bytes) != 4 * count:
+        raise ValueError(
+            f"{len(board_bytes)} board bytes and {len(dice_bytes)} dice bytes: 28 and 4 a pair"
+        )
+
+    def pair(k: int) -> tuple[Position, tuple[int, ...]]:
+        board = array("b", board_bytes[BOARD * k : BOARD * (k + 1)])
+        values = array("b", dice_bytes[4 * k : 4 * (k + 1)])
+        return position_of(board), tuple(v for v in values if v)
+
+    if variant.rules.hitting.pins:
+        raise ValueError(
+            f"{variant.name}'s boards carry pinned checkers, which 28 bytes do not hold: use "
+            "legal_results"
+        )
+    rules = native_rules(variant)
+    if rules is None:
+        return legal_results(variant, [pair(k) for k in range(count)], steps=steps, order=order)
+    assert NATIVE is not None
+    generate = NATIVE.legal_results_of_boards
+
+    def native(start: int, *out: bytearray | None) -> int:
+        found: int = generate(board_bytes, dice_bytes, start, rules, *out)
+        return found
+
+    return _native_loop(variant, native, pair, count, steps, order == "board")
+
+
+def _native_loop(
+    variant: Variant,
+    generate: Callable[..., int],
+    pair: Callable[[int], tuple[Position, Sequence[int]]],
+    count: int,
+    steps: bool,
+    by_board: bool,
+) -> ResultBatch:
+    """The C generator appends to byte arrays and stops at a pair it leaves to ``legal_plays``,
+    which this loop answers before handing the rest back."""
     offsets = bytearray(8)  # offsets[0] = 0, an int64
     dice_used = bytearray()
     boards = bytearray()
     step_bytes = bytearray() if steps else None
     index = bytearray() if by_board else None
-    generate = NATIVE.legal_results
     legal_plays = variant.legal_plays
-    count = len(items)
-    start = generate(items, 0, Position, rules, offsets, dice_used, boards, step_bytes, index)
+    out = (offsets, dice_used, boards, step_bytes, index)
+    start = generate(0, *out)
     while start < count:
-        position, dice = items[start]
+        position, dice = pair(start)
         try:
             plays = legal_plays(position, dice)
         except NardyError as error:
@@ -321,9 +387,7 @@ def _native_results(
                 encoded = [v for step in play for v in (step[0], step[1], step[3])]
                 step_bytes += array("b", encoded + [-1] * (12 - len(encoded))).tobytes()
         offsets += array("q", [len(boards) // BOARD]).tobytes()
-        start = generate(
-            items, start + 1, Position, rules, offsets, dice_used, boards, step_bytes, index
-        )
+        start = generate(start + 1, *out)
     # An array made from a bytearray copies its bytes (as frombytes). The batch is built without
     # the frozen dataclass's __init__ (five object.__setattr__ calls in Python: a fifth of a
     # one-pair call), setting its slots directly as that __init__ does.

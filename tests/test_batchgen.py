@@ -307,3 +307,50 @@ def test_an_extension_built_from_another_source_is_not_used(
     monkeypatch.setattr(_batchgen, "COMPILED_FROM_SHA256", "0" * 64)
     with pytest.warns(UserWarning, match="built from another version of"):
         assert batch._native() is None
+
+
+def _arrays(pairs: list[Any]) -> tuple[bytes, bytes]:
+    """The pairs as legal_results_of_boards takes them: 28 board bytes and 4 dice bytes a pair."""
+    boards = b"".join(array("b", board_of(position)).tobytes() for position, _ in pairs)
+    dice = b"".join(array("b", [*d, *[0] * (4 - len(d))]).tobytes() for _, d in pairs)
+    return boards, dice
+
+
+def _batch_fields(found: ResultBatch) -> tuple[Any, ...]:
+    return (found.offsets, found.dice_used, found.boards, found.steps, found.play_index)
+
+
+@pytest.mark.parametrize(
+    "name", ["backgammon", "long", "nardgammon", "fevga", "hypergammon", "portes", "mad"]
+)
+def test_boards_as_arrays_give_legal_results_answers(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """legal_results_of_boards (a vector env's pairs as arrays, read by the C generator) answers
+    as legal_results of the same positions, in both orders, with and without the extension."""
+    variant = load_variant(name)
+    pairs: list[Any] = [(p, tuple(d)) for p, d in _cases(variant, games=2, per_position=3, seed=5)]
+    if name == "long":  # pairs the C generator leaves to legal_plays (the general search)
+        pairs += [(Position.from_id(text), dice) for text, dice in GIVING_UP]
+    boards, dice = _arrays(pairs)
+    for native in (batch.NATIVE, None):
+        with monkeypatch.context() as patch:
+            patch.setattr(batch, "NATIVE", native)
+            for order in ("play", "board"):
+                expected = legal_results(variant, pairs, steps=True, order=order)
+                found = batch.legal_results_of_boards(
+                    variant, boards, dice, steps=True, order=order
+                )
+                assert _batch_fields(found) == _batch_fields(expected)
+    assert len(pairs) >= 20
+
+
+def test_boards_as_arrays_bad_input_is_refused_clearly() -> None:
+    variant = load_variant("backgammon")
+    boards, dice = _arrays([(variant.start_position(), (3, 1))])
+    with pytest.raises(ValueError, match="28 and 4 a pair"):
+        batch.legal_results_of_boards(variant, boards, dice + b"\0")
+    with pytest.raises(NardyError, match="pair 0: "):  # three different dice: legal_plays's error
+        batch.legal_results_of_boards(variant, boards, bytes([2, 3, 4, 0]))
+    with pytest.raises(ValueError, match="pinned"):
+        batch.legal_results_of_boards(load_variant("plakoto"), boards, dice)

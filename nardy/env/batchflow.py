@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nardy import encoding
-from nardy.core.batch import BOARD, legal_results
+from nardy.core.batch import BOARD, legal_results_of_boards
 from nardy.core.errors import GameStateError
 from nardy.core.game import Game, PlayDecision, cube_settings_for
 from nardy.core.movegen import board_of, position_of
@@ -176,7 +176,9 @@ class LeanBatch:
         segment's legal results."""
         ended = keys[:, 0] == self.checkers
         if ended.any():
-            restarted = [self._end(i, key) for i, key in zip(games[ended], keys[ended], strict=True)]
+            restarted = [
+                self._end(i, key) for i, key in zip(games[ended], keys[ended], strict=True)
+            ]
             games, keys = games[~ended], keys[~ended]
         else:
             restarted = []
@@ -194,13 +196,14 @@ class LeanBatch:
         base = 0
         variant = self.variant
         while games.size:
-            boards = self.board[games].tolist()
-            dice = self.dice[games].tolist()
-            pairs = [
-                (position_of(board), (a, b) if a != b else (a, a, a, a))
-                for board, (a, b) in zip(boards, dice, strict=True)
-            ]
-            batch = legal_results(variant, pairs, order="board")
+            # The pairs as arrays (no Position per game): the boards' rows and the dice as four
+            # bytes, a double's four steps, else the two dice then zeros.
+            rolled = self.dice[games]
+            steps = np.zeros((games.size, 4), dtype=np.int8)
+            steps[:, :2] = rolled
+            double = rolled[:, 0] == rolled[:, 1]
+            steps[double, 2:] = rolled[double, :1]
+            batch = legal_results_of_boards(variant, self.board[games], steps, order="board")
             offsets = np.frombuffer(batch.offsets, dtype=np.int64)
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
             counts = np.diff(offsets)
@@ -218,7 +221,8 @@ class LeanBatch:
                 games = self._play(games[forced], rows[offsets[:-1][forced]])
             else:
                 break
-        self._results = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if parts:
+            self._results = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if int(self.counts.max()) > self.config.actions:
             i = int(self.counts.argmax())
             raise GameStateError(
