@@ -40,8 +40,6 @@ from nardy.env import lean
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
 _BLOCK: Final = NumpyDice.BATCH
-_KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
-"""A board key's columns in :func:`encoding._encode_rows`' row layout."""
 
 
 def applies(config: EnvConfig) -> bool:
@@ -105,6 +103,8 @@ class LeanBatch:
         # The dice: per game a block of rolls drawn ahead (NumpyDice's), where the next is, and
         # for replays the blocks of the current game and where its first roll stands.
         self._block = np.zeros((n, _BLOCK, 2), dtype=np.int64)
+        self._flat = self._block.reshape(n * _BLOCK, 2)
+        """:attr:`_block` as one row per roll (game ``i``'s roll ``k``: row ``i * BLOCK + k``)."""
         self._next = np.full(n, _BLOCK, dtype=np.int64)
         self._blocks: list[list[npt.NDArray[np.int64]]] = [[] for _ in range(n)]
         self._rolled = np.zeros(n, dtype=np.int64)
@@ -233,9 +233,8 @@ class LeanBatch:
     def _observe(self) -> None:
         """Every game's observation: its board from the decider's view and the roll's context."""
         self.agents[:] = self.mover
-        rows = self.board[:, _KEY_COLUMNS].astype(np.int64)
+        self._encode_boards()
         obs = self.obs
-        obs[:, : encoding.BOARD_SIZE] = encoding._encode_rows(rows)
         if not self.full:
             return
         code = (self.dice[:, 0] - 1) * 6 + self.dice[:, 1] - 1
@@ -245,6 +244,25 @@ class LeanBatch:
             # comes from the generator, per game (two turns a game).
             for i in np.flatnonzero(self.board[:, 24] == self.checkers).tolist():
                 obs[i, encoding.BOARD_SIZE :] = self._first_context(i)
+
+    def _encode_boards(self) -> None:
+        """The board units of every game (``nardy196_v1``, :func:`encoding.encode`'s units) from
+        the board array. Each side's N is the variant's checker count (no checker leaves the game
+        in these variants), so ``off / N`` needs no count of the board."""
+        obs, board, n = self.obs, self.board, self.num_envs
+        index = board[:, 1:25].astype(np.intp)
+        index += encoding._MAX_STACK
+        side = 24 * encoding.UNITS_PER_POINT
+        start = encoding.MOVER_POINTS
+        # np.take: a tenth of the time of the same gather by fancy indexing here.
+        units = np.take(encoding._MOVER_UNITS, index, axis=0)
+        obs[:, start : start + side] = units.reshape(n, side)
+        start = encoding.OPPONENT_POINTS
+        units = np.take(encoding._OPPONENT_UNITS, index, axis=0)
+        obs[:, start : start + side] = units.reshape(n, side)
+        obs[:, encoding.BAR : encoding.BAR + 2] = board[:, 25:27] / 2.0
+        obs[:, encoding.OFF] = board[:, 0] / self.checkers
+        obs[:, encoding.OFF + 1] = board[:, 27] / self.checkers
 
     def _first_context(self, i: int) -> npt.NDArray[np.float32]:
         a, b = self.dice[i].tolist()
@@ -266,17 +284,25 @@ class LeanBatch:
 
     def _roll(self, games: npt.NDArray[np.intp]) -> None:
         """The next roll of each of ``games`` into :attr:`dice`."""
-        empty = self._next[games] == _BLOCK
+        at = self._next[games]
+        empty = at == _BLOCK
         if empty.any():
             for i in games[empty].tolist():
                 self._refill(i)
-        self.dice[games] = self._block[games, self._next[games]]
-        self._next[games] += 1
+            at[empty] = 0
+        self.dice[games] = self._flat[games * _BLOCK + at]
+        self._next[games] = at + 1
         self._rolled[games] += 1
 
     def _roll_one(self, i: int) -> tuple[int, int]:
-        self._roll(np.array([i], dtype=np.intp))
-        a, b = self.dice[i].tolist()
+        """Game ``i``'s next roll (one game: Python scalars)."""
+        if self._next[i] == _BLOCK:
+            self._refill(i)
+        at = int(self._next[i])
+        self._next[i] = at + 1
+        self._rolled[i] += 1
+        a, b = self._flat[i * _BLOCK + at].tolist()
+        self.dice[i] = (a, b)
         return a, b
 
     # -- a game's start and end (per game: rare) ---------------------------------------------
