@@ -45,7 +45,6 @@ from nardy.core.notation import Step
 from nardy.core.position import Position
 
 if TYPE_CHECKING:
-    from typing_extensions import Buffer
     from types import ModuleType
 
     from nardy.core.variant import Variant
@@ -306,8 +305,8 @@ def _native_results(
 
 def legal_results_of_boards(
     variant: Variant,
-    boards: Buffer,
-    dice: Buffer,
+    boards: Any,
+    dice: Any,
     *,
     steps: bool = False,
     order: Literal["play", "board"] = "play",

@@ -13,7 +13,7 @@ pytest.importorskip("pettingzoo")
 
 import gymnasium
 
-from nardy.env import batched_env, raw_aec_env, vector_env
+from nardy.env import batched_env, vector_env
 
 CASES: list[Any] = [
     ("backgammon", {"cube": False}),
