@@ -245,3 +245,69 @@ def test_encode_into_equals_encode_row_by_row() -> None:
     np.testing.assert_array_equal(board, out[:, : encoding.BOARD_SIZE])
     with pytest.raises(ValueError, match="rows"):
         encoding.encode_into(out[:3], positions)
+
+
+def test_whole_batch_dice_are_each_games_numpy_dice_stream() -> None:
+    """Each game's rolls (the opening throw's re-rolls included) are NumpyDice's stream of its
+    seed's generator, a fresh NumpyDice per game across restarts, as the single env draws them."""
+    from gymnasium.utils import seeding
+
+    from nardy.env.driver import NumpyDice
+
+    n, seed = 8, 21
+    vec = batched_env("hypergammon", n, cube=False)  # short games: many restarts
+    vec.reset(seed=seed)
+    flow = vec._flow
+    assert flow is not None
+    references = [seeding.np_random(seed + i)[0] for i in range(n)]
+    rng = np.random.default_rng(3)
+    games = ties = 0
+    last = [flow.rolls(i) for i in range(n)]
+    for _ in range(150):
+        _, _, terminated, _ = vec.step((rng.random(n) * vec.counts).astype(np.int64))
+        for i in np.flatnonzero(terminated).tolist():
+            dice = NumpyDice(references[i])
+            assert last[i] == [dice.roll() for _ in last[i]]  # the finished game's rolls
+            games += 1
+            ties += last[i][0][0] == last[i][0][1]  # an opening tie, thrown again
+        last = [flow.rolls(i) for i in range(n)]
+    assert games >= 20 and ties >= 1
+
+
+@pytest.mark.parametrize(("variant", "options"), [("long", {}), ("backgammon", {"cube": False})])
+def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict[str, Any]) -> None:
+    """A batch-flow game materialises on demand: its afterstates, position and rolls are the
+    single env's at the same decision, and a deep copy of the batch has the same future."""
+    import copy
+
+    from nardy.env.aec import NardyAECEnv
+
+    n, seed = 3, 9
+    vec = batched_env(variant, n, **options)
+    singles = [NardyAECEnv(variant, **options) for _ in range(n)]
+    for i, env in enumerate(singles):
+        env.reset(seed=seed + i)
+    vec.reset(seed=seed)
+    rng = np.random.default_rng(1)
+    for step in range(60):
+        actions = (rng.random(n) * vec.counts).astype(np.int64)
+        if step % 15 == 14:
+            for i, env in enumerate(singles):
+                np.testing.assert_array_equal(vec.afterstates(i), env.afterstates())
+                game = vec.driver(i).game
+                assert game.position == env.driver.game.position
+                assert game.dice.rolls == env.driver.game.dice.rolls
+        if step == 30:
+            twin = copy.deepcopy(vec)
+            twin_obs, twin_rewards, _, _ = twin.step(actions)
+            twin_obs = {k: v.copy() for k, v in twin_obs.items()}
+            twin_rewards = twin_rewards.copy()
+        obs, rewards, terminated, _ = vec.step(actions)
+        if step == 30:
+            for key in obs:
+                np.testing.assert_array_equal(obs[key], twin_obs[key])
+            np.testing.assert_array_equal(rewards, twin_rewards)
+        for i, env in enumerate(singles):
+            env.step(int(actions[i]))
+            if terminated[i]:
+                env.reset()
