@@ -280,6 +280,7 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
     single env's at the same decision, and a deep copy of the batch has the same future."""
     import copy
 
+    from nardy import encoding
     from nardy.env.aec import NardyAECEnv
 
     n, seed = 3, 9
@@ -293,7 +294,10 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
         actions = (rng.random(n) * vec.counts).astype(np.int64)
         if step % 15 == 14:
             for i, env in enumerate(singles):
-                np.testing.assert_array_equal(vec.afterstates(i), env.afterstates())
+                for encoder in (encoding.BOARD_ENCODER, encoding.FULL_ENCODER):
+                    expected = env.afterstates(encoder)
+                    np.testing.assert_array_equal(vec.afterstates(i, encoder), expected)
+                    np.testing.assert_array_equal(vec.driver(i).afterstates(encoder), expected)
                 game = vec.driver(i).game
                 assert game.position == env.driver.game.position
                 assert game.dice.rolls == env.driver.game.dice.rolls

@@ -40,6 +40,8 @@ from nardy.env import lean
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
 _BLOCK: Final = NumpyDice.BATCH
+_KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
+"""A board key's columns in :func:`encoding._encode_rows`' row layout."""
 
 
 def applies(config: EnvConfig) -> bool:
@@ -347,6 +349,15 @@ class LeanBatch:
         return self._begin(i)
 
     # -- one game as the kernel's ------------------------------------------------------------
+
+    def afterstates(self, i: int, encoder: str) -> npt.NDArray[np.float32]:
+        """Game ``i``'s afterstates (:meth:`Driver.afterstates
+        <nardy.env.driver.Driver.afterstates>`: every legal result encoded, row ``a`` for action
+        ``a``, the decider's view) straight from the batch's results, without a replay."""
+        start = int(self._start[i])
+        rows = self._results[start : start + int(self.counts[i])]
+        board = encoding._encode_rows(rows[:, _KEY_COLUMNS].astype(np.int64))
+        return encoding._with_context(board, encoder, None)
 
     def rolls(self, i: int) -> list[tuple[int, int]]:
         """Every roll game ``i`` has drawn, in order (the opening throw's included)."""

@@ -201,6 +201,9 @@ class BatchedSelfPlay:
     def afterstates(self, i: int, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
         """Game ``i``'s afterstates: every legal play's result encoded, row ``a`` for action
         ``a``, from the decider's view (empty for a cube decision; :meth:`Driver.afterstates`)."""
+        if self._flow is not None and self._started:
+            encoding.encoder_size(encoder)  # a clear error for an unknown encoder
+            return self._flow.afterstates(i, encoder)
         return self.driver(i).afterstates(encoder)
 
     def driver(self, i: int) -> Driver:
