@@ -9,11 +9,13 @@ arrays (docs/learning.md).
   against a bot, game ``i`` exactly the single :class:`~nardy.env.gym.NardyGymEnv`'s episode for
   seed ``seed + i`` (Gymnasium's next-step autoreset, as ``gymnasium.make_vec`` does).
 
-Both keep one :class:`~nardy.env.driver.Driver` per game (the single environments' game flow, so
-the same seed gives the same episode) and do the per-step work for the whole batch at once: the
-observations are encoded into one preallocated array by one numpy pass
-(:func:`nardy.encoding.encode_into`), the masks are one comparison of the legal-action counts (the
-legal actions are always the first ones), legality is checked by array comparison.
+:class:`BatchedSelfPlay` runs the games of the lean variants without pins as one whole-batch flow
+(:mod:`nardy.env.batchflow`: boards, dice and movers as arrays, a step in numpy); otherwise both
+keep one :class:`~nardy.env.driver.Driver` per game (the single environments' game flow) and do
+the per-step work for the whole batch at once: the observations are encoded into one preallocated
+array by one numpy pass (:func:`nardy.encoding.encode_into`), the masks are one comparison of the
+legal-action counts (the legal actions are always the first ones), legality is checked by array
+comparison. Either way the same seed gives the single environment's episode.
 """
 
 from __future__ import annotations
