@@ -34,6 +34,9 @@ LEAN_BATCH: list[Any] = [
     ("fevga", {}),
     ("hypergammon", {"cube": False}),
     ("portes", {}),
+    ("backgammon", {"cube": False, "auto_forced": False}),  # forced plays are decisions too
+    ("long", {"encoder": "nardy196_v1"}),  # the board units alone
+    ("long", {"first_turn_head": "fixed"}),  # another first-turn head allowance (§3.3.4)
 ]
 """The variants whose batched games run in the whole-batch flow (nardy.env.batchflow)."""
 
