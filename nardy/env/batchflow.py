@@ -25,7 +25,7 @@ and chosen results are kept (blocks, and one log of every step's chosen rows) so
 from __future__ import annotations
 
 import copy
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -209,18 +209,27 @@ class LeanBatch:
             offsets = np.frombuffer(batch.offsets, dtype=np.int64)
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
             counts = np.diff(offsets)
+            starts = offsets[:-1]
             if self.auto_forced:
                 forced = counts == 1
-                deciding = ~forced
             else:
                 forced = np.zeros(games.size, dtype=np.bool_)
-                deciding = np.ones(games.size, dtype=np.bool_)
+            automatic = self._automatic(games, forced)
+            deciding = ~(forced | automatic)
             self.counts[games[deciding]] = counts[deciding]
-            self._start[games[deciding]] = offsets[:-1][deciding] + base
+            self._start[games[deciding]] = starts[deciding] + base
             parts.append(rows)
             base += rows.shape[0]
-            if forced.any():
-                games = self._play(games[forced], rows[offsets[:-1][forced]])
+            if not deciding.all():
+                # Forced segments and the opponent's decisions: played, and the next segments
+                # generated in the next round.
+                chosen = starts.copy()
+                if automatic.any():
+                    chosen[automatic] += self._choose(
+                        games[automatic], counts[automatic], starts[automatic], batch.play_index
+                    )
+                moved = ~deciding
+                games = self._play(games[moved], rows[chosen[moved]])
             else:
                 break
         if parts:
@@ -231,6 +240,23 @@ class LeanBatch:
                 f"{self.counts[i]} legal plays exceed the action space of "
                 f"{self.config.actions} ({variant.name}); pass a larger action_space_size"
             )
+
+    def _automatic(
+        self, games: npt.NDArray[np.intp], forced: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.bool_]:
+        """Which of ``games`` (deciding, unless ``forced``) are decided here, not by the caller's
+        actions: none in self-play."""
+        return np.zeros(games.size, dtype=np.bool_)
+
+    def _choose(
+        self,
+        games: npt.NDArray[np.intp],
+        counts: npt.NDArray[np.int64],
+        starts: npt.NDArray[np.int64],
+        play_index: Any,
+    ) -> npt.NDArray[np.int64]:
+        """The rows (from each game's first) chosen in the :meth:`_automatic` games."""
+        raise NotImplementedError
 
     def _observe(self) -> None:
         """Every game's observation: its board from the decider's view and the roll's context."""

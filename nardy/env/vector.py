@@ -57,6 +57,31 @@ class _Arrays:
         self.counts = np.zeros(num_envs, dtype=np.int64)
         """Legal actions per game: the mask's row ``i`` is ``counts[i]`` ones, then zeros."""
         self._actions = np.arange(config.actions)
+        self._mask_width = 0
+        """:meth:`masks`: the masks' columns beyond this are zeros."""
+        self._mask_table = np.zeros((config.actions + 1, 0), dtype=np.int8)
+        """:meth:`masks`: the first columns of every mask (row ``n``: ``n`` legal actions)."""
+
+    def masks(self, whole: bool = False) -> None:
+        """The masks from :attr:`counts` (the whole-batch flow's): only the columns that may
+        change (up to the most legal actions now or at the last call; ``whole``: every column),
+        not the whole width (thousands of actions, mostly zeros: a mask pass cost a tenth of a
+        step)."""
+        counts, mask = self.counts, self.mask
+        most = int(counts.max())
+        if whole:
+            np.less(self._actions, counts[:, None], out=mask.view(np.bool_))
+        else:
+            # Rows of a table of masks as wide as needed (a power of two): a gather of small
+            # rows, a fifth of the time of comparing every column.
+            width = max(most, self._mask_width)
+            table = self._mask_table
+            if table.shape[1] < width:
+                size = min(1 << (width - 1).bit_length(), mask.shape[1])
+                rows = np.arange(mask.shape[1] + 1)[:, None]
+                table = self._mask_table = (np.arange(size) < rows).astype(np.int8)
+            mask[:, : table.shape[1]] = np.take(table, counts, axis=0)
+        self._mask_width = most
 
     def fill(self, drivers: Sequence[Driver], colours: Sequence[int]) -> None:
         """Observations, counts and masks of ``drivers[i]`` seen by ``colours[i]``."""
@@ -129,10 +154,6 @@ class BatchedSelfPlay:
                 self.agents,
             )
         self._started = False
-        self._mask_width = 0
-        """The batch flow: the masks' columns beyond this are zeros."""
-        self._mask_table = np.zeros((config.actions + 1, 0), dtype=np.int8)
-        """The batch flow: the first columns of every mask (row ``n``: ``n`` legal actions)."""
 
     @property
     def counts(self) -> npt.NDArray[np.int64]:
@@ -268,26 +289,8 @@ class BatchedSelfPlay:
                 self._settle(i, driver)
 
     def _observe_flow(self, whole: bool = False) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The batch flow's observation dict; the masks' columns that may change (up to the most
-        legal actions now or at the last step; ``whole``: every column), not the whole width
-        (thousands of actions, mostly zeros: a mask pass cost a tenth of a step)."""
         arrays = self.arrays
-        counts = arrays.counts
-        most = int(counts.max())
-        mask = arrays.mask
-        if whole:
-            np.less(arrays._actions, counts[:, None], out=mask.view(np.bool_))
-        else:
-            # Rows of a table of masks as wide as needed (a power of two): a gather of small
-            # rows, a fifth of the time of comparing every column.
-            width = max(most, self._mask_width)
-            table = self._mask_table
-            if table.shape[1] < width:
-                size = min(1 << (width - 1).bit_length(), mask.shape[1])
-                rows = np.arange(mask.shape[1] + 1)[:, None]
-                table = self._mask_table = (np.arange(size) < rows).astype(np.int8)
-            mask[:, : table.shape[1]] = np.take(table, counts, axis=0)
-        self._mask_width = most
+        arrays.masks(whole)
         obs: dict[str, np.ndarray] = {"observation": arrays.obs, "action_mask": arrays.mask}
         return obs, {"agents": self.agents, "illegal": self.illegal}
 
