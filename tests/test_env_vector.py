@@ -140,15 +140,28 @@ def test_batched_rejects_bad_actions_clearly() -> None:
         batched_env("long", 0)
 
 
-@pytest.mark.parametrize(("variant", "options"), [("long", {}), ("backgammon", {"cube": True})])
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("backgammon", {"cube": True}),  # a NardyGymEnv per game
+        *LEAN_BATCH,  # the whole-batch flow against the random bot
+        ("long", {"seat": "black"}),
+        ("backgammon", {"cube": False, "seat": "white", "auto_forced": False}),
+    ],
+)
 def test_vector_env_equals_gymnasium_sync_vectorisation(
     variant: str, options: dict[str, Any]
 ) -> None:
+    """The vector env against the random bot is Gymnasium's own loop over the single envs, step
+    by step, illegal actions (about one in 40) and autoresets included."""
     import nardy.env  # noqa: F401  (registers the ids)
+    from nardy.env.registration import env_id as id_of
 
     n, seed = 4, 11
-    env_id = {"long": "nardy/Long-v0", "backgammon": "nardy/Backgammon-v0"}[variant]
+    env_id = id_of(variant)
     ours = vector_env(variant, n, opponent="random", **options)
+    lean = (variant, options) in LEAN_BATCH or "seat" in options
+    assert (ours._flow is not None) == lean
     theirs = gymnasium.make_vec(
         env_id,
         num_envs=n,
@@ -170,6 +183,8 @@ def test_vector_env_equals_gymnasium_sync_vectorisation(
         np.testing.assert_array_equal(info_a["colour"], info_b["colour"])
         counts = a["action_mask"].sum(axis=1)
         actions = (rng.random(n) * np.maximum(counts, 1)).astype(np.int64)
+        wrong = (rng.random(n) < 0.025) & (counts > 0)
+        actions[wrong] = counts[wrong]
         a, ra, ta, ua, info_a = ours.step(actions)
         b, rb, tb, ub, info_b = theirs.step(actions)
         np.testing.assert_array_equal(ra, rb)

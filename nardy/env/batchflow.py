@@ -25,12 +25,15 @@ and chosen results are kept (blocks, and one log of every step's chosen rows) so
 from __future__ import annotations
 
 import copy
-from typing import Any, Final
+from collections.abc import Sequence
+from random import Random
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from nardy import encoding
+from nardy.bots.random_bot import RandomBot
 from nardy.core.batch import BOARD, legal_results_of_boards
 from nardy.core.errors import GameStateError
 from nardy.core.game import Game, PlayDecision, cube_settings_for
@@ -38,6 +41,7 @@ from nardy.core.movegen import board_of, position_of
 from nardy.core.variant import Variant
 from nardy.env import lean
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
+from nardy.env.gym import NardyGymEnv
 
 _BLOCK: Final = NumpyDice.BATCH
 _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
@@ -160,7 +164,7 @@ class LeanBatch:
         else:
             games = np.arange(self.num_envs)
         chosen = self._results[self._start[games] + acts[games]]
-        self._log.append((self._steps, games, chosen))
+        self._record(games, chosen)
         if len(self._log) > 4 * _BLOCK:
             oldest = int(self._since.min())
             self._log = [entry for entry in self._log if entry[0] >= oldest]
@@ -174,13 +178,12 @@ class LeanBatch:
         self, games: npt.NDArray[np.intp], keys: npt.NDArray[np.int8]
     ) -> npt.NDArray[np.intp]:
         """Make the plays ending at ``keys`` in ``games``: a bear-off ends the game (its points
-        paid, the next game begun), else the other player rolls. The games now awaiting their
-        segment's legal results."""
+        paid, the next game begun in self-play: :meth:`_end`), else the other player rolls. The
+        games now awaiting their segment's legal results."""
         ended = keys[:, 0] == self.checkers
         if ended.any():
-            restarted = [
-                self._end(i, key) for i, key in zip(games[ended], keys[ended], strict=True)
-            ]
+            ends = (self._end(i, key) for i, key in zip(games[ended], keys[ended], strict=True))
+            restarted = [i for i in ends if i is not None]  # (None: not restarted here)
             games, keys = games[~ended], keys[~ended]
         else:
             restarted = []
@@ -210,10 +213,7 @@ class LeanBatch:
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
             counts = np.diff(offsets)
             starts = offsets[:-1]
-            if self.auto_forced:
-                forced = counts == 1
-            else:
-                forced = np.zeros(games.size, dtype=np.bool_)
+            forced = counts == 1 if self.auto_forced else np.zeros(games.size, dtype=np.bool_)
             automatic = self._automatic(games, forced)
             deciding = ~(forced | automatic)
             self.counts[games[deciding]] = counts[deciding]
@@ -225,9 +225,16 @@ class LeanBatch:
                 # generated in the next round.
                 chosen = starts.copy()
                 if automatic.any():
-                    chosen[automatic] += self._choose(
-                        games[automatic], counts[automatic], starts[automatic], batch.play_index
-                    )
+                    # The choices are indices in legal_plays' order (a bot's): each one's row
+                    # among its game's results sorted by board, from the batch's play_index.
+                    assert batch.play_index is not None  # order="board"
+                    index = np.frombuffer(batch.play_index, dtype=np.int32)
+                    owner = np.repeat(starts, counts)
+                    inverse = np.empty(index.size, dtype=np.int64)
+                    inverse[owner + index] = np.arange(index.size) - owner
+                    picks = self._choose(games[automatic], counts[automatic])
+                    chosen[automatic] += inverse[starts[automatic] + picks]
+                    self._record(games[automatic], rows[chosen[automatic]])
                 moved = ~deciding
                 games = self._play(games[moved], rows[chosen[moved]])
             else:
@@ -249,14 +256,15 @@ class LeanBatch:
         return np.zeros(games.size, dtype=np.bool_)
 
     def _choose(
-        self,
-        games: npt.NDArray[np.intp],
-        counts: npt.NDArray[np.int64],
-        starts: npt.NDArray[np.int64],
-        play_index: Any,
+        self, games: npt.NDArray[np.intp], counts: npt.NDArray[np.int64]
     ) -> npt.NDArray[np.int64]:
-        """The rows (from each game's first) chosen in the :meth:`_automatic` games."""
+        """The plays chosen in the :meth:`_automatic` games: indices in ``legal_plays``' order."""
         raise NotImplementedError
+
+    def _record(self, games: npt.NDArray[np.intp], rows: npt.NDArray[np.int8]) -> None:
+        """Log the rows chosen in ``games`` now (the answers a replay needs), games ascending."""
+        order = np.argsort(games, kind="stable")
+        self._log.append((self._steps, games[order], rows[order]))
 
     def _observe(self) -> None:
         """Every game's observation: its board from the decider's view and the roll's context."""
@@ -273,11 +281,17 @@ class LeanBatch:
             for i in np.flatnonzero(self.board[:, 24] == self.checkers).tolist():
                 obs[i, encoding.BOARD_SIZE :] = self._first_context(i)
 
-    def _encode_boards(self) -> None:
-        """The board units of every game (``nardy196_v1``, :func:`encoding.encode`'s units) from
-        the board array. Each side's N is the variant's checker count (no checker leaves the game
-        in these variants), so ``off / N`` needs no count of the board."""
-        obs, board, n = self.obs, self.board, self.num_envs
+    def _encode_boards(
+        self, board: npt.NDArray[np.int8] | None = None, obs: npt.NDArray[np.float32] | None = None
+    ) -> None:
+        """The board units (``nardy196_v1``, :func:`encoding.encode`'s units) of ``board`` (every
+        game's, by default) into ``obs`` (the batch's). Each side's N is the variant's checker
+        count (no checker leaves the game in these variants), so ``off / N`` needs no count."""
+        if board is None:
+            board = self.board
+        if obs is None:
+            obs = self.obs
+        n = board.shape[0]
         index = board[:, 1:25].astype(np.intp)
         index += encoding._MAX_STACK
         side = 24 * encoding.UNITS_PER_POINT
@@ -361,7 +375,7 @@ class LeanBatch:
             self._roll_one(i)
         return i
 
-    def _end(self, i: int, key: npt.NDArray[np.int8]) -> int:
+    def _end(self, i: int, key: npt.NDArray[np.int8]) -> int | None:
         """Game ``i`` ended by its mover's bear-off at ``key``: its points paid (RULES.md §6), the
         next game begun; returns ``i``."""
         variant = self.variant
@@ -424,3 +438,130 @@ class LeanBatch:
         """A :class:`~nardy.env.driver.Driver` of game ``i`` at its current decision (a replay:
         stepping it does not step the batch)."""
         return Driver.of(self.config, self.game(i))
+
+
+class LeanVersus(LeanBatch):
+    """:class:`LeanBatch` of :class:`~nardy.env.vector.NardyVectorEnv`: one agent per game against
+    the random bot, with Gymnasium's next-step autoreset. Game ``i`` is ``envs[i]``'s episode
+    (:class:`~nardy.env.gym.NardyGymEnv`: its generator draws the agent's seat, the bot's seed,
+    then the dice): the bot's decisions are made inside the step, as its own
+    ``random.Random(seed).randrange`` over the plays in ``legal_plays``' order would
+    (:class:`~nardy.bots.random_bot.RandomBot`); the observations are the agent's view, a finished
+    game's final board with no decision until the next step starts the next game."""
+
+    def __init__(
+        self,
+        config: EnvConfig,
+        obs: npt.NDArray[np.float32],
+        counts: npt.NDArray[np.int64],
+        envs: Sequence[NardyGymEnv],
+    ) -> None:
+        n = counts.shape[0]
+        rewards = np.zeros((n, 2), dtype=np.float32)
+        super().__init__(
+            config,
+            obs,
+            counts,
+            rewards,
+            np.zeros(n, dtype=np.bool_),
+            np.zeros(n, dtype=np.bool_),
+            np.zeros(n, dtype=np.int64),
+        )
+        self.envs = envs
+        self.colour = np.zeros(n, dtype=np.int64)
+        """The agent's colour per game."""
+        self.reward = np.zeros(n, dtype=np.float64)
+        """The agent's reward of the last step."""
+        self.over = np.zeros(n, dtype=np.bool_)
+        """The game has ended (its final board kept, the winner as :attr:`mover`)."""
+        self.autoreset = np.zeros(n, dtype=np.bool_)
+        self._bots: list[Random] = [Random(0)] * n
+        self._context = encoding._context_vector(encoding.Context())
+
+    @staticmethod
+    def takes(envs: Sequence[NardyGymEnv]) -> bool:
+        """Whether the envs' games can run here: :func:`applies` and the random bot by name."""
+        env = envs[0]
+        maker = env._make_opponent
+        return applies(env.config) and maker is not None and type(maker(0)) is RandomBot
+
+    def reset_all(self) -> None:
+        """Start every game from its env's generator (after ``gymnasium.Env.reset``)."""
+        self.over[:] = False
+        self.autoreset[:] = False
+        self.illegal[:] = False
+        self.reset([env.np_random for env in self.envs])
+
+    def act(self, acts: npt.NDArray[np.int64]) -> None:
+        """The agents' actions (ignored where the game restarts: next-step autoreset)."""
+        self._steps += 1
+        self.reward[:] = 0.0
+        resetting = self.autoreset.copy()
+        waiting = [self._begin(i) for i in np.flatnonzero(resetting).tolist()]
+        legal = ~resetting & (acts >= 0) & (acts < self.counts)
+        bad = ~resetting & ~legal
+        np.copyto(self.illegal, bad)
+        if bad.any():
+            self.reward[bad] = -float(self.variant.max_game_value())  # the cube is not in use
+        games = np.flatnonzero(legal)
+        chosen = self._results[self._start[games] + acts[games]]
+        self._record(games, chosen)
+        ongoing = self._play(games, chosen)
+        if waiting:
+            ongoing = np.concatenate([ongoing, np.array(waiting, dtype=np.intp)])
+        self._generate(ongoing)
+        self.autoreset[:] = self.over | bad
+        self.counts[self.autoreset] = 0  # a finished or abandoned game has no legal action
+        self._observe()
+
+    def _begin(self, i: int) -> int:
+        env = self.envs[i]
+        rng = self._rngs[i]
+        # NardyGymEnv._begin's draws, in its order: the seat, the bot's seed, then the dice.
+        colour = int(rng.integers(2)) if env.seat == "random" else int(env.seat == "black")
+        maker = env._make_opponent
+        assert maker is not None
+        bot = maker(int(rng.integers(2**31)))
+        assert isinstance(bot, RandomBot)
+        bot.start_game(self.variant, 1 - colour)
+        self._bots[i] = bot._random
+        self.colour[i] = colour
+        self.over[i] = False
+        return super()._begin(i)
+
+    def _end(self, i: int, key: npt.NDArray[np.int8]) -> None:
+        variant = self.variant
+        loser = variant.loser_side(position_of(key.tolist()), 1)
+        points = variant.game_points(loser, 1, cube_centred=True, jacoby=self._jacoby)
+        self.reward[i] += points if self.mover[i] == self.colour[i] else -points
+        self.board[i] = key  # the winner's view
+        self.over[i] = True
+        self.counts[i] = 0
+        return None
+
+    def _automatic(
+        self, games: npt.NDArray[np.intp], forced: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.bool_]:
+        automatic: npt.NDArray[np.bool_] = (self.mover[games] != self.colour[games]) & ~forced
+        return automatic
+
+    def _choose(
+        self, games: npt.NDArray[np.intp], counts: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64]:
+        bots = self._bots
+        picks = [bots[i].randrange(c) for i, c in zip(games.tolist(), counts.tolist(), strict=True)]
+        return np.array(picks, dtype=np.int64)
+
+    def _observe(self) -> None:
+        super()._observe()
+        over = np.flatnonzero(self.over)
+        if over.size:
+            # The final board from the agent's view, with no decision's context.
+            board = self.board[over]
+            lost = self.mover[over] != self.colour[over]
+            board[lost] = board[lost][:, self._flip] * self._signs
+            rows = np.empty((over.size, self.obs.shape[1]), dtype=np.float32)
+            self._encode_boards(board, rows)
+            if self.full:
+                rows[:, encoding.BOARD_SIZE :] = self._context
+            self.obs[over] = rows

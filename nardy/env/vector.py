@@ -34,7 +34,7 @@ from nardy.bots import Bot
 from nardy.core.batch import BOARD, legal_results
 from nardy.core.position import Position
 from nardy.core.variant import Variant
-from nardy.env.batchflow import LeanBatch, applies
+from nardy.env.batchflow import LeanBatch, LeanVersus, applies
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv, Seat
 from nardy.env.lean import LeanGame
@@ -362,6 +362,11 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
         self._illegal = np.zeros(num_envs, dtype=np.bool_)
         self._colours = np.zeros(num_envs, dtype=np.int64)
+        self._flow: LeanVersus | None = None
+        """The whole-batch flow (:mod:`nardy.env.batchflow`) of lean games against the random
+        bot; None: the envs step one by one."""
+        if LeanVersus.takes(self.envs):
+            self._flow = LeanVersus(config, self.arrays.obs, self.arrays.counts, self.envs)
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
@@ -373,6 +378,12 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
+        if self._flow is not None:
+            for env, each in zip(self.envs, seeds, strict=True):
+                gymnasium.Env.reset(env, seed=each)
+            self._flow.reset_all()
+            self.arrays.masks(whole=True)
+            return self._flow_observation()
         for env, each in zip(self.envs, seeds, strict=True):
             gymnasium.Env.reset(env, seed=each)
             env._begin()
@@ -386,6 +397,13 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {acts.shape}")
+        flow = self._flow
+        if flow is not None:
+            flow.act(acts.astype(np.int64))
+            self.arrays.masks()
+            obs, info = self._flow_observation()
+            rewards = flow.reward.copy()
+            return obs, rewards, flow.autoreset.copy(), self._truncations.copy(), info
         rewards, terminations = self._rewards, self._terminations
         for i, action in enumerate(acts.tolist()):
             env = self.envs[i]
@@ -400,6 +418,15 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
         np.copyto(self._autoreset, terminations)
         obs, info = self._observe()
         return obs, rewards.copy(), terminations.copy(), self._truncations.copy(), info
+
+    def _flow_observation(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        flow = self._flow
+        assert flow is not None
+        obs: dict[str, np.ndarray] = {
+            "observation": self.arrays.obs.copy(),
+            "action_mask": self.arrays.mask.copy(),
+        }
+        return obs, {"colour": flow.colour.copy(), "illegal_action": flow.illegal.copy()}
 
     def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         envs = self.envs
