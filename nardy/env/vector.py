@@ -9,8 +9,9 @@ arrays (docs/learning.md).
   against a bot, game ``i`` exactly the single :class:`~nardy.env.gym.NardyGymEnv`'s episode for
   seed ``seed + i`` (Gymnasium's next-step autoreset, as ``gymnasium.make_vec`` does).
 
-:class:`BatchedSelfPlay` runs the games of the lean variants without pins as one whole-batch flow
-(:mod:`nardy.env.batchflow`: boards, dice and movers as arrays, a step in numpy); otherwise both
+Both run the games of the lean variants without pins (:class:`NardyVectorEnv`: against the
+random bot) as one whole-batch flow (:mod:`nardy.env.batchflow`: boards, dice and movers as
+arrays, a step in numpy); otherwise both
 keep one :class:`~nardy.env.driver.Driver` per game (the single environments' game flow) and do
 the per-step work for the whole batch at once: the observations are encoded into one preallocated
 array by one numpy pass (:func:`nardy.encoding.encode_into`), the masks are one comparison of the
@@ -325,7 +326,9 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
     Gymnasium's next-step autoreset: the step after a game ends starts the next (its action is
     ignored, its reward 0), exactly what ``gymnasium.make_vec(..., vectorization_mode="sync")``
     returns (tested), observations and masks built for the whole batch at once. ``info`` holds
-    ``colour`` (the agent's colour per game) and ``illegal_action`` (bool per game)."""
+    ``colour`` (the agent's colour per game) and ``illegal_action`` (bool per game). Against the
+    random bot, the lean variants' games run in the whole-batch flow
+    (:class:`~nardy.env.batchflow.LeanVersus`), the same episodes."""
 
     def __init__(
         self,
