@@ -295,8 +295,10 @@ def test_whole_batch_dice_are_each_games_numpy_dice_stream() -> None:
 @pytest.mark.parametrize(("variant", "options"), [("long", {}), ("backgammon", {"cube": False})])
 def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict[str, Any]) -> None:
     """A batch-flow game materialises on demand: its afterstates, position and rolls are the
-    single env's at the same decision, and a deep copy of the batch has the same future."""
+    single env's at the same decision, and a deep copy or a pickle of the batch has the same
+    future."""
     import copy
+    import pickle
 
     from nardy import encoding
     from nardy.env.aec import NardyAECEnv
@@ -320,15 +322,16 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
                 assert game.position == env.driver.game.position
                 assert game.dice.rolls == env.driver.game.dice.rolls
         if step == 30:
-            twin = copy.deepcopy(vec)
-            twin_obs, twin_rewards, _, _ = twin.step(actions)
-            twin_obs = {k: v.copy() for k, v in twin_obs.items()}
-            twin_rewards = twin_rewards.copy()
+            futures = []
+            for twin in (copy.deepcopy(vec), pickle.loads(pickle.dumps(vec))):
+                twin_obs, twin_rewards, _, _ = twin.step(actions)
+                futures.append(({k: v.copy() for k, v in twin_obs.items()}, twin_rewards.copy()))
         obs, rewards, terminated, _ = vec.step(actions)
         if step == 30:
-            for key in obs:
-                np.testing.assert_array_equal(obs[key], twin_obs[key])
-            np.testing.assert_array_equal(rewards, twin_rewards)
+            for twin_obs, twin_rewards in futures:
+                for key in obs:
+                    np.testing.assert_array_equal(obs[key], twin_obs[key])
+                np.testing.assert_array_equal(rewards, twin_rewards)
         for i, env in enumerate(singles):
             env.step(int(actions[i]))
             if terminated[i]:
