@@ -217,11 +217,12 @@ class BatchedSelfPlay:
             pairs = [(lean.position, lean.dice) for lean in leans]
             batch = legal_results(variant, pairs, order="board")
             offsets = batch.offsets.tolist()
+            used = batch.dice_used.tolist()
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
             for k, i in enumerate(games):
                 start, count = offsets[k], offsets[k + 1] - offsets[k]
                 driver = drivers[i]
-                driver.give(count, rows[start].tolist() if count == 1 else ())
+                driver.give(count, rows[start].tolist() if count == 1 else (), used[k])
                 if driver.decision_count():
                     self._rows[i] = (rows, start)
                 self._settle(i, driver)
