@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("gymnasium")
 
@@ -147,6 +149,25 @@ def _spied(next_segment: Any, stops: set[str]) -> Any:
         return answer
 
     return spy
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(
+    variant=st.sampled_from(LEAN),
+    seed=st.integers(0, 2**32 - 1),
+    auto_forced=st.booleans(),
+)
+def test_any_lean_game_is_the_kernel_game(variant: str, seed: int, auto_forced: bool) -> None:
+    """Any seed, with forced segments played or asked (``auto_forced=False``: every segment a
+    decision, a segment without a legal step one empty play)."""
+    options = {"cube": False} if "cube" in load_variant(variant).options else {}
+    config = EnvConfig.build(variant, options, auto_forced=auto_forced)
+    lean = Driver(config, NumpyDice(np.random.default_rng(seed)))
+    kernel = Driver(config, NumpyDice(np.random.default_rng(seed)))
+    kernel.game  # noqa: B018
+    assert _trace(lean, seed) == _trace(kernel, seed)
+    assert lean.game.record() == kernel.game.record()
 
 
 @pytest.mark.parametrize("variant", ["long", "mad_gulbar", "gulbar", "giul"])
