@@ -173,19 +173,25 @@ def test_any_lean_game_is_the_kernel_game(variant: str, seed: int, auto_forced: 
 @pytest.mark.parametrize("variant", ["long", "mad_gulbar", "gulbar", "giul"])
 def test_a_lean_game_copied_in_a_planned_segment_goes_on_the_same(variant: str) -> None:
     """Copies made at a progression stage, a re-roll or transferred steps (and in long nardy,
-    at a roll) replay into the kernel's game at that decision and go on as the original."""
+    at a roll) replay into the kernel's game at that decision and go on as the original, and as
+    a twin that was never copied (lean to the end)."""
     config = _config(variant)
     for seed in range(3):
         driver = Driver(config, NumpyDice(np.random.default_rng(seed)))
+        twin = Driver(config, NumpyDice(np.random.default_rng(seed)))
         pick = np.random.default_rng(seed)
         steps = 0
         while steps < 20 or (variant != "long" and driver._lean.kind == "roll"):  # type: ignore[union-attr]
-            driver.step(int(pick.integers(driver.legal_count())))
+            action = int(pick.integers(driver.legal_count()))
+            driver.step(action)
+            twin.step(action)
             steps += 1
         copied = copy.deepcopy(driver)  # replays into a Game, as pickling does
         pickled = pickle.loads(pickle.dumps(driver))
+        assert twin._lean is not None
         # Every copy goes on with the same dice and decisions as the original.
-        assert _trace(driver, seed) == _trace(copied, seed) == _trace(pickled, seed)
+        expected = _trace(twin, seed)
+        assert _trace(driver, seed) == _trace(copied, seed) == _trace(pickled, seed) == expected
 
 
 def test_lean_game_record_is_the_kernel_record() -> None:
