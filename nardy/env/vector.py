@@ -203,8 +203,10 @@ class BatchedSelfPlay:
         """The legal results of every waiting lean game's segment, in one batch
         (:func:`nardy.core.batch.legal_results`: arrays, no Python object per result left for the
         collector), each game's results in the canonical action order (``order="board"``: sorted
-        by their boards, as :func:`~nardy.env.driver.play_order`); forced segments are played
-        and their games' next segments generated in the next round."""
+        by their boards, as :func:`~nardy.env.driver.play_order`) with the dice they use (a
+        progression's or re-roll chain's next segment depends on it, RULES.md §2.8, §2.9);
+        forced segments are played and their games' next segments (the next turn's, or the
+        same turn's next stage, re-roll or transferred group) generated in the next round."""
         variant = self.config.variant
         drivers = self.drivers
         while self._waiting:
@@ -217,11 +219,12 @@ class BatchedSelfPlay:
             pairs = [(lean.position, lean.dice) for lean in leans]
             batch = legal_results(variant, pairs, order="board")
             offsets = batch.offsets.tolist()
+            used = batch.dice_used.tolist()
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
             for k, i in enumerate(games):
                 start, count = offsets[k], offsets[k + 1] - offsets[k]
                 driver = drivers[i]
-                driver.give(count, rows[start].tolist() if count == 1 else ())
+                driver.give(count, rows[start].tolist() if count == 1 else (), used[k])
                 if driver.decision_count():
                     self._rows[i] = (rows, start)
                 self._settle(i, driver)
