@@ -2003,8 +2003,9 @@ static int flush(Buffer *buf, PyObject *bytearray) {
 
 /* A result and its index among the pair's results in legal_plays' order; `order` is its board
  * with each count's sign bit flipped, so that memcmp orders the boards as tuples of signed counts
- * (-128 ... 127 become 0 ... 255), then its pinned points' bits big-endian (a key without pins, 28
- * entries, comes before the same board with pins, 29). */
+ * (-128 ... 127 become 0 ... 255), then its pinned points' bits big-endian, as a key without pins
+ * (28 entries) comes before the same board with pins (29). (One pair's boards never tie: from one
+ * start, the counts decide the pins.) */
 typedef struct {
     uint8_t order[KEY];
     int32_t index;
