@@ -195,11 +195,8 @@ class Driver:
         (:attr:`game`, replayed) the first time anything asks for that."""
         if self.match is None and lean.eligible(config.variant, dice, whole_match):
             assert dice is not None
-            # Batched legal results carry no pins in their sort keys: pinning games generate
-            # their own (RULES.md §3.12.2; a vector env's batch only for the others).
-            batched = deferred and not config.variant.rules.hitting.pins
             self._lean = LeanGame(
-                config.variant, dice, auto_forced=config.auto_forced, deferred=batched
+                config.variant, dice, auto_forced=config.auto_forced, deferred=deferred
             )
         else:
             self._game = self._new_game()
@@ -518,12 +515,12 @@ class Driver:
             assert isinstance(decision, TakeDecision)
             self.answer(_TAKE_ANSWERS[action])
 
-    def give(self, count: int, first: Sequence[int]) -> None:
-        """A deferred lean game's awaited legal results: ``count`` of them, ``first`` the
-        result key of the first (played when forced; :meth:`LeanGame.give`)."""
+    def give(self, count: int, first: Sequence[int], used: int = 0) -> None:
+        """A deferred lean game's awaited legal results: ``count`` of them using ``used`` dice
+        each, ``first`` the result key of the first (played when forced; :meth:`LeanGame.give`)."""
         assert self._lean is not None
         self._order = None
-        self._lean.give(count, first)
+        self._lean.give(count, first, used)
         self._settle()
 
     def decision_count(self) -> int:

@@ -103,6 +103,7 @@ class LeanGame:
         "_pins",
         "_segment",
         "_sorted",
+        "_used",
         "answers",
         "auto_forced",
         "awaiting",
@@ -150,6 +151,9 @@ class LeanGame:
         self._segment: SegmentPlays | None = None
         self._keys: dict[BoardKey, Any] | None = None
         self._sorted: list[BoardKey] | None = None
+        self._used = 0
+        """Deferred only: the dice every play of the handed-over segment uses (RULES.md §2.3's
+        N; a pinning game's end needs it, §3.12.2)."""
         rules = variant.rules
         first: Roll | None = None
         if rules.turn.opening != "white_starts":
@@ -210,15 +214,19 @@ class LeanGame:
     def choose(self, key: Sequence[int]) -> None:
         """Play the legal play that ends at ``key`` and go on to the next decision."""
         self.answers.append(tuple(key))
-        if not self._play(key, self.segment().dice_used if self._pins else 0):
+        used = 0
+        if self._pins:
+            used = self._used if self.deferred else self.segment().dice_used
+        if not self._play(key, used):
             self._turn(None)
 
-    def give(self, count: int, first: Sequence[int]) -> None:
-        """Deferred: the awaited segment has ``count`` legal plays, ``first`` the result key of
-        the first (the one played when it is forced)."""
+    def give(self, count: int, first: Sequence[int], used: int = 0) -> None:
+        """Deferred: the awaited segment has ``count`` legal plays using ``used`` dice each,
+        ``first`` the result key of the first (the one played when it is forced)."""
         self.awaiting = False
+        self._used = used
         if count == 1 and self.auto_forced:
-            if not self._play(first):
+            if not self._play(first, used):
                 self._turn(None)
             return
         self._count = count
