@@ -1,12 +1,12 @@
-/* nardy.core._batchgen: the move generator's fast path and ordered search in C, for batches.
+/* nardy.core._batchgen: the move generator's searches in C, for batches.
  *
  * nardy.core.batch.legal_results hands this module a list of (position, dice) pairs of a rule set
  * that the fast path answers (MoveGenerator.fast in core/movegen.py: order-free steps, no quarter,
- * trap or pinning rule) or the ordered search (below). For each pair it writes the legal results
- * straight into byte buffers: no Python object per result. It is a line-by-line translation of
- * MoveGenerator._fast, _fast_two, _fast_equal and _MultisetSearch.search, so it gives the same
- * results in the same order with the same representative steps (core/movegen.py is the
- * reference; tests/test_batchgen.py compares).
+ * trap or pinning rule), the ordered search or the pinning search (below). For each pair it writes
+ * the legal results straight into byte buffers: no Python object per result. It is a line-by-line
+ * translation of MoveGenerator._fast, _fast_two, _fast_equal and _MultisetSearch.search, so it
+ * gives the same results in the same order with the same representative steps (core/movegen.py is
+ * the reference; tests/test_batchgen.py compares).
  *
  * For the ordered search's rule sets (MoveGenerator.ordered: order-dependent rules without
  * hitting; nardgammon, mad, mad_gulbar, fevga, giul) it translates MoveGenerator._ordered: the
@@ -14,6 +14,12 @@
  * _ordered_two, _ordered_equal with _OrderedSearch, the trap filter, and the general search
  * (_search) for the one case the ordered search hands to it (no play uses both of two different
  * dice).
+ *
+ * For the pinning rule sets (MoveGenerator.pins: plakoto, RULES.md §3.12.2) it translates
+ * MoveGenerator._pinning: _mother_order, _pin_two, _PinMultiset and _PinSearch. The board then
+ * carries the pinned points' bits at b[PINS], and a result's key (KEY bytes) carries them after
+ * its 28 board bytes; they are written to their own buffer (ResultBatch.pinned). A game the mother
+ * rule ended goes to Python, which says so.
  *
  * With an index buffer each pair's results are written sorted by board instead (the learning
  * environments' canonical action order), with each one's index in legal_plays' order.
@@ -24,8 +30,9 @@
  *
  * The board is core/movegen.py's: 28 ints seen from the mover, b[0] his borne-off count, b[1..24]
  * the points (positive his, negative the opponent's), b[25] his bar, b[26] the opponent's bar,
- * b[27] the opponent's borne-off count. A play's steps are 4 x (source, destination, hit), -1 where
- * the play has fewer steps (nardy.core.batch's layout).
+ * b[27] the opponent's borne-off count, and b[28] the pinned points' bits (0 without pins). A
+ * play's steps are 4 x (source, destination, hit), -1 where the play has fewer steps
+ * (nardy.core.batch's layout).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -2184,7 +2191,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_batchgen",
-    "The move generator's fast path in C for nardy.core.batch (see core/_batchgen.c).", -1, methods,
+    "The move generator's searches in C for nardy.core.batch (see core/_batchgen.c).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

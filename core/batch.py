@@ -18,12 +18,14 @@ numpy arrays (numpy is optional: ``nardy[rl]`` or ``nardy[neural]``).
 Where the move generator's fast path answers (order-free rule sets: backgammon, trictrac, long,
 gulbar, khachapuri, hypergammon, portes, mad with ``home_moves: always``; :attr:`MoveGenerator.fast
 <nardy.core.movegen.MoveGenerator.fast>`) or its ordered search (nardgammon, mad, mad_gulbar,
-fevga, giul; :attr:`MoveGenerator.ordered <nardy.core.movegen.MoveGenerator.ordered>`) and the C
-extension ``nardy.core._batchgen`` is built (setup.py, beside the compiled generator), the pairs
-are generated in C, which writes the results straight into the arrays; a pair it cannot answer
-(the general search's rare cases, bad input) is answered by ``legal_plays`` as every pair is
-elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
-(the pure build is the reference).
+fevga, giul; :attr:`MoveGenerator.ordered <nardy.core.movegen.MoveGenerator.ordered>`) or its
+pinning search (plakoto with each mother rule; :attr:`MoveGenerator.pins
+<nardy.core.movegen.MoveGenerator.pins>`) and the C extension ``nardy.core._batchgen`` is built
+(setup.py, beside the compiled generator), the pairs are generated in C, which writes the results
+(and a pinning variant's pinned points, :attr:`ResultBatch.pinned`) straight into the arrays; a
+pair it cannot answer (the general search's rare cases, bad input, a game the mother rule ended)
+is answered by ``legal_plays`` as every pair is elsewhere. ``NARDY_MOVEGEN=pure`` turns the C
+path off (the pure build is the reference).
 """
 
 from __future__ import annotations
