@@ -1650,7 +1650,8 @@ static int pin_two(Gen *g, int d1, int d2, int stuck) {
         if (g->larger.n) {
             size_t slot;
             for (Py_ssize_t j = 0; j < g->singles.n; j++)
-                g->singles.items[j].alive = map_find(&g->larger, g->singles.items[j].board, &slot) >= 0;
+                g->singles.items[j].alive =
+                    map_find(&g->larger, g->singles.items[j].board, &slot) >= 0;
         }
         g->result = &g->singles;
         return 1;
@@ -2041,11 +2042,11 @@ PyDoc_STRVAR(legal_results_doc,
 "the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
 "rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
 "end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
-"runner rule, quarter 0 none/1 step/2 end, trap rule, pins, mother rule 0 off/1 standard/2 simple,\n"
-"the opponent's 24 in the mover's coordinates). steps is a bytearray or None. index is None (each\n"
-"pair's results in legal_plays' order) or a bytearray: each pair's results sorted by board (and\n"
-"pinned bits), and per row (int32) the result's index in legal_plays' order. pinned is a\n"
-"bytearray (per row, int64, the result's pinned points' bits) or None.");
+"runner rule, quarter 0 none/1 step/2 end, trap rule, pins, mother rule 0 off/1 standard/\n"
+"2 simple, the opponent's 24 in the mover's coordinates). steps is a bytearray or None. index\n"
+"is None (each pair's results in legal_plays' order) or a bytearray: each pair's results sorted\n"
+"by board (then pinned bits), and per row (int32) the result's index in legal_plays' order.\n"
+"pinned is a bytearray (per row, int64, the result's pinned points' bits) or None.");
 
 static PyObject *legal_results(PyObject *self, PyObject *args) {
     (void)self;
@@ -2068,7 +2069,8 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
         return NULL;
     }
     if (pins && (mother < 0 || mother > 2 || (opp_head != 1 && opp_head != 12))) {
-        PyErr_SetString(PyExc_ValueError, "the mother rule is 0-2 and the opponent's 24 is 1 or 12");
+        PyErr_SetString(PyExc_ValueError,
+                        "the mother rule is 0-2 and the opponent's 24 is 1 or 12");
         return NULL;
     }
     const int sort = index_out != Py_None;
@@ -2176,7 +2178,8 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
     }
     if (flush(&out_boards, boards) < 0 || (steps != Py_None && flush(&out_steps, steps) < 0) ||
         (sort && flush(&out_index, index_out) < 0) ||
-        (pins_out != Py_None && flush(&out_pins, pins_out) < 0) || flush(&out_offsets, offsets) < 0 ||
+        (pins_out != Py_None && flush(&out_pins, pins_out) < 0) ||
+        flush(&out_offsets, offsets) < 0 ||
         flush(&out_dice, dice_used) < 0) {
         forget_output();
         return NULL;
