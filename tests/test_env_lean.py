@@ -219,7 +219,7 @@ def test_lean_decision_for_bots_is_the_kernels() -> None:
     np.testing.assert_array_equal(lean.afterstates(), kernel.afterstates())
 
 
-@pytest.mark.parametrize("variant", ["backgammon", "long"])
+@pytest.mark.parametrize("variant", ["backgammon", "long", "plakoto"])  # plakoto: pins in keys
 def test_canonical_order_of_a_batch_is_play_order(variant: str) -> None:
     config = _config(variant)
     pairs, expected = [], []

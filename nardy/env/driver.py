@@ -206,11 +206,8 @@ class Driver:
         (:attr:`game`, replayed) the first time anything asks for that."""
         if self.match is None and lean.eligible(config.variant, dice, whole_match):
             assert dice is not None
-            # Batched legal results carry no pins in their sort keys: pinning games generate
-            # their own (RULES.md §3.12.2; a vector env's batch only for the others).
-            batched = deferred and not config.variant.rules.hitting.pins
             self._lean = LeanGame(
-                config.variant, dice, auto_forced=config.auto_forced, deferred=batched
+                config.variant, dice, auto_forced=config.auto_forced, deferred=deferred
             )
         else:
             self._game = self._new_game()

@@ -18,6 +18,7 @@ legal actions are always the first ones), legality is checked by array compariso
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -107,9 +108,10 @@ class BatchedSelfPlay:
         self.drivers: list[Driver] = []
         self._rngs: list[np.random.Generator] = []
         self._colours: list[int] = [0] * num_envs
-        self._rows: list[tuple[np.ndarray, int] | None] = [None] * num_envs
+        self._rows: list[tuple[np.ndarray, int, array[int] | None] | None] = [None] * num_envs
         """Per lean game waiting for an action: its legal results' boards in the canonical
-        order (a batch's array, shared) and where its rows start."""
+        order (a batch's array, shared), where its rows start, and the batch's pinned points' bits
+        (a pinning variant's, else None)."""
         self._waiting: list[int] = []
         """Lean games whose next segment's legal results are still to be generated."""
 
@@ -162,8 +164,8 @@ class BatchedSelfPlay:
                 drivers[i] = driver = self._new_driver(i)
             elif rows is not None:
                 # A lean game: the chosen row of its batch is the play's result board.
-                board, start = rows
-                driver.choose_key(board[start + action].tolist())
+                board, start, pins = rows
+                driver.choose_key(_key(board, pins, start + action))
             else:
                 driver.step_legal(action)
             self._settle(i, driver)
@@ -221,12 +223,13 @@ class BatchedSelfPlay:
             offsets = batch.offsets.tolist()
             used = batch.dice_used.tolist()
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
+            pins = batch.pinned
             for k, i in enumerate(games):
                 start, count = offsets[k], offsets[k + 1] - offsets[k]
                 driver = drivers[i]
-                driver.give(count, rows[start].tolist() if count == 1 else (), used[k])
+                driver.give(count, _key(rows, pins, start) if count == 1 else (), used[k])
                 if driver.decision_count():
-                    self._rows[i] = (rows, start)
+                    self._rows[i] = (rows, start, pins)
                 self._settle(i, driver)
 
     def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -237,6 +240,15 @@ class BatchedSelfPlay:
             "action_mask": self.arrays.mask,
         }
         return obs, {"agents": self.agents, "illegal": self.illegal}
+
+
+def _key(rows: np.ndarray, pins: array[int] | None, row: int) -> list[int]:
+    """A batch row's result key (:func:`~nardy.core.movegen.board_of`): its board, and the
+    pinned points' bits where something is pinned (RULES.md §3.12.2)."""
+    key: list[int] = rows[row].tolist()
+    if pins is not None and pins[row]:
+        key.append(pins[row])
+    return key
 
 
 def batched_env(
