@@ -28,7 +28,7 @@ until the project is installed again. ``nardy --version`` says which generator i
 ``NARDY_MOVEGEN=pure`` in the environment loads the source at run time (nardy.core._engine).
 
 The compiled build also has a small hand-written C extension, ``nardy.core._batchgen``
-(``core/_batchgen.c``): the generator's fast path and ordered search for batches
+(``core/_batchgen.c``): the generator's fast path, ordered search and pinning search for batches
 (``nardy.core.batch``), optional like the mypyc one (without it, or with ``NARDY_MOVEGEN=pure``,
 the batch API calls the generator per pair). It carries its source's SHA-256 too: after an edit of ``core/_batchgen.c`` the batch API
 leaves it unused (with a warning) until the project is installed again.

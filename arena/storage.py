@@ -995,7 +995,7 @@ class SqlStore(ABC):
 
     def column_totals(self, tournament_id: str) -> list[dict[str, Any]]:
         """Games grouped by what the per-game totals depend on (pool, seats, pairing, winner,
-        forfeit), each group with its count and points: summed by the database (from a
+        forfeit, draw), each group with its count and points: summed by the database (from a
         covering index), so that the ledger can be checked against the games' columns without
         reading every game."""
         with self._guard(), self._transaction():
@@ -1006,12 +1006,25 @@ class SqlStore(ABC):
         rows = self._execute(
             "SELECT pool, a, b, leg, white, black, winner, "
             f"CASE WHEN termination IN ({forfeits}) THEN 1 ELSE 0 END AS forfeit, "
+            "CASE WHEN termination = 'draw' THEN 1 ELSE 0 END AS draw, "
             "COUNT(*) AS n, SUM(points) AS points "
             "FROM games WHERE tournament_id = ? "
-            "GROUP BY pool, a, b, leg, white, black, winner, forfeit",
+            "GROUP BY pool, a, b, leg, white, black, winner, forfeit, draw",
             (tournament_id,),
         ).rows
-        keys = ("pool", "a", "b", "leg", "white", "black", "winner", "forfeit", "n", "points")
+        keys = (
+            "pool",
+            "a",
+            "b",
+            "leg",
+            "white",
+            "black",
+            "winner",
+            "forfeit",
+            "draw",
+            "n",
+            "points",
+        )
         return [{k: r[k] for k in keys} for r in rows]
 
     @staticmethod

@@ -1274,6 +1274,11 @@ def ledger_matches_columns(
         if winner is None:
             if points:
                 return False
+            if g.get("draw"):
+                # A draw (plakoto, RULES.md §3.12.2) is a game played by both, as the ledger
+                # counts it; an aborted game is no one's.
+                bots[(pool, g["white"])][0] += n
+                bots[(pool, g["black"])][0] += n
             continue
         won, lost = (g["white"], g["black"]) if winner == 0 else (g["black"], g["white"])
         w = bots[(pool, won)]

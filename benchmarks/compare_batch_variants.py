@@ -39,7 +39,7 @@ from nardy.core.variant import Variant  # noqa: E402
 
 DEFAULT = (
     "backgammon,long,nardgammon,mad,mad:home_moves=never,mad_gulbar,fevga,"
-    "fevga:quarter_timing=every_step,giul"
+    "fevga:quarter_timing=every_step,giul,plakoto,plakoto:mother=simple"
 )
 """Variants, each with its options after a colon (``name:key=value:key=value``)."""
 
@@ -49,9 +49,19 @@ def _answered_in_c(variant: Variant, pairs: list[Any]) -> int:
     rules = batch.native_rules(variant)
     assert batch.NATIVE is not None and rules is not None
     answered = start = 0
+    pinned = bytearray() if variant.rules.hitting.pins else None
     while start < len(pairs):
         end = batch.NATIVE.legal_results(
-            pairs, start, Position, rules, bytearray(8), bytearray(), bytearray(), None, None
+            pairs,
+            start,
+            Position,
+            rules,
+            bytearray(8),
+            bytearray(),
+            bytearray(),
+            None,
+            None,
+            pinned,
         )
         answered += end - start
         start = end + 1

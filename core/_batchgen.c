@@ -1,12 +1,12 @@
-/* nardy.core._batchgen: the move generator's fast path and ordered search in C, for batches.
+/* nardy.core._batchgen: the move generator's searches in C, for batches.
  *
  * nardy.core.batch.legal_results hands this module a list of (position, dice) pairs of a rule set
  * that the fast path answers (MoveGenerator.fast in core/movegen.py: order-free steps, no quarter,
- * trap or pinning rule) or the ordered search (below). For each pair it writes the legal results
- * straight into byte buffers: no Python object per result. It is a line-by-line translation of
- * MoveGenerator._fast, _fast_two, _fast_equal and _MultisetSearch.search, so it gives the same
- * results in the same order with the same representative steps (core/movegen.py is the
- * reference; tests/test_batchgen.py compares).
+ * trap or pinning rule), the ordered search or the pinning search (below). For each pair it writes
+ * the legal results straight into byte buffers: no Python object per result. It is a line-by-line
+ * translation of MoveGenerator._fast, _fast_two, _fast_equal and _MultisetSearch.search, so it
+ * gives the same results in the same order with the same representative steps (core/movegen.py is
+ * the reference; tests/test_batchgen.py compares).
  *
  * For the ordered search's rule sets (MoveGenerator.ordered: order-dependent rules without
  * hitting; nardgammon, mad, mad_gulbar, fevga, giul) it translates MoveGenerator._ordered: the
@@ -14,6 +14,12 @@
  * _ordered_two, _ordered_equal with _OrderedSearch, the trap filter, and the general search
  * (_search) for the one case the ordered search hands to it (no play uses both of two different
  * dice).
+ *
+ * For the pinning rule sets (MoveGenerator.pins: plakoto, RULES.md §3.12.2) it translates
+ * MoveGenerator._pinning: _mother_order, _pin_two, _PinMultiset and _PinSearch. The board then
+ * carries the pinned points' bits at b[PINS], and a result's key (KEY bytes) carries them after
+ * its 28 board bytes; they are written to their own buffer (ResultBatch.pinned). A game the mother
+ * rule ended goes to Python, which says so.
  *
  * With an index buffer each pair's results are written sorted by board instead (the learning
  * environments' canonical action order), with each one's index in legal_plays' order.
@@ -24,8 +30,9 @@
  *
  * The board is core/movegen.py's: 28 ints seen from the mover, b[0] his borne-off count, b[1..24]
  * the points (positive his, negative the opponent's), b[25] his bar, b[26] the opponent's bar,
- * b[27] the opponent's borne-off count. A play's steps are 4 x (source, destination, hit), -1 where
- * the play has fewer steps (nardy.core.batch's layout).
+ * b[27] the opponent's borne-off count, and b[28] the pinned points' bits (0 without pins). A
+ * play's steps are 4 x (source, destination, hit), -1 where the play has fewer steps
+ * (nardy.core.batch's layout).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -39,11 +46,13 @@
 #define OPP_OFF 27
 #define HEAD 24
 #define NO_LIMIT 99
+#define PINS 28 /* b[PINS]: the pinned points' bits (core/movegen.py's PINS) */
+#define KEY 32  /* a result's key: the 28 board bytes and the pinned points' bits (uint32) */
 
 /* -- results: an insertion-ordered map from result board to steps (a Python dict's semantics) -- */
 
 typedef struct {
-    int8_t board[BOARD];
+    int8_t board[KEY]; /* the result board, then its pinned points' bits (native uint32) */
     int8_t steps[STEP_BYTES];
     int8_t alive; /* cleared by a filter (the six-block end check, the larger-die rule) */
     int8_t used, larger; /* the general search's dice used, and "reachable by the larger die" */
@@ -60,11 +69,11 @@ typedef struct {
 
 static uint64_t hash_board(const int8_t *k) {
     uint64_t a, b, c;
-    uint32_t d;
+    uint64_t d;
     memcpy(&a, k, 8);
     memcpy(&b, k + 8, 8);
     memcpy(&c, k + 16, 8);
-    memcpy(&d, k + 24, 4);
+    memcpy(&d, k + 24, 8);
     uint64_t h = a * 0x9E3779B97F4A7C15ULL;
     h = (h ^ (h >> 29) ^ b) * 0xBF58476D1CE4E5B9ULL;
     h = (h ^ (h >> 31) ^ c) * 0x94D049BB133111EBULL;
@@ -96,7 +105,7 @@ static Py_ssize_t map_find(const Map *m, const int8_t *board, size_t *slot) {
     size_t i = (size_t)hash_board(board) & m->mask;
     while (m->stamps[i] == m->stamp) {
         uint32_t j = m->slots[i];
-        if (memcmp(m->items[j].board, board, BOARD) == 0) {
+        if (memcmp(m->items[j].board, board, KEY) == 0) {
             *slot = i;
             return j;
         }
@@ -146,7 +155,7 @@ static int map_reserve(Map *m) {
 /* Appends a new item at slot (from map_find); its steps are left to the caller. */
 static Entry *map_append(Map *m, const int8_t *board, size_t slot) {
     Entry *e = &m->items[m->n];
-    memcpy(e->board, board, BOARD);
+    memcpy(e->board, board, KEY);
     e->alive = 1;
     m->stamps[slot] = m->stamp;
     m->slots[slot] = (uint32_t)m->n++;
@@ -171,23 +180,31 @@ typedef struct {
     int runner;     /* Fevga's runner rule (§3.9) */
     int quarter;    /* Fevga's quarter rule (§3.9): 0 none, 1 every step, 2 end of the segment */
     int trap;       /* Fevga's trap rule (§3.9, §2.3 item 6) */
+    /* The pinning search's rules (MoveGenerator.pins: plakoto, §3.12.2). */
+    int pins;     /* landing on a lone opposing checker pins it (no hitting) */
+    int mother;   /* the mother rule: 0 off, 1 standard, 2 simple */
+    int opp_head; /* the opponent's own 24 in the mover's coordinates (his mother's point) */
     /* The segment. */
-    int b[BOARD];
+    int b[BOARD + 1]; /* b[PINS]: the pinned points' bits (0 without pins) */
     int block_points[24]; /* my points on O's path below his lowest checker (six-block check) */
     int block_count;      /* 0: no block can be illegal */
     int end_blocks;       /* the six-block end check applies to this segment (block_count > 0) */
-    int start[BOARD];     /* the segment's start board */
+    int start[BOARD + 1]; /* the segment's start board */
     Map plays, singles, larger;
     Map *result; /* the map holding the answer (plays or singles) */
     int path[4][3]; /* the steps of the node being searched, one per depth */
     /* The equal dice search (_MultisetSearch). */
     int die, total, last, best, board_end, count;
     int movable[26];
+    /* The pinning search's equal dice (_PinMultiset, _PinSearch). */
+    int live; /* the mother rule can end the game in this segment */
 } Gen;
 
 static void key_of(const int *b, int8_t *key) {
     for (int i = 0; i < BOARD; i++)
         key[i] = (int8_t)b[i];
+    const uint32_t pins = (uint32_t)b[PINS];
+    memcpy(key + BOARD, &pins, sizeof pins);
 }
 
 static void set_steps(int8_t *out, int (*path)[3], int depth, const int *step) {
@@ -221,7 +238,7 @@ static int setdefault(Map *m, const int8_t *key, int (*path)[3], int depth, cons
 }
 
 static int setdefault_board(Map *m, const int *b, int (*path)[3], int depth, const int *step) {
-    int8_t key[BOARD];
+    int8_t key[KEY];
     key_of(b, key);
     return setdefault(m, key, path, depth, step);
 }
@@ -300,7 +317,7 @@ static int fast_two(Gen *g, int d1, int d2, int limit) {
     map_clear(&g->plays);
     const int *first_sources = b[BAR] ? bar_only : occupied;
     const int n_first = b[BAR] ? 1 : n_occupied;
-    int8_t key[BOARD];
+    int8_t key[KEY];
     for (int order = 0; order < 2; order++) {
         const int x = order ? d2 : d1, y = order ? d1 : d2;
         for (int i = 0; i < n_first; i++) {
@@ -493,7 +510,7 @@ static int search(Gen *g, int start, int depth, int outside, int head_left) {
     const int die = g->die, blot = g->blot, exact = g->exact;
     const int stop = b[BAR] ? 1 : outside ? g->board_end : g->count;
     int moved = 0;
-    int8_t key[BOARD];
+    int8_t key[KEY];
     for (int j = start; j < stop; j++) {
         const int p = g->movable[j];
         if (b[p] <= 0 || (p == HEAD && head_left <= 0))
@@ -737,7 +754,7 @@ enum {
 };
 
 static int put_play(Map *m, const int *b, int (*path)[3], int depth, const int *step, int how) {
-    int8_t key[BOARD];
+    int8_t key[KEY];
     size_t slot;
     key_of(b, key);
     Py_ssize_t found = map_find(m, key, &slot);
@@ -960,7 +977,7 @@ typedef struct {
 } OrderedRules;
 
 static int in_set(const Map *m, const int *b) {
-    int8_t key[BOARD];
+    int8_t key[KEY];
     size_t slot;
     key_of(b, key);
     return map_find(m, key, &slot) >= 0;
@@ -986,7 +1003,7 @@ static int record_state(Gen *g, const OrderedRules *r, int used, int depth, cons
         return -1;
     if (check && end_fails(g, r, held))
         return 0;
-    int8_t key[BOARD];
+    int8_t key[KEY];
     key_of(g->b, key);
     return record(g, used, key, depth, step);
 }
@@ -1145,7 +1162,7 @@ static int general_end_fails(const Gen *g, const GeneralRules *r) {
 /* record(key, used): a new result, or more dice (or, among one-die plays, the larger die) for a
  * result found before. */
 static int general_record(Gen *g, int used, int by_larger, int depth) {
-    int8_t key[BOARD];
+    int8_t key[KEY];
     size_t slot;
     key_of(g->b, key);
     Py_ssize_t found = map_find(&g->plays, key, &slot);
@@ -1258,7 +1275,7 @@ static int general_node(Gen *g, const GeneralRules *r, const int *remaining, int
                         return -1;
                 } else {
                     /* After the last die: a candidate unless it fails an end check. */
-                    int8_t key[BOARD];
+                    int8_t key[KEY];
                     size_t slot;
                     key_of(b, key);
                     Py_ssize_t found = map_find(&g->plays, key, &slot);
@@ -1397,6 +1414,406 @@ static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
     return used;
 }
 
+/* -- the pinning search (MoveGenerator._pinning, RULES.md §3.12.2) ---------------------------- */
+
+/* For pinning rule sets (plakoto): no hitting; a step onto a lone opposing checker pins it, which
+ * stays beneath the stack until its last checker leaves. The board carries the pinned points' bits
+ * at b[PINS] (core/movegen.py's PINS), and a result's key carries them too (KEY), so a position
+ * without pins has the same key as in any rule set. A line-by-line translation of _pinning,
+ * _mother_order, _pin_two, _PinMultiset and _PinSearch (which every caller reaches through
+ * pinning()). */
+
+#define BIT(mask, p) (((mask) >> (p)) & 1)
+
+/* _pin_move, in place: a lone opposing checker on t (t >= 1, an open point) is pinned; the last
+ * checker leaving p frees the one pinned beneath; t < 1 bears off. Returns t's value before the
+ * step (0 for a bear-off), for pin_unstep. */
+static int pin_step(int *b, int p, int t) {
+    const int c = b[p];
+    int m = b[PINS], v = 0;
+    if (c == 1 && BIT(m, p)) {
+        b[p] = -1; /* the last checker of a pinning stack frees the one beneath */
+        m ^= 1 << p;
+    } else
+        b[p] = c - 1;
+    if (t >= 1) {
+        v = b[t];
+        if (v == -1) {
+            b[t] = 1;
+            m |= 1 << t;
+        } else
+            b[t] = v + 1;
+    } else
+        b[0]++;
+    b[PINS] = m;
+    return v;
+}
+
+/* Undoes pin_step (c: p's count before it, v: its return, mask: the bits before it). */
+static void pin_unstep(int *b, int p, int t, int c, int v, int mask) {
+    if (t >= 1)
+        b[t] = v;
+    else
+        b[0]--;
+    b[p] = c;
+    b[PINS] = mask;
+}
+
+/* _pin_open: whether a step to t (t < 1: off) can be legal whatever the mover's other steps: t is
+ * not closed (two or more opposing checkers, or one pinning his), or it is a bear-off and none of
+ * his checkers is pinned. */
+static int pin_open(const int *b, int t, int mask, int stuck) {
+    if (t < 1)
+        return !stuck;
+    const int v = b[t];
+    return v >= 0 || (v == -1 && !BIT(mask, t));
+}
+
+/* Whether the board after a step ends the game, which counts as using every die: his last checker
+ * off (§2.3 item 2) or, where the mother rule is live, her pinned beneath his stack with (standard
+ * rule) his own 24 empty (§3.12.2). */
+static int pin_ends(const Gen *g, const int *b) {
+    const int o = g->opp_head;
+    return b[0] == g->checkers ||
+           (g->live && b[o] > 0 && BIT(b[PINS], o) && (g->mother == 2 || b[HEAD] <= 0));
+}
+
+/* Variant.mother_end of the start board (legal_plays refuses a game the mother rule ended, so
+ * Python answers it): a mother is pinned, and it is a win, a loss or a draw. */
+static int mother_ended(const Gen *g, const int *b) {
+    const int mask = b[PINS], top = g->opp_head;
+    const int opponent_pinned = BIT(mask, top) && b[top] > 0;
+    const int mover_pinned = BIT(mask, 24) && b[24] < 0;
+    if (!opponent_pinned && !mover_pinned)
+        return 0;
+    if (g->mother == 2 || (opponent_pinned && mover_pinned))
+        return 1;
+    return (opponent_pinned && b[24] <= 0) || (mover_pinned && b[top] >= 0);
+}
+
+/* MoveGenerator._mother_order: 0 if the mother rule cannot end the game in a segment of `total`
+ * steps of d1 and d2 (equal for equal dice); 1 if it can and the multiset search finds every play;
+ * 2 if every order must be searched (core/movegen.py gives the reasons). */
+static int mother_order(const Gen *g, const int *b, int d1, int d2, int total, int stuck) {
+    if (!g->mother)
+        return 0;
+    const int mask = b[PINS], o = g->opp_head, v = b[o], simple = g->mother == 2;
+    const int head = b[HEAD] > 0 ? b[HEAD] : 0, equal = d1 == d2;
+    if (v > 0 && BIT(mask, o)) {
+        if (simple)
+            return 2;
+        if (head > total)
+            return 0;
+        return equal && head == total && o == 1 ? 1 : 2;
+    }
+    if (v != -1 || BIT(mask, o))
+        return 0;
+    const int first = simple ? 0 : head; /* steps from his 24 before the game can end */
+    const int left = total - first;      /* steps left for reaching her */
+    if (left < 1)
+        return 0;
+    if (equal) {
+        int found = 0;
+        for (int k = 1; k <= left; k++) {
+            const int p = o + k * d1;
+            if (p > 24)
+                break;
+            if (b[p] > 0) {
+                found = 1;
+                break;
+            }
+        }
+        if (!found)
+            return 0;
+        if (o != 1 || (first && first + 1 < total))
+            return 2;
+        if (stuck)
+            return 1;
+        int outside = 0;
+        for (int p = 7; p <= 24; p++)
+            if (b[p] > 0)
+                outside += b[p];
+        return outside + 2 > total ? 1 : 2;
+    }
+    const int found = (o + d1 <= 24 && b[o + d1] > 0) || (o + d2 <= 24 && b[o + d2] > 0) ||
+                      (left >= 2 && o + d1 + d2 <= 24 && b[o + d1 + d2] > 0);
+    return found ? 2 : 0;
+}
+
+/* _pin_two: two different dice, both orders (a pair of steps once); the one-die plays only when
+ * no play uses both. The dice used, or NO_MEMORY. */
+static int pin_two(Gen *g, int d1, int d2, int stuck) {
+    int *b = g->b;
+    const int exact = g->exact, mask = b[PINS];
+    const int larger = d1 > d2 ? d1 : d2;
+    int occupied[24], n_occupied;
+    const int outside = occupied_points(b, occupied, &n_occupied);
+    uint32_t firsts[25]; /* bit q of firsts[p]: p by x, then q by y, played in the first order */
+    memset(firsts, 0, sizeof firsts);
+    int have_singles = 0; /* one-die candidates, kept only while no play uses both dice */
+    int8_t key[KEY];
+    map_clear(&g->plays);
+    for (int order = 0; order < 2; order++) {
+        const int x = order ? d2 : d1, y = order ? d1 : d2;
+        /* Sources of the second step, descending: whether a point is closed cannot change in the
+         * segment (_pin_movable), so they are chosen once. */
+        int second[24], n_second = 0;
+        for (int i = 0; i < n_occupied; i++)
+            if (pin_open(b, occupied[i] - y, mask, stuck))
+                second[n_second++] = occupied[i];
+        for (int i = 0; i < n_occupied; i++) {
+            const int p = occupied[i], t = p - x;
+            int v = 0;
+            if (t >= 1) {
+                v = b[t];
+                if (v < -1 || (v == -1 && BIT(mask, t)))
+                    continue; /* closed */
+            } else if (stuck || outside || (t < 0 && (exact || checker_above(b, p))))
+                continue;
+            const int c = b[p];
+            pin_step(b, p, t);
+            const int m1 = b[PINS];
+            const int out1 = t >= 1 && p > 6 && t <= 6 ? outside - 1 : outside;
+            int s1[3] = {p, t >= 1 ? t : 0, 0};
+            if (pin_ends(g, b)) {
+                /* §2.3 item 2 and §3.12.2: a step that ends the game ends the segment and counts
+                 * as using every die. */
+                if (setdefault_board(&g->plays, b, &s1, 1, NULL) < 0)
+                    return NO_MEMORY;
+            } else {
+                int more = 0, merged[25], n_sources = n_second;
+                uint32_t bits = 0;
+                const int *sources = second;
+                if (t >= 1 && v <= 0 && pin_open(b, t - y, mask, stuck)) {
+                    /* The first step's landing point, newly his, is a source too. */
+                    int k = 0, n = 0;
+                    while (k < n_second && second[k] > t)
+                        merged[n++] = second[k++];
+                    merged[n++] = t;
+                    while (k < n_second)
+                        merged[n++] = second[k++];
+                    sources = merged;
+                    n_sources = n;
+                }
+                for (int j = 0; j < n_sources; j++) {
+                    const int q = sources[j], cq = b[q];
+                    if (cq <= 0)
+                        continue; /* (p, emptied by the first step) */
+                    const int u = q - y;
+                    if (u < 1 && (out1 || (u < 0 && (exact || checker_above(b, q)))))
+                        continue;
+                    more = 1;
+                    if (!order)
+                        bits |= 1u << q;
+                    else if (BIT(firsts[q], p))
+                        continue; /* the same two steps in the other order: the same board */
+                    int s2[3] = {q, u >= 1 ? u : 0, 0};
+                    const int w = pin_step(b, q, u);
+                    key_of(b, key);
+                    pin_unstep(b, q, u, cq, w, m1);
+                    if (setdefault(&g->plays, key, &s1, 1, s2) < 0)
+                        return NO_MEMORY;
+                }
+                if (bits)
+                    firsts[p] = bits;
+                if (!more && !g->plays.n) {
+                    /* A one-die candidate; it matters only if no play uses both dice. */
+                    if (!have_singles) {
+                        have_singles = 1;
+                        map_clear(&g->singles);
+                        map_clear(&g->larger);
+                    }
+                    key_of(b, key);
+                    if (x == larger) {
+                        /* by_larger.add(key); singles[key] = (s1,) */
+                        size_t slot;
+                        if (setdefault(&g->larger, key, NULL, 0, NULL) < 0)
+                            return NO_MEMORY;
+                        const Py_ssize_t found = map_find(&g->singles, key, &slot);
+                        if (found >= 0)
+                            set_steps(g->singles.items[found].steps, &s1, 1, NULL);
+                        else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
+                            return NO_MEMORY;
+                    } else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
+                        return NO_MEMORY;
+                }
+            }
+            pin_unstep(b, p, t, c, v, mask); /* undo the first step */
+        }
+    }
+    if (g->plays.n) {
+        g->result = &g->plays;
+        return 2;
+    }
+    if (have_singles && g->singles.n) {
+        /* §2.3 item 5, the larger-die rule. */
+        if (g->larger.n) {
+            size_t slot;
+            for (Py_ssize_t j = 0; j < g->singles.n; j++)
+                g->singles.items[j].alive =
+                    map_find(&g->larger, g->singles.items[j].board, &slot) >= 0;
+        }
+        g->result = &g->singles;
+        return 1;
+    }
+    return no_play(g) < 0 ? NO_MEMORY : 0;
+}
+
+/* _pin_movable: the points a checker can step from by g->die, descending (into g->movable; the
+ * bear-off points from g->board_end on, none while his checker is pinned); returns his checkers
+ * outside his home. A point is listed when it holds a free checker of his or is reached by a
+ * listed point, and its landing point is open (which cannot change in the segment). */
+static int pin_movable(Gen *g, int stuck) {
+    const int *b = g->b;
+    const int die = g->die, mask = b[PINS];
+    int reached[25] = {0}, n = 0, outside = 0;
+    for (int p = 24; p > die; p--) {
+        const int c = b[p];
+        if (c > 0 && p > 6)
+            outside += c;
+        if (c > 0 || reached[p]) {
+            const int t = p - die, v = b[t];
+            if (v >= 0 || (v == -1 && !BIT(mask, t))) {
+                g->movable[n++] = p;
+                reached[t] = 1;
+            }
+        }
+    }
+    g->board_end = n;
+    for (int p = die; p >= 1; p--)
+        if (!stuck && (b[p] > 0 || reached[p]))
+            g->movable[n++] = p;
+    g->count = n;
+    return outside;
+}
+
+/* _PinMultiset.search: equal dice from non-increasing sources (one order per multiset of steps),
+ * stopping where the game ends. -1 when out of memory. */
+static int pin_multiset(Gen *g, int start, int depth, int outside) {
+    int *b = g->b;
+    const int die = g->die, exact = g->exact, mask = b[PINS];
+    const int stop = outside ? g->board_end : g->count;
+    int moved = 0;
+    int8_t key[KEY];
+    for (int j = start; j < stop; j++) {
+        const int p = g->movable[j], c = b[p];
+        if (c <= 0)
+            continue;
+        const int t = p - die;
+        if (t < 0 && (exact || checker_above(b, p)))
+            continue;
+        moved = 1;
+        /* The step (legal: its landing point is open, see pin_movable). */
+        const int v = pin_step(b, p, t);
+        int step[3] = {p, t >= 1 ? t : 0, 0};
+        if (depth == g->last || pin_ends(g, b)) {
+            /* The last die (every legal step ends a play), or a step that ends the game. */
+            key_of(b, key);
+            if (record(g, g->total, key, depth, step) < 0)
+                return -1;
+        } else {
+            memcpy(g->path[depth], step, sizeof step);
+            if (pin_multiset(g, j, depth + 1, p > 6 && t <= 6 ? outside - 1 : outside) < 0)
+                return -1;
+        }
+        pin_unstep(b, p, t, c, v, mask);
+    }
+    if (!moved && depth >= g->best) {
+        /* A leaf short of the segment's dice (only the longest leaves are plays). */
+        key_of(b, key);
+        if (record(g, depth, key, depth, NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* _SOURCE_PRIME: the every-order search keys a state by the product of its steps' sources' primes
+ * (the multiset of sources, which decides the board; at most 89**4 < 2**32). */
+static const uint32_t source_prime[25] = {1,  2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37,
+                                          41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89};
+
+/* Marks state h reached (in g->singles): 1 if it was not, 0 if it was, -1 when out of memory. */
+static int reach(Gen *g, uint32_t h) {
+    int8_t key[KEY];
+    size_t slot;
+    memset(key, 0, sizeof key);
+    memcpy(key, &h, sizeof h);
+    if (map_find(&g->singles, key, &slot) >= 0)
+        return 0;
+    return setdefault(&g->singles, key, NULL, 0, NULL) < 0 ? -1 : 1;
+}
+
+/* _PinSearch.search: equal dice in every order, each state expanded once, where the mother rule
+ * can end the game at a step the multiset search would play too early. -1 when out of memory. */
+static int pin_search(Gen *g, int depth, uint32_t h, int outside) {
+    int *b = g->b;
+    const int die = g->die, exact = g->exact, mask = b[PINS];
+    int moved = 0;
+    int8_t key[KEY];
+    for (int j = 0; j < g->count; j++) {
+        const int p = g->movable[j], c = b[p];
+        if (c <= 0)
+            continue;
+        const int t = p - die;
+        if (t < 1 && (outside || (t < 0 && (exact || checker_above(b, p)))))
+            continue;
+        moved = 1;
+        const uint32_t h1 = h * source_prime[p];
+        const int fresh = reach(g, h1);
+        if (fresh < 0)
+            return -1;
+        if (!fresh)
+            continue; /* the first arrival recorded or expanded it */
+        const int v = pin_step(b, p, t);
+        int step[3] = {p, t >= 1 ? t : 0, 0};
+        if (depth + 1 == g->total || pin_ends(g, b)) {
+            key_of(b, key);
+            if (record(g, g->total, key, depth, step) < 0)
+                return -1;
+        } else {
+            memcpy(g->path[depth], step, sizeof step);
+            if (pin_search(g, depth + 1, h1, p > 6 && t <= 6 ? outside - 1 : outside) < 0)
+                return -1;
+        }
+        pin_unstep(b, p, t, c, v, mask);
+    }
+    if (!moved && depth >= g->best) {
+        key_of(b, key);
+        if (record(g, depth, key, depth, NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* MoveGenerator._pinning on g->b: the dice used (the answer in g->result), or NO_MEMORY. */
+static int pinning(Gen *g, const int *dice, int n_dice) {
+    const int *b = g->b;
+    /* His own pinned checkers stay pinned for his whole segment, and while one is pinned he cannot
+     * bear off. */
+    int stuck = 0;
+    for (int p = 1; p <= 24; p++)
+        stuck |= BIT(b[PINS], p) && b[p] < 0;
+    const int two = n_dice == 2 && dice[0] != dice[1];
+    const int mother = mother_order(g, b, dice[0], two ? dice[1] : dice[0], n_dice, stuck);
+    g->live = mother != 0;
+    if (two)
+        return pin_two(g, dice[0], dice[1], stuck);
+    g->die = dice[0];
+    g->total = n_dice;
+    g->last = n_dice - 1;
+    g->best = -1;
+    const int outside = pin_movable(g, stuck);
+    map_clear(&g->plays);
+    if (mother == 2) {
+        map_clear(&g->singles);
+        if (reach(g, 1) < 0 || pin_search(g, 0, 1, outside) < 0)
+            return NO_MEMORY;
+    } else if (pin_multiset(g, 0, 0, outside) < 0)
+        return NO_MEMORY;
+    g->result = &g->plays;
+    return g->best;
+}
+
 /* -- one segment (MoveGenerator.segment, _fast, _ordered) ------------------------------------ */
 
 static int generate(Gen *g, const int *dice, int n_dice, int limit) {
@@ -1411,6 +1828,13 @@ static int generate(Gen *g, const int *dice, int n_dice, int limit) {
 /* The segment's answer in g->result: the dice used, FALLBACK or NO_MEMORY. `start` is the board. */
 static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
     memcpy(g->start, start, sizeof g->start);
+    if (g->pins) {
+        /* The pinning search takes no head limit, six-block or quarter rule. */
+        if (g->mother && mother_ended(g, start))
+            return FALLBACK; /* §3.12.2: the game is over (Python says so) */
+        memcpy(g->b, start, sizeof g->b);
+        return pinning(g, dice, n_dice);
+    }
     /* §3.3.5: an illegal block lies wholly below O's lowest checker, so it needs six of my points
      * on O's path 1 ... lowest - 1 ("If O has borne off any checker, no block is illegal"). */
     g->block_count = 0;
@@ -1458,7 +1882,7 @@ static int segment(Gen *g, const int *start, const int *dice, int n_dice) {
 
 /* -- the Python interface -------------------------------------------------------------------- */
 
-static PyObject *str_points, *str_bar, *str_off;
+static PyObject *str_points, *str_bar, *str_off, *str_pinned;
 
 /* Reads `count` exact ints of a tuple into out; 0 when it is not such a tuple of small ints. */
 static int read_ints(PyObject *tuple, int *out, Py_ssize_t count) {
@@ -1477,26 +1901,53 @@ static int read_ints(PyObject *tuple, int *out, Py_ssize_t count) {
     return 1;
 }
 
-/* The start board of a position, as MoveGenerator.segment builds it; 0 for anything unusual. */
-static int read_position(PyObject *position, PyTypeObject *type, int *b) {
+/* The pinned points' bits of a position (Position.pinned: points 1...24, ascending); 0 for
+ * anything unusual (Python answers the pair). */
+static int read_pins(PyObject *pinned, int *mask) {
+    if (!pinned || !PyTuple_CheckExact(pinned))
+        return 0;
+    int last = 0;
+    *mask = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pinned); i++) {
+        PyObject *item = PyTuple_GET_ITEM(pinned, i);
+        if (!PyLong_CheckExact(item))
+            return 0;
+        const long p = PyLong_AsLong(item);
+        if (p <= last || p > 24) {
+            PyErr_Clear();
+            return 0;
+        }
+        *mask |= 1 << p;
+        last = (int)p;
+    }
+    return 1;
+}
+
+/* The start board of a position, as MoveGenerator.segment builds it (with the pinned points' bits
+ * at b[PINS] for a pinning rule set, else 0); 0 for anything unusual. */
+static int read_position(PyObject *position, PyTypeObject *type, int pins, int *b) {
     if (Py_TYPE(position) != type)
         return 0;
     PyObject *points = PyObject_GetAttr(position, str_points);
     PyObject *bar = PyObject_GetAttr(position, str_bar);
     PyObject *off = PyObject_GetAttr(position, str_off);
+    PyObject *pinned = pins ? PyObject_GetAttr(position, str_pinned) : NULL;
     int pair[2], ok = 0;
+    b[PINS] = 0;
     if (read_ints(points, b + 1, 24)) {
         if (read_ints(bar, pair, 2)) {
             b[BAR] = pair[0], b[OPP_BAR] = pair[1];
             if (read_ints(off, pair, 2)) {
                 b[0] = pair[0], b[OPP_OFF] = pair[1];
-                ok = b[BAR] >= 0 && b[OPP_BAR] >= 0 && b[0] >= 0 && b[OPP_OFF] >= 0;
+                ok = b[BAR] >= 0 && b[OPP_BAR] >= 0 && b[0] >= 0 && b[OPP_OFF] >= 0 &&
+                     (!pins || read_pins(pinned, &b[PINS]));
             }
         }
     }
     Py_XDECREF(points);
     Py_XDECREF(bar);
     Py_XDECREF(off);
+    Py_XDECREF(pinned);
     PyErr_Clear(); /* a missing attribute: Python answers the pair (and says what is wrong) */
     return ok;
 }
@@ -1560,9 +2011,11 @@ static int flush(Buffer *buf, PyObject *bytearray) {
 
 /* A result and its index among the pair's results in legal_plays' order; `order` is its board
  * with each count's sign bit flipped, so that memcmp orders the boards as tuples of signed counts
- * (-128 ... 127 become 0 ... 255). */
+ * (-128 ... 127 become 0 ... 255), then its pinned points' bits big-endian, as a key without pins
+ * (28 entries) comes before the same board with pins (29). (One pair's boards never tie: from one
+ * start, the counts decide the pins.) */
 typedef struct {
-    uint8_t order[BOARD];
+    uint8_t order[KEY];
     int32_t index;
     const Entry *entry;
 } Ranked;
@@ -1570,25 +2023,44 @@ typedef struct {
 /* Results by board, ascending: the learning environments' canonical action order
  * (nardy/env/driver.py, play_order). Boards are distinct. */
 static int compare_boards(const void *x, const void *y) {
-    return memcmp(((const Ranked *)x)->order, ((const Ranked *)y)->order, BOARD);
+    return memcmp(((const Ranked *)x)->order, ((const Ranked *)y)->order, KEY);
 }
 
 static Gen gen; /* the maps are reused from call to call (the GIL is held throughout) */
-static Buffer out_boards, out_steps, out_offsets, out_dice, out_index, ranked;
+static Buffer out_boards, out_steps, out_offsets, out_dice, out_index, out_pins, ranked;
 static int ready;
 
 static void forget_output(void) {
-    out_boards.n = out_steps.n = out_offsets.n = out_dice.n = out_index.n = 0;
+    out_boards.n = out_steps.n = out_offsets.n = out_dice.n = out_index.n = out_pins.n = 0;
 }
+
+PyDoc_STRVAR(legal_results_doc,
+"legal_results(pairs, start, position_type, rules, offsets, dice_used, boards, steps, index,\n"
+"pinned=None) -> int\n\n"
+"Appends the legal results of pairs[start:] to the bytearrays (nardy.core.batch's layout; offsets\n"
+"as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
+"the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
+"rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
+"end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
+"runner rule, quarter 0 none/1 step/2 end, trap rule, pins, mother rule 0 off/1 standard/\n"
+"2 simple, the opponent's 24 in the mover's coordinates). steps is a bytearray or None. index\n"
+"is None (each pair's results in legal_plays' order) or a bytearray: each pair's results sorted\n"
+"by board (then pinned bits), and per row (int32) the result's index in legal_plays' order.\n"
+"pinned is a bytearray (per row, int64, the result's pinned points' bits) or None.");
 
 /* The rule set tuple of nardy.core.batch.native_rules into the generator's state. */
 static int set_rules(PyObject *rules) {
     int checkers, closed_by, hits, exact, head_limit, first_turn, block_end, ordered, block_step,
-        home_moves, runner, quarter, trap;
-    if (!PyArg_ParseTuple(rules, "iippiipppipip", &checkers, &closed_by, &hits, &exact,
+        home_moves, runner, quarter, trap, pins, mother, opp_head;
+    if (!PyArg_ParseTuple(rules, "iippiipppipippii", &checkers, &closed_by, &hits, &exact,
                           &head_limit, &first_turn, &block_end, &ordered, &block_step,
-                          &home_moves, &runner, &quarter, &trap))
+                          &home_moves, &runner, &quarter, &trap, &pins, &mother, &opp_head))
         return -1;
+    if (pins && (mother < 0 || mother > 2 || (opp_head != 1 && opp_head != 12))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the mother rule is 0-2 and the opponent's 24 is 1 or 12");
+        return -1;
+    }
     if (!ready) {
         if (map_init(&gen.plays) < 0 || map_init(&gen.singles) < 0 || map_init(&gen.larger) < 0) {
             PyErr_NoMemory();
@@ -1609,6 +2081,9 @@ static int set_rules(PyObject *rules) {
     gen.runner = runner;
     gen.quarter = quarter;
     gen.trap = trap;
+    gen.pins = pins;
+    gen.mother = mother;
+    gen.opp_head = opp_head;
     return 0;
 }
 
@@ -1617,8 +2092,10 @@ static int set_rules(PyObject *rules) {
 #define PAIR_NO_MEMORY 2
 
 /* One pair's legal results appended to the output buffers (in legal_plays' order, or sorted by
- * board with their indices when `sort`); *rows counts the rows written so far. */
-static int emit_pair(int *board, int *dice, int n_dice, int sort, int with_steps, int64_t *rows) {
+ * board with their indices when `sort`; the pinned points' bits with `with_pins`); *rows counts
+ * the rows written so far. */
+static int emit_pair(int *board, int *dice, int n_dice, int sort, int with_steps, int with_pins,
+                     int64_t *rows) {
     if (board[0] == gen.checkers || board[OPP_OFF] == gen.checkers)
         return PAIR_TO_PYTHON; /* §2.6: the game is over (Python says so) */
     int used = segment(&gen, board, dice, n_dice);
@@ -1637,9 +2114,15 @@ static int emit_pair(int *board, int *dice, int n_dice, int sort, int with_steps
         if (m->items[j].alive) {
             order[kept].entry = &m->items[j];
             order[kept].index = kept;
-            if (sort)
+            if (sort) {
+                const int8_t *b = m->items[j].board;
                 for (int i = 0; i < BOARD; i++)
-                    order[kept].order[i] = (uint8_t)m->items[j].board[i] ^ 0x80;
+                    order[kept].order[i] = (uint8_t)b[i] ^ 0x80;
+                uint32_t pins;
+                memcpy(&pins, b + BOARD, sizeof pins);
+                for (int i = 0; i < 4; i++)
+                    order[kept].order[BOARD + i] = (uint8_t)(pins >> (24 - 8 * i));
+            }
             kept++;
         }
     if (sort)
@@ -1647,7 +2130,8 @@ static int emit_pair(int *board, int *dice, int n_dice, int sort, int with_steps
     char *at = buffer_grow(&out_boards, (Py_ssize_t)BOARD * kept);
     char *st = with_steps ? buffer_grow(&out_steps, (Py_ssize_t)STEP_BYTES * kept) : NULL;
     char *ix = sort ? buffer_grow(&out_index, (Py_ssize_t)sizeof(int32_t) * kept) : NULL;
-    if (!at || (with_steps && !st) || (sort && !ix))
+    char *pn = with_pins ? buffer_grow(&out_pins, (Py_ssize_t)sizeof(int64_t) * kept) : NULL;
+    if (!at || (with_steps && !st) || (sort && !ix) || (with_pins && !pn))
         return PAIR_NO_MEMORY;
     for (int32_t j = 0; j < kept; j++) {
         memcpy(at + (Py_ssize_t)BOARD * j, order[j].entry->board, BOARD);
@@ -1655,6 +2139,12 @@ static int emit_pair(int *board, int *dice, int n_dice, int sort, int with_steps
             memcpy(st + (Py_ssize_t)STEP_BYTES * j, order[j].entry->steps, STEP_BYTES);
         if (ix)
             memcpy(ix + sizeof(int32_t) * j, &order[j].index, sizeof(int32_t));
+        if (pn) {
+            uint32_t bits;
+            memcpy(&bits, order[j].entry->board + BOARD, sizeof bits);
+            const int64_t wide = bits;
+            memcpy(pn + sizeof(int64_t) * j, &wide, sizeof wide);
+        }
     }
     *rows += kept;
     char *d = buffer_grow(&out_dice, 1);
@@ -1668,13 +2158,15 @@ static int emit_pair(int *board, int *dice, int n_dice, int sort, int with_steps
 
 /* The output buffers into the bytearrays (or forgotten after an error); the stop index, or NULL. */
 static PyObject *finish(int failed, Py_ssize_t index, PyObject *offsets, PyObject *dice_used,
-                        PyObject *boards, PyObject *steps, PyObject *index_out) {
+                        PyObject *boards, PyObject *steps, PyObject *index_out,
+                        PyObject *pins_out) {
     if (failed) {
         forget_output();
         return PyErr_NoMemory();
     }
     if (flush(&out_boards, boards) < 0 || (steps != Py_None && flush(&out_steps, steps) < 0) ||
         (index_out != Py_None && flush(&out_index, index_out) < 0) ||
+        (pins_out != Py_None && flush(&out_pins, pins_out) < 0) ||
         flush(&out_offsets, offsets) < 0 || flush(&out_dice, dice_used) < 0) {
         forget_output();
         return NULL;
@@ -1682,37 +2174,27 @@ static PyObject *finish(int failed, Py_ssize_t index, PyObject *offsets, PyObjec
     return PyLong_FromSsize_t(index);
 }
 
-static int check_outputs(PyObject *steps, PyObject *index_out) {
+static int check_outputs(PyObject *steps, PyObject *index_out, PyObject *pins_out) {
     if ((steps != Py_None && !PyByteArray_Check(steps)) ||
-        (index_out != Py_None && !PyByteArray_Check(index_out))) {
-        PyErr_SetString(PyExc_TypeError, "steps and index must be bytearrays or None");
+        (index_out != Py_None && !PyByteArray_Check(index_out)) ||
+        (pins_out != Py_None && !PyByteArray_Check(pins_out))) {
+        PyErr_SetString(PyExc_TypeError, "steps, index and pinned must be bytearrays or None");
         return -1;
     }
     return 0;
 }
 
-PyDoc_STRVAR(legal_results_doc,
-"legal_results(pairs, start, position_type, rules, offsets, dice_used, boards, steps, index)\n"
-"-> int\n\n"
-"Appends the legal results of pairs[start:] to the bytearrays (nardy.core.batch's layout; offsets\n"
-"as native int64, continuing from the rows already in boards), and stops at the first pair that\n"
-"the Python generator must answer: returns its index, or len(pairs) when every pair is done.\n"
-"rules = (checkers, closed_by, hits, exact bear-off, head limit or 0, first turn 0/1/2, six-block\n"
-"end check, ordered search, six-block step check, home moves 0 always/1 never/2 until all home,\n"
-"runner rule, quarter 0 none/1 step/2 end, trap rule). steps is a bytearray or None. index is\n"
-"None (each pair's results in legal_plays' order) or a bytearray: each pair's results sorted by\n"
-"board, and per row (int32) the result's index in legal_plays' order.");
-
 static PyObject *legal_results(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *pairs, *type, *rules, *offsets, *dice_used, *boards, *steps, *index_out;
+    PyObject *pairs, *type, *rules, *offsets, *dice_used, *boards, *steps, *index_out,
+        *pins_out = Py_None;
     Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "O!nO!O!O!O!O!OO", &PyList_Type, &pairs, &start, &PyType_Type,
+    if (!PyArg_ParseTuple(args, "O!nO!O!O!O!O!OO|O", &PyList_Type, &pairs, &start, &PyType_Type,
                           &type, &PyTuple_Type, &rules, &PyByteArray_Type, &offsets,
                           &PyByteArray_Type, &dice_used, &PyByteArray_Type, &boards, &steps,
-                          &index_out))
+                          &index_out, &pins_out))
         return NULL;
-    if (check_outputs(steps, index_out) < 0 || set_rules(rules) < 0)
+    if (check_outputs(steps, index_out, pins_out) < 0 || set_rules(rules) < 0)
         return NULL;
     const int sort = index_out != Py_None;
     int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
@@ -1720,12 +2202,13 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
     int failed = 0;
     for (; index < count; index++) {
         PyObject *pair = PyList_GET_ITEM(pairs, index);
-        int board[BOARD], dice[4], n_dice;
+        int board[BOARD + 1], dice[4], n_dice;
         if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 ||
-            !read_position(PyTuple_GET_ITEM(pair, 0), (PyTypeObject *)type, board) ||
+            !read_position(PyTuple_GET_ITEM(pair, 0), (PyTypeObject *)type, gen.pins, board) ||
             !(n_dice = read_dice(PyTuple_GET_ITEM(pair, 1), dice)))
             break;
-        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, &rows);
+        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, pins_out != Py_None,
+                             &rows);
         if (done == PAIR_TO_PYTHON)
             break;
         if (done == PAIR_NO_MEMORY) {
@@ -1733,7 +2216,7 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
             break;
         }
     }
-    return finish(failed, index, offsets, dice_used, boards, steps, index_out);
+    return finish(failed, index, offsets, dice_used, boards, steps, index_out, pins_out);
 }
 
 PyDoc_STRVAR(legal_results_of_boards_doc,
@@ -1741,14 +2224,15 @@ PyDoc_STRVAR(legal_results_of_boards_doc,
 "index) -> int\n\n"
 "legal_results for pairs given as arrays: boards_in holds 28 signed bytes per pair (the result\n"
 "board layout: mover's view), dice_in 4 signed bytes per pair (the dice, then zeros: two\n"
-"different values or 1-4 equal ones). Appends from pair `start` on and stops, as legal_results\n"
-"does, at the first pair the Python generator must answer (a board or dice it does not take).");
+"values or 1-4 equal ones). Appends from pair `start` on and stops, as legal_results does, at\n"
+"the first pair the Python generator must answer. Not for a pinning rule set (no pins here).");
 
-/* A board of boards_in as the generator's start board; 0 for anything unusual (a negative bar or
- * off count: Python answers the pair and says what is wrong). */
+/* A board of boards_in as the generator's start board (nothing pinned); 0 for anything unusual
+ * (a negative bar or off count: Python answers the pair and says what is wrong). */
 static int read_board(const int8_t *in, int *b) {
     for (int i = 0; i < BOARD; i++)
         b[i] = in[i];
+    b[BOARD] = 0;
     return b[0] >= 0 && b[BAR] >= 0 && b[OPP_BAR] >= 0 && b[OPP_OFF] >= 0;
 }
 
@@ -1786,8 +2270,12 @@ static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "28 board bytes and 4 dice bytes per pair");
         goto done;
     }
-    if (check_outputs(steps, index_out) < 0 || set_rules(rules) < 0)
+    if (check_outputs(steps, index_out, Py_None) < 0 || set_rules(rules) < 0)
         goto done;
+    if (gen.pins) {
+        PyErr_SetString(PyExc_ValueError, "a pinning rule set's boards need their pins");
+        goto done;
+    }
     const int sort = index_out != Py_None;
     int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
     const int8_t *board_bytes = (const int8_t *)boards_in.buf;
@@ -1795,11 +2283,11 @@ static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
     Py_ssize_t index = start < 0 ? 0 : start;
     int failed = 0;
     for (; index < count; index++) {
-        int board[BOARD], dice[4], n_dice;
+        int board[BOARD + 1], dice[4], n_dice;
         if (!read_board(board_bytes + BOARD * index, board) ||
             !(n_dice = read_dice_bytes(dice_bytes + 4 * index, dice)))
             break;
-        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, &rows);
+        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, 0, &rows);
         if (done == PAIR_TO_PYTHON)
             break;
         if (done == PAIR_NO_MEMORY) {
@@ -1807,7 +2295,7 @@ static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
             break;
         }
     }
-    found = finish(failed, index, offsets, dice_used, boards, steps, index_out);
+    found = finish(failed, index, offsets, dice_used, boards, steps, index_out, Py_None);
 done:
     PyBuffer_Release(&boards_in);
     PyBuffer_Release(&dice_in);
@@ -1823,7 +2311,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_batchgen",
-    "The move generator's fast path in C for nardy.core.batch (see core/_batchgen.c).", -1, methods,
+    "The move generator's searches in C for nardy.core.batch (see core/_batchgen.c).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
@@ -1831,7 +2319,8 @@ PyMODINIT_FUNC PyInit__batchgen(void) {
     str_points = PyUnicode_InternFromString("points");
     str_bar = PyUnicode_InternFromString("bar");
     str_off = PyUnicode_InternFromString("off");
-    if (!str_points || !str_bar || !str_off)
+    str_pinned = PyUnicode_InternFromString("pinned");
+    if (!str_points || !str_bar || !str_off || !str_pinned)
         return NULL;
     PyObject *m = PyModule_Create(&module);
 #ifdef COMPILED_FROM_SHA256

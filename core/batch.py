@@ -18,12 +18,14 @@ numpy arrays (numpy is optional: ``nardy[rl]`` or ``nardy[neural]``).
 Where the move generator's fast path answers (order-free rule sets: backgammon, trictrac, long,
 gulbar, khachapuri, hypergammon, portes, mad with ``home_moves: always``; :attr:`MoveGenerator.fast
 <nardy.core.movegen.MoveGenerator.fast>`) or its ordered search (nardgammon, mad, mad_gulbar,
-fevga, giul; :attr:`MoveGenerator.ordered <nardy.core.movegen.MoveGenerator.ordered>`) and the C
-extension ``nardy.core._batchgen`` is built (setup.py, beside the compiled generator), the pairs
-are generated in C, which writes the results straight into the arrays; a pair it cannot answer
-(the general search's rare cases, bad input) is answered by ``legal_plays`` as every pair is
-elsewhere. ``NARDY_MOVEGEN=pure`` turns the C path off
-(the pure build is the reference).
+fevga, giul; :attr:`MoveGenerator.ordered <nardy.core.movegen.MoveGenerator.ordered>`) or its
+pinning search (plakoto with each mother rule; :attr:`MoveGenerator.pins
+<nardy.core.movegen.MoveGenerator.pins>`) and the C extension ``nardy.core._batchgen`` is built
+(setup.py, beside the compiled generator), the pairs are generated in C, which writes the results
+(and a pinning variant's pinned points, :attr:`ResultBatch.pinned`) straight into the arrays; a
+pair it cannot answer (the general search's rare cases, bad input, a game the mother rule ended)
+is answered by ``legal_plays`` as every pair is elsewhere. ``NARDY_MOVEGEN=pure`` turns the C
+path off (the pure build is the reference).
 """
 
 from __future__ import annotations
@@ -61,7 +63,9 @@ _HOME_MOVES = {"always": 0, "never": 1, "until_all_home": 2}
 _QUARTER = {"none": 0, "step": 1, "end": 2}
 """RULES.md §3.9's quarter rule timing, as the C generator numbers them."""
 
-NativeRules = tuple[int, int, bool, bool, int, int, bool, bool, bool, int, bool, int, bool]
+NativeRules = tuple[
+    int, int, bool, bool, int, int, bool, bool, bool, int, bool, int, bool, bool, int, int
+]
 """A rule set as the C generator takes it (:func:`native_rules`)."""
 
 
@@ -98,7 +102,7 @@ _RULES: weakref.WeakKeyDictionary[Variant, NativeRules | None] = weakref.WeakKey
 
 def native_rules(variant: Variant) -> NativeRules | None:
     """The rule set as the C generator takes it, or None when the C path does not answer it: the
-    generator's fast path and its ordered search (no pins, no mother rule)."""
+    generator's fast path, its ordered search (no mother rule) and its pinning search."""
     if NATIVE is None:
         return None
     try:
@@ -108,10 +112,9 @@ def native_rules(variant: Variant) -> NativeRules | None:
     generator = variant.generator
     rules = variant.rules
     found = None
-    if (
-        isinstance(generator, MoveGenerator)
-        and (generator.fast or (generator.ordered and generator.shortcuts))
-        and rules.game_end.mother == "off"
+    if isinstance(generator, MoveGenerator) and (
+        ((generator.fast or (generator.ordered and generator.shortcuts)) and not generator.mother)
+        or (generator.pins and generator.canonical)
     ):
         found = (
             generator.checkers,
@@ -127,6 +130,9 @@ def native_rules(variant: Variant) -> NativeRules | None:
             generator.runner,
             _QUARTER[rules.blocks.quarter],
             generator.trap,
+            generator.pins,
+            generator.mother,
+            generator.opp_head,
         )
     _RULES[variant] = found
     return found
@@ -300,7 +306,8 @@ def _native_results(
         found: int = generate(items, start, Position, rules, *out)
         return found
 
-    return _native_loop(variant, native, items.__getitem__, len(items), steps, by_board)
+    pins = bool(variant.rules.hitting.pins)
+    return _native_loop(variant, native, items.__getitem__, len(items), steps, by_board, pins)
 
 
 def legal_results_of_boards(
@@ -319,6 +326,11 @@ def legal_results_of_boards(
     pinning variant (its boards need the pins)."""
     if order not in ("play", "board"):
         raise ValueError(f"order must be 'play' or 'board', not {order!r}")
+    if variant.rules.hitting.pins:
+        raise ValueError(
+            f"{variant.name}'s boards carry pinned checkers, which 28 bytes do not hold: use "
+            "legal_results"
+        )
     # Signed byte views (a numpy int8 array's buffer is multi-dimensional: cast to one row).
     board_bytes = memoryview(boards).cast("B").cast("b")
     dice_bytes = memoryview(dice).cast("B").cast("b")
@@ -333,11 +345,6 @@ def legal_results_of_boards(
         values = array("b", dice_bytes[4 * k : 4 * (k + 1)])
         return position_of(board), tuple(v for v in values if v)
 
-    if variant.rules.hitting.pins:
-        raise ValueError(
-            f"{variant.name}'s boards carry pinned checkers, which 28 bytes do not hold: use "
-            "legal_results"
-        )
     rules = native_rules(variant)
     if rules is None:
         return legal_results(variant, [pair(k) for k in range(count)], steps=steps, order=order)
@@ -345,10 +352,10 @@ def legal_results_of_boards(
     generate = NATIVE.legal_results_of_boards
 
     def native(start: int, *out: bytearray | None) -> int:
-        found: int = generate(board_bytes, dice_bytes, start, rules, *out)
+        found: int = generate(board_bytes, dice_bytes, start, rules, *out[:5])
         return found
 
-    return _native_loop(variant, native, pair, count, steps, order == "board")
+    return _native_loop(variant, native, pair, count, steps, order == "board", False)
 
 
 def _native_loop(
@@ -358,6 +365,7 @@ def _native_loop(
     count: int,
     steps: bool,
     by_board: bool,
+    pins: bool,
 ) -> ResultBatch:
     """The C generator appends to byte arrays and stops at a pair it leaves to ``legal_plays``,
     which this loop answers before handing the rest back."""
@@ -366,8 +374,9 @@ def _native_loop(
     boards = bytearray()
     step_bytes = bytearray() if steps else None
     index = bytearray() if by_board else None
+    pinned = bytearray() if pins else None
     legal_plays = variant.legal_plays
-    out = (offsets, dice_used, boards, step_bytes, index)
+    out = (offsets, dice_used, boards, step_bytes, index, pinned)
     start = generate(0, *out)
     while start < count:
         position, dice = pair(start)
@@ -381,7 +390,9 @@ def _native_loop(
             keyed, ranks = _by_board(keyed)
             index += array("i", ranks).tobytes()
         for key, play in keyed:
-            boards += array("b", key).tobytes()
+            boards += array("b", key[:BOARD]).tobytes()
+            if pinned is not None:
+                pinned += array("q", [key[BOARD] if len(key) > BOARD else 0]).tobytes()
             if step_bytes is not None:
                 encoded = [v for step in play for v in (step[0], step[1], step[3])]
                 step_bytes += array("b", encoded + [-1] * (12 - len(encoded))).tobytes()
@@ -395,7 +406,7 @@ def _native_loop(
     _set_dice_used(found, array("b", dice_used))
     _set_boards(found, array("b", boards))
     _set_steps(found, None if step_bytes is None else array("b", step_bytes))
-    _set_pinned(found, None)
+    _set_pinned(found, None if pinned is None else array("q", pinned))
     _set_play_index(found, None if index is None else array("i", index))
     return found
 

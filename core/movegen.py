@@ -39,7 +39,8 @@ There are three searches (docs/performance.md explains the choices and their mea
   by the fast path's multiset search (:class:`_PinMultiset`), or over every order
   (:class:`_PinSearch`, states keyed by the multiset of their sources) only where the mother rule
   can end the game at a step that search would play too early
-  (:meth:`MoveGenerator._mother_order`).
+  (:meth:`MoveGenerator._mother_order`). ``core/_batchgen.c`` translates this search too (the
+  pinned points' bits in each result's key); a change here is made there too.
 * **The general search**, for everything else and for comparison (``MoveGenerator(rules,
   fast=False)``): a make/unmake depth-first search over every order of the steps that records
   every node as a candidate and skips states it has already expanded.

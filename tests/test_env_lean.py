@@ -10,15 +10,22 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("gymnasium")
 
 from nardy.core import game_variant_names, load_variant
 from nardy.core.batch import legal_results
+from nardy.core.game import all_home
 from nardy.env.driver import Driver, EnvConfig, NumpyDice, play_order
-from nardy.env.lean import eligible
+from nardy.env.lean import LeanGame, eligible, one_segment_turns
 
-LEAN = ["backgammon", "trictrac", "long", "nardgammon", "fevga", "hypergammon", "portes", "plakoto"]
+FOUR = ["backgammon", "trictrac", "long", "nardgammon", "fevga", "hypergammon", "portes", "plakoto"]
+"""Doubles are four steps: a turn is one segment."""
+PLANNED = ["mad", "gulbar", "mad_gulbar", "khachapuri", "giul"]
+"""Progression stages (RULES.md §2.8), re-rolls (§2.9), transferred steps (§2.10)."""
+LEAN = FOUR + PLANNED
 
 
 def _config(variant: str, **options: Any) -> EnvConfig:
@@ -41,6 +48,7 @@ def _trace(driver: Driver, seed: int) -> list[Any]:
                 driver.observation(player).tolist(),
                 driver.observation(1 - player).tolist(),
                 driver.play(0).result,
+                driver.decision.segment,  # type: ignore[union-attr]
             )
         )
         driver.step(int(pick.integers(count)))
@@ -48,27 +56,32 @@ def _trace(driver: Driver, seed: int) -> list[Any]:
     return seen
 
 
-BUILTIN = {*LEAN, "mad", "gulbar", "mad_gulbar", "khachapuri", "giul"}
-
-
 def test_which_variants_run_lean() -> None:
     dice = NumpyDice(np.random.default_rng(0))
     lean = [name for name in game_variant_names() if eligible(_config(name).variant, dice, True)]
-    # nardy's own variants (an installed plugin such as the example nackgammon may run lean too)
-    assert [name for name in lean if name in BUILTIN] == LEAN
-    # Progression, re-roll and transfer: the kernel's flow. Cube, match, chance nodes too.
-    for name in ("mad", "gulbar", "mad_gulbar", "khachapuri", "giul"):
-        assert name not in lean
+    # Every nardy variant's money game without the cube, whatever its doubles rule.
+    assert set(LEAN) <= set(lean)
     assert not eligible(load_variant("backgammon"), dice, True)  # the cube is on by default
     assert not eligible(load_variant("long", {"match_length": 3}), dice, True)
     assert not eligible(load_variant("long"), None, True)
+    assert [name for name in LEAN if one_segment_turns(load_variant(name))] == FOUR
+
+
+SEEDS: dict[str, list[int]] = {
+    "plakoto": list(range(12)),  # pins: every mother-rule end and a draw
+    "mad_gulbar": [0, 1, 4, 5, 12],  # an entry on a stage's fourth step; a stage not started
+    "giul": list(range(7)),  # a game that ends in a stage
+}
 
 
 @pytest.mark.parametrize("variant", LEAN)
-def test_lean_games_are_the_kernel_games(variant: str) -> None:
+def test_lean_games_are_the_kernel_games(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     config = _config(variant)
     reasons = set()
-    for seed in range(12 if variant == "plakoto" else 6):  # plakoto: pins, mother-rule ends
+    stops: set[str] = set()
+    monkeypatch.setattr(LeanGame, "_next", _spied(LeanGame._next, stops))
+    reached: set[str] = set()
+    for seed in SEEDS.get(variant, list(range(6))):
         lean = Driver(config, NumpyDice(np.random.default_rng(seed)))
         kernel = Driver(config, NumpyDice(np.random.default_rng(seed)))
         assert lean._lean is not None
@@ -77,21 +90,108 @@ def test_lean_games_are_the_kernel_games(variant: str) -> None:
         assert _trace(lean, 100 + seed) == _trace(kernel, 100 + seed)
         assert lean.result is not None
         reasons.add(lean.result.reason)
+        record = kernel.game.record()
+        assert lean.game.record() == record  # the lean game replayed: the same events
+        reached |= _turn_plan_features(record)
     if variant == "plakoto":  # every way a plakoto game ends (RULES.md §2.6, §3.12.2) was seen
         assert reasons == {"bear_off", "mother", "draw"}
+    # The seeds reach every case of the variant's turn plan (the kernel's records say so).
+    rules = config.variant.rules.turn
+    if rules.doubles == "progression":
+        assert {"later stage", "game ends in a stage"} <= reached
+        # RULES.md §2.8: a progression not started, one whose player is all home as it starts,
+        # entry in a stage, and (mad_gulbar's extra stage) entry on the fourth step.
+        assert {"not started", "all home", "entry"} <= stops
+        if rules.progression_stop == "fourth_step_extra":
+            assert "fourth-step entry" in stops
+    if rules.doubles == "reroll":
+        assert {"re-rolled double", "re-rolled two dice", "game ends in a reroll"} <= reached
+    if rules.transfer:
+        assert "steps transferred" in reached
+        if rules.doubles == "progression":
+            assert "several groups" in reached
 
 
-def test_a_lean_game_replayed_mid_game_goes_on_the_same() -> None:
-    config = _config("long")
+def _turn_plan_features(record: dict[str, Any]) -> set[str]:
+    """What a game record shows of the progression, re-roll and transfer rules."""
+    found = set()
+    plays = [event for event in record["events"] if event["kind"] == "play"]
+    for event in record["events"]:
+        if event["kind"] == "transfer":
+            found.add("steps transferred")
+            if len(event["steps"]) > 1:
+                found.add("several groups")
+        if event["kind"] == "roll" and event.get("reroll"):
+            a, b = event["dice"]
+            found.add("re-rolled double" if a == b else "re-rolled two dice")
+    for event in plays:
+        words = event["segment"].split()
+        if event["segment_kind"] == "stage" and words[0] == "stage" and words[1] != words[4][0]:
+            found.add("later stage")
+    found.add(f"game ends in a {plays[-1]['segment_kind']}")
+    return found
+
+
+def _spied(next_segment: Any, stops: set[str]) -> Any:
+    """``LeanGame._next``, noting which stop of a progression (RULES.md §2.8) each stage met."""
+
+    def spy(game: LeanGame, used: int) -> bool:
+        if game.kind == "stage":
+            first, start, now = game.dice[0] == game._first, game._start, game.position
+            if first and used == 0:
+                stops.add("not started")
+            elif first and all_home(start):
+                stops.add("all home")
+            elif not all_home(start) and all_home(now):
+                on_fourth = used == 4 and now.off[0] == start.off[0]
+                stops.add("fourth-step entry" if on_fourth else "entry")
+        answer: bool = next_segment(game, used)
+        return answer
+
+    return spy
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(
+    variant=st.sampled_from(LEAN),
+    seed=st.integers(0, 2**32 - 1),
+    auto_forced=st.booleans(),
+)
+def test_any_lean_game_is_the_kernel_game(variant: str, seed: int, auto_forced: bool) -> None:
+    """Any seed, with forced segments played or asked (``auto_forced=False``: every segment a
+    decision, a segment without a legal step one empty play)."""
+    options = {"cube": False} if "cube" in load_variant(variant).options else {}
+    config = EnvConfig.build(variant, options, auto_forced=auto_forced)
+    lean = Driver(config, NumpyDice(np.random.default_rng(seed)))
+    kernel = Driver(config, NumpyDice(np.random.default_rng(seed)))
+    kernel.game  # noqa: B018
+    assert _trace(lean, seed) == _trace(kernel, seed)
+    assert lean.game.record() == kernel.game.record()
+
+
+@pytest.mark.parametrize("variant", ["long", "mad_gulbar", "gulbar", "giul"])
+def test_a_lean_game_copied_in_a_planned_segment_goes_on_the_same(variant: str) -> None:
+    """Copies made at a progression stage, a re-roll or transferred steps (and in long nardy,
+    at a roll) replay into the kernel's game at that decision and go on as the original, and as
+    a twin that was never copied (lean to the end)."""
+    config = _config(variant)
     for seed in range(3):
         driver = Driver(config, NumpyDice(np.random.default_rng(seed)))
+        twin = Driver(config, NumpyDice(np.random.default_rng(seed)))
         pick = np.random.default_rng(seed)
-        for _ in range(20):
-            driver.step(int(pick.integers(driver.legal_count())))
+        steps = 0
+        while steps < 20 or (variant != "long" and driver._lean.kind == "roll"):  # type: ignore[union-attr]
+            action = int(pick.integers(driver.legal_count()))
+            driver.step(action)
+            twin.step(action)
+            steps += 1
         copied = copy.deepcopy(driver)  # replays into a Game, as pickling does
         pickled = pickle.loads(pickle.dumps(driver))
+        assert twin._lean is not None
         # Every copy goes on with the same dice and decisions as the original.
-        assert _trace(driver, seed) == _trace(copied, seed) == _trace(pickled, seed)
+        expected = _trace(twin, seed)
+        assert _trace(driver, seed) == _trace(copied, seed) == _trace(pickled, seed) == expected
 
 
 def test_lean_game_record_is_the_kernel_record() -> None:
@@ -119,7 +219,7 @@ def test_lean_decision_for_bots_is_the_kernels() -> None:
     np.testing.assert_array_equal(lean.afterstates(), kernel.afterstates())
 
 
-@pytest.mark.parametrize("variant", ["backgammon", "long"])
+@pytest.mark.parametrize("variant", ["backgammon", "long", "plakoto"])  # plakoto: pins in keys
 def test_canonical_order_of_a_batch_is_play_order(variant: str) -> None:
     config = _config(variant)
     pairs, expected = [], []

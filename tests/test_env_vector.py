@@ -21,7 +21,11 @@ CASES: list[Any] = [
     ("long", {}),
     pytest.param("long", {"match_length": 3}, marks=pytest.mark.slow),  # 4 s: several games
     ("fevga", {}),
-    ("khachapuri", {}),
+    ("khachapuri", {}),  # re-rolls and transferred steps (RULES.md §2.9, §2.10)
+    ("gulbar", {}),
+    ("mad", {}),  # progression stages (§2.8)
+    ("mad_gulbar", {}),  # stages, transferred steps, the fourth-step extra stage
+    ("giul", {}),
     ("trictrac", {}),
     ("plakoto", {}),  # pinned checkers in the batch encoding
 ]
@@ -89,7 +93,9 @@ def _compare_with_aec_envs(
     obs, info = vec.reset(seed=seed)
     rng = np.random.default_rng(5)
     finished = offences = 0
+    kinds: set[str] = set()
     for _ in range(steps):
+        kinds |= {driver._lean.kind for driver in vec.drivers if driver._lean is not None}
         for i, env in enumerate(singles):
             agent, observation, mask = _single_decider(env)
             assert info["agents"][i] == agent
@@ -113,6 +119,14 @@ def _compare_with_aec_envs(
                 env.reset()  # no seed: the same generator goes on, as the batch's game does
     assert finished - offences >= 1  # the comparison crossed an autoreset after a game's end
     assert offences >= (1 if illegal else 0)
+    if vec._flow is not None:  # the whole-batch flow: four steps to a double, no turn plan
+        return
+    # The batch's lean games reached their turn plans' segments (RULES.md §2.8-§2.10).
+    turn = vec.config.variant.rules.turn
+    assert ("stage" in kinds) == (turn.doubles == "progression")
+    assert ("reroll" in kinds) == (turn.doubles == "reroll")
+    if turn.transfer:
+        assert "transfer" in kinds
 
 
 def test_batched_illegal_action_ends_the_game_as_the_wrapped_aec_env() -> None:

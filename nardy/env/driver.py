@@ -78,19 +78,30 @@ _LEAN_CONTEXTS: dict[tuple[object, ...], encoding.Context] = {}
 
 
 def _lean_context(game: LeanGame) -> encoding.Context:
-    """:func:`encoding.context_of` of a lean game's decision: a roll of four-step doubles without
-    cube or match, so only the dice and the head limit vary (tested equal at every decision)."""
+    """:func:`encoding.context_of` of a lean game's decision: no cube or match, so only the
+    segment (its kind, dice and the steps planned after it), the re-roll flag and the head limit
+    vary (tested equal at every decision)."""
     limit = game.variant.rules.head.limit
     first = limit is not None and game.position.points[23] == game.variant.checkers
     if first:
         limit = game.segment().head_limit  # the first-turn allowance (RULES.md §3.3.4)
-    key = (game.dice, first, limit)
+    kind, dice = game.kind, game.dice
+    later = game.later() if kind == "stage" or kind == "transfer" else ()
+    # RULES.md §2.9: a double's four steps are followed by a re-roll when all are played.
+    reroll = len(dice) == 4 and kind != "stage" and kind != "transfer"
+    reroll = reroll and game.turn.doubles == "reroll"
+    key = (kind, dice, later, reroll, first, limit)
     context = _LEAN_CONTEXTS.get(key)
     if context is None:
         if len(_LEAN_CONTEXTS) >= 4096:
             _LEAN_CONTEXTS.clear()
         context = _LEAN_CONTEXTS[key] = encoding.Context(
-            phase="roll", segment=game.dice, first_turn=first, head_limit=limit
+            phase=kind,
+            segment=dice,
+            later=later,
+            reroll=reroll,
+            first_turn=first,
+            head_limit=limit,
         )
     return context
 
@@ -195,11 +206,8 @@ class Driver:
         (:attr:`game`, replayed) the first time anything asks for that."""
         if self.match is None and lean.eligible(config.variant, dice, whole_match):
             assert dice is not None
-            # Batched legal results carry no pins in their sort keys: pinning games generate
-            # their own (RULES.md §3.12.2; a vector env's batch only for the others).
-            batched = deferred and not config.variant.rules.hitting.pins
             self._lean = LeanGame(
-                config.variant, dice, auto_forced=config.auto_forced, deferred=batched
+                config.variant, dice, auto_forced=config.auto_forced, deferred=deferred
             )
         else:
             self._game = self._new_game()
@@ -518,12 +526,12 @@ class Driver:
             assert isinstance(decision, TakeDecision)
             self.answer(_TAKE_ANSWERS[action])
 
-    def give(self, count: int, first: Sequence[int]) -> None:
-        """A deferred lean game's awaited legal results: ``count`` of them, ``first`` the
-        result key of the first (played when forced; :meth:`LeanGame.give`)."""
+    def give(self, count: int, first: Sequence[int], used: int) -> None:
+        """A deferred lean game's awaited legal results: ``count`` of them, using ``used``
+        dice, ``first`` the result key of the first (played when forced; :meth:`LeanGame.give`)."""
         assert self._lean is not None
         self._order = None
-        self._lean.give(count, first)
+        self._lean.give(count, first, used)
         self._settle()
 
     def decision_count(self) -> int:

@@ -1,12 +1,12 @@
 """The common game of a learning environment, stepped without the kernel's game objects.
 
-Most episodes are one money game without the cube, of a variant whose doubles are four steps, that
-does not transfer steps (backgammon, long, nardgammon, trictrac, fevga, hypergammon, plakoto).
-Their flow is a straight loop — an opening throw, then roll, one segment, flip, until a bear-off
-(or plakoto's mother rule) ends the game — so :class:`LeanGame` runs it on the move generator's board keys alone: no
-:class:`~nardy.core.game.Game` generator frame, no ``Play``, ``PlayDecision`` or ``GameEvent``
-objects, no play text. The profile of an AEC step showed those (and the collector's work on the
-events they leave) at about a third of the env's own time (docs/learning.md, "Speed").
+Most episodes are one money game without the cube. Their flow is a loop — an opening throw, then
+each turn's transferred steps, roll, segments (one, or a double's progression stages or re-roll
+chain), flip, until a bear-off (or plakoto's mother rule) ends the game — so :class:`LeanGame`
+runs it on the move generator's board keys alone: no :class:`~nardy.core.game.Game` generator
+frame, no ``Play``, ``PlayDecision`` or ``GameEvent`` objects, no play text. The profile of an AEC
+step showed those (and the collector's work on the events they leave) at about a third of the
+env's own time (docs/learning.md, "Speed").
 
 A lean game records its rolls and answers; :meth:`LeanGame.materialise` replays them through
 :class:`~nardy.core.game.Game` for anything else (rendering, copies, the game record), so the
@@ -28,6 +28,7 @@ from nardy.core.game import (
     GameResult,
     PlayDecision,
     Segment,
+    SegmentKind,
     cube_settings_for,
     pinning_end,
 )
@@ -41,13 +42,18 @@ if TYPE_CHECKING:
 
 def eligible(variant: Variant, dice: DiceSource | None, whole_match: bool) -> bool:
     """Whether a driver's game may run lean: a dice source (no chance nodes), money play, no
-    cube in use, doubles played as four steps (no progression, re-roll or transfer)."""
+    cube in use. Every doubles rule runs lean (four steps, progression, re-roll; transfer)."""
     return (
         dice is not None
         and variant.options.get("match_length") is None
         and not cube_settings_for(variant, match_length=None).enabled
-        and variant.rules.turn.doubles == "four"
     )
+
+
+def one_segment_turns(variant: Variant) -> bool:
+    """Whether every turn of the variant is one segment (doubles are four steps, nothing is
+    transferred): no progression stage, re-roll or transferred steps to plan."""
+    return variant.rules.turn.doubles == "four"
 
 
 class _Replay:
@@ -87,31 +93,53 @@ _SEGMENTS: Final = {
 """The roll segments, equal to the kernel game's (immutable, shared)."""
 
 
+def all_home(position: Position) -> bool:
+    """:func:`nardy.core.game.all_home` (RULES.md §1.4) with one ``max`` over the points instead
+    of a generator expression: read after every progression stage and at its decisions."""
+    return position.bar[0] == 0 and max(position.points[6:]) <= 0
+
+
+_DIE_NAMES: Final = ("", "one", "two", "three", "four", "five", "six")
+_DIE_PLURALS: Final = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
+
+
 class LeanGame:
     """One eligible game (:func:`eligible`), from the opening throw to its result, stopping at
     every play decision with more than one legal play (every one without ``auto_forced``).
 
     The same dice give the same decisions, results and positions as ``Game(variant, dice)``: the
     flow is :meth:`Game._flow <nardy.core.game.Game._flow>`'s for these rules (RULES.md §2.1,
-    §2.3, §2.6, §2.11), tested against it."""
+    §2.3, §2.6, §2.8-§2.11), tested against it. A turn is a sequence of segments: the
+    transferred steps' groups, then the roll's segment — or a double's progression stages
+    (§2.8) or re-roll chain (§2.9); :attr:`kind` says which the current one is."""
 
     __slots__ = (
         "_count",
         "_dice",
+        "_final",
+        "_first",
+        "_group",
+        "_groups",
         "_keys",
+        "_last",
         "_opposite",
+        "_pending",
         "_pins",
         "_segment",
         "_sorted",
+        "_start",
+        "_used",
         "answers",
         "auto_forced",
         "awaiting",
         "deferred",
         "dice",
+        "kind",
         "mover",
         "position",
         "result",
         "rolls",
+        "turn",
         "variant",
     )
 
@@ -128,15 +156,17 @@ class LeanGame:
         game's segment in one batch)."""
         variant.single_game()
         self.variant = variant
-        self._opposite = variant.rules.geometry == "opposite"
-        self._pins = variant.rules.hitting.pins
+        rules = variant.rules
+        self.turn = rules.turn
+        self._opposite = rules.geometry == "opposite"
+        self._pins = rules.hitting.pins
         self._dice = dice
         self.auto_forced = auto_forced
         self.deferred = deferred
         self.awaiting = False
         """Deferred only: the legal plays of (:attr:`position`, :attr:`dice`) are wanted."""
         self.rolls: list[Roll] = []
-        """Every roll drawn, in order (the opening throw's included)."""
+        """Every roll drawn, in order (the opening throw's and re-rolls included)."""
         self.answers: list[BoardKey] = []
         """The result board key chosen at each decision, in order."""
         self.position = variant.start_position()
@@ -145,14 +175,33 @@ class LeanGame:
         self.result: GameResult | None = None
         self.dice: tuple[int, ...] = ()
         """The current segment's dice (the decision's)."""
+        self.kind: SegmentKind = "roll"
+        """The current segment's kind: a roll, a progression stage, a re-roll or transferred
+        steps (:class:`~nardy.core.game.Segment`)."""
         self._count = 0
         """The current decision's legal plays (0 while awaiting them and once the game is over)."""
+        self._used = 0
+        """How many dice every legal play of the current segment uses (N of RULES.md §2.3)."""
         self._segment: SegmentPlays | None = None
         self._keys: dict[BoardKey, Any] | None = None
         self._sorted: list[BoardKey] | None = None
-        rules = variant.rules
+        self._final = True
+        """The current segment ends the turn whatever is played (a roll of two dice or of four
+        steps, a re-roll of two dice): the next mover's view is built straight from the key."""
+        self._pending: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+        """Each colour's transferred steps (value, count), played at the start of his turn."""
+        self._groups: list[tuple[int, int]] = []
+        """This turn's transferred groups, ascending (§2.10 item 3)."""
+        self._group = 0
+        """The index in :attr:`_groups` of the current transferred group."""
+        self._first = 0
+        """A progression's rolled value d (its stages are d…6)."""
+        self._last = False
+        """The progression's current stage is its last (§2.8 item 4)."""
+        self._start: Position = self.position
+        """The mover's position at the start of the current stage."""
         first: Roll | None = None
-        if rules.turn.opening != "white_starts":
+        if self.turn.opening != "white_starts":
             # RULES.md §2.11: each throws one die, ties thrown again (no cube: no automatic doubles).
             while True:
                 white, black = self._roll()
@@ -160,9 +209,10 @@ class LeanGame:
                     break
             if black > white:
                 self._switch()
-            if rules.turn.opening == "numbers_used":
+            if self.turn.opening == "numbers_used":
                 first = (white, black) if white > black else (black, white)
-        self._turn(first)
+        self._begin(first)
+        self._enter()
 
     # -- the decision ------------------------------------------------------------------------
 
@@ -198,28 +248,56 @@ class LeanGame:
     def play_of(self, key: BoardKey) -> Play:
         return Play(self._plays()[key], position_of(key))
 
+    def later(self) -> tuple[int, ...]:
+        """The steps planned after the current segment in this turn, as the kernel's context of
+        the decision states them (:func:`nardy.encoding.context_of`): a progression's later
+        stages unless the stage starts all home, the later transferred groups; else none."""
+        kind = self.kind
+        if kind == "stage":
+            if all_home(self.position):
+                return ()
+            return tuple(v for v in range(self.dice[0] + 1, 7) for _ in range(4))
+        if kind == "transfer":
+            value = self.dice[0]
+            return tuple(v for v, n in self._groups if v > value for _ in range(n))
+        return ()
+
+    def described(self) -> Segment:
+        """The current segment as the kernel's game states it."""
+        kind, dice, mover = self.kind, self.dice, self.mover
+        if kind == "roll":
+            return _SEGMENTS[mover, dice[0], dice[1]]
+        if kind == "reroll":
+            return Segment(mover, dice, kind, f"re-roll {dice[0]}-{dice[1]}")
+        if kind == "stage":
+            d = self._first
+            label = f"stage {dice[0]} of a {d}-{d} progression" if d < 6 else "6-6"
+            return Segment(mover, dice, kind, label)
+        count = len(dice)
+        name = _DIE_NAMES[dice[0]] if count == 1 else _DIE_PLURALS[dice[0]]
+        return Segment(mover, dice, kind, f"{count} {name} transferred from the opponent")
+
     def decision(self) -> PlayDecision | None:
         """The current decision as the kernel's game states it (for bots and afterstates)."""
         if not self._count:
             return None
-        a, b = self.dice[0], self.dice[1]
-        segment = _SEGMENTS[self.mover, a, b]
         legal = LegalPlays(self.position, self.segment(), self._pins)
-        return PlayDecision(self.mover, segment, self.position, legal)
+        return PlayDecision(self.mover, self.described(), self.position, legal)
 
     def choose(self, key: Sequence[int]) -> None:
         """Play the legal play that ends at ``key`` and go on to the next decision."""
         self.answers.append(tuple(key))
-        if not self._play(key, self.segment().dice_used if self._pins else 0):
-            self._turn(None)
+        if not self._play(key, self._used):
+            self._enter()
 
-    def give(self, count: int, first: Sequence[int]) -> None:
-        """Deferred: the awaited segment has ``count`` legal plays, ``first`` the result key of
-        the first (the one played when it is forced)."""
+    def give(self, count: int, first: Sequence[int], used: int) -> None:
+        """Deferred: the awaited segment has ``count`` legal plays that use ``used`` dice,
+        ``first`` the result key of the first (the one played when it is forced)."""
         self.awaiting = False
+        self._used = used
         if count == 1 and self.auto_forced:
-            if not self._play(first):
-                self._turn(None)
+            if not self._play(first, used):
+                self._enter()
             return
         self._count = count
 
@@ -234,21 +312,18 @@ class LeanGame:
         self.position = self.position.flip(self.variant.rules.geometry)
         self.mover = 1 - self.mover
 
-    def _turn(self, first: Roll | None) -> None:
-        """Roll (or use the opening numbers) and stop at the segment's decision, playing forced
-        segments on (deferred: stop awaiting the segment's plays)."""
+    def _enter(self) -> None:
+        """Stop at the current segment's decision, playing forced segments on (deferred: stop
+        awaiting the segment's plays)."""
         variant = self.variant
         generator = variant.generator
         while True:
-            a, b = first if first is not None else self._roll()
-            first = None
-            dice = self.dice = (a, b) if a != b else (a, a, a, a)
             if self.deferred:
                 self.awaiting = True
                 return
-            segment = generator.checked_segment(self.position, dice)
+            segment = generator.checked_segment(self.position, self.dice)
             if segment is None:  # not in a game that goes on: let legal_plays say why
-                variant.legal_plays(self.position, dice)
+                variant.legal_plays(self.position, self.dice)
                 raise AssertionError("unreachable")  # pragma: no cover
             keys = segment.plays
             if len(keys) == 1 and self.auto_forced:
@@ -256,11 +331,102 @@ class LeanGame:
                     return
                 continue
             self._segment, self._keys, self._count = segment, keys, len(keys)
+            self._used = segment.dice_used
             return
 
-    def _play(self, key: Sequence[int], used: int = 0) -> bool:
-        """Make the play ending at ``key`` (of a segment that uses ``used`` dice); True when it
-        ended the game (RULES.md §2.6, and §3.12.2's mother rule where checkers pin)."""
+    def _begin(self, first: Roll | None) -> None:
+        """The mover's turn: his transferred steps first (RULES.md §2.10 item 3), else his roll
+        (``first``: the opening throw's numbers)."""
+        pending = self._pending[self.mover]
+        if pending:
+            # "grouped by value in ascending order", each group its own segment.
+            self._groups = sorted(pending)
+            pending.clear()
+            self._transferred(0)
+            return
+        self._rolled(first if first is not None else self._roll())
+
+    def _transferred(self, index: int) -> None:
+        value, count = self._groups[index]
+        self._group = index
+        self.kind, self.dice, self._final = "transfer", (value,) * count, False
+
+    def _rolled(self, roll: Roll) -> None:
+        """The first segment of a roll (RULES.md §2.3, §2.8, §2.9)."""
+        a, b = roll
+        doubles = self.turn.doubles
+        self.kind = "roll"
+        if a != b:
+            self.dice, self._final = (a, b), True
+        elif doubles == "four":
+            self.dice, self._final = (a, a, a, a), True
+        elif doubles == "progression":
+            # §2.8: stages d, d+1, …, 6; "all home when the progression starts: the rolled stage
+            # is the last".
+            self.kind, self.dice, self._final = "stage", (a, a, a, a), False
+            self._first, self._start = a, self.position
+            self._last = all_home(self.position)
+        else:  # §2.9: the re-roll chain
+            self.dice, self._final = (a, a, a, a), False
+
+    def _next(self, used: int) -> bool:
+        """After a segment of the turn that used ``used`` dice (the game goes on): set up the
+        turn's next segment, or say the turn is over (handing unplayed steps over where they
+        transfer). :meth:`Game._transferred_steps`, ``_progression`` and ``_reroll_chain``."""
+        kind = self.kind
+        turn = self.turn
+        if kind == "transfer":
+            if self._group + 1 < len(self._groups):
+                self._transferred(self._group + 1)
+            else:
+                self._rolled(self._roll())
+            return True
+        if kind == "stage":
+            x, d = self.dice[0], self._first
+            if x == d and used == 0:
+                return False  # "Not started": nothing played, nothing transferred.
+            start, position = self._start, self.position
+            extra_next = False
+            if not self._last and not all_home(start) and all_home(position):
+                # Entry happened in this stage.
+                on_fourth = used == 4 and position.off[0] == start.off[0]
+                if turn.progression_stop == "fourth_step_extra" and on_fourth:
+                    extra_next = True
+                else:
+                    self._last = True
+            if used < 4:
+                if turn.transfer:
+                    lost = [(x, 4 - used)]
+                    if not self._last:
+                        later = [(y, 4) for y in range(x + 1, 7)]
+                        lost += later[:1] if extra_next else later
+                    self._pending[1 - self.mover].extend(lost)
+                return False
+            if self._last or x == 6:
+                return False
+            if extra_next:
+                self._last = True
+            self.dice, self._start = (x + 1,) * 4, position
+            return True
+        # A double of the re-roll chain (§2.9): fully played, it is re-rolled; partly played, the
+        # rest is transferred.
+        d = self.dice[0]
+        if used < 4:
+            if used >= 1 and turn.transfer:
+                self._pending[1 - self.mover].append((d, 4 - used))
+            return False
+        a, b = self._roll()
+        self.kind = "reroll"
+        if a != b:
+            self.dice, self._final = (a, b), True
+        else:
+            self.dice = (a, a, a, a)
+        return True
+
+    def _play(self, key: Sequence[int], used: int) -> bool:
+        """Make the play ending at ``key`` (of a segment that uses ``used`` dice) and set up the
+        next segment (its turn's, or the next turn's); True when it ended the game (RULES.md
+        §2.6, and §3.12.2's mother rule where checkers pin)."""
         self._segment, self._keys, self._sorted, self._count = None, None, None, 0
         variant = self.variant
         if key[0] == variant.checkers:
@@ -270,23 +436,26 @@ class LeanGame:
             scored = variant.game_points(loser, 1, cube_centred=True, jacoby=jacoby)
             self.result = GameResult(self.mover, scored, variant.game_value(loser), 1, "bear_off")
             return True
-        if self._pins:
-            position = position_of(key)
-            end = pinning_end(variant, position, self.mover, 1, used)
-            if end is not None:
-                self.position, self.result = position, end
-                return True
-            self.position = position.flip(variant.rules.geometry)
-            self.mover = 1 - self.mover
-            return False
-        # The next mover's view straight from the key: Position.flip of position_of(key) without
-        # the position in between (tested equal).
-        if self._opposite:
-            points = tuple(map(neg, key[24:0:-1]))
+        if self._pins or not self._final:
+            self.position = position = position_of(key)
+            if self._pins:
+                end = pinning_end(variant, position, self.mover, 1, used)
+                if end is not None:
+                    self.result = end
+                    return True
+            if not self._final and self._next(used):
+                return False
+            self._switch()
         else:
-            points = tuple(map(neg, [*key[13:25], *key[1:13]]))
-        self.position = _position(points, (key[26], key[25]), (key[27], key[0]))
-        self.mover = 1 - self.mover
+            # The next mover's view straight from the key: Position.flip of position_of(key)
+            # without the position in between (tested equal).
+            if self._opposite:
+                points = tuple(map(neg, key[24:0:-1]))
+            else:
+                points = tuple(map(neg, [*key[13:25], *key[1:13]]))
+            self.position = _position(points, (key[26], key[25]), (key[27], key[0]))
+            self.mover = 1 - self.mover
+        self._begin(None)
         return False
 
     # -- the kernel's game -------------------------------------------------------------------

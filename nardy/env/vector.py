@@ -21,6 +21,7 @@ comparison. Either way the same seed gives the single environment's episode.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -136,9 +137,10 @@ class BatchedSelfPlay:
         self.drivers: list[Driver] = []
         self._rngs: list[np.random.Generator] = []
         self._colours: list[int] = [0] * num_envs
-        self._rows: list[tuple[np.ndarray, int] | None] = [None] * num_envs
+        self._rows: list[tuple[np.ndarray, int, array[int] | None] | None] = [None] * num_envs
         """Per lean game waiting for an action: its legal results' boards in the canonical
-        order (a batch's array, shared) and where its rows start."""
+        order (a batch's array, shared), where its rows start, and the batch's pinned points' bits
+        (a pinning variant's, else None)."""
         self._waiting: list[int] = []
         """Lean games whose next segment's legal results are still to be generated."""
         self._flow: LeanBatch | None = None
@@ -213,8 +215,8 @@ class BatchedSelfPlay:
                 drivers[i] = driver = self._new_driver(i)
             elif rows is not None:
                 # A lean game: the chosen row of its batch is the play's result board.
-                board, start = rows
-                driver.choose_key(board[start + action].tolist())
+                board, start, pins = rows
+                driver.choose_key(_key(board, pins, start + action))
             else:
                 driver.step_legal(action)
             self._settle(i, driver)
@@ -266,8 +268,10 @@ class BatchedSelfPlay:
         """The legal results of every waiting lean game's segment, in one batch
         (:func:`nardy.core.batch.legal_results`: arrays, no Python object per result left for the
         collector), each game's results in the canonical action order (``order="board"``: sorted
-        by their boards, as :func:`~nardy.env.driver.play_order`); forced segments are played
-        and their games' next segments generated in the next round."""
+        by their boards, as :func:`~nardy.env.driver.play_order`) with the dice they use (a
+        progression's or re-roll chain's next segment depends on it, RULES.md §2.8, §2.9);
+        forced segments are played and their games' next segments (the next turn's, or the
+        same turn's next stage, re-roll or transferred group) generated in the next round."""
         variant = self.config.variant
         drivers = self.drivers
         while self._waiting:
@@ -280,13 +284,15 @@ class BatchedSelfPlay:
             pairs = [(lean.position, lean.dice) for lean in leans]
             batch = legal_results(variant, pairs, order="board")
             offsets = batch.offsets.tolist()
+            used = batch.dice_used.tolist()
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
+            pins = batch.pinned
             for k, i in enumerate(games):
                 start, count = offsets[k], offsets[k + 1] - offsets[k]
                 driver = drivers[i]
-                driver.give(count, rows[start].tolist() if count == 1 else ())
+                driver.give(count, _key(rows, pins, start) if count == 1 else (), used[k])
                 if driver.decision_count():
-                    self._rows[i] = (rows, start)
+                    self._rows[i] = (rows, start, pins)
                 self._settle(i, driver)
 
     def _observe_flow(self, whole: bool = False) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -303,6 +309,15 @@ class BatchedSelfPlay:
             "action_mask": self.arrays.mask,
         }
         return obs, {"agents": self.agents, "illegal": self.illegal}
+
+
+def _key(rows: np.ndarray, pins: array[int] | None, row: int) -> list[int]:
+    """A batch row's result key (:func:`~nardy.core.movegen.board_of`): its board, and the
+    pinned points' bits where something is pinned (RULES.md §3.12.2)."""
+    key: list[int] = rows[row].tolist()
+    if pins is not None and pins[row]:
+        key.append(pins[row])
+    return key
 
 
 def batched_env(
