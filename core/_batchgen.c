@@ -2221,19 +2221,22 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
 
 PyDoc_STRVAR(legal_results_of_boards_doc,
 "legal_results_of_boards(boards_in, dice_in, start, rules, offsets, dice_used, boards, steps,\n"
-"index) -> int\n\n"
+"index, pins_in=None, pinned=None) -> int\n\n"
 "legal_results for pairs given as arrays: boards_in holds 28 signed bytes per pair (the result\n"
 "board layout: mover's view), dice_in 4 signed bytes per pair (the dice, then zeros: two\n"
 "values or 1-4 equal ones). Appends from pair `start` on and stops, as legal_results does, at\n"
-"the first pair the Python generator must answer. Not for a pinning rule set (no pins here).");
+"the first pair the Python generator must answer. A pinning rule set needs pins_in (per pair a\n"
+"native int64, the pinned points' bits) and pinned (legal_results' pinned bytearray).");
 
-/* A board of boards_in as the generator's start board (nothing pinned); 0 for anything unusual
- * (a negative bar or off count: Python answers the pair and says what is wrong). */
-static int read_board(const int8_t *in, int *b) {
+/* A board of boards_in as the generator's start board, with `pins` its pinned points' bits;
+ * 0 for anything unusual (a negative bar or off count, a bit outside points 1...24: Python
+ * answers the pair and says what is wrong). */
+static int read_board(const int8_t *in, int64_t pins, int *b) {
     for (int i = 0; i < BOARD; i++)
         b[i] = in[i];
-    b[BOARD] = 0;
-    return b[0] >= 0 && b[BAR] >= 0 && b[OPP_BAR] >= 0 && b[OPP_OFF] >= 0;
+    b[BOARD] = (int)pins;
+    return b[0] >= 0 && b[BAR] >= 0 && b[OPP_BAR] >= 0 && b[OPP_OFF] >= 0 &&
+           (pins & ~(int64_t)0x1fffffe) == 0;
 }
 
 /* Dice of dice_in (as read_dice takes them: two values, or 1-4 equal ones); 0 when not. */
@@ -2257,37 +2260,50 @@ static int read_dice_bytes(const int8_t *in, int *dice) {
 
 static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer boards_in, dice_in;
-    PyObject *rules, *offsets, *dice_used, *boards, *steps, *index_out;
+    Py_buffer boards_in, dice_in, pins_buffer = {0};
+    PyObject *rules, *offsets, *dice_used, *boards, *steps, *index_out, *pins_in = Py_None,
+                                                                      *pins_out = Py_None;
     Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "y*y*nO!O!O!O!OO", &boards_in, &dice_in, &start, &PyTuple_Type,
-                          &rules, &PyByteArray_Type, &offsets, &PyByteArray_Type, &dice_used,
-                          &PyByteArray_Type, &boards, &steps, &index_out))
+    if (!PyArg_ParseTuple(args, "y*y*nO!O!O!O!OO|OO", &boards_in, &dice_in, &start,
+                          &PyTuple_Type, &rules, &PyByteArray_Type, &offsets, &PyByteArray_Type,
+                          &dice_used, &PyByteArray_Type, &boards, &steps, &index_out, &pins_in,
+                          &pins_out))
         return NULL;
     PyObject *found = NULL;
     Py_ssize_t count = boards_in.len / BOARD;
-    if (boards_in.len != count * BOARD || dice_in.len != count * 4) {
-        PyErr_SetString(PyExc_ValueError, "28 board bytes and 4 dice bytes per pair");
+    if (pins_in != Py_None && PyObject_GetBuffer(pins_in, &pins_buffer, PyBUF_SIMPLE) < 0)
+        goto done;
+    if (boards_in.len != count * BOARD || dice_in.len != count * 4 ||
+        (pins_in != Py_None && pins_buffer.len != count * (Py_ssize_t)sizeof(int64_t))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "28 board bytes, 4 dice bytes (and 8 pin bytes) per pair");
         goto done;
     }
-    if (check_outputs(steps, index_out, Py_None) < 0 || set_rules(rules) < 0)
+    if (check_outputs(steps, index_out, pins_out) < 0 || set_rules(rules) < 0)
         goto done;
-    if (gen.pins) {
-        PyErr_SetString(PyExc_ValueError, "a pinning rule set's boards need their pins");
+    if (gen.pins != (pins_in != Py_None) || gen.pins != (pins_out != Py_None)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "a pinning rule set's boards need their pins (pins_in and pinned), "
+                        "other rule sets' none");
         goto done;
     }
     const int sort = index_out != Py_None;
     int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
     const int8_t *board_bytes = (const int8_t *)boards_in.buf;
     const int8_t *dice_bytes = (const int8_t *)dice_in.buf;
+    const char *pin_bytes = pins_in != Py_None ? (const char *)pins_buffer.buf : NULL;
     Py_ssize_t index = start < 0 ? 0 : start;
     int failed = 0;
     for (; index < count; index++) {
         int board[BOARD + 1], dice[4], n_dice;
-        if (!read_board(board_bytes + BOARD * index, board) ||
+        int64_t pins = 0;
+        if (pin_bytes)
+            memcpy(&pins, pin_bytes + sizeof pins * index, sizeof pins);
+        if (!read_board(board_bytes + BOARD * index, pins, board) ||
             !(n_dice = read_dice_bytes(dice_bytes + 4 * index, dice)))
             break;
-        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, 0, &rows);
+        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, pins_out != Py_None,
+                             &rows);
         if (done == PAIR_TO_PYTHON)
             break;
         if (done == PAIR_NO_MEMORY) {
@@ -2295,8 +2311,10 @@ static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
             break;
         }
     }
-    found = finish(failed, index, offsets, dice_used, boards, steps, index_out, Py_None);
+    found = finish(failed, index, offsets, dice_used, boards, steps, index_out, pins_out);
 done:
+    if (pins_buffer.obj)
+        PyBuffer_Release(&pins_buffer);
     PyBuffer_Release(&boards_in);
     PyBuffer_Release(&dice_in);
     return found;

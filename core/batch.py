@@ -317,20 +317,26 @@ def legal_results_of_boards(
     *,
     steps: bool = False,
     order: Literal["play", "board"] = "play",
+    pins: Any = None,
 ) -> ResultBatch:
     """:func:`legal_results` of pairs given as two byte arrays (a numpy ``int8`` array, ``bytes``):
     ``boards`` 28 signed bytes per pair (a result board's layout, the mover's view: the module
     doc), ``dice`` 4 signed bytes per pair (the dice, then zeros). The same answer as
     :func:`legal_results` of the pairs' positions; the C generator reads the arrays directly (no
-    :class:`~nardy.core.position.Position` per pair: a vector env's whole batch). Not for a
-    pinning variant (its boards need the pins)."""
+    :class:`~nardy.core.position.Position` per pair: a vector env's whole batch). A pinning
+    variant's boards need ``pins`` (and only theirs take it): per pair a native ``int64`` (a numpy
+    ``int64`` array), the pinned points' bits (:attr:`ResultBatch.pinned`'s form, 0 where nothing
+    is pinned)."""
     if order not in ("play", "board"):
         raise ValueError(f"order must be 'play' or 'board', not {order!r}")
-    if variant.rules.hitting.pins:
+    pinning = bool(variant.rules.hitting.pins)
+    if pinning and pins is None:
         raise ValueError(
-            f"{variant.name}'s boards carry pinned checkers, which 28 bytes do not hold: use "
-            "legal_results"
+            f"{variant.name}'s boards carry pinned checkers, which 28 bytes do not hold: pass "
+            "pins (the pinned points' bits per pair)"
         )
+    if not pinning and pins is not None:
+        raise ValueError(f"{variant.name} pins no checker: pass no pins")
     # Signed byte views (a numpy int8 array's buffer is multi-dimensional: cast to one row).
     board_bytes = memoryview(boards).cast("B").cast("b")
     dice_bytes = memoryview(dice).cast("B").cast("b")
@@ -339,11 +345,17 @@ def legal_results_of_boards(
         raise ValueError(
             f"{len(board_bytes)} board bytes and {len(dice_bytes)} dice bytes: 28 and 4 a pair"
         )
+    pin_values = None
+    if pins is not None:
+        pin_values = memoryview(pins).cast("B").cast("q")
+        if len(pin_values) != count:
+            raise ValueError(f"{len(pin_values)} pins for {count} pairs: one int64 a pair")
 
     def pair(k: int) -> tuple[Position, tuple[int, ...]]:
         board = array("b", board_bytes[BOARD * k : BOARD * (k + 1)])
         values = array("b", dice_bytes[4 * k : 4 * (k + 1)])
-        return position_of(board), tuple(v for v in values if v)
+        key: Sequence[int] = board if pin_values is None else [*board, pin_values[k]]
+        return position_of(key), tuple(v for v in values if v)
 
     rules = native_rules(variant)
     if rules is None:
@@ -352,10 +364,10 @@ def legal_results_of_boards(
     generate = NATIVE.legal_results_of_boards
 
     def native(start: int, *out: bytearray | None) -> int:
-        found: int = generate(board_bytes, dice_bytes, start, rules, *out[:5])
+        found: int = generate(board_bytes, dice_bytes, start, rules, *out[:5], pin_values, out[5])
         return found
 
-    return _native_loop(variant, native, pair, count, steps, order == "board", False)
+    return _native_loop(variant, native, pair, count, steps, order == "board", pinning)
 
 
 def _native_loop(
