@@ -497,7 +497,7 @@ def test_an_extension_built_from_another_source_is_not_used(
 
 def _arrays(pairs: list[Any]) -> tuple[bytes, bytes]:
     """The pairs as legal_results_of_boards takes them: 28 board bytes and 4 dice bytes a pair."""
-    boards = b"".join(array("b", board_of(position)).tobytes() for position, _ in pairs)
+    boards = b"".join(array("b", board_of(position)[:BOARD]).tobytes() for position, _ in pairs)
     dice = b"".join(array("b", [*d, *[0] * (4 - len(d))]).tobytes() for _, d in pairs)
     return boards, dice
 
@@ -540,3 +540,34 @@ def test_boards_as_arrays_bad_input_is_refused_clearly() -> None:
         batch.legal_results_of_boards(variant, boards, bytes([2, 3, 4, 0]))
     with pytest.raises(ValueError, match="pinned"):
         batch.legal_results_of_boards(load_variant("plakoto"), boards, dice)
+    with pytest.raises(ValueError, match="pins no checker"):
+        batch.legal_results_of_boards(variant, boards, dice, pins=array("q", [0]))
+    with pytest.raises(ValueError, match="one int64 a pair"):
+        batch.legal_results_of_boards(
+            load_variant("plakoto"), boards, dice, pins=array("q", [0, 0])
+        )
+
+
+@pytest.mark.parametrize(("name", "options"), PINNING, ids=[_variant_id(n, o) for n, o in PINNING])
+def test_pinned_boards_as_arrays_give_legal_results_answers(
+    name: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pinning variant's boards with their pins as an int64 array (RULES.md §3.12.2): the
+    results and their pinned bits of legal_results of the same positions, with and without the
+    extension (positions of random games: most hold a pin, some a pinned mother)."""
+    variant = load_variant(name, options)
+    pairs: list[Any] = [(p, tuple(d)) for p, d in _cases(variant, games=2, per_position=3, seed=7)]
+    pairs = [(p, d) for p, d in pairs if not variant.is_finished(p)]
+    boards, dice = _arrays(pairs)
+    pins = array("q", [(board_of(p) + [0])[BOARD] for p, _ in pairs])
+    assert sum(1 for bits in pins if bits) >= 10
+    for native in (batch.NATIVE, None):
+        with monkeypatch.context() as patch:
+            patch.setattr(batch, "NATIVE", native)
+            for order in ("play", "board"):
+                expected = legal_results(variant, pairs, steps=True, order=order)
+                found = batch.legal_results_of_boards(
+                    variant, boards, dice, steps=True, order=order, pins=pins
+                )
+                assert _batch_fields(found) == _batch_fields(expected)
+                assert found.pinned == expected.pinned
