@@ -559,7 +559,7 @@ def test_pinned_boards_as_arrays_give_legal_results_answers(
     pairs: list[Any] = [(p, tuple(d)) for p, d in _cases(variant, games=2, per_position=3, seed=7)]
     pairs = [(p, d) for p, d in pairs if not variant.is_finished(p)]
     boards, dice = _arrays(pairs)
-    pins = array("q", [(board_of(p) + [0])[BOARD] for p, _ in pairs])
+    pins = array("q", [[*board_of(p), 0][BOARD] for p, _ in pairs])
     assert sum(1 for bits in pins if bits) >= 10
     for native in (batch.NATIVE, None):
         with monkeypatch.context() as patch:

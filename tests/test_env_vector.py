@@ -27,7 +27,6 @@ CASES: list[Any] = [
     ("mad_gulbar", {}),  # stages, transferred steps, the fourth-step extra stage
     ("giul", {}),
     ("trictrac", {}),
-    ("plakoto", {}),  # pinned checkers in the batch encoding
 ]
 
 LEAN_BATCH: list[Any] = [
@@ -71,9 +70,29 @@ def test_whole_batch_flow_games_are_the_aec_envs_episodes(
     _compare_with_aec_envs(variant, options, 6, illegal=0.025, steps=200)
 
 
-def test_plakoto_and_kernel_variants_keep_a_driver_per_game() -> None:
-    """Pinning (plakoto) and the kernel's flow (cube, match, mad) are not in the batch flow."""
-    assert batched_env("plakoto", 2)._flow is None
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"mother": "simple"}, {"mother": "off"}],
+    ids=["standard", "simple", "off"],
+)
+def test_whole_batch_flow_plakoto_games_are_the_aec_envs_episodes(options: dict[str, Any]) -> None:
+    """Plakoto in the whole-batch flow (RULES.md §3.12.2): pinned checkers on the boards (their
+    bits flipped to the next mover's numbering, encoded as encode() does), the mother rule's wins
+    and draws, bear-offs, restarts and illegal actions, all as the single env's episodes."""
+    assert batched_env("plakoto", 2, **options)._flow is not None
+    summary = _compare_with_aec_envs("plakoto", options, 6, illegal=0.01, steps=260)
+    assert summary["pinned"] >= 50  # decisions whose board holds a pinned checker
+    assert summary["reasons"]["bear_off"] >= 1
+    assert summary["restarts"] >= 4
+    if options.get("mother", "standard") == "off":
+        assert "mother" not in summary["reasons"]
+    else:
+        assert summary["reasons"]["mother"] >= 1
+        assert summary["reasons"]["draw"] >= (1 if not options else 0)  # both mothers pinned
+
+
+def test_kernel_variants_keep_a_driver_per_game() -> None:
+    """The kernel's flow (cube, match) and the turn plans (mad) are not in the batch flow."""
     assert batched_env("backgammon", 2, cube=True)._flow is None
     assert batched_env("long", 2, match_length=3)._flow is None
     assert batched_env("mad", 2)._flow is None
@@ -81,7 +100,11 @@ def test_plakoto_and_kernel_variants_keep_a_driver_per_game() -> None:
 
 def _compare_with_aec_envs(
     variant: str, options: dict[str, Any], n: int, *, illegal: float = 0.0, steps: int = 0
-) -> None:
+) -> dict[str, Any]:
+    """Step a batch and its games' single envs side by side; a summary of what was reached: the
+    finished games' end reasons, the restarts, the decisions on a board with a pinned checker."""
+    from collections import Counter
+
     from nardy.env.aec import NardyAECEnv
 
     seed = 40
@@ -92,7 +115,8 @@ def _compare_with_aec_envs(
         env.reset(seed=seed + i)
     obs, info = vec.reset(seed=seed)
     rng = np.random.default_rng(5)
-    finished = offences = 0
+    finished = offences = pinned = 0
+    reasons: Counter[str] = Counter()
     kinds: set[str] = set()
     for _ in range(steps):
         kinds |= {driver._lean.kind for driver in vec.drivers if driver._lean is not None}
@@ -102,6 +126,7 @@ def _compare_with_aec_envs(
             np.testing.assert_array_equal(obs["observation"][i], observation)
             np.testing.assert_array_equal(obs["action_mask"][i], mask)
             assert vec.counts[i] == mask.sum()
+            pinned += bool(env.driver.view(agent)[0].pinned)
         actions = (rng.random(n) * vec.counts).astype(np.int64)
         wrong = rng.random(n) < illegal
         actions[wrong] = np.where(rng.random(n) < 0.5, -1, vec.counts)[wrong]
@@ -116,17 +141,20 @@ def _compare_with_aec_envs(
             assert bool(terminated[i]) == done
             if done:
                 finished += 1
+                reasons[env.infos["player_0"].get("reason", "illegal")] += 1
                 env.reset()  # no seed: the same generator goes on, as the batch's game does
     assert finished - offences >= 1  # the comparison crossed an autoreset after a game's end
     assert offences >= (1 if illegal else 0)
+    summary = {"reasons": reasons, "restarts": finished, "pinned": pinned}
     if vec._flow is not None:  # the whole-batch flow: four steps to a double, no turn plan
-        return
+        return summary
     # The batch's lean games reached their turn plans' segments (RULES.md §2.8-§2.10).
     turn = vec.config.variant.rules.turn
     assert ("stage" in kinds) == (turn.doubles == "progression")
     assert ("reroll" in kinds) == (turn.doubles == "reroll")
     if turn.transfer:
         assert "transfer" in kinds
+    return summary
 
 
 def test_batched_illegal_action_ends_the_game_as_the_wrapped_aec_env() -> None:
@@ -306,7 +334,9 @@ def test_whole_batch_dice_are_each_games_numpy_dice_stream() -> None:
     assert games >= 20 and ties >= 1
 
 
-@pytest.mark.parametrize(("variant", "options"), [("long", {}), ("backgammon", {"cube": False})])
+@pytest.mark.parametrize(
+    ("variant", "options"), [("long", {}), ("backgammon", {"cube": False}), ("plakoto", {})]
+)
 def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict[str, Any]) -> None:
     """A batch-flow game materialises on demand: its afterstates, position and rolls are the
     single env's at the same decision, and a deep copy or a pickle of the batch has the same

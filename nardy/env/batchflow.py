@@ -36,8 +36,9 @@ from nardy import encoding
 from nardy.bots.random_bot import RandomBot
 from nardy.core.batch import BOARD, legal_results_of_boards
 from nardy.core.errors import GameStateError
-from nardy.core.game import Game, PlayDecision, cube_settings_for
+from nardy.core.game import Game, GameResult, PlayDecision, cube_settings_for, pinning_end
 from nardy.core.movegen import board_of, position_of
+from nardy.core.position import opposite_point
 from nardy.core.variant import Variant
 from nardy.env import lean
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
@@ -50,16 +51,15 @@ _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
 
 def applies(config: EnvConfig) -> bool:
     """Whether ``config``'s games run in a :class:`LeanBatch`: lean (:func:`lean.eligible`), four
-    steps to a double without transfer, no pinning and no mother rule (RULES.md §3.12.2: the
-    batch's results carry no pins), so a game ends only by bearing off the last checker."""
+    steps to a double without transfer. Pinning variants (plakoto, RULES.md §3.12.2) carry their
+    pinned points' bits beside the boards (:attr:`LeanBatch.pins`)."""
     variant = config.variant
     rules = variant.rules
     return (
         lean.eligible(variant, NumpyDice(np.random.default_rng(0)), True)
         and rules.turn.doubles == "four"
         and not rules.turn.transfer
-        and not rules.hitting.pins
-        and rules.game_end.mother == "off"
+        and (rules.game_end.mother == "off" or bool(rules.hitting.pins))
     )
 
 
@@ -74,6 +74,32 @@ def flip_permutation(variant: Variant) -> tuple[npt.NDArray[np.intp], npt.NDArra
     columns = np.array([27, *points, 26, 25, 0], dtype=np.intp)
     signs = np.array([1, *([-1] * 24), 1, 1, 1], dtype=np.int8)
     return columns, signs
+
+
+def pin_flip_tables(variant: Variant) -> npt.NDArray[np.int64]:
+    """Three 256-entry tables that turn pinned points' bits (bit ``p``: point ``p``,
+    :data:`~nardy.core.movegen.PINS`) into the other player's numbering of the same points
+    (:meth:`Position.flip <nardy.core.position.Position.flip>`'s ``opposite_point``), a byte of
+    points at a time: ``t[0][(m >> 1) & 255] | t[1][(m >> 9) & 255] | t[2][(m >> 17) & 255]``."""
+    geometry = variant.rules.geometry
+    tables = np.zeros((3, 256), dtype=np.int64)
+    for k in range(3):
+        for value in range(256):
+            bits = 0
+            for b in range(8):
+                if value >> b & 1:
+                    bits |= 1 << opposite_point(8 * k + b + 1, geometry)
+            tables[k, value] = bits
+    return tables
+
+
+def flip_pins(tables: npt.NDArray[np.int64], pins: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``pins`` (pinned points' bits per game) in the other player's numbering
+    (:func:`pin_flip_tables`)."""
+    flipped: npt.NDArray[np.int64] = (
+        tables[0][(pins >> 1) & 255] | tables[1][(pins >> 9) & 255] | tables[2][(pins >> 17) & 255]
+    )
+    return flipped
 
 
 class LeanBatch:
@@ -103,6 +129,19 @@ class LeanBatch:
         self._start_board = np.array(board_of(variant.start_position()), dtype=np.int8)
         self.board = np.zeros((n, BOARD), dtype=np.int8)
         """Every game's board, its mover's view (the move generator's key layout)."""
+        rules = variant.rules
+        self.pinning = bool(rules.hitting.pins)
+        """Checkers pin (plakoto, RULES.md §3.12.2): :attr:`pins` holds them."""
+        self.pins = np.zeros(n, dtype=np.int64)
+        """Every game's pinned points' bits (bit ``p``: point ``p`` of :attr:`board` holds a
+        checker pinned beneath the stack, :data:`~nardy.core.movegen.PINS`); 0 where nothing is
+        pinned, and always without pinning."""
+        self._pin_tables = pin_flip_tables(variant)
+        self._mother = rules.game_end.mother != "off"
+        self._top = opposite_point(24, rules.geometry)
+        """The opponent's own 24 in the mover's coordinates (where his mother stands)."""
+        self._used = np.zeros(n, dtype=np.int64)
+        """How many dice every legal play of each deciding game's segment uses."""
         self.dice = np.zeros((n, 2), dtype=np.int64)
         """The current segment's roll (as thrown; a double is four steps)."""
         self.mover = np.zeros(n, dtype=np.int64)
@@ -119,10 +158,14 @@ class LeanBatch:
         # The decisions: every deciding game's legal results (sorted by board, the canonical
         # action order) are rows ``_start[i] … _start[i] + counts[i] - 1`` of ``_results``.
         self._results = np.zeros((0, BOARD), dtype=np.int8)
+        self._pinned = np.zeros(0, dtype=np.int64)
+        """The results' pinned points' bits (rows of :attr:`_results`; zeros without pinning)."""
         self._start = np.zeros(n, dtype=np.int64)
         # The answers: each step's chosen rows (the games that chose, ascending, and their rows),
         # the step each game started at; entries older than every running game are dropped.
-        self._log: list[tuple[int, npt.NDArray[np.intp], npt.NDArray[np.int8]]] = []
+        self._log: list[
+            tuple[int, npt.NDArray[np.intp], npt.NDArray[np.int8], npt.NDArray[np.int64]]
+        ] = []
         self._steps = 0
         self._since = np.zeros(n, dtype=np.int64)
         limit = variant.rules.head.limit
@@ -163,31 +206,62 @@ class LeanBatch:
             games = np.flatnonzero(legal)
         else:
             games = np.arange(self.num_envs)
-        chosen = self._results[self._start[games] + acts[games]]
-        self._record(games, chosen)
+        rows = self._start[games] + acts[games]
+        chosen, pins = self._results[rows], self._pinned[rows]
+        self._record(games, chosen, pins)
         if len(self._log) > 4 * _BLOCK:
             oldest = int(self._since.min())
             self._log = [entry for entry in self._log if entry[0] >= oldest]
-        ongoing = self._play(games, chosen)
+        ongoing = self._play(games, chosen, pins, self._used[games])
         if waiting:
             ongoing = np.concatenate([ongoing, np.array(waiting, dtype=np.intp)])
         self._generate(ongoing)
         self._observe()
 
     def _play(
-        self, games: npt.NDArray[np.intp], keys: npt.NDArray[np.int8]
+        self,
+        games: npt.NDArray[np.intp],
+        keys: npt.NDArray[np.int8],
+        pins: npt.NDArray[np.int64],
+        used: npt.NDArray[np.int64],
     ) -> npt.NDArray[np.intp]:
-        """Make the plays ending at ``keys`` in ``games``: a bear-off ends the game (its points
-        paid, the next game begun in self-play: :meth:`_end`), else the other player rolls. The
-        games now awaiting their segment's legal results."""
+        """Make the plays ending at ``keys`` (with their pinned bits ``pins``, of segments that
+        use ``used`` dice) in ``games``: a bear-off, or in a pinning variant the mother rule or a
+        frozen board (:func:`~nardy.core.game.pinning_end`), ends the game (its points paid, the
+        next game begun in self-play: :meth:`_end`), else the other player rolls. The games now
+        awaiting their segment's legal results."""
         ended = keys[:, 0] == self.checkers
+        results: dict[int, GameResult] = {}
+        if self.pinning:
+            # The rare boards that may end otherwise, checked per game as the lean game does: a
+            # mother pinned (RULES.md §3.12.2), or no die played (a frozen board's draw).
+            maybe = used == 0
+            if self._mother:
+                top = self._top
+                maybe |= ((pins >> top) & 1).astype(np.bool_) & (keys[:, top] > 0)
+                maybe |= ((pins >> 24) & 1).astype(np.bool_) & (keys[:, 24] < 0)
+            maybe &= ~ended
+            for k in np.flatnonzero(maybe).tolist():
+                key = keys[k].tolist()
+                key.append(int(pins[k]))
+                mover = int(self.mover[games[k]])
+                end = pinning_end(self.variant, position_of(key), mover, 1, int(used[k]))
+                if end is not None:
+                    ended[k] = True
+                    results[k] = end
         if ended.any():
-            ends = (self._end(i, key) for i, key in zip(games[ended], keys[ended], strict=True))
+            ends = [
+                self._end(int(games[k]), keys[k], int(pins[k]), results.get(k))
+                for k in np.flatnonzero(ended).tolist()
+            ]
             restarted = [i for i in ends if i is not None]  # (None: not restarted here)
-            games, keys = games[~ended], keys[~ended]
+            going = ~ended
+            games, keys, pins = games[going], keys[going], pins[going]
         else:
             restarted = []
         self.board[games] = keys[:, self._flip] * self._signs
+        if self.pinning:
+            self.pins[games] = flip_pins(self._pin_tables, pins)
         self.mover[games] ^= 1
         self._roll(games)
         if restarted:
@@ -198,6 +272,7 @@ class LeanBatch:
         """The legal results of ``games``' segments in one batch per round, each game's sorted by
         board (the canonical action order); forced segments are played and generated again."""
         parts: list[npt.NDArray[np.int8]] = []
+        pin_parts: list[npt.NDArray[np.int64]] = []
         base = 0
         variant = self.variant
         while games.size:
@@ -208,9 +283,20 @@ class LeanBatch:
             steps[:, :2] = rolled
             double = rolled[:, 0] == rolled[:, 1]
             steps[double, 2:] = rolled[double, :1]
-            batch = legal_results_of_boards(variant, self.board[games], steps, order="board")
+            if self.pinning:
+                batch = legal_results_of_boards(
+                    variant, self.board[games], steps, order="board", pins=self.pins[games]
+                )
+                assert batch.pinned is not None
+                pinned = np.frombuffer(batch.pinned, dtype=np.int64)
+            else:
+                batch = legal_results_of_boards(variant, self.board[games], steps, order="board")
+                pinned = None
             offsets = np.frombuffer(batch.offsets, dtype=np.int64)
             rows = np.frombuffer(batch.boards, dtype=np.int8).reshape(-1, BOARD)
+            if pinned is None:
+                pinned = np.zeros(rows.shape[0], dtype=np.int64)
+            used = np.frombuffer(batch.dice_used, dtype=np.int8).astype(np.int64)
             counts = np.diff(offsets)
             starts = offsets[:-1]
             forced = counts == 1 if self.auto_forced else np.zeros(games.size, dtype=np.bool_)
@@ -218,7 +304,9 @@ class LeanBatch:
             deciding = ~(forced | automatic)
             self.counts[games[deciding]] = counts[deciding]
             self._start[games[deciding]] = starts[deciding] + base
+            self._used[games[deciding]] = used[deciding]
             parts.append(rows)
+            pin_parts.append(pinned)
             base += rows.shape[0]
             if not deciding.all():
                 # Forced segments and the opponent's decisions: played, and the next segments
@@ -234,13 +322,16 @@ class LeanBatch:
                     inverse[owner + index] = np.arange(index.size) - owner
                     picks = self._choose(games[automatic], counts[automatic])
                     chosen[automatic] += inverse[starts[automatic] + picks]
-                    self._record(games[automatic], rows[chosen[automatic]])
+                    picked = chosen[automatic]
+                    self._record(games[automatic], rows[picked], pinned[picked])
                 moved = ~deciding
-                games = self._play(games[moved], rows[chosen[moved]])
+                played = chosen[moved]
+                games = self._play(games[moved], rows[played], pinned[played], used[moved])
             else:
                 break
         if parts:
             self._results = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            self._pinned = pin_parts[0] if len(pin_parts) == 1 else np.concatenate(pin_parts)
         if int(self.counts.max()) > self.config.actions:
             i = int(self.counts.argmax())
             raise GameStateError(
@@ -261,10 +352,13 @@ class LeanBatch:
         """The plays chosen in the :meth:`_automatic` games: indices in ``legal_plays``' order."""
         raise NotImplementedError
 
-    def _record(self, games: npt.NDArray[np.intp], rows: npt.NDArray[np.int8]) -> None:
-        """Log the rows chosen in ``games`` now (the answers a replay needs), games ascending."""
+    def _record(
+        self, games: npt.NDArray[np.intp], rows: npt.NDArray[np.int8], pins: npt.NDArray[np.int64]
+    ) -> None:
+        """Log the rows (and their pinned bits) chosen in ``games`` now (the answers a replay
+        needs), games ascending."""
         order = np.argsort(games, kind="stable")
-        self._log.append((self._steps, games[order], rows[order]))
+        self._log.append((self._steps, games[order], rows[order], pins[order]))
 
     def _observe(self) -> None:
         """Every game's observation: its board from the decider's view and the roll's context."""
@@ -282,13 +376,17 @@ class LeanBatch:
                 obs[i, encoding.BOARD_SIZE :] = self._first_context(i)
 
     def _encode_boards(
-        self, board: npt.NDArray[np.int8] | None = None, obs: npt.NDArray[np.float32] | None = None
+        self,
+        board: npt.NDArray[np.int8] | None = None,
+        obs: npt.NDArray[np.float32] | None = None,
+        pins: npt.NDArray[np.int64] | None = None,
     ) -> None:
         """The board units (``nardy196_v1``, :func:`encoding.encode`'s units) of ``board`` (every
-        game's, by default) into ``obs`` (the batch's). Each side's N is the variant's checker
-        count (no checker leaves the game in these variants), so ``off / N`` needs no count."""
+        game's, by default, with :attr:`pins`) into ``obs`` (the batch's). Each side's N is the
+        variant's checker count (no checker leaves the game in these variants, a pinned one counts
+        in its owner's N), so ``off / N`` needs no count."""
         if board is None:
-            board = self.board
+            board, pins = self.board, self.pins
         if obs is None:
             obs = self.obs
         n = board.shape[0]
@@ -305,6 +403,8 @@ class LeanBatch:
         obs[:, encoding.BAR : encoding.BAR + 2] = board[:, 25:27] / 2.0
         obs[:, encoding.OFF] = board[:, 0] / self.checkers
         obs[:, encoding.OFF + 1] = board[:, 27] / self.checkers
+        if pins is not None and self.pinning:
+            _write_pins(obs, board, pins)
 
     def _first_context(self, i: int) -> npt.NDArray[np.float32]:
         a, b = self.dice[i].tolist()
@@ -357,6 +457,7 @@ class LeanBatch:
         self._rolled[i] = 0
         self._since[i] = self._steps + 1
         self.board[i] = self._start_board
+        self.pins[i] = 0
         self.mover[i] = 0
         opening = self.variant.rules.turn.opening
         if opening == "white_starts":
@@ -375,14 +476,21 @@ class LeanBatch:
             self._roll_one(i)
         return i
 
-    def _end(self, i: int, key: npt.NDArray[np.int8]) -> int | None:
-        """Game ``i`` ended by its mover's bear-off at ``key``: its points paid (RULES.md §6), the
-        next game begun; returns ``i``."""
-        variant = self.variant
-        position = position_of(key.tolist())
-        loser = variant.loser_side(position, 1)
-        points = variant.game_points(loser, 1, cube_centred=True, jacoby=self._jacoby)
-        sign = 1.0 if self.mover[i] == 0 else -1.0
+    def _end(
+        self, i: int, key: npt.NDArray[np.int8], pins: int, result: GameResult | None
+    ) -> int | None:
+        """Game ``i`` ended at ``key`` (pinned bits ``pins``): by its mover's bear-off (``result``
+        None), else as ``result`` says (plakoto's mother rule or draw, RULES.md §3.12.2); its
+        points paid (RULES.md §6), the next game begun; returns ``i``."""
+        if result is None:
+            variant = self.variant
+            position = position_of(key.tolist())
+            loser = variant.loser_side(position, 1)
+            points = variant.game_points(loser, 1, cube_centred=True, jacoby=self._jacoby)
+            winner = int(self.mover[i])
+        else:
+            points, winner = result.points, result.winner
+        sign = 1.0 if winner == 0 else -1.0
         self.rewards[i, 0] += sign * points
         self.rewards[i, 1] -= sign * points
         self.terminated[i] = True
@@ -395,8 +503,11 @@ class LeanBatch:
         <nardy.env.driver.Driver.afterstates>`: every legal result encoded, row ``a`` for action
         ``a``, the decider's view) straight from the batch's results, without a replay."""
         start = int(self._start[i])
-        rows = self._results[start : start + int(self.counts[i])]
+        end = start + int(self.counts[i])
+        rows = self._results[start:end]
         board = encoding._encode_rows(rows[:, _KEY_COLUMNS].astype(np.int64))
+        if self.pinning:
+            _write_pins(board, rows, self._pinned[start:end])
         return encoding._with_context(board, encoder, None)
 
     def rolls(self, i: int) -> list[tuple[int, int]]:
@@ -410,12 +521,14 @@ class LeanBatch:
         """The result key chosen at each of game ``i``'s decisions, in order."""
         since = int(self._since[i])
         found: list[tuple[int, ...]] = []
-        for step, games, rows in self._log:
+        for step, games, rows, pins in self._log:
             if step < since:
                 continue
             k = int(np.searchsorted(games, i))
             if k < games.size and games[k] == i:
-                found.append(tuple(rows[k].tolist()))
+                bits = int(pins[k])  # a key carries its pinned bits when something is pinned
+                key = rows[k].tolist()
+                found.append((*key, bits) if bits else tuple(key))
         return found
 
     def game(self, i: int) -> Game:
@@ -480,10 +593,16 @@ class LeanVersus(LeanBatch):
 
     @staticmethod
     def takes(envs: Sequence[NardyGymEnv]) -> bool:
-        """Whether the envs' games can run here: :func:`applies` and the random bot by name."""
+        """Whether the envs' games can run here: :func:`applies` without pinning (a game ends
+        by its bear-off alone) and the random bot by name."""
         env = envs[0]
         maker = env._make_opponent
-        return applies(env.config) and maker is not None and type(maker(0)) is RandomBot
+        return (
+            applies(env.config)
+            and not env.config.variant.rules.hitting.pins
+            and maker is not None
+            and type(maker(0)) is RandomBot
+        )
 
     def reset_all(self) -> None:
         """Start every game from its env's generator (after ``gymnasium.Env.reset``)."""
@@ -504,9 +623,10 @@ class LeanVersus(LeanBatch):
         if bad.any():
             self.reward[bad] = -float(self.variant.max_game_value())  # the cube is not in use
         games = np.flatnonzero(legal)
-        chosen = self._results[self._start[games] + acts[games]]
-        self._record(games, chosen)
-        ongoing = self._play(games, chosen)
+        rows = self._start[games] + acts[games]
+        chosen, pins = self._results[rows], self._pinned[rows]
+        self._record(games, chosen, pins)
+        ongoing = self._play(games, chosen, pins, self._used[games])
         if waiting:
             ongoing = np.concatenate([ongoing, np.array(waiting, dtype=np.intp)])
         self._generate(ongoing)
@@ -529,7 +649,8 @@ class LeanVersus(LeanBatch):
         self.over[i] = False
         return super()._begin(i)
 
-    def _end(self, i: int, key: npt.NDArray[np.int8]) -> None:
+    def _end(self, i: int, key: npt.NDArray[np.int8], pins: int, result: GameResult | None) -> None:
+        assert result is None  # no pinning here (takes): a bear-off
         variant = self.variant
         loser = variant.loser_side(position_of(key.tolist()), 1)
         points = variant.game_points(loser, 1, cube_centred=True, jacoby=self._jacoby)
@@ -565,3 +686,29 @@ class LeanVersus(LeanBatch):
             if self.full:
                 rows[:, encoding.BOARD_SIZE :] = self._context
             self.obs[over] = rows
+
+
+def _write_pins(
+    out: npt.NDArray[np.float32], board: npt.NDArray[np.int8], pins: npt.NDArray[np.int64]
+) -> None:
+    """The pinned checkers of the rows of ``board`` with pinned bits ``pins`` into their board
+    units ``out`` (as :func:`encoding.encode` writes them: the pinned checker's owner's block at
+    its point reads :data:`encoding.PINNED_UNITS`; the owner is the mover where the point's count
+    is negative, RULES.md §3.12.2)."""
+    rows = np.flatnonzero(pins)
+    if not rows.size:
+        return
+    bits = ((pins[rows, None] >> _POINT_BITS) & 1).astype(np.bool_)
+    mine = board[rows, 1:25] < 0
+    side = 24 * encoding.UNITS_PER_POINT
+    units = np.array(encoding.PINNED_UNITS, dtype=np.float32)
+    for start, where in (
+        (encoding.MOVER_POINTS, bits & mine),
+        (encoding.OPPONENT_POINTS, bits & ~mine),
+    ):
+        block = out[rows, start : start + side].reshape(rows.size, 24, encoding.UNITS_PER_POINT)
+        block[where] = units
+        out[rows, start : start + side] = block.reshape(rows.size, side)
+
+
+_POINT_BITS: Final = np.arange(1, 25, dtype=np.int64)
