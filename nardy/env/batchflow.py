@@ -137,7 +137,8 @@ class LeanBatch:
         checker pinned beneath the stack, :data:`~nardy.core.movegen.PINS`); 0 where nothing is
         pinned, and always without pinning."""
         self._pin_tables = pin_flip_tables(variant)
-        self._mother = rules.game_end.mother != "off"
+        self._mother = rules.game_end.mother
+        """RULES.md §3.12.2's mother rule: off, standard or simple."""
         self._top = opposite_point(24, rules.geometry)
         """The opponent's own 24 in the mover's coordinates (where his mother stands)."""
         self._used = np.zeros(n, dtype=np.int64)
@@ -233,13 +234,19 @@ class LeanBatch:
         ended = keys[:, 0] == self.checkers
         results: dict[int, GameResult] = {}
         if self.pinning:
-            # The rare boards that may end otherwise, checked per game as the lean game does: a
-            # mother pinned (RULES.md §3.12.2), or no die played (a frozen board's draw).
+            # The boards that end otherwise, found here and scored per game as the lean game does
+            # (pinning_end): the mother rule's (Variant.mother_end on the arrays: a mother is a
+            # side's pinned checker on its own 24, RULES.md §3.12.2), or no die played (which
+            # may be a frozen board's draw).
             maybe = used == 0
-            if self._mother:
+            if self._mother != "off":
                 top = self._top
-                maybe |= ((pins >> top) & 1).astype(np.bool_) & (keys[:, top] > 0)
-                maybe |= ((pins >> 24) & 1).astype(np.bool_) & (keys[:, 24] < 0)
+                theirs = ((pins >> top) & 1).astype(np.bool_) & (keys[:, top] > 0)
+                mine = ((pins >> 24) & 1).astype(np.bool_) & (keys[:, 24] < 0)
+                if self._mother == "simple":
+                    maybe |= theirs | mine
+                else:
+                    maybe |= (theirs & (keys[:, 24] <= 0)) | (mine & (keys[:, top] >= 0))
             maybe &= ~ended
             for k in np.flatnonzero(maybe).tolist():
                 key = keys[k].tolist()
