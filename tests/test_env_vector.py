@@ -380,3 +380,23 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
             env.step(int(actions[i]))
             if terminated[i]:
                 env.reset()
+
+
+@pytest.mark.parametrize("variant", ["plakoto", "long"])  # the opposite and the same geometry
+def test_pinned_bits_flip_as_positions_do(variant: str) -> None:
+    """flip_pins renumbers pinned points' bits as Position.flip renumbers the pinned points
+    (RULES.md §1.2: the other player's point of the mover's p)."""
+    from nardy.core import load_variant
+    from nardy.core.movegen import _pin_mask
+    from nardy.core.position import opposite_point
+    from nardy.env.batchflow import flip_pins, pin_flip_tables
+
+    geometry = load_variant(variant).rules.geometry
+    tables = pin_flip_tables(load_variant(variant))
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(0, 8, size=160).tolist()
+    sets = [tuple(sorted(set(rng.integers(1, 25, size=k).tolist()))) for k in sizes]
+    sets += [(p,) for p in range(1, 25)]
+    found = flip_pins(tables, np.array([_pin_mask(s) for s in sets], dtype=np.int64))
+    expected = [_pin_mask(tuple(opposite_point(p, geometry) for p in s)) for s in sets]
+    assert found.tolist() == expected
