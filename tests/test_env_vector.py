@@ -400,3 +400,36 @@ def test_pinned_bits_flip_as_positions_do(variant: str) -> None:
     found = flip_pins(tables, np.array([_pin_mask(s) for s in sets], dtype=np.int64))
     expected = [_pin_mask(tuple(opposite_point(p, geometry) for p in s)) for s in sets]
     assert found.tolist() == expected
+
+
+def test_whole_batch_encoding_of_pinned_boards_is_encodes() -> None:
+    """The flow's board units of plakoto boards with pinned checkers of either side (mothers
+    included, RULES.md §3.12.2) are encode()'s, row by row."""
+    from random import Random
+
+    from nardy import encoding
+    from nardy.core import load_variant
+    from nardy.core.dice import SeededDice
+    from nardy.core.game import Game
+    from nardy.core.movegen import board_of
+
+    variant = load_variant("plakoto")
+    positions = []
+    pick = Random(4)
+    for seed in range(6):
+        game = Game(variant, SeededDice(seed))
+        while game.result is None and len(positions) < 60 * (seed + 1):
+            decision = game.decision
+            positions.append(decision.position)
+            game.decide(pick.randrange(len(decision.plays)))
+    keys = [[*board_of(p), 0] for p in positions]
+    board = np.array([key[:28] for key in keys], dtype=np.int8)
+    pins = np.array([key[28] for key in keys], dtype=np.int64)
+    assert np.count_nonzero(pins) >= 100
+    assert any(p.pinned_of(1, "opposite") and p.pinned_of(0, "opposite") for p in positions)
+    flow = batched_env("plakoto", 2)._flow
+    assert flow is not None
+    out = np.zeros((len(positions), encoding.BOARD_SIZE), dtype=np.float32)
+    flow._encode_boards(board, out, pins)
+    expected = np.stack([encoding.encode(p) for p in positions])
+    np.testing.assert_array_equal(out, expected)
