@@ -1,16 +1,19 @@
 """The lean game flow of a whole batch of games at once: boards, dice and movers as numpy arrays.
 
 :class:`~nardy.env.vector.BatchedSelfPlay` runs its games here when the variant's games run lean
-(:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules without pinning or the mother rule —
-backgammon, trictrac, long, nardgammon, fevga, hypergammon, portes). A step is a handful of numpy
-operations for the whole batch, not a Python call chain per game: every board is a row of one
-``int8`` array in the move generator's key layout (:data:`nardy.core.batch.BOARD` bytes, the
-mover's view: ``[his off, points 1…24, his bar, the opponent's bar, the opponent's off]``), the
-chosen plays are rows of the batch's legal results (one :func:`~nardy.core.batch.legal_results`
-call a round), the flip to the next mover is one permuted copy, the dice come from a block of
-rolls per game drawn ahead, and the observations are encoded from the board array. What is rare —
-a game's end and its points, the opening throw of the next game, a first turn on a limited head,
-an illegal action — is done per game in Python for just those games.
+with four steps to a double (:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules —
+backgammon, trictrac, long, nardgammon, fevga, hypergammon, portes, plakoto). A step is a handful
+of numpy operations for the whole batch, not a Python call chain per game: every board is a row of
+one ``int8`` array in the move generator's key layout (:data:`nardy.core.batch.BOARD` bytes, the
+mover's view: ``[his off, points 1…24, his bar, the opponent's bar, the opponent's off]``; a
+pinning variant's pinned points' bits beside them, one ``int64`` per game), the chosen plays are
+rows of the batch's legal results (one :func:`~nardy.core.batch.legal_results_of_boards` call a
+round), the flip to the next mover is one permuted copy, the dice come from a block of rolls per
+game drawn ahead, and the observations are encoded from the board array. What is rare — a game's
+end and its points, the opening throw of the next game, a first turn on a limited head, an illegal
+action, a plakoto board the mother rule ends (RULES.md §3.12.2: found on the arrays, scored per
+game) or one where no die was played (a frozen board's draw) — is done per game in Python for just
+those games.
 
 Each game is still the single environment's episode for its seed (tests/test_env_vector.py
 compares them step by step): the same rules as :class:`~nardy.env.lean.LeanGame` (which is the
