@@ -187,6 +187,8 @@ def test_batched_rejects_bad_actions_clearly() -> None:
     [
         ("backgammon", {"cube": True}),  # a NardyGymEnv per game
         *LEAN_BATCH,  # the whole-batch flow against the random bot
+        ("plakoto", {}),  # pinned checkers, the mother rule's wins and draws
+        ("plakoto", {"mother": "simple"}),
         ("long", {"seat": "black"}),
         ("backgammon", {"cube": False, "seat": "white", "auto_forced": False}),
     ],
@@ -202,8 +204,19 @@ def test_vector_env_equals_gymnasium_sync_vectorisation(
     n, seed = 4, 11
     env_id = id_of(variant)
     ours = vector_env(variant, n, opponent="random", **options)
-    lean = (variant, options) in LEAN_BATCH or "seat" in options
+    lean = (variant, options) in LEAN_BATCH or "seat" in options or variant == "plakoto"
     assert (ours._flow is not None) == lean
+    reasons: list[str] = []
+    if variant == "plakoto":  # which ends the flow reached (RULES.md §3.12.2)
+        flow = ours._flow
+        assert flow is not None
+        end = flow._end
+
+        def counted(i: int, key: Any, pins: int, result: Any) -> None:
+            reasons.append("bear_off" if result is None else result.reason)
+            end(i, key, pins, result)
+
+        flow._end = counted  # type: ignore[method-assign]
     theirs = gymnasium.make_vec(
         env_id,
         num_envs=n,
@@ -234,6 +247,8 @@ def test_vector_env_equals_gymnasium_sync_vectorisation(
         np.testing.assert_array_equal(ua, ub)
         ends += int(ta.sum())
     assert ends >= 1
+    if variant == "plakoto":  # the standard rule's draw: both mothers pinned
+        assert {"bear_off", "mother", *(["draw"] if not options else [])} <= set(reasons)
     theirs.close()
 
 

@@ -596,23 +596,18 @@ class LeanVersus(LeanBatch):
         self.reward = np.zeros(n, dtype=np.float64)
         """The agent's reward of the last step."""
         self.over = np.zeros(n, dtype=np.bool_)
-        """The game has ended (its final board kept, the winner as :attr:`mover`)."""
+        """The game has ended (its final board kept, from the view of :attr:`mover`, the player
+        whose step ended it)."""
         self.autoreset = np.zeros(n, dtype=np.bool_)
         self._bots: list[Random] = [Random(0)] * n
         self._context = encoding._context_vector(encoding.Context())
 
     @staticmethod
     def takes(envs: Sequence[NardyGymEnv]) -> bool:
-        """Whether the envs' games can run here: :func:`applies` without pinning (a game ends
-        by its bear-off alone) and the random bot by name."""
+        """Whether the envs' games can run here: :func:`applies` and the random bot by name."""
         env = envs[0]
         maker = env._make_opponent
-        return (
-            applies(env.config)
-            and not env.config.variant.rules.hitting.pins
-            and maker is not None
-            and type(maker(0)) is RandomBot
-        )
+        return applies(env.config) and maker is not None and type(maker(0)) is RandomBot
 
     def reset_all(self) -> None:
         """Start every game from its env's generator (after ``gymnasium.Env.reset``)."""
@@ -660,12 +655,18 @@ class LeanVersus(LeanBatch):
         return super()._begin(i)
 
     def _end(self, i: int, key: npt.NDArray[np.int8], pins: int, result: GameResult | None) -> None:
-        assert result is None  # no pinning here (takes): a bear-off
-        variant = self.variant
-        loser = variant.loser_side(position_of(key.tolist()), 1)
-        points = variant.game_points(loser, 1, cube_centred=True, jacoby=self._jacoby)
-        self.reward[i] += points if self.mover[i] == self.colour[i] else -points
-        self.board[i] = key  # the winner's view
+        if result is None:  # the mover's bear-off
+            variant = self.variant
+            loser = variant.loser_side(position_of(key.tolist()), 1)
+            points = variant.game_points(loser, 1, cube_centred=True, jacoby=self._jacoby)
+            winner = int(self.mover[i])
+        else:  # plakoto's mother rule or draw (a draw's 0 points)
+            points, winner = result.points, result.winner
+        self.reward[i] += points if winner == self.colour[i] else -points
+        # The final board from the view of the player whose step ended the game (the lean
+        # game's), who stays the mover.
+        self.board[i] = key
+        self.pins[i] = pins
         self.over[i] = True
         self.counts[i] = 0
         return None
@@ -689,10 +690,13 @@ class LeanVersus(LeanBatch):
         if over.size:
             # The final board from the agent's view, with no decision's context.
             board = self.board[over]
+            pins = self.pins[over]
             lost = self.mover[over] != self.colour[over]
             board[lost] = board[lost][:, self._flip] * self._signs
+            if self.pinning:
+                pins[lost] = flip_pins(self._pin_tables, pins[lost])
             rows = np.empty((over.size, self.obs.shape[1]), dtype=np.float32)
-            self._encode_boards(board, rows)
+            self._encode_boards(board, rows, pins)
             if self.full:
                 rows[:, encoding.BOARD_SIZE :] = self._context
             self.obs[over] = rows
