@@ -60,6 +60,8 @@ _FIRST_TURN = {"principle": 0, "fixed": 1, "head_only": 2}
 """RULES.md §3.3.4's first-turn head rules, as the C generator numbers them."""
 _HOME_MOVES = {"always": 0, "never": 1, "until_all_home": 2}
 """RULES.md §3.5's moves inside home, as the C generator numbers them."""
+_POINT_BITS = sum(1 << p for p in range(1, 25))
+"""The bits of points 1…24 in a pinned points' mask (:data:`~nardy.core.movegen.PINS`)."""
 _QUARTER = {"none": 0, "step": 1, "end": 2}
 """RULES.md §3.9's quarter rule timing, as the C generator numbers them."""
 
@@ -354,7 +356,12 @@ def legal_results_of_boards(
     def pair(k: int) -> tuple[Position, tuple[int, ...]]:
         board = array("b", board_bytes[BOARD * k : BOARD * (k + 1)])
         values = array("b", dice_bytes[4 * k : 4 * (k + 1)])
-        key: Sequence[int] = board if pin_values is None else [*board, pin_values[k]]
+        key: Sequence[int] = board
+        if pin_values is not None:
+            bits = pin_values[k]
+            if bits & ~_POINT_BITS:
+                raise ValueError(f"pair {k}: pinned bits {bits:#x} name points outside 1-24")
+            key = [*board, bits]
         return position_of(key), tuple(v for v in values if v)
 
     rules = native_rules(variant)

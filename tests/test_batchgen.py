@@ -542,6 +542,10 @@ def test_boards_as_arrays_bad_input_is_refused_clearly() -> None:
         batch.legal_results_of_boards(load_variant("plakoto"), boards, dice)
     with pytest.raises(ValueError, match="pins no checker"):
         batch.legal_results_of_boards(variant, boards, dice, pins=array("q", [0]))
+    plakoto = load_variant("plakoto")
+    for bits in (1, 1 << 25, -2):  # bit 0, bit 25, a negative mask
+        with pytest.raises(ValueError, match=r"pair 0: pinned bits .* outside 1-24"):
+            batch.legal_results_of_boards(plakoto, boards, dice, pins=array("q", [bits]))
     with pytest.raises(ValueError, match="one int64 a pair"):
         batch.legal_results_of_boards(
             load_variant("plakoto"), boards, dice, pins=array("q", [0, 0])
