@@ -223,8 +223,14 @@ class TestDialOutFaults:
     ) -> None:
         arena, entry, stream = self._raw_bot(server, "flooder")
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
+        # The flooder never answers its decision: a clock longer than the wait below means only
+        # the flood guard can end this game in time (the fixture's 0.5 s clock raced the flood
+        # on a loaded machine, and a timeout fault was recorded instead).
+        patient = TimeControl(per_decision=20.0)
         with healthy_game(arena, healthy_pair):
-            game = arena.start_game(entry.bot_id, good.bot_id, seed=10)  # type: ignore[attr-defined]
+            game = arena.start_game(  # type: ignore[attr-defined]
+                entry.bot_id, good.bot_id, seed=10, time_control=patient
+            )
             ctx = stream.next_of("decision_request").decision_request.choose_play.context
             junk = arena_pb2.DecisionAnswer(game_id=ctx.game_id, sequence=ctx.sequence + 1000)
             junk.choose_play.play_index = 0
