@@ -56,14 +56,15 @@ class TestServerBotFaults:
                 tc = TimeControl(per_decision=0.15, slack=0.05)
                 started = time.perf_counter()
                 record = arena.play_game(bad.bot_id, good.bot_id, seed=1, time_control=tc)
-                assert time.perf_counter() - started < 3
+                # Cut at the deadline, not after the bot's 10 s hang (margin for a loaded machine).
+                assert time.perf_counter() - started < 5
         finally:
             hanging.release.set()
         _only_fault(record, 0, "timeout")
         assert record.outcome is not None
         assert record.outcome.termination == "time_forfeit" and record.outcome.winner == 1
         late = next(d for d in record.decisions if "fault" in d)
-        assert 150 <= late["latency_ms"] < 1000
+        assert 150 <= late["latency_ms"] < 5000
         assert bad.faults.counts["timeout"] == 1
 
     def test_out_of_range_index(
