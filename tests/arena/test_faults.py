@@ -225,8 +225,8 @@ class TestDialOutFaults:
         arena, entry, stream = self._raw_bot(server, "flooder")
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
         # The flooder never answers its decision: a clock longer than the wait below means only
-        # the flood guard can end this game in time (the fixture's 0.5 s clock raced the flood
-        # on a loaded machine, and a timeout fault was recorded instead).
+        # the flood guard can end this game in time (a 0.5 s clock raced the flood on a loaded
+        # machine, and a timeout fault was recorded instead).
         patient = TimeControl(per_decision=20.0)
         with healthy_game(arena, healthy_pair):
             game = arena.start_game(  # type: ignore[attr-defined]
