@@ -171,6 +171,9 @@ class TestDialOutFaults:
         healthy_pair: tuple[str, str],
     ) -> None:
         arena, entry, stream = self._raw_bot(server, "gone")
+        hub = entry.client  # type: ignore[attr-defined]
+        assert isinstance(hub, DialOutHub)
+        hub.reconnect_grace = 0.5  # this test waits for the grace to pass
         good = arena.register_server_bot("ok", bot_server(RandomBot(1)).address)
         with healthy_game(arena, healthy_pair):
             game = arena.start_game(good.bot_id, entry.bot_id, seed=8)  # type: ignore[attr-defined]
