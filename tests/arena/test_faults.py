@@ -232,9 +232,8 @@ class TestDialOutFaults:
         # machine, and a timeout fault was recorded instead).
         patient = TimeControl(per_decision=20.0)
         with healthy_game(arena, healthy_pair):
-            game = arena.start_game(  # type: ignore[attr-defined]
-                entry.bot_id, good.bot_id, seed=10, time_control=patient
-            )
+            flooder = entry.bot_id  # type: ignore[attr-defined]
+            game = arena.start_game(flooder, good.bot_id, seed=10, time_control=patient)
             ctx = stream.next_of("decision_request").decision_request.choose_play.context
             junk = arena_pb2.DecisionAnswer(game_id=ctx.game_id, sequence=ctx.sequence + 1000)
             junk.choose_play.play_index = 0
