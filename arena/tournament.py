@@ -996,9 +996,13 @@ class Tally:
         except ValueError as error:
             raise TournamentError(f"luck-adjusted SPRT: {error}") from None
 
-    def add(self, row: GameRow, luck_points: float | None = None) -> _Unit | None:
+    def add(
+        self, row: GameRow, luck_points: float | None = None, *, feed_sprt: bool = True
+    ) -> _Unit | None:
         """Count one stored game; returns its unit's state (None for a game not scheduled).
-        ``luck_points``: :meth:`luck_points` of the row, computed beforehand (else here)."""
+        ``luck_points``: :meth:`luck_points` of the row, computed beforehand (else here).
+        ``feed_sprt=False``: the SPRT counts the pairs this game completes only when
+        :meth:`count_sprt_pair` is called (the engine: one event per pair)."""
         if row.game_id in self.done_game_ids:
             return None
         state = self.units.get(row.unit_id)
@@ -1023,18 +1027,27 @@ class Tally:
                 state.a_adjusted = luck_points if luck_points is not None else self.luck_points(row)
         if state.done:
             self.units_completed += 1
-            self._feed_sprt(state.unit.pool)
+            if feed_sprt:
+                self._feed_sprt(state.unit.pool)
         return state
 
-    def _feed_sprt(self, pool: str) -> None:
+    def count_sprt_pair(self) -> bool:
+        """Count the next complete pair of one pool's SPRT; False when none is waiting. Games
+        may complete several pairs at once (two games ending together, or a pair's last game
+        ending after the next pair's), and the engine reports the test after each one."""
+        return any(self._feed_sprt(pool, one=True) for pool in self.sprt)
+
+    def _feed_sprt(self, pool: str, *, one: bool = False) -> bool:
+        """Count the pool's complete pairs in order (``one``: at most one); True if any."""
         sprt = self.sprt.get(pool)
         if sprt is None:
-            return
+            return False
         # An SPRT runs on exactly one pairing: pair i of the pool is round i's legs a and b.
         d = self.definition
         (a, b), label = d.pairings()[0], pool
         i = self._sprt_round[pool]
-        while 2 * i < d.games:
+        counted = False
+        while 2 * i < d.games and not (one and counted):
             ids = [f"{label}:{a}~{b}:{i + 1:04d}{leg}" for leg in "ab"[: min(2, d.games - 2 * i)]]
             legs = [self.units.get(unit_id) for unit_id in ids]
             if not all(u is not None and u.done for u in legs):
@@ -1046,8 +1059,10 @@ class Tally:
             ]
             if len(results) == 2:
                 sprt.update(results[0], results[1])
+                counted = True
             i += 1
         self._sprt_round[pool] = i
+        return counted
 
     @property
     def sprt_decided(self) -> bool:
@@ -1997,7 +2012,6 @@ class Tournament:
             executor.analyse_luck = True  # e.g. Ray: each worker analyses the games it plays
         played = 0
         last_standings = 0.0
-        sprt_seen = sum(s.n for s in self.tally.sprt.values())
         stopping = False
 
         def submit(task: GameTask) -> None:
@@ -2095,7 +2109,7 @@ class Tournament:
                     except Exception:
                         log.exception("the on_record callback failed")
                 with self._tally_lock:
-                    state = self.tally.add(row, adjusted.get(row.game_id))
+                    state = self.tally.add(row, adjusted.get(row.game_id), feed_sprt=False)
                 assert state is not None
                 self._emit(
                     "game_ended",
@@ -2118,14 +2132,13 @@ class Tournament:
                 busy[unit.white] -= 1
                 busy[unit.black] -= 1
                 matches.pop(unit.unit_id, None)
-            n_sprt = sum(s.n for s in self.tally.sprt.values())
-            if n_sprt != sprt_seen:
-                sprt_seen = n_sprt
-                self._emit(
-                    "sprt_updated",
-                    detail=" | ".join(self.tally.sprt_lines()),
-                    standings=self.standings(),
-                )
+            # One event per counted pair, also when these games completed several at once.
+            while True:
+                with self._tally_lock:
+                    if not self.tally.count_sprt_pair():
+                        break
+                    lines = " | ".join(self.tally.sprt_lines())
+                self._emit("sprt_updated", detail=lines, standings=self.standings())
                 if self.tally.sprt_decided:
                     stopping = True
             now = time.monotonic()

@@ -18,13 +18,18 @@ from nardy.arena.runner import FaultPolicy, TimeControl
 from nardy.arena.sdk import BotBase, BotServer, RandomBot, serve_bot
 from nardy.arena.server import Arena, ArenaServer
 
-FAST = TimeControl(per_decision=0.5, reserve=0.0, slack=0.05)
-"""The default clock of the tests: generous for a loopback bot, short enough for fast faults."""
+CLOCK = TimeControl(per_decision=20.0, reserve=0.0, slack=0.05)
+"""The default clock of the tests' arena: a healthy game must never lose on time, also on a
+loaded machine (a 0.5 s clock did: a paused test process forfeited games on time). A test of
+timeouts sets its own short clock; 20 s is below the tests' usual 30 s wait for a result, so a
+bot that hangs shows as a timeout fault in the record."""
 
 
 @pytest.fixture
 def server() -> Iterator[ArenaServer]:
-    arena = Arena(time_control=FAST, policy=FaultPolicy(), reconnect_grace=0.5)
+    # A bot that reconnects must make it within the grace also on a loaded machine; the test
+    # of a bot that never comes back shortens its own bot's grace.
+    arena = Arena(time_control=CLOCK, policy=FaultPolicy(), reconnect_grace=5.0)
     srv = ArenaServer(arena).start()
     try:
         yield srv

@@ -23,6 +23,7 @@ import grpc
 import pytest
 from click.testing import CliRunner
 from google.protobuf.duration_pb2 import Duration
+from per_game_bot import PerGameRandomBot
 
 from nardy.arena import audit
 from nardy.arena.bot_client import GrpcBotClient
@@ -425,7 +426,10 @@ def test_sprt_tournament_over_grpc(
     stops the tournament early, GetStandings reports the test."""
     arena = server.arena
     strong = arena.register_server_bot("strong", bot_server(builtin("heuristic", 1)).address)
-    weak = arena.register_server_bot("weak", bot_server(RandomBot(2)).address)
+    # Random choices seeded by (game, decision), not one generator that the concurrent games
+    # draw from in whatever order the threads run: the games, so the SPRT, do not depend on
+    # the machine's load (with a shared generator the test decided after one pair at times).
+    weak = arena.register_server_bot("weak", bot_server(PerGameRandomBot()).address)
     ids = [strong.bot_id, weak.bot_id]
     settings = arena_pb2.SprtSettings(
         mode=arena_pb2.SPRT_MODE_ELO, elo0=0, elo1=400, alpha=0.2, beta=0.2

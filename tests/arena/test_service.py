@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import FAST
+from conftest import CLOCK
 from rawstream import RawStream
 
 from nardy.arena.dial_out import DialOutHub
@@ -174,7 +174,7 @@ class TestGracefulShutdown:
         self, bot_server: Callable[..., BotServer], tmp_path: Path
     ) -> None:
         records = tmp_path / "records.jsonl"
-        arena = Arena(time_control=FAST, policy=FaultPolicy(), records_path=records)
+        arena = Arena(time_control=CLOCK, policy=FaultPolicy(), records_path=records)
         server = ArenaServer(arena).start()
         slow = SlowBot()
         a = arena.register_server_bot("slow", bot_server(slow).address)

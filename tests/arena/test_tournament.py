@@ -631,3 +631,57 @@ def test_a_tavli_pool_needs_a_match_length(store: SqliteStore) -> None:
     )
     assert result.exit_code != 0 and "only as a match" in result.output
     assert "Traceback" not in result.output
+
+
+def test_sprt_event_per_pair_when_pairs_complete_out_of_order(store: SqliteStore) -> None:
+    """Pair 2 completes before pair 1 (its game is held back): when pair 1's last game ends,
+    both pairs are counted, and there is still one ``sprt_updated`` event per counted pair
+    (docs/protocol.md: "the tests as they stood after each counted pair"). On a loaded machine
+    this order happened by chance and the gRPC SPRT test saw a pair count jump by two."""
+    d = _definition(variant="long", games=6, seed=3, sprt={"elo0": 0, "elo1": 50})
+    events: list[TournamentEvent] = []
+    ended = threading.Semaphore(0)  # one release per game_ended event
+    made = 0
+    made_lock = threading.Lock()
+
+    class HeldFirst(RandomBot):
+        """Its first decision waits until three other games (1's other leg, all of pair 2)
+        have ended."""
+
+        held = False
+
+        def choose_play(self, decision: PlayDecision) -> int:
+            if self.held:
+                self.held = False
+                for _ in range(3):
+                    assert ended.acquire(timeout=30), "the other games did not end"
+            return super().choose_play(decision)
+
+    def factory(seed: int) -> Bot:
+        nonlocal made
+        bot = HeldFirst(seed)
+        with made_lock:
+            made += 1
+            bot.held = made == 1
+        return bot
+
+    def seen(event: TournamentEvent) -> None:
+        events.append(event)
+        if event.kind == "game_ended":
+            ended.release()
+
+    t = Tournament(
+        d,
+        store,
+        players={"random": PythonPlayer("random", factory, capacity=2)},
+        concurrency=2,
+        executor="thread",
+    )
+    t.subscribe(seen)
+    t.run()
+    pairs = [
+        e.standings.pools[0].sprt.pairs  # type: ignore[union-attr]
+        for e in events
+        if e.kind == "sprt_updated"
+    ]
+    assert pairs == [1, 2, 3]

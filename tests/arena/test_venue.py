@@ -477,7 +477,10 @@ def test_oversized_dial_out_message_ends_its_stream_unread() -> None:
     answer ends its stream (RESOURCE_EXHAUSTED, gRPC's own refusal) and the game counts the
     broken stream as a disconnect once the reconnect grace has passed."""
     arena = Arena(
-        time_control=TimeControl(per_decision=0.5, reserve=0.0, slack=0.05), reconnect_grace=0.5
+        # The clock outlasts the grace: only the broken stream may end the game (a 0.5 s clock
+        # raced it on a loaded machine and could record a timeout instead).
+        time_control=TimeControl(per_decision=10.0, reserve=0.0, slack=0.05),
+        reconnect_grace=0.5,
     )
     server = ArenaServer(arena, max_message_bytes=64 * 1024).start()
     good = serve_bot(RandomBot(1))
