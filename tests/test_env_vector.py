@@ -395,7 +395,14 @@ def test_whole_batch_dice_are_each_games_numpy_dice_stream() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant", "options"), [("long", {}), ("backgammon", {"cube": False}), ("plakoto", {})]
+    ("variant", "options"),
+    [
+        ("long", {}),
+        ("backgammon", {"cube": False}),
+        ("plakoto", {}),
+        ("mad_gulbar", {}),  # turn plans: a planned game replays and copies mid-plan
+        ("gulbar", {}),
+    ],
 )
 def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict[str, Any]) -> None:
     """A batch-flow game materialises on demand: its afterstates, position and rolls are the
@@ -414,9 +421,13 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
         env.reset(seed=seed + i)
     vec.reset(seed=seed)
     rng = np.random.default_rng(1)
+    flow = vec._flow
+    assert flow is not None
+    planned_checks = 0
     for step in range(60):
         actions = (rng.random(n) * vec.counts).astype(np.int64)
-        if step % 15 == 14:
+        if step % 15 == 14 or (flow.plans and step % 3 == 0):
+            planned_checks += len(flow.plans)
             for i, env in enumerate(singles):
                 for encoder in (encoding.BOARD_ENCODER, encoding.FULL_ENCODER):
                     expected = env.afterstates(encoder)
@@ -440,6 +451,8 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
             env.step(int(actions[i]))
             if terminated[i]:
                 env.reset()
+    if flow._planning:
+        assert planned_checks >= 1  # a game was compared inside a planned turn
 
 
 @pytest.mark.parametrize("variant", ["plakoto", "long"])  # the opposite and the same geometry
