@@ -49,6 +49,8 @@ from nardy.env.driver import _lean_context as lean_context
 from nardy.env.gym import NardyGymEnv
 
 _BLOCK: Final = NumpyDice.BATCH
+_TAIL: Final = 2
+"""A round of this many games or fewer goes on per game (:meth:`LeanBatch._decide_alone`)."""
 _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
 """A board key's columns in :func:`encoding._encode_rows`' row layout."""
 
@@ -190,6 +192,8 @@ class LeanBatch:
         self._plan_steps = np.zeros((n, 4), dtype=np.int8)
         """The planned games' current segments' steps (then zeros)."""
         self._plan_contexts: dict[encoding.Context, npt.NDArray[np.float32]] = {}
+        self._self_play = type(self)._automatic is LeanBatch._automatic
+        """No game's decisions are made inside the step (:meth:`_automatic`)."""
 
     # -- the batch ---------------------------------------------------------------------------
 
@@ -352,6 +356,43 @@ class LeanBatch:
             return
         self._plan_steps[i] = (*dice, 0, 0, 0, 0)[:4]
 
+    def _decide_alone(self, i: int) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], int]:
+        """Game ``i`` played on by its lean game (one at its turn's start if it has none) to its
+        next decision, forced segments and game ends included (self-play: the next game begun);
+        that decision's legal results sorted by board (rows, pinned bits) and the dice they use,
+        the arrays kept in step (:meth:`_follow`)."""
+        while True:
+            game = self.plans.get(i)
+            if game is None:
+                key = self.board[i].tolist()
+                if self.pins[i]:
+                    key.append(int(self.pins[i]))
+                a, b = self.dice[i].tolist()
+                game = self.plans[i] = lean.LeanGame.at_turn(
+                    self.variant,
+                    _GameDice(self, i),
+                    position_of(key),
+                    int(self.mover[i]),
+                    (a, b),
+                    auto_forced=self.auto_forced,
+                )
+                self.planned[i] = True
+            game.deferred = False
+            game._enter()
+            game.deferred = True
+            if game.result is None:
+                break
+            self._unplan(i)
+            key = board_of(game.position)
+            final = np.array(key[:BOARD], dtype=np.int8)
+            self._end(i, final, key[BOARD] if len(key) > BOARD else 0, game.result)
+        keys = game.sorted_keys()
+        rows = np.array([k[:BOARD] for k in keys], dtype=np.int8)
+        pinned = np.array([k[BOARD] if len(k) > BOARD else 0 for k in keys], dtype=np.int64)
+        used = game._used
+        self._follow(i, game)
+        return rows, pinned, used
+
     def _unplan(self, i: int) -> None:
         if self.planned[i]:
             self.planned[i] = False
@@ -365,6 +406,19 @@ class LeanBatch:
         base = 0
         variant = self.variant
         while games.size:
+            if self._planning and games.size <= _TAIL and self._self_play:
+                # A round's last few games (a chain of forced segments, common where the turn
+                # plans' stages have one play or none) go on per game in their lean games: a
+                # whole-batch round costs the same for one game as for hundreds.
+                for i in games.tolist():
+                    rows, pinned, used_now = self._decide_alone(i)
+                    self.counts[i] = rows.shape[0]
+                    self._start[i] = base
+                    self._used[i] = used_now
+                    parts.append(rows)
+                    pin_parts.append(pinned)
+                    base += rows.shape[0]
+                break
             # The pairs as arrays (no Position per game): the boards' rows and the dice as four
             # bytes, a double's four steps, else the two dice then zeros.
             rolled = self.dice[games]
