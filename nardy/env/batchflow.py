@@ -49,7 +49,7 @@ from nardy.env.driver import _lean_context as lean_context
 from nardy.env.gym import NardyGymEnv
 
 _BLOCK: Final = NumpyDice.BATCH
-_TAIL: Final = 2
+_TAIL: Final = 8
 """A round of this many games or fewer goes on per game (:meth:`LeanBatch._decide_alone`)."""
 _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
 """A board key's columns in :func:`encoding._encode_rows`' row layout."""
@@ -411,13 +411,13 @@ class LeanBatch:
                 # plans' stages have one play or none) go on per game in their lean games: a
                 # whole-batch round costs the same for one game as for hundreds.
                 for i in games.tolist():
-                    rows, pinned, used_now = self._decide_alone(i)
-                    self.counts[i] = rows.shape[0]
+                    found, found_pins, found_used = self._decide_alone(i)
+                    self.counts[i] = found.shape[0]
                     self._start[i] = base
-                    self._used[i] = used_now
-                    parts.append(rows)
-                    pin_parts.append(pinned)
-                    base += rows.shape[0]
+                    self._used[i] = found_used
+                    parts.append(found)
+                    pin_parts.append(found_pins)
+                    base += found.shape[0]
                 break
             # The pairs as arrays (no Position per game): the boards' rows and the dice as four
             # bytes, a double's four steps, else the two dice then zeros.
