@@ -387,6 +387,8 @@ class LeanBatch:
             final = np.array(key[:BOARD], dtype=np.int8)
             self._end(i, final, key[BOARD] if len(key) > BOARD else 0, game.result)
         keys = game.sorted_keys()
+        # The generator's segment is dropped (generated again on demand): the batch pickles.
+        game._segment = game._keys = None
         rows = np.array([k[:BOARD] for k in keys], dtype=np.int8)
         pinned = np.array([k[BOARD] if len(k) > BOARD else 0 for k in keys], dtype=np.int64)
         used = game._used
