@@ -1,8 +1,10 @@
 """The lean game flow of a whole batch of games at once: boards, dice and movers as numpy arrays.
 
 :class:`~nardy.env.vector.BatchedSelfPlay` runs its games here when the variant's games run lean
-with four steps to a double (:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules —
-backgammon, trictrac, long, nardgammon, fevga, hypergammon, portes, plakoto). A step is a handful
+(:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules — backgammon, trictrac, long,
+nardgammon, fevga, hypergammon, portes, plakoto, and the turn plans mad, gulbar, mad_gulbar, giul,
+khachapuri, whose turns of more than one roll of two dice go per game to a lean game while the
+batch's arrays follow it: :attr:`LeanBatch.plans`). A step is a handful
 of numpy operations for the whole batch, not a Python call chain per game: every board is a row of
 one ``int8`` array in the move generator's key layout (:data:`nardy.core.batch.BOARD` bytes, the
 mover's view: ``[his off, points 1…24, his bar, the opponent's bar, the opponent's off]``; a
