@@ -155,7 +155,7 @@ class LeanGame:
         :attr:`awaiting` them and :meth:`give` hands them over (a vector env generates every
         game's segment in one batch)."""
         variant.single_game()
-        self._fields(variant, dice, auto_forced, deferred)
+        self._fields(variant, variant.start_position(), dice, auto_forced, deferred)
         first: Roll | None = None
         if self.turn.opening != "white_starts":
             # RULES.md §2.11: each throws one die, ties thrown again (no cube: no automatic doubles).
@@ -186,16 +186,21 @@ class LeanGame:
         stages or re-roll chain, then the next turns' transfers) played on from there, later
         rolls from ``dice``. A whole-batch flow hands such turns to one (:mod:`~nardy.env.batchflow`)."""
         game: LeanGame = object.__new__(cls)
-        game._fields(variant, dice, auto_forced, True)
-        game.position = game._start = position
+        game._fields(variant, position, dice, auto_forced, True)
         game.mover = mover
         game._rolled(roll)
         return game
 
     def _fields(
-        self, variant: Variant, dice: DiceSource, auto_forced: bool, deferred: bool
+        self,
+        variant: Variant,
+        position: Position,
+        dice: DiceSource,
+        auto_forced: bool,
+        deferred: bool,
     ) -> None:
-        """Every field of a game at White's start, before the opening throw."""
+        """Every field of a game at ``position``, White to move (the start: before the opening
+        throw)."""
         self.variant = variant
         rules = variant.rules
         self.turn = rules.turn
@@ -210,7 +215,7 @@ class LeanGame:
         """Every roll drawn, in order (the opening throw's and re-rolls included)."""
         self.answers: list[BoardKey] = []
         """The result board key chosen at each decision, in order."""
-        self.position = variant.start_position()
+        self.position = position
         """From the mover's view; after the end, the winner's view of the final board."""
         self.mover = WHITE
         self.result: GameResult | None = None
