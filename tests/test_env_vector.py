@@ -43,6 +43,15 @@ LEAN_BATCH: list[Any] = [
 ]
 """The variants whose batched games run in the whole-batch flow (nardy.env.batchflow)."""
 
+TURN_PLANS: list[Any] = [
+    ("khachapuri", {}),  # re-rolls and transferred steps (RULES.md §2.9, §2.10)
+    ("gulbar", {}),
+    ("mad", {}),  # progression stages (§2.8)
+    ("mad_gulbar", {}),  # stages, transferred steps, the fourth-step extra stage
+    ("giul", {}),
+]
+"""The whole-batch flow's variants whose doubles are turn plans (a lean game per planned turn)."""
+
 
 def _single_decider(env: Any) -> tuple[int, np.ndarray, np.ndarray]:
     agent = env.agent_selection
@@ -70,6 +79,26 @@ def test_whole_batch_flow_games_are_the_aec_envs_episodes(
     _compare_with_aec_envs(variant, options, 6, illegal=0.025, steps=200)
 
 
+@pytest.mark.parametrize(("variant", "options"), TURN_PLANS)
+def test_whole_batch_flow_turn_plans_are_the_aec_envs_episodes(
+    variant: str, options: dict[str, Any]
+) -> None:
+    """The turn plans in the whole-batch flow: a double's progression stages or re-roll chain and
+    transferred steps (RULES.md §2.8-§2.10), played by a lean game per planned turn, give the
+    single env's observations (the segment's kind, later steps and re-roll flag in the context),
+    masks and rewards; games end inside a planned turn, illegal actions are answered in one."""
+    assert batched_env(variant, 2, **options)._flow is not None
+    summary = _compare_with_aec_envs(variant, options, 6, illegal=0.015, steps=300)
+    turn = batched_env(variant, 2, **options).config.variant.rules.turn
+    planned = {"stage"} if turn.doubles == "progression" else {"reroll"}
+    if turn.transfer:
+        planned.add("transfer")
+    assert planned <= summary["kinds"]  # (also asserted against the rules inside)
+    assert summary["planned_ends"] >= 1  # a bear-off inside a planned turn
+    assert summary["planned_offences"] >= 1  # an illegal action in a planned segment
+    assert summary["restarts"] >= 6
+
+
 @pytest.mark.parametrize(
     "options",
     [{}, {"mother": "simple"}, {"mother": "off"}],
@@ -92,10 +121,9 @@ def test_whole_batch_flow_plakoto_games_are_the_aec_envs_episodes(options: dict[
 
 
 def test_kernel_variants_keep_a_driver_per_game() -> None:
-    """The kernel's flow (cube, match) and the turn plans (mad) are not in the batch flow."""
+    """The kernel's flow (cube, match) is not in the batch flow."""
     assert batched_env("backgammon", 2, cube=True)._flow is None
     assert batched_env("long", 2, match_length=3)._flow is None
-    assert batched_env("mad", 2)._flow is None
 
 
 def _compare_with_aec_envs(
@@ -118,8 +146,15 @@ def _compare_with_aec_envs(
     finished = offences = pinned = 0
     reasons: Counter[str] = Counter()
     kinds: set[str] = set()
+    flow = vec._flow
+    planned_ends = planned_offences = 0
     for _ in range(steps):
-        kinds |= {driver._lean.kind for driver in vec.drivers if driver._lean is not None}
+        if flow is not None:  # the whole-batch flow's turn plans, per game
+            kinds |= {game.kind for game in flow.plans.values()}
+            inside = set(flow.plans)
+        else:
+            kinds |= {driver._lean.kind for driver in vec.drivers if driver._lean is not None}
+            inside = set()
         for i, env in enumerate(singles):
             agent, observation, mask = _single_decider(env)
             assert info["agents"][i] == agent
@@ -141,13 +176,20 @@ def _compare_with_aec_envs(
             assert bool(terminated[i]) == done
             if done:
                 finished += 1
+                planned_ends += i in inside and not wrong[i]
+                planned_offences += i in inside and bool(wrong[i])
                 reasons[env.infos["player_0"].get("reason", "illegal")] += 1
                 env.reset()  # no seed: the same generator goes on, as the batch's game does
     assert finished - offences >= 1  # the comparison crossed an autoreset after a game's end
     assert offences >= (1 if illegal else 0)
-    summary = {"reasons": reasons, "restarts": finished, "pinned": pinned}
-    if vec._flow is not None:  # the whole-batch flow: four steps to a double, no turn plan
-        return summary
+    summary = {
+        "reasons": reasons,
+        "restarts": finished,
+        "pinned": pinned,
+        "planned_ends": planned_ends,
+        "planned_offences": planned_offences,
+        "kinds": kinds,
+    }
     # The batch's lean games reached their turn plans' segments (RULES.md §2.8-§2.10).
     turn = vec.config.variant.rules.turn
     assert ("stage" in kinds) == (turn.doubles == "progression")
@@ -187,6 +229,7 @@ def test_batched_rejects_bad_actions_clearly() -> None:
     [
         ("backgammon", {"cube": True}),  # a NardyGymEnv per game
         *LEAN_BATCH,  # the whole-batch flow against the random bot
+        *TURN_PLANS,
         ("plakoto", {}),  # pinned checkers, the mother rule's wins and draws
         ("plakoto", {"mother": "simple"}),
         ("long", {"seat": "black"}),
@@ -204,7 +247,9 @@ def test_vector_env_equals_gymnasium_sync_vectorisation(
     n, seed = 4, 11
     env_id = id_of(variant)
     ours = vector_env(variant, n, opponent="random", **options)
-    lean = (variant, options) in LEAN_BATCH or "seat" in options or variant == "plakoto"
+    lean = (
+        (variant, options) in LEAN_BATCH + TURN_PLANS or "seat" in options or variant == "plakoto"
+    )
     assert (ours._flow is not None) == lean
     reasons: list[str] = []
     if variant == "plakoto":  # which ends the flow reached (RULES.md §3.12.2)
@@ -350,7 +395,14 @@ def test_whole_batch_dice_are_each_games_numpy_dice_stream() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant", "options"), [("long", {}), ("backgammon", {"cube": False}), ("plakoto", {})]
+    ("variant", "options"),
+    [
+        ("long", {}),
+        ("backgammon", {"cube": False}),
+        ("plakoto", {}),
+        ("mad_gulbar", {}),  # turn plans: a planned game replays and copies mid-plan
+        ("gulbar", {}),
+    ],
 )
 def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict[str, Any]) -> None:
     """A batch-flow game materialises on demand: its afterstates, position and rolls are the
@@ -369,9 +421,13 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
         env.reset(seed=seed + i)
     vec.reset(seed=seed)
     rng = np.random.default_rng(1)
+    flow = vec._flow
+    assert flow is not None
+    planned_checks = 0
     for step in range(60):
         actions = (rng.random(n) * vec.counts).astype(np.int64)
-        if step % 15 == 14:
+        if step % 15 == 14 or (flow.plans and step % 3 == 0):
+            planned_checks += len(flow.plans)
             for i, env in enumerate(singles):
                 for encoder in (encoding.BOARD_ENCODER, encoding.FULL_ENCODER):
                     expected = env.afterstates(encoder)
@@ -395,6 +451,8 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
             env.step(int(actions[i]))
             if terminated[i]:
                 env.reset()
+    if flow._planning:
+        assert planned_checks >= 1  # a game was compared inside a planned turn
 
 
 @pytest.mark.parametrize("variant", ["plakoto", "long"])  # the opposite and the same geometry

@@ -1,8 +1,10 @@
 """The lean game flow of a whole batch of games at once: boards, dice and movers as numpy arrays.
 
 :class:`~nardy.env.vector.BatchedSelfPlay` runs its games here when the variant's games run lean
-with four steps to a double (:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules —
-backgammon, trictrac, long, nardgammon, fevga, hypergammon, portes, plakoto). A step is a handful
+(:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules — backgammon, trictrac, long,
+nardgammon, fevga, hypergammon, portes, plakoto, and the turn plans mad, gulbar, mad_gulbar, giul,
+khachapuri, whose turns of more than one roll of two dice go per game to a lean game while the
+batch's arrays follow it: :attr:`LeanBatch.plans`). A step is a handful
 of numpy operations for the whole batch, not a Python call chain per game: every board is a row of
 one ``int8`` array in the move generator's key layout (:data:`nardy.core.batch.BOARD` bytes, the
 mover's view: ``[his off, points 1…24, his bar, the opponent's bar, the opponent's off]``; a
@@ -45,24 +47,25 @@ from nardy.core.position import opposite_point
 from nardy.core.variant import Variant
 from nardy.env import lean
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
+from nardy.env.driver import _lean_context as lean_context
 from nardy.env.gym import NardyGymEnv
 
 _BLOCK: Final = NumpyDice.BATCH
+_TAIL: Final = 8
+"""A round of this many games or fewer goes on per game (:meth:`LeanBatch._decide_alone`)."""
 _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
 """A board key's columns in :func:`encoding._encode_rows`' row layout."""
 
 
 def applies(config: EnvConfig) -> bool:
-    """Whether ``config``'s games run in a :class:`LeanBatch`: lean (:func:`lean.eligible`), four
-    steps to a double without transfer. Pinning variants (plakoto, RULES.md §3.12.2) carry their
+    """Whether ``config``'s games run in a :class:`LeanBatch`: lean (:func:`lean.eligible`),
+    whatever the doubles rule (a turn plan's turns are played per game: :attr:`LeanBatch.plans`)
+    and without the mother rule unless checkers pin. Pinning variants (plakoto, RULES.md §3.12.2) carry their
     pinned points' bits beside the boards (:attr:`LeanBatch.pins`)."""
     variant = config.variant
     rules = variant.rules
-    return (
-        lean.eligible(variant, NumpyDice(np.random.default_rng(0)), True)
-        and rules.turn.doubles == "four"
-        and not rules.turn.transfer
-        and (rules.game_end.mother == "off" or bool(rules.hitting.pins))
+    return lean.eligible(variant, NumpyDice(np.random.default_rng(0)), True) and (
+        rules.game_end.mother == "off" or bool(rules.hitting.pins)
     )
 
 
@@ -181,6 +184,18 @@ class LeanBatch:
                 context = encoding.Context(phase="roll", segment=segment, head_limit=limit)
                 self._contexts[(a - 1) * 6 + b - 1] = context.vector()
         self._jacoby = cube_settings_for(variant, match_length=None).jacoby
+        self._planning = not lean.one_segment_turns(variant)
+        """The variant's doubles are a progression or a re-roll chain (RULES.md §2.8-§2.10)."""
+        self.planned = np.zeros(n, dtype=np.bool_)
+        """Games in a turn of more than one segment (a double's progression stages or re-roll
+        chain, or transferred steps): played by a :class:`~nardy.env.lean.LeanGame` each
+        (:attr:`plans`) until a turn of one roll of two dice, the arrays kept in step."""
+        self.plans: dict[int, lean.LeanGame] = {}
+        self._plan_steps = np.zeros((n, 4), dtype=np.int8)
+        """The planned games' current segments' steps (then zeros)."""
+        self._plan_contexts: dict[encoding.Context, npt.NDArray[np.float32]] = {}
+        self._self_play = type(self)._automatic is LeanBatch._automatic
+        """No game's decisions are made inside the step (:meth:`_automatic`)."""
 
     # -- the batch ---------------------------------------------------------------------------
 
@@ -234,6 +249,18 @@ class LeanBatch:
         frozen board (:func:`~nardy.core.game.pinning_end`), ends the game (its points paid, the
         next game begun in self-play: :meth:`_end`), else the other player rolls. The games now
         awaiting their segment's legal results."""
+        planned: list[int] = []
+        if self._planning:
+            inside = self.planned[games]
+            if inside.any():
+                for k in np.flatnonzero(inside).tolist():
+                    going_on = self._play_planned(
+                        int(games[k]), keys[k], int(pins[k]), int(used[k])
+                    )
+                    if going_on is not None:
+                        planned.append(going_on)
+                rest = ~inside
+                games, keys, pins, used = games[rest], keys[rest], pins[rest], used[rest]
         ended = keys[:, 0] == self.checkers
         results: dict[int, GameResult] = {}
         if self.pinning:
@@ -274,9 +301,106 @@ class LeanBatch:
             self.pins[games] = flip_pins(self._pin_tables, pins)
         self.mover[games] ^= 1
         self._roll(games)
+        if self._planning:
+            self._plan(games)
+        restarted += planned
         if restarted:
             return np.concatenate([games, np.array(restarted, dtype=np.intp)])
         return games
+
+    # -- turn plans (per game: a double's turn, transferred steps) -----------------------------
+
+    def _plan(self, games: npt.NDArray[np.intp]) -> None:
+        """Hand the turns of ``games`` that rolled a double (a progression or re-roll chain,
+        RULES.md §2.8, §2.9) to a lean game each, from the batch's board, mover and roll."""
+        dice = self.dice[games]
+        for i in games[dice[:, 0] == dice[:, 1]].tolist():
+            key = self.board[i].tolist()
+            if self.pins[i]:
+                key.append(int(self.pins[i]))
+            a = int(self.dice[i, 0])
+            self.plans[i] = game = lean.LeanGame.at_turn(
+                self.variant,
+                _GameDice(self, i),
+                position_of(key),
+                int(self.mover[i]),
+                (a, a),
+                auto_forced=self.auto_forced,
+            )
+            self.planned[i] = True
+            self._follow(i, game)
+
+    def _play_planned(self, i: int, key: npt.NDArray[np.int8], pins: int, used: int) -> int | None:
+        """Make the play ending at ``key`` in planned game ``i`` (its lean game's flow: the next
+        stage, re-roll, transferred group or turn); returns ``i`` awaiting its next segment's
+        results (None: ended and not restarted here)."""
+        game = self.plans[i]
+        full = key.tolist()
+        if pins:
+            full.append(pins)
+        if game._play(full, used):
+            self._unplan(i)
+            return self._end(i, key, pins, game.result)
+        self._follow(i, game)
+        return i
+
+    def _follow(self, i: int, game: lean.LeanGame) -> None:
+        """The batch's row of game ``i`` from its lean game's segment; a turn of one roll of two
+        dice goes back to the arrays."""
+        key = board_of(game.position)
+        self.board[i] = key[:BOARD]
+        self.pins[i] = key[BOARD] if len(key) > BOARD else 0
+        self.mover[i] = game.mover
+        dice = game.dice
+        if game.kind == "roll" and len(dice) == 2:
+            self._unplan(i)
+            self.dice[i] = dice
+            return
+        self._plan_steps[i] = (*dice, 0, 0, 0, 0)[:4]
+
+    def _decide_alone(self, i: int) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], int]:
+        """Game ``i`` played on by its lean game (one at its turn's start if it has none) to its
+        next decision, forced segments and game ends included (self-play: the next game begun);
+        that decision's legal results sorted by board (rows, pinned bits) and the dice they use,
+        the arrays kept in step (:meth:`_follow`)."""
+        while True:
+            game = self.plans.get(i)
+            if game is None:
+                key = self.board[i].tolist()
+                if self.pins[i]:
+                    key.append(int(self.pins[i]))
+                a, b = self.dice[i].tolist()
+                game = self.plans[i] = lean.LeanGame.at_turn(
+                    self.variant,
+                    _GameDice(self, i),
+                    position_of(key),
+                    int(self.mover[i]),
+                    (a, b),
+                    auto_forced=self.auto_forced,
+                )
+                self.planned[i] = True
+            game.deferred = False
+            game._enter()
+            game.deferred = True
+            if game.result is None:
+                break
+            self._unplan(i)
+            key = board_of(game.position)
+            final = np.array(key[:BOARD], dtype=np.int8)
+            self._end(i, final, key[BOARD] if len(key) > BOARD else 0, game.result)
+        keys = game.sorted_keys()
+        # The generator's segment is dropped (generated again on demand): the batch pickles.
+        game._segment = game._keys = None
+        rows = np.array([k[:BOARD] for k in keys], dtype=np.int8)
+        pinned = np.array([k[BOARD] if len(k) > BOARD else 0 for k in keys], dtype=np.int64)
+        used = game._used
+        self._follow(i, game)
+        return rows, pinned, used
+
+    def _unplan(self, i: int) -> None:
+        if self.planned[i]:
+            self.planned[i] = False
+            del self.plans[i]
 
     def _generate(self, games: npt.NDArray[np.intp]) -> None:
         """The legal results of ``games``' segments in one batch per round, each game's sorted by
@@ -286,6 +410,19 @@ class LeanBatch:
         base = 0
         variant = self.variant
         while games.size:
+            if self._planning and games.size <= _TAIL and self._self_play:
+                # A round's last few games (a chain of forced segments, common where the turn
+                # plans' stages have one play or none) go on per game in their lean games: a
+                # whole-batch round costs the same for one game as for hundreds.
+                for i in games.tolist():
+                    found, found_pins, found_used = self._decide_alone(i)
+                    self.counts[i] = found.shape[0]
+                    self._start[i] = base
+                    self._used[i] = found_used
+                    parts.append(found)
+                    pin_parts.append(found_pins)
+                    base += found.shape[0]
+                break
             # The pairs as arrays (no Position per game): the boards' rows and the dice as four
             # bytes, a double's four steps, else the two dice then zeros.
             rolled = self.dice[games]
@@ -293,6 +430,10 @@ class LeanBatch:
             steps[:, :2] = rolled
             double = rolled[:, 0] == rolled[:, 1]
             steps[double, 2:] = rolled[double, :1]
+            if self._planning:
+                inside = self.planned[games]
+                if inside.any():
+                    steps[inside] = self._plan_steps[games[inside]]
             if self.pinning:
                 batch = legal_results_of_boards(
                     variant, self.board[games], steps, order="board", pins=self.pins[games]
@@ -384,6 +525,18 @@ class LeanBatch:
             # comes from the generator, per game (two turns a game).
             for i in np.flatnonzero(self.board[:, 24] == self.checkers).tolist():
                 obs[i, encoding.BOARD_SIZE :] = self._first_context(i)
+        if self.plans:
+            # A planned segment's context: its kind, the steps planned later, the re-roll flag
+            # (the single env's, lean_context).
+            vectors = self._plan_contexts
+            for i, game in self.plans.items():
+                # (a first turn's head limit reads the decision's plays: an abandoned one's too)
+                game._count = max(int(self.counts[i]), 1)
+                context = lean_context(game)
+                vector = vectors.get(context)
+                if vector is None:
+                    vector = vectors[context] = context.vector()
+                obs[i, encoding.BOARD_SIZE :] = vector
 
     def _encode_boards(
         self,
@@ -469,10 +622,12 @@ class LeanBatch:
         self.board[i] = self._start_board
         self.pins[i] = 0
         self.mover[i] = 0
+        if self._planning:
+            self._unplan(i)
         opening = self.variant.rules.turn.opening
         if opening == "white_starts":
             self._roll_one(i)
-            return i
+            return self._planned_start(i)
         while True:
             white, black = self._roll_one(i)
             if white != black:
@@ -484,6 +639,12 @@ class LeanBatch:
             self.dice[i] = (white, black) if white > black else (black, white)
         else:
             self._roll_one(i)
+        return self._planned_start(i)
+
+    def _planned_start(self, i: int) -> int:
+        """A first roll that is a double begins a turn plan (:meth:`_plan`); returns ``i``."""
+        if self._planning:
+            self._plan(np.array([i], dtype=np.intp))
         return i
 
     def _end(
@@ -726,3 +887,13 @@ def _write_pins(
 
 
 _POINT_BITS: Final = np.arange(1, 25, dtype=np.int64)
+
+
+class _GameDice:
+    """Game ``i``'s dice stream of a batch, as a dice source (a planned turn's later rolls)."""
+
+    def __init__(self, batch: LeanBatch, i: int) -> None:
+        self.batch, self.i = batch, i
+
+    def roll(self) -> tuple[int, int]:
+        return self.batch._roll_one(self.i)

@@ -155,6 +155,52 @@ class LeanGame:
         :attr:`awaiting` them and :meth:`give` hands them over (a vector env generates every
         game's segment in one batch)."""
         variant.single_game()
+        self._fields(variant, variant.start_position(), dice, auto_forced, deferred)
+        first: Roll | None = None
+        if self.turn.opening != "white_starts":
+            # RULES.md §2.11: each throws one die, ties thrown again (no cube: no automatic doubles).
+            while True:
+                white, black = self._roll()
+                if white != black:
+                    break
+            if black > white:
+                self._switch()
+            if self.turn.opening == "numbers_used":
+                first = (white, black) if white > black else (black, white)
+        self._begin(first)
+        self._enter()
+
+    @classmethod
+    def at_turn(
+        cls,
+        variant: Variant,
+        dice: DiceSource,
+        position: Position,
+        mover: int,
+        roll: Roll,
+        *,
+        auto_forced: bool = True,
+    ) -> LeanGame:
+        """A deferred game at the start of ``mover``'s turn at ``position`` (his view), ``roll``
+        thrown and no transferred steps pending: the turn's segments (a double's progression
+        stages or re-roll chain, then the next turns' transfers) played on from there, later
+        rolls from ``dice``. A whole-batch flow hands such turns to one (:mod:`~nardy.env.batchflow`)."""
+        game: LeanGame = object.__new__(cls)
+        game._fields(variant, position, dice, auto_forced, True)
+        game.mover = mover
+        game._rolled(roll)
+        return game
+
+    def _fields(
+        self,
+        variant: Variant,
+        position: Position,
+        dice: DiceSource,
+        auto_forced: bool,
+        deferred: bool,
+    ) -> None:
+        """Every field of a game at ``position``, White to move (the start: before the opening
+        throw)."""
         self.variant = variant
         rules = variant.rules
         self.turn = rules.turn
@@ -169,7 +215,7 @@ class LeanGame:
         """Every roll drawn, in order (the opening throw's and re-rolls included)."""
         self.answers: list[BoardKey] = []
         """The result board key chosen at each decision, in order."""
-        self.position = variant.start_position()
+        self.position = position
         """From the mover's view; after the end, the winner's view of the final board."""
         self.mover = WHITE
         self.result: GameResult | None = None
@@ -200,19 +246,6 @@ class LeanGame:
         """The progression's current stage is its last (§2.8 item 4)."""
         self._start: Position = self.position
         """The mover's position at the start of the current stage."""
-        first: Roll | None = None
-        if self.turn.opening != "white_starts":
-            # RULES.md §2.11: each throws one die, ties thrown again (no cube: no automatic doubles).
-            while True:
-                white, black = self._roll()
-                if white != black:
-                    break
-            if black > white:
-                self._switch()
-            if self.turn.opening == "numbers_used":
-                first = (white, black) if white > black else (black, white)
-        self._begin(first)
-        self._enter()
 
     # -- the decision ------------------------------------------------------------------------
 

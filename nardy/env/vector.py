@@ -9,8 +9,8 @@ arrays (docs/learning.md).
   against a bot, game ``i`` exactly the single :class:`~nardy.env.gym.NardyGymEnv`'s episode for
   seed ``seed + i`` (Gymnasium's next-step autoreset, as ``gymnasium.make_vec`` does).
 
-Both run the games of the lean variants with four steps to a double, plakoto's pinned checkers
-included (:class:`NardyVectorEnv`: against the random bot), as one whole-batch flow
+Both run the games of the lean variants, plakoto's pinned checkers and the turn plans included
+(:class:`NardyVectorEnv`: against the random bot), as one whole-batch flow
 (:mod:`nardy.env.batchflow`: boards, dice and movers as arrays, a step in numpy); otherwise both
 keep one :class:`~nardy.env.driver.Driver` per game (the single environments' game flow) and do
 the per-step work for the whole batch at once: the observations are encoded into one preallocated
