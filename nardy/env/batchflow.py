@@ -30,6 +30,7 @@ and chosen results are kept (blocks, and one log of every step's chosen rows) so
 from __future__ import annotations
 
 import copy
+from array import array
 from collections.abc import Sequence
 from random import Random
 from typing import Final
@@ -106,6 +107,17 @@ def flip_pins(tables: npt.NDArray[np.int64], pins: npt.NDArray[np.int64]) -> npt
         tables[0][(pins >> 1) & 255] | tables[1][(pins >> 9) & 255] | tables[2][(pins >> 17) & 255]
     )
     return flipped
+
+
+def row_key(
+    rows: npt.NDArray[np.int8], pins: npt.NDArray[np.int64] | array[int] | None, row: int
+) -> list[int]:
+    """A batch row's board key (:func:`~nardy.core.movegen.board_of`): its board, and the
+    pinned points' bits where something is pinned (RULES.md §3.12.2)."""
+    key: list[int] = rows[row].tolist()
+    if pins is not None and pins[row]:
+        key.append(int(pins[row]))
+    return key
 
 
 class LeanBatch:
@@ -315,20 +327,22 @@ class LeanBatch:
         RULES.md §2.8, §2.9) to a lean game each, from the batch's board, mover and roll."""
         dice = self.dice[games]
         for i in games[dice[:, 0] == dice[:, 1]].tolist():
-            key = self.board[i].tolist()
-            if self.pins[i]:
-                key.append(int(self.pins[i]))
             a = int(self.dice[i, 0])
-            self.plans[i] = game = lean.LeanGame.at_turn(
-                self.variant,
-                _GameDice(self, i),
-                position_of(key),
-                int(self.mover[i]),
-                (a, a),
-                auto_forced=self.auto_forced,
-            )
-            self.planned[i] = True
-            self._follow(i, game)
+            self._follow(i, self._lean_at(i, (a, a)))
+
+    def _lean_at(self, i: int, roll: tuple[int, int]) -> lean.LeanGame:
+        """Game ``i``'s turn of ``roll`` as its lean game, from the batch's board, pins and
+        mover; the game is planned from then on."""
+        game = self.plans[i] = lean.LeanGame.at_turn(
+            self.variant,
+            _GameDice(self, i),
+            position_of(row_key(self.board, self.pins, i)),
+            int(self.mover[i]),
+            roll,
+            auto_forced=self.auto_forced,
+        )
+        self.planned[i] = True
+        return game
 
     def _play_planned(self, i: int, key: npt.NDArray[np.int8], pins: int, used: int) -> int | None:
         """Make the play ending at ``key`` in planned game ``i`` (its lean game's flow: the next
@@ -366,19 +380,8 @@ class LeanBatch:
         while True:
             game = self.plans.get(i)
             if game is None:
-                key = self.board[i].tolist()
-                if self.pins[i]:
-                    key.append(int(self.pins[i]))
                 a, b = self.dice[i].tolist()
-                game = self.plans[i] = lean.LeanGame.at_turn(
-                    self.variant,
-                    _GameDice(self, i),
-                    position_of(key),
-                    int(self.mover[i]),
-                    (a, b),
-                    auto_forced=self.auto_forced,
-                )
-                self.planned[i] = True
+                game = self._lean_at(i, (a, b))
             game.deferred = False
             game._enter()
             game.deferred = True

@@ -36,7 +36,7 @@ from nardy.bots import Bot
 from nardy.core.batch import BOARD, legal_results
 from nardy.core.position import Position
 from nardy.core.variant import Variant
-from nardy.env.batchflow import LeanBatch, LeanVersus, applies
+from nardy.env.batchflow import LeanBatch, LeanVersus, applies, row_key
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv, Seat
 from nardy.env.lean import LeanGame
@@ -216,7 +216,7 @@ class BatchedSelfPlay:
             elif rows is not None:
                 # A lean game: the chosen row of its batch is the play's result board.
                 board, start, pins = rows
-                driver.choose_key(_key(board, pins, start + action))
+                driver.choose_key(row_key(board, pins, start + action))
             else:
                 driver.step_legal(action)
             self._settle(i, driver)
@@ -290,7 +290,7 @@ class BatchedSelfPlay:
             for k, i in enumerate(games):
                 start, count = offsets[k], offsets[k + 1] - offsets[k]
                 driver = drivers[i]
-                driver.give(count, _key(rows, pins, start) if count == 1 else (), used[k])
+                driver.give(count, row_key(rows, pins, start) if count == 1 else (), used[k])
                 if driver.decision_count():
                     self._rows[i] = (rows, start, pins)
                 self._settle(i, driver)
@@ -309,15 +309,6 @@ class BatchedSelfPlay:
             "action_mask": self.arrays.mask,
         }
         return obs, {"agents": self.agents, "illegal": self.illegal}
-
-
-def _key(rows: np.ndarray, pins: array[int] | None, row: int) -> list[int]:
-    """A batch row's result key (:func:`~nardy.core.movegen.board_of`): its board, and the
-    pinned points' bits where something is pinned (RULES.md §3.12.2)."""
-    key: list[int] = rows[row].tolist()
-    if pins is not None and pins[row]:
-        key.append(pins[row])
-    return key
 
 
 def batched_env(
