@@ -34,8 +34,9 @@ CubeAnswer = Literal["take", "drop", "beaver"]
 
 
 def all_home(position: Position) -> bool:
-    """RULES.md §1.4: "no checker on his points 7…24 and none on the bar"."""
-    return position.bar[0] == 0 and all(c <= 0 for c in position.points[6:])
+    """RULES.md §1.4: "no checker on his points 7…24 and none on the bar" (one ``max`` over
+    the points, not a generator: the env's lean flow reads it after every progression stage)."""
+    return position.bar[0] == 0 and max(position.points[6:]) <= 0
 
 
 @dataclass(frozen=True, slots=True)

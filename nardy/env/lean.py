@@ -29,6 +29,7 @@ from nardy.core.game import (
     PlayDecision,
     Segment,
     SegmentKind,
+    all_home,
     cube_settings_for,
     pinning_end,
 )
@@ -91,12 +92,6 @@ _SEGMENTS: Final = {
     for b in range(1, 7)
 }
 """The roll segments, equal to the kernel game's (immutable, shared)."""
-
-
-def all_home(position: Position) -> bool:
-    """:func:`nardy.core.game.all_home` (RULES.md §1.4) with one ``max`` over the points instead
-    of a generator expression: read after every progression stage and at its decisions."""
-    return position.bar[0] == 0 and max(position.points[6:]) <= 0
 
 
 _DIE_NAMES: Final = ("", "one", "two", "three", "four", "five", "six")
