@@ -47,8 +47,7 @@ from nardy.core.movegen import board_of, position_of
 from nardy.core.position import opposite_point
 from nardy.core.variant import Variant
 from nardy.env import lean
-from nardy.env.driver import Driver, EnvConfig, NumpyDice
-from nardy.env.driver import _lean_context as lean_context
+from nardy.env.driver import Driver, EnvConfig, NumpyDice, lean_context
 from nardy.env.gym import NardyGymEnv
 
 _BLOCK: Final = NumpyDice.BATCH

@@ -77,7 +77,7 @@ _NO_CUBE: Final = encoding.Context(cube=False)
 _LEAN_CONTEXTS: dict[tuple[object, ...], encoding.Context] = {}
 
 
-def _lean_context(game: LeanGame) -> encoding.Context:
+def lean_context(game: LeanGame) -> encoding.Context:
     """:func:`encoding.context_of` of a lean game's decision: no cube or match, so only the
     segment (its kind, dice and the steps planned after it), the re-roll flag and the head limit
     vary (tested equal at every decision)."""
@@ -327,7 +327,7 @@ class Driver:
         lean = self._lean
         if lean is not None:
             if lean.result is None and colour == lean.mover:
-                return lean.position, _lean_context(lean)
+                return lean.position, lean_context(lean)
             return _lean_position(lean, colour), _NO_CUBE
         game = self.game
         decision = game.decision
