@@ -427,8 +427,9 @@ def test_sprt_tournament_over_grpc(
     arena = server.arena
     strong = arena.register_server_bot("strong", bot_server(builtin("heuristic", 1)).address)
     # Random choices seeded by (game, decision), not one generator that the concurrent games
-    # draw from in whatever order the threads run: the games, so the SPRT, do not depend on
-    # the machine's load (with a shared generator the test decided after one pair at times).
+    # draw from in whatever order the threads run, and by game ids read without the bot ids'
+    # random suffixes: the games, so the SPRT, are the same in every run and under any load
+    # (seeded by the full game id, one CI run drew a split first pair: H0 after one pair).
     weak = arena.register_server_bot("weak", bot_server(PerGameRandomBot()).address)
     ids = [strong.bot_id, weak.bot_id]
     settings = arena_pb2.SprtSettings(
