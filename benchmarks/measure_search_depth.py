@@ -9,7 +9,8 @@ on duplicate dice.
 every ``choose_play`` with two or more legal plays in CPU time (median, p90, mean). ``match`` plays ``--pairs``
 pairs of games: the same dice seed twice with the colours swapped (duplicate dice), money play
 without the cube; it prints ``neural:PLY``'s points per game with the SE over pairs and a 95 %
-interval. ``--budget-s`` bounds a match's wall time (pairs are not started after it).
+interval. ``--budget-s`` bounds a match's wall time (pairs are not started after it); ``--every N``
+prints the running figure every N pairs.
 """
 
 from __future__ import annotations
@@ -74,15 +75,29 @@ def latency(variants: list[str], games: int, plies: list[int], limit: int) -> No
             )
 
 
-def match(variants: list[str], pairs: int, ply: int, seed: int, budget: float) -> None:
+def _report(name: str, ply: int, results: list[float], started: float, cpu: float) -> None:
+    mean = statistics.fmean(results)
+    se = statistics.stdev(results) / math.sqrt(len(results)) if len(results) > 1 else math.nan
+    print(
+        f"{name:11} neural:{ply} vs neural, {2 * len(results)} games ({len(results)} duplicate "
+        f"pairs): {mean:+.3f} ± {se:.3f} points/game, 95% [{mean - 1.96 * se:+.3f}, "
+        f"{mean + 1.96 * se:+.3f}], {time.perf_counter() - started:.0f} s wall, "
+        f"{time.process_time() - cpu:.0f} s CPU",
+        flush=True,
+    )
+
+
+def match(variants: list[str], pairs: int, ply: int, seed: int, budget: float, every: int) -> None:
     for name in variants:
         variant = load_variant(name)
         deep, shallow = NeuralBot(1, ply=ply), NeuralBot(2)
-        results = []
-        started = time.perf_counter()
+        results: list[float] = []
+        started, cpu = time.perf_counter(), time.process_time()
         for pair in range(pairs):
             if time.perf_counter() - started > budget:
                 break
+            if every and pair and pair % every == 0:
+                _report(name + " …", ply, results, started, cpu)
             total = 0
             for deep_colour in (0, 1):
                 bots: tuple[Bot, Bot] = (deep, shallow) if deep_colour == 0 else (shallow, deep)
@@ -93,14 +108,7 @@ def match(variants: list[str], pairs: int, ply: int, seed: int, budget: float) -
                 won = game.result.winner == deep_colour
                 total += game.result.points if won else -game.result.points
             results.append(total / 2)
-        mean = statistics.fmean(results)
-        se = statistics.stdev(results) / math.sqrt(len(results))
-        print(
-            f"{name:11} neural:{ply} vs neural, {2 * len(results)} games ({len(results)} duplicate pairs): "
-            f"{mean:+.3f} ± {se:.3f} points/game, 95% [{mean - 1.96 * se:+.3f}, "
-            f"{mean + 1.96 * se:+.3f}], {time.perf_counter() - started:.0f} s",
-            flush=True,
-        )
+        _report(name, ply, results, started, cpu)
 
 
 def main() -> None:
@@ -118,12 +126,15 @@ def main() -> None:
     parser.add_argument(
         "--budget-s", type=float, default=170.0, help="match: stop starting pairs after this"
     )
+    parser.add_argument(
+        "--every", type=int, default=0, help="match: print the running figure every N pairs"
+    )
     args = parser.parse_args()
     variants = args.variants.split(",")
     if args.what == "latency":
         latency(variants, args.games, [int(p) for p in args.plies.split(",")], args.max_decisions)
     else:
-        match(variants, args.pairs, args.ply, args.seed, args.budget_s)
+        match(variants, args.pairs, args.ply, args.seed, args.budget_s, args.every)
 
 
 if __name__ == "__main__":

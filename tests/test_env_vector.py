@@ -14,6 +14,7 @@ pytest.importorskip("pettingzoo")
 import gymnasium
 
 from nardy.env import batched_env, vector_env
+from nardy.env.batchflow import KINDS
 
 CASES: list[Any] = [
     ("backgammon", {"cube": False}),
@@ -50,7 +51,7 @@ TURN_PLANS: list[Any] = [
     ("mad_gulbar", {}),  # stages, transferred steps, the fourth-step extra stage
     ("giul", {}),
 ]
-"""The whole-batch flow's variants whose doubles are turn plans (a lean game per planned turn)."""
+"""The whole-batch flow's variants whose doubles are turn plans (their segments as array state)."""
 
 
 def _single_decider(env: Any) -> tuple[int, np.ndarray, np.ndarray]:
@@ -79,14 +80,21 @@ def test_whole_batch_flow_games_are_the_aec_envs_episodes(
     _compare_with_aec_envs(variant, options, 6, illegal=0.025, steps=200)
 
 
+@pytest.mark.parametrize("tail", [0, 8], ids=["arrays", "per-game-tail"])
 @pytest.mark.parametrize(("variant", "options"), TURN_PLANS)
 def test_whole_batch_flow_turn_plans_are_the_aec_envs_episodes(
-    variant: str, options: dict[str, Any]
+    variant: str, options: dict[str, Any], tail: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The turn plans in the whole-batch flow: a double's progression stages or re-roll chain and
-    transferred steps (RULES.md §2.8-§2.10), played by a lean game per planned turn, give the
+    transferred steps (RULES.md §2.8-§2.10), played on the batch's arrays, give the
     single env's observations (the segment's kind, later steps and re-roll flag in the context),
-    masks and rewards; games end inside a planned turn, illegal actions are answered in one."""
+    masks and rewards; games end inside a planned turn, illegal actions are answered in one.
+    Both ways a round goes on: every game on the arrays (``_TAIL`` 0), and each of a round's
+    last few games by itself in a lean game built from the arrays and stored back (the six
+    games here are all a tail of 8)."""
+    from nardy.env import batchflow
+
+    monkeypatch.setattr(batchflow, "_TAIL", tail)
     assert batched_env(variant, 2, **options)._flow is not None
     summary = _compare_with_aec_envs(variant, options, 6, illegal=0.015, steps=300)
     turn = batched_env(variant, 2, **options).config.variant.rules.turn
@@ -149,9 +157,9 @@ def _compare_with_aec_envs(
     flow = vec._flow
     planned_ends = planned_offences = 0
     for _ in range(steps):
-        if flow is not None:  # the whole-batch flow's turn plans, per game
-            kinds |= {game.kind for game in flow.plans.values()}
-            inside = set(flow.plans)
+        if flow is not None:  # the whole-batch flow's turn plans, as arrays
+            kinds |= {KINDS[k] for k in np.unique(flow.kind).tolist()}
+            inside = set(np.flatnonzero(flow.in_plan).tolist())
         else:
             kinds |= {driver._lean.kind for driver in vec.drivers if driver._lean is not None}
             inside = set()
@@ -426,8 +434,8 @@ def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict
     planned_checks = 0
     for step in range(60):
         actions = (rng.random(n) * vec.counts).astype(np.int64)
-        if step % 15 == 14 or (flow.plans and step % 3 == 0):
-            planned_checks += len(flow.plans)
+        if step % 15 == 14 or (flow.in_plan.any() and step % 3 == 0):
+            planned_checks += int(flow.in_plan.sum())
             for i, env in enumerate(singles):
                 for encoder in (encoding.BOARD_ENCODER, encoding.FULL_ENCODER):
                     expected = env.afterstates(encoder)
@@ -506,3 +514,43 @@ def test_whole_batch_encoding_of_pinned_boards_is_encodes() -> None:
     flow._encode_boards(board, out, pins)
     expected = np.stack([encoding.encode(p) for p in positions])
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("variant", [name for name, _ in TURN_PLANS])
+def test_a_lean_games_turn_plan_goes_through_the_batch_arrays(variant: str) -> None:
+    """The per-game tail's round trip: a lean game's state at every decision of random games
+    (RULES.md §2.8-§2.10: progression stages with their first value, last-stage flag and stage
+    start, re-rolls, transferred groups), stored in a batch row and read back, is the same."""
+    import random
+
+    from nardy.env.batchflow import _GameDice
+    from nardy.env.driver import NumpyDice
+    from nardy.env.lean import LeanGame
+
+    vec = batched_env(variant, 1)
+    vec.reset(seed=1)
+    flow = vec._flow
+    assert flow is not None
+    rng = random.Random(3)
+    dice = NumpyDice(np.random.default_rng(4))
+    game = LeanGame(flow.variant, dice)
+    kinds: set[str] = set()
+
+    def state(g: LeanGame) -> tuple[Any, ...]:
+        fields: tuple[Any, ...] = (g.position, g.mover, g.kind, g.dice, g._final)
+        if g.kind == "stage":
+            fields += (g._first, g._last, g._start)
+        if g.kind == "transfer":
+            fields += (g._groups, g._group)
+        return fields
+
+    for _ in range(1500):
+        if game.result is not None:
+            game = LeanGame(flow.variant, dice)
+        flow._store(0, game)
+        assert state(flow._lean_of(0, _GameDice(flow, 0))) == state(game)
+        kinds.add(game.kind)
+        game.choose(rng.choice(game.sorted_keys()))
+    turn = flow.variant.rules.turn
+    assert kinds >= ({"stage"} if turn.doubles == "progression" else {"reroll"})
+    assert ("transfer" in kinds) == turn.transfer

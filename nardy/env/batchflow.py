@@ -3,8 +3,8 @@
 :class:`~nardy.env.vector.BatchedSelfPlay` runs its games here when the variant's games run lean
 (:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules — backgammon, trictrac, long,
 nardgammon, fevga, hypergammon, portes, plakoto, and the turn plans mad, gulbar, mad_gulbar, giul,
-khachapuri, whose turns of more than one roll of two dice go per game to a lean game while the
-batch's arrays follow it: :attr:`LeanBatch.plans`). A step is a handful
+khachapuri, whose progression stages, re-roll chains and transferred steps are array state too:
+:attr:`LeanBatch.kind`, :attr:`LeanBatch.steps`, :attr:`LeanBatch.final`). A step is a handful
 of numpy operations for the whole batch, not a Python call chain per game: every board is a row of
 one ``int8`` array in the move generator's key layout (:data:`nardy.core.batch.BOARD` bytes, the
 mover's view: ``[his off, points 1…24, his bar, the opponent's bar, the opponent's off]``; a
@@ -15,7 +15,10 @@ game drawn ahead, and the observations are encoded from the board array. What is
 end and its points, the opening throw of the next game, a first turn on a limited head, an illegal
 action, a plakoto board the mother rule ends (RULES.md §3.12.2: found on the arrays, scored per
 game) or one where no die was played (a frozen board's draw) — is done per game in Python for just
-those games.
+those games. So is a round's tail: when a few games are left whose segments were forced (the turn
+plans' stages often have one play or none), each goes on by itself in a lean game built from its
+row (:meth:`LeanBatch._decide_alone`), where a whole-batch round would cost as much for one game as
+for hundreds.
 
 Each game is still the single environment's episode for its seed (tests/test_env_vector.py
 compares them step by step): the same rules as :class:`~nardy.env.lean.LeanGame` (which is the
@@ -33,7 +36,7 @@ import copy
 from array import array
 from collections.abc import Sequence
 from random import Random
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -42,12 +45,19 @@ from nardy import encoding
 from nardy.bots.random_bot import RandomBot
 from nardy.core.batch import BOARD, legal_results_of_boards
 from nardy.core.errors import GameStateError
-from nardy.core.game import Game, GameResult, PlayDecision, cube_settings_for, pinning_end
+from nardy.core.game import (
+    Game,
+    GameResult,
+    PlayDecision,
+    SegmentKind,
+    cube_settings_for,
+    pinning_end,
+)
 from nardy.core.movegen import board_of, position_of
 from nardy.core.position import opposite_point
 from nardy.core.variant import Variant
 from nardy.env import lean
-from nardy.env.driver import Driver, EnvConfig, NumpyDice, lean_context
+from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv
 
 _BLOCK: Final = NumpyDice.BATCH
@@ -59,8 +69,8 @@ _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
 
 def applies(config: EnvConfig) -> bool:
     """Whether ``config``'s games run in a :class:`LeanBatch`: lean (:func:`lean.eligible`),
-    whatever the doubles rule (a turn plan's turns are played per game: :attr:`LeanBatch.plans`)
-    and without the mother rule unless checkers pin. Pinning variants (plakoto, RULES.md §3.12.2) carry their
+    whatever the doubles rule (turn plans are array state: :attr:`LeanBatch.kind`) and without
+    the mother rule unless checkers pin. Pinning variants (plakoto, RULES.md §3.12.2) carry their
     pinned points' bits beside the boards (:attr:`LeanBatch.pins`)."""
     variant = config.variant
     rules = variant.rules
@@ -186,25 +196,49 @@ class LeanBatch:
         ] = []
         self._steps = 0
         self._since = np.zeros(n, dtype=np.int64)
-        limit = variant.rules.head.limit
-        self._head_limit = limit
-        self._contexts = np.zeros((36, encoding.CONTEXT_SIZE), dtype=np.float32)
-        for a in range(1, 7):
-            for b in range(1, 7):
-                segment = (a, b) if a != b else (a,) * 4
-                context = encoding.Context(phase="roll", segment=segment, head_limit=limit)
-                self._contexts[(a - 1) * 6 + b - 1] = context.vector()
-        self._jacoby = cube_settings_for(variant, match_length=None).jacoby
+        turn = rules.turn
+        self._doubles = turn.doubles
+        self._transfer = turn.transfer
+        self._extra_stage = turn.progression_stop == "fourth_step_extra"
         self._planning = not lean.one_segment_turns(variant)
-        """The variant's doubles are a progression or a re-roll chain (RULES.md §2.8-§2.10)."""
-        self.planned = np.zeros(n, dtype=np.bool_)
-        """Games in a turn of more than one segment (a double's progression stages or re-roll
-        chain, or transferred steps): played by a :class:`~nardy.env.lean.LeanGame` each
-        (:attr:`plans`) until a turn of one roll of two dice, the arrays kept in step."""
-        self.plans: dict[int, lean.LeanGame] = {}
-        self._plan_steps = np.zeros((n, 4), dtype=np.int8)
-        """The planned games' current segments' steps (then zeros)."""
-        self._plan_contexts: dict[encoding.Context, npt.NDArray[np.float32]] = {}
+        """The variant's doubles are a progression or a re-roll chain, or steps transfer (RULES.md
+        §2.8-§2.10): a turn may be more than one segment."""
+        limit = self._head_limit = rules.head.limit
+        # The contexts of the segments that depend on the roll alone (a first turn's head
+        # allowance and transferred steps' later groups are per game: _context_of).
+        self._contexts = _context_table("roll", limit, self._doubles == "reroll")
+        self._reroll_contexts = _context_table("reroll", limit, True)
+        self._stage_contexts = np.zeros((6, 2, encoding.CONTEXT_SIZE), dtype=np.float32)
+        """A progression stage's context by its value and whether the mover is all home (then
+        no later stage is planned: lean.LeanGame.later)."""
+        for x in range(1, 7):
+            for home in (0, 1):
+                later = () if home else tuple(v for v in range(x + 1, 7) for _ in range(4))
+                context = encoding.Context(
+                    phase="stage", segment=(x,) * 4, later=later, head_limit=limit
+                )
+                self._stage_contexts[x - 1, home] = context.vector()
+        self._game_contexts: dict[tuple[object, ...], npt.NDArray[np.float32]] = {}
+        self._jacoby = cube_settings_for(variant, match_length=None).jacoby
+        # The turn plan of every game (lean.LeanGame's fields as arrays, RULES.md §2.8-§2.10).
+        self.steps = np.zeros((n, 4), dtype=np.int8)
+        """Every game's current segment's steps (dice values, zeros after the last)."""
+        self.kind = np.zeros(n, dtype=np.int8)
+        """Every game's current segment's kind: an index of :data:`KINDS`."""
+        self.final = np.ones(n, dtype=np.bool_)
+        """The current segment ends the turn whatever is played (two dice, a double's four
+        steps where doubles are four steps, a re-roll of two dice)."""
+        self._first = np.zeros(n, dtype=np.int8)
+        """A progression's rolled value d (its stages are d…6)."""
+        self._last = np.zeros(n, dtype=np.bool_)
+        """The progression's current stage is its last (§2.8 item 4)."""
+        self._stage_start = np.zeros((n, BOARD), dtype=np.int8)
+        """The mover's board at the start of the current progression stage."""
+        self._pending = np.zeros((n, 2, 7), dtype=np.int8)
+        """Steps transferred to each colour (by value), played at the start of his turn (empty
+        between steps: the turn that hands them over ends into that turn)."""
+        self._groups = np.zeros((n, 7), dtype=np.int8)
+        """The current turn's transferred groups (steps by value, ascending: §2.10 item 3)."""
         self._self_play = type(self)._automatic is LeanBatch._automatic
         """No game's decisions are made inside the step (:meth:`_automatic`)."""
 
@@ -260,18 +294,6 @@ class LeanBatch:
         frozen board (:func:`~nardy.core.game.pinning_end`), ends the game (its points paid, the
         next game begun in self-play: :meth:`_end`), else the other player rolls. The games now
         awaiting their segment's legal results."""
-        planned: list[int] = []
-        if self._planning:
-            inside = self.planned[games]
-            if inside.any():
-                for k in np.flatnonzero(inside).tolist():
-                    going_on = self._play_planned(
-                        int(games[k]), keys[k], int(pins[k]), int(used[k])
-                    )
-                    if going_on is not None:
-                        planned.append(going_on)
-                rest = ~inside
-                games, keys, pins, used = games[rest], keys[rest], pins[rest], used[rest]
         ended = keys[:, 0] == self.checkers
         results: dict[int, GameResult] = {}
         if self.pinning:
@@ -304,105 +326,236 @@ class LeanBatch:
             ]
             restarted = [i for i in ends if i is not None]  # (None: not restarted here)
             going = ~ended
-            games, keys, pins = games[going], keys[going], pins[going]
+            games, keys, pins, used = games[going], keys[going], pins[going], used[going]
         else:
             restarted = []
+        staying = games[:0]
+        if self._planning:
+            # A segment that does not end the turn: the turn's next segment, same mover.
+            inside = ~self.final[games]
+            if inside.any():
+                on = np.zeros(games.size, dtype=np.bool_)
+                on[inside] = self._next_segment(games[inside], keys[inside], used[inside])
+                staying = games[on]
+                turn_over = ~on
+                games, keys, pins = games[turn_over], keys[turn_over], pins[turn_over]
         self.board[games] = keys[:, self._flip] * self._signs
         if self.pinning:
             self.pins[games] = flip_pins(self._pin_tables, pins)
         self.mover[games] ^= 1
-        self._roll(games)
-        if self._planning:
-            self._plan(games)
-        restarted += planned
+        self._begin_turn(games)
+        if staying.size:
+            games = np.concatenate([games, staying])
         if restarted:
             return np.concatenate([games, np.array(restarted, dtype=np.intp)])
         return games
 
-    # -- turn plans (per game: a double's turn, transferred steps) -----------------------------
+    @property
+    def in_plan(self) -> npt.NDArray[np.bool_]:
+        """The games whose current segment is part of a turn plan (a progression stage, a
+        re-roll chain's double or re-roll, transferred steps), not a turn's one roll."""
+        inside: npt.NDArray[np.bool_] = (self.kind != ROLL) | ~self.final
+        return inside
 
-    def _plan(self, games: npt.NDArray[np.intp]) -> None:
-        """Hand the turns of ``games`` that rolled a double (a progression or re-roll chain,
-        RULES.md §2.8, §2.9) to a lean game each, from the batch's board, mover and roll."""
+    # -- turn plans (RULES.md §2.8-§2.10: lean.LeanGame's flow on arrays) ---------------------
+
+    def _begin_turn(self, games: npt.NDArray[np.intp]) -> None:
+        """The turns of ``games``' movers: their transferred steps first (RULES.md §2.10 item
+        3: "grouped by value in ascending order", each group its own segment), else a roll."""
+        if self._transfer:
+            owed = self._pending[games, self.mover[games]]
+            has = owed.any(axis=1)
+            if has.any():
+                taking = games[has]
+                self._groups[taking] = owed[has]
+                self._pending[taking, self.mover[taking]] = 0
+                self._transferred(taking, _next_value(owed[has], np.zeros(taking.size)))
+                games = games[~has]
+        self._roll(games)
+        self._first_segment(games)
+
+    def _transferred(self, games: npt.NDArray[np.intp], values: npt.NDArray[np.int64]) -> None:
+        """The transferred group of each of ``values`` as ``games``' segment."""
+        counts = self._groups[games, values]
+        self.steps[games] = np.where(counts[:, None] > _STEP_INDEX, values[:, None], 0)
+        self.kind[games] = TRANSFER
+        self.final[games] = False
+
+    def _first_segment(self, games: npt.NDArray[np.intp]) -> None:
+        """The first segment of ``games``' rolls (:attr:`dice`; RULES.md §2.3, §2.8, §2.9): two
+        dice, or a double's four steps, a progression's first stage or a re-roll chain's first
+        double."""
         dice = self.dice[games]
-        for i in games[dice[:, 0] == dice[:, 1]].tolist():
-            a = int(self.dice[i, 0])
-            self._follow(i, self._lean_at(i, (a, a)))
-
-    def _lean_at(self, i: int, roll: tuple[int, int]) -> lean.LeanGame:
-        """Game ``i``'s turn of ``roll`` as its lean game, from the batch's board, pins and
-        mover; the game is planned from then on."""
-        game = self.plans[i] = lean.LeanGame.at_turn(
-            self.variant,
-            _GameDice(self, i),
-            position_of(row_key(self.board, self.pins, i)),
-            int(self.mover[i]),
-            roll,
-            auto_forced=self.auto_forced,
-        )
-        self.planned[i] = True
-        return game
-
-    def _play_planned(self, i: int, key: npt.NDArray[np.int8], pins: int, used: int) -> int | None:
-        """Make the play ending at ``key`` in planned game ``i`` (its lean game's flow: the next
-        stage, re-roll, transferred group or turn); returns ``i`` awaiting its next segment's
-        results (None: ended and not restarted here)."""
-        game = self.plans[i]
-        full = key.tolist()
-        if pins:
-            full.append(pins)
-        if game._play(full, used):
-            self._unplan(i)
-            return self._end(i, key, pins, game.result)
-        self._follow(i, game)
-        return i
-
-    def _follow(self, i: int, game: lean.LeanGame) -> None:
-        """The batch's row of game ``i`` from its lean game's segment; a turn of one roll of two
-        dice goes back to the arrays."""
-        key = board_of(game.position)
-        self.board[i] = key[:BOARD]
-        self.pins[i] = key[BOARD] if len(key) > BOARD else 0
-        self.mover[i] = game.mover
-        dice = game.dice
-        if game.kind == "roll" and len(dice) == 2:
-            self._unplan(i)
-            self.dice[i] = dice
+        steps = np.zeros((games.size, 4), dtype=np.int8)
+        steps[:, :2] = dice
+        double = dice[:, 0] == dice[:, 1]
+        steps[double, 2:] = dice[double, :1]
+        self.steps[games] = steps
+        self.kind[games] = ROLL
+        if self._doubles == "four":
+            self.final[games] = True
             return
-        self._plan_steps[i] = (*dice, 0, 0, 0, 0)[:4]
+        self.final[games] = ~double
+        if self._doubles == "progression" and double.any():
+            # §2.8: stages d, d+1, …, 6; "all home when the progression starts: the rolled stage
+            # is the last".
+            doubled = games[double]
+            board = self.board[doubled]
+            home = all_home_rows(board)
+            self.kind[doubled] = STAGE
+            self._first[doubled] = dice[double, 0]
+            self._last[doubled] = home
+            self._stage_start[doubled] = board
+
+    def _next_segment(
+        self, games: npt.NDArray[np.intp], keys: npt.NDArray[np.int8], used: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.bool_]:
+        """After segments that do not end the turn (played to ``keys``, using ``used`` dice):
+        each game's next segment of the turn where there is one (its board then ``keys``), the
+        unplayed steps handed over where they transfer; which games' turns go on
+        (:meth:`LeanGame._next <nardy.env.lean.LeanGame._next>`)."""
+        self.board[games] = keys
+        on = np.zeros(games.size, dtype=np.bool_)
+        kind = self.kind[games]
+        opponent = 1 - self.mover[games]
+        transfer = kind == TRANSFER
+        if transfer.any():
+            # The next group, else the turn's roll.
+            playing = games[transfer]
+            values = _next_value(self._groups[playing], self.steps[playing, 0])
+            more = values > 0
+            self._transferred(playing[more], values[more])
+            rolling = playing[~more]
+            self._roll(rolling)
+            self._first_segment(rolling)
+            on[transfer] = True
+        stage = kind == STAGE
+        if stage.any():
+            on[stage] = self._next_stage(games[stage], keys[stage], used[stage], opponent[stage])
+        chain = ~(transfer | stage)
+        if chain.any():
+            # §2.9: a double fully played is re-rolled; partly played, the rest is transferred.
+            chained, spent = games[chain], used[chain]
+            full = spent == 4
+            if self._transfer:
+                short = ~full & (spent >= 1)
+                if short.any():
+                    owed = chained[short]
+                    values = self.steps[owed, 0].astype(np.intp)
+                    self._pending[owed, opponent[chain][short], values] += (
+                        4 - spent[short]
+                    ).astype(np.int8)
+            rerolling = chained[full]
+            self._roll(rerolling)
+            self._first_segment(rerolling)
+            self.kind[rerolling] = REROLL
+            on[chain] = full
+        return on
+
+    def _next_stage(
+        self,
+        games: npt.NDArray[np.intp],
+        keys: npt.NDArray[np.int8],
+        used: npt.NDArray[np.int64],
+        opponent: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.bool_]:
+        """After a progression stage (RULES.md §2.8): the next stage, or the turn's end with the
+        stage's unplayed steps and the later stages transferred where steps transfer."""
+        x = self.steps[games, 0].astype(np.int64)
+        not_started = (x == self._first[games]) & (used == 0)  # nothing played or transferred
+        home = all_home_rows(keys)
+        last = self._last[games]
+        # "Entry happened in this stage": the last stage, or with the fourth step's extra stage
+        # when the fourth step entered without bearing off (§2.8 item 4).
+        start = self._stage_start[games]
+        entered = ~last & ~all_home_rows(start) & home
+        extra = entered & (used == 4) & (keys[:, 0] == start[:, 0])
+        if not self._extra_stage:
+            extra[:] = False
+        last = last | (entered & ~extra)
+        short = (used < 4) & ~not_started
+        if self._transfer and short.any():
+            owed = np.zeros((games.size, 7), dtype=np.int8)
+            rows = np.arange(games.size)
+            owed[rows, x] = 4 - used
+            # (A short stage is never one that earned the extra stage: that takes all four.)
+            later = (x[:, None] < _VALUES) & ~last[:, None]
+            owed += 4 * later.astype(np.int8)
+            self._pending[games[short], opponent[short]] += owed[short]
+        on: npt.NDArray[np.bool_] = ~not_started & (used == 4) & ~last & (x != 6)
+        going = games[on]
+        self._last[going] = extra[on]
+        self.steps[going] = (x[on] + 1)[:, None]
+        self._stage_start[going] = keys[on]
+        return on
+
+    # -- one game on by itself (a round's last few games) -----------------------------------
 
     def _decide_alone(self, i: int) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], int]:
-        """Game ``i`` played on by its lean game (one at its turn's start if it has none) to its
-        next decision, forced segments and game ends included (self-play: the next game begun);
-        that decision's legal results sorted by board (rows, pinned bits) and the dice they use,
-        the arrays kept in step (:meth:`_follow`)."""
+        """Game ``i`` played on by a lean game (:meth:`_lean_of`) to its next decision, forced
+        segments and game ends included (self-play: the next game begun); that decision's legal
+        results sorted by board (rows, pinned bits) and the dice they use, the arrays set from
+        the lean game (:meth:`_store`)."""
         while True:
-            game = self.plans.get(i)
-            if game is None:
-                a, b = self.dice[i].tolist()
-                game = self._lean_at(i, (a, b))
-            game.deferred = False
+            dice = _GameDice(self, i)
+            game = self._lean_of(i, dice)
             game._enter()
-            game.deferred = True
+            dice.sync()
             if game.result is None:
                 break
-            self._unplan(i)
             key = board_of(game.position)
             final = np.array(key[:BOARD], dtype=np.int8)
             self._end(i, final, key[BOARD] if len(key) > BOARD else 0, game.result)
         keys = game.sorted_keys()
-        # The generator's segment is dropped (generated again on demand): the batch pickles.
-        game._segment = game._keys = None
         rows = np.array([k[:BOARD] for k in keys], dtype=np.int8)
         pinned = np.array([k[BOARD] if len(k) > BOARD else 0 for k in keys], dtype=np.int64)
-        used = game._used
-        self._follow(i, game)
-        return rows, pinned, used
+        self._store(i, game)
+        return rows, pinned, game._used
 
-    def _unplan(self, i: int) -> None:
-        if self.planned[i]:
-            self.planned[i] = False
-            del self.plans[i]
+    def _lean_of(self, i: int, dice: _GameDice) -> lean.LeanGame:
+        """Game ``i``'s current segment as a lean game's (its turn plan's fields from the
+        arrays), later rolls from ``dice``."""
+        game = lean.LeanGame.at_turn(
+            self.variant,
+            dice,
+            position_of(row_key(self.board, self.pins, i)),
+            int(self.mover[i]),
+            (1, 2),  # replaced below
+            auto_forced=self.auto_forced,
+        )
+        game.deferred = False
+        game.kind = KINDS[int(self.kind[i])]
+        game.dice = tuple(v for v in self.steps[i].tolist() if v)
+        game._final = bool(self.final[i])
+        if self._planning:
+            game._first = int(self._first[i])
+            game._last = bool(self._last[i])
+            game._start = position_of(self._stage_start[i].tolist())
+            groups = self._groups[i].tolist()
+            game._groups = [(v, c) for v, c in enumerate(groups) if c]
+            if game.kind == "transfer":
+                game._group = [v for v, _ in game._groups].index(game.dice[0])
+        return game
+
+    def _store(self, i: int, game: lean.LeanGame) -> None:
+        """The arrays of game ``i`` from its lean game (:meth:`_lean_of`'s fields)."""
+        key = board_of(game.position)
+        self.board[i] = key[:BOARD]
+        self.pins[i] = key[BOARD] if len(key) > BOARD else 0
+        self.mover[i] = game.mover
+        self.kind[i] = KINDS.index(game.kind)
+        self.steps[i] = (*game.dice, 0, 0, 0, 0)[:4]
+        self.final[i] = game._final
+        if self._planning:
+            self._first[i] = game._first
+            self._last[i] = game._last
+            self._stage_start[i] = board_of(game._start)[:BOARD]
+            # (No steps are pending between segments: a turn's end hands them to the next
+            # turn's start at once, in the lean game as in _play.)
+            assert not any(game._pending)
+            self._groups[i] = 0
+            for value, count in game._groups:
+                self._groups[i, value] = count
 
     def _generate(self, games: npt.NDArray[np.intp]) -> None:
         """The legal results of ``games``' segments in one batch per round, each game's sorted by
@@ -414,7 +567,7 @@ class LeanBatch:
         while games.size:
             if self._planning and games.size <= _TAIL and self._self_play:
                 # A round's last few games (a chain of forced segments, common where the turn
-                # plans' stages have one play or none) go on per game in their lean games: a
+                # plans' stages have one play or none) go on per game in lean games: a
                 # whole-batch round costs the same for one game as for hundreds.
                 for i in games.tolist():
                     found, found_pins, found_used = self._decide_alone(i)
@@ -425,17 +578,9 @@ class LeanBatch:
                     pin_parts.append(found_pins)
                     base += found.shape[0]
                 break
-            # The pairs as arrays (no Position per game): the boards' rows and the dice as four
-            # bytes, a double's four steps, else the two dice then zeros.
-            rolled = self.dice[games]
-            steps = np.zeros((games.size, 4), dtype=np.int8)
-            steps[:, :2] = rolled
-            double = rolled[:, 0] == rolled[:, 1]
-            steps[double, 2:] = rolled[double, :1]
-            if self._planning:
-                inside = self.planned[games]
-                if inside.any():
-                    steps[inside] = self._plan_steps[games[inside]]
+            # The pairs as arrays (no Position per game): the boards' rows and the segments'
+            # steps (a double's four, else the dice then zeros).
+            steps = self.steps[games]
             if self.pinning:
                 batch = legal_results_of_boards(
                     variant, self.board[games], steps, order="board", pins=self.pins[games]
@@ -521,24 +666,29 @@ class LeanBatch:
         if not self.full:
             return
         code = (self.dice[:, 0] - 1) * 6 + self.dice[:, 1] - 1
-        obs[:, encoding.BOARD_SIZE :] = self._contexts[code]
+        context = obs[:, encoding.BOARD_SIZE :]
+        context[:] = self._contexts[code]
+        alone: list[int] = []
+        if self._planning:
+            # A turn plan's segment: its kind, the steps planned later, the re-roll flag (the
+            # single env's context, lean_context).
+            kind = self.kind
+            for which, table in ((REROLL, self._reroll_contexts), (STAGE, None)):
+                rows = np.flatnonzero(kind == which)
+                if not rows.size:
+                    continue
+                if table is not None:
+                    context[rows] = table[code[rows]]
+                else:
+                    home = all_home_rows(self.board[rows]).astype(np.intp)
+                    context[rows] = self._stage_contexts[self.steps[rows, 0] - 1, home]
+            alone += np.flatnonzero(kind == TRANSFER).tolist()
         if self._head_limit is not None:
             # A first turn (every checker on a limited head, RULES.md §3.3.4): the allowance
             # comes from the generator, per game (two turns a game).
-            for i in np.flatnonzero(self.board[:, 24] == self.checkers).tolist():
-                obs[i, encoding.BOARD_SIZE :] = self._first_context(i)
-        if self.plans:
-            # A planned segment's context: its kind, the steps planned later, the re-roll flag
-            # (the single env's, lean_context).
-            vectors = self._plan_contexts
-            for i, game in self.plans.items():
-                # (a first turn's head limit reads the decision's plays: an abandoned one's too)
-                game._count = max(int(self.counts[i]), 1)
-                context = lean_context(game)
-                vector = vectors.get(context)
-                if vector is None:
-                    vector = vectors[context] = context.vector()
-                obs[i, encoding.BOARD_SIZE :] = vector
+            alone += np.flatnonzero(self.board[:, 24] == self.checkers).tolist()
+        for i in alone:
+            context[i] = self._context_of(i)
 
     def _encode_boards(
         self,
@@ -571,15 +721,41 @@ class LeanBatch:
         if pins is not None and self.pinning:
             _write_pins(obs, board, pins)
 
-    def _first_context(self, i: int) -> npt.NDArray[np.float32]:
-        a, b = self.dice[i].tolist()
-        dice = (a, b) if a != b else (a,) * 4
-        segment = self.variant.generator.checked_segment(position_of(self.board[i].tolist()), dice)
-        assert segment is not None
-        context = encoding.Context(
-            phase="roll", segment=dice, first_turn=True, head_limit=segment.head_limit
-        )
-        return encoding._context_vector(context)
+    def _context_of(self, i: int) -> npt.NDArray[np.float32]:
+        """Game ``i``'s context vector, per game (:func:`~nardy.env.driver.lean_context`'s): a
+        first turn's head allowance comes from the generator, transferred steps' later groups
+        from the turn's groups."""
+        kind = KINDS[int(self.kind[i])]
+        steps = tuple(v for v in self.steps[i].tolist() if v)
+        later: tuple[int, ...] = ()
+        if kind == "stage" and not all_home_rows(self.board[i : i + 1])[0]:
+            later = tuple(v for v in range(steps[0] + 1, 7) for _ in range(4))
+        elif kind == "transfer":
+            groups = self._groups[i].tolist()
+            later = tuple(v for v in range(steps[0] + 1, 7) for _ in range(groups[v]))
+        reroll = len(steps) == 4 and kind in ("roll", "reroll") and self._doubles == "reroll"
+        limit = self._head_limit
+        first = limit is not None and int(self.board[i, 24]) == self.checkers
+        if first:
+            position = position_of(self.board[i].tolist())
+            segment = self.variant.generator.checked_segment(position, steps)
+            assert segment is not None
+            limit = segment.head_limit
+        key = (kind, steps, later, reroll, first, limit)
+        vector = self._game_contexts.get(key)
+        if vector is None:
+            if len(self._game_contexts) >= 4096:
+                self._game_contexts.clear()
+            context = encoding.Context(
+                phase=kind,
+                segment=steps,
+                later=later,
+                reroll=reroll,
+                first_turn=first,
+                head_limit=limit,
+            )
+            vector = self._game_contexts[key] = context.vector()
+        return vector
 
     # -- the dice ----------------------------------------------------------------------------
 
@@ -624,12 +800,12 @@ class LeanBatch:
         self.board[i] = self._start_board
         self.pins[i] = 0
         self.mover[i] = 0
-        if self._planning:
-            self._unplan(i)
+        self._pending[i] = 0
         opening = self.variant.rules.turn.opening
         if opening == "white_starts":
             self._roll_one(i)
-            return self._planned_start(i)
+            self._first_segment(np.array([i], dtype=np.intp))
+            return i
         while True:
             white, black = self._roll_one(i)
             if white != black:
@@ -641,12 +817,7 @@ class LeanBatch:
             self.dice[i] = (white, black) if white > black else (black, white)
         else:
             self._roll_one(i)
-        return self._planned_start(i)
-
-    def _planned_start(self, i: int) -> int:
-        """A first roll that is a double begins a turn plan (:meth:`_plan`); returns ``i``."""
-        if self._planning:
-            self._plan(np.array([i], dtype=np.intp))
+        self._first_segment(np.array([i], dtype=np.intp))
         return i
 
     def _end(
@@ -891,11 +1062,73 @@ def _write_pins(
 _POINT_BITS: Final = np.arange(1, 25, dtype=np.int64)
 
 
+ROLL: Final = 0
+STAGE: Final = 1
+REROLL: Final = 2
+TRANSFER: Final = 3
+KINDS: Final[tuple[SegmentKind, ...]] = ("roll", "stage", "reroll", "transfer")
+"""The segment kinds (:data:`nardy.core.game.SegmentKind`) by their codes in
+:attr:`LeanBatch.kind`."""
+_VALUES: Final = np.arange(7)
+_STEP_INDEX: Final = np.arange(4)
+
+
+def all_home_rows(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
+    """:func:`~nardy.core.game.all_home` of each board row (the mover's view): RULES.md §1.4,
+    "no checker on his points 7…24 and none on the bar"."""
+    home: npt.NDArray[np.bool_] = (boards[:, 25] == 0) & (boards[:, 7:25].max(axis=1) <= 0)
+    return home
+
+
+def _next_value(groups: npt.NDArray[np.int8], after: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+    """Each row's smallest value above ``after`` with a transferred step (0: none)."""
+    later = (groups > 0) & (np.asarray(after)[:, None] < _VALUES)
+    values: npt.NDArray[np.int64] = np.where(later.any(axis=1), later.argmax(axis=1), 0)
+    return values
+
+
+def _context_table(
+    phase: encoding.Phase, limit: int | None, reroll: bool
+) -> npt.NDArray[np.float32]:
+    """The context vectors of a ``phase`` segment of each roll (row ``(a-1) * 6 + b-1``): two
+    dice, or a double's four steps, followed by a re-roll where ``reroll`` (RULES.md §2.9)."""
+    table = np.zeros((36, encoding.CONTEXT_SIZE), dtype=np.float32)
+    for a in range(1, 7):
+        for b in range(1, 7):
+            segment = (a, b) if a != b else (a,) * 4
+            context = encoding.Context(
+                phase=phase, segment=segment, reroll=reroll and a == b, head_limit=limit
+            )
+            table[(a - 1) * 6 + b - 1] = context.vector()
+    return table
+
+
 class _GameDice:
-    """Game ``i``'s dice stream of a batch, as a dice source (a planned turn's later rolls)."""
+    """Game ``i``'s dice stream of a batch as a lean game's dice source: the rest of the game's
+    block of rolls taken as a list, a fresh block drawn when it runs out; :meth:`sync` hands
+    the place reached back to the batch's arrays (one game's rolls one by one: no numpy
+    scalar per roll)."""
 
     def __init__(self, batch: LeanBatch, i: int) -> None:
         self.batch, self.i = batch, i
+        self._rest: list[list[int]] = batch._block[i, int(batch._next[i]) :].tolist()[::-1]
+        self._drawn = 0
+        self._last: list[int] = []
 
     def roll(self) -> tuple[int, int]:
-        return self.batch._roll_one(self.i)
+        if not self._rest:
+            self.sync()
+            self.batch._refill(self.i)
+            self._rest = self.batch._block[self.i].tolist()[::-1]
+        self._drawn += 1
+        roll = self._last = self._rest.pop()
+        return roll[0], roll[1]
+
+    def sync(self) -> None:
+        """The batch's place in the game's rolls, and its current roll, as drawn here."""
+        if self._drawn:
+            batch, i = self.batch, self.i
+            batch._next[i] += self._drawn
+            batch._rolled[i] += self._drawn
+            batch.dice[i] = self._last
+            self._drawn = 0
