@@ -402,6 +402,33 @@ def test_whole_batch_dice_are_each_games_numpy_dice_stream() -> None:
     assert games >= 20 and ties >= 1
 
 
+def test_a_lean_game_reads_its_games_dice_stream() -> None:
+    """A round's tail game draws its rolls through the batch's block (the lean game's dice
+    source), the batch's own rolls go on after it: together, across block refills, they are the
+    game's NumpyDice stream, and the batch's current roll is the last drawn."""
+    from gymnasium.utils import seeding
+
+    from nardy.env.batchflow import _GameDice
+    from nardy.env.driver import NumpyDice
+
+    vec = batched_env("mad", 1)
+    vec.reset(seed=5)
+    flow = vec._flow
+    assert flow is not None
+    drawn = list(flow.rolls(0))
+    rng = np.random.default_rng(1)
+    for _ in range(60):  # about 360 rolls: the block of 128 refilled twice or more
+        dice = _GameDice(flow, 0)
+        for _ in range(int(rng.integers(0, 12))):
+            drawn.append(dice.roll())
+        dice.sync()
+        assert tuple(flow.dice[0]) == drawn[-1]
+        drawn.append(flow._roll_one(0))
+    assert flow.rolls(0) == drawn and len(drawn) > 2 * NumpyDice.BATCH
+    reference = NumpyDice(seeding.np_random(5)[0])
+    assert drawn == [reference.roll() for _ in drawn]
+
+
 @pytest.mark.parametrize(
     ("variant", "options"),
     [

@@ -1104,22 +1104,31 @@ def _context_table(
 
 
 class _GameDice:
-    """Game ``i``'s dice stream of a batch as a lean game's dice source: the rest of the game's
-    block of rolls taken as a list, a fresh block drawn when it runs out; :meth:`sync` hands
-    the place reached back to the batch's arrays (one game's rolls one by one: no numpy
-    scalar per roll)."""
+    """Game ``i``'s dice stream of a batch as a lean game's dice source: the game's block of
+    rolls read as Python lists a few rows at a time, a fresh block drawn when it runs out;
+    :meth:`sync` hands the place reached back to the batch's arrays (one game's rolls one by
+    one: no numpy scalar per roll)."""
+
+    _ROWS: Final = 8
 
     def __init__(self, batch: LeanBatch, i: int) -> None:
         self.batch, self.i = batch, i
-        self._rest: list[list[int]] = batch._block[i, int(batch._next[i]) :].tolist()[::-1]
+        self._at = int(batch._next[i])
+        """The block's row of the next roll."""
+        self._rest: list[list[int]] = []
         self._drawn = 0
         self._last: list[int] = []
 
     def roll(self) -> tuple[int, int]:
         if not self._rest:
-            self.sync()
-            self.batch._refill(self.i)
-            self._rest = self.batch._block[self.i].tolist()[::-1]
+            batch = self.batch
+            if self._at == _BLOCK:
+                self.sync()
+                batch._refill(self.i)
+                self._at = 0
+            end = min(self._at + self._ROWS, _BLOCK)
+            self._rest = batch._block[self.i, self._at : end].tolist()[::-1]
+            self._at = end
         self._drawn += 1
         roll = self._last = self._rest.pop()
         return roll[0], roll[1]
