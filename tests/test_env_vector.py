@@ -54,6 +54,17 @@ TURN_PLANS: list[Any] = [
 """The whole-batch flow's variants whose doubles are turn plans (their segments as array state)."""
 
 
+@pytest.fixture(params=[0, 8], ids=["arrays", "per-game-tail"])
+def tail(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Both ways a whole-batch round goes on: every game on the arrays (a tail of 0), and each of
+    a round's last few games by itself in a lean game built from its row and stored back (the
+    handful of games of these tests are all a tail of 8: ``batchflow._TAIL``)."""
+    from nardy.env import batchflow
+
+    monkeypatch.setattr(batchflow, "_TAIL", request.param)
+    return int(request.param)
+
+
 def _single_decider(env: Any) -> tuple[int, np.ndarray, np.ndarray]:
     agent = env.agent_selection
     obs = env.observe(agent)
@@ -72,7 +83,7 @@ def test_a_few_batched_games_are_the_aec_envs_episodes() -> None:
 
 @pytest.mark.parametrize(("variant", "options"), LEAN_BATCH)
 def test_whole_batch_flow_games_are_the_aec_envs_episodes(
-    variant: str, options: dict[str, Any]
+    variant: str, options: dict[str, Any], tail: int
 ) -> None:
     """The whole-batch flow: observations (encoded from the board array), masks, rewards, game
     ends and restarts, illegal actions (about one step in 40 a game) all as the single env's."""
@@ -80,21 +91,14 @@ def test_whole_batch_flow_games_are_the_aec_envs_episodes(
     _compare_with_aec_envs(variant, options, 6, illegal=0.025, steps=200)
 
 
-@pytest.mark.parametrize("tail", [0, 8], ids=["arrays", "per-game-tail"])
 @pytest.mark.parametrize(("variant", "options"), TURN_PLANS)
 def test_whole_batch_flow_turn_plans_are_the_aec_envs_episodes(
-    variant: str, options: dict[str, Any], tail: int, monkeypatch: pytest.MonkeyPatch
+    variant: str, options: dict[str, Any], tail: int
 ) -> None:
     """The turn plans in the whole-batch flow: a double's progression stages or re-roll chain and
     transferred steps (RULES.md §2.8-§2.10), played on the batch's arrays, give the
     single env's observations (the segment's kind, later steps and re-roll flag in the context),
-    masks and rewards; games end inside a planned turn, illegal actions are answered in one.
-    Both ways a round goes on: every game on the arrays (``_TAIL`` 0), and each of a round's
-    last few games by itself in a lean game built from the arrays and stored back (the six
-    games here are all a tail of 8)."""
-    from nardy.env import batchflow
-
-    monkeypatch.setattr(batchflow, "_TAIL", tail)
+    masks and rewards; games end inside a planned turn, illegal actions are answered in one."""
     assert batched_env(variant, 2, **options)._flow is not None
     summary = _compare_with_aec_envs(variant, options, 6, illegal=0.015, steps=300)
     turn = batched_env(variant, 2, **options).config.variant.rules.turn
@@ -112,7 +116,9 @@ def test_whole_batch_flow_turn_plans_are_the_aec_envs_episodes(
     [{}, {"mother": "simple"}, {"mother": "off"}],
     ids=["standard", "simple", "off"],
 )
-def test_whole_batch_flow_plakoto_games_are_the_aec_envs_episodes(options: dict[str, Any]) -> None:
+def test_whole_batch_flow_plakoto_games_are_the_aec_envs_episodes(
+    options: dict[str, Any], tail: int
+) -> None:
     """Plakoto in the whole-batch flow (RULES.md §3.12.2): pinned checkers on the boards (their
     bits flipped to the next mover's numbering, encoded as encode() does), the mother rule's wins
     and draws, bear-offs, restarts and illegal actions, all as the single env's episodes."""
@@ -245,7 +251,7 @@ def test_batched_rejects_bad_actions_clearly() -> None:
     ],
 )
 def test_vector_env_equals_gymnasium_sync_vectorisation(
-    variant: str, options: dict[str, Any]
+    variant: str, options: dict[str, Any], tail: int
 ) -> None:
     """The vector env against the random bot is Gymnasium's own loop over the single envs, step
     by step, illegal actions (about one in 40) and autoresets included."""
@@ -439,7 +445,9 @@ def test_a_lean_game_reads_its_games_dice_stream() -> None:
         ("gulbar", {}),
     ],
 )
-def test_whole_batch_games_replay_as_the_single_envs(variant: str, options: dict[str, Any]) -> None:
+def test_whole_batch_games_replay_as_the_single_envs(
+    variant: str, options: dict[str, Any], tail: int
+) -> None:
     """A batch-flow game materialises on demand: its afterstates, position and rolls are the
     single env's at the same decision, and a deep copy or a pickle of the batch has the same
     future."""

@@ -15,9 +15,10 @@ game drawn ahead, and the observations are encoded from the board array. What is
 end and its points, the opening throw of the next game, a first turn on a limited head, an illegal
 action, a plakoto board the mother rule ends (RULES.md §3.12.2: found on the arrays, scored per
 game) or one where no die was played (a frozen board's draw) — is done per game in Python for just
-those games. So is a round's tail: when a few games are left whose segments were forced (the turn
-plans' stages often have one play or none), each goes on by itself in a lean game built from its
-row (:meth:`LeanBatch._decide_alone`), where a whole-batch round would cost as much for one game as
+those games. So is a round's tail: when a few games are left whose segments were forced (bear-offs,
+and the turn plans' stages, often have one play or none) or whose opponent decides inside the step
+(:class:`LeanVersus`), each goes on by itself in a lean game built from its row
+(:meth:`LeanBatch._decide_alone`), where a whole-batch round would cost as much for one game as
 for hundreds.
 
 Each game is still the single environment's episode for its seed (tests/test_env_vector.py
@@ -239,8 +240,8 @@ class LeanBatch:
         between steps: the turn that hands them over ends into that turn)."""
         self._groups = np.zeros((n, 7), dtype=np.int8)
         """The current turn's transferred groups (steps by value, ascending: §2.10 item 3)."""
-        self._self_play = type(self)._automatic is LeanBatch._automatic
-        """No game's decisions are made inside the step (:meth:`_automatic`)."""
+        self._tail = _TAIL
+        """A round of this many games or fewer goes on per game (:meth:`_decide_alone`)."""
 
     # -- the batch ---------------------------------------------------------------------------
 
@@ -493,24 +494,43 @@ class LeanBatch:
 
     def _decide_alone(self, i: int) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], int]:
         """Game ``i`` played on by a lean game (:meth:`_lean_of`) to its next decision, forced
-        segments and game ends included (self-play: the next game begun); that decision's legal
-        results sorted by board (rows, pinned bits) and the dice they use, the arrays set from
-        the lean game (:meth:`_store`)."""
+        segments, the :meth:`_automatic` decisions (:meth:`_decides_alone`) and game ends
+        included (self-play: the next game begun); that decision's legal results sorted by board
+        (rows, pinned bits) and the dice they use (none where the game ended and was not begun
+        again here), the arrays set from the lean game (:meth:`_store`)."""
         while True:
             dice = _GameDice(self, i)
             game = self._lean_of(i, dice)
             game._enter()
+            while game.result is None and self._decides_alone(i, game.mover):
+                chosen = game.key_at(self._choose_one(i, game.count()))
+                pins = chosen[BOARD] if len(chosen) > BOARD else 0
+                rows = np.array([chosen[:BOARD]], dtype=np.int8)
+                self._record(np.array([i]), rows, np.array([pins], dtype=np.int64))
+                game.choose(chosen)
             dice.sync()
             if game.result is None:
                 break
             key = board_of(game.position)
             final = np.array(key[:BOARD], dtype=np.int8)
-            self._end(i, final, key[BOARD] if len(key) > BOARD else 0, game.result)
+            self.mover[i] = game.mover  # whose play ended it
+            if self._end(i, final, key[BOARD] if len(key) > BOARD else 0, game.result) is None:
+                return np.zeros((0, BOARD), dtype=np.int8), np.zeros(0, dtype=np.int64), 0
         keys = game.sorted_keys()
         rows = np.array([k[:BOARD] for k in keys], dtype=np.int8)
         pinned = np.array([k[BOARD] if len(k) > BOARD else 0 for k in keys], dtype=np.int64)
         self._store(i, game)
         return rows, pinned, game._used
+
+    def _decides_alone(self, i: int, mover: int) -> bool:
+        """Whether game ``i``'s decision for ``mover`` is made inside the step (the per-game
+        twin of :meth:`_automatic`): never in self-play."""
+        return False
+
+    def _choose_one(self, i: int, count: int) -> int:
+        """The play chosen in game ``i``'s :meth:`_decides_alone` decision of ``count`` plays:
+        an index in ``legal_plays``' order."""
+        raise NotImplementedError
 
     def _lean_of(self, i: int, dice: _GameDice) -> lean.LeanGame:
         """Game ``i``'s current segment as a lean game's (its turn plan's fields from the
@@ -565,7 +585,7 @@ class LeanBatch:
         base = 0
         variant = self.variant
         while games.size:
-            if self._planning and games.size <= _TAIL and self._self_play:
+            if games.size <= self._tail:
                 # A round's last few games (a chain of forced segments, common where the turn
                 # plans' stages have one play or none) go on per game in lean games: a
                 # whole-batch round costs the same for one game as for hundreds.
@@ -1010,6 +1030,12 @@ class LeanVersus(LeanBatch):
     ) -> npt.NDArray[np.bool_]:
         automatic: npt.NDArray[np.bool_] = (self.mover[games] != self.colour[games]) & ~forced
         return automatic
+
+    def _decides_alone(self, i: int, mover: int) -> bool:
+        return bool(mover != self.colour[i])
+
+    def _choose_one(self, i: int, count: int) -> int:
+        return self._bots[i].randrange(count)
 
     def _choose(
         self, games: npt.NDArray[np.intp], counts: npt.NDArray[np.int64]
