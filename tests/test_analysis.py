@@ -398,16 +398,30 @@ def test_analyze_rejects_bad_input(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "RECORD" in result.output
 
 
-def test_neural_bot_takes_a_search_depth() -> None:
+@pytest.mark.parametrize(
+    ("variant_name", "search_net"),
+    [
+        ("long", "neural-consistent"),  # its refit ships, flagged for search
+        ("backgammon", "neural"),  # a refit ships, not flagged: the search reads the play net
+        ("mad", "neural"),  # no refit ships
+    ],
+)
+def test_neural_bot_takes_a_search_depth(variant_name: str, search_net: str) -> None:
+    """``neural:1`` chooses the 1-ply search's best play, searching over the shipped net's
+    self-consistent refit where one ships flagged for search, else over the shipped net."""
     from nardy.bots import make_bot
+    from nardy.bots.neural import NeuralBot
     from nardy.core.dice import SeededDice
     from nardy.core.game import Game, PlayDecision
 
-    variant = load_variant("long")
+    options = {"cube": False} if variant_name == "backgammon" else None  # plays only
+    variant = load_variant(variant_name, options)
     bot = make_bot("neural:1", 3)
     assert bot.name == "neural:1"
     bot.start_game(variant, 0)
-    searcher = Searcher(variant, make_evaluator("neural", variant))
+    assert isinstance(bot, NeuralBot)
+    assert (bot.search_weights() is not None) == (search_net == "neural-consistent")
+    searcher = Searcher(variant, make_evaluator(search_net, variant))
     game = Game(variant, SeededDice(4))
     checked = 0
     while game.decision is not None and checked < 6:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -198,8 +197,10 @@ CONSISTENT_SUFFIX = ".consistent"
 
 def consistent_weights(variant_name: str) -> Path:
     """The path of the self-consistent analysis net shipped for ``variant_name``."""
-    path = Path(str(resources.files("nardy.bots") / "weights" / f"{variant_name}.consistent.npz"))
-    if not path.is_file():
+    from nardy.bots.neural import shipped_consistent_weights
+
+    path = shipped_consistent_weights(variant_name)
+    if path is None:
         raise ValueError(
             f"no self-consistent analysis net for variant {variant_name!r}; fit one with: "
             f"python -m nardy.train.consistency --variant {variant_name} --out FILE.npz "

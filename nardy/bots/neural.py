@@ -209,6 +209,13 @@ def shipped_weights(variant_name: str) -> Path:
     return path
 
 
+def shipped_consistent_weights(variant_name: str) -> Path | None:
+    """The self-consistent refit of ``variant_name``'s shipped weights, where one ships
+    (``VARIANT.consistent.npz``: its 0-ply value fitted to its own 1-ply, docs/analysis.md)."""
+    path = Path(str(resources.files("nardy.bots") / "weights" / f"{variant_name}.consistent.npz"))
+    return path if path.is_file() else None
+
+
 MAX_PLY = 3
 """The deepest search ``neural:PLY`` accepts (2-ply already costs about 20× a 1-ply decision)."""
 
@@ -219,8 +226,9 @@ class NeuralBot(Bot):
     ``weights``: a path (``neural:FILE``) or ``None`` for the weights shipped for the game's variant,
     loaded at :meth:`start_game` (or :meth:`bind`); a number 0…:data:`MAX_PLY` instead
     (``neural:1``) is the search depth ``ply`` with the shipped weights. At ``ply`` n > 0 a play is
-    chosen by the n-ply search of :mod:`nardy.analysis.search` over the same net (gnubg-style move
-    filtering); cube decisions stay 0-ply.
+    chosen by the n-ply search of :mod:`nardy.analysis.search` (gnubg-style move filtering) over
+    :meth:`search_weights`: the shipped net's self-consistent refit where one ships, else the
+    bot's own net; cube decisions stay 0-ply.
     """
 
     name = "neural"
@@ -346,16 +354,36 @@ class NeuralBot(Bot):
         return int(np.argmax(values))
 
     def _search(self, decision: PlayDecision) -> int:
-        """The best play by the ``ply``-deep search over this bot's net."""
+        """The best play by the ``ply``-deep search over the bot's search net
+        (:meth:`search_weights`)."""
         if self._searcher is None:
             from nardy.analysis.evaluator import NeuralEvaluator
             from nardy.analysis.search import Searcher
 
             assert self._variant is not None
-            evaluator = NeuralEvaluator(self._variant, bot=self)
+            weights = self.search_weights()
+            if weights is None:
+                evaluator = NeuralEvaluator(self._variant, bot=self)
+            else:
+                evaluator = NeuralEvaluator(self._variant, weights)
             self._searcher = Searcher(self._variant, evaluator)
         ranking = self._searcher.rank(decision.position, decision.segment.dice, self.ply)
         return int(ranking[0].index)
+
+    def search_weights(self) -> Path | None:
+        """The net a search deeper than 0-ply reads, where it is not the bot's own (None): with the
+        shipped weights, the variant's self-consistent refit of them where one ships and its
+        sidecar says ``"search": true`` (``VARIANT.consistent.npz``, docs/analysis.md). A search
+        averages the net over the opponent's replies, which helps only a net whose value agrees
+        with its own look-ahead: over fevga's shipped play net ``neural:1`` lost to ``neural``
+        (−0.09 ± 0.06 points a game, 250 duplicate pairs), over its refit it won (+0.25 ± 0.07,
+        150 pairs); the flag marks the refits measured so (docs/analysis.md, "Search depth")."""
+        if self.weights_path is not None or self._variant is None:
+            return None
+        path = shipped_consistent_weights(self._variant.name)
+        if path is None or not ValueNet.load(path).meta.get("search"):
+            return None
+        return path
 
     def offer_double(self, decision: DoubleDecision) -> bool:
         if 2 * decision.cube.value > self.MAX_REDOUBLE:
