@@ -10,7 +10,9 @@ every ``choose_play`` with two or more legal plays in CPU time (median, p90, mea
 pairs of games: the same dice seed twice with the colours swapped (duplicate dice), money play
 without the cube; it prints ``neural:PLY``'s points per game with the SE over pairs and a 95 %
 interval. ``--budget-s`` bounds a match's wall time (pairs are not started after it); ``--every N``
-prints the running figure every N pairs.
+prints the running figure every N pairs; ``--start K`` plays pairs K… (dice seed SEED*1000003+pair);
+``--deep-net`` gives the searching bot another net than ``neural:PLY``'s own choice: ``play`` (the
+shipped net), ``refit`` (its self-consistent refit) or a weights file.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import math
 import os
 import statistics
 import time
+from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from nardy.bots import Bot, HeuristicBot, play_game
-from nardy.bots.neural import NeuralBot
+from nardy.bots.neural import NeuralBot, shipped_consistent_weights, shipped_weights
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, PlayDecision
@@ -87,16 +90,36 @@ def _report(name: str, ply: int, results: list[float], started: float, cpu: floa
     )
 
 
-def match(variants: list[str], pairs: int, ply: int, seed: int, budget: float, every: int) -> None:
+def _weights(name: str, which: str) -> Path | None:
+    """``--deep-net``: the bot's default (None), the shipped play net, its refit, or a file."""
+    if which == "default":
+        return None
+    if which == "play":
+        return shipped_weights(name)
+    if which == "refit":
+        return shipped_consistent_weights(name)
+    return Path(which)
+
+
+def match(
+    variants: list[str],
+    pairs: int,
+    ply: int,
+    seed: int,
+    budget: float,
+    every: int,
+    deep_net: str = "default",
+    start: int = 0,
+) -> None:
     for name in variants:
         variant = load_variant(name)
-        deep, shallow = NeuralBot(1, ply=ply), NeuralBot(2)
+        deep, shallow = NeuralBot(1, _weights(name, deep_net), ply=ply), NeuralBot(2)
         results: list[float] = []
         started, cpu = time.perf_counter(), time.process_time()
-        for pair in range(pairs):
+        for pair in range(start, start + pairs):
             if time.perf_counter() - started > budget:
                 break
-            if every and pair and pair % every == 0:
+            if every and results and len(results) % every == 0:
                 _report(name + " …", ply, results, started, cpu)
             total = 0
             for deep_colour in (0, 1):
@@ -129,12 +152,28 @@ def main() -> None:
     parser.add_argument(
         "--every", type=int, default=0, help="match: print the running figure every N pairs"
     )
+    parser.add_argument(
+        "--deep-net",
+        default="default",
+        help="match: the searching bot's net: default (neural:PLY's own choice), play (the "
+        "shipped net), refit (its self-consistent refit) or a weights file",
+    )
+    parser.add_argument("--start", type=int, default=0, help="match: the first pair's number")
     args = parser.parse_args()
     variants = args.variants.split(",")
     if args.what == "latency":
         latency(variants, args.games, [int(p) for p in args.plies.split(",")], args.max_decisions)
     else:
-        match(variants, args.pairs, args.ply, args.seed, args.budget_s, args.every)
+        match(
+            variants,
+            args.pairs,
+            args.ply,
+            args.seed,
+            args.budget_s,
+            args.every,
+            args.deep_net,
+            args.start,
+        )
 
 
 if __name__ == "__main__":
