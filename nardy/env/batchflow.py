@@ -387,26 +387,26 @@ class LeanBatch:
         dice, or a double's four steps, a progression's first stage or a re-roll chain's first
         double."""
         dice = self.dice[games]
-        steps = np.zeros((games.size, 4), dtype=np.int8)
-        steps[:, :2] = dice
-        double = dice[:, 0] == dice[:, 1]
-        steps[double, 2:] = dice[double, :1]
-        self.steps[games] = steps
-        self.kind[games] = ROLL
+        code = dice[:, 0] * 6 + dice[:, 1] - 7
+        self.steps[games] = _ROLL_STEPS[code]
         if self._doubles == "four":
+            self.kind[games] = ROLL
             self.final[games] = True
             return
+        double = _ROLL_DOUBLE[code]
         self.final[games] = ~double
-        if self._doubles == "progression" and double.any():
+        if self._doubles != "progression":
+            self.kind[games] = ROLL
+        else:
             # §2.8: stages d, d+1, …, 6; "all home when the progression starts: the rolled stage
             # is the last".
-            doubled = games[double]
-            board = self.board[doubled]
-            home = all_home_rows(board)
-            self.kind[doubled] = STAGE
-            self._first[doubled] = dice[double, 0]
-            self._last[doubled] = home
-            self._stage_start[doubled] = board
+            self.kind[games] = double  # STAGE (1) for a double, else ROLL (0)
+            if double.any():
+                doubled = games[double]
+                board = self.board[doubled]
+                self._first[doubled] = dice[double, 0]
+                self._last[doubled] = all_home_rows(board)
+                self._stage_start[doubled] = board
 
     def _next_segment(
         self, games: npt.NDArray[np.intp], keys: npt.NDArray[np.int8], used: npt.NDArray[np.int64]
@@ -1096,6 +1096,12 @@ KINDS: Final[tuple[SegmentKind, ...]] = ("roll", "stage", "reroll", "transfer")
 """The segment kinds (:data:`nardy.core.game.SegmentKind`) by their codes in
 :attr:`LeanBatch.kind`."""
 _VALUES: Final = np.arange(7)
+_ROLL_STEPS: Final = np.array(
+    [(a, b, 0, 0) if a != b else (a,) * 4 for a in range(1, 7) for b in range(1, 7)],
+    dtype=np.int8,
+)
+"""A roll's steps by its code ``(a-1) * 6 + b-1``: two dice, or a double's four (RULES.md §2.3)."""
+_ROLL_DOUBLE: Final = np.array([a == b for a in range(1, 7) for b in range(1, 7)])
 _STEP_INDEX: Final = np.arange(4)
 
 
