@@ -451,6 +451,12 @@ class LeanGame:
             self.dice = (a, a, a, a)
         return True
 
+    def _next_after(self, key: Sequence[int], used: int) -> bool:
+        """:meth:`_next` after a segment that does not end the turn, played to ``key`` (the
+        position from the key only where the turn goes on)."""
+        self.position = position_of(key)
+        return self._next(used)
+
     def _play(self, key: Sequence[int], used: int) -> bool:
         """Make the play ending at ``key`` (of a segment that uses ``used`` dice) and set up the
         next segment (its turn's, or the next turn's); True when it ended the game (RULES.md
@@ -464,16 +470,17 @@ class LeanGame:
             scored = variant.game_points(loser, 1, cube_centred=True, jacoby=jacoby)
             self.result = GameResult(self.mover, scored, variant.game_value(loser), 1, "bear_off")
             return True
-        if self._pins or not self._final:
+        if self._pins:
             self.position = position = position_of(key)
-            if self._pins:
-                end = pinning_end(variant, position, self.mover, 1, used)
-                if end is not None:
-                    self.result = end
-                    return True
+            end = pinning_end(variant, position, self.mover, 1, used)
+            if end is not None:
+                self.result = end
+                return True
             if not self._final and self._next(used):
                 return False
-            self._switch()
+            self._switch()  # (the pinned checkers flip with the position)
+        elif not self._final and self._next_after(key, used):
+            return False
         else:
             # The next mover's view straight from the key: Position.flip of position_of(key)
             # without the position in between (tested equal).
