@@ -211,10 +211,10 @@ class LeanBatch:
         self._reroll_contexts = _context_table("reroll", limit, True)
         self._stage_contexts = np.zeros((6, 2, encoding.CONTEXT_SIZE), dtype=np.float32)
         """A progression stage's context by its value and whether the mover is all home (then
-        no later stage is planned: lean.LeanGame.later)."""
+        no later stage is planned: lean.later_steps)."""
         for x in range(1, 7):
             for home in (0, 1):
-                later = () if home else tuple(v for v in range(x + 1, 7) for _ in range(4))
+                later = lean.later_steps("stage", (x,), bool(home), ())
                 context = encoding.Context(
                     phase="stage", segment=(x,) * 4, later=later, head_limit=limit
                 )
@@ -535,27 +535,28 @@ class LeanBatch:
     def _lean_of(self, i: int, dice: _GameDice) -> lean.LeanGame:
         """Game ``i``'s current segment as a lean game's (its turn plan's fields from the
         arrays), later rolls from ``dice``."""
-        game = lean.LeanGame.at_turn(
+        game = lean.LeanGame.at_segment(
             self.variant,
             dice,
             position_of(row_key(self.board, self.pins, i)),
             int(self.mover[i]),
-            (1, 2),  # replaced below
+            KINDS[int(self.kind[i])],
+            tuple(v for v in self.steps[i].tolist() if v),
+            bool(self.final[i]),
             auto_forced=self.auto_forced,
         )
-        game.deferred = False
-        game.kind = KINDS[int(self.kind[i])]
-        game.dice = tuple(v for v in self.steps[i].tolist() if v)
-        game._final = bool(self.final[i])
         if self._planning:
             game._first = int(self._first[i])
             game._last = bool(self._last[i])
             game._start = position_of(self._stage_start[i].tolist())
-            groups = self._groups[i].tolist()
-            game._groups = [(v, c) for v, c in enumerate(groups) if c]
+            game._groups = self._groups_of(i)
             if game.kind == "transfer":
                 game._group = [v for v, _ in game._groups].index(game.dice[0])
         return game
+
+    def _groups_of(self, i: int) -> list[tuple[int, int]]:
+        """Game ``i``'s transferred groups of this turn as (value, count), ascending."""
+        return [(v, c) for v, c in enumerate(self._groups[i].tolist()) if c]
 
     def _store(self, i: int, game: lean.LeanGame) -> None:
         """The arrays of game ``i`` from its lean game (:meth:`_lean_of`'s fields)."""
@@ -747,12 +748,8 @@ class LeanBatch:
         from the turn's groups."""
         kind = KINDS[int(self.kind[i])]
         steps = tuple(v for v in self.steps[i].tolist() if v)
-        later: tuple[int, ...] = ()
-        if kind == "stage" and not all_home_rows(self.board[i : i + 1])[0]:
-            later = tuple(v for v in range(steps[0] + 1, 7) for _ in range(4))
-        elif kind == "transfer":
-            groups = self._groups[i].tolist()
-            later = tuple(v for v in range(steps[0] + 1, 7) for _ in range(groups[v]))
+        home = kind == "stage" and bool(all_home_rows(self.board[i : i + 1])[0])
+        later = lean.later_steps(kind, steps, home, self._groups_of(i))
         reroll = len(steps) == 4 and kind in ("roll", "reroll") and self._doubles == "reroll"
         limit = self._head_limit
         first = limit is not None and int(self.board[i, 24]) == self.checkers

@@ -94,6 +94,21 @@ _SEGMENTS: Final = {
 """The roll segments, equal to the kernel game's (immutable, shared)."""
 
 
+def later_steps(
+    kind: SegmentKind, dice: Sequence[int], home: bool, groups: Sequence[tuple[int, int]]
+) -> tuple[int, ...]:
+    """The steps planned after a segment of ``kind`` with ``dice`` in its turn, as the kernel's
+    context states them: a progression stage's later stages (each four steps, up to 6) unless
+    the mover is ``home`` (all home: RULES.md §2.8's stop), a transferred group's later
+    ``groups`` ((value, count), ascending: §2.10 item 3); else none."""
+    if kind == "stage":
+        return () if home else tuple(v for v in range(dice[0] + 1, 7) for _ in range(4))
+    if kind == "transfer":
+        value = dice[0]
+        return tuple(v for v, n in groups if v > value for _ in range(n))
+    return ()
+
+
 _DIE_NAMES: Final = ("", "one", "two", "three", "four", "five", "six")
 _DIE_PLURALS: Final = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
 
@@ -166,24 +181,26 @@ class LeanGame:
         self._enter()
 
     @classmethod
-    def at_turn(
+    def at_segment(
         cls,
         variant: Variant,
         dice: DiceSource,
         position: Position,
         mover: int,
-        roll: Roll,
+        kind: SegmentKind,
+        steps: tuple[int, ...],
+        final: bool,
         *,
         auto_forced: bool = True,
     ) -> LeanGame:
-        """A deferred game at the start of ``mover``'s turn at ``position`` (his view), ``roll``
-        thrown and no transferred steps pending: the turn's segments (a double's progression
-        stages or re-roll chain, then the next turns' transfers) played on from there, later
-        rolls from ``dice``. A whole-batch flow hands such turns to one (:mod:`~nardy.env.batchflow`)."""
+        """A game at ``mover``'s segment of ``kind`` with ``steps`` at ``position`` (his view),
+        ``final`` if it ends the turn whatever is played, later rolls from ``dice``; a turn plan's
+        other fields (a progression's, transferred groups) are the caller's to set. A whole-batch
+        flow plays a game on from its arrays in one (:mod:`~nardy.env.batchflow`)."""
         game: LeanGame = object.__new__(cls)
-        game._fields(variant, position, dice, auto_forced, True)
+        game._fields(variant, position, dice, auto_forced, False)
         game.mover = mover
-        game._rolled(roll)
+        game.kind, game.dice, game._final = kind, steps, final
         return game
 
     def _fields(
@@ -281,14 +298,8 @@ class LeanGame:
         the decision states them (:func:`nardy.encoding.context_of`): a progression's later
         stages unless the stage starts all home, the later transferred groups; else none."""
         kind = self.kind
-        if kind == "stage":
-            if all_home(self.position):
-                return ()
-            return tuple(v for v in range(self.dice[0] + 1, 7) for _ in range(4))
-        if kind == "transfer":
-            value = self.dice[0]
-            return tuple(v for v, n in self._groups if v > value for _ in range(n))
-        return ()
+        home = kind == "stage" and all_home(self.position)
+        return later_steps(kind, self.dice, home, self._groups)
 
     def described(self) -> Segment:
         """The current segment as the kernel's game states it."""
@@ -453,7 +464,8 @@ class LeanGame:
 
     def _next_after(self, key: Sequence[int], used: int) -> bool:
         """:meth:`_next` after a segment that does not end the turn, played to ``key`` (the
-        position from the key only where the turn goes on)."""
+        position it reads set from the key; where the turn ends, :meth:`_play` builds the next
+        mover's view from the key)."""
         self.position = position_of(key)
         return self._next(used)
 
