@@ -18,6 +18,7 @@ pytest.importorskip("gymnasium")
 from nardy.core import game_variant_names, load_variant
 from nardy.core.batch import legal_results
 from nardy.core.game import all_home
+from nardy.core.position import Position
 from nardy.env.driver import Driver, EnvConfig, NumpyDice, play_order
 from nardy.env.lean import LeanGame, eligible, one_segment_turns
 
@@ -237,3 +238,51 @@ def test_canonical_order_of_a_batch_is_play_order(variant: str) -> None:
     assert batch.play_index is not None
     for k, want in enumerate(expected):
         assert batch.play_index[offsets[k] : offsets[k + 1]].tolist() == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    home=st.lists(st.integers(0, 6), min_size=6, max_size=6).filter(lambda c: 0 < sum(c) <= 15),
+    theirs=st.lists(st.integers(0, 5), min_size=6, max_size=6),
+    dice=st.one_of(
+        st.tuples(st.integers(1, 6), st.integers(1, 6)).filter(lambda d: d[0] != d[1]),
+        st.integers(1, 6).flatmap(lambda d: st.integers(1, 4).map(lambda n: (d,) * n)),
+    ),
+    home_moves=st.sampled_from(["until_all_home", "never"]),
+)
+def test_an_all_home_segment_under_the_exact_bear_off_is_told_without_generating(
+    home: list[int], theirs: list[int], dice: tuple[int, ...], home_moves: str
+) -> None:
+    """RULES.md §3.5: once all home, each step bears a checker off its die's point or nothing
+    (no step inside home), so the lean game plays the segment's one legal play without the
+    generator: the generator's one play, whatever the dice (a roll, a stage's four steps, fewer
+    transferred ones)."""
+    variant = load_variant("mad", {"home_moves": home_moves})
+    points = [0] * 24
+    points[:6] = home
+    points[12:18] = [-n for n in theirs]  # the opponent's home, where his checkers end
+    position = Position(tuple(points), (0, 0), (15 - sum(home), 15 - sum(theirs)))
+    game = LeanGame.at_segment(
+        variant, NumpyDice(np.random.default_rng(0)), position, 0, "stage", dice, False
+    )
+    found = game._home_play()
+    assert found is not None
+    segment = variant.generator.checked_segment(position, dice)
+    assert segment is not None
+    assert list(segment.plays) == [tuple(found[0])]
+    assert segment.dice_used == found[1]
+    # Not all home, or another variant's rules (moves inside home, the standard bear-off): the
+    # generator decides.
+    points[6] = 1
+    away = Position(tuple(points), (0, 0), (14 - sum(home), 15 - sum(theirs)))
+    dice_source = NumpyDice(np.random.default_rng(0))
+    assert (
+        LeanGame.at_segment(variant, dice_source, away, 0, "stage", dice, False)._home_play()
+        is None
+    )
+    for other in ("long", "mad_gulbar", "giul"):
+        assert not LeanGame.at_segment(
+            load_variant(other), dice_source, position, 0, "stage", dice, False
+        )._exact
+    always = load_variant("mad", {"home_moves": "always"})
+    assert not LeanGame.at_segment(always, dice_source, position, 0, "stage", dice, False)._exact

@@ -126,6 +126,7 @@ class LeanGame:
     __slots__ = (
         "_count",
         "_dice",
+        "_exact",
         "_final",
         "_first",
         "_group",
@@ -218,6 +219,8 @@ class LeanGame:
         self.turn = rules.turn
         self._opposite = rules.geometry == "opposite"
         self._pins = rules.hitting.pins
+        self._exact = rules.bear_off.rule == "exact" and rules.bear_off.home_moves != "always"
+        """Once all home, a step is an exact bear-off or nothing (:meth:`_home_play`)."""
         self._dice = dice
         self.auto_forced = auto_forced
         self.deferred = deferred
@@ -356,10 +359,17 @@ class LeanGame:
         awaiting the segment's plays)."""
         variant = self.variant
         generator = variant.generator
+        home_plays = self._exact and self.auto_forced
         while True:
             if self.deferred:
                 self.awaiting = True
                 return
+            if home_plays:
+                forced = self._home_play()
+                if forced is not None:
+                    if self._play(*forced):
+                        return
+                    continue
             segment = generator.checked_segment(self.position, self.dice)
             if segment is None:  # not in a game that goes on: let legal_plays say why
                 variant.legal_plays(self.position, self.dice)
@@ -372,6 +382,27 @@ class LeanGame:
             self._segment, self._keys, self._count = segment, keys, len(keys)
             self._used = segment.dice_used
             return
+
+    def _home_play(self) -> tuple[list[int], int] | None:
+        """The current segment's one legal play (its result key and dice used), told without
+        generating it, where the bear-off is exact and moves inside home are forbidden once all
+        home (``mad``) and the mover is all home; else None. RULES.md §3.5: "a checker bears off
+        only with the die equal to its point" and "once all home, a die matching an empty point
+        cannot be played at all", so each step bears a checker off its die's point if one is
+        there and the steps do not compete: the play is forced. A ``mad`` ending is hundreds of
+        these segments (a pass or a forced bear-off each roll), each a generator call otherwise."""
+        position = self.position
+        points = position.points
+        if position.bar[0] or max(points[6:]) > 0:
+            return None
+        board = [position.off[0], *points, 0, position.bar[1], position.off[1]]
+        used = 0
+        for die in self.dice:
+            if board[die] > 0:
+                board[die] -= 1
+                used += 1
+        board[0] += used
+        return board, used
 
     def _begin(self, first: Roll | None) -> None:
         """The mover's turn: his transferred steps first (RULES.md §2.10 item 3), else his roll
