@@ -197,3 +197,43 @@ def test_the_analysis_ranks_each_play_with_what_it_hands_over(
     game = from_kernel_record("g", record, record, ("random", "random"), CubeSettings())
     analyse_game(game, Searcher(variant, HashEvaluator()))
     assert [h for h in seen if h] == [tuple(tuple(s) for s in steps) for steps in passed]
+
+
+def _ends(variant: Variant, start: Position, group: tuple[int, int]) -> list[Position]:
+    """Every end of one handed group (value, count) from ``start``: the kernel's legal plays."""
+    value, count = group
+    return list(dict.fromkeys(p.result for p in variant.legal_plays(start, (value,) * count)))
+
+
+def test_handed_groups_are_played_on_from_the_ends_the_filter_keeps(gulbar: Variant) -> None:
+    """Several handed groups (a progression's, RULES.md §2.10 item 3: ascending, one after
+    another): with an unbounded filter the receiver's best way through all of them; with the
+    default one, each group played on from the best end of the one before by his 0-ply equity on
+    roll, as a reply is chosen (every way through a giul progression's six groups is millions)."""
+    evaluator = HashEvaluator()
+    exact = Searcher(gulbar, evaluator, NO_FILTER, NO_FILTER)
+    default = Searcher(gulbar, evaluator, NO_FILTER)
+    [[(_, afterstate, _)]] = exact.options(_blocked(gulbar), (6, 6))
+    handed = ((1, 2), (2, 2))
+    receiver = gulbar.flip(afterstate)
+
+    def on_roll(end: Position) -> float:
+        return -_v0(gulbar, evaluator, gulbar.flip(end))
+
+    def rolled(end: Position) -> float:  # his expectation over his rolls, each turn at its best
+        return sum(
+            w
+            * max(sum(q * _v0(gulbar, evaluator, e) for q, e, _ in o) for o in exact.options(end, r))
+            for r, w in ROLLS
+        )
+
+    first = _ends(gulbar, receiver, handed[0])
+    assert len(first) > 1  # a real choice in the first group
+    every = [end for start in first for end in _ends(gulbar, start, handed[1])]
+    got = float(exact.values([afterstate], 1, [handed])[0])
+    assert got == pytest.approx(-max(rolled(end) for end in every), abs=1e-12)
+    kept = max(first, key=on_roll)
+    chosen = max(_ends(gulbar, kept, handed[1]), key=on_roll)
+    assert chosen != max(every, key=on_roll)  # the way group by group is not the best overall
+    got = float(default.values([afterstate], 1, [handed])[0])
+    assert got == pytest.approx(-rolled(chosen), abs=1e-12)

@@ -19,8 +19,9 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
   the receiver plays before his roll. ``Vₙ(r, T)`` (n ≥ 1) is then ``−max_e Σ_rolls w(roll) ·
   best_reply_{n−1}(e, roll)`` over the ends ``e`` of his ways to play ``T`` (group by group,
   ascending; a 15th checker borne off on the way ends the game), the ends chosen among as the
-  replies are (:attr:`Searcher.reply_filter`, ranked by his 0-ply equity on roll). ``V₀`` cannot
-  see ``T``: the evaluators value positions only.
+  replies are (:attr:`Searcher.reply_filter`, ranked by his 0-ply equity on roll), and each group
+  played on from the ends of the group before that the filter keeps (with an unbounded filter:
+  every way). ``V₀`` cannot see ``T``: the evaluators value positions only.
 * Move filtering as gnubg does: the plays of a decision are first ranked by ``V₀``; the best one
   and up to :attr:`MoveFilter.extra` more within :attr:`MoveFilter.threshold` of it are searched
   deeper, the others keep their 0-ply value.
@@ -235,10 +236,16 @@ class Searcher:
     ) -> tuple[list[Position], float | None]:
         """Where the player on roll in ``position`` can stand after playing the steps ``handed``
         to him (RULES.md §2.10 item 3: groups by value, ascending, each as far as possible), and
-        the best value of an end that bears off his last checker (None if none does)."""
+        the best value of an end that bears off his last checker (None if none does). Each group
+        but the last is played on from the ends the reply filter keeps (:meth:`_kept_ends`), as a
+        turn plan's segments are played one by one: a whole progression handed over (giul's,
+        up to six groups of four) has millions of ways through every group, where one analysis
+        grew past 20 GB."""
         frontier = [position]
         won: float | None = None
-        for value, count in sorted(handed):
+        for group, (value, count) in enumerate(sorted(handed)):
+            if group:
+                frontier = [frontier[k] for k in self._kept_ends(frontier)]
             after: dict[Position, None] = {}
             for start in frontier:
                 for play in self.variant.legal_plays(start, (value,) * count):
