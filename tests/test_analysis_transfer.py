@@ -223,7 +223,9 @@ def test_handed_groups_are_played_on_from_the_ends_the_filter_keeps(gulbar: Vari
     def rolled(end: Position) -> float:  # his expectation over his rolls, each turn at its best
         return sum(
             w
-            * max(sum(q * _v0(gulbar, evaluator, e) for q, e, _ in o) for o in exact.options(end, r))
+            * max(
+                sum(q * _v0(gulbar, evaluator, e) for q, e, _ in o) for o in exact.options(end, r)
+            )
             for r, w in ROLLS
         )
 
