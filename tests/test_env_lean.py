@@ -243,7 +243,7 @@ def test_canonical_order_of_a_batch_is_play_order(variant: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(
     home=st.lists(st.integers(0, 6), min_size=6, max_size=6).filter(lambda c: 0 < sum(c) <= 15),
-    theirs=st.lists(st.integers(0, 5), min_size=6, max_size=6),
+    theirs=st.lists(st.integers(0, 5), min_size=6, max_size=6).filter(lambda c: 0 < sum(c) <= 15),
     dice=st.one_of(
         st.tuples(st.integers(1, 6), st.integers(1, 6)).filter(lambda d: d[0] != d[1]),
         st.integers(1, 6).flatmap(lambda d: st.integers(1, 4).map(lambda n: (d,) * n)),
@@ -262,6 +262,7 @@ def test_an_all_home_segment_under_the_exact_bear_off_is_told_without_generating
     points[:6] = home
     points[12:18] = [-n for n in theirs]  # the opponent's home, where his checkers end
     position = Position(tuple(points), (0, 0), (15 - sum(home), 15 - sum(theirs)))
+    variant.validate(position)
     game = LeanGame.at_segment(
         variant, NumpyDice(np.random.default_rng(0)), position, 0, "stage", dice, False
     )

@@ -242,6 +242,11 @@ class LeanBatch:
         """The current turn's transferred groups (steps by value, ascending: §2.10 item 3)."""
         self._tail = _TAIL
         """A round of this many games or fewer goes on per game (:meth:`_decide_alone`)."""
+        bear_off = rules.bear_off
+        self._forced_home = (
+            self.auto_forced and bear_off.rule == "exact" and bear_off.home_moves != "always"
+        )
+        """Every segment of an all-home side is forced (``mad``: lean.LeanGame._home_play)."""
 
     # -- the batch ---------------------------------------------------------------------------
 
@@ -586,18 +591,17 @@ class LeanBatch:
         base = 0
         variant = self.variant
         while games.size:
+            if self._forced_home and games.size > self._tail:
+                out = self._played_out(games)
+                if out.any():
+                    base = self._alone(games[out], parts, pin_parts, base)
+                    games = games[~out]
+                    continue
             if games.size <= self._tail:
                 # A round's last few games (a chain of forced segments, common where the turn
                 # plans' stages have one play or none) go on per game in lean games: a
                 # whole-batch round costs the same for one game as for hundreds.
-                for i in games.tolist():
-                    found, found_pins, found_used = self._decide_alone(i)
-                    self.counts[i] = found.shape[0]
-                    self._start[i] = base
-                    self._used[i] = found_used
-                    parts.append(found)
-                    pin_parts.append(found_pins)
-                    base += found.shape[0]
+                base = self._alone(games, parts, pin_parts, base)
                 break
             # The pairs as arrays (no Position per game): the boards' rows and the segments'
             # steps (a double's four, else the dice then zeros).
@@ -657,6 +661,31 @@ class LeanBatch:
                 f"{self.counts[i]} legal plays exceed the action space of "
                 f"{self.config.actions} ({variant.name}); pass a larger action_space_size"
             )
+
+    def _alone(
+        self,
+        games: npt.NDArray[np.intp],
+        parts: list[npt.NDArray[np.int8]],
+        pin_parts: list[npt.NDArray[np.int64]],
+        base: int,
+    ) -> int:
+        """Each of ``games`` played on per game to its next decision (:meth:`_decide_alone`), its
+        legal results appended to ``parts`` from row ``base``; the next free row."""
+        for i in games.tolist():
+            found, found_pins, found_used = self._decide_alone(i)
+            self.counts[i] = found.shape[0]
+            self._start[i] = base
+            self._used[i] = found_used
+            parts.append(found)
+            pin_parts.append(found_pins)
+            base += found.shape[0]
+        return base
+
+    def _played_out(self, games: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """Which of ``games`` have no decision of the caller's left before they end, so go on
+        per game at once (only asked where an all-home side's segments are all forced): none in
+        self-play, where the other side decides."""
+        return np.zeros(games.size, dtype=np.bool_)
 
     def _automatic(
         self, games: npt.NDArray[np.intp], forced: npt.NDArray[np.bool_]
@@ -1030,6 +1059,14 @@ class LeanVersus(LeanBatch):
 
     def _decides_alone(self, i: int, mover: int) -> bool:
         return bool(mover != self.colour[i])
+
+    def _played_out(self, games: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        # The agent all home (``mad``): his segments are all forced, the bot decides inside the
+        # step, so the game plays to its end in this step; per game, not round after round.
+        rows = self.board[games]
+        theirs = self.mover[games] != self.colour[games]
+        rows[theirs] = rows[theirs][:, self._flip] * self._signs  # (the agent's view)
+        return all_home_rows(rows)
 
     def _choose_one(self, i: int, count: int) -> int:
         return self._bots[i].randrange(count)
