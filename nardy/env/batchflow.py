@@ -119,6 +119,11 @@ def flip_pins(tables: npt.NDArray[np.int64], pins: npt.NDArray[np.int64]) -> npt
     return flipped
 
 
+def pinned_bits(key: Sequence[int]) -> int:
+    """A board key's pinned points' bits (0 where nothing is pinned: the key has no such field)."""
+    return key[BOARD] if len(key) > BOARD else 0
+
+
 def row_key(
     rows: npt.NDArray[np.int8], pins: npt.NDArray[np.int64] | array[int] | None, row: int
 ) -> list[int]:
@@ -509,7 +514,7 @@ class LeanBatch:
             game._enter()
             while game.result is None and self._decides_alone(i, game.mover):
                 chosen = game.key_at(self._choose_one(i, game.count()))
-                pins = chosen[BOARD] if len(chosen) > BOARD else 0
+                pins = pinned_bits(chosen)
                 rows = np.array([chosen[:BOARD]], dtype=np.int8)
                 self._record(np.array([i]), rows, np.array([pins], dtype=np.int64))
                 game.choose(chosen)
@@ -519,11 +524,11 @@ class LeanBatch:
             key = board_of(game.position)
             final = np.array(key[:BOARD], dtype=np.int8)
             self.mover[i] = game.mover  # whose play ended it
-            if self._end(i, final, key[BOARD] if len(key) > BOARD else 0, game.result) is None:
+            if self._end(i, final, pinned_bits(key), game.result) is None:
                 return np.zeros((0, BOARD), dtype=np.int8), np.zeros(0, dtype=np.int64), 0
         keys = game.sorted_keys()
         rows = np.array([k[:BOARD] for k in keys], dtype=np.int8)
-        pinned = np.array([k[BOARD] if len(k) > BOARD else 0 for k in keys], dtype=np.int64)
+        pinned = np.array([pinned_bits(k) for k in keys], dtype=np.int64)
         self._store(i, game)
         return rows, pinned, game._used
 
@@ -567,7 +572,7 @@ class LeanBatch:
         """The arrays of game ``i`` from its lean game (:meth:`_lean_of`'s fields)."""
         key = board_of(game.position)
         self.board[i] = key[:BOARD]
-        self.pins[i] = key[BOARD] if len(key) > BOARD else 0
+        self.pins[i] = pinned_bits(key)
         self.mover[i] = game.mover
         self.kind[i] = KINDS.index(game.kind)
         self.steps[i] = (*game.dice, 0, 0, 0, 0)[:4]
