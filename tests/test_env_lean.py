@@ -17,7 +17,7 @@ pytest.importorskip("gymnasium")
 
 from nardy.core import game_variant_names, load_variant
 from nardy.core.batch import legal_results
-from nardy.core.game import all_home
+from nardy.core.game import Game, all_home
 from nardy.core.position import Position
 from nardy.env.driver import Driver, EnvConfig, NumpyDice, play_order
 from nardy.env.lean import LeanGame, eligible, one_segment_turns
@@ -287,3 +287,31 @@ def test_an_all_home_segment_under_the_exact_bear_off_is_told_without_generating
         )._exact
     always = load_variant("mad", {"home_moves": "always"})
     assert not LeanGame.at_segment(always, dice_source, position, 0, "stage", dice, False)._exact
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    mine=st.lists(st.integers(0, 4), min_size=6, max_size=6).filter(lambda c: 0 < sum(c) <= 15),
+    theirs=st.lists(st.integers(0, 4), min_size=6, max_size=6).filter(lambda c: 0 < sum(c) <= 15),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_a_race_of_two_all_home_sides_is_the_kernel_game(
+    mine: list[int], theirs: list[int], seed: int
+) -> None:
+    """Both sides all home under mad's exact bear-off (RULES.md §3.5): no decision is left, the
+    lean game plays the turns on counts; the same dice give the kernel game's rolls, end, points
+    and final board."""
+    variant = load_variant("mad")
+    points = [0] * 24
+    points[:6] = mine
+    points[12:18] = [-n for n in theirs]  # his points 1…6 (the same geometry)
+    position = Position(tuple(points), (0, 0), (15 - sum(mine), 15 - sum(theirs)))
+    variant.validate(position)
+    kernel = Game(variant, NumpyDice(np.random.default_rng(seed)), position=position)
+    dice = NumpyDice(np.random.default_rng(seed))
+    lean = LeanGame.at_segment(variant, dice, position, 0, "roll", (), True)
+    lean._rolled(lean._roll())
+    lean._enter()
+    assert kernel.result is not None and lean.result == kernel.result
+    assert lean.position == kernel.position
+    assert [list(roll) for roll in lean.rolls] == kernel.record()["rolls"]

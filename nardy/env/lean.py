@@ -34,7 +34,7 @@ from nardy.core.game import (
     pinning_end,
 )
 from nardy.core.movegen import BoardKey, SegmentPlays, position_of
-from nardy.core.position import Position
+from nardy.core.position import Position, opposite_point
 from nardy.core.variant import LegalPlays, Play
 
 if TYPE_CHECKING:
@@ -131,6 +131,7 @@ class LeanGame:
         "_first",
         "_group",
         "_groups",
+        "_homes",
         "_keys",
         "_last",
         "_opposite",
@@ -221,6 +222,11 @@ class LeanGame:
         self._pins = rules.hitting.pins
         self._exact = rules.bear_off.rule == "exact" and rules.bear_off.home_moves != "always"
         """Once all home, a step is an exact bear-off or nothing (:meth:`_home_play`)."""
+        self._homes = (
+            tuple(range(6)),
+            tuple(opposite_point(d, rules.geometry) - 1 for d in range(1, 7)),
+        )
+        """The indexes in the mover's points of his points 1…6 and of the opponent's."""
         self._dice = dice
         self.auto_forced = auto_forced
         self.deferred = deferred
@@ -367,6 +373,8 @@ class LeanGame:
             if home_plays:
                 forced = self._home_play()
                 if forced is not None:
+                    if self._race():
+                        continue  # (to the roll that ends the game)
                     if self._play(*forced):
                         return
                     continue
@@ -403,6 +411,54 @@ class LeanGame:
                 used += 1
         board[0] += used
         return board, used
+
+    def _race(self) -> bool:
+        """Where both sides are all home (the mover is, :meth:`_home_play`) and a turn is one
+        roll's steps (no re-roll, nothing transferred): every segment of the game left is forced
+        for both, so the turns are played on counts — each step bears a checker off its die's
+        point if one is there — up to the roll that bears off a side's last checker, left as the
+        current segment for :meth:`_play` to score. False (nothing done) where the opponent is
+        not all home or the current segment ends the game. Most of a ``mad`` game's segments are these."""
+        position = self.position
+        points = list(position.points)
+        theirs = self._homes[1]
+        if position.bar[1] or sum(points[i] for i in theirs) != sum(p for p in points if p < 0):
+            return False
+        turn = self.turn
+        if turn.transfer or turn.doubles == "reroll":
+            return False
+        off = list(position.off)
+        checkers = self.variant.checkers
+        side, dice, roll = 0, self.dice, None
+        while True:
+            home, sign = self._homes[side], 1 - 2 * side
+            if dice[0] == dice[-1]:  # a double's steps (a stage of four: §2.8's last stage)
+                point = home[dice[0] - 1]
+                used = max(0, min(len(dice), points[point] * sign))
+                if off[side] + used == checkers:
+                    break
+                points[point] -= sign * used
+            else:
+                first, second = home[dice[0] - 1], home[dice[1] - 1]
+                used = (points[first] * sign > 0) + (points[second] * sign > 0)
+                if off[side] + used == checkers:
+                    break
+                if points[first] * sign > 0:
+                    points[first] -= sign
+                if points[second] * sign > 0:
+                    points[second] -= sign
+            off[side] += used
+            side ^= 1
+            roll = self._roll()
+            a, b = roll
+            dice = (a, b) if a != b else (a, a, a, a)
+        if roll is None:
+            return False  # (the current segment ends the game: _play scores it)
+        self.position = _position(tuple(points), (0, 0), (off[0], off[1]))
+        if side:
+            self._switch()
+        self._rolled(roll)
+        return True
 
     def _begin(self, first: Roll | None) -> None:
         """The mover's turn: his transferred steps first (RULES.md §2.10 item 3), else his roll
