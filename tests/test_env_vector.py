@@ -603,3 +603,26 @@ def test_a_lean_games_turn_plan_goes_through_the_batch_arrays(variant: str) -> N
     turn = flow.variant.rules.turn
     assert kinds >= ({"stage"} if turn.doubles == "progression" else {"reroll"})
     assert ("transfer" in kinds) == turn.transfer
+
+
+def test_a_games_several_answers_in_one_log_entry_replay_in_order() -> None:
+    """A game played on alone logs every choice it made inside one step in one entry (rows of
+    the same game in their order), and its replay reads them all, in that order."""
+    from nardy.core.batch import BOARD
+
+    vec = batched_env("long", 3)
+    vec.reset(seed=1)
+    vec.step(np.zeros(3, dtype=np.int64))
+    flow = vec._flow
+    assert flow is not None
+    before = [flow.answers(i) for i in range(3)]
+    rows = (np.arange(3 * BOARD).reshape(3, BOARD) % 5).astype(np.int8)
+    flow._record(np.array([2, 0, 2]), rows, np.zeros(3, dtype=np.int64))
+    assert flow.answers(2) == [*before[2], tuple(rows[0].tolist()), tuple(rows[2].tolist())]
+    assert flow.answers(0) == [*before[0], tuple(rows[1].tolist())]
+    assert flow.answers(1) == before[1]
+    against_bot = vector_env("long", 2, opponent="random")
+    against_bot.reset(seed=1)
+    assert against_bot._flow is not None
+    with pytest.raises(NotImplementedError):
+        against_bot._flow.answers(0)  # (never replayed: nothing is logged)

@@ -512,12 +512,16 @@ class LeanBatch:
             dice = _GameDice(self, i)
             game = self._lean_of(i, dice)
             game._enter()
+            chosen: list[Sequence[int]] = []
             while game.result is None and self._decides_alone(i, game.mover):
-                chosen = game.key_at(self._choose_one(i, game.count()))
-                pins = pinned_bits(chosen)
-                rows = np.array([chosen[:BOARD]], dtype=np.int8)
-                self._record(np.array([i]), rows, np.array([pins], dtype=np.int64))
-                game.choose(chosen)
+                chosen.append(game.key_at(self._choose_one(i, game.count())))
+                game.choose(chosen[-1])
+            if chosen:
+                self._record(
+                    np.full(len(chosen), i),
+                    np.array([key[:BOARD] for key in chosen], dtype=np.int8),
+                    np.array([pinned_bits(key) for key in chosen], dtype=np.int64),
+                )
             dice.sync()
             if game.result is None:
                 break
@@ -709,7 +713,7 @@ class LeanBatch:
         self, games: npt.NDArray[np.intp], rows: npt.NDArray[np.int8], pins: npt.NDArray[np.int64]
     ) -> None:
         """Log the rows (and their pinned bits) chosen in ``games`` now (the answers a replay
-        needs), games ascending."""
+        needs), games ascending (a game's several rows kept in their order)."""
         order = np.argsort(games, kind="stable")
         self._log.append((self._steps, games[order], rows[order], pins[order]))
 
@@ -919,8 +923,9 @@ class LeanBatch:
         for step, games, rows, pins in self._log:
             if step < since:
                 continue
-            k = int(np.searchsorted(games, i))
-            if k < games.size and games[k] == i:
+            # (A game decided alone may have several rows in one entry, in order.)
+            first, last = np.searchsorted(games, (i, i + 1)).tolist()
+            for k in range(first, last):
                 bits = int(pins[k])  # a key carries its pinned bits when something is pinned
                 key = rows[k].tolist()
                 found.append((*key, bits) if bits else tuple(key))
@@ -1075,6 +1080,15 @@ class LeanVersus(LeanBatch):
 
     def _choose_one(self, i: int, count: int) -> int:
         return self._bots[i].randrange(count)
+
+    def _record(
+        self, games: npt.NDArray[np.intp], rows: npt.NDArray[np.int8], pins: npt.NDArray[np.int64]
+    ) -> None:
+        """Nothing is logged: a game against the bot is never replayed (the vector env hands out
+        observations, masks and rewards only)."""
+
+    def answers(self, i: int) -> list[tuple[int, ...]]:
+        raise NotImplementedError("a game against the bot is not replayed")
 
     def _choose(
         self, games: npt.NDArray[np.intp], counts: npt.NDArray[np.int64]

@@ -109,6 +109,12 @@ def later_steps(
     return ()
 
 
+_HOMES: Final = {
+    geometry: (tuple(range(6)), tuple(opposite_point(d, geometry) - 1 for d in range(1, 7)))
+    for geometry in ("same", "opposite")
+}
+"""By geometry, the indexes in the mover's points of his points 1…6 and of the opponent's."""
+
 _DIE_NAMES: Final = ("", "one", "two", "three", "four", "five", "six")
 _DIE_PLURALS: Final = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
 
@@ -222,11 +228,7 @@ class LeanGame:
         self._pins = rules.hitting.pins
         self._exact = rules.bear_off.rule == "exact" and rules.bear_off.home_moves != "always"
         """Once all home, a step is an exact bear-off or nothing (:meth:`_home_play`)."""
-        self._homes = (
-            tuple(range(6)),
-            tuple(opposite_point(d, rules.geometry) - 1 for d in range(1, 7)),
-        )
-        """The indexes in the mover's points of his points 1…6 and of the opponent's."""
+        self._homes = _HOMES[rules.geometry]
         self._dice = dice
         self.auto_forced = auto_forced
         self.deferred = deferred
