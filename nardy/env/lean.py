@@ -420,7 +420,8 @@ class LeanGame:
         for both, so the turns are played on counts — each step bears a checker off its die's
         point if one is there — up to the roll that bears off a side's last checker, left as the
         current segment for :meth:`_play` to score. False (nothing done) where the opponent is
-        not all home or the current segment ends the game. Most of a ``mad`` game's segments are these."""
+        not all home or the current segment ends the game. Most of a ``mad`` game's segments are
+        these."""
         position = self.position
         points = list(position.points)
         theirs = self._homes[1]
