@@ -161,6 +161,11 @@ class LegalPlays(Sequence[Play]):
         for their canonical action order)."""
         return list(self._keys)
 
+    def positions(self) -> list[Position]:
+        """The resulting position of every play, in order, without building a :class:`Play` (a
+        search values hundreds of thousands of results and reads nothing else)."""
+        return [position_of(key) for key in self._keys]
+
     @property
     def results(self) -> frozenset[Position]:
         """The distinct resulting positions."""

@@ -28,6 +28,7 @@ from nardy.bots import _blas  # noqa: F401  # isort: skip  # single-threaded BLA
 import numpy as np
 import numpy.typing as npt
 
+from nardy.bots.heuristic_batch import evaluate_many
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
@@ -132,8 +133,7 @@ class NeuralEvaluator:
         k = self.candidates
         if not 0 < k < len(positions):
             return None
-        evaluate = self._bot._heuristic.evaluate
-        priors = np.array([evaluate(p) for p in positions])
+        priors = evaluate_many(self._bot._heuristic, positions)
         return [int(i) for i in np.argsort(-priors, kind="stable")[:k]]
 
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:

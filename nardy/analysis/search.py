@@ -317,7 +317,7 @@ class Searcher:
         a, b = roll
         if self._simple:
             dice = (a, b) if a != b else (a,) * 4
-            results = [play.result for play in self.variant.legal_plays(position, dice)]
+            results = self.variant.legal_plays(position, dice).positions()
             eligible = shortlist(self.evaluator, results)
             if eligible is not None:
                 results = [results[j] for j in eligible]
@@ -333,7 +333,7 @@ class Searcher:
         """The end-of-turn afterstates of a turn played greedily by ``V₀`` (module doc)."""
         game = _OneTurn(self.variant, position, roll)
         while game.stopped is None and isinstance(game.decision, PlayDecision):
-            results = [play.result for play in game.decision.plays]
+            results = game.decision.plays.positions()
             eligible = shortlist(self.evaluator, results) or list(range(len(results)))
             values = self._values0([results[j] for j in eligible])
             game.decide(eligible[int(np.argmax(values))])

@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from nardy.bots.base import Bot
 from nardy.bots.heuristic import HeuristicBot
+from nardy.bots.heuristic_batch import evaluate_many
 from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
@@ -301,8 +302,7 @@ class NeuralBot(Bot):
         plays = decision.plays
         out = np.empty((len(plays), INPUTS))
         out[:, :BOARD_SIZE] = encode_plays(plays)
-        evaluate = self._heuristic.evaluate
-        out[:, BOARD_SIZE] = [evaluate(play.result) for play in plays]
+        out[:, BOARD_SIZE] = evaluate_many(self._heuristic, plays.positions())
         self._squash(out)
         return out
 
@@ -316,8 +316,7 @@ class NeuralBot(Bot):
         """The network inputs of afterstates given as positions (each from its mover's view)."""
         out = np.empty((len(positions), INPUTS))
         out[:, :BOARD_SIZE] = encode_batch(positions)
-        evaluate = self._heuristic.evaluate
-        out[:, BOARD_SIZE] = [evaluate(position) for position in positions]
+        out[:, BOARD_SIZE] = evaluate_many(self._heuristic, positions)
         self._squash(out)
         return out
 
