@@ -247,10 +247,7 @@ class LeanBatch:
         """The current turn's transferred groups (steps by value, ascending: §2.10 item 3)."""
         self._tail = _TAIL
         """A round of this many games or fewer goes on per game (:meth:`_decide_alone`)."""
-        bear_off = rules.bear_off
-        self._forced_home = (
-            self.auto_forced and bear_off.rule == "exact" and bear_off.home_moves != "always"
-        )
+        self._forced_home = self.auto_forced and lean.forced_once_home(rules)
         """Every segment of an all-home side is forced (``mad``: lean.LeanGame._home_play)."""
 
     # -- the batch ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from nardy.core.position import Position, opposite_point
 from nardy.core.variant import LegalPlays, Play
 
 if TYPE_CHECKING:
+    from nardy.core.rules import Rules
     from nardy.core.variant import Variant
 
 
@@ -109,11 +110,35 @@ def later_steps(
     return ()
 
 
+def forced_once_home(rules: Rules) -> bool:
+    """Whether every segment of an all-home side is forced: the exact bear-off with no moves
+    inside home once all home (``mad``; RULES.md §3.5: each step bears a checker off its die's
+    point or nothing)."""
+    return rules.bear_off.rule == "exact" and rules.bear_off.home_moves != "always"
+
+
 _HOMES: Final = {
     geometry: (tuple(range(6)), tuple(opposite_point(d, geometry) - 1 for d in range(1, 7)))
     for geometry in ("same", "opposite")
 }
 """By geometry, the indexes in the mover's points of his points 1…6 and of the opponent's."""
+
+_MY_HOME: Final = _HOMES["same"][0]
+
+
+def _bear_off(points: list[int], dice: Sequence[int], home: Sequence[int], sign: int) -> int:
+    """Each step of ``dice`` bearing a checker of the side ``sign`` (1 the mover's, −1 the
+    opponent's) off its die's point (``home[die - 1]``, an index of ``points``) if one is there,
+    as an all-home side's steps are under :func:`forced_once_home` rules; how many were borne
+    off (``points`` changed in place)."""
+    used = 0
+    for die in dice:
+        point = home[die - 1]
+        if points[point] * sign > 0:
+            points[point] -= sign
+            used += 1
+    return used
+
 
 _DIE_NAMES: Final = ("", "one", "two", "three", "four", "five", "six")
 _DIE_PLURALS: Final = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
@@ -137,7 +162,6 @@ class LeanGame:
         "_first",
         "_group",
         "_groups",
-        "_homes",
         "_keys",
         "_last",
         "_opposite",
@@ -226,9 +250,8 @@ class LeanGame:
         self.turn = rules.turn
         self._opposite = rules.geometry == "opposite"
         self._pins = rules.hitting.pins
-        self._exact = rules.bear_off.rule == "exact" and rules.bear_off.home_moves != "always"
+        self._exact = forced_once_home(rules)
         """Once all home, a step is an exact bear-off or nothing (:meth:`_home_play`)."""
-        self._homes = _HOMES[rules.geometry]
         self._dice = dice
         self.auto_forced = auto_forced
         self.deferred = deferred
@@ -402,17 +425,11 @@ class LeanGame:
         there and the steps do not compete: the play is forced. A ``mad`` ending is hundreds of
         these segments (a pass or a forced bear-off each roll), each a generator call otherwise."""
         position = self.position
-        points = position.points
-        if position.bar[0] or max(points[6:]) > 0:
+        if position.bar[0] or max(position.points[6:]) > 0:
             return None
-        board = [position.off[0], *points, 0, position.bar[1], position.off[1]]
-        used = 0
-        for die in self.dice:
-            if board[die] > 0:
-                board[die] -= 1
-                used += 1
-        board[0] += used
-        return board, used
+        points = list(position.points)
+        used = _bear_off(points, self.dice, _MY_HOME, 1)
+        return [position.off[0] + used, *points, 0, position.bar[1], position.off[1]], used
 
     def _race(self) -> bool:
         """Where both sides are all home (the mover is, :meth:`_home_play`) and a turn is one
@@ -424,7 +441,8 @@ class LeanGame:
         these."""
         position = self.position
         points = list(position.points)
-        theirs = self._homes[1]
+        homes = _HOMES["opposite" if self._opposite else "same"]
+        theirs = homes[1]
         if position.bar[1] or sum(points[i] for i in theirs) != sum(p for p in points if p < 0):
             return False
         turn = self.turn
@@ -434,22 +452,11 @@ class LeanGame:
         checkers = self.variant.checkers
         side, dice, roll = 0, self.dice, None
         while True:
-            home, sign = self._homes[side], 1 - 2 * side
-            if dice[0] == dice[-1]:  # a double's steps (a stage of four: §2.8's last stage)
-                point = home[dice[0] - 1]
-                used = max(0, min(len(dice), points[point] * sign))
-                if off[side] + used == checkers:
-                    break
-                points[point] -= sign * used
-            else:
-                first, second = home[dice[0] - 1], home[dice[1] - 1]
-                used = (points[first] * sign > 0) + (points[second] * sign > 0)
-                if off[side] + used == checkers:
-                    break
-                if points[first] * sign > 0:
-                    points[first] -= sign
-                if points[second] * sign > 0:
-                    points[second] -= sign
+            after = points.copy()
+            used = _bear_off(after, dice, homes[side], 1 - 2 * side)
+            if off[side] + used == checkers:
+                break
+            points = after
             off[side] += used
             side ^= 1
             roll = self._roll()
