@@ -428,8 +428,10 @@ class LeanGame:
         if position.bar[0] or max(position.points[6:]) > 0:
             return None
         points = list(position.points)
-        used = _bear_off(points, self.dice, _MY_HOME, 1)
-        return [position.off[0] + used, *points, 0, position.bar[1], position.off[1]], used
+        off = position.off[0] + _bear_off(points, self.dice, _MY_HOME, 1)
+        # §2.3 item 2: bearing off the last checker "counts as having used all dice".
+        used = len(self.dice) if off == self.variant.checkers else off - position.off[0]
+        return [off, *points, 0, position.bar[1], position.off[1]], used
 
     def _race(self) -> bool:
         """Where both sides are all home (the mover is, :meth:`_home_play`) and a turn is one
