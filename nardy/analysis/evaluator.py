@@ -28,7 +28,8 @@ from nardy.bots import _blas  # noqa: F401  # isort: skip  # single-threaded BLA
 import numpy as np
 import numpy.typing as npt
 
-from nardy.bots.heuristic_batch import evaluate_many
+from nardy.bots.heuristic_batch import evaluate_keys, evaluate_many
+from nardy.core.movegen import BoardKey, position_of
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
@@ -46,6 +47,7 @@ __all__ = [
     "make_evaluator",
     "register_evaluator",
     "shortlist",
+    "shortlists",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -97,6 +99,20 @@ def shortlist(evaluator: Evaluator, positions: Sequence[Position]) -> list[int] 
     return None if method is None else method(positions)
 
 
+def shortlists(
+    evaluator: Evaluator, groups: Sequence[Sequence[BoardKey]]
+) -> list[list[int] | None]:
+    """:func:`shortlist` of each group of results given as generator board keys (a decision's 21
+    rolls): in one batch where the evaluator has ``shortlist_keys``, else group by group."""
+    method = getattr(evaluator, "shortlist_keys", None)
+    if method is not None:
+        chosen: list[list[int] | None] = method(groups)
+        return chosen
+    if getattr(evaluator, "shortlist", None) is None:
+        return [None] * len(groups)
+    return [shortlist(evaluator, [position_of(key) for key in keys]) for keys in groups]
+
+
 def equity_on_roll(evaluator: Evaluator, variant: Variant, position: Position) -> float:
     """The 0-ply cubeless equity of the player on roll in ``position``."""
     return -float(evaluator.afterstate_equities([variant.flip(position)])[0])
@@ -135,6 +151,27 @@ class NeuralEvaluator:
             return None
         priors = evaluate_many(self._bot._heuristic, positions)
         return [int(i) for i in np.argsort(-priors, kind="stable")[:k]]
+
+    def shortlist_keys(self, groups: Sequence[Sequence[BoardKey]]) -> list[list[int] | None]:
+        """:meth:`shortlist` of each group of results given as board keys, the heuristic of all
+        groups in one batch (the same values, so the same lists)."""
+        k = self.candidates
+        out: list[list[int] | None] = [None] * len(groups)
+        long_groups = [i for i, keys in enumerate(groups) if 0 < k < len(keys)]
+        if not long_groups:
+            return out
+        sizes = [len(groups[i]) for i in long_groups]
+        priors = evaluate_keys(
+            self._bot._heuristic, [key for i in long_groups for key in groups[i]]
+        )
+        # One stable sort by (group, −prior): each group's first k are its stable argsort's.
+        owner = np.repeat(np.arange(len(sizes)), sizes)
+        order = np.lexsort((-priors, owner)).tolist()
+        start = 0
+        for i, size in zip(long_groups, sizes, strict=True):
+            out[i] = [j - start for j in order[start : start + k]]
+            start += size
+        return out
 
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
         if not positions:

@@ -37,10 +37,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from nardy.analysis.evaluator import Evaluator, shortlist
+from nardy.analysis.evaluator import Evaluator, shortlist, shortlists
 from nardy.core.dice import Roll
 from nardy.core.errors import GameStateError
 from nardy.core.game import CubeSettings, Game, PlayDecision, all_home
+from nardy.core.movegen import position_of
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
@@ -61,6 +62,8 @@ ROLLS: tuple[tuple[Roll, float], ...] = tuple(
     ((a, b), (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7)
 )
 """The 21 distinct rolls (higher die second) with their probabilities."""
+_NON_DOUBLES: tuple[Roll, ...] = tuple(roll for roll, _ in ROLLS if roll[0] != roll[1])
+"""The 15 rolls that are one segment in every turn plan."""
 MAX_REROLLS = 2
 """Re-rolls enumerated within one turn (the third and later are rare: (1/6)³ of the turns at most)."""
 _CACHE_LIMIT = 200_000
@@ -218,7 +221,7 @@ class Searcher:
             starts.extend((i, j, ends[k]) for j, k in enumerate(kept))
         groups: list[list[Option]] = []
         for _, _, start in starts:
-            groups.extend(self.options(start, roll) for roll, _ in ROLLS)
+            groups.extend(self.roll_options(start))
         best = self._best_options(groups, ply - 1)
         # Each start's value (his expectation over his rolls); the best start of each afterstate.
         value_of: dict[int, float] = dict(finished)
@@ -310,32 +313,72 @@ class Searcher:
 
     def options(self, position: Position, roll: Roll) -> list[Option]:
         """The ways the player on roll in ``position`` can play ``roll`` (see the module doc)."""
-        key = (position, roll)
-        known = self._options.get(key)
-        if known is not None:
-            return known
-        a, b = roll
-        if self._simple:
-            dice = (a, b) if a != b else (a,) * 4
-            results = self.variant.legal_plays(position, dice).positions()
-            eligible = shortlist(self.evaluator, results)
-            if eligible is not None:
-                results = [results[j] for j in eligible]
-            found = [[(1.0, result, NO_TRANSFER)] for result in results]
-        else:
-            found = [self._greedy_turn(position, roll, 0)]
-        if len(self._options) > _OPTIONS_LIMIT:
-            self._options.clear()
-        self._options[key] = found
-        return found
+        return self._options_of(position, [roll])[0]
+
+    def roll_options(self, position: Position) -> list[list[Option]]:
+        """:meth:`options` of each of the 21 rolls, in :data:`ROLLS` order, enumerated together
+        (:meth:`_options_of`)."""
+        return self._options_of(position, [roll for roll, _ in ROLLS])
+
+    def _options_of(self, position: Position, rolls: Sequence[Roll]) -> list[list[Option]]:
+        """:meth:`options` of each roll. The rolls that are one segment (every roll where a double
+        is four steps; elsewhere the non-doubles, whose dice are one segment in every turn plan
+        and never handed over, RULES.md §2.10 item 2) are enumerated together: their short lists
+        are chosen in one batch from the generator's board keys, and only the results kept
+        become positions. The luck of every roll of every decision is most of an analysis, and
+        most results are not kept."""
+        options = self._options
+        known = [options.get((position, roll)) for roll in rolls]
+        batched = [
+            n for n, (a, b) in enumerate(rolls) if known[n] is None and (self._simple or a != b)
+        ]
+        if len(options) > _OPTIONS_LIMIT:
+            options.clear()
+        if batched:
+            keys = [
+                self.variant.legal_plays(position, (a, b) if a != b else (a,) * 4).board_keys()
+                for a, b in (rolls[n] for n in batched)
+            ]
+            results = [
+                [position_of(key) for key in (group if kept is None else [group[j] for j in kept])]
+                for group, kept in zip(keys, shortlists(self.evaluator, keys), strict=True)
+            ]
+            if self._simple:
+                found = [[[(1.0, result, NO_TRANSFER)] for result in group] for group in results]
+            else:
+                found = [[[(1.0, result, NO_TRANSFER)]] for result in self._greedy_picks(results)]
+            for n, made in zip(batched, found, strict=True):
+                options[(position, rolls[n])] = known[n] = made
+        out: list[list[Option]] = []
+        for roll, have in zip(rolls, known, strict=True):
+            if have is None:
+                have = options[(position, roll)] = [self._greedy_turn(position, roll, 0)]
+            out.append(have)
+        return out
+
+    def _greedy_picks(self, groups: list[list[Position]]) -> list[Position]:
+        """The result :meth:`_greedy_turn` plays from each group of one segment's eligible results
+        (the first best by ``V₀``; a single one without valuing it, as a forced play), valued in
+        one batch."""
+        valued = [group for group in groups if len(group) > 1]
+        values = self._values0([result for group in valued for result in group])
+        picks: list[Position] = []
+        k = 0
+        for group in groups:
+            if len(group) == 1:
+                picks.append(group[0])
+                continue
+            picks.append(group[int(np.argmax(values[k : k + len(group)]))])
+            k += len(group)
+        return picks
 
     def _greedy_turn(self, position: Position, roll: Roll, rerolls: int) -> Option:
         """The end-of-turn afterstates of a turn played greedily by ``V₀`` (module doc)."""
         game = _OneTurn(self.variant, position, roll)
         while game.stopped is None and isinstance(game.decision, PlayDecision):
-            results = game.decision.plays.positions()
-            eligible = shortlist(self.evaluator, results) or list(range(len(results)))
-            values = self._values0([results[j] for j in eligible])
+            keys = game.decision.plays.board_keys()
+            eligible = shortlists(self.evaluator, [keys])[0] or list(range(len(keys)))
+            values = self._values0([position_of(keys[j]) for j in eligible])
             game.decide(eligible[int(np.argmax(values))])
         if isinstance(game.stopped, _TurnOver):
             # The turn passed: the opponent (1 in the simulated game) holds what was handed over.
@@ -345,9 +388,16 @@ class Searcher:
             here = game.position  # after a fully played double, still the mover's view
             if rerolls >= MAX_REROLLS:
                 return [(1.0, here, NO_TRANSFER)]
+            # A re-rolled non-double is one segment that ends the turn, as a first roll's is:
+            # those come from the batch (:meth:`_options_of`), the doubles are played on.
+            singles = iter(self._options_of(here, _NON_DOUBLES))
             out: Option = []
             for again, weight in ROLLS:
-                for probability, end, handed in self._greedy_turn(here, again, rerolls + 1):
+                if again[0] != again[1]:
+                    option = next(singles)[0]
+                else:
+                    option = self._greedy_turn(here, again, rerolls + 1)
+                for probability, end, handed in option:
                     out.append((weight * probability, end, handed))
             return out
         if game.result is None:
@@ -407,8 +457,7 @@ class Searcher:
 
     def roll_values(self, position: Position, ply: int = 0) -> dict[Roll, float]:
         """For each of the 21 rolls, the mover's equity after his best turn with it (``ply``)."""
-        groups = [self.options(position, roll) for roll, _ in ROLLS]
-        best = self._best_options(groups, ply)
+        best = self._best_options(self.roll_options(position), ply)
         return {roll: value for (roll, _), value in zip(ROLLS, best, strict=True)}
 
     def equity(self, position: Position, ply: int = 0) -> float:
