@@ -110,12 +110,21 @@ def _evaluate_same(
     hurry = w.back * back + 0.5 * w.back * outside * (90 - opp_pips) / 90
     value = np.where(late, value - hurry, value)
     # block -= count * _BLOCK_VALUE[held] over the opponent's checkers, blocked += … over mine
-    # beyond my home, each summed point by point in index order (accumulate is sequential).
+    # beyond my home, each summed point by point in index order.
     blocking = _BLOCKS[mine.astype(np.int64) @ _OPP_AHEAD]
     facing = _BLOCKS[theirs.astype(np.int64) @ _MINE_AHEAD]
     block_terms = np.where(theirs, -(points * blocking), 0.0)
     blocked_terms = np.where(mine & _OUTSIDE, points * facing, 0.0)
-    block = np.add.accumulate(block_terms, axis=1)[:, -1]
-    blocked = np.add.accumulate(blocked_terms, axis=1)[:, -1]
+    block = _in_index_order(block_terms)
+    blocked = _in_index_order(blocked_terms)
     result: Array = value + w.block * block - w.blocked * blocked
     return result
+
+
+def _in_index_order(terms: Array) -> Array:
+    """Each row's sum, its terms added one by one in index order as the scalar loop adds them:
+    numpy reduces along the slow axis of an array term by term (it sums pairwise only along the
+    fast one), so the rows are made columns; 5 times faster than ``np.add.accumulate`` along
+    the rows at 600 rows (a decision's 21 rolls)."""
+    reduced: Array = np.add.reduce(np.ascontiguousarray(terms.T), axis=0)
+    return reduced
