@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from nardy.analysis.records import GameInput, RecordError, from_arena_record, read_records
+from nardy.analysis.records import RecordError, database_games, read_records
 
 if TYPE_CHECKING:
     from nardy.analysis.game import GameAnalysis
@@ -16,31 +16,6 @@ if TYPE_CHECKING:
 __all__ = ["analyze_command"]
 
 MAX_PLY = 3
-
-
-def _database_games(target: str, tournament: str | None) -> list[GameInput]:
-    """The stored games of a tournament database (all tournaments, or ``tournament``)."""
-    from nardy.arena.storage import StorageError, open_store
-
-    try:
-        store = open_store(target, readonly=True)
-    except StorageError as error:
-        raise RecordError(str(error)) from None
-    try:
-        ids = [t.tournament_id for t in store.tournaments()]
-        if tournament is not None:
-            if tournament not in ids:
-                known = ", ".join(ids) or "none"
-                raise RecordError(f"no tournament {tournament!r} in {target} (stored: {known})")
-            ids = [tournament]
-        games: list[GameInput] = []
-        for tournament_id in ids:
-            for row in store.games(tournament_id, records=True):
-                if row.record is not None:
-                    games.append(from_arena_record(row.game_id, row.record))
-        return games
-    finally:
-        store.close()
 
 
 def _print_game(analysis: GameAnalysis, show: str) -> None:
@@ -172,7 +147,7 @@ def analyze_command(
     if tournament is not None and db is None:
         raise click.UsageError("--tournament needs --db")
     try:
-        games = read_records(record) if record is not None else _database_games(str(db), tournament)
+        games = read_records(record) if record is not None else database_games(str(db), tournament)
     except RecordError as error:
         raise click.ClickException(str(error)) from None
     if not games:

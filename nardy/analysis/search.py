@@ -327,13 +327,13 @@ class Searcher:
         are chosen in one batch from the generator's board keys, and only the results kept
         become positions. The luck of every roll of every decision is most of an analysis, and
         most results are not kept."""
-        options = self._options
-        known = [options.get((position, roll)) for roll in rolls]
+        cache = self._options
+        known = [cache.get((position, roll)) for roll in rolls]
         batched = [
             n for n, (a, b) in enumerate(rolls) if known[n] is None and (self._simple or a != b)
         ]
-        if len(options) > _OPTIONS_LIMIT:
-            options.clear()
+        if len(cache) > _OPTIONS_LIMIT:
+            cache.clear()
         if batched:
             keys = [
                 self.variant.legal_plays(position, (a, b) if a != b else (a,) * 4).board_keys()
@@ -348,11 +348,11 @@ class Searcher:
             else:
                 found = [[[(1.0, result, NO_TRANSFER)]] for result in self._greedy_picks(results)]
             for n, made in zip(batched, found, strict=True):
-                options[(position, rolls[n])] = known[n] = made
+                cache[(position, rolls[n])] = known[n] = made
         out: list[list[Option]] = []
         for roll, have in zip(rolls, known, strict=True):
             if have is None:
-                have = options[(position, roll)] = [self._greedy_turn(position, roll, 0)]
+                have = cache[(position, roll)] = [self._greedy_turn(position, roll, 0)]
             out.append(have)
         return out
 
