@@ -39,8 +39,9 @@ def _play(variant: str, games: int, path: Path) -> None:
 def measure(games: int, variant: str, workers: list[int], db: Path | None = None) -> dict[str, Any]:
     import ray
 
+    from nardy.analysis.cli import database_games
     from nardy.analysis.distributed import analyse_on_ray
-    from nardy.analysis.records import database_games, read_records
+    from nardy.analysis.records import read_records
     from nardy.analysis.stats import analyse_games
 
     out: dict[str, Any] = {

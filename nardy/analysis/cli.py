@@ -8,14 +8,41 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from nardy.analysis.records import RecordError, database_games, read_records
+from nardy.analysis.records import GameInput, RecordError, from_arena_record, read_records
 
 if TYPE_CHECKING:
     from nardy.analysis.game import GameAnalysis
 
-__all__ = ["analyze_command"]
+__all__ = ["analyze_command", "database_games"]
 
 MAX_PLY = 3
+
+
+def database_games(target: str, tournament: str | None = None) -> list[GameInput]:
+    """The stored games of a tournament database (a file or URL; all tournaments, or
+    ``tournament``); :class:`RecordError` if it cannot be read or has no such tournament. Here, not
+    in :mod:`~nardy.analysis.records`, because it reads the arena's storage, a layer above."""
+    from nardy.arena.storage import StorageError, open_store
+
+    try:
+        store = open_store(target, readonly=True)
+    except StorageError as error:
+        raise RecordError(str(error)) from None
+    try:
+        ids = [t.tournament_id for t in store.tournaments()]
+        if tournament is not None:
+            if tournament not in ids:
+                known = ", ".join(ids) or "none"
+                raise RecordError(f"no tournament {tournament!r} in {target} (stored: {known})")
+            ids = [tournament]
+        games: list[GameInput] = []
+        for tournament_id in ids:
+            for row in store.games(tournament_id, records=True):
+                if row.record is not None:
+                    games.append(from_arena_record(row.game_id, row.record))
+        return games
+    finally:
+        store.close()
 
 
 def _print_game(analysis: GameAnalysis, show: str) -> None:

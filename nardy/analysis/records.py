@@ -23,7 +23,6 @@ __all__ = [
     "GameInput",
     "MatchInfo",
     "RecordError",
-    "database_games",
     "from_arena_record",
     "from_kernel_record",
     "read_records",
@@ -280,29 +279,3 @@ def read_records(path: Path) -> list[GameInput]:
             raise RecordError(f"{path}:{number}: not JSON ({error.msg})") from None
         games.append(from_arena_record(f"{path.name}:{number}", record))
     return games
-
-
-def database_games(target: str, tournament: str | None = None) -> list[GameInput]:
-    """The stored games of a tournament database (a file or URL; all tournaments, or
-    ``tournament``); :class:`RecordError` if it cannot be read or has no such tournament."""
-    from nardy.arena.storage import StorageError, open_store
-
-    try:
-        store = open_store(target, readonly=True)
-    except StorageError as error:
-        raise RecordError(str(error)) from None
-    try:
-        ids = [t.tournament_id for t in store.tournaments()]
-        if tournament is not None:
-            if tournament not in ids:
-                known = ", ".join(ids) or "none"
-                raise RecordError(f"no tournament {tournament!r} in {target} (stored: {known})")
-            ids = [tournament]
-        games: list[GameInput] = []
-        for tournament_id in ids:
-            for row in store.games(tournament_id, records=True):
-                if row.record is not None:
-                    games.append(from_arena_record(row.game_id, row.record))
-        return games
-    finally:
-        store.close()
