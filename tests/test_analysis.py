@@ -21,8 +21,11 @@ from nardy.analysis.cube import analyse_cube, probabilities_from_equity
 from nardy.analysis.evaluator import Evaluator, Probabilities
 from nardy.analysis.game import mark
 from nardy.analysis.search import ROLLS
+from nardy.bots import make_bot
 from nardy.cli import cli
 from nardy.core import load_variant
+from nardy.core.dice import SeededDice
+from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 
@@ -119,6 +122,32 @@ def test_filtered_search_keeps_what_gnubg_keeps() -> None:
     # The best, then up to `extra` more within `threshold` of it.
     assert MoveFilter(extra=8, threshold=0.16).keep(values) == [1, 2, 4]
     assert MoveFilter(extra=1, threshold=0.16).keep(values) == [1, 2]
+
+
+@pytest.mark.parametrize("name", ["khachapuri", "long", "backgammon"])
+def test_a_filtered_ranking_puts_the_plays_searched_deeper_first(name: str) -> None:
+    # gnubg lists the moves of its deepest evaluation first: a play the filter left at 0-ply must
+    # not outrank the searched ones because the search lowered their (optimistic) values.
+    variant = load_variant(name)
+    searcher = Searcher(variant, make_evaluator("neural", variant))
+    game = Game(variant, SeededDice(3), cube=CubeSettings())
+    bots = (make_bot("neural", 1), make_bot("neural", 2))
+    for colour, bot in enumerate(bots):
+        bot.start_game(variant, colour)
+    left_above = 0  # decisions where a 0-ply value stands above the best searched one
+    for _ in range(12):
+        decision = game.decision
+        assert isinstance(decision, PlayDecision)
+        ranking = searcher.rank(decision.position, decision.segment.dice, 1)
+        candidates = [r for r in ranking if r.candidate]
+        assert ranking[0].ply == 1
+        assert [r.ply for r in candidates] == sorted((r.ply for r in candidates), reverse=True)
+        best = ranking[0].equity
+        assert best == max(r.equity for r in ranking if r.ply == 1 and r.candidate)
+        left_above += any(r.ply == 0 and r.equity > best for r in candidates)
+        game.decide(bots[decision.player].choose_play(decision))
+    if name == "khachapuri":
+        assert left_above > 0  # the case the order is for came up
 
 
 @pytest.mark.parametrize("name", ["backgammon", "long", "giul", "gulbar"])

@@ -24,7 +24,8 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
   every way). ``V₀`` cannot see ``T``: the evaluators value positions only.
 * Move filtering as gnubg does: the plays of a decision are first ranked by ``V₀``; the best one
   and up to :attr:`MoveFilter.extra` more within :attr:`MoveFilter.threshold` of it are searched
-  deeper, the others keep their 0-ply value.
+  deeper, the others keep their 0-ply value and rank below them (a 0-ply value is not compared
+  with deeper ones).
 * The value of a roll, ``roll_value(P, roll)``: what the player on roll in ``P`` expects after his
   best turn with that roll (at the analysis ply); the pre-roll equity is their mean.
 """
@@ -100,10 +101,11 @@ class RankedPlay:
     text: str
     equity: float
     ply: int
-    """The ply its equity was computed at (plays filtered out keep their 0-ply equity)."""
+    """The ply its equity was computed at (plays filtered out keep their 0-ply equity and rank
+    below the plays searched deeper)."""
     loss: float = 0.0
-    """Equity lost against the best play (0 for a play the evaluator values higher outside its
-    short list)."""
+    """Equity lost against the best play (0 for a play valued higher outside the evaluator's short
+    list, or at 0-ply where the best was searched deeper)."""
     candidate: bool = True
     """Whether it is on the evaluator's short list (all plays are, for most evaluators)."""
 
@@ -437,7 +439,12 @@ class Searcher:
                 values[j] = value
                 plies[j] = ply
         chosen = set(eligible)
-        order = sorted(range(len(plays)), key=lambda j: (j not in chosen, -values[j], j))
+        # The plays searched at the full depth rank above those the filter left at 0-ply, as gnubg
+        # lists its deepest evaluations first: the search lowers an optimistic net's values, so a
+        # 0-ply value left standing would outrank the very plays the search was for.
+        order = sorted(
+            range(len(plays)), key=lambda j: (j not in chosen, plies[j] < ply, -values[j], j)
+        )
         top = values[order[0]]
         return [
             RankedPlay(
