@@ -93,9 +93,20 @@ def test_short_lists_of_many_groups_are_each_groups_own(name: str) -> None:
     plugin = _ShortlistOnly(neural)
     heuristic = make_evaluator("heuristic", variant)
     shortened = 0
+    bot = HeuristicBot(0, variant=variant)
+    k = neural.candidates
+
+    def by_hand(keys: Sequence[BoardKey]) -> list[int] | None:
+        """The heuristic's k best, ties to the earlier, one position at a time."""
+        if len(keys) <= k:
+            return None
+        priors = [bot.evaluate(position_of(key)) for key in keys]
+        return sorted(range(len(keys)), key=lambda j: (-priors[j], j))[:k]
+
     for position in _positions(variant, 11, 30):
         groups = _key_groups(variant, position)
-        one_by_one = [shortlist(neural, [position_of(k) for k in keys]) for keys in groups]
+        one_by_one = [by_hand(keys) for keys in groups]
+        assert [shortlist(neural, [position_of(k) for k in keys]) for keys in groups] == one_by_one
         assert shortlists(neural, groups) == one_by_one
         assert shortlists(plugin, groups) == one_by_one
         assert shortlists(heuristic, groups) == [None] * len(groups)

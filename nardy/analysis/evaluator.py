@@ -149,8 +149,7 @@ class NeuralEvaluator:
         k = self.candidates
         if not 0 < k < len(positions):
             return None
-        priors = evaluate_many(self._bot._heuristic, positions)
-        return [int(i) for i in np.argsort(-priors, kind="stable")[:k]]
+        return _first_k(evaluate_many(self._bot._heuristic, positions), [len(positions)], k)[0]
 
     def shortlist_keys(self, groups: Sequence[Sequence[BoardKey]]) -> list[list[int] | None]:
         """:meth:`shortlist` of each group of results given as board keys, the heuristic of all
@@ -160,17 +159,12 @@ class NeuralEvaluator:
         long_groups = [i for i, keys in enumerate(groups) if 0 < k < len(keys)]
         if not long_groups:
             return out
-        sizes = [len(groups[i]) for i in long_groups]
         priors = evaluate_keys(
             self._bot._heuristic, [key for i in long_groups for key in groups[i]]
         )
-        # One stable sort by (group, −prior): each group's first k are its stable argsort's.
-        owner = np.repeat(np.arange(len(sizes)), sizes)
-        order = np.lexsort((-priors, owner)).tolist()
-        start = 0
-        for i, size in zip(long_groups, sizes, strict=True):
-            out[i] = [j - start for j in order[start : start + k]]
-            start += size
+        chosen = _first_k(priors, [len(groups[i]) for i in long_groups], k)
+        for i, indexes in zip(long_groups, chosen, strict=True):
+            out[i] = indexes
         return out
 
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
@@ -181,6 +175,19 @@ class NeuralEvaluator:
 
     def probabilities(self, position: Position) -> Probabilities | None:
         return None
+
+
+def _first_k(priors: Array, sizes: Sequence[int], k: int) -> list[list[int]]:
+    """For consecutive groups of ``sizes`` rows of ``priors``, the indexes (within its group) of
+    each group's ``k`` highest, ties to the earlier: one stable sort by (group, −prior)."""
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    order = np.lexsort((-priors, owner)).tolist()
+    out: list[list[int]] = []
+    start = 0
+    for size in sizes:
+        out.append([j - start for j in order[start : start + k]])
+        start += size
+    return out
 
 
 class HeuristicEvaluator:

@@ -348,7 +348,11 @@ class Searcher:
             if self._simple:
                 found = [[[(1.0, result, NO_TRANSFER)] for result in group] for group in results]
             else:
-                found = [[[(1.0, result, NO_TRANSFER)]] for result in self._greedy_picks(results)]
+                picks = self._greedy_picks(results)
+                found = [
+                    [[(1.0, group[pick], NO_TRANSFER)]]
+                    for group, pick in zip(results, picks, strict=True)
+                ]
             for n, made in zip(batched, found, strict=True):
                 cache[(position, rolls[n])] = known[n] = made
         out: list[list[Option]] = []
@@ -358,19 +362,19 @@ class Searcher:
             out.append(have)
         return out
 
-    def _greedy_picks(self, groups: list[list[Position]]) -> list[Position]:
-        """The result :meth:`_greedy_turn` plays from each group of one segment's eligible results
-        (the first best by ``V₀``; a single one without valuing it, as a forced play), valued in
-        one batch."""
+    def _greedy_picks(self, groups: list[list[Position]]) -> list[int]:
+        """The index of the result a greedy turn plays in each group of one segment's eligible
+        results: the first best by ``V₀`` (a single one without valuing it, as a forced play),
+        all groups valued in one batch."""
         valued = [group for group in groups if len(group) > 1]
         values = self._values0([result for group in valued for result in group])
-        picks: list[Position] = []
+        picks: list[int] = []
         k = 0
         for group in groups:
             if len(group) == 1:
-                picks.append(group[0])
+                picks.append(0)
                 continue
-            picks.append(group[int(np.argmax(values[k : k + len(group)]))])
+            picks.append(int(np.argmax(values[k : k + len(group)])))
             k += len(group)
         return picks
 
@@ -380,8 +384,8 @@ class Searcher:
         while game.stopped is None and isinstance(game.decision, PlayDecision):
             keys = game.decision.plays.board_keys()
             eligible = shortlists(self.evaluator, [keys])[0] or list(range(len(keys)))
-            values = self._values0([position_of(keys[j]) for j in eligible])
-            game.decide(eligible[int(np.argmax(values))])
+            pick = self._greedy_picks([[position_of(keys[j]) for j in eligible]])[0]
+            game.decide(eligible[pick])
         if isinstance(game.stopped, _TurnOver):
             # The turn passed: the opponent (1 in the simulated game) holds what was handed over.
             handed = tuple(sorted(game.pending_transfer[1]))
