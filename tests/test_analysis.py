@@ -458,7 +458,8 @@ def test_neural_bot_takes_a_search_depth(variant_name: str, search_net: str) -> 
         assert isinstance(decision, PlayDecision)
         index = bot.choose_play(decision)
         if len(decision.plays) > 1:
-            ranking = searcher.rank(decision.position, decision.segment.dice, 1)
+            segment = decision.segment
+            ranking = searcher.rank(decision.position, segment.dice, 1, kind=segment.kind)
             assert index == ranking[0].index
             checked += 1
         game.decide(index)

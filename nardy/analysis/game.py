@@ -369,7 +369,12 @@ def _play(
         for play in plays
     ]
     ranking = searcher.rank(
-        decision.position, segment.dice, ply, include=index, handed_by_play=handed
+        decision.position,
+        segment.dice,
+        ply,
+        include=index,
+        handed_by_play=handed,
+        kind=segment.kind,
     )
     mine = next(r for r in ranking if r.index == index)
     best = ranking[0]

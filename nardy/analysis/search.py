@@ -26,6 +26,10 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
   and up to :attr:`MoveFilter.extra` more within :attr:`MoveFilter.threshold` of it are searched
   deeper, the others keep their 0-ply value and rank below them (a 0-ply value is not compared
   with deeper ones).
+* A segment after which the mover's turn goes on (a double played in full before its re-roll, a
+  progression's stage before the next) is ranked at ply n ≥ 1 by the ends of the turn played on
+  greedily from each play (:meth:`Searcher.rest_of_turn`), their ``Vₙ`` weighted by their
+  probabilities; at 0-ply by ``V₀`` of the play's result, as the bots choose.
 * The value of a roll, ``roll_value(P, roll)``: what the player on roll in ``P`` expects after his
   best turn with that roll (at the analysis ply); the pre-roll equity is their mean.
 """
@@ -391,24 +395,66 @@ class Searcher:
             handed = tuple(sorted(game.pending_transfer[1]))
             return [(1.0, self.variant.flip(game.position), handed)]
         if isinstance(game.stopped, _NeedRoll):
-            here = game.position  # after a fully played double, still the mover's view
-            if rerolls >= MAX_REROLLS:
-                return [(1.0, here, NO_TRANSFER)]
-            # A re-rolled non-double is one segment that ends the turn, as a first roll's is:
-            # those come from the batch (:meth:`_options_of`), the doubles are played on.
-            singles = iter(self._options_of(here, _NON_DOUBLES))
-            out: Option = []
-            for again, weight in ROLLS:
-                if again[0] != again[1]:
-                    option = next(singles)[0]
-                else:
-                    option = self._greedy_turn(here, again, rerolls + 1)
-                for probability, end, handed in option:
-                    out.append((weight * probability, end, handed))
-            return out
+            # After a fully played double, still the mover's view.
+            return self._rerolled(game.position, rerolls)
         if game.result is None:
             raise GameStateError("the simulated turn stopped at an unexpected decision")
         return [(1.0, game.position, NO_TRANSFER)]
+
+    def _rerolled(self, here: Position, rerolls: int) -> Option:
+        """The rest of a turn that re-rolls in ``here`` (mover's view) after ``rerolls`` re-rolls:
+        an expectation over the 21 rolls, each played greedily."""
+        if rerolls >= MAX_REROLLS:
+            return [(1.0, here, NO_TRANSFER)]
+        # A re-rolled non-double is one segment that ends the turn, as a first roll's is:
+        # those come from the batch (:meth:`_options_of`), the doubles are played on.
+        singles = iter(self._options_of(here, _NON_DOUBLES))
+        out: Option = []
+        for again, weight in ROLLS:
+            if again[0] != again[1]:
+                option = next(singles)[0]
+            else:
+                option = self._greedy_turn(here, again, rerolls + 1)
+            for probability, end, handed in option:
+                out.append((weight * probability, end, handed))
+        return out
+
+    def rest_of_turn(
+        self, start: Position, result: Position, dice: Sequence[int], kind: str, used: int
+    ) -> Option | None:
+        """How the mover's turn goes on after a segment (``dice`` of ``kind``, from ``start``,
+        ``used`` of them played) ends in ``result``: its end-of-turn afterstates, the rest played greedily as
+        the search's turns are, or None where the turn ends with the segment. A double played in
+        full is re-rolled (RULES.md §2.9: ``gulbar``, ``khachapuri``); a progression's stage
+        played in full is followed by the next unless it was the last (§2.8: the 6s, or the mover
+        home at the stage's start, or coming home in it, where ``fourth_step_extra`` grants one
+        more stage to an entry on the fourth step)."""
+        turn = self.variant.rules.turn
+        if used < 4 or len(set(dice)) != 1 or self._terminal(result) is not None:
+            return None  # a double played in part ends the turn (its rest handed over or lost)
+        if turn.doubles == "reroll" and kind in ("roll", "reroll"):
+            # The re-rolls already made are not known here; the first roll's count is used.
+            return self._rerolled(result, 0 if kind == "roll" else 1)
+        x = dice[0]
+        if turn.doubles != "progression" or kind != "stage" or x == 6 or all_home(start):
+            return None
+        if all_home(result):
+            # Entry in this stage: the last, but for an entry on the fourth step (nothing borne
+            # off after it) where ``fourth_step_extra`` plays one stage more.
+            extra = turn.progression_stop == "fourth_step_extra" and result.off[0] == start.off[0]
+            if not extra:
+                return None
+        following = (x + 1,) * 4
+        if self.variant.legal_plays(result, following).dice_used == 0:
+            # A later stage that cannot start passes its steps (and, unless it is the last, the
+            # later stages'): the simulated turn would take it for a first stage not started.
+            handed = handed_over(
+                self.variant, following, "stage", 0, start=result, result=result, first_stage=False
+            )
+            return [(1.0, result, handed)]
+        # The simulated turn from ``result`` with the next stage's double plays that stage and
+        # on, each stage the last once the mover is home at its start, as the kernel's does.
+        return self._greedy_turn(result, (x + 1, x + 1), 0)
 
     # -- decisions --------------------------------------------------------------------------------
 
@@ -421,13 +467,16 @@ class Searcher:
         include: int | None = None,
         handed: Transfer = NO_TRANSFER,
         handed_by_play: Sequence[Transfer] | None = None,
+        kind: str = "roll",
     ) -> list[RankedPlay]:
-        """Every legal play of ``position`` with ``dice`` (one segment), best first, by the equity
-        of its result at ``ply`` (filtered; ``include``: an index always searched at ``ply``,
-        e.g. the play made). With an evaluator's short list, the best is chosen among it and
-        the plays outside it follow (``candidate`` False). ``handed``: the steps the segment
+        """Every legal play of ``position`` with ``dice`` (one segment of ``kind``), best first, by
+        the equity of its result at ``ply`` (filtered; ``include``: an index always searched at
+        ``ply``, e.g. the play made). With an evaluator's short list, the best is chosen among it
+        and the plays outside it follow (``candidate`` False). ``handed``: the steps the segment
         hands to the opponent, whichever play is made, or ``handed_by_play`` those of each
-        legal play, in their order (:func:`handed_over`)."""
+        legal play, in their order (:func:`handed_over`). Deeper than 0-ply, a play after which
+        the mover's turn goes on (:meth:`rest_of_turn`) is valued at the turn's ends, not as if
+        the opponent rolled next."""
         plays = self.variant.legal_plays(position, dice)
         results = [play.result for play in plays]
         values = self._values0(results)
@@ -437,8 +486,13 @@ class Searcher:
             kept = [eligible[j] for j in self.move_filter.keep(values[eligible])]
             if include is not None and include not in kept:
                 kept.append(include)
-            each = [handed_by_play[j] if handed_by_play else handed for j in kept]
-            deep = self.values([results[j] for j in kept], ply, each if any(each) else None)
+            options: list[Option] = []
+            for j in kept:
+                rest = self.rest_of_turn(position, results[j], dice, kind, plays.dice_used)
+                if rest is None:
+                    rest = [(1.0, results[j], handed_by_play[j] if handed_by_play else handed)]
+                options.append(rest)
+            deep = self._option_values(options, ply)
             for j, value in zip(kept, deep, strict=True):
                 values[j] = value
                 plies[j] = ply

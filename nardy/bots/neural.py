@@ -366,7 +366,8 @@ class NeuralBot(Bot):
             else:
                 evaluator = NeuralEvaluator(self._variant, weights)
             self._searcher = Searcher(self._variant, evaluator)
-        ranking = self._searcher.rank(decision.position, decision.segment.dice, self.ply)
+        segment = decision.segment
+        ranking = self._searcher.rank(decision.position, segment.dice, self.ply, kind=segment.kind)
         return int(ranking[0].index)
 
     def search_weights(self) -> Path | None:
