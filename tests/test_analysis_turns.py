@@ -1,7 +1,8 @@
 """A segment after which the mover's turn goes on (a double played in full before its re-roll,
 RULES.md §2.9; a progression's stage before the next, §2.8) is valued at the turn's end, not as if
 the opponent rolled next: ``rank`` at 1-ply against brute force over the kernel's own game, which
-plays the rest of the turn (its stages, re-rolls and hand-overs) by its rules."""
+plays the rest of the turn (its stages, re-rolls and hand-overs) by its rules. A re-roll is the
+ply's chance (its ends valued at 0-ply); after a progression's stage the opponent's roll is."""
 
 from __future__ import annotations
 
@@ -17,13 +18,6 @@ from nardy.core import load_variant
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
-
-
-@pytest.fixture(autouse=True)
-def _one_reroll(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One re-roll enumerated per turn (the second valued where it stands): the rule is the same,
-    and brute force over 21 × 21 re-rolled turns per double would be slow."""
-    monkeypatch.setattr(search, "MAX_REROLLS", 1)
 
 
 def _v0(variant: Variant, evaluator: HashEvaluator, game: Game, player: int) -> float:
@@ -113,17 +107,24 @@ def _one_ply(game: Game, player: int, evaluator: HashEvaluator) -> float:
 
 
 def _brute_rank(game: Game, evaluator: HashEvaluator) -> list[float]:
-    """Each legal play's 1-ply value: the rest of the turn by the kernel, then the opponent."""
+    """Each legal play's 1-ply value: the rest of the turn by the kernel, then the opponent's
+    roll; where the rest starts with the mover's re-roll, that roll is the ply's chance and the
+    ends are valued at 0-ply."""
     decision = game.decision
     assert isinstance(decision, PlayDecision)
     player = decision.player
     left = search.MAX_REROLLS - (decision.segment.kind == "reroll")
+    rerolls = game.variant.rules.turn.doubles == "reroll"
+    variant = game.variant
     out = []
     for index in range(len(decision.plays)):
         after = copy.deepcopy(game)
         after.decide(index)
         ends = _turn_ends(after, player, evaluator, left)
-        out.append(sum(q * _one_ply(end, player, evaluator) for q, end in ends))
+        if rerolls:
+            out.append(sum(q * _v0(variant, evaluator, end, player) for q, end in ends))
+        else:
+            out.append(sum(q * _one_ply(end, player, evaluator) for q, end in ends))
     return out
 
 
@@ -164,8 +165,8 @@ def _turn_start(variant: Variant, position: Position, double: int) -> Game:
         ("mad", 1, 3),
         ("giul", 2, 3),
         ("mad_gulbar", 3, 3),
-        ("khachapuri", 5, 1),
-        pytest.param("gulbar", 4, 2, marks=pytest.mark.slow),  # 21 × 21 re-rolls: 11 s
+        ("khachapuri", 5, 2),
+        ("gulbar", 4, 2),
     ],
 )
 def test_a_segment_the_turn_goes_on_from_is_valued_at_the_turns_end(
@@ -201,7 +202,7 @@ def test_a_segment_the_turn_goes_on_from_is_valued_at_the_turns_end(
     pytest.fail(f"only {checked} decisions the turn goes on from")
 
 
-def test_an_entry_on_the_fourth_step_plays_one_stage_more(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_entry_on_the_fourth_step_plays_one_stage_more() -> None:
     """mad_gulbar (§2.8, ``fourth_step_extra``): coming home on a stage's fourth step grants the
     next stage, as the last; coming home earlier in it ends the turn there."""
     variant = load_variant("mad_gulbar")
@@ -221,10 +222,10 @@ def test_an_entry_on_the_fourth_step_plays_one_stage_more(monkeypatch: pytest.Mo
     _check(game, evaluator)
     searcher = Searcher(variant, evaluator)
     rest = searcher.rest_of_turn(position, decision.plays[entry].result, (1,) * 4, "stage", 4)
-    assert rest is not None and len(rest) == 1
+    assert rest is not None and not rest.rerolled
     # After the extra stage of 2s the turn ends (nothing handed over: the 3s and later are not
     # played, as the stage of an entry on an earlier step is the last).
-    [(probability, end, handed)] = rest
+    [(probability, end, handed)] = rest.ends
     assert probability == 1.0 and handed == () and end.off[0] == 4
     other = texts.index("6/5/4/3/2")  # no entry: the 2s, 3s, … follow (all of them from 6-5-4-3)
     assert searcher.rest_of_turn(position, decision.plays[other].result, (1,) * 4, "stage", 4)
@@ -248,4 +249,4 @@ def test_a_later_stage_that_cannot_start_hands_its_steps_over() -> None:
     _check(game, evaluator)
     result = decision.plays[stuck].result
     rest = Searcher(variant, evaluator).rest_of_turn(position, result, (5,) * 4, "stage", 4)
-    assert rest == [(1.0, result, ((6, 4),))]
+    assert rest is not None and rest.ends == [(1.0, result, ((6, 4),))]

@@ -28,8 +28,11 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
   with deeper ones).
 * A segment after which the mover's turn goes on (a double played in full before its re-roll, a
   progression's stage before the next) is ranked at ply n ≥ 1 by the ends of the turn played on
-  greedily from each play (:meth:`Searcher.rest_of_turn`), their ``Vₙ`` weighted by their
-  probabilities; at 0-ply by ``V₀`` of the play's result, as the bots choose.
+  greedily from each play (:meth:`Searcher.rest_of_turn`), weighted by their probabilities: a
+  progression's ends at ``Vₙ``; a re-roll's at ``Vₙ₋₁``, the mover's own roll being the ply's
+  chance, as the opponent's is elsewhere (valuing them at ``Vₙ`` made one 1-ply decision of
+  khachapuri take 20 s: each end's opponent turns enumerate their own re-rolls). At 0-ply by
+  ``V₀`` of the play's result, as the bots choose.
 * The value of a roll, ``roll_value(P, roll)``: what the player on roll in ``P`` expects after his
   best turn with that roll (at the analysis ply); the pre-roll equity is their mean.
 """
@@ -56,6 +59,7 @@ __all__ = [
     "ROLLS",
     "MoveFilter",
     "RankedPlay",
+    "RestOfTurn",
     "Searcher",
     "Transfer",
     "handed_over",
@@ -121,6 +125,16 @@ NO_TRANSFER: Transfer = ()
 Option = list[tuple[float, Position, Transfer]]
 """One way to play a roll: its end-of-turn afterstates with their probabilities, each with the
 steps it hands to the opponent."""
+
+
+@dataclass(frozen=True, slots=True)
+class RestOfTurn:
+    """How a turn goes on after a segment (:meth:`Searcher.rest_of_turn`)."""
+
+    ends: Option
+    rerolled: bool = False
+    """Whether it starts with the mover's re-roll: a chance, so its ends are valued one ply
+    shallower (module doc)."""
 
 
 @dataclass
@@ -421,20 +435,20 @@ class Searcher:
 
     def rest_of_turn(
         self, start: Position, result: Position, dice: Sequence[int], kind: str, used: int
-    ) -> Option | None:
+    ) -> RestOfTurn | None:
         """How the mover's turn goes on after a segment (``dice`` of ``kind``, from ``start``,
-        ``used`` of them played) ends in ``result``: its end-of-turn afterstates, the rest played greedily as
-        the search's turns are, or None where the turn ends with the segment. A double played in
-        full is re-rolled (RULES.md §2.9: ``gulbar``, ``khachapuri``); a progression's stage
-        played in full is followed by the next unless it was the last (§2.8: the 6s, or the mover
-        home at the stage's start, or coming home in it, where ``fourth_step_extra`` grants one
-        more stage to an entry on the fourth step)."""
+        ``used`` of them played) ends in ``result``: its end-of-turn afterstates, the rest played
+        greedily as the search's turns are, or None where the turn ends with the segment. A
+        double played in full is re-rolled (RULES.md §2.9: ``gulbar``, ``khachapuri``); a
+        progression's stage played in full is followed by the next unless it was the last (§2.8:
+        the 6s, or the mover home at the stage's start, or coming home in it, where
+        ``fourth_step_extra`` grants one more stage to an entry on the fourth step)."""
         turn = self.variant.rules.turn
         if used < 4 or len(set(dice)) != 1 or self._terminal(result) is not None:
             return None  # a double played in part ends the turn (its rest handed over or lost)
         if turn.doubles == "reroll" and kind in ("roll", "reroll"):
             # The re-rolls already made are not known here; the first roll's count is used.
-            return self._rerolled(result, 0 if kind == "roll" else 1)
+            return RestOfTurn(self._rerolled(result, 0 if kind == "roll" else 1), rerolled=True)
         x = dice[0]
         if turn.doubles != "progression" or kind != "stage" or x == 6 or all_home(start):
             return None
@@ -451,10 +465,10 @@ class Searcher:
             handed = handed_over(
                 self.variant, following, "stage", 0, start=result, result=result, first_stage=False
             )
-            return [(1.0, result, handed)]
+            return RestOfTurn([(1.0, result, handed)])
         # The simulated turn from ``result`` with the next stage's double plays that stage and
         # on, each stage the last once the mover is home at its start, as the kernel's does.
-        return self._greedy_turn(result, (x + 1, x + 1), 0)
+        return RestOfTurn(self._greedy_turn(result, (x + 1, x + 1), 0))
 
     # -- decisions --------------------------------------------------------------------------------
 
@@ -475,8 +489,8 @@ class Searcher:
         and the plays outside it follow (``candidate`` False). ``handed``: the steps the segment
         hands to the opponent, whichever play is made, or ``handed_by_play`` those of each
         legal play, in their order (:func:`handed_over`). Deeper than 0-ply, a play after which
-        the mover's turn goes on (:meth:`rest_of_turn`) is valued at the turn's ends, not as if
-        the opponent rolled next."""
+        the mover's turn goes on (:meth:`rest_of_turn`) is valued at the turn's ends (module
+        doc), not as if the opponent rolled next."""
         plays = self.variant.legal_plays(position, dice)
         results = [play.result for play in plays]
         values = self._values0(results)
@@ -486,16 +500,20 @@ class Searcher:
             kept = [eligible[j] for j in self.move_filter.keep(values[eligible])]
             if include is not None and include not in kept:
                 kept.append(include)
-            options: list[Option] = []
+            # Each kept play's ends and the ply they are valued at.
+            by_ply: dict[int, list[tuple[int, Option]]] = {}
             for j in kept:
                 rest = self.rest_of_turn(position, results[j], dice, kind, plays.dice_used)
                 if rest is None:
-                    rest = [(1.0, results[j], handed_by_play[j] if handed_by_play else handed)]
-                options.append(rest)
-            deep = self._option_values(options, ply)
-            for j, value in zip(kept, deep, strict=True):
-                values[j] = value
-                plies[j] = ply
+                    ends = [(1.0, results[j], handed_by_play[j] if handed_by_play else handed)]
+                    by_ply.setdefault(ply, []).append((j, ends))
+                else:
+                    by_ply.setdefault(ply - 1 if rest.rerolled else ply, []).append((j, rest.ends))
+            for depth, group in by_ply.items():
+                deep = self._option_values([ends for _, ends in group], depth)
+                for (j, _), value in zip(group, deep, strict=True):
+                    values[j] = value
+                    plies[j] = ply
         chosen = set(eligible)
         # The plays searched at the full depth rank above those the filter left at 0-ply, as gnubg
         # lists its deepest evaluations first: the search lowers an optimistic net's values, so a
