@@ -11,6 +11,7 @@ import random
 
 import pytest
 from test_analysis import NO_FILTER, HashEvaluator
+from test_analysis import _v0 as afterstate_v0
 
 from nardy.analysis import search
 from nardy.analysis.search import ROLLS, Searcher
@@ -25,10 +26,7 @@ def _v0(variant: Variant, evaluator: HashEvaluator, game: Game, player: int) -> 
     if game.result is not None:
         sign = 1.0 if game.result.winner == player else -1.0
         return 0.0 if game.result.draw else sign * game.result.points
-    afterstate = game.position_for(player)
-    if afterstate.off[0] == variant.checkers:
-        return float(variant.game_value(variant.loser_side(afterstate, 1)))
-    return float(evaluator.afterstate_equities([afterstate])[0])
+    return afterstate_v0(variant, evaluator, game.position_for(player))
 
 
 def _turn_ends(
@@ -37,31 +35,25 @@ def _turn_ends(
     """``player``'s turn played on from ``game`` by the kernel, each segment's best result by
     ``V₀`` chosen: every end (the game over, the opponent to act, or a re-roll beyond
     ``rerolls`` left standing) with its probability."""
+    variant = game.variant
     ends: list[tuple[float, Game]] = []
     todo = [(1.0, game, rerolls)]
     while todo:
         probability, here, left = todo.pop()
-        while here.result is None:
-            if here.chance is not None:
-                if here.chance.player == player and left > 0:  # a re-roll
-                    for roll, weight in ROLLS:
-                        again = copy.deepcopy(here)
-                        again.roll(*roll)
-                        todo.append((probability * weight, again, left - 1))
-                    here = None  # type: ignore[assignment]
-                break
+        while here.result is None and here.chance is None:
             decision = here.decision
             assert isinstance(decision, PlayDecision)
             if decision.player != player:
                 break
-            values = [
-                evaluator.afterstate_equities([p.result])[0]
-                if p.result.off[0] < here.variant.checkers
-                else 1e9
-                for p in decision.plays
-            ]
+            values = [afterstate_v0(variant, evaluator, play.result) for play in decision.plays]
             here.decide(max(range(len(values)), key=values.__getitem__))
-        if here is not None:
+        chance = here.chance
+        if here.result is None and chance is not None and chance.player == player and left:
+            for roll, weight in ROLLS:  # his re-roll
+                again = copy.deepcopy(here)
+                again.roll(*roll)
+                todo.append((probability * weight, again, left - 1))
+        else:
             ends.append((probability, here))
     return ends
 
