@@ -71,8 +71,6 @@ ROLLS: tuple[tuple[Roll, float], ...] = tuple(
     ((a, b), (1.0 if a == b else 2.0) / 36.0) for a in range(1, 7) for b in range(a, 7)
 )
 """The 21 distinct rolls (higher die second) with their probabilities."""
-_NON_DOUBLES: tuple[Roll, ...] = tuple(roll for roll, _ in ROLLS if roll[0] != roll[1])
-"""The 15 rolls that are one segment in every turn plan."""
 MAX_REROLLS = 2
 """Re-rolls enumerated within one turn (the third and later are rare: (1/6)³ of the turns at most)."""
 _CACHE_LIMIT = 200_000
@@ -154,6 +152,7 @@ class Searcher:
     def __post_init__(self) -> None:
         turn = self.variant.rules.turn
         self._simple = turn.doubles == "four"
+        self._rerolls = turn.doubles == "reroll"
         self._checkers = self.variant.checkers
         rules = self.variant.rules
         self._mother = rules.hitting.pins and rules.game_end.mother != "off"
@@ -340,25 +339,36 @@ class Searcher:
         (:meth:`_options_of`)."""
         return self._options_of(position, [roll for roll, _ in ROLLS])
 
-    def _options_of(self, position: Position, rolls: Sequence[Roll]) -> list[list[Option]]:
-        """:meth:`options` of each roll. The rolls that are one segment (every roll where a double
-        is four steps; elsewhere the non-doubles, whose dice are one segment in every turn plan
-        and never handed over, RULES.md §2.10 item 2) are enumerated together: their short lists
-        are chosen in one batch from the generator's board keys, and only the results kept
-        become positions. The luck of every roll of every decision is most of an analysis, and
-        most results are not kept."""
+    def _options_of(
+        self, position: Position, rolls: Sequence[Roll], rerolls: int = 0
+    ) -> list[list[Option]]:
+        """:meth:`options` of each roll (``rerolls``: re-rolls already made in the turn). The
+        rolls that are one segment (every roll where a double is four steps; a double's first
+        segment where it is re-rolled; elsewhere the non-doubles, whose dice are one segment in
+        every turn plan and never handed over, RULES.md §2.10 item 2) are enumerated together:
+        their short lists are chosen in one batch from the generator's board keys, and only the
+        results kept become positions. The luck of every roll of every decision is most of an
+        analysis, and most results are not kept."""
         cache = self._options
-        known = [cache.get((position, roll)) for roll in rolls]
+        # A re-rolled double's turn depends on how many re-rolls are left: only the first roll's
+        # is kept.
+        keep = [rerolls == 0 or a != b for a, b in rolls]
+        known = [
+            cache.get((position, roll)) if k else None for roll, k in zip(rolls, keep, strict=True)
+        ]
         batched = [
-            n for n, (a, b) in enumerate(rolls) if known[n] is None and (self._simple or a != b)
+            n
+            for n, (a, b) in enumerate(rolls)
+            if known[n] is None and (self._simple or self._rerolls or a != b)
         ]
         if len(cache) > _OPTIONS_LIMIT:
             cache.clear()
         if batched:
-            keys = [
-                self.variant.legal_plays(position, (a, b) if a != b else (a,) * 4).board_keys()
+            legal = [
+                self.variant.legal_plays(position, (a, b) if a != b else (a,) * 4)
                 for a, b in (rolls[n] for n in batched)
             ]
+            keys = [plays.board_keys() for plays in legal]
             results = [
                 [position_of(key) for key in (group if kept is None else [group[j] for j in kept])]
                 for group, kept in zip(keys, shortlists(self.evaluator, keys), strict=True)
@@ -368,17 +378,29 @@ class Searcher:
             else:
                 picks = self._greedy_picks(results)
                 found = [
-                    [[(1.0, group[pick], NO_TRANSFER)]]
-                    for group, pick in zip(results, picks, strict=True)
+                    [self._after_segment(group[pick], rolls[n], plays.dice_used, rerolls)]
+                    for n, group, pick, plays in zip(batched, results, picks, legal, strict=True)
                 ]
             for n, made in zip(batched, found, strict=True):
-                cache[(position, rolls[n])] = known[n] = made
+                known[n] = made
+                if keep[n]:
+                    cache[(position, rolls[n])] = made
         out: list[list[Option]] = []
         for roll, have in zip(rolls, known, strict=True):
-            if have is None:
+            if have is None:  # a progression's double: its stages one by one
                 have = cache[(position, roll)] = [self._greedy_turn(position, roll, 0)]
             out.append(have)
         return out
+
+    def _after_segment(self, end: Position, roll: Roll, used: int, rerolls: int) -> Option:
+        """A turn whose roll was played as one segment to ``end`` with ``used`` dice: over, but
+        where a double played in full is re-rolled (RULES.md §2.9) and one played in part hands
+        its other steps over (§2.10)."""
+        if roll[0] != roll[1] or not self._rerolls or self._terminal(end) is not None:
+            return [(1.0, end, NO_TRANSFER)]
+        if used == 4:
+            return self._rerolled(end, rerolls)
+        return [(1.0, end, handed_over(self.variant, (roll[0],) * 4, "roll", used))]
 
     def _greedy_picks(self, groups: list[list[Position]]) -> list[int]:
         """The index of the result a greedy turn plays in each group of one segment's eligible
@@ -420,15 +442,10 @@ class Searcher:
         an expectation over the 21 rolls, each played greedily."""
         if rerolls >= MAX_REROLLS:
             return [(1.0, here, NO_TRANSFER)]
-        # A re-rolled non-double is one segment that ends the turn, as a first roll's is:
-        # those come from the batch (:meth:`_options_of`), the doubles are played on.
-        singles = iter(self._options_of(here, _NON_DOUBLES))
+        # Each re-roll's segment is the first of a turn (:meth:`_options_of`, in one batch).
+        again = self._options_of(here, [roll for roll, _ in ROLLS], rerolls + 1)
         out: Option = []
-        for again, weight in ROLLS:
-            if again[0] != again[1]:
-                option = next(singles)[0]
-            else:
-                option = self._greedy_turn(here, again, rerolls + 1)
+        for (_, weight), [option] in zip(ROLLS, again, strict=True):
             for probability, end, handed in option:
                 out.append((weight * probability, end, handed))
         return out
