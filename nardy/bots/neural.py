@@ -377,7 +377,8 @@ class NeuralBot(Bot):
         averages the net over the opponent's replies, which helps only a net whose value agrees
         with its own look-ahead: over fevga's shipped play net ``neural:1`` lost to ``neural``
         (−0.09 ± 0.06 points a game, 250 duplicate pairs), over its refit it won (+0.25 ± 0.07,
-        150 pairs); the flag marks the refits measured so (docs/analysis.md, "Search depth")."""
+        150 pairs; +0.33 ± 0.07 since the filtered ranking's fix); the flag marks the refits
+        measured so (docs/analysis.md, "Search depth")."""
         if self.weights_path is not None or self._variant is None:
             return None
         path = shipped_consistent_weights(self._variant.name)
