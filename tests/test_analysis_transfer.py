@@ -239,3 +239,87 @@ def test_handed_groups_are_played_on_from_the_ends_the_filter_keeps(gulbar: Vari
     assert chosen != max(every, key=on_roll)  # the way group by group is not the best overall
     got = float(default.values([afterstate], 1, [handed])[0])
     assert got == pytest.approx(-rolled(chosen), abs=1e-12)
+
+
+def test_the_receivers_segment_is_valued_as_he_rolls_next(gulbar: Variant) -> None:
+    """Steps handed to a player are his before his roll (§2.10 item 3): at 1-ply each way to play
+    them is valued by the mean over his 21 rolls of his best turn, not as if his opponent
+    rolled next; with more groups handed (``then``), he plays those first."""
+    evaluator = HashEvaluator()
+    searcher = Searcher(gulbar, evaluator, NO_FILTER, NO_FILTER)
+    game = Game(
+        gulbar,
+        ScriptedDice([(6, 6)]),
+        position=_blocked(gulbar),
+        mover=0,
+        cube=CubeSettings(),
+        auto_forced=False,
+    )
+    game.decide(0)  # White's forced 10/4; three sixes pass to Black
+    decision = game.decision
+    assert isinstance(decision, PlayDecision) and decision.segment.kind == "transfer"
+    receiver = decision.position
+    ranking = searcher.rank(receiver, decision.segment.dice, 1, kind="transfer")
+    assert len(ranking) > 1
+
+    def rolled(start: Position) -> float:  # his expectation over his rolls, each turn at its best
+        return sum(
+            w
+            * max(
+                sum(q * _v0(gulbar, evaluator, e) for q, e, _ in o)
+                for o in searcher.options(start, r)
+            )
+            for r, w in ROLLS
+        )
+
+    for ranked in ranking:
+        result = decision.plays[ranked.index].result
+        assert ranked.equity == pytest.approx(rolled(result), abs=1e-12)
+    # Two fives still handed to him: his best way through them, then his roll.
+    then = ((5, 2),)
+    ranking = searcher.rank(receiver, decision.segment.dice, 1, kind="transfer", then=then)
+    for ranked in ranking:
+        result = decision.plays[ranked.index].result
+        expected = max(rolled(end) for end in _ends(gulbar, result, then[0]))
+        assert ranked.equity == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["giul", "mad_gulbar"])
+def test_the_analysis_passes_the_groups_still_handed(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each transfer segment of played games is ranked with the groups handed over that follow
+    it (the latest transfer event's steps of higher value), and no other segment with any."""
+    from nardy.analysis.game import analyse_game
+    from nardy.analysis.records import from_kernel_record
+    from nardy.bots import make_bot, play_game
+    from nardy.core.dice import SeededDice
+
+    variant = load_variant(name)
+    seen: list[tuple[str, tuple[int, ...], Any]] = []
+    real = Searcher.rank
+
+    def spy(self: Searcher, *args: Any, **kwargs: Any) -> Any:
+        seen.append((kwargs["kind"], tuple(args[1]), kwargs.get("then", ())))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Searcher, "rank", spy)
+    for seed in range(1, 200):
+        bots = (make_bot("random", seed), make_bot("random", seed + 1))
+        record = play_game(variant, bots, SeededDice(seed), cube=CubeSettings()).record()
+        groups = [e["steps"] for e in record["events"] if e["kind"] == "transfer"]
+        if any(len(steps) > 1 for steps in groups):
+            break
+    else:
+        pytest.fail("no game handed over two groups at once")
+    game = from_kernel_record("g", record, record, ("random", "random"), CubeSettings())
+    analyse_game(game, Searcher(variant, HashEvaluator()), ply=0)
+    transfers = [(dice, then) for kind, dice, then in seen if kind == "transfer"]
+    assert all(then == () for kind, _, then in seen if kind != "transfer")
+    expected = []
+    for steps in groups:
+        ordered = sorted((v, c) for v, c in steps)
+        expected += [((v,) * c, tuple(ordered[k + 1 :])) for k, (v, c) in enumerate(ordered)]
+    # Each group handed over that asked for a decision is ranked with those after it.
+    assert transfers and all(t in expected for t in transfers)
+    assert any(then for _, then in transfers)

@@ -16,7 +16,7 @@ from nardy.analysis.cube import (
 )
 from nardy.analysis.met import table_for
 from nardy.analysis.records import GameInput, MatchInfo, RecordError
-from nardy.analysis.search import RankedPlay, Searcher, handed_over
+from nardy.analysis.search import NO_TRANSFER, RankedPlay, Searcher, Transfer, handed_over
 from nardy.core.dice import ScriptedDice
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
@@ -256,6 +256,7 @@ def analyse_game(
                         len(decisions) + 1,
                         roll_luck,
                         first_stage,
+                        _handed_after(game, decision),
                     )
                 )
                 game.decide(decisions[-1].played)
@@ -343,6 +344,16 @@ def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int)
     return searcher.luck(decision.position, (a, b), ply) * game.cube.value
 
 
+def _handed_after(game: Game, decision: PlayDecision) -> Transfer:
+    """For a segment of steps handed to the mover, the groups handed to him that he plays after
+    it, before his roll (RULES.md §2.10 item 3: by value, ascending); () for any other."""
+    segment = decision.segment
+    if segment.kind != "transfer":
+        return NO_TRANSFER
+    handed = next(e for e in reversed(game.events) if e.kind == "transfer")
+    return tuple((v, c) for v, c in sorted(handed.data["steps"]) if v > segment.dice[0])
+
+
 def _play(
     decision: PlayDecision,
     answer: str,
@@ -351,6 +362,7 @@ def _play(
     number: int,
     luck: float | None,
     first_stage: bool = True,
+    then: Transfer = NO_TRANSFER,
 ) -> DecisionAnalysis:
     plays = decision.plays
     chosen = plays.find(answer)
@@ -375,6 +387,7 @@ def _play(
         include=index,
         handed_by_play=handed,
         kind=segment.kind,
+        then=then,
     )
     mine = next(r for r in ranking if r.index == index)
     best = ranking[0]

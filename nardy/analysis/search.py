@@ -31,8 +31,10 @@ has just moved into an afterstate ``r``; ``V₀`` is the evaluator's):
   greedily from each play (:meth:`Searcher.rest_of_turn`), weighted by their probabilities: a
   progression's ends at ``Vₙ``; a re-roll's at ``Vₙ₋₁``, the mover's own roll being the ply's
   chance, as the opponent's is elsewhere (valuing them at ``Vₙ`` made one 1-ply decision of
-  khachapuri take 20 s: each end's opponent turns enumerate their own re-rolls). At 0-ply by
-  ``V₀`` of the play's result, as the bots choose.
+  khachapuri take 20 s: each end's opponent turns enumerate their own re-rolls). Steps handed to
+  the mover are followed by the groups still handed to him and his roll: his plays are valued as
+  the search values the opponent's start (``−Vₙ`` from the other side). At 0-ply by ``V₀`` of
+  the play's result, as the bots choose.
 * The value of a roll, ``roll_value(P, roll)``: what the player on roll in ``P`` expects after his
   best turn with that roll (at the analysis ply); the pre-roll equity is their mean.
 """
@@ -499,6 +501,7 @@ class Searcher:
         handed: Transfer = NO_TRANSFER,
         handed_by_play: Sequence[Transfer] | None = None,
         kind: str = "roll",
+        then: Transfer = NO_TRANSFER,
     ) -> list[RankedPlay]:
         """Every legal play of ``position`` with ``dice`` (one segment of ``kind``), best first, by
         the equity of its result at ``ply`` (filtered; ``include``: an index always searched at
@@ -507,7 +510,9 @@ class Searcher:
         hands to the opponent, whichever play is made, or ``handed_by_play`` those of each
         legal play, in their order (:func:`handed_over`). Deeper than 0-ply, a play after which
         the mover's turn goes on (:meth:`rest_of_turn`) is valued at the turn's ends (module
-        doc), not as if the opponent rolled next."""
+        doc), not as if the opponent rolled next; so is a segment of steps handed to the mover
+        (``kind`` "transfer"), after which he plays the groups ``then`` still handed to him and
+        rolls (RULES.md §2.10 item 3; his roll is the ply's chance)."""
         plays = self.variant.legal_plays(position, dice)
         results = [play.result for play in plays]
         values = self._values0(results)
@@ -517,20 +522,21 @@ class Searcher:
             kept = [eligible[j] for j in self.move_filter.keep(values[eligible])]
             if include is not None and include not in kept:
                 kept.append(include)
-            # Each kept play's ends and the ply they are valued at.
-            by_ply: dict[int, list[tuple[int, Option]]] = {}
-            for j in kept:
-                rest = self.rest_of_turn(position, results[j], dice, kind, plays.dice_used)
-                if rest is None:
-                    ends = [(1.0, results[j], handed_by_play[j] if handed_by_play else handed)]
-                    by_ply.setdefault(ply, []).append((j, ends))
-                else:
-                    by_ply.setdefault(ply - 1 if rest.rerolled else ply, []).append((j, rest.ends))
-            for depth, group in by_ply.items():
-                deep = self._option_values([ends for _, ends in group], depth)
-                for (j, _), value in zip(group, deep, strict=True):
-                    values[j] = value
-                    plies[j] = ply
+            if kind == "transfer":
+                deep = self._before_roll([results[j] for j in kept], ply, then)
+            else:
+                deep = self._turn_values(
+                    position,
+                    [results[j] for j in kept],
+                    dice,
+                    kind,
+                    ply,
+                    [handed_by_play[j] if handed_by_play else handed for j in kept],
+                    plays.dice_used,
+                )
+            for j, value in zip(kept, deep, strict=True):
+                values[j] = value
+                plies[j] = ply
         chosen = set(eligible)
         # The plays searched at the full depth rank above those the filter left at 0-ply, as gnubg
         # lists its deepest evaluations first: the search lowers an optimistic net's values, so a
@@ -550,6 +556,46 @@ class Searcher:
             )
             for j in order
         ]
+
+    def _turn_values(
+        self,
+        position: Position,
+        results: Sequence[Position],
+        dice: Sequence[int],
+        kind: str,
+        ply: int,
+        handed: Sequence[Transfer],
+        used: int,
+    ) -> list[float]:
+        """``V_ply`` of each result of a segment, at the ends of the turn where it goes on."""
+        # Each result's ends and the ply they are valued at.
+        by_ply: dict[int, list[tuple[int, Option]]] = {}
+        for n, result in enumerate(results):
+            rest = self.rest_of_turn(position, result, dice, kind, used)
+            if rest is None:
+                by_ply.setdefault(ply, []).append((n, [(1.0, result, handed[n])]))
+            else:
+                by_ply.setdefault(ply - 1 if rest.rerolled else ply, []).append((n, rest.ends))
+        out = [0.0] * len(results)
+        for depth, group in by_ply.items():
+            deep = self._option_values([ends for _, ends in group], depth)
+            for (n, _), value in zip(group, deep, strict=True):
+                out[n] = float(value)
+        return out
+
+    def _before_roll(self, positions: Sequence[Position], ply: int, then: Transfer) -> list[float]:
+        """The value at ``ply`` for the player about to roll in each position (his view), after
+        he plays the handed groups ``then``: ``V_ply`` from the other side, as the search values
+        the opponent's start (a position he has already won is scored exactly)."""
+        out: list[float] = []
+        todo = [n for n, position in enumerate(positions) if self._terminal(position) is None]
+        flipped = [self.variant.flip(positions[n]) for n in todo]
+        deep = self.values(flipped, ply, [then] * len(flipped) if then else None)
+        found = dict(zip(todo, (-float(v) for v in deep), strict=True))
+        for n, position in enumerate(positions):
+            terminal = self._terminal(position)
+            out.append(terminal if terminal is not None else found[n])
+        return out
 
     def best_play(self, position: Position, dice: Sequence[int], ply: int = 0) -> int:
         """The index of the best legal play at ``ply``."""
