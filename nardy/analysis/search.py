@@ -390,7 +390,7 @@ class Searcher:
         out: list[list[Option]] = []
         for roll, have in zip(rolls, known, strict=True):
             if have is None:  # a progression's double: its stages one by one
-                have = cache[(position, roll)] = [self._greedy_turn(position, roll, 0)]
+                have = cache[(position, roll)] = [self._greedy_turn(position, roll)]
             out.append(have)
         return out
 
@@ -420,8 +420,10 @@ class Searcher:
             k += len(group)
         return picks
 
-    def _greedy_turn(self, position: Position, roll: Roll, rerolls: int) -> Option:
-        """The end-of-turn afterstates of a turn played greedily by ``V₀`` (module doc)."""
+    def _greedy_turn(self, position: Position, roll: Roll) -> Option:
+        """The end-of-turn afterstate of a progression's turn played greedily by ``V₀``, stage by
+        stage in the kernel's simulated turn (module doc; a re-rolled double is played by
+        :meth:`_after_segment`, so this turn never asks for another roll)."""
         game = _OneTurn(self.variant, position, roll)
         while game.stopped is None and isinstance(game.decision, PlayDecision):
             keys = game.decision.plays.board_keys()
@@ -432,9 +434,6 @@ class Searcher:
             # The turn passed: the opponent (1 in the simulated game) holds what was handed over.
             handed = tuple(sorted(game.pending_transfer[1]))
             return [(1.0, self.variant.flip(game.position), handed)]
-        if isinstance(game.stopped, _NeedRoll):
-            # After a fully played double, still the mover's view.
-            return self._rerolled(game.position, rerolls)
         if game.result is None:
             raise GameStateError("the simulated turn stopped at an unexpected decision")
         return [(1.0, game.position, NO_TRANSFER)]
@@ -487,7 +486,7 @@ class Searcher:
             return RestOfTurn([(1.0, result, handed)])
         # The simulated turn from ``result`` with the next stage's double plays that stage and
         # on, each stage the last once the mover is home at its start, as the kernel's does.
-        return RestOfTurn(self._greedy_turn(result, (x + 1, x + 1), 0))
+        return RestOfTurn(self._greedy_turn(result, (x + 1, x + 1)))
 
     # -- decisions --------------------------------------------------------------------------------
 
@@ -587,14 +586,13 @@ class Searcher:
         """The value at ``ply`` for the player about to roll in each position (his view), after
         he plays the handed groups ``then``: ``V_ply`` from the other side, as the search values
         the opponent's start (a position he has already won is scored exactly)."""
-        out: list[float] = []
-        todo = [n for n, position in enumerate(positions) if self._terminal(position) is None]
+        terminals = [self._terminal(position) for position in positions]
+        todo = [n for n, terminal in enumerate(terminals) if terminal is None]
         flipped = [self.variant.flip(positions[n]) for n in todo]
         deep = self.values(flipped, ply, [then] * len(flipped) if then else None)
-        found = dict(zip(todo, (-float(v) for v in deep), strict=True))
-        for n, position in enumerate(positions):
-            terminal = self._terminal(position)
-            out.append(terminal if terminal is not None else found[n])
+        out = [0.0 if terminal is None else terminal for terminal in terminals]
+        for n, value in zip(todo, deep, strict=True):
+            out[n] = -float(value)
         return out
 
     def best_play(self, position: Position, dice: Sequence[int], ply: int = 0) -> int:
