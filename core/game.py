@@ -212,8 +212,9 @@ def pinning_end(
     the mother rule (RULES.md §3.12.2: a win, or a draw when both mothers are pinned), or a board
     on which neither player can ever move again (``dice_used == 0`` and no roll moves either side).
 
-    RULES.md has no end for such a frozen board (both mothers pinned with ``mother: off``, or a
-    ring of pins and blocks); the kernel ends it as a draw rather than loop forever.
+    RULES.md §2.6 ends such a frozen board as a draw, 0 points to each player: «neither player can
+    ever move again: the same position recurs with no legal step for either side whatever the
+    dice, e.g. both mothers pinned under `mother: off`».
 
     :param position: the position after the play, from ``mover``'s view (not flipped).
     """

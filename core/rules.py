@@ -266,7 +266,8 @@ class GameEnd:
     she is pinned when an opposing stack stands on her (only with pinning, :class:`Hitting`). After
     every step, ``standard``: both mothers pinned is a draw; one pinned while the other player has no
     checker left on his own 24 wins ``mother_points`` for him. ``simple``: a pinned mother at once
-    wins ``mother_points`` for the pinner. ``off``: games end only by bear-off.
+    wins ``mother_points`` for the pinner. ``off``: games end by bear-off, or as a draw on a frozen
+    board (RULES.md §2.6; :func:`nardy.core.game.pinning_end`).
     """
 
     mother: MotherRule = "off"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from nardy.core import load_variant
 from nardy.core.dice import ScriptedDice, SeededDice
 from nardy.core.errors import GameStateError, InvalidPositionError
-from nardy.core.game import WHITE, Game, GameResult, PlayDecision
+from nardy.core.game import WHITE, Game, GameResult, PlayDecision, pinning_end
 from nardy.core.match import Match
 from nardy.core.movegen import PINS, MoveGenerator, board_of
 from nardy.core.position import Position
@@ -498,3 +498,33 @@ def test_a_freed_checker_pinned_again_is_marked_each_time() -> None:
     # A repeated chain is marked where one of its repetitions pins; the text keeps its form.
     two = Position.from_sides({8: 1, 6: 2, 1: 12}, {5: 1, 20: 7, 21: 7})
     assert pin_marked_text(two, "6/5(2)") == "6/5^(2)"
+
+
+# -- RULES.md §2.6: a frozen board is a draw ---------------------------------------------------------
+
+
+def test_a_frozen_board_ends_the_game_as_a_draw() -> None:
+    """RULES.md §2.6: "a frozen board (neither player can ever move again …) e.g. both mothers
+    pinned under `mother: off`" ends the game as a draw, 0 points to each player."""
+    off = load_variant("plakoto", {"mother": "off"})
+    # White: 13 on his 1, one on his 2, his mother pinned on his 24 under Black's 14 (Black's 1);
+    # Black's mother pinned on her 24 (White's 1) under White's stack. No bear-off while pinned.
+    start = Position.from_sides({2: 1, 1: 13}, {24: 14}, pinned=[24, 1])
+    game = Game(off, ScriptedDice([(1, 1), (6, 5)]), position=start, auto_forced=False)
+    decision = game.decision
+    assert isinstance(decision, PlayDecision)
+    assert [str(p) for p in decision.plays] == ["2/1"]  # only one step of the four can be played
+    game.decide(0)
+    # Black cannot move with her 6-5 (nor any roll), and neither can White: the board is frozen.
+    black = game.decision
+    assert isinstance(black, PlayDecision) and [str(p) for p in black.plays] == ["(no move)"]
+    game.decide(0)
+    assert game.result is not None and game.decision is None
+    assert (game.result.draw, game.result.points, game.result.reason) == (True, 0, "draw")
+    frozen = Position.from_sides({1: 14}, {24: 14}, pinned=[24, 1])
+    for seen in (frozen, frozen.flip("opposite")):
+        assert all(not off.legal_plays(seen, segment_dice(a, b)).dice_used for a, b in DICE)
+    # The same board one checker short of frozen is no draw: White's 2/1 is still to come.
+    assert pinning_end(off, start, WHITE, 1, 0) is None
+    result = pinning_end(off, frozen, WHITE, 1, 0)
+    assert result is not None and result.draw and result.points == 0

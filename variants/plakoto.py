@@ -5,7 +5,8 @@ and no hitting: a checker landing on a lone opposing checker **pins** it (the ke
 ``Hitting(mode="pin")``); a pinned checker cannot move and stops its owner's bear-off until the
 stack above it leaves. The **mother rule** (option ``mother``, the kernel's :class:`GameEnd`):
 pinning a player's last checker on his own 24 ends the game, or makes it a draw when both mothers
-are pinned. Single 1, double 2 (also a mother end), no cube; the opening throw's winner rolls.
+are pinned. A frozen board (nobody can ever move again, RULES.md §2.6) is a draw under every
+mother rule. Single 1, double 2 (also a mother end), no cube; the opening throw's winner rolls.
 """
 
 from __future__ import annotations
