@@ -338,6 +338,25 @@ def test_vector_env_illegal_action_is_a_loss() -> None:
     assert not terminated[0] and rewards[0] == 0.0 and obs["action_mask"][0].sum() > 0
 
 
+@pytest.mark.parametrize("opponent", ["random", "heuristic"])  # the whole-batch flow and per env
+def test_vector_env_masks_are_all_zero_exactly_where_a_game_just_ended(opponent: str) -> None:
+    """docs/learning.md: a finished game's observation has an all-zero mask (its next action is
+    ignored); every other observation has a legal action, so a policy over ``mask.nonzero()``
+    needs a fallback only on the rows ``terminations`` marks."""
+    env = vector_env("long", 8, opponent=opponent)
+    obs, _ = env.reset(seed=3)
+    terminated = np.zeros(8, dtype=np.bool_)
+    rng = np.random.default_rng(3)
+    ended = 0
+    for _ in range(250):
+        mask = obs["action_mask"]
+        np.testing.assert_array_equal(~mask.any(axis=1), terminated)
+        ended += int(terminated.sum())
+        actions = [rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in mask]
+        obs, _, terminated, _, _ = env.step(np.array(actions, dtype=np.int64))
+    assert ended > 0
+
+
 @pytest.mark.parametrize(
     ("variant", "options"),
     [

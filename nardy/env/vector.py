@@ -331,7 +331,10 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
     Game ``i`` is :class:`~nardy.env.gym.NardyGymEnv`'s episode for seed ``seed + i``, with
     Gymnasium's next-step autoreset: the step after a game ends starts the next (its action is
     ignored, its reward 0), exactly what ``gymnasium.make_vec(..., vectorization_mode="sync")``
-    returns (tested), observations and masks built for the whole batch at once. ``info`` holds
+    returns (tested), observations and masks built for the whole batch at once. The observation
+    returned with ``terminations[i]`` set is the finished game's: its ``action_mask`` row is all
+    zeros (no action is legal there; the next step ignores game ``i``'s action), so a policy
+    sampling ``mask.nonzero()`` gives such a row any action (docs/learning.md). ``info`` holds
     ``colour`` (the agent's colour per game) and ``illegal_action`` (bool per game). Against the
     random bot, the lean variants' games run in the whole-batch flow
     (:class:`~nardy.env.batchflow.LeanVersus`), the same episodes."""
