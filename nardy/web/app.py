@@ -781,7 +781,15 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         Route("/api" + t + "/a/{game:path}", views.analysis_json),
         Route("/position/{position:path}", views.position),
         Route("/favicon.ico", favicon),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        # follow_symlink: an editable install (the README's, editable_mode=strict) links each
+        # static file into the source tree; without it Starlette resolves the link, finds it
+        # outside the folder and answers 404: every page unstyled and without its script.
+        # The folder check still applies to the requested path (no ``..`` escapes).
+        Mount(
+            "/static",
+            StaticFiles(directory=HERE / "static", follow_symlink=True),
+            name="static",
+        ),
     ]
 
     @contextlib.asynccontextmanager
