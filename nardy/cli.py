@@ -36,6 +36,7 @@ from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantErro
 from nardy.interrupt import deferred_interrupt
 
 if TYPE_CHECKING:
+    from nardy.analysis.hint import CubeOwner
     from nardy.bots import Bot
     from nardy.core.game import Game
     from nardy.core.variant import Variant
@@ -1023,6 +1024,120 @@ def plays(
     for number, (item, text) in enumerate(zip(found, texts, strict=True), start=1):
         result = Position.from_json(item["result"], variant.checkers)
         click.echo(f"{number:4}. {(text or '(no move)').ljust(max(width, 9))}  → {result.id()}")
+
+
+# -- nardy hint ---------------------------------------------------------------------------------------
+
+_CUBE_OWNERS: dict[str, CubeOwner] = {"centre": "centre", "mover": "mover", "opponent": "opponent"}
+
+
+@cli.command(cls=_PositionCommand)
+@click.argument("position_text", metavar="POSITION", type=_PositionText())
+@_VARIANT_OPTION
+@_OPTIONS_OPTION
+@click.option(
+    "--dice",
+    "dice",
+    type=click.IntRange(1, 6),
+    nargs=2,
+    default=None,
+    metavar="A B",
+    help="The roll to rank the plays of (6 5; a double is its first segment, four steps). "
+    "Without it: the position's equity and cube decision only.",
+)
+@click.option(
+    "--ply",
+    type=click.IntRange(0, 3),
+    default=0,
+    show_default=True,
+    help="Search depth (0 = the evaluator alone; each ply averages the next roll).",
+)
+@click.option(
+    "--evaluator",
+    default="neural",
+    show_default=True,
+    help="neural[:FILE], neural-consistent, heuristic, gnubg (backgammon) or an installed one.",
+)
+@click.option(
+    "--cube-owner",
+    type=click.Choice(["centre", "mover", "opponent"]),
+    default="centre",
+    show_default=True,
+    help="Who owns the cube (variants with a cube): the mover may double when centred or his.",
+)
+@click.option("--top", type=click.IntRange(1), default=10, show_default=True, help="Plays shown.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hint as JSON (every play).")
+def hint(
+    position_text: str,
+    variant_name: str,
+    option_items: tuple[str, ...],
+    dice: tuple[int, int] | None,
+    ply: int,
+    evaluator: str,
+    cube_owner: str,
+    top: int,
+    as_json: bool,
+) -> None:
+    """The engine's hint on POSITION: its legal plays with --dice ranked by equity at --ply, the
+    position's equity, and the cube decision where the variant has a cube.
+
+    POSITION is a position id, position JSON, or for the backgammon family a gnubg Position ID,
+    seen from the player to move. Equities are cubeless points of one game from his side; the
+    cube's (no double, double/take, double/pass) are normalised to the cube, as in `nardy analyze`.
+
+    \b
+    Examples:
+      nardy hint 4HPwATDgc/ABMA --dice 6 5
+      nardy hint ------/-----o/------/-----O --variant long --dice 6 5 --ply 1
+      nardy hint 4HPwATDgc/ABMA --json
+    """
+    from nardy.analysis.hint import hint as engine_hint
+    from nardy.core.errors import NardyError
+    from nardy.core.jsonl import QueryError, parse_segment
+
+    variant = _one_game_variant(_load_variant(variant_name, option_items), "a hint")
+    position = _parse_position(position_text, variant)
+    try:
+        steps = parse_segment({"dice": list(dice)}) if dice else None
+    except QueryError as error:
+        raise click.BadParameter(str(error), param_hint="'--dice'") from None
+    try:
+        found = engine_hint(
+            variant,
+            position,
+            dice=steps,
+            ply=ply,
+            evaluator=evaluator,
+            cube_owner=_CUBE_OWNERS[cube_owner],
+        )
+    except ValueError as error:  # an unknown or unusable evaluator
+        raise click.BadParameter(_one_line(str(error)), param_hint="'--evaluator'") from None
+    except NardyError as error:  # the game is over, or the dice cannot be played here
+        raise click.ClickException(_one_line(str(error))) from None
+    if as_json:
+        click.echo(json.dumps(found.to_json()))
+        return
+    roll = f", {dice[0]}-{dice[1]}" if dice else ""
+    click.echo(
+        f"{variant.name}{roll} at {ply}-ply ({evaluator}): equity before the roll "
+        f"{found.equity:+.3f}"
+    )
+    if dice:
+        count = len(found.plays)
+        click.echo(f"{count} legal play{'s' if count != 1 else ''}, best first:")
+        width = max(len(text) for text in found.texts[:top])
+        for rank, (play, text) in enumerate(zip(found.plays[:top], found.texts, strict=False), 1):
+            loss = f"  ({-play.loss:+.3f})" if rank > 1 else ""
+            depth = f"  [{play.ply}-ply]" if play.ply != ply else ""
+            click.echo(f"{rank:4}. {text.ljust(width)}  {play.equity:+.3f}{loss}{depth}")
+        if count > top:
+            click.echo(f"      … {count - top} more (--top {count}, or --json)")
+    if found.cube is not None:
+        cube = found.cube
+        click.echo(
+            f"cube: {cube.best} (no double {cube.no_double:+.3f}, double/take "
+            f"{cube.double_take:+.3f}, double/pass {cube.double_pass:+.3f})"
+        )
 
 
 # `nardy protos`: the protocol's .proto files shipped in the package (no gRPC needed).
