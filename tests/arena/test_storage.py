@@ -7,10 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from nardy.arena.storage import (
     DuplicateGameError,
     GameRow,
+    MalformedDatabaseError,
     SqliteStore,
     StorageError,
     open_store,
@@ -131,3 +133,62 @@ def test_missing_file_for_readers_and_postgres(tmp_path: Path) -> None:
     assert not (tmp_path / "missing.db").exists()
     with pytest.raises(StorageError, match="PostgreSQL"):
         open_store("postgresql://localhost/nardy")
+
+
+def _damage_a_record_page(path: Path) -> None:
+    """Break the page chain of one stored record: an overflow page of the ``games`` table, which
+    the standings (read from the ledger) never touch, now names a page that does not exist."""
+    db = sqlite3.connect(path)
+    try:
+        found = db.execute(
+            "SELECT max(pageno) FROM dbstat WHERE name = 'games' AND pagetype = 'overflow'"
+        ).fetchone()
+    except sqlite3.OperationalError:  # pragma: no cover - SQLite built without dbstat
+        pytest.skip("this SQLite has no dbstat table to find a record's page")
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    assert found[0] is not None, "no record long enough to overflow its page"
+    with path.open("r+b") as f:
+        f.seek((found[0] - 1) * page_size)
+        f.write(b"\xff" * 4)  # an overflow page starts with the number of the next one
+
+
+def test_a_malformed_file_is_refused_on_opening(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    store = _open(path)
+    for i in range(4):
+        store.save_game(_row(f"long:a~b:000{i}a"), {"padding": "x" * 20_000})
+    store.close()
+    _damage_a_record_page(path)
+    for readonly in (True, False):
+        with pytest.raises(MalformedDatabaseError, match="malformed database") as caught:
+            open_store(path, readonly=readonly)
+        assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_every_command_refuses_a_malformed_database_in_one_line(tmp_path: Path) -> None:
+    from nardy.arena.server import Arena
+    from nardy.cli import cli
+
+    db = tmp_path / "t.db"
+    play = ["arena", "run", "--variant", "trictrac", "--bots", "heuristic,random"]
+    play += ["--games", "2", "--seed", "3", "--db", str(db), "--quiet"]
+    runner = CliRunner()
+    assert runner.invoke(cli, play).exit_code == 0
+    _damage_a_record_page(db)
+    commands = [
+        ["arena", "standings", "--db", str(db)],
+        ["arena", "standings", "--db", str(db), "--list"],
+        ["arena", "verify", "--db", str(db)],
+        ["arena", "replay", "trictrac:heuristic~random:0000a", "--db", str(db)],
+        ["analyze", "--db", str(db)],
+        play,
+    ]
+    for args in commands:
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 1, (args, result.output)
+        assert "Traceback" not in result.output
+        (line,) = result.output.strip().splitlines()
+        assert line.startswith("Error: ") and "malformed database" in line, (args, line)
+    with pytest.raises(StorageError, match="malformed database"):  # nardy arena serve's Arena
+        Arena(db=str(db))
