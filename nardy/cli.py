@@ -424,8 +424,10 @@ def _play_unit(
     seed: int,
     match_length: int | None,
     on_game: Callable[[Game, int], None],
+    started: Callable[[Game, int], None] = lambda game, number: None,
 ) -> tuple[int | None, int, int]:
-    """Play one money game or one match with ``bots`` (White, Black).
+    """Play one money game or one match with ``bots`` (White, Black); ``started`` is called with
+    each game when it starts and ``on_game`` when it ends (with its number in the match).
 
     Returns (winner colour, None for a drawn game; White's net points; games played).
     """
@@ -435,7 +437,13 @@ def _play_unit(
 
     dice = SeededDice(seed)
     if match_length is None:
-        game = play_game(variant, bots, dice, cube=cube_settings_for(variant, match_length=None))
+        game = play_game(
+            variant,
+            bots,
+            dice,
+            cube=cube_settings_for(variant, match_length=None),
+            started=_numbered(started, 0),
+        )
         on_game(game, 0)
         assert game.result is not None
         if game.result.draw:  # 0 points; its GameResult.winner only made the last step
@@ -451,7 +459,12 @@ def _play_unit(
             if hasattr(bot, "set_match"):
                 bot.set_match(match_length, (match.score[colour], match.score[1 - colour]))
         game = play_game(
-            match.game_variant, bots, dice, starter=match.starter(), cube=match.cube_settings()
+            match.game_variant,
+            bots,
+            dice,
+            starter=match.starter(),
+            cube=match.cube_settings(),
+            started=_numbered(started, number),
         )
         on_game(game, number)
         assert game.result is not None
@@ -460,6 +473,11 @@ def _play_unit(
     match_winner = match.winner
     assert match_winner is not None
     return match_winner, match.score[0] - match.score[1], number
+
+
+def _numbered(started: Callable[[Game, int], None], number: int) -> Callable[[Game], None]:
+    """``started`` of the game ``number`` of a unit, as :func:`~nardy.bots.play_game` calls it."""
+    return lambda game: started(game, number)
 
 
 def _write_mat(
@@ -689,12 +707,18 @@ def play(
       nardy play --variant long --bots heuristic,random --games 1000 --seed 7
       nardy play --variant backgammon --games 200 --match 7 --seed 1
       nardy play -v long -o scoring=per_checker --games 50 --json --jsonl games.jsonl
+      nardy play --variant long --bots human,neural     # you against the net (docs/play.md)
     """
+    from nardy.bots.human import has_human, show_result, watch_game
     from nardy.bots.registry import BotMaker
     from nardy.results import ResultCounter, arena_result_keys
 
     variant = _load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)
+    human = has_human(names)
+    games_source = click.get_current_context().get_parameter_source("games")
+    if human and games_source == click.core.ParameterSource.DEFAULT:
+        games = 1  # a person plays one game (or match) unless --games says more
     makers = (BotMaker(names[0]), BotMaker(names[1]))  # each name resolved once, not per game
     labels = _labels(names)
     match_length = _match_length(variant, match)
@@ -731,6 +755,8 @@ def play(
         click.echo(f"Seed {seed} (random; repeat this run with --seed {seed}).", err=True)
     started = time.perf_counter()
     interrupted = False
+    unfinished: list[Callable[[], None]] = []
+    """Records the game in progress as interrupted (a person stopped it: end of input, Ctrl-C)."""
     try:
         with (
             deferred_interrupt() as ctrl_c,
@@ -740,7 +766,7 @@ def play(
                 MofNCompleteColumn(),
                 TimeRemainingColumn(),
                 console=err_console,
-                disable=quiet or not err_console.is_terminal,
+                disable=quiet or human or not err_console.is_terminal,  # a bar under the board
                 transient=True,
             ) as progress,
         ):
@@ -764,12 +790,18 @@ def play(
                     unit_seed: int = unit_seed,
                     slots: tuple[int, int] = slots,
                     unit_games: list[Game] = unit_games,
+                    bots: tuple[Bot, Bot] = bots,
                 ) -> None:
-                    unit_games.append(game)
+                    unfinished.clear()
+                    if game.result is not None:
+                        unit_games.append(game)
+                        show_result(bots, game)
                     if records is None:
                         return
                     record = game.record()
-                    if game.result is not None:
+                    if game.result is None:
+                        record["interrupted"] = True  # stopped by the person: the game so far
+                    else:
                         # The arena records' words; "reason" stays for this release (README).
                         record["result"].update(arena_result_keys(game.result))
                     record["seed"] = unit_seed
@@ -781,8 +813,18 @@ def play(
                         record["game"] = number
                     records.write(json.dumps(record, ensure_ascii=False) + "\n")
 
+                def start(
+                    game: Game,
+                    number: int,
+                    bots: tuple[Bot, Bot] = bots,
+                    slots: tuple[int, int] = slots,
+                    write: Callable[[Game, int], None] = write,
+                ) -> None:
+                    watch_game(bots, game, (labels[slots[0]], labels[slots[1]]))
+                    unfinished[:] = [lambda: write(game, number)]
+
                 winner, white_points, played = _play_unit(
-                    variant, bots, unit_seed, match_length, write
+                    variant, bots, unit_seed, match_length, write, start
                 )
                 for finished in unit_games:
                     assert finished.result is not None
@@ -805,9 +847,23 @@ def play(
     except KeyboardInterrupt:
         # Ctrl-C: the summary of the finished games, the seed, and the shell's exit status 130.
         interrupted = True
+        for record_unfinished in unfinished:
+            record_unfinished()
     finally:
         if records is not None:
             records.close()
+    if not units:  # a person stopped the first game: nothing to sum up (and no rate of 0 games)
+        click.echo(
+            f"Stopped before the first {'game' if match_length is None else 'match'} "
+            f"ended (seed {seed})"
+            + (f"; the game so far is in {jsonl_path}, marked interrupted." if jsonl_path else "."),
+            err=True,
+        )
+        if as_json:
+            click.echo(
+                json.dumps({"variant": variant.name, "seed": seed, "units": 0, "interrupted": True})
+            )
+        raise SystemExit(130)
     summary = _summary_json(
         variant, labels, units, seed, match_length, time.perf_counter() - started
     )

@@ -83,7 +83,7 @@ class CheckingRandomBot(RandomBot):
 
 
 def test_builtin_bots_registry() -> None:
-    assert builtin_bot_names() == ["gnubg", "heuristic", "neural", "random"]
+    assert builtin_bot_names() == ["gnubg", "heuristic", "human", "neural", "random"]
     assert isinstance(make_bot("random", seed=1), RandomBot)
     assert isinstance(make_bot("heuristic"), HeuristicBot)
     assert make_bot("random").name == "random"
@@ -93,7 +93,7 @@ def test_builtin_bots_registry() -> None:
 def test_unknown_bot_name_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match="unknown bot 'alphazero'") as info:
         make_bot("alphazero")
-    assert "gnubg, heuristic, neural, random" in str(info.value)
+    assert "gnubg, heuristic, human, neural, random" in str(info.value)
 
 
 def test_builtin_bots_are_entry_points_of_the_same_group_as_third_parties() -> None:

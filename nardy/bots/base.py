@@ -23,6 +23,7 @@ first decision (a no-op by default); a bot that needs the variant's rules keeps 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from nardy.core.dice import DiceSource
@@ -65,7 +66,12 @@ class Bot(ABC):
 
 
 def play_game(
-    variant: Variant, bots: tuple[Bot, Bot], dice: DiceSource, **game_kwargs: Any
+    variant: Variant,
+    bots: tuple[Bot, Bot],
+    dice: DiceSource,
+    *,
+    started: Callable[[Game], None] | None = None,
+    **game_kwargs: Any,
 ) -> Game:
     """Play one game of ``variant`` between ``bots`` (White, Black) to its end and return the game.
 
@@ -75,12 +81,19 @@ def play_game(
     called first; every decision goes to ``bots[decision.player]``; an answer the rules do not allow
     raises the game's error (:class:`~nardy.core.errors.IllegalPlayError`,
     :class:`~nardy.core.errors.CubeError`).
+
+    ``started``, if given, is called with the game after the bots' ``start_game`` and before the
+    first decision: the game is otherwise out of the caller's reach until it ends, and a caller
+    that shows it as it happens (a person at the terminal, :mod:`nardy.bots.human`) or must keep
+    it when a decision is interrupted (``nardy play --jsonl`` records the game so far) needs it.
     """
     if len(bots) != 2:
         raise ValueError(f"play_game needs two bots (White, Black), not {len(bots)}")
     game = Game(variant, dice, **game_kwargs)
     for colour, bot in enumerate(bots):
         bot.start_game(variant, colour)
+    if started is not None:
+        started(game)
     while True:
         decision = game.decision
         if decision is None:
