@@ -184,17 +184,16 @@ class Player(Protocol):
 
 
 class BuiltinPlayer:
-    """A built-in bot (``make_bot(builtin, seed)``), a fresh instance per game; the name is
+    """An in-process bot by :func:`~nardy.bots.make_bot` name (``make_bot(builtin, seed)``), a
+    fresh instance per game: a built-in (``heuristic``, ``neural:FILE``), another installed bot,
+    or ``module:Class`` of a Python bot, as ``nardy play --bots`` takes them. The name is
     resolved once (:class:`~nardy.bots.BotMaker`), not read from the packages' metadata per game."""
 
     def __init__(self, name: str, builtin: str, capacity: int) -> None:
-        if not is_builtin_bot(builtin):
-            known = ", ".join(builtin_bot_names())
-            raise DefinitionError(f"bot {name!r}: unknown builtin {builtin!r} (known: {known})")
+        self._maker = _bot_maker(name, builtin)
         self.name = name
         self.builtin = builtin
         self.capacity = capacity
-        self._maker = BotMaker(builtin)
 
     def open(self) -> None:
         return None
@@ -366,6 +365,25 @@ class ClientPlayer:
         return self._client
 
 
+def _bot_maker(name: str, builtin: str) -> BotMaker:
+    """The maker of the entry ``name``'s bot ``builtin``, resolved now: an unknown bot, or a
+    ``module:Class`` whose module cannot be imported, is a :class:`DefinitionError` before the
+    first game. Any name :func:`~nardy.bots.make_bot` takes is accepted (``nardy play`` takes
+    the same), so a Python bot needs no ``command`` running ``nardy bot serve`` around it."""
+    maker = BotMaker(builtin)
+    try:
+        maker.check()
+    except ValueError as exc:
+        if ":" in builtin or is_builtin_bot(builtin):  # a Python bot or a built-in's argument
+            raise DefinitionError(f"bot {name!r}: {exc}") from None
+        known = ", ".join(builtin_bot_names())
+        raise DefinitionError(
+            f"bot {name!r}: unknown builtin {builtin!r} (known: {known}, or module:Class of a "
+            "Python bot)"
+        ) from None
+    return maker
+
+
 def player_for(entry: BotEntry) -> Player:
     """The player of one definition entry (an endpoint's token is read from its variable)."""
     if entry.builtin is not None:
@@ -397,15 +415,8 @@ def check_definition(definition: TournamentDef, *, given: Sequence[str] = ()) ->
                 f"({' → '.join(variant.info.cycle)}; a whole match is one unit): give match_length"
             )
     for entry in definition.bots:
-        if (
-            entry.name not in given
-            and entry.builtin is not None
-            and not is_builtin_bot(entry.builtin)
-        ):
-            known = ", ".join(builtin_bot_names())
-            raise DefinitionError(
-                f"bot {entry.name!r}: unknown builtin {entry.builtin!r} (known: {known})"
-            )
+        if entry.name not in given and entry.builtin is not None:
+            _bot_maker(entry.name, entry.builtin)
 
 
 # ==================================================================================================
@@ -1366,20 +1377,30 @@ def _ranked_bots(
 
     Bots tied on both (rounded) share a rank. ``per`` holds each bot's ``BOT_FIELDS`` counts.
     Shared by the live standings and those rebuilt from the ledger's totals, so both rank alike.
+
+    The order uses the same rounded Elo as the ranks: the fit is iterative, so two bots with the
+    same results come out of it equal only to its tolerance (127.23233459190988 against
+    127.23233459190986 in a long tournament, issue 34), and sorting on the raw floats put the
+    bot with fewer points above the other. Points per game break the tie, which orders bots as
+    their net points do when they played equally many games (a round robin) and stays fair
+    where they did not (a gauntlet's champion plays every game).
     """
 
     def ppg_or_zero(n: str) -> float:
         return per[n]["net"] / max(per[n]["games"], 1)
 
-    order = sorted(names, key=lambda n: (-(elo.get(n, -math.inf)), -ppg_or_zero(n), names.index(n)))
+    def key(n: str) -> tuple[float, float]:
+        return round(elo.get(n, -math.inf), 6), round(ppg_or_zero(n), 6)
+
+    order = sorted(names, key=lambda n: (-key(n)[0], -key(n)[1], names.index(n)))
     bots: list[BotStanding] = []
     previous: tuple[float, float] | None = None
     rank = 0
     for i, n in enumerate(order):
-        key = (round(elo.get(n, -math.inf), 6), round(ppg_or_zero(n), 6))
-        if key != previous:
+        key_n = key(n)
+        if key_n != previous:
             rank = i + 1
-            previous = key
+            previous = key_n
         mine = per[n]
         bots.append(
             BotStanding(

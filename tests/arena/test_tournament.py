@@ -27,6 +27,7 @@ from nardy.arena.tournament import (
     Tournament,
     TournamentError,
     TournamentEvent,
+    _ranked_bots,
     replay_record,
     standings_from_store,
 )
@@ -518,6 +519,52 @@ def test_cli_runs_the_example_file_briefly(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "long" in result.stdout and "backgammon3" in result.stdout
+
+
+def test_equal_elo_to_the_fit_tolerance_is_a_tie_broken_by_points() -> None:
+    """The Elos of a long tournament (seed 3, heuristic, neural, random, 4 games a pairing):
+    heuristic and neural won and lost alike, so the fit made them equal up to its last bits;
+    neural scored more points and ranks first."""
+    counts = {"games": 8, "units": 8, "wins": 6, "losses": 2, "forfeits": 0}
+    per = {
+        "heuristic": {**counts, "net": 8},
+        "neural": {**counts, "net": 13},
+        "random": {**counts, "wins": 0, "losses": 8, "net": -21},
+    }
+    elo = {"heuristic": 127.23233459190988, "neural": 127.23233459190986, "random": -254.46466918}
+    bots = _ranked_bots(list(per), per, elo, {})
+    assert [(b.rank, b.bot) for b in bots] == [(1, "neural"), (2, "heuristic"), (3, "random")]
+    level = _ranked_bots(list(per), {**per, "neural": per["heuristic"]}, elo, {})
+    assert [(b.rank, b.bot) for b in level] == [(1, "heuristic"), (1, "neural"), (3, "random")]
+
+
+def test_a_python_bot_is_entered_by_module_and_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``builtin = "module:Class"`` takes any name ``nardy play --bots`` takes: the bot plays
+    in-process (here in the worker processes of a tournament of in-process bots only)."""
+    (tmp_path / "issue34_bots.py").write_text(
+        "from nardy.bots import RandomBot\n\n\nclass Steady(RandomBot):\n    name = 'steady'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))  # spawned workers inherit sys.path
+    toml = tmp_path / "t.toml"
+    toml.write_text(
+        'name = "py"\nvariant = "long"\ngames = 2\nseed = 5\n'
+        '[[bots]]\nname = "steady"\nbuiltin = "issue34_bots:Steady"\n'
+        '[[bots]]\nname = "random"\nbuiltin = "random"\n'
+    )
+    db = tmp_path / "py.db"
+    result = CliRunner().invoke(cli, ["run", str(toml), "--db", str(db), "--quiet", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["games_stored"] == 2
+    store = SqliteStore(db, readonly=True)
+    (first, *_) = store.games(store.tournaments()[0].tournament_id, records=True)
+    store.close()
+    seats = {_rec(first)[c]["name"]: _rec(first)[c] for c in ("white", "black")}
+    assert seats["steady"]["builtin"] == "issue34_bots:Steady"
+    toml.write_text(toml.read_text().replace("issue34_bots:Steady", "issue34_none:Steady"))
+    missing = CliRunner().invoke(cli, ["run", str(toml), "--db", str(db), "--quiet"])
+    assert missing.exit_code == 2 and "No module named 'issue34_none'" in missing.output
 
 
 @pytest.mark.parametrize(
