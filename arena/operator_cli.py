@@ -36,6 +36,7 @@ from nardy.arena.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token, write
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import arena_pb2_grpc as _arena_pb2_grpc
 from nardy.arena.schedule import DefinitionError, load_definition
+from nardy.listing import table_console
 
 __all__ = ["register_operator_commands"]
 
@@ -110,10 +111,9 @@ def _remote_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _console() -> Console:
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 120))
-    return console
+    """Standard output: a terminal's width, or no limit through a pipe or into a file, where a
+    table must not be cut (:func:`nardy.listing.table_console`)."""
+    return table_console()
 
 
 def _when(ts: Any, present: bool = True) -> str:

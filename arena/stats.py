@@ -20,6 +20,7 @@ from statistics import NormalDist
 from typing import Any, Literal
 
 __all__ = [
+    "MIN_UNITS_SHOWN",
     "PairingStats",
     "Ratings",
     "Sprt",
@@ -28,6 +29,7 @@ __all__ = [
     "fit_ratings",
     "normal_ppf",
     "score_from_elo",
+    "se_shown",
     "summarize",
     "summarize_sums",
     "t_cdf",
@@ -37,6 +39,22 @@ __all__ = [
 
 ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo = 400*log10(odds) = ELO_PER_NAT * ln(odds)
 NORMAL_MIN_N = 30  # from this many units on, confidence intervals use the normal quantile
+
+MIN_UNITS_SHOWN = 10
+"""The fewest units (duplicate pairs of a pairing; games or matches of ``nardy play``) whose
+standard error and interval the printed tables show; below it they print ``n/a``. The SE is
+the sample SD over √n, and the SD of a few units is itself a guess: its relative error is about
+1/√(2(n−1)), 71 % at 2 units and 24 % at 10, and results that take few values (±1, ±2, a match's
+±1) often make a few units all alike, so a pairing of two pairs printed "+2.00..+2.00,
+SE 0.000" — certainty from two pairs (issue 34). The JSON outputs keep the numbers, with the
+unit count next to them (``pairs``, ``units``), for a reader who applies his own rule."""
+
+
+def se_shown(n: int) -> bool:
+    """Whether a table prints the SE and interval of a mean over ``n`` units
+    (:data:`MIN_UNITS_SHOWN`)."""
+    return n >= MIN_UNITS_SHOWN
+
 
 # ----------------------------------------------------------------------------------------------
 # Quantiles

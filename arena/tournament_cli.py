@@ -42,6 +42,7 @@ from nardy.arena.schedule import (
     definition_from_flags,
     load_definition,
 )
+from nardy.arena.stats import MIN_UNITS_SHOWN, se_shown
 from nardy.arena.storage import StorageError, open_store
 from nardy.arena.tournament import (
     PoolStandings,
@@ -51,6 +52,7 @@ from nardy.arena.tournament import (
     TournamentEvent,
     standings_from_store,
 )
+from nardy.listing import table_console
 
 if TYPE_CHECKING:
     from nardy.arena.standings_analysis import PoolAnalysis
@@ -122,9 +124,14 @@ def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
     out: list[RenderableType] = [table]
     if pool.pairings:
         what = "match score (+1/-1)" if pool.match_length else "points per game"
+        # Below MIN_UNITS_SHOWN pairs the SE and interval are n/a (docs/statistics.md): the
+        # spread of two pairs is no measure of the uncertainty ("SE 0.000" from two pairs).
+        few = any(p.pairs and not se_shown(p.pairs) for p in pool.pairings)
         pt = Table(
             title=f"{pool.label} pairings: A's {what}, SE over duplicate pairs",
             title_justify="left",
+            caption=f"n/a: fewer than {MIN_UNITS_SHOWN} duplicate pairs" if few else None,
+            caption_justify="left",
         )
         pt.add_column("A vs B", no_wrap=True)
         for name in (unit, "W-L", "Mean", "95% CI", "SE", "SE iid", "Pairs"):
@@ -136,14 +143,15 @@ def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
                 if low is None or not math.isfinite(low)
                 else f"{low:+.2f}..{_num(high, '+.2f')}"
             )
+            spread = (interval, _num(p.se, ".3f"), _num(p.se_independent, ".3f"))
+            if p.pairs and not se_shown(p.pairs):
+                spread = ("n/a", "n/a", "n/a")
             pt.add_row(
                 f"{p.a} vs {p.b}",
                 str(p.units),
                 f"{p.a_wins}-{p.b_wins}",
                 _num(p.mean, "+.2f"),
-                interval,
-                _num(p.se, ".3f"),
-                _num(p.se_independent, ".3f"),
+                *spread,
                 str(p.pairs),
             )
         out.append(pt)
@@ -167,11 +175,9 @@ def render_standings(standings: Standings) -> RenderableType:
 
 
 def _out() -> Console:
-    """Standard output; not narrower than 120 columns when it is not a terminal (pipes, files)."""
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 120))
-    return console
+    """Standard output: a terminal's width, or no limit through a pipe or into a file, where a
+    table must not be cut (:func:`nardy.listing.table_console`)."""
+    return table_console()
 
 
 def _print_json(data: Any) -> None:

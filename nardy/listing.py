@@ -8,13 +8,28 @@ described once, with each variant's default shown next to the variant.
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nardy.core.options import OptionSpec
 from nardy.core.plugins import PluginError, broken_plugins, compile_rules, registry
 from nardy.core.variant import VariantInfo
 
-__all__ = ["option_allowed", "value_text", "variant_problems", "variants_json", "variants_text"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = [
+    "UNLIMITED_WIDTH",
+    "option_allowed",
+    "table_console",
+    "value_text",
+    "variant_problems",
+    "variants_json",
+    "variants_text",
+]
+
+UNLIMITED_WIDTH = 1_000_000
+"""The width :func:`table_console` gives rich when the output is not a terminal: wider than any
+table, so rich cuts nothing off (its tables are as wide as their contents, never wider)."""
 
 
 def value_text(value: Any) -> str:
@@ -81,6 +96,19 @@ def variants_json() -> list[dict[str, Any]]:
         for b in broken_plugins()
     ]
     return found
+
+
+def table_console(*, stderr: bool = False) -> Console:
+    """The console the commands print their tables on: a terminal's own width on a terminal;
+    through a pipe or into a file :data:`UNLIMITED_WIDTH`. Rich otherwise takes 80 columns where
+    there is no terminal and cuts a wider table's cells to fit (``blotb…``, ``+64.0…``): a file
+    or a script must get every character, and lines may be as long as they need."""
+    from rich.console import Console
+
+    console = Console(stderr=stderr)
+    if console.is_terminal:
+        return console
+    return Console(stderr=stderr, width=UNLIMITED_WIDTH)
 
 
 def variants_text(width: int = 80) -> str:

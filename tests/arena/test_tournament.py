@@ -567,6 +567,56 @@ def test_a_python_bot_is_entered_by_module_and_class(
     assert missing.exit_code == 2 and "No module named 'issue34_none'" in missing.output
 
 
+def test_tables_through_a_pipe_are_never_cut(tmp_path: Path) -> None:
+    """Not a terminal (CliRunner's output): rich took 80 columns, 120 here, and cut the pairing
+    of two long names; every character must come through, each row on one line."""
+    a, b = "a" * 60, "b" * 60
+    db = str(tmp_path / "w.db")
+    args = ["run", "--variant", "trictrac", "--bots", f"{a}=heuristic,{b}=random"]
+    played = CliRunner().invoke(cli, [*args, "--games", "2", "--seed", "1", "--db", db, "--quiet"])
+    assert played.exit_code == 0, played.output
+    shown = CliRunner().invoke(cli, ["standings", "--db", db])
+    assert shown.exit_code == 0, shown.output
+    assert "…" not in shown.stdout
+    assert any(f"{a} vs {b}" in line for line in shown.stdout.splitlines())
+
+
+def test_a_pairing_of_few_pairs_prints_no_standard_error() -> None:
+    """Two pairs that happened to agree gave "+2.00..+2.00" and "SE 0.000": below
+    MIN_UNITS_SHOWN pairs the table prints n/a (docs/statistics.md), from it on the numbers."""
+    from rich.console import Console
+
+    from nardy.arena.stats import MIN_UNITS_SHOWN
+    from nardy.arena.tournament import PairingStanding, PoolStandings
+    from nardy.arena.tournament_cli import _pool_tables
+
+    def pairing(b: str, pairs: int) -> PairingStanding:
+        return PairingStanding(
+            "a", b, 2 * pairs, 2 * pairs, 0, 4 * pairs, pairs, 0, 2.0, 0.0, (2.0, 2.0), "t", 0.0
+        )
+
+    pool = PoolStandings(
+        "long",
+        "long",
+        {},
+        None,
+        4,
+        4,
+        (),
+        (pairing("few", 2), pairing("many", MIN_UNITS_SHOWN)),
+        None,
+    )
+    console = Console(width=200, record=True)
+    for part in _pool_tables(pool):
+        console.print(part)
+    text = console.export_text()
+    rows = {line.split()[3]: line for line in text.splitlines() if "a vs" in line}
+    assert "+2.00..+2.00" not in rows["few"] and "0.000" not in rows["few"]
+    assert rows["few"].count("n/a") == 3
+    assert "+2.00..+2.00" in rows["many"] and "n/a" not in rows["many"]
+    assert f"n/a: fewer than {MIN_UNITS_SHOWN} duplicate pairs" in text
+
+
 @pytest.mark.parametrize(
     ("setup", "args", "code", "message"),
     [
