@@ -63,6 +63,7 @@ from nardy.web.analysis_view import (
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
 from nardy.web.equity_graph import SYMBOLS, equity_graph, white_equity
 from nardy.web.names import BotNames
+from nardy.web.play import play_routes
 from nardy.web.plots import elo_plot
 from nardy.web.present import (
     BadQuery,
@@ -781,6 +782,7 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         Route("/api" + t + "/a/{game:path}", views.analysis_json),
         Route("/position/{position:path}", views.position),
         Route("/favicon.ico", favicon),
+        *play_routes(db, db_label=views.db_label),  # the Play page (nardy.web.play)
         # follow_symlink: an editable install (the README's, editable_mode=strict) links each
         # static file into the source tree; without it Starlette resolves the link, finds it
         # outside the folder and answers 404: every page unstyled and without its script.
