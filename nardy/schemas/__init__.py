@@ -4,7 +4,8 @@
 (``nardy check-variant --json``) and ``plays-answer`` (each line of ``nardy plays --jsonl``), and ``tournament``, the tournament TOML of
 ``nardy arena run FILE``. The arena's: ``arena-standings`` (``nardy arena standings --json``
 and ``nardy arena run --json``), ``arena-tournaments`` (``nardy arena standings --list --json``
-and the viewer's ``/api/tournaments``) and ``arena-verify`` (``nardy arena verify --json``).
+and the viewer's ``/api/tournaments``) and ``arena-verify`` (``nardy arena verify --json``). The Play page's: ``play-state`` (``GET
+/api/play/{id}``) and ``play-new`` (the body of ``POST /api/play``), docs/play.md.
 Editors and scripts can validate against them; the tests validate real outputs.
 """
 
@@ -23,6 +24,8 @@ NAMES = (
     "arena-standings",
     "arena-tournaments",
     "arena-verify",
+    "play-state",
+    "play-new",
 )
 
 

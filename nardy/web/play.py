@@ -1,0 +1,469 @@
+"""Playing in the browser: the Play page and its JSON API (docs/play.md, "Playing in the browser").
+
+* ``GET /play`` the form: variant, its options, match length, opponent (a bot or a friend), colour;
+* ``POST /api/play`` creates a game: ``{"id", "seat_url", "friend_url", "watch_url"}``;
+* ``GET /play/{id}`` the game page; the seat's secret travels in the URL's fragment
+  (``#seat=…``), which browsers never send to a server or to another site, and the page's script
+  sends it in the ``X-Nardy-Seat`` header;
+* ``GET /api/play/{id}`` the state (schema ``play-state``), from the seat's view when the header
+  holds its secret, else from White's (anyone may watch);
+* ``POST /api/play/{id}/step|undo|confirm|cube|resign|next|rematch`` the seat's actions: 403
+  without the seat's secret, 400 (with the reason in words) for what the rules refuse;
+* ``GET /api/play/{id}/records`` every game's record, for export and analysis.
+
+The server is the referee (:mod:`nardy.web.play_session`); the page only shows what it says.
+Endpoints are plain ``def`` (Starlette runs them in worker threads), and bots think in their own
+threads, so neither blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.templating import Jinja2Templates
+
+from nardy.arena.storage import POSTGRES_SCHEMES
+from nardy.bots.registry import installed_bots
+from nardy.core.game import COLOURS, DoubleDecision, PlayDecision, TakeDecision
+from nardy.core.notation import BAR, OFF, Step
+from nardy.core.plugins import registry
+from nardy.core.position import Position
+from nardy.core.variant import apply_steps
+from nardy.svg import Colour, CubeOwner, board
+from nardy.web.play_session import (
+    PlayError,
+    PlayForbidden,
+    PlaySession,
+    PlayStore,
+    SeatSpec,
+    new_secret,
+    next_steps,
+)
+from nardy.words import result_words
+
+__all__ = ["BOT_CHOICES", "play_routes", "play_store_path"]
+
+HERE = Path(__file__).parent
+SEAT_HEADER = "X-Nardy-Seat"
+BOT_CHOICES = ("heuristic", "neural", "neural:1", "random")
+"""The built-in bots the form offers by name; any other installed or ``module:Class`` bot can be
+typed in (``nardy play --bots`` accepts the same names)."""
+MAX_BODY = 4096
+
+
+def play_store_path(db: str) -> Path:
+    """Where the played games are kept: beside a SQLite tournament database (``arena.db`` →
+    ``arena-play.db``), or ``nardy-play.db`` in the working directory for a PostgreSQL one."""
+    if db.startswith(POSTGRES_SCHEMES):
+        return Path("nardy-play.db")
+    path = Path(db)
+    return path.with_name(f"{path.stem}-play.db")
+
+
+def _point_json(point: int) -> int | str:
+    return "bar" if point == BAR else "off" if point == OFF else point
+
+
+def _point_of(value: Any) -> int:
+    if value == "bar":
+        return BAR
+    if value == "off":
+        return OFF
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 24:
+        return value
+    raise PlayError(f"a point is 1-24, 'bar' or 'off', not {value!r}")
+
+
+def _step_json(step: Step) -> dict[str, Any]:
+    return {"from": _point_json(step.src), "to": _point_json(step.dst), "die": step.die}
+
+
+def _colour_name(colour: int) -> Colour:
+    return "white" if colour == 0 else "black"
+
+
+def _seat_name(seat: SeatSpec, colour: int) -> str:
+    if seat.kind == "bot":
+        return seat.bot
+    return seat.name or f"{COLOURS[colour]} (human)"
+
+
+class _PlayViews:
+    def __init__(self, store: PlayStore, db_label: str) -> None:
+        self.store = store
+        self.db_label = db_label
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.templates = Jinja2Templates(env=env)
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def page(self, request: Request, name: str, context: dict[str, Any]) -> Response:
+        return self.templates.TemplateResponse(
+            request, name, {"arena": None, "db": self.db_label, **context}
+        )
+
+    def session(self, request: Request) -> PlaySession:
+        try:
+            return self.store.get(request.path_params["id"])
+        except KeyError:
+            raise HTTPException(404, "no such game") from None
+
+    @staticmethod
+    def seat(request: Request, session: PlaySession) -> int | None:
+        return session.seat_of(request.headers.get(SEAT_HEADER, ""))
+
+    @staticmethod
+    def body(request: Request) -> dict[str, Any]:
+        raw = request.scope.get("_play_body")
+        data = json.loads(raw) if raw else {}
+        if not isinstance(data, dict):
+            raise PlayError("the request body is a JSON object")
+        return data
+
+    # -- the form -----------------------------------------------------------------------------------
+
+    def form(self, request: Request) -> Response:
+        variants = []
+        for name, info in registry().items():
+            variants.append(
+                {
+                    "name": name,
+                    "title": info.title,
+                    "match_only": bool(info.cycle),
+                    "options": [
+                        {
+                            "name": o.name,
+                            "default": o.default,
+                            "choices": list(o.choices),
+                            "kind": o.kind.__name__,
+                            "help": o.help,
+                        }
+                        for o in info.options
+                        if o.name != "match_length"
+                    ],
+                }
+            )
+        others = [n for n, b in installed_bots().items() if not b.builtin]
+        return self.page(
+            request,
+            "play.html",
+            {"variants": variants, "bots": [*BOT_CHOICES, *others]},
+        )
+
+    async def create(self, request: Request) -> Response:
+        raw = await request.body()
+        return await _threaded(self._create, raw)
+
+    def _create(self, raw: bytes) -> Response:
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError:
+            return JSONResponse({"error": "the body is not JSON"}, 400)
+        if not isinstance(data, dict):
+            return JSONResponse({"error": "the body is a JSON object"}, 400)
+        try:
+            session = self._new(data)
+        except (PlayError, ValueError, TypeError, KeyError) as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+        return JSONResponse(
+            _links(session, 0 if data.get("colour", "white") == "white" else 1), 201
+        )
+
+    def _new(self, data: dict[str, Any]) -> PlaySession:
+        variant = data.get("variant")
+        if variant not in registry():
+            raise PlayError(f"no variant {variant!r}")
+        options = data.get("options") or {}
+        if not isinstance(options, dict):
+            raise PlayError("options is an object")
+        length = data.get("match_length")
+        if length is not None and (not isinstance(length, int) or length < 1 or length > 99):
+            raise PlayError("match_length is a number of points, 1-99, or null for money play")
+        opponent = data.get("opponent") or {"kind": "bot", "bot": "heuristic"}
+        colour = data.get("colour", "white")
+        if colour not in ("white", "black"):
+            raise PlayError("colour is 'white' or 'black'")
+        me = SeatSpec("human", secret=new_secret(), name=str(data.get("name", ""))[:40])
+        if opponent.get("kind") == "friend":
+            other = SeatSpec("human", secret=new_secret(), name="")
+        elif opponent.get("kind") == "bot" and isinstance(opponent.get("bot"), str):
+            other = SeatSpec("bot", bot=opponent["bot"])
+        else:
+            raise PlayError("opponent is {'kind': 'bot', 'bot': NAME} or {'kind': 'friend'}")
+        seats = (me, other) if colour == "white" else (other, me)
+        return self.store.create(variant, options, length, seats, seed=data.get("seed"))
+
+    # -- a game -------------------------------------------------------------------------------------
+
+    def game_page(self, request: Request) -> Response:
+        session = self.session(request)
+        return self.page(request, "play_game.html", {"session": session})
+
+    def state(self, request: Request) -> Response:
+        session = self.session(request)
+        with session.lock:
+            return JSONResponse(state_json(session, self.seat(request, session)))
+
+    def records(self, request: Request) -> Response:
+        session = self.session(request)
+        with session.lock:
+            return JSONResponse({"id": session.id, "games": session.records()})
+
+    async def action(self, request: Request) -> Response:
+        raw = await request.body()
+        if len(raw) > MAX_BODY:
+            return JSONResponse({"error": "request too large"}, 413)
+        request.scope["_play_body"] = raw
+        return await _threaded(self._action, request)
+
+    def _action(self, request: Request) -> Response:
+        session = self.session(request)
+        seat = self.seat(request, session)
+        name = request.path_params["action"]
+        try:
+            body = self.body(request)
+            if name == "step":
+                die = body.get("die")
+                if die is not None and (not isinstance(die, int) or not 1 <= die <= 6):
+                    raise PlayError("die is 1-6")
+                session.step(seat, _point_of(body.get("from")), _point_of(body.get("to")), die)
+            elif name == "undo":
+                session.undo(seat)
+            elif name == "confirm":
+                session.confirm(seat)
+            elif name == "cube":
+                session.cube(seat, str(body.get("action", "")))
+            elif name == "resign":
+                session.resign(seat)
+            elif name == "next":
+                session.next_game(seat)
+            elif name == "rematch":
+                return self._rematch(session, seat)
+            else:
+                raise HTTPException(404, f"no action {name!r}")
+        except PlayForbidden as exc:
+            return JSONResponse({"error": str(exc)}, 403)
+        except (PlayError, ValueError) as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+        self.store.changed(session)
+        with session.lock:
+            return JSONResponse(state_json(session, seat))
+
+    def _rematch(self, session: PlaySession, seat: int | None) -> Response:
+        """The same settings, colours swapped, the seats' secrets kept (each player's link to
+        the rematch is his old one with the new id); asked twice, the same rematch."""
+        if seat is None:
+            raise PlayForbidden("only a seated player may ask for a rematch")
+        with session.lock:
+            if session.game_result is None:
+                raise PlayError("the game is not over")
+            if not session.rematch:
+                white, black = session.seats
+                new = self.store.create(
+                    session.variant_name,
+                    {k: v for k, v in session.options.items() if k != "match_length"},
+                    session.match_length,
+                    (black, white),
+                    rematch_of=session.id,
+                )
+                session.rematch = new.id
+                session.version += 1
+                self.store.save(session)
+            return JSONResponse({"id": session.rematch, "url": f"/play/{session.rematch}"})
+
+
+async def _threaded(fn: Any, *args: Any) -> Response:
+    from starlette.concurrency import run_in_threadpool
+
+    result: Response = await run_in_threadpool(fn, *args)
+    return result
+
+
+def _links(session: PlaySession, me: int) -> dict[str, Any]:
+    """The creator's seat link (colour ``me``), the friend's (a game against a friend) and the
+    spectators' link."""
+    out: dict[str, Any] = {"id": session.id, "watch_url": f"/play/{session.id}"}
+    out["seat_url"] = f"/play/{session.id}#seat={session.seats[me].secret}"
+    out["colour"] = _colour_name(me)
+    out["friend_url"] = None
+    friend = session.seats[1 - me]
+    if friend.kind == "human":
+        out["friend_url"] = f"/play/{session.id}#seat={friend.secret}"
+    return out
+
+
+def _decision_json(session: PlaySession) -> dict[str, Any] | None:
+    decision = session.decision
+    if decision is None:
+        return None
+    out: dict[str, Any] = {"player": _colour_name(decision.player)}
+    if isinstance(decision, PlayDecision):
+        out.update(
+            kind="play",
+            dice=list(decision.segment.dice),
+            segment=decision.segment.description,
+            segment_kind=decision.segment.kind,
+            dice_used=decision.plays.dice_used,
+        )
+    elif isinstance(decision, DoubleDecision):
+        out.update(kind="double", cube=decision.cube.value)
+    elif isinstance(decision, TakeDecision):
+        out.update(
+            kind="take",
+            cube=decision.cube.value,
+            offered=2 * decision.cube.value,
+            beaver_allowed=decision.beaver_allowed,
+        )
+    return out
+
+
+def _board_svg(session: PlaySession, viewer: int) -> str:
+    """The board from ``viewer``'s seat, numbered in his coordinates (so the page's clicks name
+    his points, which are the kernel's when he is to play): his entered steps as arrows while he
+    plays, else the last play made, drawn from its mover's side."""
+    game = session.game
+    variant = game.variant
+    names = (_seat_name(session.seats[0], 0), _seat_name(session.seats[1], 1))
+    score = (session.match.score[0], session.match.score[1])
+    if session.game_result is not None and session.results[-1:] == [session.game_result]:
+        score = (
+            score[0] - (session.game_result.points if session.game_result.winner == 0 else 0),
+            score[1] - (session.game_result.points if session.game_result.winner == 1 else 0),
+        )
+    decision = session.decision
+    mover = viewer
+    position: Position = game.position_for(viewer)
+    last: Any = None
+    if isinstance(decision, PlayDecision) and decision.player == viewer and session.entered:
+        position = apply_steps(decision.position, session.entered, pins=variant.rules.hitting.pins)
+        last = list(session.entered)
+    else:
+        plays = [e for e in game.events if e.kind == "play"]
+        if plays:
+            mover = plays[-1].player
+            position = game.position_for(mover)
+            last = str(plays[-1].data["play"]) or None
+    owner = game.cube.owner
+    cube: tuple[int, CubeOwner] | None = None
+    if game.cube_settings.enabled:
+        side: CubeOwner = None if owner is None else "mover" if owner == mover else "opponent"
+        cube = (game.cube.value, side)
+    svg = board(
+        position,
+        variant,
+        flipped=mover != viewer,
+        mover=_colour_name(mover),
+        last_play=last,
+        cube=cube,
+        pips=True,
+        names=names,
+        score=score if session.match_length else None,
+        match_length=session.match_length or 0,
+        crawford=session.match.crawford_game,
+    )
+    return str(svg._repr_svg_())
+
+
+def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
+    """The game as the page (or a script) sees it from ``seat`` (None: a spectator, White's view)."""
+    viewer = 0 if seat is None else seat
+    decision = session.decision
+    offered: list[Step] = []
+    complete = False
+    if isinstance(decision, PlayDecision) and decision.player == seat:
+        offered, complete = next_steps(session.game.variant, decision, session.entered)
+    result = session.game_result
+    names = {COLOURS[c]: _seat_name(session.seats[c], c) for c in (0, 1)}
+    result_out = None
+    if result is not None:
+        record = session.records()[-1]
+        result_out = {
+            **(record.get("result") or {}),
+            "text": result_words(
+                record.get("result"), session.game.variant, cube=result.cube_value, names=names
+            )
+            + (" (resigned)" if result.resigned else ""),
+        }
+    log = [
+        {
+            "player": _colour_name(e.player),
+            "kind": e.kind,
+            "text": _event_words(e.kind, e.data),
+        }
+        for e in session.game.events
+    ]
+    match = session.match
+    return {
+        "id": session.id,
+        "version": session.version,
+        "variant": session.game.variant.name,
+        "match_variant": session.variant_name,
+        "options": {k: v for k, v in session.options.items() if k != "match_length"},
+        "match_length": session.match_length,
+        "score": list(match.score),
+        "crawford": match.crawford_game,
+        "game_number": len(session.logs),
+        "seat": None if seat is None else _colour_name(seat),
+        "seats": [
+            {"colour": _colour_name(c), "kind": s.kind, "name": _seat_name(s, c)}
+            for c, s in enumerate(session.seats)
+        ],
+        "decision": _decision_json(session),
+        "entered": [_step_json(s) for s in session.entered],
+        "offered": [_step_json(s) for s in offered],
+        "complete": complete,
+        "cube": {
+            "enabled": session.game.cube_settings.enabled,
+            "value": session.game.cube.value,
+            "owner": None
+            if session.game.cube.owner is None
+            else _colour_name(session.game.cube.owner),
+        },
+        "board": _board_svg(session, viewer),
+        "log": log,
+        "result": result_out,
+        "match_over": match.is_over,
+        "can_next": result is not None and match.length is not None and not match.is_over,
+        "rematch": session.rematch or None,
+        "bot_error": session.bot_error or None,
+    }
+
+
+def _event_words(kind: str, data: dict[str, Any]) -> str:
+    if kind == "play":
+        return f"{data.get('segment', '')}: {data.get('play') or 'no move'}"
+    if kind in ("roll", "opening"):
+        return f"{'re-roll' if data.get('reroll') else kind} {'-'.join(map(str, data.get('dice', [])))}"
+    if kind == "double":
+        return f"doubles to {data.get('value')}"
+    if kind == "transfer":
+        return "hands over " + ", ".join(f"{n}×{v}" for v, n in data.get("steps", []))
+    if kind == "end":
+        return f"wins {data.get('points')} ({data.get('reason')})"
+    return kind
+
+
+def play_routes(db: str, *, store: PlayStore | None = None, db_label: str = "") -> list[BaseRoute]:
+    """The Play page's routes, for :func:`nardy.web.app.create_app` (games kept beside ``db``)."""
+    views = _PlayViews(store or PlayStore(play_store_path(db)), db_label or Path(db).name)
+    return [
+        Route("/play", views.form),
+        Route("/api/play", views.create, methods=["POST"]),
+        Route("/play/{id:str}", views.game_page),
+        Route("/api/play/{id:str}", views.state),
+        Route("/api/play/{id:str}/records", views.records),
+        Route("/api/play/{id:str}/{action:str}", views.action, methods=["POST"]),
+    ]

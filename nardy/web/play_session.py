@@ -1,0 +1,713 @@
+"""Games played in the browser: a human seat against a bot or a friend, refereed by the kernel.
+
+The server is the referee. A turn's segment is one :class:`~nardy.core.game.PlayDecision` of the
+kernel's own :class:`~nardy.core.game.Game` (progressions, re-rolls and transferred steps are each
+their own segment there, so this module never re-codes a turn plan); the player enters it one
+step at a time, and :func:`next_steps` says which steps may come next. A step is offered iff
+some legal whole play of the segment (``Variant.legal_plays``: maximum dice, larger die, head
+rule, six-block, pins, RULES.md §2.3) can still be reached by adding steps to those entered.
+
+The kernel lists one step order per resulting position (§2.3 item 7: plays are "deduplicated by
+resulting position"), so a player who enters the same steps in another order is judged by the
+result: the entered steps are applied with :func:`~nardy.core.variant.apply_steps` and the dice
+left must reach a legal play's result. Each single step must moreover be one the kernel allows
+as a one-die segment from the board it is played on (bar first, bearing off only when home,
+hits and pins as the variant has them), unless no such order reaches a legal result that a
+plain physical order does (e.g. a six-block formed and broken within the segment, which the
+kernel checks at the segment's end only): so every legal play stays enterable, and in the
+usual case an order the rules forbid step by step is refused.
+
+Sessions are stored as JSON in a SQLite file after every change (the seed and every answer:
+the game is rebuilt by replaying them, dice included), so a restarted server loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from nardy.bots import make_bot
+from nardy.bots.base import Bot
+from nardy.core import load_variant
+from nardy.core.dice import SeededDice
+from nardy.core.errors import (
+    GameStateError,
+    IllegalPlayError,
+    InvalidPositionError,
+    NardyError,
+)
+from nardy.core.game import (
+    COLOURS,
+    DoubleDecision,
+    Game,
+    GameResult,
+    PlayDecision,
+    TakeDecision,
+)
+from nardy.core.match import Match
+from nardy.core.movegen import BoardKey, board_of
+from nardy.core.notation import BAR, OFF, Step, play_text
+from nardy.core.position import Position
+from nardy.core.variant import LegalPlays, Variant, apply_steps
+
+__all__ = [
+    "PlayError",
+    "PlayForbidden",
+    "PlaySession",
+    "PlayStore",
+    "SeatSpec",
+    "next_steps",
+]
+
+SeatKind = Literal["human", "bot"]
+
+
+class PlayError(NardyError, ValueError):
+    """A request the game refuses (an illegal step, an answer out of turn): HTTP 400."""
+
+
+class PlayForbidden(PlayError):
+    """A move asked without the seat's secret: HTTP 403."""
+
+
+# -- the referee of one segment ------------------------------------------------------------------
+
+
+def _key(position: Position) -> BoardKey:
+    return tuple(board_of(position))
+
+
+def _destination(src: int, die: int) -> int:
+    """Where a checker from ``src`` goes with ``die``: every variant's mover walks 24 → 1 in his
+    own coordinates (RULES.md §1.1), entering from the bar (25) and bearing off past 1."""
+    dst = src - die
+    return OFF if dst <= 0 else dst
+
+
+class _Segment:
+    """The search of :func:`next_steps` for one segment: memoised reachability of the legal
+    results from a board with some dice left."""
+
+    def __init__(self, variant: Variant, plays: LegalPlays) -> None:
+        self.variant = variant
+        self.pins = variant.rules.hitting.pins
+        self.targets = frozenset(plays.board_keys())
+        self.need = plays.dice_used
+        self._single: dict[tuple[BoardKey, int], frozenset[BoardKey]] = {}
+        self._reach: dict[tuple[BoardKey, tuple[int, ...], int, bool], frozenset[BoardKey]] = {}
+
+    def one_die(self, position: Position, die: int) -> frozenset[BoardKey]:
+        """The results of the one-die segment ``die`` from ``position``: the steps the kernel
+        allows on their own (empty when the die cannot be played)."""
+        k = (_key(position), die)
+        found = self._single.get(k)
+        if found is None:
+            try:
+                plays = self.variant.legal_plays(position, (die,))
+            except (GameStateError, InvalidPositionError):
+                # A step ended the game (plakoto's mother rule, §3.12.2), or the board cannot
+                # occur (a checker borne off with another outside home): nothing follows.
+                plays = None
+            found = frozenset(plays.board_keys()) if plays and plays.dice_used else frozenset()
+            self._single[k] = found
+        return found
+
+    def moves(self, position: Position, die: int, strict: bool) -> list[tuple[Step, Position]]:
+        """The steps of one checker by ``die``: physically possible ones (``strict=False``) or
+        those the kernel allows as a one-die segment too (``strict=True``)."""
+        b = board_of(position)
+        sources = [BAR] if b[BAR] > 0 else []
+        sources += [p for p in range(24, 0, -1) if b[p] > 0]
+        allowed = self.one_die(position, die) if strict else None
+        out = []
+        for src in sources:
+            step = Step(src, _destination(src, die), die)
+            try:
+                after = apply_steps(position, [step], pins=self.pins)
+            except IllegalPlayError:
+                continue
+            if allowed is not None and _key(after) not in allowed:
+                continue
+            out.append((step, after))
+        return out
+
+    def reach(
+        self, position: Position, dice: tuple[int, ...], left: int, strict: bool
+    ) -> frozenset[BoardKey]:
+        """The legal results reachable from ``position`` with at most ``left`` more steps of
+        ``dice`` (fewer only where the position itself is a legal result: a play the mother
+        rule ends before its last die, RULES.md §3.12.2)."""
+        key = _key(position)
+        own = frozenset([key]) & self.targets
+        if left == 0 or own:
+            return own
+        memo = (key, dice, left, strict)
+        found = self._reach.get(memo)
+        if found is not None:
+            return found
+        out: set[BoardKey] = set()
+        for die in sorted(set(dice)):
+            rest = _without(dice, die)
+            for _, after in self.moves(position, die, strict):
+                out |= self.reach(after, rest, left - 1, strict)
+        found = self._reach[memo] = frozenset(out)
+        return found
+
+
+def _without(dice: tuple[int, ...], die: int) -> tuple[int, ...]:
+    i = dice.index(die)
+    return dice[:i] + dice[i + 1 :]
+
+
+def remaining_dice(dice: Sequence[int], steps: Iterable[Step]) -> tuple[int, ...]:
+    """The dice of the segment not yet used by ``steps`` (each step names its die)."""
+    left = tuple(sorted(dice))
+    for step in steps:
+        if step.die not in left:
+            raise PlayError(f"no die {step.die} is left to play")
+        left = _without(left, step.die)
+    return left
+
+
+def next_steps(
+    variant: Variant, decision: PlayDecision, entered: Sequence[Step]
+) -> tuple[list[Step], bool]:
+    """The steps that may follow ``entered`` in the segment of ``decision``, and whether the
+    entered steps already make a legal play (then nothing may follow: every legal play of a
+    segment uses the same number of dice, RULES.md §2.3 "N")."""
+    seg = _Segment(variant, decision.plays)
+    position = apply_steps(decision.position, entered, pins=seg.pins)
+    left = seg.need - len(entered)
+    if left <= 0 or _key(position) in seg.targets:
+        return [], _key(position) in seg.targets
+    dice = remaining_dice(decision.segment.dice, entered)
+    strict_found: dict[Step, frozenset[BoardKey]] = {}
+    loose_found: dict[Step, frozenset[BoardKey]] = {}
+    for die in sorted(set(dice)):
+        rest = _without(dice, die)
+        allowed = seg.one_die(position, die)
+        for step, after in seg.moves(position, die, strict=False):
+            loose_found[step] = seg.reach(after, rest, left - 1, strict=False)
+            if _key(after) in allowed:
+                strict_found[step] = seg.reach(after, rest, left - 1, strict=True)
+    covered = frozenset().union(*strict_found.values())
+    offered = [
+        step
+        for step, results in loose_found.items()
+        if strict_found.get(step) or not results <= covered
+    ]
+    return offered, False
+
+
+def play_of(decision: PlayDecision, variant: Variant, entered: Sequence[Step]) -> int:
+    """The index of the legal play that ``entered`` makes (by result); raises when none."""
+    result = apply_steps(decision.position, entered, pins=variant.rules.hitting.pins)
+    try:
+        return decision.plays.index_of(result)
+    except IllegalPlayError:
+        raise PlayError("those steps are not a whole legal play") from None
+
+
+# -- a session ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who sits at one colour: a human (with the secret that lets him move) or a bot by name."""
+
+    kind: SeatKind
+    bot: str = ""
+    secret: str = ""
+    name: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "bot": self.bot, "secret": self.secret, "name": self.name}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeatSpec:
+        return cls(data["kind"], data.get("bot", ""), data.get("secret", ""), data.get("name", ""))
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(18)
+
+
+@dataclass(slots=True)
+class _GameLog:
+    """What replays one game: its dice seed and every answer given, in order. An answer is a
+    play's text, ``True``/``False`` for a double decision, ``"take"``/``"drop"``/``"beaver"``,
+    or ``{"resign": colour}``."""
+
+    seed: int
+    answers: list[Any] = field(default_factory=list)
+    record: dict[str, Any] | None = None
+
+
+class PlaySession:
+    """One game or match in the browser: the kernel's :class:`Match` and current :class:`Game`,
+    the seats, the steps entered so far, and the answers that rebuild it all."""
+
+    def __init__(
+        self,
+        session_id: str,
+        variant_name: str,
+        options: dict[str, Any],
+        match_length: int | None,
+        seats: tuple[SeatSpec, SeatSpec],
+        seed: int,
+        *,
+        created: float | None = None,
+        rematch_of: str = "",
+    ) -> None:
+        self.id = session_id
+        self.variant_name = variant_name
+        self.options = dict(options)
+        self.match_length = match_length
+        self.seats = seats
+        self.seed = seed
+        self.created = time.time() if created is None else created
+        self.rematch_of = rematch_of
+        self.rematch = ""
+        """The id of the rematch session, once one was asked for."""
+        if match_length is not None:
+            self.options["match_length"] = match_length
+        self.variant = load_variant(variant_name, self.options)
+        self.match = Match.of(self.variant, match_length)
+        self.logs: list[_GameLog] = []
+        self.results: list[GameResult] = []
+        self.entered: list[Step] = []
+        self.version = 0
+        self.lock = threading.RLock()
+        self.bots: list[Bot | None] = [None, None]
+        self.bot_error = ""
+        self.game: Game = self._start_game(seed)
+
+    # -- building and replaying -------------------------------------------------------------------
+
+    def _bot(self, colour: int) -> Bot | None:
+        seat = self.seats[colour]
+        if seat.kind != "bot":
+            return None
+        bot = self.bots[colour]
+        if bot is None:
+            bot = self.bots[colour] = make_bot(seat.bot, self.seed + colour)
+        return bot
+
+    def _start_game(self, seed: int) -> Game:
+        game = self.match.new_game(SeededDice(seed))
+        self.logs.append(_GameLog(seed))
+        self.entered = []
+        for colour in (0, 1):
+            bot = self._bot(colour)
+            if bot is not None:
+                bot.start_game(game.variant, colour)
+        self.game = game
+        return game
+
+    @property
+    def game_result(self) -> GameResult | None:
+        """The current game's result (a resignation's too)."""
+        if len(self.results) == len(self.logs):
+            return self.results[-1]
+        return self.game.result
+
+    def _answer(self, answer: Any) -> None:
+        """Give the current decision ``answer`` and log it (the one way the game advances)."""
+        game = self.game
+        if isinstance(answer, dict):
+            self._resign(int(answer["resign"]))
+        else:
+            game.decide(answer)
+        self.logs[-1].answers.append(answer)
+        self._after_answer()
+
+    def _after_answer(self) -> None:
+        """Record a finished game (its record and its result in the match)."""
+        self.entered = []
+        result = self.game_result
+        if result is not None and self.logs[-1].record is None:
+            record = self.game.record()
+            if len(self.results) == len(self.logs):
+                record["result"] = _result_json(result)
+            self.logs[-1].record = record
+            if len(self.results) < len(self.logs):
+                self.results.append(result)
+            self.match.add_result(result)
+        self.version += 1
+
+    def _resign(self, loser: int) -> None:
+        """Resigning concedes the game at what it would score if the opponent finished now
+        (RULES.md §2.6's scoring of the board as it stands: a gammon stays a gammon). Resignation
+        itself is outside RULES.md ("Resignation is outside these rules"), so this is the web's."""
+        game = self.game
+        if game.result is not None:
+            raise PlayError("the game is over")
+        winner = 1 - loser
+        variant = game.variant
+        position = game.position_for(winner)
+        side = variant.loser_side(position, 1)
+        points = variant.game_points(
+            side,
+            game.cube.value,
+            cube_centred=game.cube.owner is None,
+            jacoby=game.cube_settings.jacoby,
+        )
+        self.results.append(
+            GameResult(
+                winner,
+                points,
+                variant.game_value(side),
+                game.cube.value,
+                "drop",
+                resigned=True,
+            )
+        )
+
+    def replay(self, logs: list[dict[str, Any]]) -> None:
+        """Rebuild from stored logs: every game replayed from its seed and answers."""
+        for n, data in enumerate(logs):
+            if n:
+                self._start_game(int(data["seed"]))
+            for answer in data["answers"]:
+                self._answer(answer)
+        self.version = 0
+
+    # -- what the players do ------------------------------------------------------------------------
+
+    @property
+    def decision(self) -> PlayDecision | DoubleDecision | TakeDecision | None:
+        return None if self.game_result is not None else self.game.decision
+
+    def seat_of(self, secret: str) -> int | None:
+        """The colour whose secret this is (None: a spectator)."""
+        for colour, seat in enumerate(self.seats):
+            if seat.kind == "human" and secret and secrets.compare_digest(seat.secret, secret):
+                return colour
+        return None
+
+    def _require_turn(self, colour: int | None) -> PlayDecision | DoubleDecision | TakeDecision:
+        if colour is None:
+            raise PlayForbidden("only a seated player may move: this link has no seat's secret")
+        decision = self.decision
+        if decision is None:
+            raise PlayError("the game is over" if self.game_result else "nothing to decide now")
+        if decision.player != colour:
+            raise PlayError(f"it is {COLOURS[decision.player]}'s turn, not yours")
+        return decision
+
+    def step(self, colour: int | None, src: int, dst: int, die: int | None) -> None:
+        """Enter one step of the current segment; refused unless :func:`next_steps` offers it."""
+        with self.lock:
+            decision = self._require_turn(colour)
+            if not isinstance(decision, PlayDecision):
+                raise PlayError("a cube decision is pending, not a play")
+            offered, _ = next_steps(self.game.variant, decision, self.entered)
+            matching = [
+                s
+                for s in offered
+                if s.src == src and s.dst == dst and (die is None or s.die == die)
+            ]
+            if not matching:
+                raise PlayError(_refusal(src, dst, offered))
+            # Two dice bearing off the same checker: the smaller die, as the higher one is the
+            # more useful left over (the other is still offered when it alone leads on).
+            self.entered.append(min(matching, key=lambda s: s.die))
+            self.version += 1
+
+    def undo(self, colour: int | None) -> None:
+        with self.lock:
+            self._require_turn(colour)
+            if self.entered:
+                self.entered.pop()
+                self.version += 1
+
+    def confirm(self, colour: int | None) -> None:
+        with self.lock:
+            decision = self._require_turn(colour)
+            if not isinstance(decision, PlayDecision):
+                raise PlayError("a cube decision is pending, not a play")
+            index = play_of(decision, self.game.variant, self.entered)
+            self._answer(decision.plays[index].text)
+
+    def cube(self, colour: int | None, action: str) -> None:
+        """``double`` / ``roll`` before rolling; ``take`` / ``drop`` / ``beaver`` when doubled."""
+        with self.lock:
+            decision = self._require_turn(colour)
+            if isinstance(decision, DoubleDecision) and action in ("double", "roll"):
+                self._answer(action == "double")
+            elif isinstance(decision, TakeDecision) and action in ("take", "drop", "beaver"):
+                try:
+                    self.game.decide(action)  # checks beaver_allowed before logging
+                except NardyError as exc:
+                    raise PlayError(str(exc)) from None
+                self.logs[-1].answers.append(action)
+                self._after_answer()
+            else:
+                raise PlayError(f"{action!r} does not answer the decision now")
+
+    def resign(self, colour: int | None) -> None:
+        with self.lock:
+            if colour is None:
+                raise PlayForbidden("only a seated player may resign")
+            if self.game_result is not None:
+                raise PlayError("the game is over")
+            self._answer({"resign": colour})
+
+    def next_game(self, colour: int | None) -> None:
+        """Start the match's next game (both humans may; a bot's seat needs nobody)."""
+        with self.lock:
+            if colour is None:
+                raise PlayForbidden("only a seated player may start the next game")
+            if self.game_result is None:
+                raise PlayError("the game is not over")
+            if self.match.is_over or self.match.length is None:
+                raise PlayError("the match is over: ask for a rematch")
+            self._start_game(self.seed + 1000 * len(self.logs))
+            self.version += 1
+
+    # -- bots ---------------------------------------------------------------------------------------
+
+    def bot_to_move(self) -> bool:
+        decision = self.decision
+        return decision is not None and self.seats[decision.player].kind == "bot"
+
+    def bot_move(self) -> bool:
+        """Let the bot answer the current decision (called in a worker thread); False when it is
+        no bot's turn. The bot thinks outside the lock, so the page keeps answering."""
+        with self.lock:
+            decision = self.decision
+            if decision is None or self.seats[decision.player].kind != "bot":
+                return False
+            bot = self._bot(decision.player)
+            version = self.version
+        assert bot is not None
+        if isinstance(decision, PlayDecision):
+            answer: Any = decision.plays[bot.choose_play(decision)].text
+        elif isinstance(decision, DoubleDecision):
+            answer = bool(bot.offer_double(decision))
+        else:
+            answer = bot.respond_to_double(decision)
+        with self.lock:
+            if self.version != version:
+                return True  # something else moved meanwhile (a resignation): ask again
+            self._answer(answer)
+        return True
+
+    # -- storage --------------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "variant": self.variant_name,
+            "options": {k: v for k, v in self.options.items() if k != "match_length"},
+            "match_length": self.match_length,
+            "seats": [seat.to_json() for seat in self.seats],
+            "seed": self.seed,
+            "created": self.created,
+            "rematch_of": self.rematch_of,
+            "rematch": self.rematch,
+            "games": [{"seed": log.seed, "answers": log.answers} for log in self.logs],
+            "entered": [list(step[:3]) for step in self.entered],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PlaySession:
+        seats = tuple(SeatSpec.from_json(s) for s in data["seats"])
+        session = cls(
+            data["id"],
+            data["variant"],
+            data["options"],
+            data["match_length"],
+            (seats[0], seats[1]),
+            int(data["seed"]),
+            created=float(data["created"]),
+            rematch_of=data.get("rematch_of", ""),
+        )
+        session.rematch = data.get("rematch", "")
+        session.replay(data["games"])
+        # The steps of a turn being entered: a restart keeps them too (refereed when entered).
+        session.entered = [Step(a, b, c) for a, b, c in data.get("entered", [])]
+        return session
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every game's record as :meth:`Game.record` writes it (the arena's record format's
+        game part), the current one included."""
+        out = []
+        for n, log in enumerate(self.logs):
+            if log.record is not None:
+                out.append(log.record)
+            elif n == len(self.logs) - 1:
+                out.append(self.game.record())
+        return out
+
+
+def _result_json(result: GameResult) -> dict[str, Any]:
+    return {
+        "winner": None if result.draw else COLOURS[result.winner],
+        "points": result.points,
+        "reason": "resign" if result.resigned else result.reason,
+        "cube": result.cube_value,
+        **({"resigned": True} if result.resigned else {}),
+        **({"draw": True} if result.draw else {}),
+    }
+
+
+def _point_words(point: int) -> str:
+    return "the bar" if point == BAR else "off" if point == OFF else f"point {point}"
+
+
+def _refusal(src: int, dst: int, offered: Sequence[Step]) -> str:
+    """Why a step is refused, in words the player can act on."""
+    if not offered:
+        return "no step is possible now: confirm or undo"
+    froms = sorted({s.src for s in offered}, reverse=True)
+    if src not in froms:
+        where = ", ".join(_point_words(p) for p in froms)
+        return (
+            f"no legal play moves a checker from {_point_words(src)} now; you may move from {where}"
+        )
+    dsts = sorted({s.dst for s in offered if s.src == src}, reverse=True)
+    return (
+        f"from {_point_words(src)} the checker may go to "
+        f"{', '.join(_point_words(d) for d in dsts)}, not {_point_words(dst)}"
+    )
+
+
+def steps_text(steps: Sequence[Step]) -> str:
+    return play_text(tuple(steps))
+
+
+# -- storage ---------------------------------------------------------------------------------------
+
+
+class PlayStore:
+    """Sessions as JSON rows of a SQLite file, written after every change; sessions in memory,
+    loaded on first use (after a restart, from the file), bots run in worker threads."""
+
+    def __init__(self, path: str | Path, *, bot_delay_s: float = 0.0) -> None:
+        self.path = Path(path)
+        self.bot_delay_s = bot_delay_s
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS play_sessions (id TEXT PRIMARY KEY, data TEXT NOT NULL, "
+            "finished INTEGER NOT NULL DEFAULT 0, updated REAL NOT NULL)"
+        )
+        self._db_lock = threading.Lock()
+        self._sessions: dict[str, PlaySession] = {}
+        self._lock = threading.Lock()
+        self._threads: dict[str, threading.Thread] = {}
+        self.listeners: list[Callable[[PlaySession], None]] = []
+
+    def close(self) -> None:
+        with self._db_lock:
+            self._db.close()
+
+    def save(self, session: PlaySession) -> None:
+        data = json.dumps(session.to_json(), separators=(",", ":"))
+        done = int(session.game_result is not None)
+        with self._db_lock:
+            self._db.execute(
+                "INSERT INTO play_sessions (id, data, finished, updated) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET data = excluded.data, "
+                "finished = excluded.finished, updated = excluded.updated",
+                (session.id, data, done, time.time()),
+            )
+
+    def create(
+        self,
+        variant: str,
+        options: dict[str, Any],
+        match_length: int | None,
+        seats: tuple[SeatSpec, SeatSpec],
+        *,
+        seed: int | None = None,
+        rematch_of: str = "",
+    ) -> PlaySession:
+        for seat in seats:
+            if seat.kind == "bot":
+                _check_bot(seat.bot)
+        session = PlaySession(
+            secrets.token_hex(8),
+            variant,
+            options,
+            match_length,
+            seats,
+            secrets.randbits(48) if seed is None else seed,
+            rematch_of=rematch_of,
+        )
+        with self._lock:
+            self._sessions[session.id] = session
+        self.save(session)
+        self.kick(session)
+        return session
+
+    def get(self, session_id: str) -> PlaySession:
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is None:
+                with self._db_lock:
+                    row = self._db.execute(
+                        "SELECT data FROM play_sessions WHERE id = ?", (session_id,)
+                    ).fetchone()
+                if row is None:
+                    raise KeyError(session_id)
+                session = PlaySession.from_json(json.loads(row[0]))
+                self._sessions[session_id] = session
+        self.kick(session)
+        return session
+
+    def ids(self) -> list[tuple[str, dict[str, Any], bool, float]]:
+        with self._db_lock:
+            rows = self._db.execute(
+                "SELECT id, data, finished, updated FROM play_sessions ORDER BY updated DESC"
+            ).fetchall()
+        return [(r[0], json.loads(r[1]), bool(r[2]), float(r[3])) for r in rows]
+
+    def changed(self, session: PlaySession) -> None:
+        """After a player's action: store it, let a bot answer if it is a bot's turn."""
+        self.save(session)
+        self.kick(session)
+
+    def kick(self, session: PlaySession) -> None:
+        """Start the bot's worker thread when a bot is to decide (one thread per session)."""
+        if not session.bot_to_move():
+            return
+        with self._lock:
+            running = self._threads.get(session.id)
+            if running is not None and running.is_alive():
+                return
+            thread = threading.Thread(
+                target=self._bot_loop, args=(session,), name=f"play-bot-{session.id}", daemon=True
+            )
+            self._threads[session.id] = thread
+        thread.start()
+
+    def _bot_loop(self, session: PlaySession) -> None:
+        try:
+            while session.bot_to_move():
+                if self.bot_delay_s:
+                    time.sleep(self.bot_delay_s)
+                if not session.bot_move():
+                    break
+                self.save(session)
+        except Exception as exc:  # a broken plugin bot: say so on the page, keep the server up
+            session.bot_error = f"the bot failed: {type(exc).__name__}: {exc}"
+            session.version += 1
+
+
+@lru_cache(maxsize=64)
+def _check_bot(name: str) -> None:
+    """A bot name the page may seat (raises :class:`PlayError` for one that does not load)."""
+    try:
+        make_bot(name, 0)
+    except (ValueError, ImportError) as exc:
+        raise PlayError(f"no bot {name!r}: {exc}") from None

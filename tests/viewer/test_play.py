@@ -1,0 +1,336 @@
+"""The Play page's referee and JSON API (nardy.web.play, nardy.web.play_session).
+
+The referee is checked against the kernel on every plays case of RULES.md §5 and on random
+games: walking the steps it offers reaches exactly the legal plays' results (none missing, no
+other), so a player can enter every legal play and nothing else.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the dev extra)")
+
+from starlette.testclient import TestClient
+
+from nardy.core import load_variant
+from nardy.core.dice import SeededDice
+from nardy.core.game import Game, PlayDecision, Segment
+from nardy.core.movegen import board_of
+from nardy.core.notation import BAR, OFF, Step
+from nardy.core.position import Position
+from nardy.core.variant import Variant, apply_steps
+from nardy.schemas import schema
+from nardy.web.app import create_app
+from nardy.web.play_session import PlayError, PlaySession, SeatSpec, next_steps
+from tests import rules_cases as rc
+
+PLAYS_CASES = [c for c in rc.load_cases() if c.get("kind", rc.KIND_PLAYS) == rc.KIND_PLAYS]
+
+
+def _decision(variant: Variant, position: Any, dice: tuple[int, ...]) -> PlayDecision:
+    plays = variant.legal_plays(position, dice)
+    return PlayDecision(0, Segment(0, dice, "roll", "test"), position, plays)
+
+
+def _walk(variant: Variant, decision: PlayDecision) -> set[tuple[int, ...]]:
+    """Every result reached by entering offered steps until the referee says complete; fails
+    if a walk gets stuck (offered nothing, yet not complete)."""
+    pins = variant.rules.hitting.pins
+    reached: set[tuple[int, ...]] = set()
+
+    def walk(entered: list[Step]) -> None:
+        offered, done = next_steps(variant, decision, entered)
+        if done:
+            result = apply_steps(decision.position, entered, pins=pins)
+            reached.add(tuple(board_of(result)))
+            return
+        assert offered, f"stuck after {entered} with {decision.segment.dice}"
+        for step in offered:
+            walk([*entered, step])
+
+    walk([])
+    return reached
+
+
+@pytest.mark.parametrize("case", PLAYS_CASES, ids=lambda c: str(c["id"]))
+def test_the_offered_steps_reach_exactly_the_legal_plays_of_every_rules_case(
+    case: dict[str, Any],
+) -> None:
+    variant = load_variant(case["variant"], case.get("options") or {})
+    position = Position.from_json(rc.case_position(case))
+    decision = _decision(variant, position, rc.dice_of(case))
+    if decision.plays.dice_used == 0:
+        assert next_steps(variant, decision, []) == ([], True)
+        return
+    assert _walk(variant, decision) == set(decision.plays.board_keys())
+
+
+@pytest.mark.parametrize(
+    "name", ["long", "backgammon", "plakoto", "fevga", "nardgammon", "giul", "gulbar"]
+)
+def test_the_offered_steps_reach_exactly_the_legal_plays_in_random_games(name: str) -> None:
+    variant = load_variant(name)
+    rng = random.Random(name)
+    checked = 0
+    for seed in range(3):
+        game = Game(variant, SeededDice(seed))
+        while game.decision is not None:
+            decision = game.decision
+            if isinstance(decision, PlayDecision):
+                if len(decision.segment.dice) <= 2 or checked % 4 == 0:
+                    assert _walk(variant, decision) == set(decision.plays.board_keys())
+                checked += 1
+                game.decide(rng.randrange(len(decision.plays)))
+            else:
+                game.decide(False if not hasattr(decision, "beaver_allowed") else "take")
+    assert checked > 100
+
+
+def _case(case_id: str) -> tuple[Variant, PlayDecision]:
+    case = next(c for c in PLAYS_CASES if c["id"] == case_id)
+    variant = load_variant(case["variant"], case.get("options") or {})
+    return variant, _decision(variant, Position.from_json(rc.case_position(case)), rc.dice_of(case))
+
+
+def _pairs(steps: list[Step]) -> set[tuple[int, int, int]]:
+    return {(s.src, s.dst, s.die) for s in steps}
+
+
+def test_bar_first_and_the_larger_die_rule() -> None:
+    # BG-07: "bar first — the 6 enters, then the 4 is free": 13/9 is refused until the entry.
+    variant, decision = _case("BG-07")
+    offered, done = next_steps(variant, decision, [])
+    assert _pairs(offered) == {(BAR, 19, 6)} and not done
+    offered, _ = next_steps(variant, decision, [Step(BAR, 19, 6)])
+    assert _pairs(offered) == {(19, 15, 4), (13, 9, 4)}
+    # BG-04: "either die alone but not both — the larger (6) must be played".
+    variant, decision = _case("BG-04")
+    offered, _ = next_steps(variant, decision, [])
+    assert _pairs(offered) == {(13, 7, 6)}
+    assert next_steps(variant, decision, [Step(13, 7, 6)]) == ([], True)
+
+
+def test_another_order_of_the_same_steps_is_accepted() -> None:
+    """The kernel lists one order per result (§2.3 item 7); the player may enter the other."""
+    variant = load_variant("backgammon")
+    decision = _decision(variant, variant.start_position(), (6, 1))
+    play = next(p for p in decision.plays if p.text == "13/7 8/7")
+    for order in (list(play.steps), list(reversed(play.steps))):
+        entered: list[Step] = []
+        for step in order:
+            offered, done = next_steps(variant, decision, entered)
+            assert not done and (step.src, step.dst, step.die) in _pairs(offered)
+            entered.append(step)
+        assert next_steps(variant, decision, entered) == ([], True)
+
+
+def test_the_head_rule_of_long_nardy() -> None:
+    """RULES.md §3.3: one checker leaves the head per turn (5-3 is no first-turn exception)."""
+    variant = load_variant("long")
+    decision = _decision(variant, variant.start_position(), (5, 3))
+    offered, _ = next_steps(variant, decision, [])
+    assert {s.src for s in offered} == {24}
+    offered, _ = next_steps(variant, decision, [Step(24, 19, 5)])
+    assert 24 not in {s.src for s in offered} and (19, 16, 3) in _pairs(offered)
+
+
+def test_a_session_refuses_a_step_out_of_the_rules_with_a_reason(tmp_path: Path) -> None:
+    seats = (SeatSpec("human", secret="w"), SeatSpec("human", secret="b"))
+    session = PlaySession("t", "backgammon", {}, None, seats, 3)
+    decision = session.decision
+    assert isinstance(decision, PlayDecision)
+    me = decision.player
+    with pytest.raises(PlayError, match="no legal play moves a checker from point 1"):
+        session.step(me, 1, OFF, None)
+    with pytest.raises(PlayError, match="turn"):
+        session.step(1 - me, 13, 7, None)
+    offered, _ = next_steps(session.game.variant, decision, [])
+    first = offered[0]
+    session.step(me, first.src, first.dst, first.die)
+    session.undo(me)
+    assert session.entered == []
+
+
+# -- the JSON API -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(str(tmp_path / "arena.db"))) as c:
+        yield c
+
+
+def _seat(url: str) -> str:
+    return url.split("#seat=", 1)[1]
+
+
+def _play_out(
+    client: TestClient, game_id: str, secrets: dict[str, str], rng: random.Random
+) -> dict[str, Any]:
+    """Play the game to its end through the API, each seat entering random offered steps."""
+    validator = jsonschema.Draft202012Validator(schema("play-state"))
+    for _ in range(5000):
+        seen = []
+        for secret in secrets.values():
+            state = client.get(f"/api/play/{game_id}", headers={"X-Nardy-Seat": secret}).json()
+            validator.validate(state)
+            seen.append((secret, state))
+        if seen[0][1]["result"] is not None:
+            return dict(seen[0][1])
+        for secret, state in seen:
+            d = state["decision"]
+            if d is None or d["player"] != state["seat"]:
+                continue
+            h = {"X-Nardy-Seat": secret}
+            if d["kind"] == "double":
+                r = client.post(f"/api/play/{game_id}/cube", json={"action": "roll"}, headers=h)
+            elif d["kind"] == "take":
+                r = client.post(f"/api/play/{game_id}/cube", json={"action": "take"}, headers=h)
+            elif state["complete"]:
+                r = client.post(f"/api/play/{game_id}/confirm", headers=h)
+            else:
+                step = rng.choice(state["offered"])
+                r = client.post(f"/api/play/{game_id}/step", json=step, headers=h)
+            assert r.status_code == 200, r.text
+        else:
+            time.sleep(0.01)  # a bot is thinking
+    raise AssertionError("the game did not end")
+
+
+def _new(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/play", json=body)
+    assert r.status_code == 201, r.text
+    jsonschema.Draft202012Validator(schema("play-new")).validate(body)
+    return dict(r.json())
+
+
+@pytest.mark.parametrize("variant", ["long", "backgammon"])
+def test_a_whole_game_against_a_bot_through_the_api(client: TestClient, variant: str) -> None:
+    made = _new(
+        client,
+        variant=variant,
+        opponent={"kind": "bot", "bot": "heuristic"},
+        colour="black",
+        seed=11,
+    )
+    assert made["friend_url"] is None and made["colour"] == "black"
+    end = _play_out(client, made["id"], {"black": _seat(made["seat_url"])}, random.Random(1))
+    assert end["result"]["points"] >= 1 and end["decision"] is None
+    assert end["result"]["text"]
+    records = client.get(f"/api/play/{made['id']}/records").json()["games"]
+    assert records[0]["variant"] == variant and records[0]["result"] is not None
+    plays = [e for e in records[0]["events"] if e["kind"] == "play"]
+    assert any(e["player"] == "White" for e in plays) and any(e["player"] == "Black" for e in plays)
+
+
+def test_a_friend_game_403_without_or_with_the_other_seat_secret(client: TestClient) -> None:
+    made = _new(client, variant="backgammon", opponent={"kind": "friend"}, colour="white", seed=4)
+    secrets = {"white": _seat(made["seat_url"]), "black": _seat(made["friend_url"])}
+    game = made["id"]
+    watch = client.get(f"/api/play/{game}").json()
+    assert watch["seat"] is None and watch["offered"] == []
+    mover = watch["decision"]["player"]
+    other = "black" if mover == "white" else "white"
+    mine = client.get(f"/api/play/{game}", headers={"X-Nardy-Seat": secrets[mover]}).json()
+    step = mine["offered"][0]
+    for headers in ({}, {"X-Nardy-Seat": "nonsense"}):
+        r = client.post(f"/api/play/{game}/step", json=step, headers=headers)
+        assert r.status_code == 403, r.text
+        assert client.post(f"/api/play/{game}/resign", headers=headers).status_code == 403
+    r = client.post(f"/api/play/{game}/step", json=step, headers={"X-Nardy-Seat": secrets[other]})
+    assert r.status_code == 400 and "turn" in r.json()["error"]
+    r = client.post(f"/api/play/{game}/step", json=step, headers={"X-Nardy-Seat": secrets[mover]})
+    assert r.status_code == 200 and r.json()["entered"] == [step]
+    # The secret never shows in what a spectator (or the other seat) reads.
+    assert secrets[mover] not in client.get(f"/api/play/{game}").text
+    assert secrets[mover] not in client.get(f"/play/{game}").text
+    end = _play_out(client, game, secrets, random.Random(2))
+    assert end["result"] is not None
+
+
+def test_cube_double_take_then_resign_and_rematch(client: TestClient) -> None:
+    made = _new(client, variant="backgammon", opponent={"kind": "friend"}, seed=8)
+    secrets = {"white": _seat(made["seat_url"]), "black": _seat(made["friend_url"])}
+    game = made["id"]
+
+    def state(colour: str) -> dict[str, Any]:
+        return dict(
+            client.get(f"/api/play/{game}", headers={"X-Nardy-Seat": secrets[colour]}).json()
+        )
+
+    def post(colour: str, what: str, **body: Any) -> Any:
+        return client.post(
+            f"/api/play/{game}/{what}", json=body, headers={"X-Nardy-Seat": secrets[colour]}
+        )
+
+    # Play the first turn (no cube before it), then the other side may double.
+    first = state("white")["decision"]["player"]
+    while state(first)["decision"]["player"] == first:
+        s = state(first)
+        r = post(first, "confirm") if s["complete"] else post(first, "step", **s["offered"][0])
+        assert r.status_code == 200, r.text
+    second = "black" if first == "white" else "white"
+    assert state(second)["decision"]["kind"] == "double"
+    assert post(second, "cube", action="take").status_code == 400
+    assert post(second, "cube", action="double").json()["decision"]["kind"] == "take"
+    assert post(first, "cube", action="beaver").status_code == 400  # beavers are off by default
+    s = post(first, "cube", action="take").json()
+    assert s["cube"] == {"enabled": True, "value": 2, "owner": first}
+    s = post(second, "resign").json()
+    # Resigning concedes the game as it stands: no checker off and two still in the winner's
+    # home, a backgammon (3, RULES.md §3.1), at the cube's 2.
+    assert s["result"]["winner"] == first.title() and s["result"]["resigned"]
+    assert s["result"]["points"] == 3 * 2 and "resign" in s["result"]["text"]
+    assert post(second, "step", **{"from": 13, "to": 7}).status_code == 400
+    re = post(second, "rematch").json()
+    assert re == post(first, "rematch").json()  # one rematch, whoever asks
+    new = client.get(f"/api/play/{re['id']}", headers={"X-Nardy-Seat": secrets[second]}).json()
+    assert new["seat"] == first  # colours swapped, each keeps his secret
+    records = client.get(f"/api/play/{game}/records").json()["games"]
+    assert records[0]["result"]["reason"] == "resign"
+
+
+def test_a_restart_resumes_every_game(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.db")
+    with TestClient(create_app(db)) as c:
+        made = _new(c, variant="long", opponent={"kind": "bot", "bot": "random"}, seed=5)
+        secret = _seat(made["seat_url"])
+        h = {"X-Nardy-Seat": secret}
+        rng = random.Random(3)
+        for _ in range(40):  # a few turns, stopping in the middle of one
+            s = c.get(f"/api/play/{made['id']}", headers=h).json()
+            if s["decision"] and s["decision"]["player"] == s["seat"] and s["offered"]:
+                c.post(f"/api/play/{made['id']}/step", json=rng.choice(s["offered"]), headers=h)
+            elif s["complete"]:
+                c.post(f"/api/play/{made['id']}/confirm", headers=h)
+            else:
+                time.sleep(0.02)
+        before = c.get(f"/api/play/{made['id']}", headers=h).json()
+    with TestClient(create_app(db)) as c:
+        after = c.get(f"/api/play/{made['id']}", headers=h).json()
+    keep = ("board", "entered", "offered", "log", "decision", "score", "cube")
+    assert {k: after[k] for k in keep} == {k: before[k] for k in keep}
+    assert len(before["log"]) > 6
+
+
+def test_bad_requests_are_refused_in_words(client: TestClient) -> None:
+    for body, word in (
+        ({"variant": "chess"}, "no variant"),
+        ({"variant": "long", "match_length": 0}, "match_length"),
+        ({"variant": "long", "opponent": {"kind": "bot", "bot": "no-such-bot"}}, "no bot"),
+        ({"variant": "long", "colour": "red"}, "colour"),
+        ({"variant": "long", "options": {"cube": "maybe"}}, "cube"),
+        ({"variant": "tavli"}, "match"),
+    ):
+        r = client.post("/api/play", json=body)
+        assert r.status_code == 400 and word in r.json()["error"], (body, r.text)
+    assert client.get("/api/play/nope").status_code == 404
+    assert client.get("/play").status_code == 200
