@@ -859,11 +859,7 @@ def play(
             + (f"; the game so far is in {jsonl_path}, marked interrupted." if jsonl_path else "."),
             err=True,
         )
-        if as_json:
-            click.echo(
-                json.dumps({"variant": variant.name, "seed": seed, "units": 0, "interrupted": True})
-            )
-        raise SystemExit(130)
+        raise SystemExit(130)  # no --json summary either: its schema needs a finished unit
     summary = _summary_json(
         variant, labels, units, seed, match_length, time.perf_counter() - started
     )

@@ -72,6 +72,7 @@ HINTS_SHOWN = 10
 HELP = """\
 Answer with:
   a number            the legal play of that number
+  Enter               (at the cube prompt) roll without doubling
   a play              in your own numbering, e.g. 13/7 8/7, 24/18/13, bar/20, 6/off, 8/5(2)
   part of a play      e.g. 13/7, then 8/7; kept while it can still become a legal play
   undo                take back the last part entered (back to the start of this segment;
@@ -140,6 +141,14 @@ class HumanBot(Bot):
         # The seed is unused (a person is not random); it is taken because every bot's factory
         # is called with one (nardy.bots.registry).
         self.hints = hints or "neural"
+        if hints:  # refused when the bot is named (nardy play --bots), not at the first hint
+            from nardy.analysis.evaluator import evaluator_names
+
+            if hints.partition(":")[0] not in evaluator_names():
+                raise ValueError(
+                    f"human:{hints}: no evaluator {hints!r} for hints; known: "
+                    + ", ".join(evaluator_names())
+                )
         self._stdin = stdin
         self._stdout = stdout
         self._variant: Variant | None = None
@@ -157,9 +166,10 @@ class HumanBot(Bot):
         if self._searcher is not None and self._searcher.variant is not variant:
             self._searcher = None  # a match of tavli changes the variant from game to game
 
-    def set_match(self, length: int, score: tuple[int, int]) -> None:
-        """The match and its score (own, opponent's), as ``nardy play --match`` tells bots."""
-        self._match = (length, score)
+    def set_match(self, length: int | None, score: tuple[int, int]) -> None:
+        """The match and its score (own, opponent's), as ``nardy play --match`` tells bots (a
+        length of None: money play)."""
+        self._match = None if length is None else (length, score)
 
     def watch(self, game: Game, names: tuple[str, str]) -> None:
         """The game being played, with the players' names (White, Black): what the person is
@@ -191,7 +201,7 @@ class HumanBot(Bot):
             )
             while True:
                 word = self._read("cube (roll/double/hint/board/help)> ").lower()
-                if word in ("r", "roll", "n", "no"):
+                if word in ("", "r", "roll", "n", "no"):  # Enter rolls: no double by accident
                     return False
                 if word in ("d", "double", "y", "yes"):
                     self._skip_next_event()
