@@ -538,6 +538,9 @@ def play_local_game(
 
     try:
         for colour, bot in enumerate(bots):
+            # The score before this game (None in money play), as nardy play tells it: a bot
+            # weighs its cube by it (the built-in bots turn no dead cube, Bot.dead_cube).
+            bot.set_match(task.unit.match_length, (task.score[colour], task.score[1 - colour]))
             bot.start_game(variant, colour)
     except Exception as exc:
         forfeit(colour, "crash", f"start_game: {type(exc).__name__}: {exc}")

@@ -15,6 +15,23 @@ from nardy.core.game import WHITE, CubeSettings, Game, GameResult, cube_settings
 from nardy.core.variant import Variant
 
 
+def cube_is_dead(length: int, score: tuple[int, int], cube_value: int) -> bool:
+    """Whether doubling a cube of ``cube_value`` cannot gain for a player with ``score`` =
+    (his, his opponent's) in a match to ``length`` points: a *dead cube*, one no sensible
+    player turns. RULES.md §2.12 allows the double ("game results are added; the first player
+    to reach ≥ n wins the match"); it is silent on whether it is wise, and this is gnubg's
+    reading (its match-equity cube decisions: a double is worth making only where it changes
+    the match winning chances).
+
+    Once ``cube_value`` reaches what he still needs (``length − his score``), any win at the
+    present cube already wins him the match, gammons included: doubling cannot make his wins
+    worth more. His opponent, who loses the match by dropping (a drop pays ``cube_value``),
+    takes whenever he has any chance, and the doubled cube only makes the opponent's wins
+    bigger. So the double can only lose, and the cube is dead. Below that the double can gain
+    (a trailer post-Crawford doubles at once: his single win at the doubled cube counts twice)."""
+    return cube_value >= length - score[0]
+
+
 @dataclass(slots=True)
 class Match:
     """The state of a match to ``length`` points, or of a money session (``length=None``)."""

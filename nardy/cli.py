@@ -391,10 +391,24 @@ def _parse_bots(text: str) -> tuple[str, str]:
     return names[0], names[1]
 
 
+def _shown_name(name: str) -> str:
+    """The name a bot of ``--bots`` is shown under (tables, records, ``.mat``): what ``--bots``
+    says for an installed bot (``heuristic``, ``gnubg:2``, ``neural:FILE``: the text picks it),
+    the bot's own ``name`` for ``module:Class`` of a Python bot (it was shown as
+    ``mybots:BlotBot`` where the bot calls itself ``blotbot``), unless it kept the default."""
+    from nardy.bots import Bot, installed_bots, make_bot
+
+    if name.partition(":")[0] in installed_bots():
+        return name
+    own = make_bot(name, 0).name
+    return own if own and own != Bot.name else name
+
+
 def _labels(names: tuple[str, str]) -> tuple[str, str]:
-    if names[0] == names[1]:
-        return f"{names[0]} (A)", f"{names[1]} (B)"
-    return names
+    shown = (_shown_name(names[0]), _shown_name(names[1]))
+    if shown[0] == shown[1]:
+        return f"{shown[0]} (A)", f"{shown[1]} (B)"
+    return shown
 
 
 def _match_length(variant: Variant, match: int | None) -> int | None:
@@ -515,18 +529,26 @@ def _summary_json(
         won = [float(u.a_won if slot == 0 else not (u.a_won or u.draw)) for u in units]
         points = [float(sign * u.a_points) for u in units]
         ppu = summarize(points)
-        bots.append(
-            {
-                "name": label,
-                "wins": int(sum(won)),
-                "win_rate": sum(won) / n,
-                "win_rate_ci95": list(_wilson(int(sum(won)), n)),
-                "points": int(sum(points)),
-                "points_per_unit": ppu.mean,
-                "points_se": _finite(ppu.se),
-                "points_ci95": [_finite(x) for x in ppu.ci],
-            }
-        )
+        bot: dict[str, Any] = {
+            "name": label,
+            "wins": int(sum(won)),
+            "win_rate": sum(won) / n,
+            "win_rate_ci95": list(_wilson(int(sum(won)), n)),
+            "points": int(sum(points)),
+            "points_per_unit": ppu.mean,
+            "points_se": _finite(ppu.se),
+            "points_ci95": [_finite(x) for x in ppu.ci],
+        }
+        if match_length:
+            # A match is won or lost, whatever the points: +1 or -1 (a match never ends drawn),
+            # as the arena's match pools score it. The points above add every game's cube and
+            # gammons uncapped (RULES.md §2.12, "game results are added"), so a 3-point match
+            # won on a cube of 64 counted +64; the mean of +-1 is the match equity, 2p - 1.
+            equity = summarize([1.0 if w else -1.0 for w in won])
+            bot["match_equity"] = equity.mean
+            bot["match_equity_se"] = _finite(equity.se)
+            bot["match_equity_ci95"] = [_finite(x) for x in equity.ci]
+        bots.append(bot)
     return {
         "variant": variant.name,
         "options": variant.options,
@@ -562,8 +584,10 @@ def _finite(value: float) -> float | None:
 
 
 def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from nardy.arena.stats import MIN_UNITS_SHOWN, se_shown
+    from nardy.listing import table_console
 
     unit = summary["unit"]
     n = summary["units"]
@@ -573,25 +597,40 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     if unit == "match":
         title += f" to {summary['match_length']} points ({summary['games_played']} games)"
     title += f", seed {summary['seed']}"
-    table = Table(title=title, title_justify="left")
+    # Matches in match terms (+1 won, -1 lost: the match equity), games in points; an SE and
+    # an interval only from MIN_UNITS_SHOWN units on (docs/statistics.md).
+    match_terms = unit == "match"
+    few = n > 1 and not se_shown(n)
+    plural = f"{unit}{'es' if match_terms else 's'}"
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption=f"n/a: fewer than {MIN_UNITS_SHOWN} {plural}" if few else None,
+        caption_justify="left",
+    )
     table.add_column("Bot", style="bold", no_wrap=True)
     table.add_column("Wins", justify="right")
     table.add_column("Win rate (95% CI)", justify="right")
-    table.add_column(f"Points/{unit} ± SE", justify="right")
+    table.add_column("Match equity ± SE" if match_terms else f"Points/{unit} ± SE", justify="right")
     table.add_column("95% interval", justify="right")
     for bot in summary["bots"]:
-        se = bot["points_se"]
-        lo, hi = bot["points_ci95"]
+        mean = bot["match_equity" if match_terms else "points_per_unit"]
+        se = bot["match_equity_se" if match_terms else "points_se"]
+        lo, hi = bot["match_equity_ci95" if match_terms else "points_ci95"]
+        if se is None:
+            shown, interval = f"{mean:+.3f}", "—"
+        elif few:
+            shown, interval = f"{mean:+.3f} ± n/a", "n/a"
+        else:
+            shown, interval = f"{mean:+.3f} ± {se:.3f}", f"[{lo:+.3f}, {hi:+.3f}]"
         table.add_row(
             bot["name"],
             str(bot["wins"]),
             f"{100 * bot['win_rate']:.1f}% ({100 * bot['win_rate_ci95'][0]:.0f}–{100 * bot['win_rate_ci95'][1]:.0f})",
-            f"{bot['points_per_unit']:+.3f} ± {se:.3f}"
-            if se is not None
-            else f"{bot['points_per_unit']:+.3f}",
-            f"[{lo:+.3f}, {hi:+.3f}]" if lo is not None and hi is not None else "—",
+            shown,
+            interval,
         )
-    console = Console()
+    console = table_console()
     console.print(table)
     breakdown = Table(
         title="Results by kind (each game once; points = what the winner scored)",
@@ -699,8 +738,10 @@ def play(
 
     The two bots swap colours every game (or match), so neither always has the same seat. The
     summary gives, for each bot, its wins and win rate, and its points per game (net: won minus lost,
-    cube and gammons included) with the standard error (sample SD / √n) and a 95% interval. The cube is
-    used when the variant's options turn it on (backgammon: -o cube=false to play without it).
+    cube and gammons included) with the standard error (sample SD / √n) and a 95% interval, shown from
+    10 games on (docs/statistics.md). With --match, a match counts as won or lost: its match equity
+    (+1 won, -1 lost) replaces the points. The cube is used when the variant's options turn it on
+    (backgammon: -o cube=false to play without it).
 
     \b
     Examples:

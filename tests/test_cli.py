@@ -550,3 +550,66 @@ def test_the_command_line_starts_without_numpy(tmp_path):
     assert analysed.returncode == 1
     assert "nardy analyze needs numpy" in analysed.stderr and "nardy[neural]" in analysed.stderr
     assert "Traceback" not in analysed.stderr
+
+
+def _python_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> str:
+    """``module:Class`` of a Python bot called ``name`` (a RandomBot underneath)."""
+    module = f"issue34_{abs(hash(name)) % 10_000}"
+    (tmp_path / f"{module}.py").write_text(
+        f"from nardy.bots import RandomBot\n\n\nclass Mine(RandomBot):\n    name = {name!r}\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return f"{module}:Mine"
+
+
+def test_a_python_bot_plays_under_its_own_name(tmp_path, monkeypatch):
+    """``--bots module:Class`` showed the bot as ``module:Class``; it has a name of its own."""
+    bot = _python_bot(tmp_path, monkeypatch, "blotbot")
+    records = tmp_path / "games.jsonl"
+    args = ("play", "--bots", f"{bot},random", "--games", "2", "--seed", "1")
+    result = invoke(*args, "--json", "--jsonl", str(records))
+    assert result.exit_code == 0, result.stderr
+    assert [b["name"] for b in json.loads(result.stdout)["bots"]] == ["blotbot", "random"]
+    first = json.loads(records.read_text().splitlines()[0])
+    assert set(first["bots"].values()) == {"blotbot", "random"}
+
+
+def test_tables_through_a_pipe_are_never_cut(tmp_path, monkeypatch):
+    """No terminal and no COLUMNS: rich took 80 columns and cut the cells (``blotb…``)."""
+    name = "blotbot-" + "x" * 80
+    bot = _python_bot(tmp_path, monkeypatch, name)
+    result = runner().invoke(cli, ["play", "--bots", f"{bot},random", "--games", "12"])
+    assert result.exit_code == 0, result.stderr
+    assert "…" not in result.stdout
+    assert any(name in line and "%" in line for line in result.stdout.splitlines())
+
+
+def test_few_units_print_no_standard_error():
+    """Below 10 games (or matches) the table prints n/a for the SE and the interval
+    (docs/statistics.md); the JSON keeps the numbers."""
+    args = ("play", "--variant", "long", "--bots", "heuristic,random", "--seed", "2")
+    few = invoke(*args, "--games", "4")
+    assert few.exit_code == 0, few.stderr
+    rows = [line for line in few.stdout.splitlines() if "heuristic " in line and "%" in line]
+    assert rows and all("n/a" in row and "±" in row and "[" not in row for row in rows)
+    assert "n/a: fewer than 10 games" in few.stdout
+    assert json.loads(invoke(*args, "--games", "4", "--json").stdout)["bots"][0]["points_se"]
+    many = invoke(*args, "--games", "10")
+    assert "n/a" not in many.stdout and "[" in many.stdout
+
+
+def test_match_play_is_reported_in_matches_and_turns_no_dead_cube(tmp_path):
+    """Heuristic against neural in 3-point matches (seed 1): neither bot, told the score, turns
+    a dead cube (one at or above what the doubler needs), so no game's cube passes 4; it reached
+    16 when they were not told. The summary shows each bot's match equity (+1 a match won, -1
+    lost), not its points."""
+    records = tmp_path / "games.jsonl"
+    args = ("play", "-v", "backgammon", "--bots", "heuristic,neural", "--match", "3")
+    args += ("--games", "5", "--seed", "1")
+    summary = json.loads(invoke(*args, "--json", "--jsonl", str(records)).stdout)
+    cubes = [json.loads(line)["result"]["cube"] for line in records.read_text().splitlines()]
+    assert max(cubes) <= 4, cubes
+    for bot in summary["bots"]:
+        assert bot["match_equity"] == pytest.approx((2 * bot["wins"] - 5) / 5)
+    table = invoke(*args).stdout
+    assert "Match equity ± SE" in table and "Points/match" not in table

@@ -28,6 +28,7 @@ from typing import Any
 
 from nardy.core.dice import DiceSource
 from nardy.core.game import CubeAnswer, DoubleDecision, Game, PlayDecision, TakeDecision
+from nardy.core.match import cube_is_dead
 from nardy.core.variant import Variant
 
 __all__ = ["Bot", "play_game"]
@@ -42,6 +43,24 @@ class Bot(ABC):
 
     name: str = "bot"
     """A short name for tables and logs."""
+
+    match: tuple[int, int, int] | None = None
+    """(match length, my score, the opponent's score) before the game being played, or None for
+    money play (or a bot nobody told the score): what :meth:`set_match` was given."""
+
+    def set_match(self, length: int | None, score: tuple[int, int]) -> None:
+        """The match before the next game: its length (None: money play) and (my, opponent's)
+        score. ``nardy play --match`` and the tournaments call it before every game of a match,
+        so that a bot can weigh the score (the built-in bots turn no dead cube)."""
+        self.match = None if length is None else (length, score[0], score[1])
+
+    def dead_cube(self, decision: DoubleDecision) -> bool:
+        """Whether doubling now cannot gain in the match the bot was told of
+        (:func:`nardy.core.match.cube_is_dead`); always False in money play."""
+        if self.match is None:
+            return False
+        length, mine, theirs = self.match
+        return cube_is_dead(length, (mine, theirs), decision.cube.value)
 
     def start_game(self, variant: Variant, colour: int) -> None:
         """Called by :func:`play_game` before a game starts: the variant and the bot's colour

@@ -540,6 +540,8 @@ class HeuristicBot(Bot):
         return self.DOUBLE_AT, self.TAKE_UP_TO
 
     def offer_double(self, decision: DoubleDecision) -> bool:
+        if self.dead_cube(decision):  # the score makes the double worthless (Bot.dead_cube)
+            return False
         lead, contact = self.advantage(decision.position)
         double_at, _ = self._thresholds(contact)
         if decision.cube.owner == decision.player:

@@ -387,7 +387,7 @@ class NeuralBot(Bot):
         return path
 
     def offer_double(self, decision: DoubleDecision) -> bool:
-        if 2 * decision.cube.value > self.MAX_REDOUBLE:
+        if 2 * decision.cube.value > self.MAX_REDOUBLE or self.dead_cube(decision):
             return False
         equity = self.equity(decision.position)
         return self.DOUBLE_FROM <= equity <= self.TOO_GOOD

@@ -31,7 +31,10 @@ class RandomBot(Bot):
         return self._random.randrange(len(decision.plays))
 
     def offer_double(self, decision: DoubleDecision) -> bool:
-        return self._random.random() < self.double_rate
+        # The draw comes first, so that the bot's random stream is the same as before the dead
+        # cube was refused: games without a dead cube stay as they were, seed for seed.
+        wants = self._random.random() < self.double_rate
+        return wants and not self.dead_cube(decision)
 
     def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
         return "take" if self._random.random() < self.take_rate else "drop"

@@ -538,6 +538,15 @@ def test_equal_elo_to_the_fit_tolerance_is_a_tie_broken_by_points() -> None:
     assert [(b.rank, b.bot) for b in level] == [(1, "heuristic"), (1, "neural"), (3, "random")]
 
 
+def test_match_games_tell_the_bots_the_score(store: SqliteStore) -> None:
+    """Heuristic against neural in 3-point matches (seed 1): told the score before each game,
+    neither turns a dead cube (Bot.dead_cube), so no cube passes 4; untold, one reached 16."""
+    d = _definition(bots=["heuristic", "neural"], match_length=3, games=6, seed=1)
+    assert Tournament(d, store, concurrency=1).run().status == "finished"
+    cubes = [_rec(g)["game"]["result"]["cube"] for g in store.games(d.tournament_id, records=True)]
+    assert cubes and max(cubes) <= 4, cubes
+
+
 def test_a_python_bot_is_entered_by_module_and_class(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
