@@ -296,6 +296,10 @@ def test_hot_seat_double_and_pass(sessions: Any, tmp_path: Path) -> None:
         game.send("1")
     doubler = re.findall(r"^(White|Black) \(human \([AB]\)\): cube at 1, centred", chunk, re.M)
     assert doubler, chunk
+    game.send("hint")  # the money-play cube analysis
+    _, chunk = game.until(CUBE)
+    assert re.search(r"no double [+-]\d\.\d{3}, double/take [+-]\d\.\d{3}", chunk), chunk
+    assert "Proper action: " in chunk
     game.send("double")
     found, chunk = game.until(TAKE, PROMPT)
     assert found == TAKE and "your opponent doubles to 2" in chunk

@@ -215,16 +215,12 @@ class HumanBot(Bot):
             self._say(self._board(decision.position))
             offered = 2 * decision.cube.value
             choices = ["take", "pass"] + (["beaver"] if decision.beaver_allowed else [])
-            self._say(
-                f"{self._you()}: your opponent "
-                + (
-                    f"re-doubles after your beaver (cube {offered})"
-                    if decision.after_beaver
-                    else f"doubles to {offered}"
-                )
-                + f". {', '.join(choices[:-1])} or {choices[-1]}? (a pass loses "
-                f"{'the cube before the double' if not decision.after_beaver else 'twice it'})"
+            doubled = (
+                f"beavers: the cube is {offered} and theirs"
+                if decision.after_beaver
+                else f"doubles to {offered}"
             )
+            self._say(f"{self._you()}: your opponent {doubled}. {' or '.join(choices)}?")
             while True:
                 word = self._read(f"cube ({'/'.join(choices)}/hint/board/help)> ").lower()
                 answer = _CUBE_ANSWERS.get(word)
@@ -359,10 +355,7 @@ class HumanBot(Bot):
         except (ValueError, ImportError) as error:  # an unknown evaluator, numpy missing
             self._say(f"No hint: {error}")
             return
-        self._say(
-            f"The {self.hints} evaluator's ranking at {ply}-ply (equity after the play, "
-            "points of a single game, cube not counted):"
-        )
+        self._say(f"Ranked by {self.hints} at {ply}-ply (equity after the play, cubeless):")
         width = len(str(len(decision.plays)))
         for rank in ranking[:HINTS_SHOWN]:
             loss = f"  -{rank.loss:.3f}" if rank.loss > 0 else ""
@@ -396,12 +389,11 @@ class HumanBot(Bot):
             "centre" if owner is None else "me",
             jacoby=self._game.cube_settings.jacoby,
         )
+        match = ", match score not counted" if self._match else ""
         self._say(
-            f"The {self.hints} evaluator, money play (Janowski's cube model"
-            + (", the match score not counted" if self._match else "")
-            + f"): no double {analysis.no_double:+.3f}, double/take {analysis.double_take:+.3f}, "
-            f"double/pass {analysis.double_pass:+.3f} (the doubler's equity per cube). "
-            f"Proper action: {analysis.best}."
+            f"Cube by {self.hints} (money play, Janowski{match}), the doubler's equity per cube: "
+            f"no double {analysis.no_double:+.3f}, double/take {analysis.double_take:+.3f}, "
+            f"double/pass {analysis.double_pass:+.3f}.\nProper action: {analysis.best}."
         )
 
     def _common(self, word: str, position: Position, take: TakeDecision | None = None) -> bool:
@@ -474,7 +466,7 @@ class HumanBot(Bot):
             left = "-".join(map(str, entry.left))
             self._say(
                 f"Entered: {' '.join(entry.parts)} (the board above is after it); still to "
-                f"play: {left}. Type the rest, or undo. The plays it can become:"
+                f"play: {left}.\nType the rest, or undo. The plays it can become:"
             )
             self._say(self._plays_text(decision, entry.completes, limit=SHOWN_PLAYS))
         else:
@@ -552,6 +544,9 @@ class HumanBot(Bot):
         except EOFError:
             self._say("")
             raise HumanQuit("end of input") from None
+        except KeyboardInterrupt:
+            self._say("")  # the message that follows starts a line of its own, not after the prompt
+            raise
 
     @contextmanager
     def _at_keyboard(self) -> Iterator[None]:
