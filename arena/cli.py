@@ -19,7 +19,10 @@ from types import FrameType
 import click
 
 from nardy.arena.limits import (
+    DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_PEER,
+    DEFAULT_MAX_PENDING_HELLOS,
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_PEER,
 )
@@ -129,7 +132,8 @@ def arena_group() -> None:
     default=DEFAULT_MAX_STREAMS,
     show_default=True,
     type=click.IntRange(min=1),
-    help="Streams open at once from everyone (watchers, bots before their Hello, health).",
+    help="Streams open at once from everyone (watchers, exports, health; not Connect before its "
+    "Hello, see --max-pending-hellos).",
 )
 @click.option(
     "--max-streams-per-peer",
@@ -144,6 +148,43 @@ def arena_group() -> None:
     show_default=True,
     type=click.IntRange(min=1),
     help="Unary calls in progress at once from one IP address (the admin's not counted).",
+)
+@click.option(
+    "--max-calls",
+    default=DEFAULT_MAX_CALLS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Unary calls in progress at once from everyone but the admin, counted before their "
+    "request is read: bounds the request bodies held for anonymous callers.",
+)
+@click.option(
+    "--hello-timeout",
+    default=DEFAULT_HELLO_TIMEOUT,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds a Connect stream may stay open without its Hello (then DEADLINE_EXCEEDED).",
+)
+@click.option(
+    "--max-pending-hellos",
+    default=DEFAULT_MAX_PENDING_HELLOS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Connect streams open without a Hello yet, from everyone; when full a new one replaces "
+    "the oldest silent one.",
+)
+@click.option(
+    "--admin-port",
+    type=click.IntRange(min=0, max=65535),
+    default=None,
+    help="Also serve the operator's calls on this port (0: a free one), a listener of its own "
+    "that answers the admin token only: the operator is not queued behind a flood of "
+    "anonymous calls on --port.",
+)
+@click.option(
+    "--admin-host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface of --admin-port.",
 )
 @click.option(
     "--workers",
@@ -174,6 +215,11 @@ def serve_arena(
     max_streams: int,
     max_streams_per_peer: int,
     max_calls_per_peer: int,
+    max_calls: int,
+    hello_timeout: float,
+    max_pending_hellos: int,
+    admin_port: int | None,
+    admin_host: str,
     workers: int,
 ) -> None:
     """Serve ArenaService (+ health, reflection) until SIGTERM/SIGINT.
@@ -231,8 +277,15 @@ def serve_arena(
         max_streams=max_streams,
         max_streams_per_peer=max_streams_per_peer,
         max_calls_per_peer=max_calls_per_peer,
+        max_calls=max_calls,
+        hello_timeout=hello_timeout,
+        max_pending_hellos=max_pending_hellos,
+        admin_port=admin_port,
+        admin_host=admin_host,
         max_workers=workers,
     ).start()
+    if server.admin_address is not None:
+        click.echo(f"admin port: {server.admin_address}", err=True)
     _announce(server.address)
     for t in arena.resume_tournaments():
         click.echo(f"resuming tournament {t.tournament_id}", err=True)

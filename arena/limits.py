@@ -20,9 +20,14 @@ import socket
 from dataclasses import dataclass
 
 __all__ = [
+    "ADMIN_WORKERS",
+    "DEFAULT_HELLO_TIMEOUT",
+    "DEFAULT_MAX_CALLS",
     "DEFAULT_MAX_CALLS_PER_PEER",
+    "DEFAULT_MAX_PENDING_HELLOS",
     "DEFAULT_MAX_STREAMS",
     "DEFAULT_MAX_STREAMS_PER_PEER",
+    "MAX_WAITING_CALLS",
     "ArenaLimits",
     "LimitError",
     "check_bot_address",
@@ -41,6 +46,28 @@ DEFAULT_MAX_STREAMS_PER_PEER = 64
 DEFAULT_MAX_CALLS_PER_PEER = 16
 """Unary calls in progress at once from one IP address, the admin's not counted
 (``--max-calls-per-peer``); half the default worker threads."""
+
+
+DEFAULT_MAX_CALLS = 16
+"""Unary calls (the admin's not counted) whose request is read and that run at once, from
+everyone (``--max-calls``): what bounds the request bodies the arena holds for anonymous
+callers whatever the number of their addresses (about 9 MB each at 4 MiB, so 16 keep a flood
+under the 200 MB of issue 34; ``benchmarks/load_arena.py unary-flood``). The other calls wait
+their turn unread (:class:`~nardy.arena.streams.CallQueue`)."""
+
+MAX_WAITING_CALLS = 256
+"""Unary calls waiting, unread, for one of the ``--max-calls`` places; beyond, a call is refused
+(``RESOURCE_EXHAUSTED``). A waiting call holds at most its stream's receive window (64 KiB)."""
+
+ADMIN_WORKERS = 4
+"""Threads of the admin's own lane for unary calls (no anonymous call runs there)."""
+
+DEFAULT_HELLO_TIMEOUT = 10.0
+"""Seconds a ``Connect`` stream may stay open without sending its Hello (``--hello-timeout``)."""
+
+DEFAULT_MAX_PENDING_HELLOS = 256
+"""``Connect`` streams open without a Hello yet, from everyone (``--max-pending-hellos``); per
+address they are bounded by ``--max-streams-per-peer``. Not counted in ``--max-streams``."""
 
 
 class LimitError(ValueError):

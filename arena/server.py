@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import itertools
 import json
 import logging
@@ -66,7 +67,12 @@ from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
 from nardy.arena.errors import BotError, FaultKind
 from nardy.arena.feed import TournamentFeed
 from nardy.arena.limits import (
+    ADMIN_WORKERS,
+    DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_PEER,
+    DEFAULT_MAX_PENDING_HELLOS,
+    MAX_WAITING_CALLS,
     ArenaLimits,
     LimitError,
     check_bot_address,
@@ -101,9 +107,12 @@ from nardy.arena.storage import MEMORY, SqlStore, StorageError, Store, open_stor
 from nardy.arena.streams import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_PEER,
+    Allocator,
+    CallQueue,
     Gate,
+    OperatorGate,
+    PendingHellos,
     StreamLimiter,
-    open_slot,
 )
 from nardy.arena.tournament import (
     ClientPlayer,
@@ -1441,16 +1450,17 @@ class ArenaServicer:
         auth: Authenticator | None = None,
         *,
         executor: futures.Executor | None = None,
-        limiter: StreamLimiter | None = None,
+        hellos: PendingHellos | None = None,
     ) -> None:
         """:param auth: checks the admin token of state-changing calls; None: no check (an
             in-process arena; :class:`ArenaServer` always passes one when given a token).
         :param executor: where the async handlers run blocking work (the unary calls' pool).
-        :param limiter: the stream limits a ``Connect`` counts against until its Hello."""
+        :param hellos: the budget and deadline of ``Connect`` streams until their Hello; None:
+            neither (a stream may wait for ever)."""
         self.arena = arena
         self.auth = auth or Authenticator(None)
         self.executor = executor
-        self.limiter = limiter
+        self.hellos = hellos
         self._feeds: dict[tuple[str, bool], TournamentFeed] = {}
         """Live tournaments' events for the watchers (used on the server's event loop only)."""
 
@@ -1518,11 +1528,22 @@ class ArenaServicer:
         request_iterator: AsyncIterator[_arena_pb2.ConnectRequest | Undecodable],
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> AsyncIterator[_arena_pb2.ConnectResponse]:
-        """A dial-out bot's stream: a coroutine on the server's event loop (no thread). It
-        counts against the stream limits until its Hello names a dial-out bot's token."""
-        slot = await open_slot(self.limiter, context) if self.limiter is not None else None
+        """A dial-out bot's stream: a coroutine on the server's event loop (no thread). Until
+        its Hello names a dial-out bot's token it counts against the budget of silent streams
+        (:class:`~nardy.arena.streams.PendingHellos`) and must send that Hello in time."""
+        requests = request_iterator.__aiter__()
+        slot = None
         try:
-            async for item in self._connect(request_iterator, context, slot):
+            if self.hellos is not None:
+                first, slot = await self.hellos.first_message(requests, context)
+            else:
+                first = await requests.__anext__()
+        except (StopAsyncIteration, grpc.RpcError, asyncio.CancelledError):
+            return
+        if first is None:
+            return
+        try:
+            async for item in self._connect(first, requests, context, slot):
                 yield item
         finally:
             if slot is not None:
@@ -1530,15 +1551,11 @@ class ArenaServicer:
 
     async def _connect(
         self,
-        request_iterator: AsyncIterator[_arena_pb2.ConnectRequest | Undecodable],
+        first: _arena_pb2.ConnectRequest | Undecodable,
+        requests: AsyncIterator[_arena_pb2.ConnectRequest | Undecodable],
         context: grpc.aio.ServicerContext[Any, Any],
         slot: Any,
     ) -> AsyncIterator[_arena_pb2.ConnectResponse]:
-        requests = request_iterator.__aiter__()
-        try:
-            first = await requests.__anext__()
-        except (StopAsyncIteration, grpc.RpcError, asyncio.CancelledError):
-            return
         if isinstance(first, Undecodable) or first.WhichOneof("message") != "hello":
             yield _error(_arena_pb2.ERROR_CODE_PROTOCOL, "the first message must be Hello")
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
@@ -1823,10 +1840,14 @@ def _add_arena_servicer(
     servicer: ArenaServicer,
     server: grpc.Server | grpc.aio.Server,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    *,
+    plain_unary_only: bool = False,
 ) -> None:
     """Register the servicer like the generated ``add_ArenaServiceServicer_to_server``, except
     that Connect's requests are decoded tolerantly (undecodable bytes become a counted
-    ``malformed`` fault instead of an anonymous stream failure)."""
+    ``malformed`` fault instead of an anonymous stream failure). ``plain_unary_only``: only the
+    unary methods that are plain functions (the operator's threaded listener cannot run the
+    streams, which are coroutines)."""
     a = _arena_pb2
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         "RegisterBot": grpc.unary_unary_rpc_method_handler(
@@ -1880,6 +1901,13 @@ def _add_arena_servicer(
             response_serializer=a.ExportGamesResponse.SerializeToString,
         ),
     }
+    if plain_unary_only:
+        handlers = {
+            name: handler
+            for name, handler in handlers.items()
+            if handler.unary_unary is not None
+            and not inspect.iscoroutinefunction(handler.unary_unary)
+        }
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(ARENA_SERVICE_NAME, handlers),)
     )
@@ -1913,37 +1941,63 @@ class ArenaServer:
         max_streams: int = DEFAULT_MAX_STREAMS,
         max_streams_per_peer: int = DEFAULT_MAX_STREAMS_PER_PEER,
         max_calls_per_peer: int = DEFAULT_MAX_CALLS_PER_PEER,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+        max_pending_hellos: int = DEFAULT_MAX_PENDING_HELLOS,
+        admin_port: int | None = None,
+        admin_host: str = "127.0.0.1",
     ) -> None:
         """:param admin_token: the token state-changing calls need (``nardy arena serve`` always
             gives one); None: anyone may call them (tests, a private in-process arena).
         :param max_workers: threads for the unary calls (streams take none).
         :param max_streams: streams open at once from everyone; ``max_streams_per_peer``: from
             one IP address. The stream over a limit is refused with ``RESOURCE_EXHAUSTED``.
-        :param max_calls_per_peer: unary calls in progress at once from one IP address (the
-            admin's not counted); the call over it is refused with ``RESOURCE_EXHAUSTED``."""
+        :param max_calls_per_peer: unary calls in progress (running or waiting) at once from
+            one IP address, the admin's not counted; the call over it is refused with
+            ``RESOURCE_EXHAUSTED``. ``max_calls``: calls whose request is read and running, from
+            everyone; the others wait unread, address by address
+            (:class:`~nardy.arena.streams.CallQueue`). The admin's calls run on threads of
+            their own (:data:`ADMIN_WORKERS`).
+        :param hello_timeout: seconds a ``Connect`` may stay open before its Hello;
+            ``max_pending_hellos``: such streams open at once (a new one replaces the oldest
+            when full), counted apart from ``max_streams``.
+        :param admin_port: where the operator's own listener serves (0: a free port; None:
+            none), on ``admin_host``: a threaded gRPC server of its own that answers the unary
+            calls to the admin token only (anything else is refused unread). A flood of
+            anonymous calls on :attr:`port` fills that port's event loop, and every call waits
+            its turn there before any priority can apply; the operator's listener is not in
+            that line (20 addresses x 250 anonymous calls in flight: admin p99 2.9 s on the
+            public port before issue 34, see docs/arena.md for the figure on this one)."""
         self.arena = arena or Arena()
         self.host = host
         self.max_message_bytes = max_message_bytes
         self.limiter = StreamLimiter(max_streams, max_streams_per_peer)
-        self.calls = StreamLimiter(
-            max_workers + 1,  # never reached: a call is counted once it runs on a worker
-            max_calls_per_peer,
-            noun="calls",
-            flags=("--workers", "--max-calls-per-peer"),
-        )
+        self.calls = CallQueue(max_calls, max_calls_per_peer, MAX_WAITING_CALLS)
+        self.hellos = PendingHellos(max_pending_hellos, max_streams_per_peer, hello_timeout)
+        self._allocator = Allocator()
+        self._allocator.tune()
+        self._trimmer: asyncio.Future[None] | None = None
         self.executor = futures.ThreadPoolExecutor(
             max_workers=max_workers, thread_name_prefix="arena-rpc"
         )
+        self.admin_executor = futures.ThreadPoolExecutor(
+            max_workers=ADMIN_WORKERS, thread_name_prefix="arena-admin"
+        )
         self.servicer = ArenaServicer(
-            self.arena, Authenticator(admin_token), executor=self.executor, limiter=self.limiter
+            self.arena, Authenticator(admin_token), executor=self.executor, hellos=self.hellos
         )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="arena-grpc", daemon=True
         )
         self._thread.start()
+        self.admin_server: grpc.Server | None = None
+        self.admin_host = admin_host
+        self.admin_port: int | None = None
         try:
             self.server, self.health, self.port = self._run(self._build(port))
+            if admin_port is not None:
+                self.admin_server, self.admin_port = self._build_operator(admin_port)
         except BaseException:
             self._close_loop()
             raise
@@ -1962,6 +2016,8 @@ class ArenaServer:
             caller=self.servicer.caller_of_token,
             self_limited=[f"/{ARENA_SERVICE_NAME}/Connect"],
             calls=self.calls,
+            pool=self.executor,
+            admin_pool=self.admin_executor,
         )
         server = grpc.aio.server(
             migration_thread_pool=self.executor,
@@ -1988,6 +2044,30 @@ class ArenaServer:
             raise OSError(f"cannot listen on {self.host}:{port}")
         return server, health, bound
 
+    def _build_operator(self, port: int) -> tuple[grpc.Server, int]:
+        """The operator's listener: a threaded server (its own completion queue and threads,
+        not the event loop of the public port) on the admin lane's threads."""
+        server = grpc.server(
+            self.admin_executor,
+            interceptors=[OperatorGate(self.servicer.caller_of_token)],
+            options=[
+                ("grpc.max_send_message_length", self.max_message_bytes),
+                ("grpc.max_receive_message_length", self.max_message_bytes),
+                ("grpc.http2.bdp_probe", 0),
+            ],
+            maximum_concurrent_rpcs=4 * ADMIN_WORKERS,
+        )
+        _add_arena_servicer(self.servicer, server, self.max_message_bytes, plain_unary_only=True)
+        bound = server.add_insecure_port(f"{self.admin_host}:{port}")
+        if bound == 0:
+            raise OSError(f"cannot listen on {self.admin_host}:{port} (the admin port)")
+        return server, bound
+
+    @property
+    def admin_address(self) -> str | None:
+        """The operator's listener (``host:port``), or None without one."""
+        return None if self.admin_port is None else f"{self.admin_host}:{self.admin_port}"
+
     def _close_loop(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
@@ -1999,20 +2079,46 @@ class ArenaServer:
         return f"{self.host}:{self.port}"
 
     def start(self) -> ArenaServer:
+        if self.admin_server is not None:
+            self.admin_server.start()
+
         async def start() -> None:
             await self.server.start()
             for service in ("", ARENA_SERVICE_NAME):
                 await self.health.set(service, _health_pb2.HealthCheckResponse.SERVING)
+            self._trimmer = asyncio.ensure_future(self._trim_after_calls())
 
         self._run(start())
         return self
+
+    async def _trim_after_calls(self, every: float = 5.0) -> None:
+        """Every ``every`` seconds in which counted calls came, hand the memory freed since
+        back to the system (:class:`~nardy.arena.streams.Allocator`): after a flood of large
+        anonymous calls the arena returns to within a few MB of idle instead of staying
+        where the flood left it."""
+        seen = self.calls.acquired
+        while True:
+            await asyncio.sleep(every)
+            if self.calls.acquired != seen:
+                seen = self.calls.acquired
+                await asyncio.get_running_loop().run_in_executor(
+                    self.admin_executor, self._allocator.trim
+                )
 
     def stop_transport(self, grace: float | None = None) -> None:
         """Stop the gRPC server only (the port goes away; the arena and its games stay):
         what a network failure looks like to the bots. Idempotent."""
         if not self._transport_stopped:
             self._transport_stopped = True
-            self._run(self.server.stop(grace), None)
+
+            async def stop() -> None:
+                if self._trimmer is not None:
+                    self._trimmer.cancel()
+                await self.server.stop(grace)
+
+            if self.admin_server is not None:
+                self.admin_server.stop(grace)
+            self._run(stop(), None)
 
     def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health NOT_SERVING, games finished or recorded as interrupted,
@@ -2032,6 +2138,7 @@ class ArenaServer:
         self._run(close_feeds())
         self._close_loop()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.admin_executor.shutdown(wait=False, cancel_futures=True)
 
     def serve_forever(self, grace: float = 5.0) -> None:
         """Run until SIGTERM or SIGINT, then :meth:`stop` gracefully (main thread only)."""

@@ -23,10 +23,13 @@ What a stream still costs (memory, a share of the event loop) is bounded here:
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import inspect
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Iterable
+from concurrent.futures import Executor
 from typing import Any
 
 import grpc
@@ -38,7 +41,11 @@ from nardy.arena.limits import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PEER
 __all__ = [
     "DEFAULT_MAX_STREAMS",
     "DEFAULT_MAX_STREAMS_PER_PEER",
+    "Allocator",
+    "CallQueue",
     "Gate",
+    "OperatorGate",
+    "PendingHellos",
     "StreamLimiter",
     "peer_host",
 ]
@@ -86,6 +93,11 @@ class StreamLimiter:
         with self._lock:
             return self._total
 
+    def held_by(self, peer: str) -> int:
+        """Streams (or calls) of ``peer`` counted now."""
+        with self._lock:
+            return self._per_peer[peer]
+
     def acquire(self, peer: str) -> str | None:
         """Count a new stream of ``peer``; None when allowed, else why not (one line)."""
         with self._lock:
@@ -111,6 +123,143 @@ class StreamLimiter:
                 del self._per_peer[peer]
 
 
+class CallQueue:
+    """Unary calls that are not the admin's: at most ``max_running`` have their request read
+    and run at once, from everyone; the others wait, *unread*, their turn taken address by
+    address (round robin), so that one address (or a few) flooding the arena delays the other
+    callers by one call each, not by the whole flood.
+
+    Per address at most ``max_per_peer`` calls running or waiting; in all at most
+    ``max_waiting`` waiting (a waiting call costs a coroutine and the stream's receive window,
+    64 KiB). A call over either is refused with ``RESOURCE_EXHAUSTED``. Bounding the calls
+    *read* (not only those running on a worker, as before issue 34) is what bounds the memory
+    anonymous callers can claim: ``max_running`` request bodies, whatever the number of their
+    addresses. Used on the server's event loop only.
+    """
+
+    def __init__(self, max_running: int, max_per_peer: int, max_waiting: int) -> None:
+        if max_running < 1 or max_per_peer < 1 or max_waiting < 0:
+            raise ValueError("call limits must be at least 1 (waiting: 0)")
+        self.max_running = max_running
+        self.max_per_peer = max_per_peer
+        self.max_waiting = max_waiting
+        self.running = 0
+        self.waiting = 0
+        self._per_peer: Counter[str] = Counter()
+        self._queues: dict[str, deque[asyncio.Future[None]]] = {}
+        """Waiting calls per address, the addresses in turn order (a dict keeps order)."""
+        self.refused = 0
+        self.acquired = 0
+        """Calls admitted so far (the memory trimmer looks whether calls came)."""
+
+    def _refuse(self, peer: str) -> str | None:
+        if self._per_peer[peer] >= self.max_per_peer:
+            return (
+                f"{self._per_peer[peer]} calls are in progress or waiting from {peer}, the limit "
+                "per peer (--max-calls-per-peer); wait for one to end"
+            )
+        if self.running >= self.max_running and self.waiting >= self.max_waiting:
+            return (
+                f"{self.running} calls are running and {self.waiting} waiting, the arena's "
+                "limit (--max-calls); try again later"
+            )
+        return None
+
+    async def enter(self, peer: str) -> str | None:
+        """Wait for this call's turn; None once it may read its request and run (then
+        :meth:`leave` when it ends), else why it is refused (one line)."""
+        refusal = self._refuse(peer)
+        if refusal is not None:
+            self.refused += 1
+            return refusal
+        self._per_peer[peer] += 1
+        if self.running < self.max_running and not self.waiting:
+            self.running += 1
+            self.acquired += 1
+            return None
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queues.setdefault(peer, deque()).append(turn)
+        self.waiting += 1
+        try:
+            await turn
+        except BaseException:
+            if turn.done() and not turn.cancelled():
+                self.leave(peer)  # admitted as it was cancelled: pass the turn on
+            else:
+                self._forget(peer, turn)
+            raise
+        return None
+
+    def _forget(self, peer: str, turn: asyncio.Future[None]) -> None:
+        """A waiting call that went away (its caller cancelled it)."""
+        queue = self._queues.get(peer)
+        if queue is not None and turn in queue:
+            queue.remove(turn)
+            self.waiting -= 1
+            if not queue:
+                del self._queues[peer]
+        self._drop(peer)
+
+    def _drop(self, peer: str) -> None:
+        self._per_peer[peer] -= 1
+        if self._per_peer[peer] <= 0:
+            del self._per_peer[peer]
+
+    def leave(self, peer: str) -> None:
+        """A call admitted by :meth:`enter` ended: its place goes to the next address's
+        oldest waiting call."""
+        self._drop(peer)
+        self.running -= 1
+        while self._queues and self.running < self.max_running:
+            next_peer = next(iter(self._queues))
+            queue = self._queues.pop(next_peer)
+            turn = queue.popleft()
+            self.waiting -= 1
+            if queue:
+                self._queues[next_peer] = queue  # to the end of the round
+            if turn.cancelled():
+                continue
+            self.running += 1
+            self.acquired += 1
+            turn.set_result(None)
+
+
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+_MMAP_THRESHOLD = 128 * 1024
+
+
+class Allocator:
+    """The C allocator's side of the request bodies (glibc only; elsewhere it does nothing).
+
+    A request is read into native buffers, copied into a ``bytes`` and parsed; all of it is
+    freed when the call ends, but glibc's malloc keeps freed memory for reuse: its threshold for
+    giving large blocks their own mapping rises with every large block freed (so 4 MB bodies
+    end up on the heap), and freed small blocks (the transport's frames) stay in each thread's
+    arena. After a flood of large anonymous calls the arena would stay hundreds of MB above
+    idle. :meth:`tune` fixes the threshold at 128 KiB (a large body is mapped, and unmapped when
+    freed), and :meth:`trim` (``malloc_trim``) hands freed pages back, run by the server a few
+    seconds after calls came.
+    """
+
+    def __init__(self) -> None:
+        self._libc: Any = None
+        try:
+            libc = ctypes.CDLL(None)
+            if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt"):
+                self._libc = libc
+        except OSError:
+            pass
+
+    def tune(self) -> bool:
+        return self._libc is not None and bool(
+            self._libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+        )
+
+    def trim(self) -> None:
+        if self._libc is not None:
+            self._libc.malloc_trim(0)
+
+
 class _Slot:
     """One counted stream; :meth:`release` is idempotent (a Connect releases at its Hello)."""
 
@@ -123,6 +272,97 @@ class _Slot:
         if self._held:
             self._held = False
             self._limiter.release(self._peer)
+
+
+class PendingHellos:
+    """``Connect`` streams that have not said ``Hello`` yet: a budget of their own and a
+    deadline.
+
+    Such a stream is anonymous and costs a coroutine and its buffers, so it is counted here
+    (per peer and in all) and *not* against ``--max-streams``: streams nobody has
+    authenticated can never take the places of watchers. A stream whose first message has not
+    arrived within ``timeout`` seconds is ended with ``DEADLINE_EXCEEDED`` (an honest bot
+    sends Hello at once). When the budget is full, a new ``Connect`` takes the place of the
+    oldest stream still silent, which is ended with ``RESOURCE_EXHAUSTED``: an attacker who
+    fills the budget from many addresses (each within its per-peer limit) cannot keep an
+    honest bot from connecting, since the honest bot leaves the budget milliseconds later,
+    with its Hello, and is never the oldest. Used on the server's event loop only.
+    """
+
+    def __init__(self, max_pending: int, max_per_peer: int, timeout: float) -> None:
+        if timeout <= 0:
+            raise ValueError("the Hello deadline must be positive")
+        self.limiter = StreamLimiter(
+            max_pending,
+            max_per_peer,
+            noun="Connect streams without a Hello",
+            flags=("--max-pending-hellos", "--max-streams-per-peer"),
+        )
+        self.timeout = timeout
+        self._waiting: dict[_Slot, asyncio.Event] = {}
+        """Silent streams, oldest first (a dict keeps insertion order)."""
+        self.timed_out = 0
+        self.evicted = 0
+
+    async def first_message(
+        self, requests: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
+    ) -> tuple[Any, _Slot]:
+        """The stream's first message (None if it ended first) and its slot,
+        still counted: release it once the Hello is accepted (the stream is then a bot's).
+        Aborts the call when it is refused, replaced, or silent past the deadline."""
+        peer = peer_host(context.peer())
+        limiter = self.limiter
+        refusal = limiter.acquire(peer)
+        if refusal is not None and limiter.held_by(peer) < limiter.max_per_peer and self._waiting:
+            oldest = next(iter(self._waiting))
+            self._waiting.pop(oldest).set()
+            oldest.release()
+            self.evicted += 1
+            refusal = limiter.acquire(peer)
+        if refusal is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+        slot = _Slot(limiter, peer)
+        replaced = asyncio.Event()
+        self._waiting[slot] = replaced
+        read = asyncio.ensure_future(requests.__anext__())
+        # A read cancelled at the deadline (or at the server's stop) may still end with the
+        # stream's end or error: retrieve it so that asyncio does not log it as lost.
+        read.add_done_callback(lambda f: f.cancelled() or f.exception())
+        evicted = asyncio.ensure_future(replaced.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {read, evicted}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        except BaseException:
+            slot.release()
+            raise
+        finally:
+            self._waiting.pop(slot, None)
+            evicted.cancel()
+            if not read.done():
+                read.cancel()
+        if read in done:
+            try:
+                return read.result(), slot
+            except StopAsyncIteration:
+                slot.release()
+                return None, slot  # the caller closed the stream before a first message
+            except BaseException:
+                slot.release()
+                raise
+        slot.release()
+        if replaced.is_set():
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too many Connect streams without a Hello (--max-pending-hellos): this one, "
+                "the oldest still silent, made way for a newer one",
+            )
+        self.timed_out += 1
+        await context.abort(
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+            f"no Hello within {self.timeout:g} s of opening the stream (--hello-timeout)",
+        )
+        raise AssertionError("unreachable: abort raises")
 
 
 async def open_slot(limiter: StreamLimiter, context: aio.ServicerContext[Any, Any]) -> _Slot:
@@ -164,29 +404,103 @@ def _limited(behaviour: Callable[..., Any], limiter: StreamLimiter) -> Callable[
     return coroutine
 
 
-def _limited_unary(
+class _Aborted(Exception):
+    """Raised in a worker thread by :meth:`_ThreadContext.abort`; the coroutine that waits for
+    the thread ends the call with the status it carries."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class _ThreadContext:
+    """What a plain (thread-pool) handler sees of an aio call when :class:`Gate` runs it on a
+    pool itself: the call's metadata, peer and deadline, and an ``abort`` that raises (as the
+    synchronous ``grpc.ServicerContext.abort`` does) so that the handler stops where it is."""
+
+    def __init__(self, context: aio.ServicerContext[Any, Any]) -> None:
+        self._context = context
+
+    def invocation_metadata(self) -> Any:
+        return self._context.invocation_metadata()
+
+    def peer(self) -> str:
+        return self._context.peer()
+
+    def time_remaining(self) -> float | None:
+        return self._context.time_remaining()
+
+    def abort(self, code: grpc.StatusCode, details: str = "") -> None:
+        raise _Aborted(code, details)
+
+
+async def _in_pool(
     behaviour: Callable[..., Any],
-    limiter: StreamLimiter,
-    caller: Callable[[str | None], Caller],
-) -> Callable[..., Any]:
-    """A unary behaviour run on the thread pool (a plain function), counted per peer while it
-    runs: one address cannot hold every worker with slow calls. The admin is not counted."""
-    if inspect.iscoroutinefunction(behaviour):
-        return behaviour
+    request: Any,
+    context: aio.ServicerContext[Any, Any],
+    pool: Executor,
+) -> Any:
+    """Run the plain handler ``behaviour`` on ``pool`` and end the call as it says."""
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(pool, behaviour, request, _ThreadContext(context))
+    except _Aborted as aborted:
+        await context.abort(aborted.code, aborted.details)
 
-    def call(request: Any, context: Any) -> Any:
-        if caller(bearer_token(context.invocation_metadata() or ())) == "admin":
-            return behaviour(request, context)
+
+def _counted_unary(
+    handler: grpc.RpcMethodHandler[Any, Any], calls: CallQueue, pool: Executor
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """A unary call that is not the admin's, admitted by ``calls`` *before its request is
+    read* (it waits for its turn unread, or is refused unread) and counted until it ends.
+    ``grpc.aio`` reads a unary request before it calls the handler, so the call is served as a
+    request-streaming one (the wire is the same for every arity): the handler is entered
+    first, waits for its turn, then reads the one message and runs the plain handler on
+    ``pool``. Counting only the calls running on a worker (before issue 34) let every address
+    queue any number of calls whose bodies were already read: 10 addresses x 16 calls of
+    4 MB took the arena from 68 to 1,956 MB."""
+    behaviour = handler.unary_unary
+    assert behaviour is not None
+
+    async def call(
+        request_iterator: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
+    ) -> Any:
         peer = peer_host(context.peer())
-        refusal = limiter.acquire(peer)
+        refusal = await calls.enter(peer)
         if refusal is not None:
-            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         try:
-            return behaviour(request, context)
+            # context.read(), not the request iterator: an async generator left suspended
+            # after its first message keeps that message's buffers until the garbage
+            # collector finds it (4 MB requests: +500 MB retained, measured).
+            request = await context.read()
+            if request is aio.EOF:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call sent no request")
+            return await _in_pool(behaviour, request, context, pool)
         finally:
-            limiter.release(peer)
+            calls.leave(peer)
 
-    return call
+    return grpc.stream_unary_rpc_method_handler(
+        call,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
+
+
+def _admin_lane(
+    handler: grpc.RpcMethodHandler[Any, Any], pool: Executor
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """The admin's unary call, run on the admin's own ``pool`` (not the workers anonymous
+    callers can fill): under any flood of other calls the operator's wait only for each
+    other and for the event loop."""
+    behaviour = handler.unary_unary
+    assert behaviour is not None
+
+    async def call(request: Any, context: aio.ServicerContext[Any, Any]) -> Any:
+        return await _in_pool(behaviour, request, context, pool)
+
+    return handler._replace(unary_unary=call)  # type: ignore[attr-defined, no-any-return]
 
 
 def _refusal(code: grpc.StatusCode, details: str) -> grpc.RpcMethodHandler[Any, Any]:
@@ -199,8 +513,8 @@ def _refusal(code: grpc.StatusCode, details: str) -> grpc.RpcMethodHandler[Any, 
 
 
 class Gate(aio.ServerInterceptor):
-    """Stream limits for every streaming method, and the admin check of the admin methods
-    before their request is read (see the module doc)."""
+    """Stream limits for every streaming method, the admin check of the admin methods before
+    their request is read, and the two lanes of the unary calls (see the module doc)."""
 
     def __init__(
         self,
@@ -209,17 +523,24 @@ class Gate(aio.ServerInterceptor):
         admin_methods: Iterable[str],
         caller: Callable[[str | None], Caller],
         self_limited: Iterable[str] = (),
-        calls: StreamLimiter | None = None,
+        calls: CallQueue | None = None,
+        pool: Executor | None = None,
+        admin_pool: Executor | None = None,
     ) -> None:
         """:param admin_methods: full method names (``/pkg.Service/Method``) that need the
             admin token.
         :param caller: who presents a bearer token (None: no token), as
             :meth:`~nardy.arena.auth.Authenticator.caller` says.
         :param self_limited: streaming methods that count their streams themselves.
-        :param calls: unary calls in progress per peer (the admin's are not counted); None:
-            not limited."""
+        :param calls: admits the unary calls that are not the admin's before their request is
+            read; they run on ``pool``. None: not limited.
+        :param admin_pool: where the admin's unary calls run (None: with everyone's)."""
+        if calls is not None and pool is None:
+            raise ValueError("counted calls need the pool they run on")
         self.limiter = limiter
         self.calls = calls
+        self._pool = pool
+        self._admin_pool = admin_pool
         self._admin = frozenset(admin_methods)
         self._caller = caller
         self._self_limited = frozenset(self_limited)
@@ -230,8 +551,8 @@ class Gate(aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any]:
         method = handler_call_details.method
+        who = self._caller(bearer_token(handler_call_details.invocation_metadata or ()))
         if method in self._admin:
-            who = self._caller(bearer_token(handler_call_details.invocation_metadata or ()))
             if who == "bot":
                 return _refusal(
                     grpc.StatusCode.PERMISSION_DENIED,
@@ -256,7 +577,40 @@ class Gate(aio.ServerInterceptor):
         if handler.request_streaming:
             assert handler.stream_unary is not None
             return handler._replace(stream_unary=_limited(handler.stream_unary, self.limiter))  # type: ignore[attr-defined, no-any-return]
-        if self.calls is not None and handler.unary_unary is not None:
-            limited = _limited_unary(handler.unary_unary, self.calls, self._caller)
-            return handler._replace(unary_unary=limited)  # type: ignore[attr-defined, no-any-return]
+        behaviour = handler.unary_unary
+        if behaviour is None or inspect.iscoroutinefunction(behaviour):
+            return handler  # an async unary handler holds no worker
+        if who == "admin":
+            return handler if self._admin_pool is None else _admin_lane(handler, self._admin_pool)
+        if self.calls is not None:
+            assert self._pool is not None
+            return _counted_unary(handler, self.calls, self._pool)
         return handler
+
+
+class OperatorGate(grpc.ServerInterceptor):
+    """The operator's listener (a threaded ``grpc.server``) answers the admin token only:
+    any other call is refused before its request is read, so the port stays the operator's
+    even if it is reachable by others."""
+
+    def __init__(self, caller: Callable[[str | None], Caller]) -> None:
+        self._caller = caller
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Any],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        who = self._caller(bearer_token(handler_call_details.invocation_metadata or ()))
+        if who == "admin":
+            return continuation(handler_call_details)  # type: ignore[no-any-return]
+
+        def refuse(request_iterator: Any, context: grpc.ServicerContext) -> None:
+            context.abort(
+                grpc.StatusCode.PERMISSION_DENIED
+                if who == "bot"
+                else grpc.StatusCode.UNAUTHENTICATED,
+                "this port is the operator's: every call needs the admin token",
+            )
+
+        return grpc.stream_unary_rpc_method_handler(refuse)

@@ -45,6 +45,9 @@ from grpc import aio
 from nardy.arena.protocol import ARENA_SERVICE_NAME, arena_pb2, arena_pb2_grpc
 from nardy.arena.sdk import RandomBot, double_response, play_response, take_response
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "arena"))
+from sources import Sources  # the relays that give loopback many addresses
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -68,7 +71,10 @@ class Served:
         command = [sys.executable, "-m", "nardy.arena.cli", "arena", "serve"]
         command += ["--port", str(self.port), "--db", str(directory / "arena.db")]
         command += ["--admin-token-file", str(directory / "admin.token")]
-        command += ["--allow-private-addresses", "--per-decision", "5", *extra]
+        self.admin_port = _free_port()
+        self.admin_address = f"127.0.0.1:{self.admin_port}"
+        command += ["--allow-private-addresses", "--per-decision", "5"]
+        command += ["--admin-port", str(self.admin_port), *extra]
         self.log = (directory / "serve.log").open("w")
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.log, text=True)
         assert self.proc.stdout is not None
@@ -384,6 +390,313 @@ def bodies(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# -- floods from many addresses (issue 34) -------------------------------------------------------
+
+
+class RssSampler:
+    """The server's VmRSS every 20 ms on a thread: the peak a flood reached."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak = _rss_mib(pid)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            try:
+                self.peak = max(self.peak, _rss_mib(self.pid))
+            except (OSError, RuntimeError):
+                return
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join(5)
+        return self.peak
+
+
+class AdminProbe:
+    """The operator's calls (``CancelTournament`` of an unknown id, answered NOT_FOUND) from a
+    process of its own, one every 20 ms for ``seconds``: their latency under a flood."""
+
+    def __init__(self, address: str, token: str, seconds: float) -> None:
+        command = [sys.executable, __file__, "admin-probe", address, token, str(seconds)]
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+    def result(self) -> dict[str, Any]:
+        out, _ = self.proc.communicate(timeout=120)
+        found: dict[str, Any] = json.loads(out)
+        return found
+
+
+def admin_probe(args: argparse.Namespace) -> dict[str, Any]:
+    metadata = (("authorization", f"Bearer {args.token}"),)
+    latencies: list[float] = []
+    codes: dict[str, int] = {}
+    details: dict[str, str] = {}
+    with grpc.insecure_channel(args.address) as channel:
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        grpc.channel_ready_future(channel).result(10)
+        end = time.monotonic() + args.seconds
+        while time.monotonic() < end:
+            started = time.perf_counter()
+            try:
+                stub.CancelTournament(
+                    arena_pb2.CancelTournamentRequest(tournament_id="none"),
+                    timeout=10,
+                    metadata=metadata,
+                )
+                code = "OK"
+            except grpc.RpcError as exc:
+                code = exc.code().name
+                if code != "NOT_FOUND":
+                    details.setdefault(code, exc.details() or "")
+            latencies.append(time.perf_counter() - started)
+            codes[code] = codes.get(code, 0) + 1
+            time.sleep(0.02)
+    return {"latency": _percentiles(latencies), "codes": codes, "details": details}
+
+
+def _count(codes: dict[str, int], code: str) -> None:
+    codes[code] = codes.get(code, 0) + 1
+
+
+def unary_flood(args: argparse.Namespace) -> dict[str, Any]:
+    """``--sources`` addresses each keep ``--calls`` anonymous ``ListBots`` in flight for
+    ``--seconds`` (each call a request of ``--kib`` KiB: an unknown field, decoded and
+    ignored), while an admin probe runs from another process."""
+    size = max(0, args.kib * 1024 - 16)
+    # Field 15 (unknown to ListBotsRequest), length-delimited: parsed and kept aside.
+    body_bytes = b"\x7a" + _varint(size) + b"\0" * size if size else b""
+    codes: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="nardy-load-") as tmp:
+        served = Served(Path(tmp), *args.serve.split())
+        token = served.admin[0][1].removeprefix("Bearer ")
+        sources = Sources(served.address, args.sources)
+        out: dict[str, Any] = {
+            "flood": f"{args.sources} addresses x {args.calls} ListBots of {args.kib} KiB "
+            f"in flight for {args.seconds} s",
+            "serve_flags": args.serve,
+            "load_before": os.getloadavg(),
+        }
+        try:
+            time.sleep(1.0)
+            out["rss_idle_mib"] = round(_rss_mib(served.proc.pid), 1)
+            sampler = RssSampler(served.proc.pid)
+            probe = AdminProbe(
+                served.address if args.public_port else served.admin_address, token, args.seconds
+            )
+
+            async def flood() -> None:
+                channels = [
+                    aio.insecure_channel(
+                        sources.address(i),
+                        options=[("grpc.max_send_message_length", 64 << 20)],
+                    )
+                    for i in range(args.sources)
+                ]
+                end = time.monotonic() + args.seconds
+
+                async def caller(channel: aio.Channel) -> None:
+                    call = channel.unary_unary(
+                        f"/{ARENA_SERVICE_NAME}/ListBots",
+                        request_serializer=lambda b: b,
+                        response_deserializer=lambda b: b,
+                    )
+                    while time.monotonic() < end:
+                        try:
+                            await call(body_bytes, timeout=30)
+                            _count(codes, "OK")
+                        except grpc.RpcError as exc:
+                            _count(codes, exc.code().name)
+                            await asyncio.sleep(0.005)  # a refused caller tries again at once
+
+                await asyncio.gather(
+                    *(caller(c) for c in channels for _ in range(args.calls)),
+                )
+                for c in channels:
+                    await c.close()
+
+            asyncio.run(flood())
+            out["rss_peak_mib"] = round(sampler.stop(), 1)
+            out["admin"] = probe.result()
+            time.sleep(args.settle)
+            out["rss_after_mib"] = round(_rss_mib(served.proc.pid), 1)
+            out["codes"] = codes
+        finally:
+            sources.close()
+            served.stop()
+    out["load_after"] = os.getloadavg()
+    return out
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def hello_flood(args: argparse.Namespace) -> dict[str, Any]:
+    """``--sources`` addresses each hold ``--streams`` ``Connect`` streams that never send
+    Hello (opening a new one whenever one is ended); meanwhile honest dial-out bots connect
+    and reconnect from other addresses, watchers from another address watch a tournament,
+    and an admin probe runs from another process."""
+    with tempfile.TemporaryDirectory(prefix="nardy-load-") as tmp:
+        served = Served(Path(tmp), *args.serve.split())
+        token = served.admin[0][1].removeprefix("Bearer ")
+        attackers = Sources(served.address, args.sources)
+        honest = Sources(served.address, 3, first=2 + args.sources)
+        stub = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(served.address))
+        out: dict[str, Any] = {
+            "flood": f"{args.sources} addresses x {args.streams} silent Connect streams",
+            "serve_flags": args.serve,
+            "load_before": os.getloadavg(),
+        }
+        tokens = []
+        for i in range(args.bots + 2):
+            request = arena_pb2.RegisterBotRequest(name=f"honest{i:03d}")
+            request.dial_out.SetInParent()
+            tokens.append(stub.RegisterBot(request, timeout=30, metadata=served.admin))
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+        opened = [0]
+        ended: dict[str, int] = {}
+        stop = asyncio.Event()
+        holders: list[asyncio.Task[None]] = []
+
+        async def hold(channel: aio.Channel) -> None:
+            async def nothing() -> Any:
+                await stop.wait()
+                for message in ():  # an async generator that never yields
+                    yield message
+
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            while not stop.is_set():
+                call = stub.Connect(nothing())
+                opened[0] += 1
+                try:
+                    async for _ in call:
+                        pass
+                    code = "OK"
+                except grpc.RpcError as exc:
+                    code = exc.code().name
+                except asyncio.CancelledError:
+                    call.cancel()
+                    raise
+                _count(ended, code)
+                await asyncio.sleep(0.05)
+
+        async def start_flood() -> list[aio.Channel]:
+            channels = [aio.insecure_channel(attackers.address(i)) for i in range(args.sources)]
+            for c in channels:
+                for _ in range(args.streams):
+                    holders.append(asyncio.ensure_future(hold(c)))
+            return channels
+
+        crowd: Crowd | None = None
+        try:
+            channels = asyncio.run_coroutine_threadsafe(start_flood(), loop).result(30)
+            _wait(lambda: opened[0] >= args.sources * args.streams, 60)
+            time.sleep(2.0)
+            out["silent_opened_before_honest"] = opened[0]
+            probe = AdminProbe(
+                served.address if args.public_port else served.admin_address, token, args.seconds
+            )
+            # Watchers and a tournament's two bots from one honest address.
+            crowd = Crowd(honest.address(0), connections=2)
+            crowd.start_bots([t.token for t in tokens[:2]])
+            two = _wait(lambda: crowd is not None and crowd.welcomed >= 2, 10)
+            out["tournament_bots_connected"] = crowd.welcomed
+            if two:
+                create = arena_pb2.CreateTournamentRequest(
+                    name="watched",
+                    bot_ids=[t.bot_id for t in tokens[:2]],
+                    games_per_pairing=100,
+                    concurrency=2,
+                    seed=1,
+                )
+                created = stub.CreateTournament(create, timeout=30, metadata=served.admin)
+                crowd.start_watchers(args.watchers, created.tournament_id)
+                _wait(lambda: crowd is not None and crowd.watching >= args.watchers, 10)
+            out["watchers_open"] = crowd.watching
+
+            async def connect_times() -> list[float]:
+                async def one(i: int, hello: str) -> float:
+                    channel = aio.insecure_channel(honest.address(1 + i % 2))
+                    times = []
+                    for _ in range(2):  # connect, then reconnect
+                        outbox: asyncio.Queue[arena_pb2.ConnectRequest | None] = asyncio.Queue()
+                        outbox.put_nowait(
+                            arena_pb2.ConnectRequest(hello=arena_pb2.Hello(token=hello))
+                        )
+
+                        async def requests(box: Any = outbox) -> Any:
+                            while (item := await box.get()) is not None:
+                                yield item
+
+                        started = time.monotonic()
+                        while True:  # an honest bot retries a refused Connect after 0.1 s
+                            call = arena_pb2_grpc.ArenaServiceStub(channel).Connect(requests())
+                            try:
+                                async for message in call:
+                                    if message.WhichOneof("message") == "welcome":
+                                        break
+                                times.append(time.monotonic() - started)
+                                call.cancel()
+                                break
+                            except grpc.RpcError:
+                                await asyncio.sleep(0.1)
+                                outbox.put_nowait(
+                                    arena_pb2.ConnectRequest(hello=arena_pb2.Hello(token=hello))
+                                )
+                            if time.monotonic() - started > 30:
+                                times.append(float("inf"))
+                                break
+                    await channel.close()
+                    return max(times)
+
+                return list(
+                    await asyncio.gather(*(one(i, t.token) for i, t in enumerate(tokens[2:])))
+                )
+
+            times = asyncio.run_coroutine_threadsafe(connect_times(), loop).result(120)
+            out["honest_connect_and_reconnect_s"] = {
+                "bots": len(times),
+                "max": round(max(times), 3),
+                "p50": round(sorted(times)[len(times) // 2], 3),
+            }
+            out["admin"] = probe.result()
+            out["watchers_still_open"] = crowd.watching
+            out["watch_events"] = crowd.events
+            out["silent"] = {"opened": opened[0], "ended": ended}
+            out["crowd_errors"] = crowd.errors[:3]
+        finally:
+            if crowd is not None:
+                crowd.close()
+
+            async def end() -> None:
+                stop.set()
+                await asyncio.sleep(0.5)
+                for task in holders:
+                    task.cancel()
+                for c in channels:
+                    await c.close()
+
+            asyncio.run_coroutine_threadsafe(end(), loop).result(60)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(10)
+            attackers.close()
+            honest.close()
+            served.stop()
+    out["load_after"] = os.getloadavg()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -398,7 +711,35 @@ def main() -> None:
     b.add_argument("--calls", type=int, default=16)
     b.add_argument("--mib", type=int, default=15)
     b.add_argument("--methods", default="CreateTournament,ListBots")
+    u = sub.add_parser("unary-flood")
+    u.add_argument("--sources", type=int, default=10)
+    u.add_argument("--calls", type=int, default=16, help="calls in flight per address")
+    u.add_argument("--kib", type=int, default=4095, help="each request's size")
+    u.add_argument("--seconds", type=float, default=10.0)
+    u.add_argument("--settle", type=float, default=5.0)
+    u.add_argument("--serve", default="", help="extra flags for nardy arena serve")
+    u.add_argument(
+        "--public-port", action="store_true", help="the admin probe calls --port, not the admin's"
+    )
+    h = sub.add_parser("hello-flood")
+    h.add_argument("--sources", type=int, default=63)
+    h.add_argument("--streams", type=int, default=64, help="silent streams per address")
+    h.add_argument("--bots", type=int, default=20, help="honest bots that connect, reconnect")
+    h.add_argument("--watchers", type=int, default=20)
+    h.add_argument("--seconds", type=float, default=20.0)
+    h.add_argument("--serve", default="")
+    h.add_argument("--public-port", action="store_true")
+    a = sub.add_parser("admin-probe")
+    a.add_argument("address")
+    a.add_argument("token")
+    a.add_argument("seconds", type=float)
     args = parser.parse_args()
+    if args.what in ("unary-flood", "hello-flood", "admin-probe"):
+        if getattr(args, "sources", 1) > 120 or getattr(args, "seconds", 0) > 120:
+            parser.error("at most 120 sources and 120 seconds")
+        run = {"unary-flood": unary_flood, "hello-flood": hello_flood, "admin-probe": admin_probe}
+        print(json.dumps(run[args.what](args), indent=2))
+        return
     if not (1 <= getattr(args, "bots", 8) <= 1000 and 0 <= getattr(args, "watchers", 0) <= 2000):
         parser.error("--bots must be 1..1000 (the arena's registration limit), --watchers 0..2000")
     if args.what == "streams" and args.bots < 8:
