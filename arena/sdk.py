@@ -194,6 +194,13 @@ class KernelBot(BotBase):
         # it is (re)started for the game at hand before each switch.
         if self._current != (ctx.game_id, player):
             self._current = (ctx.game_id, player)
+            # The score before this game, which every request carries: a kernel bot weighs its
+            # cube by it (the built-ins turn no dead cube, nardy.bots.Bot.dead_cube).
+            set_match = getattr(self.bot, "set_match", None)
+            if set_match is not None:
+                match = ctx.match
+                length = match.match_length or None  # 0: money play
+                set_match(length, (match.score_self, match.score_opponent))
             start = getattr(self.bot, "start_game", None)
             if start is not None:
                 start(variant, player)

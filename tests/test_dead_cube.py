@@ -64,3 +64,30 @@ def test_a_bot_told_the_score_turns_no_dead_cube(index: int) -> None:
     assert not bot.offer_double(decision)
     bot.set_match(None, (0, 0))  # money play again
     assert bot.offer_double(decision)
+
+
+def test_a_served_bot_reads_the_score_from_the_request() -> None:
+    """A kernel bot behind the protocol (``nardy bot serve heuristic``, or an in-process bot
+    facing a remote one in a tournament) is told the score each request carries."""
+    from nardy.arena import convert
+    from nardy.arena.protocol import bot_pb2
+    from nardy.arena.sdk import KernelBot
+
+    decision = _a_double(HeuristicBot())
+    served = KernelBot(HeuristicBot())
+
+    def doubles(game_id: str, score: tuple[int, int]) -> bool:
+        request = bot_pb2.DecideDoubleRequest()
+        ctx = request.context
+        ctx.game_id = game_id
+        convert.variant_spec(load_variant("backgammon"), ctx.variant)
+        ctx.on_roll = True
+        ctx.color = convert.COLOR_OF[decision.player]
+        ctx.cube.value = decision.cube.value
+        ctx.match.match_length = 3
+        ctx.match.score_self, ctx.match.score_opponent = score
+        convert.position_to_proto(decision.position, ctx.position)
+        return bool(served.decide_double(request))
+
+    assert doubles("g1", (0, 0))
+    assert not doubles("g2", (2, 0))  # 1-away: dead
