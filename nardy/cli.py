@@ -675,7 +675,8 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     default="heuristic,random",
     show_default=True,
     metavar="A,B",
-    help="The two bots, comma-separated (built-in: heuristic, random, neural[:FILE], gnubg[:PLY]).",
+    help="The two bots, comma-separated (built-in: heuristic, random, neural[:FILE], gnubg[:PLY]; "
+    "human[:EVALUATOR]: you, at the terminal, docs/play.md).",
 )
 @click.option(
     "--games",
