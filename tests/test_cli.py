@@ -613,3 +613,16 @@ def test_match_play_is_reported_in_matches_and_turns_no_dead_cube(tmp_path):
         assert bot["match_equity"] == pytest.approx((2 * bot["wins"] - 5) / 5)
     table = invoke(*args).stdout
     assert "Match equity ± SE" in table and "Points/match" not in table
+
+
+def test_the_analysis_table_through_a_pipe_is_never_cut(tmp_path):
+    """``nardy analyze``'s per-bot table has nine columns: at rich's 80 columns (no terminal)
+    they were cut to ``decis…``, ``point…``, ``heuri…``."""
+    records = tmp_path / "games.jsonl"
+    played = invoke("play", "--games", "2", "--seed", "3", "--jsonl", str(records), "--json")
+    assert played.exit_code == 0, played.stderr
+    args = ["analyze", str(records), "--evaluator", "heuristic", "--show", "none"]
+    result = runner().invoke(cli, args)
+    assert result.exit_code == 0, result.stderr
+    assert "…" not in result.stdout
+    assert "luck-adjusted/game" in result.stdout and "heuristic " in result.stdout

@@ -245,4 +245,6 @@ def analyze_command(
 
     title = f"{len(analyses)} games, {ply}-ply ({evaluator}), luck at {luck_ply}-ply; ± SE"
     table = results_table(results, title)
-    Console().print(table)
+    from nardy.listing import table_console
+
+    table_console().print(table)  # through a pipe: uncut, where rich took 80 columns
