@@ -155,7 +155,6 @@ class HumanBot(Bot):
         self._colour = 0
         self._game: Game | None = None
         self._searcher: Searcher | None = None
-        self._match: tuple[int, tuple[int, int]] | None = None
 
     # -- the bot protocol ------------------------------------------------------------------------
 
@@ -165,11 +164,6 @@ class HumanBot(Bot):
         self._game = None
         if self._searcher is not None and self._searcher.variant is not variant:
             self._searcher = None  # a match of tavli changes the variant from game to game
-
-    def set_match(self, length: int | None, score: tuple[int, int]) -> None:
-        """The match and its score (own, opponent's), as ``nardy play --match`` tells bots (a
-        length of None: money play)."""
-        self._match = None if length is None else (length, score)
 
     def watch(self, game: Game, names: tuple[str, str]) -> None:
         """The game being played, with the players' names (White, Black): what the person is
@@ -389,7 +383,7 @@ class HumanBot(Bot):
             "centre" if owner is None else "me",
             jacoby=self._game.cube_settings.jacoby,
         )
-        match = ", match score not counted" if self._match else ""
+        match = ", match score not counted" if self.match else ""
         self._say(
             f"Cube by {self.hints} (money play, Janowski{match}), the doubler's equity per cube: "
             f"no double {analysis.no_double:+.3f}, double/take {analysis.double_take:+.3f}, "
@@ -436,8 +430,8 @@ class HumanBot(Bot):
             "Each player numbers the points from his own side (RULES.md §1.1): your board and "
             "plays use yours, the opponent's plays his.",
         ]
-        if self._match is not None:
-            length, (own, other) = self._match
+        if self.match is not None:  # Bot.set_match: what nardy play --match said
+            length, own, other = self.match
             lines.append(
                 f"Match to {length}: {COLOURS[self._colour]} {own}, "
                 f"{COLOURS[1 - self._colour]} {other}."
