@@ -78,7 +78,10 @@ Jellyfish ``.mat``, as gnubg 1.07 writes it (``export match mat FILE``) and read
     * The game result is ``" Wins 1 point"`` / ``" Wins N points"`` in the winner's column: on the
       current numbered line when the winner is player 1 and the right half is free, otherwise on an
       unnumbered line (5 spaces instead of the number). gnubg reads a ``Wins`` line that follows
-      neither a drop nor the winner's last bear-off as a resignation worth those points.
+      neither a drop nor the winner's last bear-off as a resignation worth those points. N is the
+      cube times the game's value, also in a match where it is more than the winner needed (a
+      4-cube gammon at 0-0 of 3 "Wins 8 points", the next score line 8-0): gnubg's export writes
+      the game's points so, uncapped, and RULES.md §2.12 adds them so ("game results are added").
     * The score line is ``f" {name0} : {score0}"`` padded to 32 characters, then
       ``f"{name1} : {score1}"``; gnubg keeps at most 31 characters of a name. The Crawford game is
       not marked; gnubg derives it from the scores.
