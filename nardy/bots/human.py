@@ -497,9 +497,8 @@ class HumanBot(Bot):
         if game.result is not None and not table.result_shown:
             table.result_shown = True
             record = game.record()["result"]
-            from nardy.results import arena_result_keys
-
-            record.update(arena_result_keys(game.result))
+            record["termination"] = _TERMINATION.get(game.result.reason, game.result.reason)
+            record["multiplier"] = game.result.base_value
             names = {colour: name for colour, name in zip(COLOURS, table.names, strict=True)}
             self._say(self._board(game.position_for(self._colour)))
             self._say(
@@ -561,6 +560,11 @@ class HumanBot(Bot):
         finally:
             signal.signal(signal.SIGINT, previous)
 
+
+_TERMINATION = {"bear_off": "borne_off", "drop": "double_dropped"}
+"""The records' words for the kernel's end reasons where they differ (``mother`` and ``draw`` are
+the same), which :func:`~nardy.words.result_words` reads: ``nardy.results.TERMINATION``, whose
+layer (the applications, docs/architecture.md) a bot may not import."""
 
 _CUBE_ANSWERS: dict[str, CubeAnswer] = {
     "t": "take",
