@@ -373,6 +373,8 @@ def _bot_maker(name: str, builtin: str) -> BotMaker:
     maker = BotMaker(builtin)
     try:
         maker.check()
+        if not is_builtin_bot(builtin):  # a Python bot: made once now, as check_builtins does
+            maker(0)  # for the built-ins, so that one that cannot start fails up front
     except ValueError as exc:
         if ":" in builtin or is_builtin_bot(builtin):  # a Python bot or a built-in's argument
             raise DefinitionError(f"bot {name!r}: {exc}") from None

@@ -574,6 +574,13 @@ def test_a_python_bot_is_entered_by_module_and_class(
     toml.write_text(toml.read_text().replace("issue34_bots:Steady", "issue34_none:Steady"))
     missing = CliRunner().invoke(cli, ["run", str(toml), "--db", str(db), "--quiet"])
     assert missing.exit_code == 2 and "No module named 'issue34_none'" in missing.output
+    (tmp_path / "issue34_broken.py").write_text(
+        "from nardy.bots import RandomBot\n\n\nclass Broken(RandomBot):\n"
+        "    def __init__(self, seed: int) -> None:\n        raise OSError('no weights')\n"
+    )
+    toml.write_text(toml.read_text().replace("issue34_none:Steady", "issue34_broken:Broken"))
+    broken = CliRunner().invoke(cli, ["run", str(toml), "--db", str(db), "--quiet"])
+    assert broken.exit_code == 2 and "failed to start: OSError: no weights" in broken.output
 
 
 def test_tables_through_a_pipe_are_never_cut(tmp_path: Path) -> None:
