@@ -381,6 +381,14 @@ def test_a_part_that_no_legal_play_starts_with_is_refused() -> None:
     assert plays[chosen] == plays.find("bar/19 13/8")
 
 
+def test_a_whole_play_typed_after_a_part_replaces_it() -> None:
+    points = [-2, 0, 0, 0, 0, 4, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, 0, -2, -3, 0, 0, 2]
+    game, bot, screen = _seat("backgammon", points, [1, 0], [(6, 5)], "bar/19\nbar/19 8/3\n")
+    plays = game.decision.plays
+    assert plays[_answer(bot, game.decision)] == plays.find("bar/19 8/3")
+    assert "Entered: bar/19" in screen.getvalue()
+
+
 def test_undo_reaches_back_to_the_start_of_the_segment_only() -> None:
     """mad's 3-3 progression from outside home: stage 3 is answered, then stage 4 is asked; its
     undo takes back its own part but not stage 3, which the game has already played."""

@@ -277,7 +277,8 @@ class HumanBot(Bot):
 
     def _enter(self, decision: PlayDecision, entry: _Entry, line: str) -> int | _Entry | None:
         """A play, or a part of one, typed: the index of the complete legal play it makes with the
-        parts before it, the entry with it added, or None (the reason told)."""
+        parts before it (or alone: a whole play typed after some parts replaces them), the entry
+        with it added, or None (the reason told)."""
         plays = decision.plays
         parts = [*entry.parts, line]
         try:
@@ -285,10 +286,11 @@ class HumanBot(Bot):
         except NardyError as error:
             self._say(f"Cannot read {line!r}: {error}. Type help for the notation.")
             return None
-        try:
-            return plays.index_of(plays.find(" ".join(parts)).result)
-        except NardyError:
-            pass  # not a whole legal play: perhaps the start of one
+        for whole in (parts, [line]) if entry.parts else (parts,):
+            try:
+                return plays.index_of(plays.find(" ".join(whole)).result)
+            except NardyError:
+                pass  # not a whole legal play: perhaps the start of one
         try:
             return self._entry(decision, parts)
         except NardyError as error:
