@@ -418,3 +418,42 @@ def _answer(bot: Any, decision: Any) -> int:
     except HumanQuit:
         raise AssertionError("the bot read all its input without answering") from None
     return answer
+
+
+class _Answers(io.StringIO):
+    """A person who doubles at every chance, takes every double and plays the first play: the
+    answer is chosen by the prompt last written to ``screen``."""
+
+    def __init__(self, screen: io.StringIO) -> None:
+        super().__init__()
+        self.screen = screen
+        self.asked: list[str] = []
+
+    def readline(self, size: int | None = -1) -> str:
+        prompt = self.screen.getvalue().rsplit("\n", 1)[-1]
+        self.asked.append(prompt)
+        if len(self.asked) > 2000:
+            return ""
+        if prompt.startswith("cube (roll"):
+            return "double\n"
+        if prompt.startswith("cube (take"):
+            return "take\n"
+        return "1\n"
+
+
+def test_the_seat_plays_in_play_game_alone() -> None:
+    """Any driver of the bot protocol can seat a person (the arena's bot server would): without
+    nardy play's watch() the seat still shows the board, asks the cube and plays to the end."""
+    from nardy.bots import RandomBot, play_game
+    from nardy.bots.human import HumanBot
+    from nardy.core.dice import SeededDice
+
+    screen = io.StringIO()
+    answers = _Answers(screen)
+    bot = HumanBot(stdin=answers, stdout=screen)
+    game = play_game(load_variant("backgammon"), (bot, RandomBot(2)), SeededDice(5))
+    assert game.result is not None
+    assert any(p.startswith("cube (roll") for p in answers.asked)
+    assert any(p == "play> " for p in answers.asked)
+    assert "White (you): cube at 1, centred." in screen.getvalue()
+    assert any(e.kind == "double" and e.player == 0 for e in game.events)

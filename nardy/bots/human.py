@@ -45,6 +45,7 @@ from nardy.core.board_text import render_board
 from nardy.core.errors import NardyError
 from nardy.core.game import (
     COLOURS,
+    Cube,
     CubeAnswer,
     DoubleDecision,
     Game,
@@ -190,7 +191,7 @@ class HumanBot(Bot):
             self._catch_up()
             self._say(self._board(decision.position))
             self._say(
-                f"{self._you()}: cube at {self._cube_text()}. Roll, or double to "
+                f"{self._you()}: cube at {self._cube_text(decision.cube)}. Roll, or double to "
                 f"{2 * decision.cube.value}?"
             )
             while True:
@@ -200,7 +201,7 @@ class HumanBot(Bot):
                 if word in ("d", "double", "y", "yes"):
                     self._skip_next_event()
                     return True
-                if not self._common(word, decision.position):
+                if not self._common(word, decision.position, decision.cube):
                     self._say(f"'{word}' is not an answer here: roll or double (r/d), or help.")
 
     def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
@@ -224,7 +225,7 @@ class HumanBot(Bot):
                 if answer is not None:
                     self._skip_next_event()
                     return answer
-                if not self._common(word, decision.position, take=decision):
+                if not self._common(word, decision.position, decision.cube, take=decision):
                     self._say(f"'{word}' is not an answer here: {' or '.join(choices)}, or help.")
 
     # -- plays -----------------------------------------------------------------------------------
@@ -258,7 +259,12 @@ class HumanBot(Bot):
             if hint:
                 self._hint(decision, int(hint.group(1) or 0))
                 continue
-            if self._common(word, decision.position):
+            if word in ("quit", "exit", "q"):
+                raise HumanQuit("quit")
+            if word in ("help", "?", "h"):
+                self._say(HELP)
+                continue
+            if not word:
                 continue
             if line.isdigit():
                 number = int(line)
@@ -360,9 +366,9 @@ class HumanBot(Bot):
         if len(ranking) > HINTS_SHOWN:
             self._say(f"  ... {len(ranking) - HINTS_SHOWN} more")
 
-    def _cube_hint(self, position: Position, take: TakeDecision | None) -> None:
+    def _cube_hint(self, position: Position, cube: Cube, take: TakeDecision | None) -> None:
         """The money-play cube analysis of the player on roll (the doubler)."""
-        assert self._variant is not None and self._game is not None
+        assert self._variant is not None
         if take is not None and take.after_beaver:
             self._say("No hint for the answer to a beaver.")
             return
@@ -379,11 +385,11 @@ class HumanBot(Bot):
         except (ValueError, ImportError) as error:
             self._say(f"No hint: {error}")
             return
-        owner = self._game.cube.owner
+        # Only a player with access to the cube doubles: it is centred or the doubler's.
         analysis = analyse_cube(
             probabilities,
-            "centre" if owner is None else "me",
-            jacoby=self._game.cube_settings.jacoby,
+            "centre" if cube.owner is None else "me",
+            jacoby=self._game is not None and self._game.cube_settings.jacoby,
         )
         match = ", match score not counted" if self.match else ""
         self._say(
@@ -392,8 +398,11 @@ class HumanBot(Bot):
             f"double/pass {analysis.double_pass:+.3f}.\nProper action: {analysis.best}."
         )
 
-    def _common(self, word: str, position: Position, take: TakeDecision | None = None) -> bool:
-        """The words every prompt knows; True if ``word`` was one (and was answered)."""
+    def _common(
+        self, word: str, position: Position, cube: Cube, take: TakeDecision | None = None
+    ) -> bool:
+        """The words every cube prompt knows (a play's prompt answers ``hint`` and ``board``
+        before); True if ``word`` was one (and was answered)."""
         if word in ("quit", "exit", "q"):
             raise HumanQuit("quit")
         if word in ("help", "?", "h"):
@@ -403,20 +412,18 @@ class HumanBot(Bot):
             self._say(self._board(position))
             return True
         if word == "hint":
-            self._cube_hint(position, take)
+            self._cube_hint(position, cube, take)
             return True
         return word == ""  # an empty line: the prompt again
 
     # -- what is shown ---------------------------------------------------------------------------
 
     def _you(self) -> str:
-        assert self._game is not None
-        table = _TABLES[self._game]
-        return f"{COLOURS[self._colour]} ({table.names[self._colour]})"
+        table = None if self._game is None else _TABLES.get(self._game)
+        name = "you" if table is None else table.names[self._colour]  # not watched: a bot server
+        return f"{COLOURS[self._colour]} ({name})"
 
-    def _cube_text(self) -> str:
-        assert self._game is not None
-        cube = self._game.cube
+    def _cube_text(self, cube: Cube) -> str:
         owner = (
             "centred"
             if cube.owner is None
@@ -450,7 +457,7 @@ class HumanBot(Bot):
         )
         you = f"You: X, {COLOURS[self._colour]}"
         if self._game is not None and self._game.cube_settings.enabled:
-            you += f" · cube {self._cube_text()}"
+            you += f" · cube {self._cube_text(self._game.cube)}"
         return f"{text}{you}"
 
     def _show_decision(self, decision: PlayDecision, entry: _Entry) -> None:
