@@ -72,16 +72,16 @@ HINTS_SHOWN = 10
 
 HELP = """\
 Answer with:
-  a number            the legal play of that number
-  Enter               (at the cube prompt) roll without doubling
-  a play              in your own numbering, e.g. 13/7 8/7, 24/18/13, bar/20, 6/off, 8/5(2)
-  part of a play      e.g. 13/7, then 8/7; kept while it can still become a legal play
-  undo                take back the last part entered (back to the start of this segment;
-                      a segment already played, e.g. an earlier progression stage, stays)
-  hint [PLY]          the engine's ranking of the plays (PLY 0 by default; 1 is slower)
-  list                every legal play (a long list is cut at the first 40)
-  board               the board again
-  quit                stop here (end of input and Ctrl-C too); --jsonl keeps the game so far
+  a number         the legal play of that number
+  a play           in your own numbering: 13/7 8/7, 24/18/13, bar/20, 6/off, 8/5(2)
+  part of a play   13/7, then 8/7: kept while it can still become a legal play
+  undo             take back the last part (back to the start of this segment; a
+                   segment already played, e.g. an earlier stage, stays played)
+  hint [PLY]       the engine's ranking of the plays (PLY 0 by default; 1 is slower)
+  list             every legal play (a long list is cut at the first 40)
+  board            the board again
+  quit             stop (end of input, Ctrl-C too); --jsonl keeps the game so far
+At the cube: roll (or Enter) / double; take / pass / beaver; hint gives the cube.
 """
 
 
@@ -326,9 +326,12 @@ class HumanBot(Bot):
             for die in dice:
                 left.remove(die)
             used += len(dice)
-        if used >= plays.dice_used:
-            raise _NotAPart(f"a legal play here uses {plays.dice_used} of the dice")
+        # Where a checker cannot go, the kernel's reason says so first ("point 7 is closed").
         middle = apply_steps(decision.position, steps, pins=self._variant.rules.hitting.pins)
+        if used == plays.dice_used:
+            raise _NotAPart("those steps are none of the legal plays")
+        if used > plays.dice_used:
+            raise _NotAPart(f"a legal play here uses {plays.dice_used} of the dice")
         reachable = set(self._variant.legal_plays(middle, tuple(left)).positions())
         completes = [i for i, result in enumerate(plays.positions()) if result in reachable]
         if not completes:
