@@ -8,6 +8,8 @@ of :class:`~nardy.core.game.Game` they answer.
   :mod:`nardy.bots.gnubg_bot` (the optional extra ``nardy[gnubg]``) — the built-in bots; a module
   is named after its bot, with ``_bot`` where the bare name is another module's (``random``,
   ``gnubg``);
+* :mod:`nardy.bots.human` — ``human``: a person at the terminal answers the decisions
+  (``nardy play --bots human,neural``, docs/play.md);
 * :mod:`nardy.bots.registry` — :func:`make_bot`: bots by name. The built-ins register through the
   entry-point group ``nardy.bots``, the same as a third party's bots.
 
