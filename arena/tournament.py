@@ -833,12 +833,25 @@ class BotStanding:
     draws: int = 0
     """Units drawn (a 0-point money game, e.g. a plakoto draw): ``units - wins - losses``."""
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def match_equity(self) -> float | None:
+        """In a match pool, what the bots play for: +1 a match won, -1 a match lost (a match never
+        ends drawn), per match — its match equity, ``2p - 1`` for ``p`` the share of matches won
+        (None before its first match). ``net_points`` and ``ppg`` add the games' points
+        uncapped (RULES.md §2.12: a 3-point match won on a cube of 64 counts 64), which is not
+        what a match is played for (issue 34)."""
+        return (self.wins - self.losses) / self.units if self.units else None
+
+    def to_json(self, *, match: bool = False) -> dict[str, Any]:
+        """The row as JSON; ``match`` (a match pool) adds ``match_equity``. The game points stay
+        (``net_points``, ``ppg``: what the games scored) and a money pool's row is as before."""
         out = dataclasses.asdict(self)
         out["ppg"] = _finite(self.ppg)
         out["elo"] = _finite(self.elo)
         out["elo_se"] = _finite(self.elo_se)
         out["elo_error"] = None if out["elo_se"] is None else round(1.96 * out["elo_se"], 3)
+        if match:
+            out["match_equity"] = self.match_equity
         return _with_aliases(out)
 
 
@@ -927,7 +940,7 @@ class PoolStandings:
             "match_length": self.match_length,
             "units_done": self.units_done,
             "units_total": self.units_total,
-            "standings": [b.to_json() for b in self.bots],
+            "standings": [b.to_json(match=bool(self.match_length)) for b in self.bots],
             "pairings": [p.to_json() for p in self.pairings],
             "sprt": None if self.sprt is None else self.sprt.to_json(),
         }
@@ -1166,7 +1179,7 @@ class Tally:
             }
             for n in names
         }
-        bots = _ranked_bots(names, per, elo, elo_se)
+        bots = _ranked_bots(names, per, elo, elo_se, match=pool.match_length is not None)
         pairings: list[PairingStanding] = []
         for a, b in d.pairings():
             mine = [s for s in done if s.unit.a == a and s.unit.b == b]
@@ -1377,8 +1390,11 @@ def _ranked_bots(
     per: Mapping[str, Mapping[str, int]],
     elo: Mapping[str, float],
     elo_se: Mapping[str, float],
+    *,
+    match: bool = False,
 ) -> list[BotStanding]:
-    """The standings' bot rows, best first: by Elo, then points per game, then declared order.
+    """The standings' bot rows, best first: by Elo, then points per game (in a match pool,
+    ``match``: match equity per match, what its bots play for), then declared order.
 
     Bots tied on both (rounded) share a rank. ``per`` holds each bot's ``BOT_FIELDS`` counts.
     Shared by the live standings and those rebuilt from the ledger's totals, so both rank alike.
@@ -1392,6 +1408,8 @@ def _ranked_bots(
     """
 
     def ppg_or_zero(n: str) -> float:
+        if match:
+            return (per[n]["wins"] - per[n]["losses"]) / max(per[n]["units"], 1)
         return per[n]["net"] / max(per[n]["games"], 1)
 
     def key(n: str) -> tuple[float, float]:
@@ -1435,7 +1453,7 @@ def _pool_from_totals(d: TournamentDef, pool: PoolDef, totals: Aggregates) -> Po
         for n in names
     }
     elo, elo_se = ledger_ratings(totals.pairings, pool.label)
-    bots = _ranked_bots(names, per, elo, elo_se)
+    bots = _ranked_bots(names, per, elo, elo_se, match=pool.match_length is not None)
     pairings: list[PairingStanding] = []
     for a, b in d.pairings():
         values = totals.pairings.get((pool.label, a, b), [0] * len(PAIRING_FIELDS))

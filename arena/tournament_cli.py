@@ -84,6 +84,15 @@ def _num(x: float | None, fmt: str = "+.3f") -> str:
     return "-" if x is None or not math.isfinite(x) else format(x, fmt)
 
 
+def _elo(x: float | None) -> str:
+    """An Elo, signed, to the unit; one that rounds to zero is ``0``: ``+.0f`` wrote ``-0`` for
+    the fit's -0.0 or -0.3 (two bots level), a sign that says nothing."""
+    if x is None or not math.isfinite(x):
+        return "-"
+    rounded = round(x)
+    return "0" if rounded == 0 else f"{rounded:+d}"
+
+
 def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
     unit = "Matches" if pool.match_length else "Games"
     options = ", ".join(f"{k}={v}" for k, v in sorted(pool.options.items()))
@@ -94,14 +103,17 @@ def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
     table.add_column("Bot", no_wrap=True)
     # A draws column only where a unit was drawn (a plakoto draw): other variants cannot draw.
     drawn = any(b.draws for b in pool.bots)
+    # A match pool's bots play for matches, not points (issue 34): its games' points add every
+    # cube uncapped (RULES.md §2.12), so in place of Net and Pts/g it shows the match equity per
+    # match, +1 a match won and -1 one lost (BotStanding.match_equity), as Elo counts them.
+    worth = ("Eq/match",) if pool.match_length else ("Net", "Pts/g")
     for name in (
         unit,
         "W",
         "L",
         *(("D",) if drawn else ()),
         "Forf.",
-        "Net",
-        "Pts/g",
+        *worth,
         "Elo",
         "±95%",
     ):
@@ -116,9 +128,12 @@ def _pool_tables(pool: PoolStandings) -> list[RenderableType]:
             str(b.losses),
             *((str(b.draws),) if drawn else ()),
             str(b.forfeits),
-            f"{b.net_points:+d}",
-            _num(b.ppg, "+.2f"),
-            _num(b.elo, "+.0f"),
+            *(
+                (_num(b.match_equity, "+.2f"),)
+                if pool.match_length
+                else (f"{b.net_points:+d}", _num(b.ppg, "+.2f"))
+            ),
+            _elo(b.elo),
             _num(ci, ".0f"),
         )
     out: list[RenderableType] = [table]
