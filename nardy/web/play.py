@@ -29,13 +29,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
+from nardy.arena.runner import kernel_outcome
 from nardy.arena.storage import POSTGRES_SCHEMES
 from nardy.bots.registry import installed_bots
-from nardy.core.game import COLOURS, DoubleDecision, PlayDecision, TakeDecision
+from nardy.core.game import COLOURS, DoubleDecision, GameResult, PlayDecision, TakeDecision
 from nardy.core.notation import BAR, OFF, Step
 from nardy.core.plugins import registry
 from nardy.core.position import Position
-from nardy.core.variant import apply_steps
+from nardy.core.variant import Variant, apply_steps
 from nardy.svg import Colour, CubeOwner, board
 from nardy.web.play_session import (
     PlayError,
@@ -89,10 +90,13 @@ def _colour_name(colour: int) -> Colour:
     return "white" if colour == 0 else "black"
 
 
-def _seat_name(seat: SeatSpec, colour: int) -> str:
+def _seat_name(seat: SeatSpec, colour: int, viewer: int | None = None) -> str:
+    """A bot by its name; a human as "you" to himself, else by his name or "player"."""
     if seat.kind == "bot":
         return seat.bot
-    return seat.name or f"{COLOURS[colour]} (human)"
+    if viewer == colour:
+        return "you"
+    return seat.name or "player"
 
 
 class _PlayViews:
@@ -330,13 +334,13 @@ def _decision_json(session: PlaySession) -> dict[str, Any] | None:
     return out
 
 
-def _board_svg(session: PlaySession, viewer: int) -> str:
+def _board_svg(session: PlaySession, viewer: int, seat: int | None) -> str:
     """The board from ``viewer``'s seat, numbered in his coordinates (so the page's clicks name
     his points, which are the kernel's when he is to play): his entered steps as arrows while he
     plays, else the last play made, drawn from its mover's side."""
     game = session.game
     variant = game.variant
-    names = (_seat_name(session.seats[0], 0), _seat_name(session.seats[1], 1))
+    names = (_seat_name(session.seats[0], 0, seat), _seat_name(session.seats[1], 1, seat))
     score = (session.match.score[0], session.match.score[1])
     if session.game_result is not None and session.results[-1:] == [session.game_result]:
         score = (
@@ -386,16 +390,13 @@ def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
     if isinstance(decision, PlayDecision) and decision.player == seat:
         offered, complete = next_steps(session.game.variant, decision, session.entered)
     result = session.game_result
-    names = {COLOURS[c]: _seat_name(session.seats[c], c) for c in (0, 1)}
+    names = {COLOURS[c]: _seat_name(session.seats[c], c, seat) for c in (0, 1)}
     result_out = None
     if result is not None:
         record = session.records()[-1]
         result_out = {
             **(record.get("result") or {}),
-            "text": result_words(
-                record.get("result"), session.game.variant, cube=result.cube_value, names=names
-            )
-            + (" (resigned)" if result.resigned else ""),
+            "text": _result_text(result, session.game.variant, names),
         }
     log = [
         {
@@ -418,7 +419,7 @@ def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
         "game_number": len(session.logs),
         "seat": None if seat is None else _colour_name(seat),
         "seats": [
-            {"colour": _colour_name(c), "kind": s.kind, "name": _seat_name(s, c)}
+            {"colour": _colour_name(c), "kind": s.kind, "name": _seat_name(s, c, seat)}
             for c, s in enumerate(session.seats)
         ],
         "decision": _decision_json(session),
@@ -432,7 +433,7 @@ def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
             if session.game.cube.owner is None
             else _colour_name(session.game.cube.owner),
         },
-        "board": _board_svg(session, viewer),
+        "board": _board_svg(session, viewer, seat),
         "log": log,
         "result": result_out,
         "match_over": match.is_over,
@@ -440,6 +441,24 @@ def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
         "rematch": session.rematch or None,
         "bot_error": session.bot_error or None,
     }
+
+
+def _result_text(result: GameResult, variant: Variant, names: dict[str, str]) -> str:
+    """The result in the arena pages' words (its outcome format: multiplier, termination); a
+    resignation says who resigned, then what the winner scores for it."""
+    if not result.resigned:
+        outcome = kernel_outcome(result).to_json()
+        return result_words(outcome, variant, cube=result.cube_value, names=names)
+    outcome = {
+        "winner": COLOURS[result.winner],
+        "points": result.points,
+        "multiplier": result.base_value,
+        "termination": "resigned",
+    }
+    loser = COLOURS[1 - result.winner]
+    resigner = f"{loser} ({names[loser]})" if names.get(loser) else loser
+    words = result_words(outcome, variant, cube=result.cube_value, names=names)
+    return f"{resigner} resigns. {words}"
 
 
 def _event_words(kind: str, data: dict[str, Any]) -> str:

@@ -139,6 +139,7 @@
     async function act(action, body) {
       if (busy) return;
       busy = true;
+      root.dataset.busy = "1"; // for tests and styles: a request is in flight
       $("error").textContent = "";
       try {
         const r = await fetch("/api/play/" + id + "/" + action, {
@@ -161,6 +162,7 @@
         return data;
       } finally {
         busy = false;
+        delete root.dataset.busy;
       }
     }
 

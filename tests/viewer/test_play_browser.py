@@ -1,0 +1,202 @@
+"""The Play page in a real browser (Debian's Chromium via Playwright) against the installed
+``nardy web``: whole games clicked through the page's DOM (its click events, not the JSON API),
+a refused click, a spectator without the secret, a restarted server, a phone-sized tap.
+
+Skipped, with the reason, where playwright or chromium is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spectator_browser import (
+    CHROMIUM_FLAGS,
+    browser_page,
+    chromium_path,
+    spectator,
+    why_no_browser,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,  # each starts a server process and Chromium: seconds, not milliseconds
+    pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser())),
+]
+
+
+def _shot(page: Any, tmp_path: Path, name: str) -> None:
+    """A screenshot to look at: in ``$NARDY_PLAY_SHOTS`` when set, else the test's folder."""
+    folder = Path(os.environ.get("NARDY_PLAY_SHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def _start(page: Any, base: str, variant: str, colour: str = "white") -> str:
+    """Fill the form and start a game against the heuristic bot; the game's id."""
+    page.goto(base + "/play")
+    page.select_option("#variant", variant)
+    page.check(f"input[name=colour][value={colour}]")
+    page.click("#start")
+    page.wait_for_url("**/play/*#seat=*")
+    page.wait_for_selector("#board svg")
+    return str(page.url.split("/play/")[1].split("#")[0])
+
+
+def _visible(page: Any, selector: str) -> bool:
+    return bool(page.is_visible(selector))
+
+
+def _click_point(page: Any, selector: str, tap: bool = False) -> None:
+    # Checkers lie on the points: the click lands on whatever is on top, as a player's does,
+    # and the page reads the point from the element hit.
+    element = page.query_selector(selector)
+    if tap:
+        element.tap(force=True)
+    else:
+        element.click(force=True)
+
+
+def _settled(page: Any) -> None:
+    """Wait until no action of the page is in flight (it marks ``#play[data-busy]``)."""
+    page.wait_for_selector("#play:not([data-busy])", state="attached")
+
+
+def _one_action(page: Any, tap: bool = False) -> str:
+    """Do the next thing the page offers the player (no doubles: roll; takes); what it did."""
+    _settled(page)
+    for button, name in (("#roll", "roll"), ("#take", "take"), ("#confirm", "confirm")):
+        if _visible(page, button):
+            page.click(button)
+            _settled(page)
+            return name
+    if page.query_selector("#board .movable"):
+        _click_point(page, "#board .movable", tap)
+        _settled(page)
+        if page.query_selector("#board .dest"):
+            _click_point(page, "#board .dest", tap)
+            _settled(page)
+        return "step"
+    return ""
+
+
+def _play_to_the_end(page: Any, limit: int = 3000) -> dict[str, int]:
+    done = {"step": 0, "confirm": 0, "roll": 0, "take": 0, "": 0}
+    for _ in range(limit):
+        if _visible(page, "#result") and page.inner_text("#result-text"):
+            return done
+        action = _one_action(page)
+        done[action] += 1
+        page.wait_for_timeout(40 if action else 150)
+        assert not page.inner_text("#error"), page.inner_text("#error")
+    raise AssertionError(f"the game did not end: {done}")
+
+
+@pytest.mark.parametrize("variant", ["long", "backgammon"])
+def test_a_whole_game_clicked_through_the_page(tmp_path: Path, variant: str) -> None:
+    with spectator(tmp_path / "arena.db") as base, browser_page() as page:
+        game_id = _start(page, base, variant, colour="black")
+        done = _play_to_the_end(page)
+        assert done["step"] >= 20 and done["confirm"] >= 10, done
+        text = page.inner_text("#result-text")
+        assert "wins" in text or "won" in text or "Black" in text or "White" in text, text
+        _shot(page, tmp_path, f"play-{variant}-end")
+        # The game is stored: its record, with both sides' plays, from the export link.
+        with urllib.request.urlopen(f"{base}/api/play/{game_id}/records") as r:
+            games = json.load(r)["games"]
+        assert games[0]["result"] is not None
+        players = {e["player"] for e in games[0]["events"] if e["kind"] == "play"}
+        assert players == {"White", "Black"}
+        # Rematch: a new game, colours swapped, this tab seated in it.
+        page.click("#rematch")
+        page.wait_for_url(lambda url: game_id not in url)
+        page.wait_for_selector("#board svg")
+        page.wait_for_function("() => document.getElementById('status').textContent !== 'Loading…'")
+        state = page.evaluate(
+            "async () => (await fetch('/api/play/' + location.pathname.split('/')[2],"
+            " {headers: {'X-Nardy-Seat': new URLSearchParams(location.hash.slice(1)).get('seat')}})).json()"
+        )
+        assert state["seat"] == "white"
+
+
+def test_a_refused_click_a_spectator_and_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    with spectator(db) as base, browser_page() as page:
+        _start(page, base, "backgammon")
+        for _ in range(200):  # to the first play of ours
+            if page.query_selector("#board .movable"):
+                break
+            _one_action(page)
+            page.wait_for_timeout(100)
+        _click_point(page, "#board .movable")
+        if page.query_selector("#board .dest"):
+            # A point neither highlighted as a destination nor movable: the server says no.
+            bad = page.evaluate(
+                """() => [...document.querySelectorAll('#board polygon.point')]
+                .filter(p => !p.classList.contains('dest') && !p.classList.contains('movable')
+                             && !p.classList.contains('selected'))
+                .map(p => p.dataset.point)[0]"""
+            )
+            _click_point(page, f'#board polygon.point[data-point="{bad}"]')
+            page.wait_for_function("() => document.getElementById('error').textContent !== ''")
+            assert "may go to" in page.inner_text("#error")
+        else:  # one destination: the step was entered at once
+            page.wait_for_selector("#undo:not([hidden])")
+        url = page.url
+        board = page.inner_html("#board")
+        # A spectator (another browser, no secret in the link) sees the game and cannot move.
+        other = page.context.browser.new_context()
+        watcher = other.new_page()
+        watcher.goto(url.split("#")[0])
+        watcher.wait_for_selector("#board svg")
+        assert watcher.inner_text("#status").startswith("Watching")
+        assert not watcher.query_selector("#board .movable")
+        assert not watcher.is_visible("#resign")
+        step = {"from": 13, "to": 11}
+        r = watcher.evaluate(
+            "async (s) => (await fetch(location.pathname.replace('/play/', '/api/play/') + '/step',"
+            " {method: 'POST', headers: {'Content-Type': 'application/json'},"
+            " body: JSON.stringify(s)})).status",
+            step,
+        )
+        assert r == 403
+        other.close()
+    path = url.split("://", 1)[1].split("/", 1)[1]
+    with spectator(db) as base, browser_page() as page:  # a new server on the same database
+        page.goto(f"{base}/{path}")
+        page.wait_for_selector("#board svg")
+        page.wait_for_function("() => document.getElementById('status').textContent !== 'Loading…'")
+        assert page.inner_html("#board") == board
+
+
+def test_a_phone_taps_a_game_through(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with spectator(tmp_path / "arena.db") as base, sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            context = browser.new_context(
+                viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+            )
+            page = context.new_page()
+            _start(page, base, "long")
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= 390, f"the page scrolls sideways at 390 px: {width}"
+            steps = 0
+            for _ in range(400):
+                if steps >= 6:
+                    break
+                if _one_action(page, tap=True) == "step":
+                    steps += 1
+                page.wait_for_timeout(60)
+                assert not page.inner_text("#error")
+            assert steps >= 6
+            _shot(page, tmp_path, "play-long-390")
+        finally:
+            browser.close()
