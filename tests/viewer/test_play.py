@@ -173,7 +173,12 @@ def _seat(url: str) -> str:
 
 
 def _play_out(
-    client: TestClient, game_id: str, secrets: dict[str, str], rng: random.Random
+    client: TestClient,
+    game_id: str,
+    secrets: dict[str, str],
+    rng: random.Random,
+    *,
+    match: bool = False,
 ) -> dict[str, Any]:
     """Play the game to its end through the API, each seat entering random offered steps."""
     validator = jsonschema.Draft202012Validator(schema("play-state"))
@@ -184,6 +189,10 @@ def _play_out(
             validator.validate(state)
             seen.append((secret, state))
         if seen[0][1]["result"] is not None:
+            if match and seen[0][1]["can_next"]:
+                h = {"X-Nardy-Seat": seen[0][0]}
+                assert client.post(f"/api/play/{game_id}/next", headers=h).status_code == 200
+                continue
             return dict(seen[0][1])
         for secret, state in seen:
             d = state["decision"]
@@ -334,3 +343,39 @@ def test_bad_requests_are_refused_in_words(client: TestClient) -> None:
         assert r.status_code == 400 and word in r.json()["error"], (body, r.text)
     assert client.get("/api/play/nope").status_code == 404
     assert client.get("/play").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("variant", "options", "length"),
+    [
+        ("giul", {}, None),  # progressions and transferred steps, each segment its own decision
+        ("gulbar", {}, None),  # re-rolled doubles
+        ("plakoto", {"mother": "off"}, None),  # pins, the mother option
+        ("tavli", {}, 2),  # a match whose games cycle portes, plakoto, fevga
+    ],
+)
+def test_friends_play_every_turn_plan_through_the_api(
+    client: TestClient, variant: str, options: dict[str, Any], length: int | None
+) -> None:
+    made = _new(
+        client,
+        variant=variant,
+        options=options,
+        match_length=length,
+        opponent={"kind": "friend"},
+        seed=21,
+    )
+    secrets = {"white": _seat(made["seat_url"]), "black": _seat(made["friend_url"])}
+    end = _play_out(client, made["id"], secrets, random.Random(4), match=length is not None)
+    assert end["options"] == options
+    games = client.get(f"/api/play/{made['id']}/records").json()["games"]
+    kinds = {e.get("segment_kind") for g in games for e in g["events"] if e["kind"] == "play"}
+    if variant == "giul":
+        assert "stage" in kinds
+    if variant == "gulbar":
+        assert "reroll" in kinds or any(e.get("reroll") for g in games for e in g["events"])
+    if length is not None:
+        assert end["match_over"] and max(end["score"]) >= length
+        assert [g["variant"] for g in games][:2] == ["portes", "plakoto"][: len(games)]
+    else:
+        assert len(games) == 1
