@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_MAX_PENDING_HELLOS",
     "DEFAULT_MAX_STREAMS",
     "DEFAULT_MAX_STREAMS_PER_PEER",
+    "MAX_ANONYMOUS_REQUEST_BYTES",
     "MAX_WAITING_CALLS",
     "ArenaLimits",
     "LimitError",
@@ -48,12 +49,18 @@ DEFAULT_MAX_CALLS_PER_PEER = 16
 (``--max-calls-per-peer``); half the default worker threads."""
 
 
-DEFAULT_MAX_CALLS = 16
+DEFAULT_MAX_CALLS = 12
 """Unary calls (the admin's not counted) whose request is read and that run at once, from
 everyone (``--max-calls``): what bounds the request bodies the arena holds for anonymous
-callers whatever the number of their addresses (about 9 MB each at 4 MiB, so 16 keep a flood
-under the 200 MB of issue 34; ``benchmarks/load_arena.py unary-flood``). The other calls wait
-their turn unread (:class:`~nardy.arena.streams.CallQueue`)."""
+callers whatever the number of their addresses. A 4 MiB body costs about 13 MB while it is
+read and refused (the transport's buffers, the bytes, the allocator's slack): 12 keep a flood
+of them at +136 to +156 MB, under the 200 MB of issue 34 (``benchmarks/load_arena.py
+unary-flood``). The other calls wait their turn unread (:class:`~nardy.arena.streams.CallQueue`)."""
+
+MAX_ANONYMOUS_REQUEST_BYTES = 64 * 1024
+"""Largest unary request parsed for a caller without the admin token (every such request is a
+few hundred bytes); a larger one, read within ``--max-message-bytes``, is refused
+(``RESOURCE_EXHAUSTED``) without being parsed, which would copy it once more."""
 
 MAX_WAITING_CALLS = 256
 """Unary calls waiting, unread, for one of the ``--max-calls`` places; beyond, a call is refused

@@ -1531,12 +1531,12 @@ class ArenaServicer:
         """A dial-out bot's stream: a coroutine on the server's event loop (no thread). Until
         its Hello names a dial-out bot's token it counts against the budget of silent streams
         (:class:`~nardy.arena.streams.PendingHellos`) and must send that Hello in time."""
-        requests = request_iterator.__aiter__()
         slot = None
         try:
             if self.hellos is not None:
-                first, slot = await self.hellos.first_message(requests, context)
+                first, slot, requests = await self.hellos.first_message(request_iterator, context)
             else:
+                requests = request_iterator.__aiter__()
                 first = await requests.__anext__()
         except (StopAsyncIteration, grpc.RpcError, asyncio.CancelledError):
             return

@@ -28,7 +28,7 @@ import ctypes
 import inspect
 import threading
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -36,7 +36,11 @@ import grpc
 from grpc import aio
 
 from nardy.arena.auth import Caller, bearer_token
-from nardy.arena.limits import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PEER
+from nardy.arena.limits import (
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_PEER,
+    MAX_ANONYMOUS_REQUEST_BYTES,
+)
 
 __all__ = [
     "DEFAULT_MAX_STREAMS",
@@ -283,10 +287,13 @@ class PendingHellos:
     authenticated can never take the places of watchers. A stream whose first message has not
     arrived within ``timeout`` seconds is ended with ``DEADLINE_EXCEEDED`` (an honest bot
     sends Hello at once). When the budget is full, a new ``Connect`` takes the place of the
-    oldest stream still silent, which is ended with ``RESOURCE_EXHAUSTED``: an attacker who
-    fills the budget from many addresses (each within its per-peer limit) cannot keep an
-    honest bot from connecting, since the honest bot leaves the budget milliseconds later,
-    with its Hello, and is never the oldest. Used on the server's event loop only.
+    oldest silent stream of the address that holds the most of them (if that address holds
+    more than the newcomer's would), which is ended with ``RESOURCE_EXHAUSTED``; otherwise the
+    newcomer is refused. So an attacker who fills the budget from many addresses (each within
+    its per-peer limit) ends up with an equal share per address and cannot keep an honest bot
+    from connecting: the honest address holds one silent stream, for the milliseconds until its
+    Hello, and is never the one evicted unless the budget is spread over more addresses than
+    it has places. Used on the server's event loop only.
     """
 
     def __init__(self, max_pending: int, max_per_peer: int, timeout: float) -> None:
@@ -299,32 +306,60 @@ class PendingHellos:
             flags=("--max-pending-hellos", "--max-streams-per-peer"),
         )
         self.timeout = timeout
-        self._waiting: dict[_Slot, asyncio.Event] = {}
-        """Silent streams, oldest first (a dict keeps insertion order)."""
+        self._waiting: dict[str, dict[_Slot, asyncio.Event]] = {}
+        """Silent streams per address, oldest first (a dict keeps insertion order)."""
         self.timed_out = 0
         self.evicted = 0
 
+    def _forget(self, peer: str, slot: _Slot) -> None:
+        mine = self._waiting.get(peer)
+        if mine is not None:
+            mine.pop(slot, None)
+            if not mine:
+                del self._waiting[peer]
+
+    def _evict_for(self, peer: str) -> None:
+        """The budget is full: end the oldest silent stream of the address holding the most,
+        if it holds more than ``peer`` would with one more."""
+        if not self._waiting:
+            return
+        victim = max(self._waiting, key=lambda p: len(self._waiting[p]))
+        if len(self._waiting[victim]) <= self.limiter.held_by(peer) + 1:
+            return
+        oldest, replaced = next(iter(self._waiting[victim].items()))
+        self._forget(victim, oldest)
+        replaced.set()
+        oldest.release()
+        self.evicted += 1
+
     async def first_message(
-        self, requests: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
-    ) -> tuple[Any, _Slot]:
-        """The stream's first message (None if it ended first) and its slot,
-        still counted: release it once the Hello is accepted (the stream is then a bot's).
-        Aborts the call when it is refused, replaced, or silent past the deadline."""
+        self, request_iterator: AsyncIterable[Any], context: aio.ServicerContext[Any, Any]
+    ) -> tuple[Any, _Slot, AsyncIterator[Any]]:
+        """The stream's first message (None if it ended first), its slot, still counted
+        (release it once the Hello is accepted: the stream is then a bot's), and the iterator
+        of the messages that follow. Aborts the call when it is refused, replaced, or silent
+        past the deadline."""
         peer = peer_host(context.peer())
         limiter = self.limiter
         refusal = limiter.acquire(peer)
-        if refusal is not None and limiter.held_by(peer) < limiter.max_per_peer and self._waiting:
-            oldest = next(iter(self._waiting))
-            self._waiting.pop(oldest).set()
-            oldest.release()
-            self.evicted += 1
+        if refusal is not None and limiter.held_by(peer) < limiter.max_per_peer:
+            self._evict_for(peer)
             refusal = limiter.acquire(peer)
         if refusal is not None:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         slot = _Slot(limiter, peer)
         replaced = asyncio.Event()
-        self._waiting[slot] = replaced
-        read = asyncio.ensure_future(requests.__anext__())
+        self._waiting.setdefault(peer, {})[slot] = replaced
+
+        requests: list[AsyncIterator[Any]] = []
+
+        async def first() -> Any:
+            # The iterator is made here, not before: a call refused or replaced before this
+            # runs never creates it (gRPC's, never iterated, is reported as never awaited).
+            requests.append(request_iterator.__aiter__())
+            return await requests[0].__anext__()
+
+        read = asyncio.ensure_future(first())
         # A read cancelled at the deadline (or at the server's stop) may still end with the
         # stream's end or error: retrieve it so that asyncio does not log it as lost.
         read.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -337,16 +372,16 @@ class PendingHellos:
             slot.release()
             raise
         finally:
-            self._waiting.pop(slot, None)
+            self._forget(peer, slot)
             evicted.cancel()
             if not read.done():
                 read.cancel()
         if read in done:
             try:
-                return read.result(), slot
+                return read.result(), slot, requests[0]
             except StopAsyncIteration:
                 slot.release()
-                return None, slot  # the caller closed the stream before a first message
+                return None, slot, requests[0]  # the stream ended before a first message
             except BaseException:
                 slot.release()
                 raise
@@ -355,7 +390,8 @@ class PendingHellos:
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "too many Connect streams without a Hello (--max-pending-hellos): this one, "
-                "the oldest still silent, made way for a newer one",
+                "the oldest still silent of the address holding the most, made way for a "
+                "newer one",
             )
         self.timed_out += 1
         await context.abort(
@@ -449,8 +485,18 @@ async def _in_pool(
         await context.abort(aborted.code, aborted.details)
 
 
+class _TooLarge:
+    """A request not parsed: larger than a caller without the admin token may send."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
 def _counted_unary(
-    handler: grpc.RpcMethodHandler[Any, Any], calls: CallQueue, pool: Executor
+    handler: grpc.RpcMethodHandler[Any, Any],
+    calls: CallQueue,
+    pool: Executor,
+    max_request_bytes: int = MAX_ANONYMOUS_REQUEST_BYTES,
 ) -> grpc.RpcMethodHandler[Any, Any]:
     """A unary call that is not the admin's, admitted by ``calls`` *before its request is
     read* (it waits for its turn unread, or is refused unread) and counted until it ends.
@@ -462,6 +508,14 @@ def _counted_unary(
     4 MB took the arena from 68 to 1,956 MB."""
     behaviour = handler.unary_unary
     assert behaviour is not None
+    parse = handler.request_deserializer
+
+    def deserialize(data: bytes) -> Any:
+        # Every request a caller without the admin token may make is a few hundred bytes;
+        # a larger one is not parsed (parsing would copy it once more).
+        if len(data) > max_request_bytes:
+            return _TooLarge(len(data))
+        return data if parse is None else parse(data)
 
     async def call(
         request_iterator: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
@@ -477,13 +531,19 @@ def _counted_unary(
             request = await context.read()
             if request is aio.EOF:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call sent no request")
+            if isinstance(request, _TooLarge):
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"a request of {request.size} bytes; without the admin token at most "
+                    f"{max_request_bytes}",
+                )
             return await _in_pool(behaviour, request, context, pool)
         finally:
             calls.leave(peer)
 
     return grpc.stream_unary_rpc_method_handler(
         call,
-        request_deserializer=handler.request_deserializer,
+        request_deserializer=deserialize,
         response_serializer=handler.response_serializer,
     )
 

@@ -540,42 +540,22 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def hello_flood(args: argparse.Namespace) -> dict[str, Any]:
-    """``--sources`` addresses each hold ``--streams`` ``Connect`` streams that never send
-    Hello (opening a new one whenever one is ended); meanwhile honest dial-out bots connect
-    and reconnect from other addresses, watchers from another address watch a tournament,
-    and an admin probe runs from another process."""
-    with tempfile.TemporaryDirectory(prefix="nardy-load-") as tmp:
-        served = Served(Path(tmp), *args.serve.split())
-        token = served.admin[0][1].removeprefix("Bearer ")
-        attackers = Sources(served.address, args.sources)
-        honest = Sources(served.address, 3, first=2 + args.sources)
-        stub = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(served.address))
-        out: dict[str, Any] = {
-            "flood": f"{args.sources} addresses x {args.streams} silent Connect streams",
-            "serve_flags": args.serve,
-            "load_before": os.getloadavg(),
-        }
-        tokens = []
-        for i in range(args.bots + 2):
-            request = arena_pb2.RegisterBotRequest(name=f"honest{i:03d}")
-            request.dial_out.SetInParent()
-            tokens.append(stub.RegisterBot(request, timeout=30, metadata=served.admin))
-        loop = asyncio.new_event_loop()
-        thread = threading.Thread(target=loop.run_forever, daemon=True)
-        thread.start()
-        opened = [0]
-        ended: dict[str, int] = {}
+def silent_connects(args: argparse.Namespace) -> dict[str, Any]:
+    """The attacker of ``hello-flood`` (a process of its own, so that its load is not the
+    honest clients'): ``--sources`` addresses each hold ``--streams`` ``Connect`` streams that
+    never send Hello, opening a new one 50 ms after one is ended, for ``seconds``."""
+    opened = [0]
+    ended: dict[str, int] = {}
+
+    async def flood(sources: Sources) -> None:
         stop = asyncio.Event()
-        holders: list[asyncio.Task[None]] = []
 
-        async def hold(channel: aio.Channel) -> None:
-            async def nothing() -> Any:
-                await stop.wait()
-                for message in ():  # an async generator that never yields
-                    yield message
+        async def nothing() -> Any:
+            await stop.wait()
+            for message in ():  # an async generator that never yields
+                yield message
 
-            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        async def hold(stub: Any) -> None:
             while not stop.is_set():
                 call = stub.Connect(nothing())
                 opened[0] += 1
@@ -591,32 +571,100 @@ def hello_flood(args: argparse.Namespace) -> dict[str, Any]:
                 _count(ended, code)
                 await asyncio.sleep(0.05)
 
-        async def start_flood() -> list[aio.Channel]:
-            channels = [aio.insecure_channel(attackers.address(i)) for i in range(args.sources)]
-            for c in channels:
-                for _ in range(args.streams):
-                    holders.append(asyncio.ensure_future(hold(c)))
-            return channels
+        channels = [aio.insecure_channel(sources.address(i)) for i in range(args.sources)]
+        holders = [
+            asyncio.ensure_future(hold(arena_pb2_grpc.ArenaServiceStub(c)))
+            for c in channels
+            for _ in range(args.streams)
+        ]
+        await asyncio.sleep(args.seconds)
+        stop.set()
+        for task in holders:
+            task.cancel()
+        await asyncio.gather(*holders, return_exceptions=True)
+        for c in channels:
+            await c.close()
 
+    with Sources(args.address, args.sources) as sources:
+        asyncio.run(flood(sources))
+    return {"opened": opened[0], "ended": ended}
+
+
+async def _connect_twice(address: str, token: str) -> float:
+    """Seconds for an honest dial-out bot to be welcomed, then welcomed again on a new stream
+    (a reconnect), retrying a refused ``Connect`` after 0.1 s; the larger of the two."""
+    times = []
+    async with aio.insecure_channel(address) as channel:
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        for _ in range(2):
+            started = time.monotonic()
+            while True:
+                hello = arena_pb2.ConnectRequest(hello=arena_pb2.Hello(token=token))
+                outbox: asyncio.Queue[arena_pb2.ConnectRequest | None] = asyncio.Queue()
+                outbox.put_nowait(hello)
+
+                async def requests(box: Any = outbox) -> Any:
+                    while (item := await box.get()) is not None:
+                        yield item
+
+                call = stub.Connect(requests())
+                try:
+                    async for message in call:
+                        if message.WhichOneof("message") == "welcome":
+                            break
+                    else:
+                        raise RuntimeError("the stream ended without a welcome")
+                    times.append(time.monotonic() - started)
+                    call.cancel()
+                    break
+                except grpc.RpcError:
+                    if time.monotonic() - started > 30:
+                        times.append(float("inf"))
+                        break
+                    await asyncio.sleep(0.1)
+    return max(times)
+
+
+def hello_flood(args: argparse.Namespace) -> dict[str, Any]:
+    """An attacker process (:func:`silent_connects`) holds silent ``Connect`` streams from
+    ``--sources`` addresses; meanwhile ``--bots`` honest dial-out bots connect and reconnect
+    from other addresses, ``--watchers`` watch a tournament from another one, and an admin
+    probe runs from a third process."""
+    with tempfile.TemporaryDirectory(prefix="nardy-load-") as tmp:
+        served = Served(Path(tmp), *args.serve.split())
+        token = served.admin[0][1].removeprefix("Bearer ")
+        honest = Sources(served.address, 3, first=2 + args.sources)
+        channel = grpc.insecure_channel(served.address)
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        out: dict[str, Any] = {
+            "flood": f"{args.sources} addresses x {args.streams} silent Connect streams",
+            "serve_flags": args.serve,
+            "load_before": os.getloadavg(),
+        }
+        tokens = []
+        for i in range(args.bots + 2):
+            request = arena_pb2.RegisterBotRequest(name=f"honest{i:03d}")
+            request.dial_out.SetInParent()
+            tokens.append(stub.RegisterBot(request, timeout=30, metadata=served.admin))
+        command = [sys.executable, __file__, "silent-connects", served.address]
+        command += [str(args.sources), str(args.streams), str(args.seconds + 10)]
+        attacker = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         crowd: Crowd | None = None
         try:
-            channels = asyncio.run_coroutine_threadsafe(start_flood(), loop).result(30)
-            _wait(lambda: opened[0] >= args.sources * args.streams, 60)
-            time.sleep(2.0)
-            out["silent_opened_before_honest"] = opened[0]
+            time.sleep(5.0)  # the flood builds up
             probe = AdminProbe(
                 served.address if args.public_port else served.admin_address, token, args.seconds
             )
-            # Watchers and a tournament's two bots from one honest address.
+            # A tournament's two bots and its watchers from one honest address.
             crowd = Crowd(honest.address(0), connections=2)
             crowd.start_bots([t.token for t in tokens[:2]])
-            two = _wait(lambda: crowd is not None and crowd.welcomed >= 2, 10)
+            _wait(lambda: crowd is not None and crowd.welcomed >= 2, 10)
             out["tournament_bots_connected"] = crowd.welcomed
-            if two:
+            if crowd.welcomed >= 2:
                 create = arena_pb2.CreateTournamentRequest(
                     name="watched",
                     bot_ids=[t.bot_id for t in tokens[:2]],
-                    games_per_pairing=100,
+                    games_per_pairing=5000,
                     concurrency=2,
                     seed=1,
                 )
@@ -625,72 +673,35 @@ def hello_flood(args: argparse.Namespace) -> dict[str, Any]:
                 _wait(lambda: crowd is not None and crowd.watching >= args.watchers, 10)
             out["watchers_open"] = crowd.watching
 
-            async def connect_times() -> list[float]:
-                async def one(i: int, hello: str) -> float:
-                    channel = aio.insecure_channel(honest.address(1 + i % 2))
-                    times = []
-                    for _ in range(2):  # connect, then reconnect
-                        outbox: asyncio.Queue[arena_pb2.ConnectRequest | None] = asyncio.Queue()
-                        outbox.put_nowait(
-                            arena_pb2.ConnectRequest(hello=arena_pb2.Hello(token=hello))
-                        )
-
-                        async def requests(box: Any = outbox) -> Any:
-                            while (item := await box.get()) is not None:
-                                yield item
-
-                        started = time.monotonic()
-                        while True:  # an honest bot retries a refused Connect after 0.1 s
-                            call = arena_pb2_grpc.ArenaServiceStub(channel).Connect(requests())
-                            try:
-                                async for message in call:
-                                    if message.WhichOneof("message") == "welcome":
-                                        break
-                                times.append(time.monotonic() - started)
-                                call.cancel()
-                                break
-                            except grpc.RpcError:
-                                await asyncio.sleep(0.1)
-                                outbox.put_nowait(
-                                    arena_pb2.ConnectRequest(hello=arena_pb2.Hello(token=hello))
-                                )
-                            if time.monotonic() - started > 30:
-                                times.append(float("inf"))
-                                break
-                    await channel.close()
-                    return max(times)
-
+            async def connect_all() -> list[float]:
                 return list(
-                    await asyncio.gather(*(one(i, t.token) for i, t in enumerate(tokens[2:])))
+                    await asyncio.gather(
+                        *(
+                            _connect_twice(honest.address(1 + i % 2), t.token)
+                            for i, t in enumerate(tokens[2:])
+                        )
+                    )
                 )
 
-            times = asyncio.run_coroutine_threadsafe(connect_times(), loop).result(120)
+            times = sorted(asyncio.run(connect_all()))
             out["honest_connect_and_reconnect_s"] = {
                 "bots": len(times),
-                "max": round(max(times), 3),
-                "p50": round(sorted(times)[len(times) // 2], 3),
+                "p50": round(times[len(times) // 2], 3),
+                "max": round(times[-1], 3),
             }
-            out["admin"] = probe.result()
             out["watchers_still_open"] = crowd.watching
+            out["admin"] = probe.result()
             out["watch_events"] = crowd.events
-            out["silent"] = {"opened": opened[0], "ended": ended}
             out["crowd_errors"] = crowd.errors[:3]
+            attacker_out, _ = attacker.communicate(timeout=120)
+            out["silent"] = json.loads(attacker_out)
         finally:
+            if attacker.poll() is None:
+                os.kill(attacker.pid, signal.SIGTERM)
+                attacker.wait(30)
             if crowd is not None:
                 crowd.close()
-
-            async def end() -> None:
-                stop.set()
-                await asyncio.sleep(0.5)
-                for task in holders:
-                    task.cancel()
-                for c in channels:
-                    await c.close()
-
-            asyncio.run_coroutine_threadsafe(end(), loop).result(60)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
-            attackers.close()
+            channel.close()
             honest.close()
             served.stop()
     out["load_after"] = os.getloadavg()
@@ -729,15 +740,25 @@ def main() -> None:
     h.add_argument("--seconds", type=float, default=20.0)
     h.add_argument("--serve", default="")
     h.add_argument("--public-port", action="store_true")
+    c = sub.add_parser("silent-connects")
+    c.add_argument("address")
+    c.add_argument("sources", type=int)
+    c.add_argument("streams", type=int)
+    c.add_argument("seconds", type=float)
     a = sub.add_parser("admin-probe")
     a.add_argument("address")
     a.add_argument("token")
     a.add_argument("seconds", type=float)
     args = parser.parse_args()
-    if args.what in ("unary-flood", "hello-flood", "admin-probe"):
-        if getattr(args, "sources", 1) > 120 or getattr(args, "seconds", 0) > 120:
-            parser.error("at most 120 sources and 120 seconds")
-        run = {"unary-flood": unary_flood, "hello-flood": hello_flood, "admin-probe": admin_probe}
+    run = {
+        "unary-flood": unary_flood,
+        "hello-flood": hello_flood,
+        "silent-connects": silent_connects,
+        "admin-probe": admin_probe,
+    }
+    if args.what in run:
+        if getattr(args, "sources", 1) > 120 or getattr(args, "seconds", 0) > 140:
+            parser.error("at most 120 sources and 140 seconds")
         print(json.dumps(run[args.what](args), indent=2))
         return
     if not (1 <= getattr(args, "bots", 8) <= 1000 and 0 <= getattr(args, "watchers", 0) <= 2000):
