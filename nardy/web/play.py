@@ -111,6 +111,10 @@ class _PlayViews:
             lstrip_blocks=True,
         )
         self.templates = Jinja2Templates(env=env)
+        from nardy.web.analysis_view import Analyst
+
+        self.analyst = Analyst()
+        """Analyses of played games, made on demand and cached (as the spectator's)."""
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -215,6 +219,91 @@ class _PlayViews:
     def game_page(self, request: Request) -> Response:
         session = self.session(request)
         return self.page(request, "play_game.html", {"session": session})
+
+    def analysis(self, request: Request) -> Response:
+        """A played game on the spectator's analysis page (its template and analyses), from
+        the game's arena-shaped record."""
+        from nardy.game_view import ReplayViewError, game_steps
+        from nardy.web import app as spectator_app
+        from nardy.web.analysis_view import (
+            EVALUATORS,
+            NoAnalysis,
+            analysis_board,
+            decision_steps,
+            evaluators_for,
+            offered_evaluators,
+            shown_ranking,
+        )
+        from nardy.web.equity_graph import equity_graph, white_equity
+        from nardy.web.present import choice_param, int_param
+
+        session = self.session(request)
+        number = int(request.path_params["game"])
+        with session.lock:
+            try:
+                record = session.arena_record(number)
+            except KeyError:
+                raise HTTPException(404, f"game {number} has not been played") from None
+        if record["result"] is None:
+            raise HTTPException(404, "the game is not over yet: analyse it at its end")
+        q = request.query_params
+        evaluator = choice_param(q, "evaluator", ("", *offered_evaluators())) or EVALUATORS[0]
+        try:
+            replay = game_steps(record)
+        except ReplayViewError as exc:
+            raise HTTPException(404, str(exc)) from None
+        try:
+            analysis = self.analyst.analyse("play", record["game_id"], record, evaluator)
+        except NoAnalysis as exc:
+            raise HTTPException(404, str(exc)) from None
+        decisions = analysis.decisions
+        index = int_param(q, "d", 1, 1, max(len(decisions), 1))
+        steps = replay.steps
+        plies = decision_steps(decisions, steps)
+        names = {"White": record["white"]["name"], "Black": record["black"]["name"]}
+        decision = decisions[index - 1] if decisions else None
+        ply = plies[index - 1] if decisions else None
+        step = None if ply is None else steps[ply - 1]
+        base = f"/play/{session.id}/analysis/{number}"
+
+        def url(n: int, e: str = evaluator) -> str:
+            return f"{base}?d={n}" + (f"&evaluator={e}" if e != EVALUATORS[0] else "")
+
+        context = {
+            "arena": None,
+            "db": self.db_label,
+            "play_id": session.id,
+            "row": {"game_id": record["game_id"], "tournament_id": "play"},
+            "t": {"name": "Play"},
+            "names": names,
+            "variant": replay.variant,
+            "match": replay.match,
+            "analysis": analysis,
+            "evaluator": evaluator,
+            "evaluators": evaluators_for(replay.variant.name, evaluator),
+            "decisions": decisions,
+            "plies": plies,
+            "number": index,
+            "decision": decision,
+            "ply": ply,
+            "step": step,
+            "ranking": [] if decision is None else shown_ranking(decision),
+            "result_text": result_words(
+                record["result"], replay.variant, cube=steps[-1].cube[0], names=names
+            ),
+            "graph": equity_graph(decisions, (names["White"], names["Black"]), index, url),
+            "board": None
+            if decision is None
+            else analysis_board(
+                decision, step, replay.variant, (names["White"], names["Black"]), replay.match
+            ),
+            "url": url,
+            "game_page": lambda n: f"/play/{session.id}",
+            "json_url": f"/api/play/{session.id}/records",
+            "white_equity": white_equity,
+        }
+        templates = Jinja2Templates(env=spectator_app._environment())
+        return templates.TemplateResponse(request, "play_analysis.html", context)
 
     def state(self, request: Request) -> Response:
         session = self.session(request)
@@ -439,6 +528,9 @@ def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
         "match_over": match.is_over,
         "can_next": result is not None and match.length is not None and not match.is_over,
         "rematch": session.rematch or None,
+        "analysis_url": None
+        if result is None
+        else f"/play/{session.id}/analysis/{len(session.logs)}",
         "bot_error": session.bot_error or None,
     }
 
@@ -484,5 +576,6 @@ def play_routes(db: str, *, store: PlayStore | None = None, db_label: str = "") 
         Route("/play/{id:str}", views.game_page),
         Route("/api/play/{id:str}", views.state),
         Route("/api/play/{id:str}/records", views.records),
+        Route("/play/{id:str}/analysis/{game:int}", views.analysis),
         Route("/api/play/{id:str}/{action:str}", views.action, methods=["POST"]),
     ]

@@ -23,6 +23,7 @@ the game is rebuilt by replaying them, dice included), so a restarted server los
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import sqlite3
@@ -249,6 +250,10 @@ class _GameLog:
     seed: int
     answers: list[Any] = field(default_factory=list)
     record: dict[str, Any] | None = None
+    setup: dict[str, Any] = field(default_factory=dict)
+    """How the match set the game up (starter, cube, match score), as an arena record's."""
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    """Each answered kernel decision: player, kind and answer, as an arena record's."""
 
 
 class PlaySession:
@@ -302,8 +307,20 @@ class PlaySession:
         return bot
 
     def _start_game(self, seed: int) -> Game:
-        game = self.match.new_game(SeededDice(seed))
-        self.logs.append(_GameLog(seed))
+        match = self.match
+        setup: dict[str, Any] = {
+            "starter": match.starter(),
+            "cube": dataclasses.asdict(match.cube_settings()),
+        }
+        if match.length is not None:
+            setup["match"] = {
+                "length": match.length,
+                "score": list(match.score),
+                "game_no": len(match.games) + 1,
+                "crawford": match.crawford_game,
+            }
+        game = match.new_game(SeededDice(seed))
+        self.logs.append(_GameLog(seed, setup=setup))
         self.entered = []
         for colour in (0, 1):
             bot = self._bot(colour)
@@ -325,9 +342,25 @@ class PlaySession:
         if isinstance(answer, dict):
             self._resign(int(answer["resign"]))
         else:
+            self._note(answer)
             game.decide(answer)
         self.logs[-1].answers.append(answer)
         self._after_answer()
+
+    def _note(self, answer: Any) -> None:
+        """Log the decision ``answer`` answers, in the arena record's words."""
+        decision = self.game.decision
+        if decision is None:
+            return
+        if isinstance(decision, PlayDecision):
+            kind, said = "play", str(answer)
+        elif isinstance(decision, DoubleDecision):
+            kind, said = "double", "double" if answer else "roll"
+        else:
+            kind, said = "take", str(answer)
+        self.logs[-1].decisions.append(
+            {"player": COLOURS[decision.player], "kind": kind, "answer": said}
+        )
 
     def _after_answer(self) -> None:
         """Record a finished game (its record and its result in the match)."""
@@ -448,6 +481,9 @@ class PlaySession:
                     self.game.decide(action)  # checks beaver_allowed before logging
                 except NardyError as exc:
                     raise PlayError(str(exc)) from None
+                self.logs[-1].decisions.append(
+                    {"player": COLOURS[decision.player], "kind": "take", "answer": action}
+                )
                 self.logs[-1].answers.append(action)
                 self._after_answer()
             else:
@@ -536,6 +572,58 @@ class PlaySession:
         # The steps of a turn being entered: a restart keeps them too (refereed when entered).
         session.entered = [Step(a, b, c) for a, b, c in data.get("entered", [])]
         return session
+
+    def arena_record(self, number: int) -> dict[str, Any]:
+        """Game ``number`` (1, 2, …) as the arena stores a game (:class:`arena.runner.GameRecord`'s
+        JSON: seats, setup, decisions, the kernel's record under ``game``, the outcome), so the
+        spectator's replay and analysis read it as they read a tournament's."""
+        from nardy.arena.runner import kernel_outcome
+
+        if not 1 <= number <= len(self.logs):
+            raise KeyError(number)
+        log = self.logs[number - 1]
+        kernel = self.records()[number - 1]
+        game_variant = (
+            self.match.cycle[(number - 1) % len(self.match.cycle)]
+            if self.match.cycle
+            else self.variant
+        )
+        result = self.results_by_game().get(number)
+        outcome = None
+        if result is not None:
+            outcome = kernel_outcome(result).to_json()
+            if result.resigned:
+                outcome["termination"] = "resigned"
+        names = []
+        for colour, seat in enumerate(self.seats):
+            names.append(
+                {
+                    "name": seat.bot
+                    if seat.kind == "bot"
+                    else seat.name or f"{COLOURS[colour]} player"
+                }
+            )
+        return {
+            "game_id": f"{self.id}-{number}",
+            "match_id": self.id,
+            "variant": game_variant.name,
+            "options": dict(game_variant.options),
+            "seed": log.seed,
+            "white": names[0],
+            "black": names[1],
+            "setup": log.setup,
+            "decisions": [dict(d, seq=i + 1) for i, d in enumerate(log.decisions)],
+            "game": kernel,
+            "result": outcome,
+        }
+
+    def results_by_game(self) -> dict[int, GameResult]:
+        """The results of the finished games, by game number."""
+        out: dict[int, GameResult] = {}
+        finished = [n for n, log in enumerate(self.logs, 1) if log.record is not None]
+        for n, result in zip(finished, self.match.games, strict=False):
+            out[n] = result
+        return out
 
     def records(self) -> list[dict[str, Any]]:
         """Every game's record as :meth:`Game.record` writes it (the arena's record format's

@@ -298,6 +298,8 @@ def test_cube_double_take_then_resign_and_rematch(client: TestClient) -> None:
     # home, a backgammon (3, RULES.md §3.1), at the cube's 2.
     assert s["result"]["winner"] == first.title() and s["result"]["resigned"]
     assert s["result"]["points"] == 3 * 2 and "resign" in s["result"]["text"]
+    analysed = client.get(s["analysis_url"])  # a resigned game is analysed too
+    assert analysed.status_code == 200 and "decision 1 of 3<" in analysed.text  # play, double, take
     assert post(second, "step", **{"from": 13, "to": 7}).status_code == 400
     re = post(second, "rematch").json()
     assert re == post(first, "rematch").json()  # one rematch, whoever asks
@@ -379,3 +381,18 @@ def test_friends_play_every_turn_plan_through_the_api(
         assert [g["variant"] for g in games][:2] == ["portes", "plakoto"][: len(games)]
     else:
         assert len(games) == 1
+
+
+def test_a_finished_game_opens_on_the_analysis_page(client: TestClient) -> None:
+    made = _new(client, variant="backgammon", opponent={"kind": "bot", "bot": "random"}, seed=6)
+    end = _play_out(client, made["id"], {"white": _seat(made["seat_url"])}, random.Random(5))
+    page = client.get(end["analysis_url"])
+    assert page.status_code == 200, page.text
+    assert "analysis" in page.text and "error rate" in page.text
+    # Every decision of both sides is analysed (the arena-shaped record replays).
+    records = client.get(f"/api/play/{made['id']}/records").json()["games"]
+    decided = sum(1 for e in records[0]["events"] if e["kind"] == "play" and e["choices"] > 1)
+    assert "decision 1 of " in page.text
+    total = int(page.text.split("decision 1 of ", 1)[1].split("<", 1)[0])
+    assert total >= decided
+    assert client.get(f"/play/{made['id']}/analysis/2").status_code == 404

@@ -111,6 +111,13 @@ def test_a_whole_game_clicked_through_the_page(tmp_path: Path, variant: str) -> 
         assert games[0]["result"] is not None
         players = {e["player"] for e in games[0]["events"] if e["kind"] == "play"}
         assert players == {"White", "Black"}
+        # Analyse this game: the spectator's analysis page, every decision of both sides.
+        page.click("#analyse")
+        page.wait_for_selector("table.players")
+        assert "decision 1 of" in page.inner_text(".stepper")
+        _shot(page, tmp_path, f"play-{variant}-analysis")
+        page.go_back()
+        page.wait_for_selector("#rematch:not([hidden])")
         # Rematch: a new game, colours swapped, this tab seated in it.
         page.click("#rematch")
         page.wait_for_url(lambda url: game_id not in url)

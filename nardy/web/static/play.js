@@ -233,6 +233,7 @@
         $("result-text").textContent = s.result.text + (s.match_over ? " · match over" : "");
         show("next", !!s.seat && s.can_next);
         show("rematch", !!s.seat && !s.can_next);
+        $("analyse").href = s.analysis_url;
       }
       const score = s.match_length ? "Match to " + s.match_length + ": " + s.score.join("–") + (s.crawford ? " (Crawford)" : "") : "Money play" + (s.cube.enabled ? ", cube " + s.cube.value : "");
       $("score").textContent = score + " · game " + s.game_number;
