@@ -57,6 +57,8 @@ BOT_CHOICES = ("heuristic", "neural", "neural:1", "random")
 """The built-in bots the form offers by name; any other installed or ``module:Class`` bot can be
 typed in (``nardy play --bots`` accepts the same names)."""
 MAX_BODY = 4096
+RECENT = 20
+"""How many of the latest games the form lists (to watch, or to analyse once over)."""
 
 
 def play_store_path(db: str) -> Path:
@@ -165,10 +167,22 @@ class _PlayViews:
                 }
             )
         others = [n for n, b in installed_bots().items() if not b.builtin]
+        games = [
+            {
+                "id": game_id,
+                "variant": data["variant"],
+                "seats": " vs ".join(
+                    s["bot"] if s["kind"] == "bot" else s.get("name") or "player"
+                    for s in data["seats"]
+                ),
+                "finished": finished,
+            }
+            for game_id, data, finished, _ in self.store.ids()[:RECENT]
+        ]
         return self.page(
             request,
             "play.html",
-            {"variants": variants, "bots": [*BOT_CHOICES, *others]},
+            {"variants": variants, "bots": [*BOT_CHOICES, *others], "games": games},
         )
 
     async def create(self, request: Request) -> Response:

@@ -396,3 +396,5 @@ def test_a_finished_game_opens_on_the_analysis_page(client: TestClient) -> None:
     total = int(page.text.split("decision 1 of ", 1)[1].split("<", 1)[0])
     assert total >= decided
     assert client.get(f"/play/{made['id']}/analysis/2").status_code == 404
+    listed = client.get("/play").text  # the form lists the latest games, without secrets
+    assert f'href="/play/{made["id"]}"' in listed and _seat(made["seat_url"]) not in listed
