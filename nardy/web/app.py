@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
+import h11
 import jinja2
+import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -41,6 +43,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from nardy.arena.rows import tournament_json
 from nardy.arena.storage import POSTGRES_SCHEMES, StorageError, redact_url
@@ -60,6 +63,7 @@ from nardy.web.analysis_view import (
     offered_evaluators,
     shown_ranking,
 )
+from nardy.web.arena_watch import ArenaWatch
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
 from nardy.web.equity_graph import SYMBOLS, equity_graph, white_equity
 from nardy.web.names import BotNames
@@ -76,12 +80,15 @@ from nardy.web.present import (
 from nardy.web.tournament_analysis import TournamentAnalyses
 from nardy.words import result_words
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "serve"]
 
 HERE = Path(__file__).parent
 PAGE_SIZE = 100
 LIVE_POLL_S = 0.5
 """How often, by default, the live stream looks at the database for new games."""
+KEEP_ALIVE_S = 15.0
+"""A live stream with nothing new sends a comment this often, so that proxies keep it open.
+A visitor who left is noticed at once (the server reports the disconnect), not at the next."""
 
 FAULT_KINDS = ("illegal", "malformed", "timeout", "crash", "disconnect", "flood")
 
@@ -159,6 +166,10 @@ class _Views:
         self.templates = Jinja2Templates(env=_environment())
         self._fragments: dict[str, tuple[Standings, str]] = {}
         """The live stream's last rendered standings per tournament (every viewer shares it)."""
+        self._feeds: dict[str, _LiveFeed] = {}
+        """The live feed of each tournament with visitors (:meth:`live`)."""
+        self.arena_watch = None if arena is None else ArenaWatch(arena)
+        """The arena's ``WatchTournament`` streams: one per tournament, over one channel."""
         self.names = BotNames()
         db = spectator.db
         # The file's name, or the URL without its password: enough to tell databases apart.
@@ -256,36 +267,39 @@ class _Views:
 
     async def live(self, request: Request) -> Response:
         """Server-sent events: the standings fragment whenever a game is stored or the status
-        changes (polling the database, or woken by the arena's ``WatchTournament`` stream)."""
+        changes, then ``done`` and the end of the stream once the tournament is over. Every
+        visitor of a tournament reads the same :class:`_LiveFeed` (one database poll, one arena
+        stream, whatever the number of visitors)."""
         tournament_id = request.path_params["tournament"]
         await run_in_threadpool(self._standings, tournament_id)  # 404 before the stream starts
-        wake = asyncio.Event()
-        stop_watch = self._watch_arena(tournament_id, wake) if self.arena else None
+        feed = self._feed(tournament_id)
+        visitor = feed.join()
 
         async def events() -> AsyncIterator[str]:
-            last: tuple[int, str] | None = None
-            woken = False
+            seen = 0
             try:
-                while not await request.is_disconnected():
-                    key, html = await run_in_threadpool(self._live_fragment, tournament_id)
-                    if key != last:
-                        last = key
-                        data = "\n".join(f"data: {line}" for line in html.splitlines())
+                while True:
+                    if feed.version != seen:
+                        # The latest fragment only: a visitor who fell behind skips the ones
+                        # in between (they are whole standings, each replacing the last).
+                        seen = feed.version
+                        data = "\n".join(f"data: {line}" for line in feed.html.splitlines())
                         yield f"event: standings\n{data}\n\n"
-                        if key[1] not in ("pending", "running"):
-                            yield "event: done\ndata: \n\n"
-                    elif not woken:
-                        # Keep-alives on the clock only: one sent when the arena's event woke
-                        # us would tell the moment a game of a sealed round ended.
+                    if feed.done:
+                        yield "event: done\ndata: \n\n"
+                        return  # the stream ends: nothing more will change (issue 34, 6b)
+                    if feed.failed:
+                        return  # the browser's EventSource opens the stream again
+                    try:
+                        await asyncio.wait_for(visitor.wait(), KEEP_ALIVE_S)
+                    except TimeoutError:
+                        # Keep-alives on the visitor's own clock only: one sent when the
+                        # arena's event woke the feed would tell the moment a game of a sealed
+                        # round ended.
                         yield ": keep-alive\n\n"
-                    woken = False
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(wake.wait(), self.poll_s)
-                        woken = True
-                    wake.clear()
+                    visitor.clear()
             finally:
-                if stop_watch is not None:
-                    stop_watch()
+                feed.leave(visitor)
 
         return StreamingResponse(
             events(),
@@ -293,15 +307,16 @@ class _Views:
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    def _watch_arena(self, tournament_id: str, wake: asyncio.Event) -> Callable[[], None]:
-        from nardy.web.arena_watch import watch
+    def _feed(self, tournament_id: str) -> _LiveFeed:
+        feed = self._feeds.get(tournament_id)
+        if feed is None or feed.ended:
+            feed = _LiveFeed(self, tournament_id)
+            self._feeds[tournament_id] = feed
+        return feed
 
-        loop = asyncio.get_running_loop()
-
-        def wake_up() -> None:
-            loop.call_soon_threadsafe(wake.set)
-
-        return watch(self.arena or "", tournament_id, wake_up)
+    def close(self) -> None:
+        if self.arena_watch is not None:
+            self.arena_watch.close()
 
     # -- games ------------------------------------------------------------------------------------
 
@@ -673,6 +688,84 @@ class _Views:
         )
 
 
+class _LiveFeed:
+    """One tournament's live standings, shared by all its visitors: one task polls the database
+    (and listens to the arena's stream) and wakes each visitor's event when the fragment changed.
+
+    Nothing here waits on a visitor: a slow one only misses fragments in between (each is the
+    whole standings), so a thousand visitors cost one render per change and the arena sees one
+    stream (issue 34 item 4)."""
+
+    def __init__(self, views: _Views, tournament_id: str) -> None:
+        self.views = views
+        self.tournament_id = tournament_id
+        self.visitors: set[asyncio.Event] = set()
+        self.version = 0
+        """Bumped with every new fragment; a visitor sends when it differs from what it sent."""
+        self.html = ""
+        self.done = False
+        self.failed = False
+        self.ended = False
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def join(self) -> asyncio.Event:
+        visitor = asyncio.Event()
+        if self.version:
+            visitor.set()  # the current fragment at once
+        self.visitors.add(visitor)
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        return visitor
+
+    def leave(self, visitor: asyncio.Event) -> None:
+        self.visitors.discard(visitor)
+        if not self.visitors:
+            self._wake.set()  # the feed stops at once, and with it the arena's stream
+
+    def _publish(self) -> None:
+        for visitor in self.visitors:
+            visitor.set()
+
+    async def _run(self) -> None:
+        views = self.views
+        loop = asyncio.get_running_loop()
+
+        def wake_up() -> None:  # from the arena stream's thread
+            loop.call_soon_threadsafe(self._wake.set)
+
+        stop_watch: Callable[[], None] | None = None
+        watching = False  # a stream was opened (it is not opened again once it ended)
+        last: tuple[int, str] | None = None
+        try:
+            while self.visitors:
+                if views.arena_watch is not None and not watching:
+                    stop_watch = views.arena_watch.watch(self.tournament_id, wake_up)
+                    watching = stop_watch is not None
+                try:
+                    key, html = await run_in_threadpool(views._live_fragment, self.tournament_id)
+                except Exception:  # the database went away, the tournament was removed …
+                    log.exception("live standings of %s", self.tournament_id)
+                    self.failed = True
+                    return
+                if key != last:
+                    last = key
+                    self.html = html
+                    self.version += 1
+                    self.done = key[1] not in ("pending", "running")
+                    self._publish()
+                if self.done:
+                    return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), views.poll_s)
+                self._wake.clear()
+        finally:
+            self.ended = True
+            if stop_watch is not None:
+                stop_watch()
+            self._publish()  # visitors waiting see done, failed, or nothing more to come
+
+
 def _check_filters(filters: GameFilter, definition: dict[str, Any], games: list[Any]) -> None:
     """:class:`BadQuery` for a bot, pool or termination the tournament does not have."""
     items = [i for i in definition.get("bots", []) or [] if isinstance(i, dict)]
@@ -722,6 +815,176 @@ def _step_json(step: DecisionStep) -> dict[str, Any]:
         "after": list(step.after),
         "result": step.result,
     }
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+MAX_CONNECTIONS = 1000
+"""Open connections at most by default (fewer when the file descriptor limit is lower)."""
+HEADER_TIMEOUT_S = 10.0
+"""A request head must be complete this long after the connection opened (or the previous
+response ended), however its bytes trickle in (nginx's ``client_header_timeout``)."""
+BACKLOG = 128
+"""Connections the kernel queues before they are accepted; also how many asyncio accepts in one
+go before any of them is seen, hence part of :data:`FD_RESERVE`."""
+FD_RESERVE = BACKLOG + 96
+"""File descriptors kept out of the connection cap: one accept burst, the database, the
+threads' pipes, the arena's channel, the log."""
+
+
+def connection_cap(max_connections: int) -> int:
+    """``max_connections``, lowered to what the file descriptor limit (``ulimit -n``) leaves
+    after :data:`FD_RESERVE`: the server must stay able to accept, or a full table of idle
+    connections would hold honest ones in the kernel's queue (issue 34 item 5)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return max_connections
+    if soft == resource.RLIM_INFINITY:
+        return max_connections
+    return max(1, min(max_connections, soft - FD_RESERVE))
+
+
+class _Guard:
+    """The connections of one server: the cap, and those waiting for a request head (oldest
+    first), which are the ones closed to make room."""
+
+    def __init__(self, cap: int, header_timeout_s: float) -> None:
+        self.cap = cap
+        self.header_timeout_s = header_timeout_s
+        self.open: set[GuardedH11] = set()
+        self.waiting: dict[GuardedH11, None] = {}  # insertion-ordered: the oldest first
+        self.evicted = 0
+        self.refused = 0
+        self.timed_out = 0
+
+
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"retry-after: 5\r\ncontent-length: 5\r\nconnection: close\r\n\r\nbusy\n"
+)
+
+
+class SpectatorConfig(uvicorn.Config):
+    """uvicorn's configuration with the spectator's connection guard (:class:`GuardedH11`)."""
+
+    def __init__(
+        self,
+        app: Starlette,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+        header_timeout_s: float = HEADER_TIMEOUT_S,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(app, http=GuardedH11, backlog=BACKLOG, **kwargs)
+        self.guard = _Guard(connection_cap(max_connections), header_timeout_s)
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with what it lacks against slowloris (issue 34 item 5).
+
+    uvicorn has no deadline for a request head (its keep-alive timer is reset by every byte, and
+    is not armed before the first request) and no cap on connections (``limit_concurrency``
+    answers 503 to the honest request while the idle connections stay). Here:
+
+    * a head must be complete :data:`HEADER_TIMEOUT_S` after the connection opened or the last
+      response ended, else the connection is closed;
+    * at the cap, a new connection closes the oldest one still waiting for its head (a slow
+      client's, or an idle keep-alive's), so idle connections can never lock honest ones out;
+      when every connection is busy with a request (live streams), the new one is answered 503.
+    """
+
+    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, *args, **kwargs)
+        assert isinstance(config, SpectatorConfig)
+        self.guard = config.guard
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        guard = self.guard
+        if len(guard.open) >= guard.cap:
+            if guard.waiting:
+                oldest = next(iter(guard.waiting))
+                guard.evicted += 1
+                oldest._close_waiting()
+            else:
+                guard.refused += 1
+                transport.write(BUSY)
+                transport.close()
+                return
+        guard.open.add(self)
+        self._await_head()
+
+    def _await_head(self) -> None:
+        self.guard.waiting[self] = None
+        self._cancel_head_timer()
+        self._head_timer = self.loop.call_later(self.guard.header_timeout_s, self._head_late)
+
+    def _head_arrived(self) -> None:
+        self.guard.waiting.pop(self, None)
+        self._cancel_head_timer()
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if self in self.guard.waiting:
+            self.guard.timed_out += 1
+            self._close_waiting()
+
+    def _close_waiting(self) -> None:
+        self.guard.waiting.pop(self, None)
+        self.guard.open.discard(self)
+        self._cancel_head_timer()
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:  # the head is in: a request is under way
+            self._head_arrived()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            self._await_head()  # kept alive: the next head has the same deadline
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.guard.waiting.pop(self, None)
+        self.guard.open.discard(self)
+        self._cancel_head_timer()
+        super().connection_lost(exc)
+
+
+def serve(
+    app: Starlette,
+    host: str,
+    port: int,
+    *,
+    max_connections: int = MAX_CONNECTIONS,
+    header_timeout_s: float = HEADER_TIMEOUT_S,
+) -> None:
+    """Run ``app`` under uvicorn as docs/spectator.md describes (the connection guard, the
+    keep-alive and head-size limits)."""
+    config = SpectatorConfig(
+        app,
+        host=host,
+        port=port,
+        max_connections=max_connections,
+        header_timeout_s=header_timeout_s,
+        log_level="warning",
+        timeout_keep_alive=5,  # an idle keep-alive connection (uvicorn's default, said here)
+        timeout_graceful_shutdown=2,  # live streams never end by themselves
+        h11_max_incomplete_event_size=16 * 1024,  # a head larger than this is a 400
+        lifespan="on",
+    )
+    uvicorn.Server(config).run()
 
 
 def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S) -> Starlette:
@@ -799,6 +1062,7 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         try:
             yield
         finally:
+            views.close()
             spectator.close()
 
     app = Starlette(

@@ -40,7 +40,32 @@ __all__ = ["web_command"]
     show_default=True,
     help="The address to listen on (loopback by default; 0.0.0.0 shows it to the network).",
 )
-def web_command(db: str, arena: str | None, port: int, poll: float, host: str) -> None:
+@click.option(
+    "--max-connections",
+    type=click.IntRange(1, None),
+    default=1000,
+    show_default=True,
+    help="Open connections at most (lowered to fit `ulimit -n`); at the cap a new one closes "
+    "the oldest idle or half-sent one (docs/spectator.md).",
+)
+@click.option(
+    "--header-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="A request's head must be complete this long after the connection opened (or the "
+    "previous response ended), else the connection is closed.",
+)
+def web_command(
+    db: str,
+    arena: str | None,
+    port: int,
+    poll: float,
+    host: str,
+    max_connections: int,
+    header_timeout: float,
+) -> None:
     """Watch tournaments in a browser: standings updating live, every game decision by decision.
 
     \b
@@ -49,9 +74,7 @@ def web_command(db: str, arena: str | None, port: int, poll: float, host: str) -
       nardy web --db arena.db --arena 127.0.0.1:50050 --port 8080
     """
     try:
-        import uvicorn
-
-        from nardy.web.app import create_app
+        from nardy.web.app import create_app, serve
     except ImportError as exc:
         raise click.ClickException(
             f"the web spectator needs its extra ({exc.name} is missing): pip install 'nardy[web]'"
@@ -67,4 +90,4 @@ def web_command(db: str, arena: str | None, port: int, poll: float, host: str) -
     click.echo(
         f"nardy spectator on http://{host}:{port}/ (database {db}); Ctrl-C stops it", err=True
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    serve(app, host, port, max_connections=max_connections, header_timeout_s=header_timeout)
