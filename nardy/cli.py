@@ -489,6 +489,23 @@ def _play_unit(
     return match_winner, match.score[0] - match.score[1], number
 
 
+def _match_setup(variant: Variant, length: int, earlier: Sequence[Game]) -> dict[str, Any]:
+    """A match game's ``--jsonl`` keys: the match length, the score before it (White, Black) and
+    whether it is the Crawford game, replayed from the match's earlier games, so that `nardy
+    analyze` counts it in match terms (docs/analysis.md; issue 34)."""
+    from nardy.core.match import Match
+
+    match = Match.of(variant, length)
+    for game in earlier:
+        assert game.result is not None
+        match.add_result(game.result)
+    return {
+        "match_length": length,
+        "score": [match.score[0], match.score[1]],
+        "crawford": match.crawford_game,
+    }
+
+
 def _numbered(started: Callable[[Game, int], None], number: int) -> Callable[[Game], None]:
     """``started`` of the game ``number`` of a unit, as :func:`~nardy.bots.play_game` calls it."""
     return lambda game: started(game, number)
@@ -853,6 +870,8 @@ def play(
                     else:
                         record["match"] = index
                         record["game"] = number
+                        earlier = [g for g in unit_games if g is not game]
+                        record.update(_match_setup(variant, match_length, earlier))
                     records.write(json.dumps(record, ensure_ascii=False) + "\n")
 
                 def start(

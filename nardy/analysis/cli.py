@@ -52,6 +52,17 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
         if analysis.winner is None
         else f"{analysis.players[analysis.winner].name} wins {analysis.points}"
     )
+    match = analysis.match
+    if match is not None:
+        # A match game in match terms too: the score it was played at and White's match equity
+        # (ME = 2·MWC − 1, +1 a match won) before and after it (docs/analysis.md).
+        where = f"{match.score[0]}-{match.score[1]} in a {match.length}-point match"
+        where += ", Crawford" if match.crawford else ""
+        if match.equity_before is not None and match.equity_after is not None:
+            where += (
+                f", White's match equity {match.equity_before:+.3f} → {match.equity_after:+.3f}"
+            )
+        winner += f" ({where})"
     click.echo(
         f"{analysis.label} ({analysis.variant}, {analysis.ply}-ply): {white.name} (White) vs "
         f"{black.name} (Black), {winner}{'' if analysis.complete else ' (record cut short)'}"
@@ -64,6 +75,8 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
         who = analysis.players[item.player].name
         where = f"{item.segment} " if item.segment else ""
         luck = f"  luck {item.luck:+.3f}" if item.luck is not None else ""
+        if item.match_luck is not None:  # in match equity, the result's unit in a match
+            luck = f"  match luck {item.match_luck:+.3f}"
         label = f"  [{item.mark}]" if item.mark else ""
         click.echo(
             f"  {item.number:3}. {who}: {where}played {item.played or '(no move)'} "
@@ -71,10 +84,23 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
             f"({item.equity_best:+.3f}), lost {item.loss:.3f}{label}{luck}"
         )
     for player in analysis.players:
+        if player.match_result is None:
+            click.echo(
+                f"  {player.name}: {player.decisions} decisions, error rate "
+                f"{player.error_rate:.4f} (PR {player.pr:.1f}), luck {player.luck:+.3f}, "
+                f"result {player.points:+.0f}, luck-adjusted {player.adjusted:+.3f}"
+            )
+            continue
+        adjusted = (
+            ""
+            if player.match_luck is None or player.match_adjusted is None
+            else f", match luck {player.match_luck:+.3f}, luck-adjusted "
+            f"{player.match_adjusted:+.3f}"
+        )
         click.echo(
-            f"  {player.name}: {player.decisions} decisions, error rate {player.error_rate:.4f} "
-            f"(PR {player.pr:.1f}), luck {player.luck:+.3f}, result {player.points:+.0f}, "
-            f"luck-adjusted {player.adjusted:+.3f}"
+            f"  {player.name}: {player.decisions} decisions, error rate "
+            f"{player.error_rate:.4f} (PR {player.pr:.1f}), result {player.points:+.0f} points, "
+            f"match equity {player.match_result:+.3f}{adjusted}"
         )
 
 
@@ -244,6 +270,8 @@ def analyze_command(
     from nardy.analysis.report import results_table
 
     title = f"{len(analyses)} games, {ply}-ply ({evaluator}), luck at {luck_ply}-ply; ± SE"
+    if any(r.match is not None for r in results.values()):
+        title += "; matches in match equity (+1 won, −1 lost)"
     table = results_table(results, title)
     from nardy.listing import table_console
 

@@ -14,7 +14,7 @@ from nardy.analysis.cube import (
     analyse_match_cube,
     probabilities_from_equity,
 )
-from nardy.analysis.met import table_for
+from nardy.analysis.met import MAX_AWAY, MatchEquityTable, table_for
 from nardy.analysis.records import GameInput, MatchInfo, RecordError
 from nardy.analysis.search import NO_TRANSFER, RankedPlay, Searcher, Transfer, handed_over
 from nardy.core.dice import ScriptedDice
@@ -25,6 +25,7 @@ __all__ = [
     "MARKS",
     "DecisionAnalysis",
     "GameAnalysis",
+    "MatchOutcome",
     "PlayerStats",
     "analyse_game",
     "mark",
@@ -71,6 +72,9 @@ class DecisionAnalysis:
     """The luck of the roll just made (points, × the cube), on the segment that follows it."""
     ranking: tuple[RankedPlay, ...] = ()
     cube: CubeAnalysis | None = None
+    match_luck: float | None = None
+    """In a match game with a match equity table: the same luck in match equity (``2·MWC − 1``,
+    :class:`MatchOutcome`), what the roll did to the mover's chance of winning the match."""
 
     @property
     def mark(self) -> str | None:
@@ -102,6 +106,8 @@ class DecisionAnalysis:
             ]
         if self.luck is not None:
             out["luck"] = round(self.luck, 5)
+        if self.match_luck is not None:
+            out["match_luck"] = round(self.match_luck, 5)
         if self.cube is not None:
             out["cube"] = {
                 "no_double": round(self.cube.no_double, 5),
@@ -130,6 +136,14 @@ class PlayerStats:
     adjusted: float = 0.0
     """Net points minus his luck plus the opponent's."""
     games: int = 0
+    match_result: float | None = None
+    """A match game's result in match equity (:class:`MatchOutcome`): what the game did to his
+    chance of winning the match, ``2·(MWC after − MWC before)``; None in money play."""
+    match_luck: float | None = None
+    """The luck of his rolls in match equity (None in money play, and where the variant has no
+    match equity table)."""
+    match_adjusted: float | None = None
+    """``match_result`` minus his match luck plus the opponent's."""
 
     @property
     def error_rate(self) -> float:
@@ -140,18 +154,22 @@ class PlayerStats:
     def pr(self) -> float:
         return PR_FACTOR * self.error_rate
 
-    def add(self, other: PlayerStats) -> None:
+    def add(self, other: PlayerStats, *, points: bool = True) -> None:
+        """Add ``other``'s numbers; without ``points`` only its games and decisions (a match
+        game's points, luck in points and adjusted points are not what a match is played for:
+        :mod:`nardy.analysis.stats` sums its match equity per match instead)."""
         self.decisions += other.decisions
         self.total_loss += other.total_loss
         for key, count in other.marks.items():
             self.marks[key] = self.marks.get(key, 0) + count
-        self.luck += other.luck
-        self.points += other.points
-        self.adjusted += other.adjusted
+        if points:
+            self.luck += other.luck
+            self.points += other.points
+            self.adjusted += other.adjusted
         self.games += other.games
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "games": self.games,
             "decisions": self.decisions,
@@ -162,6 +180,114 @@ class PlayerStats:
             "points": self.points,
             "luck_adjusted": round(self.adjusted, 4),
         }
+        if self.match_result is not None:  # a match game's (money games' JSON is unchanged)
+            out["match_result"] = round(self.match_result, 5)
+            out["match_luck"] = None if self.match_luck is None else round(self.match_luck, 5)
+            out["match_luck_adjusted"] = (
+                None if self.match_adjusted is None else round(self.match_adjusted, 5)
+            )
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome:
+    """A match game in match terms, White's view.
+
+    A match is played for the match, not for points: a game's points add uncapped (RULES.md
+    §2.12), so a 3-point match can see a game "win 64", and points per game mean nothing there.
+    Match equity (ME) is ``2·MWC − 1``, MWC the chance to win the match from the variant's match
+    equity table (:func:`~nardy.analysis.met.table_for`): +1 a match won, −1 one lost, 0 at an
+    even start, the unit ``nardy play --match`` reports. A game's result is the ME it moved:
+    ``equity_after − equity_before``; over the games of a whole match these add up to its +1 or
+    −1 (each game's after is the next one's before), so the luck-adjusted figure, in the same
+    unit, estimates the match equity per match.
+
+    Without a table (per-checker stakes, the tavli cycle: :func:`~nardy.analysis.met.table_for`)
+    only the match's end is known: the game that ends it moves the ME by ±1, the others by 0
+    (so a whole match from 0-0 still adds to ±1), and the luck has no match measure (None).
+    """
+
+    match_id: str
+    length: int
+    score: tuple[int, int]
+    """The score before the game (White, Black)."""
+    crawford: bool
+    ends_match: bool
+    """The game's winner reached the match length."""
+    rated: bool
+    """Whether the variant has a match equity table (else only the end is known)."""
+    equity_before: float | None
+    """White's match equity before the game (None without a table, but at 0-0: 0)."""
+    equity_after: float | None
+    """White's match equity after it (None without a table, but at the match's end: ±1)."""
+    result: float
+    """White's match result of the game: ``equity_after − equity_before`` (module note)."""
+
+    def to_json(self) -> dict[str, Any]:
+        def rounded(x: float | None) -> float | None:
+            return None if x is None else round(x, 5)
+
+        return {
+            "match_id": self.match_id,
+            "length": self.length,
+            "score": list(self.score),
+            "crawford": self.crawford,
+            "ends_match": self.ends_match,
+            "rated": self.rated,
+            "equity_before": rounded(self.equity_before),
+            "equity_after": rounded(self.equity_after),
+            "result": round(self.result, 5),
+        }
+
+
+class _MatchTerms:
+    """The match equity of a match game's scores, from one colour's side (:class:`MatchOutcome`):
+    before the game, and after it once a side has won ``points``."""
+
+    def __init__(self, info: MatchInfo, table: MatchEquityTable | None) -> None:
+        self.info = info
+        self.table = table if table is not None and info.length <= MAX_AWAY else None
+
+    def before(self, colour: int) -> float | None:
+        info, table = self.info, self.table
+        if table is None:
+            return 0.0 if info.score == (0, 0) else None
+        # With a side 1-away the game is the Crawford game or after it (post-Crawford).
+        mwc = table.mwc(info.away(colour), info.away(1 - colour), crawford_done=not info.crawford)
+        return 2.0 * mwc - 1.0
+
+    def after(self, colour: int, winner: int | None, points: int) -> float | None:
+        """``colour``'s ME once ``winner`` has won ``points`` (None: no one, a drawn or unfinished
+        game, which moves no score)."""
+        info, table = self.info, self.table
+        me, them = info.away(colour), info.away(1 - colour)
+        if winner == colour:
+            me -= points
+        elif winner is not None:
+            them -= points
+        if me <= 0 or them <= 0:
+            return 1.0 if me <= 0 else -1.0
+        if table is None:
+            return None if winner is not None or info.score != (0, 0) else 0.0
+        # The next game is post-Crawford once this one was the Crawford game or after it; a
+        # game before it that leaves a side 1-away makes the next one the Crawford game.
+        done = info.crawford or info.post_crawford
+        return 2.0 * table.after(me, them, crawford_done=done) - 1.0
+
+    def luck_rate(self, colour: int, cube: int) -> float | None:
+        """ME per unit of cubeless equity (per cube) for ``colour`` with the cube at ``cube``:
+        ``W − L`` with ``W``, ``L`` his MWC after winning, losing the cube's points (half the
+        same difference in ME). The cubeless equity ``e`` maps to the MWC ``L + (W − L)·(e +
+        1)/2`` (gnubg's eq2mwc), so a roll's luck, an equity minus its mean over the rolls, maps
+        by this factor and keeps its mean of 0: still a control variate. Gammons count at the
+        same rate (the map is linear), an approximation of their match worth that leaves the
+        mean at 0. None without a table."""
+        if self.table is None:
+            return None
+        win = self.after(colour, colour, cube)
+        loss = self.after(colour, 1 - colour, cube)
+        assert win is not None and loss is not None
+        return (win - loss) / 2.0
 
 
 @dataclass(slots=True)
@@ -178,6 +304,9 @@ class GameAnalysis:
     points: int
     complete: bool
     """Whether the record was replayed to its end."""
+    match: MatchOutcome | None = None
+    """A match game's result in match terms (None: money play, or a match whose score the
+    record does not give)."""
 
     def to_json(self, *, decisions: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -189,6 +318,8 @@ class GameAnalysis:
             "complete": self.complete,
             "players": {COLOURS[c]: self.players[c].to_json() for c in (0, 1)},
         }
+        if self.match is not None:
+            out["match"] = self.match.to_json()
         if decisions:
             out["decisions"] = [d.to_json() for d in self.decisions]
         return out
@@ -221,9 +352,11 @@ def analyse_game(
         raise RecordError(f"{label}: {error}") from None
     actions = game_input.actions
     analyse_cubes = game_input.rate_cube
+    terms = None if game_input.match is None else _MatchTerms(game_input.match, table_for(variant))
     pointer = 0
     decisions: list[DecisionAnalysis] = []
     luck = [0.0, 0.0]
+    match_luck = [0.0, 0.0]
     complete = True
     doubled = False
     while game.decision is not None:
@@ -240,11 +373,17 @@ def analyse_game(
                         f"{label}: the record has {COLOURS[action.player]} {action.kind} where "
                         f"{COLOURS[player]} is to play"
                     )
-                roll_luck = (
+                per_cube = (
                     None if luck_ply is None else _roll_luck(game, searcher, decision, luck_ply)
                 )
+                roll_luck = None if per_cube is None else per_cube * game.cube.value
+                roll_match_luck = None
                 if roll_luck is not None:
                     luck[player] += roll_luck
+                rate = None if terms is None else terms.luck_rate(player, game.cube.value)
+                if per_cube is not None and rate is not None:
+                    roll_match_luck = per_cube * rate
+                    match_luck[player] += roll_match_luck
                 # A progression's first stage follows its roll; a later one, the stage before.
                 first_stage = not game.events or game.events[-1].kind != "play"
                 decisions.append(
@@ -257,6 +396,7 @@ def analyse_game(
                         roll_luck,
                         first_stage,
                         _handed_after(game, decision),
+                        roll_match_luck,
                     )
                 )
                 game.decide(decisions[-1].played)
@@ -321,12 +461,48 @@ def analyse_game(
         stats[colour].luck = luck[colour]
         stats[colour].points = sign * white_points
         stats[colour].adjusted = sign * white_points - luck[colour] + luck[1 - colour]
-    return GameAnalysis(label, variant.name, ply, decisions, stats, winner, points, complete)
+    outcome = None
+    if terms is not None:
+        outcome = _match_outcome(terms, winner, points)
+        rated = outcome.rated and luck_ply is not None
+        for colour in (0, 1):
+            sign = 1 if colour == 0 else -1
+            own = stats[colour]
+            own.match_result = sign * outcome.result
+            if rated:
+                own.match_luck = match_luck[colour]
+                own.match_adjusted = own.match_result - match_luck[colour] + match_luck[1 - colour]
+    return GameAnalysis(
+        label, variant.name, ply, decisions, stats, winner, points, complete, outcome
+    )
+
+
+def _match_outcome(terms: _MatchTerms, winner: int | None, points: int) -> MatchOutcome:
+    """The game in match terms, White's view (:class:`MatchOutcome`)."""
+    info = terms.info
+    before, after = terms.before(0), terms.after(0, winner, points)
+    ends = winner is not None and info.score[winner] + points >= info.length
+    if before is not None and after is not None:
+        result = after - before
+    else:  # no table: only the match's end moves the equity (MatchOutcome)
+        result = 0.0 if not ends else (1.0 if winner == 0 else -1.0)
+    return MatchOutcome(
+        info.match_id,
+        info.length,
+        info.score,
+        info.crawford,
+        ends,
+        terms.table is not None,
+        before,
+        after,
+        result,
+    )
 
 
 def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int) -> float | None:
-    """The luck of the roll this segment starts, or None (a later segment of the turn, or steps
-    transferred).
+    """The luck of the roll this segment starts, per unit of the cube (the caller weighs it by
+    the cube in points, or by the score's rate in match equity), or None (a later segment of the
+    turn, or steps transferred).
 
     The first roll after an opening throw also carries the throw's luck: who starts is decided by
     it (50/50, the same start position either way), so the starter's luck is his whole value
@@ -340,8 +516,8 @@ def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int)
     a, b = last.data["dice"]
     if len(events) >= 2 and events[-2].kind == "opening":
         values = searcher.roll_values(decision.position, ply)
-        return values[(min(a, b), max(a, b))] * game.cube.value
-    return searcher.luck(decision.position, (a, b), ply) * game.cube.value
+        return values[(min(a, b), max(a, b))]
+    return searcher.luck(decision.position, (a, b), ply)
 
 
 def _handed_after(game: Game, decision: PlayDecision) -> Transfer:
@@ -363,6 +539,7 @@ def _play(
     luck: float | None,
     first_stage: bool = True,
     then: Transfer = NO_TRANSFER,
+    match_luck: float | None = None,
 ) -> DecisionAnalysis:
     plays = decision.plays
     chosen = plays.find(answer)
@@ -407,6 +584,7 @@ def _play(
         len(plays),
         luck,
         tuple(ranking),
+        match_luck=match_luck,
     )
 
 

@@ -45,12 +45,15 @@ class Action:
 
 @dataclass(frozen=True, slots=True)
 class MatchInfo:
-    """The match a game belongs to: its length, the score before the game (White, Black) and
-    whether the game is the Crawford game."""
+    """The match a game belongs to: its length, the score before the game (White, Black),
+    whether the game is the Crawford game, and which match it is (``match_id``: the games of one
+    match share it, so the analysis can sum them into that match's result, the unit a match
+    is played for)."""
 
     length: int
     score: tuple[int, int]
     crawford: bool
+    match_id: str = ""
 
     def away(self, colour: int) -> int:
         """The points ``colour`` needs."""
@@ -150,8 +153,9 @@ def from_kernel_record(
     )
 
 
-def _match_info(label: str, setup: Mapping[str, Any]) -> MatchInfo:
-    """An arena record's ``setup.match`` (length, score as White, Black, crawford)."""
+def _match_info(label: str, setup: Mapping[str, Any], match_id: str = "") -> MatchInfo:
+    """An arena record's ``setup.match`` (length, score as White, Black, crawford), or the same
+    keys of a ``nardy play --match --jsonl`` line."""
     try:
         length = int(setup["length"])
         white, black = (int(x) for x in setup.get("score") or (0, 0))
@@ -159,7 +163,7 @@ def _match_info(label: str, setup: Mapping[str, Any]) -> MatchInfo:
         raise RecordError(f"{label}: bad match setup ({error})") from None
     if not (0 <= white < length and 0 <= black < length):
         raise RecordError(f"{label}: match score {white}-{black} in a {length}-point match")
-    return MatchInfo(length, (white, black), bool(setup.get("crawford")))
+    return MatchInfo(length, (white, black), bool(setup.get("crawford")), match_id)
 
 
 def from_arena_record(label: str, record: Any) -> GameInput:
@@ -184,7 +188,10 @@ def from_arena_record(label: str, record: Any) -> GameInput:
             raise RecordError(f"{label}: bad starter {starter!r} in the setup")
         match_setup = setup.get("match") or {}
         money = not match_setup.get("length")
-        match = None if money else _match_info(label, match_setup)
+        # The unit id names the match within its tournament; a database holds several.
+        unit = record.get("unit_id") or record.get("match_id") or record.get("game_id") or label
+        match_id = f"{record.get('tournament_id') or ''}/{unit}"
+        match = None if money else _match_info(label, match_setup, match_id)
         label = str(record.get("game_id") or label)
         return from_kernel_record(
             label,
@@ -199,7 +206,19 @@ def from_arena_record(label: str, record: Any) -> GameInput:
     if "events" in record and "rolls" in record:  # nardy play --jsonl
         bots = record.get("bots") or {}
         players = (str(bots.get("White", "White")), str(bots.get("Black", "Black")))
-        return from_kernel_record(label, record, record, players)
+        match = None
+        if record.get("match_length"):  # a match game, written with its score (nardy play)
+            source = label.rsplit(":", 1)[0]  # games.jsonl:3 -> games.jsonl
+            match = _match_info(
+                label,
+                {
+                    "length": record["match_length"],
+                    "score": record.get("score"),
+                    "crawford": record.get("crawford"),
+                },
+                f"{source}:match {record.get('match')}",
+            )
+        return from_kernel_record(label, record, record, players, match=match)
     raise RecordError(f"{label}: neither a `nardy play --jsonl` line nor an arena game record")
 
 
@@ -242,7 +261,10 @@ def _from_mat(path: Path, text: str) -> Iterator[GameInput]:
             None
             if not match.match_length
             else MatchInfo(
-                match.match_length, (state.score[0], state.score[1]), state.crawford_game
+                match.match_length,
+                (state.score[0], state.score[1]),
+                state.crawford_game,
+                path.name,  # a .mat file is one match
             ),
         )
         if game.winner is not None and not state.is_over:

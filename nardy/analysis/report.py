@@ -1,5 +1,7 @@
 """The per-bot table of an analysis (``nardy analyze`` and ``nardy arena standings --analysis``):
-one layout and one set of column names for both."""
+one layout and one set of column names for both. Money games are counted in points per game,
+match games in matches and match equity per match (:mod:`nardy.analysis.stats`): each set of
+columns appears where there are such games, so a money analysis prints as it always did."""
 
 from __future__ import annotations
 
@@ -19,10 +21,9 @@ _COLUMNS = (
     ("error rate", "right"),
     ("PR", "right"),
     ("??/?/?!", "right"),
-    ("points/game", "right"),
-    ("luck/game", "right"),
-    ("luck-adjusted/game", "right"),
 )
+_MONEY_COLUMNS = ("points/game", "luck/game", "luck-adjusted/game")
+_MATCH_COLUMNS = ("matches", "won", "equity/match", "luck/match", "luck-adjusted/match")
 
 
 def _pm(value: float, se: float) -> str:
@@ -32,25 +33,58 @@ def _pm(value: float, se: float) -> str:
     return f"{value:+.3f}" if math.isnan(se) else f"{value:+.3f} ± {se:.3f}"
 
 
+def _signed(value: float) -> str:
+    return "–" if math.isnan(value) else f"{value:+.3f}"
+
+
 def results_table(results: Mapping[str, BotResult], title: str) -> Table:
     """One row per bot, in the order of ``results``: games, decisions, error rate, PR, marks
-    (blunders/errors/doubtful), raw points per game ± SE, luck per game and luck-adjusted points
-    per game ± SE."""
+    (blunders/errors/doubtful); over the money games raw points per game ± SE, luck per game and
+    luck-adjusted points per game ± SE; over the match games matches played and won, match
+    equity per match ± SE, its luck and luck-adjusted match equity per match ± SE."""
     table = Table(title=title, title_justify="left")
-    for name, justify in _COLUMNS:
+    match = [r.match for r in results.values()]
+    money = any(
+        r.stats.games > (m.games if m is not None else 0)
+        for r, m in zip(results.values(), match, strict=True)
+    )
+    matches = any(m is not None for m in match)
+    columns = [
+        *_COLUMNS,
+        *((name, "right") for name in (_MONEY_COLUMNS if money or not matches else ())),
+        *((name, "right") for name in (_MATCH_COLUMNS if matches else ())),
+    ]
+    for name, justify in columns:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for name, result in results.items():
         stats = result.stats
         marks = stats.marks
-        table.add_row(
+        row = [
             name,
             str(stats.games),
             str(stats.decisions),
             f"{stats.error_rate:.4f}",
             f"{stats.pr:.1f}",
             f"{marks['blunder']}/{marks['error']}/{marks['doubtful']}",
-            _pm(result.points_per_game, result.points_se),
-            f"{result.luck_per_game:+.3f}",
-            _pm(result.adjusted_per_game, result.adjusted_se),
-        )
+        ]
+        if money or not matches:
+            row += [
+                _pm(result.points_per_game, result.points_se),
+                _signed(result.luck_per_game),
+                _pm(result.adjusted_per_game, result.adjusted_se),
+            ]
+        if matches:
+            m = result.match
+            row += (
+                ["0", "0", "–", "–", "–"]
+                if m is None
+                else [
+                    str(m.matches),
+                    str(m.won),
+                    _pm(m.equity_per_match, m.equity_se),
+                    _signed(m.luck_per_match),
+                    _pm(m.adjusted_per_match, m.adjusted_se),
+                ]
+            )
+        table.add_row(*row)
     return table
