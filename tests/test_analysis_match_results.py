@@ -219,3 +219,27 @@ def test_a_tournament_match_pool_counts_its_matches(tmp_path: Path) -> None:
         assert match is not None
         assert (match.matches, match.won, match.lost) == (row.units, row.wins, row.losses)
         assert match.equity_per_match == pytest.approx(row.match_equity)
+
+
+def test_money_and_match_games_mixed(tmp_path: Path, matches: tuple[Path, dict[str, Any]]) -> None:
+    """Money and match games analysed together: points per game over the money games alone,
+    match equity per match over the match games, and the table shows both sets of columns."""
+    from nardy.analysis.report import results_table
+    from nardy.listing import table_console
+
+    money = read_records(
+        _play(tmp_path, "-v", "backgammon", "--bots", "heuristic,random", "--games", "3")
+    )
+    path, _ = matches
+    analyses = analyse_games([*money, *read_records(path)], "heuristic")
+    results = bot_results(analyses)
+    for name, result in results.items():
+        points = [p.points for a in analyses[: len(money)] for p in a.players if p.name == name]
+        assert result.points_per_game == pytest.approx(sum(points) / len(points))
+        assert result.stats.games == len(analyses)
+        assert result.match is not None and result.match.matches == 6
+    console = table_console()
+    with console.capture() as captured:
+        console.print(results_table(results, "mixed"))
+    header = next(line for line in captured.get().splitlines() if "bot" in line)
+    assert "points/game" in header and "equity/match" in header
