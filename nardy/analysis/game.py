@@ -468,7 +468,7 @@ def analyse_game(
         for colour in (0, 1):
             sign = 1 if colour == 0 else -1
             own = stats[colour]
-            own.match_result = sign * outcome.result
+            own.match_result = sign * outcome.result + 0.0  # + 0.0: no -0.0 for Black's 0
             if rated:
                 own.match_luck = match_luck[colour]
                 own.match_adjusted = own.match_result - match_luck[colour] + match_luck[1 - colour]
