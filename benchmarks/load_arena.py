@@ -248,6 +248,8 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
         served = Served(
             Path(tmp),
             *("--max-streams", limit, "--max-streams-per-peer", limit),
+            # The bots all connect at once from one address and do not retry a refusal.
+            *("--max-pending-hellos", limit),
             *("--standings-interval", "0.5"),
         )
         channel = grpc.insecure_channel(served.address)
@@ -316,7 +318,9 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
             out["watchers_still_open"] = crowd.watching
             out["watch_events"] = crowd.events
             standings = stub.GetStandings(
-                arena_pb2.GetStandingsRequest(tournament_id=tournament.tournament_id), timeout=10
+                arena_pb2.GetStandingsRequest(tournament_id=tournament.tournament_id),
+                timeout=10,
+                metadata=served.admin,
             )
             games = stub.ListGames(
                 arena_pb2.ListGamesRequest(tournament_id=tournament.tournament_id), timeout=10
