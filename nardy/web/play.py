@@ -437,24 +437,27 @@ def _decision_json(session: PlaySession) -> dict[str, Any] | None:
     return out
 
 
-def _board_svg(session: PlaySession, viewer: int, seat: int | None) -> str:
+def _board_svg(
+    session: PlaySession,
+    viewer: int,
+    seat: int | None,
+    shown: tuple[int, Position, Any] | None = None,
+) -> str:
     """The board from ``viewer``'s seat, numbered in his coordinates (so the page's clicks name
     his points, which are the kernel's when he is to play): his entered steps as arrows while he
-    plays, else the last play made, drawn from its mover's side."""
+    plays, else the last play made, drawn from its mover's side; ``shown``: (mover, position
+    from his view, steps as arrows) to draw instead (a frame of a play shown step by step)."""
     game = session.game
     variant = game.variant
     names = (_seat_name(session.seats[0], 0, seat), _seat_name(session.seats[1], 1, seat))
     score = (session.match.score[0], session.match.score[1])
-    if session.game_result is not None and session.results[-1:] == [session.game_result]:
-        score = (
-            score[0] - (session.game_result.points if session.game_result.winner == 0 else 0),
-            score[1] - (session.game_result.points if session.game_result.winner == 1 else 0),
-        )
     decision = session.decision
     mover = viewer
     position: Position = game.position_for(viewer)
     last: Any = None
-    if isinstance(decision, PlayDecision) and decision.player == viewer and session.entered:
+    if shown is not None:
+        mover, position, last = shown
+    elif isinstance(decision, PlayDecision) and decision.player == viewer and session.entered:
         position = apply_steps(decision.position, session.entered, pins=variant.rules.hitting.pins)
         last = list(session.entered)
     else:
@@ -509,9 +512,23 @@ def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
         }
         for e in session.game.events
     ]
+    frames: list[str] = []
+    last_play = session.last_play
+    plays_made = sum(1 for e in session.game.events if e.kind == "play")
+    if last_play is not None and last_play.number == plays_made and last_play.player != seat:
+        # The opponent's play step by step (the page shows these frames, then the board).
+        pins = session.game.variant.rules.hitting.pins
+        for k in range(1, len(last_play.steps) + 1):
+            after = apply_steps(last_play.before, last_play.steps[:k], pins=pins)
+            frames.append(
+                _board_svg(session, viewer, seat, (last_play.player, after, last_play.steps[:k]))
+            )
     match = session.match
     return {
         "id": session.id,
+        "last_play": None
+        if not frames or last_play is None
+        else {"player": _colour_name(last_play.player), "number": plays_made, "frames": frames},
         "version": session.version,
         "variant": session.game.variant.name,
         "match_variant": session.variant_name,

@@ -256,6 +256,18 @@ class _GameLog:
     """Each answered kernel decision: player, kind and answer, as an arena record's."""
 
 
+@dataclass(frozen=True, slots=True)
+class LastPlay:
+    """The latest play decided (not forced), for showing it step by step."""
+
+    player: int
+    number: int
+    """Its number among the game's play events (1, 2, …)."""
+    before: Position
+    """The position it was played from, from ``player``'s view."""
+    steps: tuple[Step, ...]
+
+
 class PlaySession:
     """One game or match in the browser: the kernel's :class:`Match` and current :class:`Game`,
     the seats, the steps entered so far, and the answers that rebuild it all."""
@@ -289,6 +301,7 @@ class PlaySession:
         self.logs: list[_GameLog] = []
         self.results: list[GameResult] = []
         self.entered: list[Step] = []
+        self.last_play: LastPlay | None = None
         self.version = 0
         self.lock = threading.RLock()
         self.bots: list[Bot | None] = [None, None]
@@ -321,6 +334,7 @@ class PlaySession:
             }
         game = match.new_game(SeededDice(seed))
         self.logs.append(_GameLog(seed, setup=setup))
+        self.last_play = None
         self.entered = []
         for colour in (0, 1):
             bot = self._bot(colour)
@@ -343,7 +357,14 @@ class PlaySession:
             self._resign(int(answer["resign"]))
         else:
             self._note(answer)
+            decision = game.decision
+            steps: tuple[Step, ...] = ()
+            if isinstance(decision, PlayDecision):
+                steps = decision.plays.find(str(answer)).steps
             game.decide(answer)
+            if isinstance(decision, PlayDecision):
+                number = sum(1 for e in game.events if e.kind == "play")
+                self.last_play = LastPlay(decision.player, number, decision.position, steps)
         self.logs[-1].answers.append(answer)
         self._after_answer()
 

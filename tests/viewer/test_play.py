@@ -179,6 +179,7 @@ def _play_out(
     rng: random.Random,
     *,
     match: bool = False,
+    frames: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Play the game to its end through the API, each seat entering random offered steps."""
     validator = jsonschema.Draft202012Validator(schema("play-state"))
@@ -188,6 +189,8 @@ def _play_out(
             state = client.get(f"/api/play/{game_id}", headers={"X-Nardy-Seat": secret}).json()
             validator.validate(state)
             seen.append((secret, state))
+            if frames is not None and state["last_play"] is not None:
+                frames.append(state["last_play"])
         if seen[0][1]["result"] is not None:
             if match and seen[0][1]["can_next"]:
                 h = {"X-Nardy-Seat": seen[0][0]}
@@ -231,7 +234,15 @@ def test_a_whole_game_against_a_bot_through_the_api(client: TestClient, variant:
         seed=11,
     )
     assert made["friend_url"] is None and made["colour"] == "black"
-    end = _play_out(client, made["id"], {"black": _seat(made["seat_url"])}, random.Random(1))
+    shown: list[dict[str, Any]] = []
+    end = _play_out(
+        client, made["id"], {"black": _seat(made["seat_url"])}, random.Random(1), frames=shown
+    )
+    # The bot's plays, step by step: one board per step, each a step further (a new position).
+    assert shown and all(p["player"] == "white" for p in shown)
+    for play in shown:
+        ids = [f.split('data-position="', 1)[1].split('"', 1)[0] for f in play["frames"]]
+        assert len(set(ids)) == len(ids) >= 1
     assert end["result"]["points"] >= 1 and end["decision"] is None
     assert end["result"]["text"]
     records = client.get(f"/api/play/{made['id']}/records").json()["games"]

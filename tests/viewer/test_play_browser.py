@@ -102,6 +102,10 @@ def test_a_whole_game_clicked_through_the_page(tmp_path: Path, variant: str) -> 
         game_id = _start(page, base, variant, colour="black")
         done = _play_to_the_end(page)
         assert done["step"] >= 20 and done["confirm"] >= 10, done
+        # The bot's plays were shown step by step (the page counts the frames it showed; a
+        # forced play or a one-step one shows none).
+        frames = int(page.get_attribute("#play", "data-frames-shown") or 0)
+        assert frames >= 10, (frames, done)
         text = page.inner_text("#result-text")
         assert "wins" in text or "won" in text or "Black" in text or "White" in text, text
         _shot(page, tmp_path, f"play-{variant}-end")

@@ -109,6 +109,7 @@
     let selected = null;
     let busy = false;
     let timer = null;
+    const STEP_MS = 350;
 
     const friend = sessionStorage.getItem("nardy-friend-" + id);
     if (friend) {
@@ -124,8 +125,41 @@
 
     async function load() {
       const r = await fetch("/api/play/" + id, { headers: headers(), cache: "no-store" });
-      if (r.ok) render(await r.json());
+      if (r.ok) await show(await r.json());
       schedule();
+    }
+
+    // The opponent's new play, step by step: each frame is the server's board after one more
+    // of its steps; then the state itself. Not on the first load (that play is old news).
+    let shownPlay = null;
+    let animating = false;
+    function sleep(ms) {
+      return new Promise((done) => setTimeout(done, ms));
+    }
+    async function show(s) {
+      const lp = s.last_play;
+      const fresh = lp && state && shownPlay !== lp.player + lp.number && lp.frames.length > 1;
+      if (lp) shownPlay = lp.player + lp.number;
+      if (fresh) {
+        animating = true;
+        root.dataset.busy = "1";
+        try {
+          for (const frame of lp.frames) {
+            boardEl.innerHTML = frame;
+            root.dataset.framesShown = String(Number(root.dataset.framesShown || 0) + 1);
+            const svg = boardEl.querySelector("svg");
+            if (svg) {
+              svg.removeAttribute("width");
+              svg.removeAttribute("height");
+            }
+            await sleep(STEP_MS);
+          }
+        } finally {
+          animating = false;
+          delete root.dataset.busy;
+        }
+      }
+      render(s);
     }
 
     function schedule() {
@@ -157,7 +191,7 @@
           return data;
         }
         selected = null;
-        render(data);
+        await show(data);
         schedule();
         return data;
       } finally {
@@ -271,7 +305,7 @@
     }
 
     boardEl.addEventListener("click", (ev) => {
-      if (!state || !state.decision || state.decision.player !== state.seat || state.decision.kind !== "play") return;
+      if (animating || !state || !state.decision || state.decision.player !== state.seat || state.decision.kind !== "play") return;
       const target = ev.target.closest("[data-point]");
       if (!target) return;
       const p = target.dataset.point;
