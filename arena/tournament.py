@@ -383,6 +383,11 @@ def _bot_maker(name: str, builtin: str) -> BotMaker:
             f"bot {name!r}: unknown builtin {builtin!r} (known: {known}, or module:Class of a "
             "Python bot)"
         ) from None
+    if maker.interactive:
+        raise DefinitionError(
+            f"bot {name!r}: {builtin!r} is a person at a terminal, and a tournament has none to "
+            f"ask; play one with `nardy play --bots {builtin},…` or the web's Play page"
+        )
     return maker
 
 

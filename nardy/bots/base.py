@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from nardy.core.dice import DiceSource
 from nardy.core.game import CubeAnswer, DoubleDecision, Game, PlayDecision, TakeDecision
@@ -43,6 +43,11 @@ class Bot(ABC):
 
     name: str = "bot"
     """A short name for tables and logs."""
+
+    interactive: ClassVar[bool] = False
+    """True for a person deciding at this process's terminal (the ``human`` seat): only a game
+    run in that terminal (``nardy play``) can seat it; a tournament, run by a server or in the
+    background, refuses it up front rather than wait on an input nobody types."""
 
     match: tuple[int, int, int] | None = None
     """(match length, my score, the opponent's score) before the game being played, or None for

@@ -130,6 +130,7 @@ class HumanBot(Bot):
     """
 
     name = "human"
+    interactive = True
 
     def __init__(
         self,

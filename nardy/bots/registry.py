@@ -152,6 +152,14 @@ class BotMaker:
         if self._resolved is None:
             self._resolved = _resolve(self.name)
 
+    @property
+    def interactive(self) -> bool:
+        """Whether the bot is a person deciding at this process's terminal
+        (:attr:`~nardy.bots.base.Bot.interactive`): resolves the name, as :meth:`check` does."""
+        self.check()
+        assert self._resolved is not None
+        return bool(getattr(self._resolved[0], "interactive", False))
+
     def __call__(self, seed: int | None = None) -> Bot:
         if self._resolved is None:
             self._resolved = _resolve(self.name)
