@@ -196,6 +196,10 @@ def test_a_phone_taps_a_game_through(tmp_path: Path) -> None:
                 viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
             )
             page = context.new_page()
+            page.goto(base + "/play")
+            page.select_option("#variant", "plakoto")  # the longest title
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= 390, f"the form scrolls sideways at 390 px: {width}"
             _start(page, base, "long")
             width = page.evaluate("() => document.documentElement.scrollWidth")
             assert width <= 390, f"the page scrolls sideways at 390 px: {width}"
