@@ -1922,9 +1922,12 @@ class ArenaServer:
     It is a ``grpc.aio`` server on an event loop of its own thread: streams (``Connect``,
     ``WatchTournament``, ``ExportGames``, health ``Watch``, reflection) are coroutines, so a
     thousand open streams cost no threads, and the unary calls run on a pool of
-    ``max_workers`` threads that streams never occupy. Streams are limited per peer and in all
-    (:class:`~nardy.arena.streams.StreamLimiter`); admin calls without the admin token are
+    ``max_workers`` threads that streams never occupy. Streams and unary calls are limited per
+    peer and in all, the calls admitted before their request is read, ``Connect`` streams must
+    say Hello in time (:mod:`nardy.arena.streams`); admin calls without the admin token are
     refused before their request is read, and no request over ``max_message_bytes`` is read.
+    The admin's unary calls run on threads of their own, and ``admin_port`` adds the
+    operator's own listener.
 
     ``port=0`` binds a free port (read :attr:`port` after :meth:`start`).
     """

@@ -1,24 +1,31 @@
-"""The arena's gate: who may open a stream, and admin calls refused before their body is read.
+"""The arena's gate: who may open a stream, which unary calls are read when, and the admin's
+calls refused before their body is read.
 
 The arena serves on a ``grpc.aio`` server (:class:`~nardy.arena.server.ArenaServer`): a
 long-lived stream (``WatchTournament``, a dial-out bot's ``Connect``, health ``Watch``,
 reflection) is a coroutine, not a worker thread, so open streams cannot starve the unary calls
 (``GetStandings``, ``ListBots``, the admin's calls), which run on a thread pool of their own.
-What a stream still costs (memory, a share of the event loop) is bounded here:
+What streams and calls still cost (memory, a share of the event loop) is bounded here, per peer
+(the caller's IP address, not its port: a client opens as many ports as it likes) and in all,
+because a flood comes from many addresses (issue 34):
 
-* :class:`StreamLimiter` counts open streams per peer (the caller's IP address, not its port:
-  a client opens as many ports as it likes) and in all. The stream over a limit is refused with
-  ``RESOURCE_EXHAUSTED``; the streams already open and every unary call are untouched. A dial-out
-  bot's ``Connect`` counts while it is anonymous (before its ``Hello`` is accepted); once the
-  token is known it no longer counts (a bot holds one stream, and bots are registered by the
-  admin, :attr:`~nardy.arena.limits.ArenaLimits.max_registered_bots`).
-* Unary calls in progress are counted per peer too (``--max-calls-per-peer``; the admin's are
-  not): one address cannot hold every worker thread with slow calls.
-* :class:`Gate` (a server interceptor) applies the limiter to every streaming method but
-  ``Connect`` (which does it itself, see above), and checks the admin token of the admin
-  methods from the call's metadata *before* the request message is read: a refused call is
-  answered by a request-streaming handler that never reads it, so an anonymous caller cannot
+* :class:`StreamLimiter` counts open streams. The stream over a limit is refused with
+  ``RESOURCE_EXHAUSTED``; the streams already open and every unary call are untouched.
+* :class:`PendingHellos`: a dial-out bot's ``Connect`` before its ``Hello`` is accepted counts
+  in a budget of its own (not in ``--max-streams``: silent streams never take the watchers'
+  places), must send Hello before a deadline, and when the budget is full the newcomer takes the
+  place of the oldest silent stream of the address that holds the most. Once the token is known
+  it no longer counts (a bot holds one stream, and bots are registered by the admin).
+* :class:`CallQueue`: a unary call that is not the admin's is admitted *before its request is
+  read*; at most ``--max-calls`` are read and run at once, the others wait unread and take turns
+  address by address. Its request is refused unparsed over 64 KiB. The admin's unary calls run
+  on threads of their own (``_admin_lane``); :class:`OperatorGate` guards the operator's own
+  listener.
+* :class:`Gate` (a server interceptor) applies all of this and checks the admin token of the
+  admin methods from the call's metadata *before* the request message is read: a refused call
+  is answered by a request-streaming handler that never reads it, so an anonymous caller cannot
   make the arena buffer large bodies of calls it may not make.
+* :class:`Allocator` hands the memory of freed request bodies back to the system (glibc).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import os
 import signal
@@ -36,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,7 @@ from nardy.arena.protocol import ARENA_SERVICE_NAME, arena_pb2, arena_pb2_grpc
 from nardy.arena.sdk import RandomBot, double_response, play_response, take_response
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "arena"))
-from sources import Sources  # the relays that give loopback many addresses
+from sources import Sources  # type: ignore[import-not-found,unused-ignore]  # loopback addresses
 
 
 def _free_port() -> int:
@@ -148,8 +150,8 @@ class Crowd:
         self.watching = 0
         self.events = 0
         self.errors: list[str] = []
-        self.channels = self.run(self._channels(connections))
-        self.tasks: list[asyncio.Future[Any]] = []
+        self.channels: list[aio.Channel] = self.run(self._channels(connections))
+        self.tasks: list[concurrent.futures.Future[Any]] = []
 
     def run(self, coroutine: Any, timeout: float = 120) -> Any:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
@@ -286,7 +288,7 @@ def streams(args: argparse.Namespace) -> dict[str, Any]:
             out["rss_idle_mib"] = round(rss_idle, 1)
             out["rss_loaded_mib"] = round(_rss_mib(served.proc.pid), 1)
             latencies: dict[str, list[float]] = {"GetStandings": [], "ListBots": [], "admin": []}
-            calls = {
+            calls: dict[str, Callable[[], object]] = {
                 "GetStandings": lambda: stub.GetStandings(
                     arena_pb2.GetStandingsRequest(tournament_id=tournament.tournament_id),
                     timeout=10,
@@ -556,7 +558,8 @@ def silent_connects(args: argparse.Namespace) -> dict[str, Any]:
 
         async def nothing() -> Any:
             await stop.wait()
-            for message in ():  # an async generator that never yields
+            never: tuple[arena_pb2.ConnectRequest, ...] = ()
+            for message in never:  # an async generator that never yields
                 yield message
 
         async def hold(stub: Any) -> None:
@@ -687,7 +690,7 @@ def hello_flood(args: argparse.Namespace) -> dict[str, Any]:
                     )
                 )
 
-            times = sorted(asyncio.run(connect_all()))
+            times = sorted(crowd.run(connect_all()))  # on the crowd's loop: one aio loop
             out["honest_connect_and_reconnect_s"] = {
                 "bots": len(times),
                 "p50": round(times[len(times) // 2], 3),

@@ -86,6 +86,10 @@ class Sources:
                 server.close()
             for writer in list(self._writers):
                 writer.close()
+            relays = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in relays:
+                task.cancel()
+            await asyncio.gather(*relays, return_exceptions=True)
 
         asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)

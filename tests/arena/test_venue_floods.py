@@ -137,6 +137,26 @@ def test_calls_over_max_calls_wait_unread_and_the_admin_is_answered(
         server.stop(0.2)
 
 
+def test_a_large_request_without_the_admin_token_is_refused_unparsed() -> None:
+    server = ArenaServer(Arena(), admin_token=ADMIN).start()
+    body = b"\x7a" + bytes([0xA0, 0x8D, 0x06]) + b"\0" * 100_000  # field 15, 100,000 bytes
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            call = channel.unary_unary(
+                "/nardy.arena.v1.ArenaService/ListBots",
+                request_serializer=lambda b: b,
+                response_deserializer=arena_pb2.ListBotsResponse.FromString,
+            )
+            with pytest.raises(grpc.RpcError) as refused:
+                call(body, timeout=5)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "without the admin token at most 65536" in (refused.value.details() or "")
+            assert isinstance(call(body, timeout=5, metadata=AS_ADMIN), arena_pb2.ListBotsResponse)
+            assert server.calls.running == 0 and server.calls.waiting == 0
+    finally:
+        server.stop(0.2)
+
+
 def _benchmark(*args: str, timeout: float = 240) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, str(BENCHMARK), *args],
