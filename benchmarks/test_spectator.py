@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -132,3 +134,78 @@ def test_game_step_cached(benchmark, client, big_db) -> None:
     url = f"/t/{big_db[1]}/g/{quote(big_db[2][7], safe='')}"
     _get(client, url)
     benchmark(_get, client, url + "?partial=1&ply=20")
+
+
+# -- under load: a real `nardy web` process on loopback (issue 34 items 4 and 5) -------------------
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "viewer"))
+from spectator_load import (  # noqa: E402
+    CountingArena,
+    fds_of,
+    honest_latencies,
+    live_visitors,
+    p99,
+    slowloris,
+    threads_of,
+    web_process,
+)
+
+HALF_SENT = int(os.environ.get("NARDY_BENCH_SLOWLORIS", "1100"))
+VISITORS = int(os.environ.get("NARDY_BENCH_VISITORS", "500"))
+
+
+@pytest.fixture(scope="module")
+def running_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    path = tmp_path_factory.mktemp("spectator-live") / "arena.db"
+    store = open_store(str(path))
+    d = definition_from_flags(variants=["long"], bots="heuristic,random", games=100, seed=3)
+    store.open_tournament("live-bench", "live", d.to_json(), {"bench": 1}, 100)
+    store.set_status("live-bench", "running")
+    store.close()
+    return path, "live-bench"
+
+
+def test_honest_requests_beside_half_sent_ones(benchmark, running_db) -> None:
+    """``HALF_SENT`` idle half-sent requests against a server with ``ulimit -n 1024``; honest
+    page loads one after another meanwhile (p99 under 1 s is the goal)."""
+    with web_process(running_db[0], nofile=1024) as (base, pid):
+        port = int(base.rsplit(":", 1)[1])
+        with slowloris(port, HALF_SENT):
+            latencies = honest_latencies(base, 100, timeout_s=3.0)
+            benchmark.extra_info.update(
+                half_sent=HALF_SENT, server_fds=fds_of(pid), p99_s=p99(latencies)
+            )
+            benchmark.pedantic(honest_latencies, (base, 1), rounds=20, iterations=1)
+    print(f"\n{HALF_SENT} half-sent: honest p99 {p99(latencies) * 1000:.1f} ms, "
+          f"{sum(x == float('inf') for x in latencies)} of 100 failed")  # fmt: skip
+    assert p99(latencies) < 1.0
+
+
+def test_live_visitors_share_one_arena_stream(benchmark, running_db) -> None:
+    """``VISITORS`` live pages of one tournament with ``--arena`` (an arena stand-in sending an
+    event every 0.2 s): the streams it sees, the server's threads, honest page loads beside."""
+    arena = CountingArena(every_s=0.2)
+    try:
+        with web_process(running_db[0], "--arena", arena.address) as (base, pid):
+            port = int(base.rsplit(":", 1)[1])
+            idle_threads = threads_of(pid)
+            start = time.perf_counter()
+            with live_visitors(port, f"/t/{running_db[1]}/live", VISITORS):
+                opened = time.perf_counter() - start
+                time.sleep(2.0)  # events flow to the visitors meanwhile
+                threads = threads_of(pid)
+                latencies = honest_latencies(base, 50)
+                benchmark.extra_info.update(
+                    visitors=VISITORS,
+                    opened_s=opened,
+                    arena_streams=arena.most,
+                    threads=threads,
+                    idle_threads=idle_threads,
+                    p99_s=p99(latencies),
+                )
+                benchmark.pedantic(honest_latencies, (base, 1), rounds=20, iterations=1)
+    finally:
+        arena.stop()
+    print(f"\n{VISITORS} visitors opened in {opened:.2f} s: arena streams {arena.most}, "
+          f"threads {idle_threads} -> {threads}, honest p99 {p99(latencies) * 1000:.1f} ms")  # fmt: skip
+    assert arena.most == 1 and threads < 64
