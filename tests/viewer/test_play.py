@@ -15,11 +15,15 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the dev extra)")
 
 from starlette.testclient import TestClient
 
+from nardy.bots.base import Bot
+from nardy.bots.random_bot import RandomBot
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import Game, PlayDecision, Segment
@@ -92,6 +96,34 @@ def test_the_offered_steps_reach_exactly_the_legal_plays_in_random_games(name: s
             else:
                 game.decide(False if not hasattr(decision, "beaver_allowed") else "take")
     assert checked > 100
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(["long", "backgammon", "nardgammon", "plakoto", "fevga"]),
+    seed=st.integers(0, 2**32),
+    turns=st.integers(0, 80),
+)
+def test_any_decision_of_any_game_can_be_entered_step_by_step(
+    name: str, seed: int, turns: int
+) -> None:
+    """Hypothesis picks a game and a decision in it: every order the referee offers ends in a
+    legal play, and every legal play is reached (head rule, larger die, pins, quarters…)."""
+    variant = load_variant(name)
+    rng = random.Random(seed)
+    game = Game(variant, SeededDice(seed))
+    seen = 0
+    while game.decision is not None:
+        decision = game.decision
+        if isinstance(decision, PlayDecision):
+            if seen == turns:
+                break
+            seen += 1
+            game.decide(rng.randrange(len(decision.plays)))
+        else:
+            game.decide(False if not hasattr(decision, "beaver_allowed") else "take")
+    if isinstance(game.decision, PlayDecision):
+        assert _walk(variant, game.decision) == set(game.decision.plays.board_keys())
 
 
 def _case(case_id: str) -> tuple[Variant, PlayDecision]:
@@ -409,3 +441,70 @@ def test_a_finished_game_opens_on_the_analysis_page(client: TestClient) -> None:
     assert client.get(f"/play/{made['id']}/analysis/2").status_code == 404
     listed = client.get("/play").text  # the form lists the latest games, without secrets
     assert f'href="/play/{made["id"]}"' in listed and _seat(made["seat_url"]) not in listed
+
+
+class Doubler(RandomBot):
+    """Doubles at every chance (a plugin bot seated by ``module:Class``)."""
+
+    def offer_double(self, decision: Any) -> bool:
+        return True
+
+
+class Crasher(Bot):
+    """Fails at its first play: the page must say so, and the server stay up."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def choose_play(self, decision: PlayDecision) -> int:
+        raise RuntimeError("no idea")
+
+
+def test_a_plugin_bot_doubles_and_the_human_passes(client: TestClient) -> None:
+    made = _new(
+        client,
+        variant="backgammon",
+        opponent={"kind": "bot", "bot": "tests.viewer.test_play:Doubler"},
+        seed=2,
+    )
+    h = {"X-Nardy-Seat": _seat(made["seat_url"])}
+    rng = random.Random(6)
+    for _ in range(400):
+        s = client.get(f"/api/play/{made['id']}", headers=h).json()
+        d = s["decision"]
+        if d is not None and d["player"] == s["seat"] and d["kind"] == "take":
+            assert d["offered"] == 2 and not d["beaver_allowed"]
+            s = client.post(f"/api/play/{made['id']}/cube", json={"action": "drop"}, headers=h)
+            result = s.json()["result"]
+            assert result["points"] == 1 and "drops the double" in result["text"]
+            return
+        if d is not None and d["player"] == s["seat"]:
+            if d["kind"] == "double":
+                r = client.post(f"/api/play/{made['id']}/cube", json={"action": "roll"}, headers=h)
+            elif s["complete"]:
+                r = client.post(f"/api/play/{made['id']}/confirm", headers=h)
+            else:
+                r = client.post(
+                    f"/api/play/{made['id']}/step", json=rng.choice(s["offered"]), headers=h
+                )
+            assert r.status_code == 200, r.text
+        else:
+            time.sleep(0.01)
+    raise AssertionError("the bot never doubled")
+
+
+def test_a_failing_bot_is_reported_on_the_page(client: TestClient) -> None:
+    made = _new(
+        client,
+        variant="long",
+        opponent={"kind": "bot", "bot": "tests.viewer.test_play:Crasher"},
+        colour="black",
+        seed=1,
+    )
+    for _ in range(200):
+        s = client.get(f"/api/play/{made['id']}").json()
+        if s["bot_error"]:
+            assert "no idea" in s["bot_error"]
+            return
+        time.sleep(0.01)
+    raise AssertionError("the bot's failure was not reported")
