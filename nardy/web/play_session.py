@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from nardy.bots import make_bot
 from nardy.bots.base import Bot
+from nardy.bots.registry import installed_bots
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.errors import (
@@ -701,9 +702,14 @@ class PlayStore:
     """Sessions as JSON rows of a SQLite file, written after every change; sessions in memory,
     loaded on first use (after a restart, from the file), bots run in worker threads."""
 
-    def __init__(self, path: str | Path, *, bot_delay_s: float = 0.0) -> None:
+    def __init__(
+        self, path: str | Path, *, bot_delay_s: float = 0.0, module_bots: bool = False
+    ) -> None:
+        """:param module_bots: also seat ``module:Class`` bots (imports any module a request
+        names: for a trusted caller, such as tests; the web page seats installed bots only)."""
         self.path = Path(path)
         self.bot_delay_s = bot_delay_s
+        self.module_bots = module_bots
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
@@ -743,7 +749,7 @@ class PlayStore:
     ) -> PlaySession:
         for seat in seats:
             if seat.kind == "bot":
-                _check_bot(seat.bot)
+                _check_bot(seat.bot, self.module_bots)
         session = PlaySession(
             secrets.token_hex(8),
             variant,
@@ -814,8 +820,17 @@ class PlayStore:
 
 
 @lru_cache(maxsize=64)
-def _check_bot(name: str) -> None:
-    """A bot name the page may seat (raises :class:`PlayError` for one that does not load)."""
+def _check_bot(name: str, module_bots: bool = False) -> None:
+    """A bot name the page may seat (raises :class:`PlayError` otherwise): an installed bot
+    (``heuristic``, ``neural:1``, a plugin's entry point), which loads. A ``module:Class`` name
+    would make the server import whatever module a request names, so it is refused unless
+    ``module_bots``."""
+    base = name.split(":", 1)[0]
+    if not module_bots and base not in installed_bots():
+        raise PlayError(
+            f"no bot {name!r}: the page seats installed bots ({', '.join(installed_bots())}), "
+            "with their argument (neural:1)"
+        )
     try:
         make_bot(name, 0)
     except (ValueError, ImportError) as exc:

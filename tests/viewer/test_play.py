@@ -460,7 +460,32 @@ class Crasher(Bot):
         raise RuntimeError("no idea")
 
 
-def test_a_plugin_bot_doubles_and_the_human_passes(client: TestClient) -> None:
+@pytest.fixture
+def trusting(tmp_path: Path) -> Iterator[TestClient]:
+    """The Play routes seating ``module:Class`` bots too (a trusted caller's option)."""
+    from starlette.applications import Starlette
+
+    from nardy.web.play import play_routes
+    from nardy.web.play_session import PlayStore
+
+    store = PlayStore(tmp_path / "play.db", module_bots=True)
+    with TestClient(Starlette(routes=play_routes(str(tmp_path / "a.db"), store=store))) as c:
+        yield c
+
+
+def test_the_page_seats_installed_bots_only(client: TestClient) -> None:
+    """A ``module:Class`` name would have the server import any module a request names."""
+    for name in ("tests.viewer.test_play:Doubler", "antigravity:x", "os:getcwd"):
+        r = client.post(
+            "/api/play", json={"variant": "long", "opponent": {"kind": "bot", "bot": name}}
+        )
+        assert r.status_code == 400 and "installed bots" in r.json()["error"], r.text
+    made = _new(client, variant="long", opponent={"kind": "bot", "bot": "neural:1"})
+    assert made["id"]
+
+
+def test_a_plugin_bot_doubles_and_the_human_passes(trusting: TestClient) -> None:
+    client = trusting
     made = _new(
         client,
         variant="backgammon",
@@ -493,7 +518,8 @@ def test_a_plugin_bot_doubles_and_the_human_passes(client: TestClient) -> None:
     raise AssertionError("the bot never doubled")
 
 
-def test_a_failing_bot_is_reported_on_the_page(client: TestClient) -> None:
+def test_a_failing_bot_is_reported_on_the_page(trusting: TestClient) -> None:
+    client = trusting
     made = _new(
         client,
         variant="long",
