@@ -187,6 +187,8 @@ class _PlayViews:
 
     async def create(self, request: Request) -> Response:
         raw = await request.body()
+        if len(raw) > MAX_BODY:
+            return JSONResponse({"error": "request too large"}, 413)
         return await _threaded(self._create, raw)
 
     def _create(self, raw: bytes) -> Response:

@@ -29,7 +29,8 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -56,7 +57,7 @@ from nardy.core.game import (
 )
 from nardy.core.match import Match
 from nardy.core.movegen import BoardKey, board_of
-from nardy.core.notation import BAR, OFF, Step, play_text
+from nardy.core.notation import BAR, OFF, Step
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant, apply_steps
 
@@ -70,6 +71,8 @@ __all__ = [
 ]
 
 SeatKind = Literal["human", "bot"]
+IN_MEMORY = 200
+"""How many sessions a server keeps in memory at most (the others wait in the file)."""
 
 
 class PlayError(NardyError, ValueError):
@@ -691,10 +694,6 @@ def _refusal(src: int, dst: int, offered: Sequence[Step]) -> str:
     )
 
 
-def steps_text(steps: Sequence[Step]) -> str:
-    return play_text(tuple(steps))
-
-
 # -- storage ---------------------------------------------------------------------------------------
 
 
@@ -717,10 +716,10 @@ class PlayStore:
             "finished INTEGER NOT NULL DEFAULT 0, updated REAL NOT NULL)"
         )
         self._db_lock = threading.Lock()
-        self._sessions: dict[str, PlaySession] = {}
+        self._sessions: OrderedDict[str, PlaySession] = OrderedDict()
+        """The sessions in memory, least recently used first (the file holds them all)."""
         self._lock = threading.Lock()
         self._threads: dict[str, threading.Thread] = {}
-        self.listeners: list[Callable[[PlaySession], None]] = []
 
     def close(self) -> None:
         with self._db_lock:
@@ -761,6 +760,7 @@ class PlayStore:
         )
         with self._lock:
             self._sessions[session.id] = session
+            self._evict()
         self.save(session)
         self.kick(session)
         return session
@@ -777,8 +777,20 @@ class PlayStore:
                     raise KeyError(session_id)
                 session = PlaySession.from_json(json.loads(row[0]))
                 self._sessions[session_id] = session
+                self._evict()
+            self._sessions.move_to_end(session_id)
         self.kick(session)
         return session
+
+    def _evict(self) -> None:
+        """Keep at most :data:`IN_MEMORY` sessions (each may hold a bot, a net's weights): the
+        least recently used ones whose bot is not thinking leave memory, not the file (their
+        next request reloads them). Called with ``_lock`` held."""
+        for old in list(self._sessions)[: max(0, len(self._sessions) - IN_MEMORY)]:
+            thread = self._threads.get(old)
+            if thread is None or not thread.is_alive():
+                del self._sessions[old]
+                self._threads.pop(old, None)
 
     def ids(self) -> list[tuple[str, dict[str, Any], bool, float]]:
         with self._db_lock:

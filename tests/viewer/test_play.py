@@ -534,3 +534,19 @@ def test_a_failing_bot_is_reported_on_the_page(trusting: TestClient) -> None:
             return
         time.sleep(0.01)
     raise AssertionError("the bot's failure was not reported")
+
+
+def test_sessions_beyond_the_memory_cap_wait_in_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nardy.web import play_session
+    from nardy.web.play_session import PlayStore
+
+    monkeypatch.setattr(play_session, "IN_MEMORY", 1)
+    store = PlayStore(tmp_path / "play.db")
+    seats = (SeatSpec("human", secret="w"), SeatSpec("human", secret="b"))
+    first = store.create("long", {}, None, seats, seed=1)
+    second = store.create("backgammon", {}, None, seats, seed=2)
+    assert list(store._sessions) == [second.id]  # the first left memory, not the file
+    again = store.get(first.id)
+    assert again is not first and again.to_json() == first.to_json()
