@@ -3,19 +3,27 @@
 The server is the referee. A turn's segment is one :class:`~nardy.core.game.PlayDecision` of the
 kernel's own :class:`~nardy.core.game.Game` (progressions, re-rolls and transferred steps are each
 their own segment there, so this module never re-codes a turn plan); the player enters it one
-step at a time, and :func:`next_steps` says which steps may come next. A step is offered iff
-some legal whole play of the segment (``Variant.legal_plays``: maximum dice, larger die, head
-rule, six-block, pins, RULES.md §2.3) can still be reached by adding steps to those entered.
+step at a time, and :func:`next_steps` says which steps may come next. RULES.md §2.3: "an engine
+that accepts a play step by step MUST accept a step only if it is the first step of some
+remaining candidate from the current state, so that every completed input is a legal play".
 
-The kernel lists one step order per resulting position (§2.3 item 7: plays are "deduplicated by
-resulting position"), so a player who enters the same steps in another order is judged by the
-result: the entered steps are applied with :func:`~nardy.core.variant.apply_steps` and the dice
-left must reach a legal play's result. Each single step must moreover be one the kernel allows
-as a one-die segment from the board it is played on (bar first, bearing off only when home,
-hits and pins as the variant has them), unless no such order reaches a legal result that a
-plain physical order does (e.g. a six-block formed and broken within the segment, which the
-kernel checks at the segment's end only): so every legal play stays enterable, and in the
-usual case an order the rules forbid step by step is refused.
+The kernel gives the legal plays (``Variant.legal_plays``: maximum dice, larger die, head rule,
+six-block, pins), each with one representative step order (§2.3 item 7: "An engine MAY keep one
+representative step list per result"), not every candidate sequence. So a step is offered when
+
+* it follows the representative order of some legal play (a candidate by construction), or
+* it is a step the kernel allows as a one-die segment from the board it is played on (§2.2's
+  per-step rules: bar first, bearing off only when home, blocked points, pins, the runner and
+  per-step block rules, which read the position only), and the dice left can go on that way to
+  a legal play's result (judged by result with :func:`~nardy.core.variant.apply_steps`: the
+  same steps in another order reach the same play).
+
+A one-die segment also applies the end-of-segment checks (a six-block, §3.3.5; Fevga's quarter
+and trap rules) to the board after the step, which a sequence needs only at its end; and it
+counts head steps afresh, which the result catches (the head steps of a play are "determined by
+the segment's start and final positions"). So the second kind is a subset of the candidates'
+first steps, and the first kind keeps every legal play enterable even where every other order
+passes through such a board (a six-block made and broken within the segment).
 
 Sessions are stored as JSON in a SQLite file after every change (the seed and every answer:
 the game is rebuilt by replaying them, dice included), so a restarted server loses nothing.
@@ -107,7 +115,7 @@ class _Segment:
         self.targets = frozenset(plays.board_keys())
         self.need = plays.dice_used
         self._single: dict[tuple[BoardKey, int], frozenset[BoardKey]] = {}
-        self._reach: dict[tuple[BoardKey, tuple[int, ...], int, bool], frozenset[BoardKey]] = {}
+        self._reach: dict[tuple[BoardKey, tuple[int, ...], int], frozenset[BoardKey]] = {}
 
     def one_die(self, position: Position, die: int) -> frozenset[BoardKey]:
         """The results of the one-die segment ``die`` from ``position``: the steps the kernel
@@ -125,13 +133,12 @@ class _Segment:
             self._single[k] = found
         return found
 
-    def moves(self, position: Position, die: int, strict: bool) -> list[tuple[Step, Position]]:
-        """The steps of one checker by ``die``: physically possible ones (``strict=False``) or
-        those the kernel allows as a one-die segment too (``strict=True``)."""
+    def moves(self, position: Position, die: int) -> list[tuple[Step, Position]]:
+        """The steps of one checker by ``die`` that the kernel allows as a one-die segment."""
         b = board_of(position)
         sources = [BAR] if b[BAR] > 0 else []
         sources += [p for p in range(24, 0, -1) if b[p] > 0]
-        allowed = self.one_die(position, die) if strict else None
+        allowed = self.one_die(position, die)
         out = []
         for src in sources:
             step = Step(src, _destination(src, die), die)
@@ -139,14 +146,12 @@ class _Segment:
                 after = apply_steps(position, [step], pins=self.pins)
             except IllegalPlayError:
                 continue
-            if allowed is not None and _key(after) not in allowed:
+            if _key(after) not in allowed:
                 continue
             out.append((step, after))
         return out
 
-    def reach(
-        self, position: Position, dice: tuple[int, ...], left: int, strict: bool
-    ) -> frozenset[BoardKey]:
+    def reach(self, position: Position, dice: tuple[int, ...], left: int) -> frozenset[BoardKey]:
         """The legal results reachable from ``position`` with at most ``left`` more steps of
         ``dice`` (fewer only where the position itself is a legal result: a play the mother
         rule ends before its last die, RULES.md §3.12.2)."""
@@ -154,15 +159,15 @@ class _Segment:
         own = frozenset([key]) & self.targets
         if left == 0 or own:
             return own
-        memo = (key, dice, left, strict)
+        memo = (key, dice, left)
         found = self._reach.get(memo)
         if found is not None:
             return found
         out: set[BoardKey] = set()
         for die in sorted(set(dice)):
             rest = _without(dice, die)
-            for _, after in self.moves(position, die, strict):
-                out |= self.reach(after, rest, left - 1, strict)
+            for _, after in self.moves(position, die):
+                out |= self.reach(after, rest, left - 1)
         found = self._reach[memo] = frozenset(out)
         return found
 
@@ -194,22 +199,20 @@ def next_steps(
     if left <= 0 or _key(position) in seg.targets:
         return [], _key(position) in seg.targets
     dice = remaining_dice(decision.segment.dice, entered)
-    strict_found: dict[Step, frozenset[BoardKey]] = {}
-    loose_found: dict[Step, frozenset[BoardKey]] = {}
+    offered: dict[Step, None] = {}  # an ordered set
+    done = len(entered)
+    said = [(s.src, s.dst, s.die) for s in entered]
+    for play in decision.plays:
+        steps = play.steps
+        if len(steps) > done and [(s.src, s.dst, s.die) for s in steps[:done]] == said:
+            step = steps[done]
+            offered[Step(step.src, step.dst, step.die)] = None
     for die in sorted(set(dice)):
         rest = _without(dice, die)
-        allowed = seg.one_die(position, die)
-        for step, after in seg.moves(position, die, strict=False):
-            loose_found[step] = seg.reach(after, rest, left - 1, strict=False)
-            if _key(after) in allowed:
-                strict_found[step] = seg.reach(after, rest, left - 1, strict=True)
-    covered = frozenset().union(*strict_found.values())
-    offered = [
-        step
-        for step, results in loose_found.items()
-        if strict_found.get(step) or not results <= covered
-    ]
-    return offered, False
+        for step, after in seg.moves(position, die):
+            if seg.reach(after, rest, left - 1):
+                offered[step] = None
+    return list(offered), False
 
 
 def play_of(decision: PlayDecision, variant: Variant, entered: Sequence[Step]) -> int:
