@@ -1962,15 +1962,17 @@ class ArenaServer:
             (:class:`~nardy.arena.streams.CallQueue`). The admin's calls run on threads of
             their own (:data:`ADMIN_WORKERS`).
         :param hello_timeout: seconds a ``Connect`` may stay open before its Hello;
-            ``max_pending_hellos``: such streams open at once (a new one replaces the oldest
-            when full), counted apart from ``max_streams``.
+            ``max_pending_hellos``: such streams open at once, counted apart from
+            ``max_streams`` (when full, a new one replaces the oldest of the address holding
+            the most, :class:`~nardy.arena.streams.PendingHellos`).
         :param admin_port: where the operator's own listener serves (0: a free port; None:
             none), on ``admin_host``: a threaded gRPC server of its own that answers the unary
             calls to the admin token only (anything else is refused unread). A flood of
             anonymous calls on :attr:`port` fills that port's event loop, and every call waits
             its turn there before any priority can apply; the operator's listener is not in
-            that line (20 addresses x 250 anonymous calls in flight: admin p99 2.9 s on the
-            public port before issue 34, see docs/arena.md for the figure on this one)."""
+            that line (20 addresses x 250 anonymous calls in flight: admin p99 0.7 to 2.9 s and
+            some calls CANCELLED on the public port, about 20 ms on this one; docs/arena.md).
+            At most ``4 * ADMIN_WORKERS`` calls at once there (more are refused)."""
         self.arena = arena or Arena()
         self.host = host
         self.max_message_bytes = max_message_bytes

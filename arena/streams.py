@@ -515,14 +515,9 @@ def _counted_unary(
     4 MB took the arena from 68 to 1,956 MB."""
     behaviour = handler.unary_unary
     assert behaviour is not None
-    parse = handler.request_deserializer
-
-    def deserialize(data: bytes) -> Any:
-        # Every request a caller without the admin token may make is a few hundred bytes;
-        # a larger one is not parsed (parsing would copy it once more).
-        if len(data) > max_request_bytes:
-            return _TooLarge(len(data))
-        return data if parse is None else parse(data)
+    # Every request a caller without the admin token may make is a few hundred bytes; a
+    # larger one is not parsed (parsing would copy it once more).
+    deserialize = _capped(handler.request_deserializer, max_request_bytes)
 
     async def call(
         request_iterator: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
@@ -535,21 +530,96 @@ def _counted_unary(
             # context.read(), not the request iterator: an async generator left suspended
             # after its first message keeps that message's buffers until the garbage
             # collector finds it (4 MB requests: +500 MB retained, measured).
-            request = await context.read()
-            if request is aio.EOF:
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call sent no request")
-            if isinstance(request, _TooLarge):
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"a request of {request.size} bytes; without the admin token at most "
-                    f"{max_request_bytes}",
-                )
+            request = await _read_request(context, max_request_bytes)
             return await _in_pool(behaviour, request, context, pool)
         finally:
             calls.leave(peer)
 
     return grpc.stream_unary_rpc_method_handler(
         call,
+        request_deserializer=deserialize,
+        response_serializer=handler.response_serializer,
+    )
+
+
+def _capped(
+    parse: Callable[[bytes], Any] | None, max_request_bytes: int | None
+) -> Callable[[bytes], Any]:
+    """A request deserializer that does not parse a request over ``max_request_bytes`` (None:
+    no cap) but returns :class:`_TooLarge` for the handler to refuse."""
+
+    def deserialize(data: bytes) -> Any:
+        if max_request_bytes is not None and len(data) > max_request_bytes:
+            return _TooLarge(len(data))
+        return data if parse is None else parse(data)
+
+    return deserialize
+
+
+async def _read_request(
+    context: aio.ServicerContext[Any, Any], max_request_bytes: int | None
+) -> Any:
+    """The one request message of a call served as request-streaming, or the call aborted."""
+    request = await context.read()
+    if request is aio.EOF:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call sent no request")
+    if isinstance(request, _TooLarge):
+        await context.abort(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"a request of {request.size} bytes; without the admin token at most "
+            f"{max_request_bytes}",
+        )
+    return request
+
+
+def _counted_stream(
+    handler: grpc.RpcMethodHandler[Any, Any],
+    limiter: StreamLimiter,
+    *,
+    anonymous: bool,
+    max_request_bytes: int = MAX_ANONYMOUS_REQUEST_BYTES,
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """A stream with one request (``WatchTournament``, ``ExportGames``, health ``Watch``)
+    counted against the stream limits *before its request is read*, and for a caller without
+    the admin token its request refused unparsed over ``max_request_bytes``. ``grpc.aio``
+    reads a unary request before it calls the handler, and the handler keeps it for the
+    stream's life: counted after the read, thousands of watch streams could each make the
+    arena read (and keep) a 4 MiB request. Served as a bidirectional stream (the wire is the
+    same), which reads its one request after counting."""
+    assert handler.unary_stream is not None
+    behaviour: Callable[..., Any] = handler.unary_stream  # a coroutine or async generator
+    cap = max_request_bytes if anonymous else None
+    deserialize = _capped(handler.request_deserializer, cap)
+    if inspect.isasyncgenfunction(behaviour):
+
+        async def generator(
+            request_iterator: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
+            slot = await open_slot(limiter, context)
+            try:
+                request = await _read_request(context, cap)
+                async for item in behaviour(request, context):
+                    yield item
+            finally:
+                slot.release()
+
+        return grpc.stream_stream_rpc_method_handler(
+            generator,
+            request_deserializer=deserialize,
+            response_serializer=handler.response_serializer,
+        )
+
+    async def coroutine(
+        request_iterator: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
+    ) -> Any:
+        slot = await open_slot(limiter, context)
+        try:
+            return await behaviour(await _read_request(context, cap), context)
+        finally:
+            slot.release()
+
+    return grpc.stream_stream_rpc_method_handler(
+        coroutine,
         request_deserializer=deserialize,
         response_serializer=handler.response_serializer,
     )
@@ -640,6 +710,10 @@ class Gate(aio.ServerInterceptor):
             return handler._replace(stream_stream=_limited(handler.stream_stream, self.limiter))  # type: ignore[attr-defined, no-any-return]
         if handler.response_streaming:
             assert handler.unary_stream is not None
+            if inspect.isasyncgenfunction(handler.unary_stream) or inspect.iscoroutinefunction(
+                handler.unary_stream
+            ):
+                return _counted_stream(handler, self.limiter, anonymous=who != "admin")
             return handler._replace(unary_stream=_limited(handler.unary_stream, self.limiter))  # type: ignore[attr-defined, no-any-return]
         if handler.request_streaming:
             assert handler.stream_unary is not None

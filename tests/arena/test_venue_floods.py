@@ -295,3 +295,29 @@ def test_silent_streams_from_many_addresses_take_no_watcher_or_bot_places(
                 s.close()
             for w in watchers:
                 w.close()
+
+
+def test_a_watch_stream_is_counted_before_its_request_is_read_and_capped() -> None:
+    """A stream with one request (health ``Watch`` here, ``WatchTournament`` alike) is counted
+    before its request is read, and a caller without the admin token cannot make the arena
+    parse (and keep for the stream's life) a large request."""
+    server = ArenaServer(Arena(), admin_token=ADMIN, max_streams=2, max_streams_per_peer=2).start()
+    body = b"\x7a" + bytes([0xA0, 0x8D, 0x06]) + b"\0" * 100_000  # field 15, 100,000 bytes
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            watch = channel.unary_stream(
+                "/grpc.health.v1.Health/Watch",
+                request_serializer=lambda b: b,
+                response_deserializer=health_pb2.HealthCheckResponse.FromString,
+            )
+            with pytest.raises(grpc.RpcError) as refused:
+                next(watch(body, timeout=5))
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "without the admin token at most 65536" in (refused.value.details() or "")
+            assert _wait_for(lambda: server.limiter.open == 0)
+            held = watch(body, metadata=AS_ADMIN)  # the admin's request is not capped
+            assert next(held).status == health_pb2.HealthCheckResponse.SERVING
+            assert server.limiter.open == 1
+            held.cancel()
+    finally:
+        server.stop(0.2)
