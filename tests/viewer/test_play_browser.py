@@ -215,3 +215,29 @@ def test_a_phone_taps_a_game_through(tmp_path: Path) -> None:
             _shot(page, tmp_path, "play-long-390")
         finally:
             browser.close()
+
+
+def test_steps_by_keyboard(tmp_path: Path) -> None:
+    """The offered steps are buttons too: Tab to one and press Enter, then Enter confirms."""
+    with spectator(tmp_path / "arena.db") as base, browser_page() as page:
+        _start(page, base, "backgammon")
+        for _ in range(200):  # to our first play
+            if page.query_selector("#offered button.step"):
+                break
+            _one_action(page)
+            page.wait_for_timeout(100)
+        entered = 0
+        for _ in range(8):
+            _settled(page)
+            if page.is_visible("#confirm"):
+                break
+            page.focus("#offered button.step")
+            page.keyboard.press("Enter")
+            entered += 1
+        _settled(page)
+        assert entered >= 2 and page.is_visible("#confirm")
+        page.keyboard.press("Enter")  # the page's confirm key
+        page.wait_for_function("() => document.getElementById('confirm').hidden")
+        _settled(page)
+        log = page.inner_text("#log").splitlines()
+        assert any(line.startswith("you: roll") for line in log), log

@@ -280,6 +280,19 @@
         log.append(li);
       }
       log.scrollTop = log.scrollHeight;
+      // The same steps as buttons: keyboard and screen-reader play (Tab to one, Enter).
+      const offered = $("offered");
+      offered.replaceChildren();
+      if (mine && d.kind === "play") {
+        for (const st of s.offered) {
+          const b = document.createElement("button");
+          b.type = "button";
+          b.className = "step";
+          b.textContent = st.from + "/" + st.to + " (" + st.die + ")";
+          b.addEventListener("click", () => act("step", { from: st.from, to: st.to, die: st.die }));
+          offered.append(b);
+        }
+      }
       highlight();
     }
 
