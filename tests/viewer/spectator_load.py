@@ -27,20 +27,31 @@ HALF_SENT = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow\r\n"
 
 
 @contextmanager
-def web_process(db: Path, *extra: str, nofile: int | None = None) -> Iterator[tuple[str, int]]:
+def web_process(
+    db: Path,
+    *extra: str,
+    nofile: int | tuple[int, int] | None = None,
+    log: list[str] | None = None,
+) -> Iterator[tuple[str, int]]:
     """The installed ``nardy web`` on a free loopback port, with ``ulimit -n nofile`` when
-    given, started outside the repository; yields ``(base URL, pid)``, stops it by its pid."""
+    given (one number: soft and hard, as bash's ``ulimit -n``; or ``(soft, hard)``), started
+    outside the repository; yields ``(base URL, pid)``, stops it by its pid and appends what it
+    wrote to stderr to ``log`` (asyncio's complaints, say)."""
     port = free_port()
 
     def limit() -> None:
         if nofile is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+            pair = (nofile, nofile) if isinstance(nofile, int) else nofile
+            resource.setrlimit(resource.RLIMIT_NOFILE, pair)
 
-    with tempfile.TemporaryDirectory(prefix="nardy-load-") as cwd:
+    with (
+        tempfile.TemporaryDirectory(prefix="nardy-load-") as cwd,
+        open(Path(cwd) / "stderr.txt", "w+") as errors,  # a file: a pipe could fill and block
+    ):
         process = subprocess.Popen(
             [installed_nardy(), "web", "--db", str(db), "--port", str(port), *extra],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=errors,
             text=True,
             cwd=cwd,
             env=outside_environment(),
@@ -56,8 +67,9 @@ def web_process(db: Path, *extra: str, nofile: int | None = None) -> Iterator[tu
                 except OSError:
                     if process.poll() is not None or time.monotonic() > deadline:
                         process.kill()
-                        err = process.stderr.read() if process.stderr else ""
-                        raise RuntimeError(f"nardy web did not start: {err}") from None
+                        process.wait()
+                        errors.seek(0)
+                        raise RuntimeError(f"nardy web did not start: {errors.read()}") from None
                     time.sleep(0.1)
             yield base, process.pid
         finally:
@@ -67,8 +79,9 @@ def web_process(db: Path, *extra: str, nofile: int | None = None) -> Iterator[tu
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-            if process.stderr:
-                process.stderr.close()
+            errors.seek(0)
+            if log is not None:
+                log.append(errors.read())
 
 
 def raise_own_nofile(needed: int) -> None:
@@ -87,15 +100,13 @@ def slowloris(port: int, count: int) -> Iterator[list[socket.socket]]:
     held: list[socket.socket] = []
     try:
         for _ in range(count):
-            s = socket.socket()
-            s.setblocking(False)
-            with contextlib.suppress(BlockingIOError):
-                s.connect(("127.0.0.1", port))
-            held.append(s)
-        time.sleep(0.2)  # connected (the kernel completes loopback handshakes at once)
-        for s in held:
+            # One after another, each connected before the next: a burst beyond the listen
+            # queue would have the kernel drop handshakes, and the attack would be smaller
+            # than it says (a connection the server closed fails the send: no matter).
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
             with contextlib.suppress(OSError):
-                s.send(HALF_SENT)
+                s.sendall(HALF_SENT)
+            held.append(s)
         time.sleep(0.5)
         yield held
     finally:
@@ -130,6 +141,14 @@ def threads_of(pid: int) -> int:
             if line.startswith("Threads:"):
                 return int(line.split()[1])
     raise RuntimeError(f"no thread count for {pid}")
+
+
+def soft_nofile_of(pid: int) -> int:
+    with open(f"/proc/{pid}/limits") as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                return int(line.split()[3])
+    raise RuntimeError(f"no descriptor limit for {pid}")
 
 
 def fds_of(pid: int) -> int:
