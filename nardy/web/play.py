@@ -42,6 +42,7 @@ from nardy.web.play_session import (
     PlayError,
     PlayForbidden,
     PlaySession,
+    PlayStorageError,
     PlayStore,
     SeatSpec,
     new_secret,
@@ -130,6 +131,8 @@ class _PlayViews:
             return self.store.get(request.path_params["id"])
         except KeyError:
             raise HTTPException(404, "no such game") from None
+        except PlayStorageError as exc:
+            raise HTTPException(503, str(exc)) from None
 
     @staticmethod
     def seat(request: Request, session: PlaySession) -> int | None:
@@ -177,13 +180,19 @@ class _PlayViews:
                 ),
                 "finished": finished,
             }
-            for game_id, data, finished, _ in self.store.ids()[:RECENT]
+            for game_id, data, finished, _ in self._recent()
         ]
         return self.page(
             request,
             "play.html",
             {"variants": variants, "bots": [*BOT_CHOICES, *others], "games": games},
         )
+
+    def _recent(self) -> list[tuple[str, dict[str, Any], bool, float]]:
+        try:
+            return self.store.ids()[:RECENT]
+        except PlayStorageError:
+            return []  # the form still shows; starting a game says why it cannot
 
     async def create(self, request: Request) -> Response:
         raw = await request.body()
@@ -200,6 +209,8 @@ class _PlayViews:
             return JSONResponse({"error": "the body is a JSON object"}, 400)
         try:
             session = self._new(data)
+        except PlayStorageError as exc:
+            return JSONResponse({"error": str(exc)}, 503)
         except (PlayError, ValueError, TypeError, KeyError) as exc:
             return JSONResponse({"error": str(exc)}, 400)
         return JSONResponse(
@@ -367,7 +378,10 @@ class _PlayViews:
             return JSONResponse({"error": str(exc)}, 403)
         except (PlayError, ValueError) as exc:
             return JSONResponse({"error": str(exc)}, 400)
-        self.store.changed(session)
+        try:
+            self.store.changed(session)
+        except PlayStorageError as exc:
+            return JSONResponse({"error": str(exc)}, 503)
         with session.lock:
             return JSONResponse(state_json(session, seat))
 

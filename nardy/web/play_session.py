@@ -73,6 +73,7 @@ __all__ = [
     "PlayError",
     "PlayForbidden",
     "PlaySession",
+    "PlayStorageError",
     "PlayStore",
     "SeatSpec",
     "next_steps",
@@ -85,6 +86,10 @@ IN_MEMORY = 200
 
 class PlayError(NardyError, ValueError):
     """A request the game refuses (an illegal step, an answer out of turn): HTTP 400."""
+
+
+class PlayStorageError(NardyError, RuntimeError):
+    """The played games' file cannot be opened or written: HTTP 503."""
 
 
 class PlayForbidden(PlayError):
@@ -712,21 +717,37 @@ class PlayStore:
         self.path = Path(path)
         self.bot_delay_s = bot_delay_s
         self.module_bots = module_bots
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS play_sessions (id TEXT PRIMARY KEY, data TEXT NOT NULL, "
-            "finished INTEGER NOT NULL DEFAULT 0, updated REAL NOT NULL)"
-        )
+        self._connection: sqlite3.Connection | None = None
         self._db_lock = threading.Lock()
         self._sessions: OrderedDict[str, PlaySession] = OrderedDict()
         """The sessions in memory, least recently used first (the file holds them all)."""
         self._lock = threading.Lock()
         self._threads: dict[str, threading.Thread] = {}
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The file, opened on first use (a spectator whose folder cannot be written still
+        serves its tournaments; only the Play page then answers 503). Called with
+        ``_db_lock`` held. Raises :class:`PlayStorageError`."""
+        if self._connection is None:
+            try:
+                db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS play_sessions (id TEXT PRIMARY KEY, "
+                    "data TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0, "
+                    "updated REAL NOT NULL)"
+                )
+            except sqlite3.Error as exc:
+                raise PlayStorageError(f"the played games' file cannot be opened: {exc}") from None
+            self._connection = db
+        return self._connection
+
     def close(self) -> None:
         with self._db_lock:
-            self._db.close()
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
     def save(self, session: PlaySession) -> None:
         data = json.dumps(session.to_json(), separators=(",", ":"))

@@ -550,3 +550,15 @@ def test_sessions_beyond_the_memory_cap_wait_in_the_file(
     assert list(store._sessions) == [second.id]  # the first left memory, not the file
     again = store.get(first.id)
     assert again is not first and again.to_json() == first.to_json()
+
+
+def test_a_spectator_whose_folder_cannot_be_written_still_serves(tmp_path: Path) -> None:
+    """The played games' file opens on first use: the tournaments still show without it, and
+    the Play page says why it cannot start a game (503), instead of the server not starting."""
+    db = tmp_path / "missing" / "folder" / "arena.db"
+    with TestClient(create_app(str(db))) as c:
+        assert c.get("/").status_code == 200
+        assert c.get("/play").status_code == 200
+        r = c.post("/api/play", json={"variant": "long"})
+        assert r.status_code == 503 and "cannot be opened" in r.json()["error"]
+        assert c.get("/api/play/abc").status_code == 503
