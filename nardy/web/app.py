@@ -824,6 +824,11 @@ MAX_CONNECTIONS = 1000
 HEADER_TIMEOUT_S = 10.0
 """A request head must be complete this long after the connection opened (or the previous
 response ended), however its bytes trickle in (nginx's ``client_header_timeout``)."""
+SEND_TIMEOUT_S = 30.0
+"""A client that takes nothing of what is sent to it for this long (the transport's buffer over
+its high-water mark all the while) is dropped: a live page whose visitor stopped reading would
+otherwise hold its connection, busy and so never closed to make room, for as long as the
+kernel keeps trying."""
 BACKLOG = 64
 """Connections the kernel queues before they are accepted; also how many asyncio accepts in one
 go (each loop iteration) before the protocol sees any of them, hence :data:`FD_RESERVE`."""
@@ -872,14 +877,16 @@ class _Guard:
     """The connections of one server: the cap, and those waiting for a request head (oldest
     first), which are the ones closed to make room."""
 
-    def __init__(self, cap: int, header_timeout_s: float) -> None:
+    def __init__(self, cap: int, header_timeout_s: float, send_timeout_s: float) -> None:
         self.cap = cap
         self.header_timeout_s = header_timeout_s
+        self.send_timeout_s = send_timeout_s
         self.open: set[GuardedH11] = set()
         self.waiting: dict[GuardedH11, None] = {}  # insertion-ordered: the oldest first
         self.evicted = 0
         self.refused = 0
         self.timed_out = 0
+        self.stalled = 0
 
 
 BUSY = (
@@ -897,10 +904,11 @@ class SpectatorConfig(uvicorn.Config):
         *,
         max_connections: int = MAX_CONNECTIONS,
         header_timeout_s: float = HEADER_TIMEOUT_S,
+        send_timeout_s: float = SEND_TIMEOUT_S,
         **kwargs: Any,
     ) -> None:
         super().__init__(app, http=GuardedH11, backlog=BACKLOG, **kwargs)
-        self.guard = _Guard(connection_cap(max_connections), header_timeout_s)
+        self.guard = _Guard(connection_cap(max_connections), header_timeout_s, send_timeout_s)
 
 
 class GuardedH11(H11Protocol):
@@ -914,7 +922,9 @@ class GuardedH11(H11Protocol):
       response ended, else the connection is closed;
     * at the cap, a new connection closes the oldest one still waiting for its head (a slow
       client's, or an idle keep-alive's), so idle connections can never lock honest ones out;
-      when every connection is busy with a request (live streams), the new one is answered 503.
+      when every connection is busy with a request (live streams), the new one is answered 503;
+    * a client that stops reading is dropped after :data:`SEND_TIMEOUT_S` (its responses or
+      live stream stay over the write buffer's high-water mark all that time).
     """
 
     def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
@@ -922,6 +932,7 @@ class GuardedH11(H11Protocol):
         assert isinstance(config, SpectatorConfig)
         self.guard = config.guard
         self._head_timer: asyncio.TimerHandle | None = None
+        self._send_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -976,10 +987,30 @@ class GuardedH11(H11Protocol):
         if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
             self._await_head()  # kept alive: the next head has the same deadline
 
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._send_timer is None:
+            self._send_timer = self.loop.call_later(self.guard.send_timeout_s, self._send_stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._cancel_send_timer()
+
+    def _cancel_send_timer(self) -> None:
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+
+    def _send_stalled(self) -> None:
+        self._send_timer = None
+        self.guard.stalled += 1
+        self.transport.abort()  # its buffered bytes are dropped: nothing would take them
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.guard.waiting.pop(self, None)
         self.guard.open.discard(self)
         self._cancel_head_timer()
+        self._cancel_send_timer()
         super().connection_lost(exc)
 
 
@@ -990,6 +1021,7 @@ def serve(
     *,
     max_connections: int = MAX_CONNECTIONS,
     header_timeout_s: float = HEADER_TIMEOUT_S,
+    send_timeout_s: float = SEND_TIMEOUT_S,
 ) -> None:
     """Run ``app`` under uvicorn as docs/spectator.md describes (the connection guard, the
     keep-alive and head-size limits)."""
@@ -1000,6 +1032,7 @@ def serve(
         port=port,
         max_connections=max_connections,
         header_timeout_s=header_timeout_s,
+        send_timeout_s=send_timeout_s,
         log_level="warning",
         timeout_keep_alive=5,  # an idle keep-alive connection (uvicorn's default, said here)
         timeout_graceful_shutdown=2,  # live streams never end by themselves

@@ -57,6 +57,15 @@ __all__ = ["web_command"]
     help="A request's head must be complete this long after the connection opened (or the "
     "previous response ended), else the connection is closed.",
 )
+@click.option(
+    "--send-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="A client that takes nothing of what is sent to it for this long is dropped (a live "
+    "page whose visitor stopped reading).",
+)
 def web_command(
     db: str,
     arena: str | None,
@@ -65,6 +74,7 @@ def web_command(
     host: str,
     max_connections: int,
     header_timeout: float,
+    send_timeout: float,
 ) -> None:
     """Watch tournaments in a browser: standings updating live, every game decision by decision.
 
@@ -90,4 +100,11 @@ def web_command(
     click.echo(
         f"nardy spectator on http://{host}:{port}/ (database {db}); Ctrl-C stops it", err=True
     )
-    serve(app, host, port, max_connections=max_connections, header_timeout_s=header_timeout)
+    serve(
+        app,
+        host,
+        port,
+        max_connections=max_connections,
+        header_timeout_s=header_timeout,
+        send_timeout_s=send_timeout,
+    )

@@ -25,10 +25,12 @@ from spectator_load import (
 
 from nardy.arena.schedule import definition_from_flags
 from nardy.arena.storage import open_store
+from nardy.web.app import HERE
 
 pytestmark = pytest.mark.slow  # each starts a server process
 
 RUNNING = "running-0001"
+STATIC = HERE / "static"
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +106,31 @@ def test_a_request_head_must_end_in_time(finished_db: Path) -> None:
         finally:
             silent.close()
             trickling.close()
+        assert honest_latencies(base, 1)[0] < 1.0
+
+
+def test_a_client_that_stops_reading_is_dropped(finished_db: Path) -> None:
+    """1,000 requests sent at once (pipelined, 8.7 MB of responses) and nothing read: the
+    server drops the connection after --send-timeout instead of holding it for ever."""
+    size = len((STATIC / "nardy.css").read_bytes())
+    with web_process(finished_db, "--send-timeout", "1") as (base, _):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: a small window
+        s.connect(("127.0.0.1", port_of(base)))
+        try:
+            s.sendall(b"GET /static/nardy.css HTTP/1.1\r\nHost: x\r\n\r\n" * 1000)
+            time.sleep(4)  # the buffers fill in well under a second; then 1 s of nothing read
+            got = 0
+            s.settimeout(2)
+            try:
+                while chunk := s.recv(1 << 20):
+                    got += len(chunk)
+            except ConnectionResetError:
+                pass  # dropped: what was still buffered went with it
+            # (a TimeoutError here: the connection was still open, nothing more to read)
+        finally:
+            s.close()
+        assert got < 1000 * size
         assert honest_latencies(base, 1)[0] < 1.0
 
 
