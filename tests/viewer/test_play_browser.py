@@ -158,6 +158,11 @@ def test_a_refused_click_a_spectator_and_a_restart(tmp_path: Path) -> None:
         else:  # one destination: the step was entered at once
             page.wait_for_selector("#undo:not([hidden])")
         url = page.url
+        # A tab reopened without the secret in its link: this browser remembers its seat.
+        page.goto(url.split("#")[0])
+        page.wait_for_function("() => document.getElementById('status').textContent !== 'Loading…'")
+        assert not page.inner_text("#status").startswith("Watching")
+        assert page.is_visible("#resign")
         board = page.inner_html("#board")
         # A spectator (another browser, no secret in the link) sees the game and cannot move.
         other = page.context.browser.new_context()
