@@ -709,13 +709,10 @@ class PlayStore:
     """Sessions as JSON rows of a SQLite file, written after every change; sessions in memory,
     loaded on first use (after a restart, from the file), bots run in worker threads."""
 
-    def __init__(
-        self, path: str | Path, *, bot_delay_s: float = 0.0, module_bots: bool = False
-    ) -> None:
+    def __init__(self, path: str | Path, *, module_bots: bool = False) -> None:
         """:param module_bots: also seat ``module:Class`` bots (imports any module a request
         names: for a trusted caller, such as tests; the web page seats installed bots only)."""
         self.path = Path(path)
-        self.bot_delay_s = bot_delay_s
         self.module_bots = module_bots
         self._connection: sqlite3.Connection | None = None
         self._db_lock = threading.Lock()
@@ -845,8 +842,6 @@ class PlayStore:
     def _bot_loop(self, session: PlaySession) -> None:
         try:
             while session.bot_to_move():
-                if self.bot_delay_s:
-                    time.sleep(self.bot_delay_s)
                 if not session.bot_move():
                     break
                 self.save(session)
