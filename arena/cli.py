@@ -158,8 +158,8 @@ def arena_group() -> None:
     default=DEFAULT_MAX_CALLS,
     show_default=True,
     type=click.IntRange(min=1),
-    help="Unary calls in progress at once from everyone but the admin, counted before their "
-    "request is read: bounds the request bodies held for anonymous callers.",
+    help="Unary calls read and running at once, from everyone but the admin; the others wait "
+    "their turn unread, address by address: bounds the request bodies held for anonymous callers.",
 )
 @click.option(
     "--hello-timeout",
@@ -174,7 +174,7 @@ def arena_group() -> None:
     show_default=True,
     type=click.IntRange(min=1),
     help="Connect streams open without a Hello yet, from everyone; when full a new one replaces "
-    "the oldest silent one.",
+    "the oldest silent stream of the address holding the most.",
 )
 @click.option(
     "--admin-port",
