@@ -513,8 +513,8 @@ def _counted_unary(
     ``pool``. Counting only the calls running on a worker (before issue 34) let every address
     queue any number of calls whose bodies were already read: 10 addresses x 16 calls of
     4 MB took the arena from 68 to 1,956 MB."""
-    behaviour = handler.unary_unary
-    assert behaviour is not None
+    assert handler.unary_unary is not None
+    behaviour: Callable[..., Any] = handler.unary_unary  # a plain function or a coroutine
     # Every request a caller without the admin token may make is a few hundred bytes; a
     # larger one is not parsed (parsing would copy it once more).
     deserialize = _capped(handler.request_deserializer, max_request_bytes)
@@ -531,6 +531,8 @@ def _counted_unary(
             # after its first message keeps that message's buffers until the garbage
             # collector finds it (4 MB requests: +500 MB retained, measured).
             request = await _read_request(context, max_request_bytes)
+            if inspect.iscoroutinefunction(behaviour):  # health Check: holds no worker
+                return await behaviour(request, context)
             return await _in_pool(behaviour, request, context, pool)
         finally:
             calls.leave(peer)
@@ -719,11 +721,14 @@ class Gate(aio.ServerInterceptor):
             assert handler.stream_unary is not None
             return handler._replace(stream_unary=_limited(handler.stream_unary, self.limiter))  # type: ignore[attr-defined, no-any-return]
         behaviour = handler.unary_unary
-        if behaviour is None or inspect.iscoroutinefunction(behaviour):
-            return handler  # an async unary handler holds no worker
+        if behaviour is None:
+            return handler
         if who == "admin":
-            return handler if self._admin_pool is None else _admin_lane(handler, self._admin_pool)
+            if self._admin_pool is None or inspect.iscoroutinefunction(behaviour):
+                return handler  # an async handler holds no worker
+            return _admin_lane(handler, self._admin_pool)
         if self.calls is not None:
+            # Async ones too (health Check): what is counted is the request read.
             assert self._pool is not None
             return _counted_unary(handler, self.calls, self._pool)
         return handler

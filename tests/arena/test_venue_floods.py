@@ -321,3 +321,25 @@ def test_a_watch_stream_is_counted_before_its_request_is_read_and_capped() -> No
             held.cancel()
     finally:
         server.stop(0.2)
+
+
+def test_health_checks_wait_their_turn_like_every_anonymous_call() -> None:
+    """An async unary handler (health ``Check``) holds no worker, but its request is read like
+    any other: anonymous ones are admitted by the same queue, before the read."""
+    server = ArenaServer(Arena(), admin_token=ADMIN).start()
+    body = b"\x7a" + bytes([0xA0, 0x8D, 0x06]) + b"\0" * 100_000  # field 15, 100,000 bytes
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            check = channel.unary_unary(
+                "/grpc.health.v1.Health/Check",
+                request_serializer=lambda b: b,
+                response_deserializer=health_pb2.HealthCheckResponse.FromString,
+            )
+            admitted = server.calls.acquired
+            assert check(b"", timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+            assert server.calls.acquired == admitted + 1
+            with pytest.raises(grpc.RpcError) as refused:
+                check(body, timeout=5)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        server.stop(0.2)
