@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_MAX_CALLS",
     "DEFAULT_MAX_CALLS_PER_PEER",
     "DEFAULT_MAX_PENDING_HELLOS",
+    "DEFAULT_MAX_REQUEST_BYTES",
     "DEFAULT_MAX_STREAMS",
     "DEFAULT_MAX_STREAMS_PER_PEER",
     "MAX_ANONYMOUS_REQUEST_BYTES",
@@ -56,6 +57,16 @@ callers whatever the number of their addresses. A 4 MiB body costs about 13 MB w
 read and refused (the transport's buffers, the bytes, the allocator's slack): 12 keep a flood
 of them at +136 to +156 MB, under the 200 MB of issue 34 (``benchmarks/load_arena.py
 unary-flood``). The other calls wait their turn unread (:class:`~nardy.arena.streams.CallQueue`)."""
+
+DEFAULT_MAX_REQUEST_BYTES = 32 * 1024
+"""Largest message the public port reads (``--max-request-bytes``); the operator's port reads up
+to ``--max-message-bytes``. A stream reads each message whole before anyone can look at it (a
+``Connect``'s first message comes before the bot is known; a reflection stream's every one), so
+what an attacker holding every stream mid-message can make the arena keep is this times the
+streams: (``--max-streams`` 4,000 + ``--max-pending-hellos`` 256 + 256 waiting calls) x 32 KiB
+= 141 MiB at most, under issue 34's 200 MB (at the old 4 MiB, 17.6 GiB). Nothing sent to the
+public port needs more: a Hello, a decision's answer or an anonymous request is a few hundred
+bytes, a tournament's definition a few KiB (64 bots), and the operator's port takes larger."""
 
 MAX_ANONYMOUS_REQUEST_BYTES = 64 * 1024
 """Largest unary request parsed for a caller without the admin token (every such request is a

@@ -72,6 +72,7 @@ from nardy.arena.limits import (
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_PEER,
     DEFAULT_MAX_PENDING_HELLOS,
+    DEFAULT_MAX_REQUEST_BYTES,
     MAX_WAITING_CALLS,
     ArenaLimits,
     LimitError,
@@ -1940,6 +1941,7 @@ class ArenaServer:
         port: int = 0,
         max_workers: int = 32,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         admin_token: str | None = None,
         max_streams: int = DEFAULT_MAX_STREAMS,
         max_streams_per_peer: int = DEFAULT_MAX_STREAMS_PER_PEER,
@@ -1952,6 +1954,10 @@ class ArenaServer:
     ) -> None:
         """:param admin_token: the token state-changing calls need (``nardy arena serve`` always
             gives one); None: anyone may call them (tests, a private in-process arena).
+        :param max_message_bytes: the largest message sent, and read on the operator's port;
+            ``max_request_bytes``: the largest read on the public port (at most
+            ``max_message_bytes``; :data:`~nardy.arena.limits.DEFAULT_MAX_REQUEST_BYTES` says
+            why it is small). A larger one is refused unread (``RESOURCE_EXHAUSTED``).
         :param max_workers: threads for the unary calls (streams take none).
         :param max_streams: streams open at once from everyone; ``max_streams_per_peer``: from
             one IP address. The stream over a limit is refused with ``RESOURCE_EXHAUSTED``.
@@ -1976,6 +1982,7 @@ class ArenaServer:
         self.arena = arena or Arena()
         self.host = host
         self.max_message_bytes = max_message_bytes
+        self.max_request_bytes = min(max_request_bytes, max_message_bytes)
         self.limiter = StreamLimiter(max_streams, max_streams_per_peer)
         self.calls = CallQueue(max_calls, max_calls_per_peer, MAX_WAITING_CALLS)
         self.hellos = PendingHellos(max_pending_hellos, max_streams_per_peer, hello_timeout)
@@ -2030,15 +2037,16 @@ class ArenaServer:
             options=[
                 ("grpc.max_send_message_length", self.max_message_bytes),
                 # The real limit: nothing larger is read, from anyone (a dial-out bot's
-                # oversized message ends its stream and is counted as malformed).
-                ("grpc.max_receive_message_length", self.max_message_bytes),
+                # oversized message ends its stream). Small on this port: a stream's message
+                # is held whole before anyone looks at it (DEFAULT_MAX_REQUEST_BYTES).
+                ("grpc.max_receive_message_length", self.max_request_bytes),
                 # No bandwidth-delay probing: a stream's receive window stays at 64 KiB, so
                 # a refused (or not yet read) large request is not buffered by the transport.
                 # 16 + 16 anonymous 15 MiB calls: +1 MB (with probing, +50 to +180 MB).
                 ("grpc.http2.bdp_probe", 0),
             ],
         )
-        _add_arena_servicer(self.servicer, server, self.max_message_bytes)
+        _add_arena_servicer(self.servicer, server, self.max_request_bytes)
         health = _health.aio.HealthServicer()
         _health_pb2_grpc.add_HealthServicer_to_server(health, server)
         _reflection.enable_server_reflection(

@@ -141,13 +141,13 @@ class TestMaintenance:
                 request_serializer=lambda b: b,
                 response_deserializer=arena_pb2.RegisterBotResponse.FromString,
             )
-            # Beyond the message limit (4 MiB) gRPC refuses the request unread; below it, the
-            # request's own limits do (a name of 3 MiB).
-            huge = arena_pb2.RegisterBotRequest(name="x" * (5 * 1024 * 1024)).SerializeToString()
+            # Beyond the public port's request limit (32 KiB, --max-request-bytes) gRPC refuses
+            # the request unread; below it, the request's own limits do (a name of 30,000).
+            huge = arena_pb2.RegisterBotRequest(name="x" * 40_000).SerializeToString()
             with pytest.raises(grpc.RpcError) as info:
                 register(huge, timeout=10)
             assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            big = arena_pb2.RegisterBotRequest(name="x" * (3 * 1024 * 1024))
+            big = arena_pb2.RegisterBotRequest(name="x" * 30_000)
             big.dial_out.SetInParent()
             with pytest.raises(grpc.RpcError) as info:
                 register(big.SerializeToString(), timeout=10)

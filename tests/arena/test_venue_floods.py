@@ -138,7 +138,9 @@ def test_calls_over_max_calls_wait_unread_and_the_admin_is_answered(
 
 
 def test_a_large_request_without_the_admin_token_is_refused_unparsed() -> None:
-    server = ArenaServer(Arena(), admin_token=ADMIN).start()
+    # An operator who reads large requests on the public port (--max-request-bytes raised)
+    # still has anonymous ones refused without being parsed.
+    server = ArenaServer(Arena(), admin_token=ADMIN, max_request_bytes=4 * 1024 * 1024).start()
     body = b"\x7a" + bytes([0xA0, 0x8D, 0x06]) + b"\0" * 100_000  # field 15, 100,000 bytes
     try:
         with grpc.insecure_channel(server.address) as channel:
@@ -154,6 +156,37 @@ def test_a_large_request_without_the_admin_token_is_refused_unparsed() -> None:
             assert isinstance(call(body, timeout=5, metadata=AS_ADMIN), arena_pb2.ListBotsResponse)
             assert server.calls.running == 0 and server.calls.waiting == 0
     finally:
+        server.stop(0.2)
+
+
+def _admin_list_bots(address: str, body: bytes) -> grpc.StatusCode:
+    """The status of a ``ListBots`` of these raw bytes with the admin token at ``address``."""
+    with grpc.insecure_channel(address) as channel:
+        call = channel.unary_unary(
+            "/nardy.arena.v1.ArenaService/ListBots",
+            request_serializer=lambda b: b,
+            response_deserializer=arena_pb2.ListBotsResponse.FromString,
+        )
+        return _code(lambda: call(body, timeout=5, metadata=AS_ADMIN))
+
+
+def test_the_public_port_reads_no_message_over_max_request_bytes() -> None:
+    """A stream holds a message whole before anyone looks at it (a ``Connect``'s first, before
+    the bot is known), so the public port reads at most ``--max-request-bytes`` (32 KiB) of
+    one; the operator's port reads up to ``--max-message-bytes``."""
+    server = ArenaServer(Arena(), admin_token=ADMIN, admin_port=0).start()
+    body = b"\x7a" + bytes([0xA0, 0x8D, 0x06]) + b"\0" * 100_000  # field 15, 100,000 bytes
+    raw = RawStream(server.address)
+    try:
+        raw.send(b"\x0a" + bytes([0x80, 0x80, 0x02]) + b"\0" * 32_768)  # a 32 KiB Hello
+        ended = raw.next(5)
+        assert isinstance(ended, grpc.RpcError), ended
+        assert ended.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert _admin_list_bots(server.address, body) == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert server.admin_address is not None
+        assert _admin_list_bots(server.admin_address, body) == grpc.StatusCode.OK
+    finally:
+        raw.close()
         server.stop(0.2)
 
 
@@ -301,7 +334,13 @@ def test_a_watch_stream_is_counted_before_its_request_is_read_and_capped() -> No
     """A stream with one request (health ``Watch`` here, ``WatchTournament`` alike) is counted
     before its request is read, and a caller without the admin token cannot make the arena
     parse (and keep for the stream's life) a large request."""
-    server = ArenaServer(Arena(), admin_token=ADMIN, max_streams=2, max_streams_per_peer=2).start()
+    server = ArenaServer(
+        Arena(),
+        admin_token=ADMIN,
+        max_streams=2,
+        max_streams_per_peer=2,
+        max_request_bytes=4 * 1024 * 1024,  # raised by the operator: the anonymous cap still holds
+    ).start()
     body = b"\x7a" + bytes([0xA0, 0x8D, 0x06]) + b"\0" * 100_000  # field 15, 100,000 bytes
     try:
         with grpc.insecure_channel(server.address) as channel:

@@ -162,7 +162,9 @@ def _padded(size: int) -> bytes:
 
 
 def test_no_request_over_the_message_limit_is_read() -> None:
-    server = ArenaServer(Arena(), admin_token=ADMIN, max_message_bytes=64 * 1024).start()
+    server = ArenaServer(
+        Arena(), admin_token=ADMIN, max_message_bytes=64 * 1024, max_request_bytes=1024 * 1024
+    ).start()  # the public port reads at most the smaller of the two
     try:
         with grpc.insecure_channel(server.address) as channel:
             list_bots = channel.unary_unary(
