@@ -19,6 +19,10 @@ threads, so neither blocks the event loop.
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +66,75 @@ RECENT = 20
 """How many of the latest games the form lists (to watch, or to analyse once over)."""
 
 
+NEW_GAMES_PER_ADDRESS = 20
+"""Games (new ones and rematches) one client address may start in :data:`NEW_GAMES_WINDOW`."""
+NEW_GAMES_IN_ALL = 600
+"""Games everyone together may start in :data:`NEW_GAMES_WINDOW`."""
+NEW_GAMES_WINDOW = 600.0
+"""Seconds. Every game is a row of the played games' file kept for ever (and a bot's threads
+while it plays), so an anonymous visitor must not start them without end: within these limits
+the file grows by at most 600 games in 10 minutes, whatever the number of addresses."""
+
+
+class NewGameLimit:
+    """How many games one address, and everyone, may start in a sliding window (module data).
+
+    Its memory is bounded by the window's starts from everyone (``in_all`` times at most)."""
+
+    def __init__(
+        self,
+        per_address: int = NEW_GAMES_PER_ADDRESS,
+        in_all: int = NEW_GAMES_IN_ALL,
+        window: float = NEW_GAMES_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.per_address = per_address
+        self.in_all = in_all
+        self.window = window
+        self._clock = clock
+        self._starts: deque[tuple[float, str]] = deque()
+        self._by_address: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def addresses(self) -> int:
+        """Addresses with a start still in the window (the others are forgotten)."""
+        return len(self._by_address)
+
+    def admit(self, address: str) -> float | None:
+        """Count a start from ``address`` and return None, or refuse it: the seconds until one
+        more is allowed."""
+        with self._lock:
+            now = self._clock()
+            starts, counts = self._starts, self._by_address
+            while starts and starts[0][0] <= now - self.window:
+                _, old = starts.popleft()
+                counts[old] -= 1
+                if not counts[old]:
+                    del counts[old]
+            if len(starts) >= self.in_all:
+                return starts[0][0] + self.window - now
+            if counts.get(address, 0) >= self.per_address:
+                first = next(t for t, a in starts if a == address)
+                return first + self.window - now
+            starts.append((now, address))
+            counts[address] = counts.get(address, 0) + 1
+            return None
+
+
+def _refused_start(wait: float, limit: NewGameLimit) -> JSONResponse:
+    seconds = max(1, round(wait))
+    return JSONResponse(
+        {
+            "error": f"too many new games: at most {limit.per_address} from one address and "
+            f"{limit.in_all} in all every {round(limit.window / 60)} minutes; try again in "
+            f"{seconds} s"
+        },
+        429,
+        headers={"Retry-After": str(seconds)},
+    )
+
+
 def play_store_path(db: str) -> Path:
     """Where the played games are kept: beside a SQLite tournament database (``arena.db`` →
     ``arena-play.db``), or ``nardy-play.db`` in the working directory for a PostgreSQL one."""
@@ -103,9 +176,10 @@ def _seat_name(seat: SeatSpec, colour: int, viewer: int | None = None) -> str:
 
 
 class _PlayViews:
-    def __init__(self, store: PlayStore, db_label: str) -> None:
+    def __init__(self, store: PlayStore, db_label: str, limit: NewGameLimit | None = None) -> None:
         self.store = store
         self.db_label = db_label
+        self.limit = limit or NewGameLimit()
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
             autoescape=True,
@@ -198,6 +272,9 @@ class _PlayViews:
         raw = await request.body()
         if len(raw) > MAX_BODY:
             return JSONResponse({"error": "request too large"}, 413)
+        wait = self.limit.admit(_address(request))
+        if wait is not None:
+            return _refused_start(wait, self.limit)
         return await _threaded(self._create, raw)
 
     def _create(self, raw: bytes) -> Response:
@@ -371,7 +448,7 @@ class _PlayViews:
             elif name == "next":
                 session.next_game(seat)
             elif name == "rematch":
-                return self._rematch(session, seat)
+                return self._rematch(session, seat, _address(request))
             else:
                 raise HTTPException(404, f"no action {name!r}")
         except PlayForbidden as exc:
@@ -385,15 +462,19 @@ class _PlayViews:
         with session.lock:
             return JSONResponse(state_json(session, seat))
 
-    def _rematch(self, session: PlaySession, seat: int | None) -> Response:
+    def _rematch(self, session: PlaySession, seat: int | None, address: str) -> Response:
         """The same settings, colours swapped, the seats' secrets kept (each player's link to
-        the rematch is his old one with the new id); asked twice, the same rematch."""
+        the rematch is his old one with the new id); asked twice, the same rematch. A new
+        rematch counts as a new game (:class:`NewGameLimit`)."""
         if seat is None:
             raise PlayForbidden("only a seated player may ask for a rematch")
         with session.lock:
             if session.game_result is None:
                 raise PlayError("the game is not over")
             if not session.rematch:
+                wait = self.limit.admit(address)
+                if wait is not None:
+                    return _refused_start(wait, self.limit)
                 white, black = session.seats
                 new = self.store.create(
                     session.variant_name,
@@ -406,6 +487,12 @@ class _PlayViews:
                 session.version += 1
                 self.store.save(session)
             return JSONResponse({"id": session.rematch, "url": f"/play/{session.rematch}"})
+
+
+def _address(request: Request) -> str:
+    """The client's address (behind a proxy, the proxy's: run uvicorn with its forwarded-for
+    settings there, docs/spectator.md)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 async def _threaded(fn: Any, *args: Any) -> Response:

@@ -33,6 +33,7 @@ from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
 from nardy.schemas import schema
 from nardy.web.app import create_app
+from nardy.web.play import NEW_GAMES_PER_ADDRESS, NewGameLimit
 from nardy.web.play_session import PlayError, PlaySession, SeatSpec, next_steps
 from tests import rules_cases as rc
 
@@ -562,3 +563,32 @@ def test_a_spectator_whose_folder_cannot_be_written_still_serves(tmp_path: Path)
         r = c.post("/api/play", json={"variant": "long"})
         assert r.status_code == 503 and "cannot be opened" in r.json()["error"]
         assert c.get("/api/play/abc").status_code == 503
+
+
+# -- starting games is limited (issue 34: no anonymous visitor fills the played games' file) ------
+
+
+def test_new_game_limit_counts_a_sliding_window_per_address_and_in_all() -> None:
+    now = [0.0]
+    limit = NewGameLimit(per_address=2, in_all=3, window=10.0, clock=lambda: now[0])
+    assert limit.admit("a") is None and limit.admit("a") is None
+    assert limit.admit("a") == pytest.approx(10.0)  # a's first start leaves the window at 10
+    assert limit.admit("b") is None
+    now[0] = 4.0
+    assert limit.admit("c") == pytest.approx(6.0)  # three in all within the window
+    now[0] = 10.0  # a's two starts have left it
+    assert limit.admit("c") is None and limit.admit("a") is None
+    assert limit.addresses == 2  # b's start (at 0) left with a's: b is forgotten
+    now[0] = 30.0
+    assert limit.admit("d") is None and limit.addresses == 1  # only d is remembered
+
+
+def test_an_address_starting_too_many_games_is_told_when_to_come_back(client: TestClient) -> None:
+    made = [
+        client.post("/api/play", json={"variant": "long", "opponent": {"kind": "friend"}})
+        for _ in range(NEW_GAMES_PER_ADDRESS + 1)
+    ]
+    assert [r.status_code for r in made[:-1]] == [201] * NEW_GAMES_PER_ADDRESS
+    refused = made[-1]
+    assert refused.status_code == 429 and "too many new games" in refused.json()["error"]
+    assert 1 <= int(refused.headers["Retry-After"]) <= 600
