@@ -32,8 +32,10 @@ from nardy.core.game import COLOURS
 from nardy.core.notation import Step, parse_steps
 from nardy.core.position import Position
 from nardy.core.variant import Variant
-from nardy.game_view import DecisionStep, MatchSetup
+from nardy.game_view import DecisionStep, GameSteps, MatchSetup
 from nardy.svg import CubeOwner, SvgBoard, board
+from nardy.web.equity_graph import equity_graph, white_equity
+from nardy.words import result_words
 
 __all__ = [
     "CACHE_SIZE",
@@ -43,6 +45,7 @@ __all__ = [
     "NoAnalysis",
     "NoEvaluator",
     "analysis_board",
+    "analysis_page",
     "decision_steps",
     "evaluators_for",
     "offered_evaluators",
@@ -239,6 +242,50 @@ def shown_ranking(decision: DecisionAnalysis, top: int = 5) -> list[tuple[int, R
     if played is not None and played not in shown:
         shown.append(played)
     return shown
+
+
+def analysis_page(
+    analysis: GameAnalysis,
+    replay: GameSteps,
+    names: Mapping[str, str],
+    result: Mapping[str, Any] | None,
+    evaluator: str,
+    number: int,
+    url: Callable[..., str],
+) -> dict[str, Any]:
+    """What analysis.html shows of decision ``number`` (1-based) of a game's ``analysis``,
+    whichever page it is on (a tournament's game, a game played on the Play page): the
+    decision, its step on the game page, the ranking, the board, the equity graph, the result.
+    ``url(n, evaluator)`` is the link to decision ``n``."""
+    decisions = analysis.decisions
+    steps = replay.steps
+    plies = decision_steps(decisions, steps)
+    decision = decisions[number - 1] if decisions else None
+    ply = plies[number - 1] if decisions else None
+    step = None if ply is None else steps[ply - 1]
+    seats = (names["White"], names["Black"])
+    return {
+        "names": names,
+        "variant": replay.variant,
+        "match": replay.match,
+        "analysis": analysis,
+        "evaluator": evaluator,
+        "evaluators": evaluators_for(replay.variant.name, evaluator),
+        "decisions": decisions,
+        "plies": plies,
+        "number": number,
+        "decision": decision,
+        "ply": ply,
+        "step": step,
+        "ranking": [] if decision is None else shown_ranking(decision),
+        "result_text": result_words(result, replay.variant, cube=steps[-1].cube[0], names=names),
+        "graph": equity_graph(decisions, seats, number, lambda n: url(n, evaluator)),
+        "board": None
+        if decision is None
+        else analysis_board(decision, step, replay.variant, seats, replay.match),
+        "url": url,
+        "white_equity": white_equity,
+    }
 
 
 def analysis_board(

@@ -57,15 +57,12 @@ from nardy.web.analysis_view import (
     EVALUATORS,
     Analyst,
     NoAnalysis,
-    analysis_board,
-    decision_steps,
-    evaluators_for,
+    analysis_page,
     offered_evaluators,
-    shown_ranking,
 )
 from nardy.web.arena_watch import ArenaWatch
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
-from nardy.web.equity_graph import SYMBOLS, equity_graph, white_equity
+from nardy.web.equity_graph import SYMBOLS, white_equity
 from nardy.web.names import BotNames
 from nardy.web.play import play_routes
 from nardy.web.plots import elo_plot
@@ -529,52 +526,25 @@ class _Views:
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
         analysis = self.analyst.analyse(tournament_id, game_id, row.record or {}, evaluator)
-        decisions = analysis.decisions
-        number = int_param(q, "d", 1, 1, max(len(decisions), 1))
-        steps = replay.steps
-        plies = decision_steps(decisions, steps)
-        names = self._seat_names(tournament_id, row)
-        decision = decisions[number - 1] if decisions else None
-        ply = plies[number - 1] if decisions else None
-        step = None if ply is None else steps[ply - 1]
-        result = (row.record or {}).get("result")
+        number = int_param(q, "d", 1, 1, max(len(analysis.decisions), 1))
+
+        def url(n: int, e: str = evaluator) -> str:
+            return _analysis_url(tournament_id, game_id, d=n, evaluator=e)
+
+        page = analysis_page(
+            analysis,
+            replay,
+            self._seat_names(tournament_id, row),
+            (row.record or {}).get("result"),
+            evaluator,
+            number,
+            url,
+        )
         return {
             "row": row,
             "t": self.spectator.tournament(tournament_id),
-            "names": names,
-            "variant": replay.variant,
-            "match": replay.match,
-            "analysis": analysis,
-            "evaluator": evaluator,
-            "evaluators": evaluators_for(replay.variant.name, evaluator),
-            "decisions": decisions,
-            "plies": plies,
-            "number": number,
-            "decision": decision,
-            "ply": ply,
-            "step": step,
-            "ranking": [] if decision is None else shown_ranking(decision),
-            "result_text": result_words(
-                result, replay.variant, cube=steps[-1].cube[0], names=names
-            ),
-            "graph": equity_graph(
-                decisions,
-                (names["White"], names["Black"]),
-                number,
-                lambda n: _analysis_url(tournament_id, game_id, d=n, evaluator=evaluator),
-            ),
-            "board": None
-            if decision is None
-            else analysis_board(
-                decision,
-                step,
-                replay.variant,
-                (names["White"], names["Black"]),
-                replay.match,
-            ),
-            "url": lambda n, e=evaluator: _analysis_url(tournament_id, game_id, d=n, evaluator=e),
+            **page,
             "game_page": lambda n: _game_url(tournament_id, game_id, ply=n),
-            "white_equity": white_equity,
         }
 
     def analysis(self, request: Request) -> Response:

@@ -332,13 +332,9 @@ class _PlayViews:
         from nardy.web.analysis_view import (
             EVALUATORS,
             NoAnalysis,
-            analysis_board,
-            decision_steps,
-            evaluators_for,
+            analysis_page,
             offered_evaluators,
-            shown_ranking,
         )
-        from nardy.web.equity_graph import equity_graph, white_equity
         from nardy.web.present import choice_param, int_param
 
         session = self.session(request)
@@ -360,14 +356,8 @@ class _PlayViews:
             analysis = self.analyst.analyse("play", record["game_id"], record, evaluator)
         except NoAnalysis as exc:
             raise HTTPException(404, str(exc)) from None
-        decisions = analysis.decisions
-        index = int_param(q, "d", 1, 1, max(len(decisions), 1))
-        steps = replay.steps
-        plies = decision_steps(decisions, steps)
+        index = int_param(q, "d", 1, 1, max(len(analysis.decisions), 1))
         names = {"White": record["white"]["name"], "Black": record["black"]["name"]}
-        decision = decisions[index - 1] if decisions else None
-        ply = plies[index - 1] if decisions else None
-        step = None if ply is None else steps[ply - 1]
         base = f"/play/{session.id}/analysis/{number}"
 
         def url(n: int, e: str = evaluator) -> str:
@@ -379,32 +369,9 @@ class _PlayViews:
             "play_id": session.id,
             "row": {"game_id": record["game_id"], "tournament_id": "play"},
             "t": {"name": "Play"},
-            "names": names,
-            "variant": replay.variant,
-            "match": replay.match,
-            "analysis": analysis,
-            "evaluator": evaluator,
-            "evaluators": evaluators_for(replay.variant.name, evaluator),
-            "decisions": decisions,
-            "plies": plies,
-            "number": index,
-            "decision": decision,
-            "ply": ply,
-            "step": step,
-            "ranking": [] if decision is None else shown_ranking(decision),
-            "result_text": result_words(
-                record["result"], replay.variant, cube=steps[-1].cube[0], names=names
-            ),
-            "graph": equity_graph(decisions, (names["White"], names["Black"]), index, url),
-            "board": None
-            if decision is None
-            else analysis_board(
-                decision, step, replay.variant, (names["White"], names["Black"]), replay.match
-            ),
-            "url": url,
+            **analysis_page(analysis, replay, names, record["result"], evaluator, index, url),
             "game_page": lambda n: f"/play/{session.id}",
             "json_url": f"/api/play/{session.id}/records",
-            "white_equity": white_equity,
         }
         templates = Jinja2Templates(env=spectator_app._environment())
         return templates.TemplateResponse(request, "play_analysis.html", context)
