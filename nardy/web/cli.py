@@ -76,11 +76,13 @@ def web_command(
     header_timeout: float,
     send_timeout: float,
 ) -> None:
-    """Watch tournaments in a browser: standings updating live, every game decision by decision.
+    """Watch tournaments in a browser (standings updating live, every game decision by decision)
+    and play at the board (/play: against a bot or a friend, docs/play.md).
 
     \b
     Examples:
       nardy web --db arena.db                      # then open http://127.0.0.1:8000/
+      nardy web                                    # play: http://127.0.0.1:8000/play
       nardy web --db arena.db --arena 127.0.0.1:50050 --port 8080
     """
     try:
