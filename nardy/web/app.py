@@ -77,7 +77,7 @@ from nardy.web.present import (
 from nardy.web.tournament_analysis import TournamentAnalyses
 from nardy.words import result_words
 
-__all__ = ["create_app", "serve"]
+__all__ = ["create_app", "serve", "template_environment"]
 
 HERE = Path(__file__).parent
 PAGE_SIZE = 100
@@ -125,7 +125,9 @@ def _match_url(tournament_id: str, unit_id: str) -> str:
     return f"/t/{quote(tournament_id, safe='')}/m/{quote(unit_id, safe='')}"
 
 
-def _environment() -> jinja2.Environment:
+def template_environment() -> jinja2.Environment:
+    """The pages' Jinja2 environment: autoescaped, strict, with the spectator's filters and links
+    (the Play page's templates extend the same base)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=True,  # everything a bot sends (names, comments) is shown as text
@@ -160,7 +162,7 @@ class _Views:
         self.spectator = spectator
         self.arena = arena
         self.poll_s = poll_s
-        self.templates = Jinja2Templates(env=_environment())
+        self.templates = Jinja2Templates(env=template_environment())
         self._fragments: dict[str, tuple[Standings, str]] = {}
         """The live stream's last rendered standings per tournament (every viewer shares it)."""
         self._feeds: dict[str, _LiveFeed] = {}

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -180,15 +179,12 @@ class _PlayViews:
         self.store = store
         self.db_label = db_label
         self.limit = limit or NewGameLimit()
-        env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(HERE / "templates"),
-            autoescape=True,
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-        self.templates = Jinja2Templates(env=env)
+        # The spectator's templates, filters and links (imported here: the spectator's app
+        # mounts these routes, so it imports this module first).
         from nardy.web.analysis_view import Analyst
+        from nardy.web.app import template_environment
+
+        self.templates = Jinja2Templates(env=template_environment())
 
         self.analyst = Analyst()
         """Analyses of played games, made on demand and cached (as the spectator's)."""
@@ -328,7 +324,6 @@ class _PlayViews:
         """A played game on the spectator's analysis page (its template and analyses), from
         the game's arena-shaped record."""
         from nardy.game_view import ReplayViewError, game_steps
-        from nardy.web import app as spectator_app
         from nardy.web.analysis_view import (
             EVALUATORS,
             NoAnalysis,
@@ -373,8 +368,7 @@ class _PlayViews:
             "game_page": lambda n: f"/play/{session.id}",
             "json_url": f"/api/play/{session.id}/records",
         }
-        templates = Jinja2Templates(env=spectator_app._environment())
-        return templates.TemplateResponse(request, "play_analysis.html", context)
+        return self.templates.TemplateResponse(request, "play_analysis.html", context)
 
     def state(self, request: Request) -> Response:
         session = self.session(request)
