@@ -96,15 +96,19 @@ from __future__ import annotations
 import base64
 import binascii
 import itertools
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from nardy.core.errors import InvalidPlayError, NardyError
+from nardy.core.errors import InvalidPlayError, InvalidPositionError, NardyError
 from nardy.core.notation import Step, parse_steps
 from nardy.core.position import CHECKERS, Position
+
+if TYPE_CHECKING:
+    from nardy.core.variant import Variant
 
 __all__ = [
     "Board",
@@ -125,6 +129,7 @@ __all__ = [
     "parse_mat",
     "parse_match_id",
     "parse_position_id",
+    "parse_position_text",
     "position_from_board",
     "position_from_id",
     "position_id",
@@ -339,6 +344,30 @@ def position_from_id(text: str, checkers: int = CHECKERS) -> Position:
 # --------------------------------------------------------------------------------------------------
 # Match ID
 # --------------------------------------------------------------------------------------------------
+
+
+def parse_position_text(text: str, variant: Variant) -> Position:
+    """A position as a person pastes it: position JSON, a nardy position id, or for the backgammon
+    family (opposite geometry) a gnubg Position ID, checked against ``variant``'s rules.
+
+    One home for what ``nardy show|hint`` and the analysis board accept, so that a position one
+    of them reads the others read too. Raises :class:`ValueError` with a one-line reason
+    (:class:`InvalidPositionError`, :class:`GnubgFormatError` or a JSON error)."""
+    stripped = text.strip()
+    try:
+        if stripped.startswith("{"):
+            position = variant.position_from_json(json.loads(stripped))
+        elif len(stripped) == 14 and variant.rules.geometry == "opposite":
+            # A gnubg Position ID (14 Base64 characters; nardy's own ids are 27 or more).
+            position = position_from_id(stripped, variant.checkers)
+            variant.validate(position)
+        else:
+            position = variant.position_from_id(stripped)
+    except RecursionError:
+        raise InvalidPositionError("the JSON is nested too deeply") from None
+    except ValueError as error:  # InvalidPositionError, GnubgFormatError, json.JSONDecodeError
+        raise InvalidPositionError(" ".join(str(error).split())) from None
+    return position
 
 
 class GameState(IntEnum):

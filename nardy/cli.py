@@ -212,23 +212,12 @@ def _one_game_variant(variant: Variant, what: str) -> Variant:
 
 
 def _parse_position(text: str, variant: Variant) -> Any:
-    from nardy.core.gnubg import position_from_id as gnubg_position
+    from nardy.core.gnubg import parse_position_text
 
     try:
-        stripped = text.strip()
-        if stripped.startswith("{"):
-            position = variant.position_from_json(json.loads(stripped))
-        elif len(stripped) == 14 and variant.rules.geometry == "opposite":
-            # A gnubg Position ID (14 Base64 characters; nardy's own ids are 27 or more).
-            position = gnubg_position(stripped, variant.checkers)
-            variant.validate(position)
-        else:
-            position = variant.position_from_id(stripped)
-    except RecursionError:
-        raise click.BadParameter("the JSON is nested too deeply", param_hint="'POSITION'") from None
-    except ValueError as error:  # InvalidPositionError, GnubgFormatError, json.JSONDecodeError
-        raise click.BadParameter(_one_line(str(error)), param_hint="'POSITION'") from None
-    return position
+        return parse_position_text(text, variant)
+    except ValueError as error:  # the reason in one line (nardy.core.gnubg.parse_position_text)
+        raise click.BadParameter(str(error), param_hint="'POSITION'") from None
 
 
 _VARIANT_OPTION = click.option(
