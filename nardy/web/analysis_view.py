@@ -46,10 +46,12 @@ __all__ = [
     "NoEvaluator",
     "analysis_board",
     "analysis_page",
+    "decision_at",
     "decision_steps",
     "evaluators_for",
     "offered_evaluators",
     "shown_ranking",
+    "step_labels",
 ]
 
 EVALUATORS = ("neural", "gnubg")
@@ -224,6 +226,32 @@ def decision_steps(
     return out
 
 
+def decision_at(plies: Sequence[int | None], ply: int) -> int:
+    """The decision (1-based) that ``?ply=N`` opens on the analysis page: the one made at the
+    game page's step ``ply``, so that one number names one move on both pages. A step the
+    analysis leaves out (a match game's cube action in a variant other than backgammon) opens
+    the next analysed decision, the final position the last one."""
+    for index, step in enumerate(plies, start=1):
+        if step is not None and step >= ply:
+            return index
+    return max(len(plies), 1)
+
+
+def step_labels(plies: Sequence[int | None]) -> list[str]:
+    """Each decision's name in the game page's numbering: ``"12"`` for the decision at step 12,
+    ``"after 12"`` for a forced play the arena made after it (``"before 1"`` ahead of the
+    first), since a forced play is no decision and has no number of its own on the game page."""
+    out: list[str] = []
+    last = 0
+    for step in plies:
+        if step is None:
+            out.append(f"after {last}" if last else "before 1")
+        else:
+            last = step
+            out.append(str(step))
+    return out
+
+
 def _same(decision: DecisionAnalysis, step: DecisionStep) -> bool:
     if step.kind != decision.kind or step.player != COLOURS[decision.player]:
         return False
@@ -256,7 +284,9 @@ def analysis_page(
     """What analysis.html shows of decision ``number`` (1-based) of a game's ``analysis``,
     whichever page it is on (a tournament's game, a game played on the Play page): the
     decision, its step on the game page, the ranking, the board, the equity graph, the result.
-    ``url(n, evaluator)`` is the link to decision ``n``."""
+    ``url(n, evaluator)`` is the link to decision ``n``. The page names decisions by the game
+    page's step numbers (``labels``; ``asked`` is the game page's count), forced plays as
+    such."""
     decisions = analysis.decisions
     steps = replay.steps
     plies = decision_steps(decisions, steps)
@@ -273,6 +303,8 @@ def analysis_page(
         "evaluators": evaluators_for(replay.variant.name, evaluator),
         "decisions": decisions,
         "plies": plies,
+        "labels": step_labels(plies),
+        "asked": len(steps) - 1,
         "number": number,
         "decision": decision,
         "ply": ply,

@@ -58,6 +58,8 @@ from nardy.web.analysis_view import (
     Analyst,
     NoAnalysis,
     analysis_page,
+    decision_at,
+    decision_steps,
     offered_evaluators,
 )
 from nardy.web.arena_watch import ArenaWatch
@@ -528,9 +530,20 @@ class _Views:
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
         analysis = self.analyst.analyse(tournament_id, game_id, row.record or {}, evaluator)
-        number = int_param(q, "d", 1, 1, max(len(analysis.decisions), 1))
+        # One numbering with the game page: ?ply=N is the decision at its step N; ?d=N (the
+        # analysis's own count, forced plays included) still opens, and names a forced play.
+        plies = decision_steps(analysis.decisions, replay.steps)
+        if "ply" in q:
+            if "d" in q:
+                raise BadQuery("ask for ?ply= (the game page's step) or ?d=, not both")
+            number = decision_at(plies, int_param(q, "ply", 1, 1, len(replay.steps)))
+        else:
+            number = int_param(q, "d", 1, 1, max(len(analysis.decisions), 1))
 
         def url(n: int, e: str = evaluator) -> str:
+            step = plies[n - 1] if 0 < n <= len(plies) else None
+            if step is not None:
+                return _analysis_url(tournament_id, game_id, ply=step, evaluator=e)
             return _analysis_url(tournament_id, game_id, d=n, evaluator=e)
 
         page = analysis_page(

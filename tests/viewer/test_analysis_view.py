@@ -457,3 +457,80 @@ def test_a_pool_without_an_evaluator_is_left_out_saying_why(
         page = c.get(f"/t/{tournament_id}/analysis")
         assert page.status_code == 200 and 'class="error pool-error"' in page.text
         assert c.get(f"/t/{tournament_id}/analysis?evaluator=x").status_code == 400
+
+
+def _attr(page: str, element_id: str, name: str) -> str:
+    """An attribute of the element with ``id=element_id`` (the step's box)."""
+    tag = re.search(rf'<div class="step" id="{element_id}"[^>]*>', page)
+    assert tag is not None, element_id
+    found = re.search(rf'\b{name}="([^"]*)"', tag.group(0))
+    assert found is not None, name
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def forced_game(finished_db: Path) -> tuple[str, GameRow, GameAnalysis]:
+    """The shortest backgammon game with a forced play (a decision no bot was asked), and its
+    analysis made here."""
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        tournament_id = next(
+            t.tournament_id for t in store.tournaments() if t.name == "every-variant"
+        )
+        rows = [r for r in store.games(tournament_id, records=True) if r.pool == "backgammon"]
+    finally:
+        store.close()
+    variant = load_variant("backgammon")
+    searcher = Searcher(variant, make_evaluator("neural", variant))
+    for row in sorted(rows, key=lambda r: len((r.record or {})["decisions"])):
+        assert row.record is not None
+        analysis = analyse_game(from_arena_record(row.game_id, row.record), searcher)
+        if len(analysis.decisions) > len(row.record["decisions"]):
+            return tournament_id, row, analysis
+    pytest.fail("no stored backgammon game has a forced play")
+
+
+def test_one_numbering_of_moves_between_the_game_page_and_the_analysis(
+    client: TestClient, forced_game: tuple[str, GameRow, GameAnalysis]
+) -> None:
+    """A number names one move on both pages: the analysis links decision N to the game page's
+    step N and names it N; the game page's step N links to the analysis at N, which shows the
+    same position; a forced play (no step of its own) says so; old ?d= links still open."""
+    tournament_id, row, analysis = forced_game
+    body = client.get(_url(tournament_id, row.game_id, api=True)).json()
+    plies = [item["step"] for item in body["decisions"]]
+    assert None in plies, "the game has no forced play"
+    game_base = f"/t/{quote(tournament_id, safe='')}/g/{quote(row.game_id, safe='')}"
+    for decision, ply in zip(analysis.decisions, plies, strict=True):
+        page = client.get(_url(tournament_id, row.game_id, query=f"d={decision.number}")).text
+        assert _attr(page, "analysed", "data-position") == decision.position
+        if ply is None:
+            assert "forced play" in page and "no decision" in page
+            assert 'class="permalink"' not in page
+            continue
+        assert f'<span class="where">decision {ply} of ' in page
+        # analysis → game page: the link lands on the same position, at the same number.
+        link = re.search(r'<a class="permalink" href="([^"]+)">in the game</a>', page)
+        assert link is not None
+        assert link.group(1).replace("&amp;", "&") == f"{game_base}?ply={ply}"
+        shown = client.get(link.group(1).replace("&amp;", "&")).text
+        assert _attr(shown, "step", "data-position") == decision.position
+        assert _attr(shown, "step", "data-ply") == str(ply)
+        assert f"decision {ply} of " in shown
+        # game page → analysis: its link opens the same decision.
+        back = re.search(r'<a class="analysis-step" href="([^"]+)"', shown)
+        assert back is not None
+        assert back.group(1) == _url(tournament_id, row.game_id, query=f"ply={ply}")
+        again = client.get(back.group(1)).text
+        assert _attr(again, "analysed", "data-decision") == str(decision.number)
+        assert _attr(again, "analysed", "data-position") == decision.position
+        # The analysis's own links to it use the game page's number.
+        assert f'href="{_url(tournament_id, row.game_id, query=f"ply={ply}")}"' in page
+
+
+@pytest.mark.parametrize("query", ["ply=0", "ply=9999", "ply=x", "ply=1&d=1"])
+def test_strict_ply_query(
+    client: TestClient, game: tuple[str, GameRow, GameAnalysis], query: str
+) -> None:
+    tournament_id, row, _ = game
+    assert client.get(_url(tournament_id, row.game_id, query=query)).status_code == 400
