@@ -63,6 +63,7 @@ from nardy.web.analysis_view import (
     offered_evaluators,
 )
 from nardy.web.arena_watch import ArenaWatch
+from nardy.web.board import board_routes
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
 from nardy.web.equity_graph import SYMBOLS, white_equity
 from nardy.web.names import BotNames
@@ -1086,6 +1087,8 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         Route("/position/{position:path}", views.position),
         Route("/favicon.ico", favicon),
         *play_routes(db, db_label=views.db_label),  # the Play page (nardy.web.play)
+        # The analysis board (nardy.web.board): the spectator's templates, its base's context.
+        *board_routes(views.templates, {"arena": arena, "db": views.db_label}),
         # follow_symlink: an editable install (the README's, editable_mode=strict) links each
         # static file into the source tree; without it Starlette resolves the link, finds it
         # outside the folder and answers 404: every page unstyled and without its script.

@@ -1,0 +1,256 @@
+"""The analysis board: any position of any single-game variant, and the engine's hint on it
+(docs/play.md, "The analysis board").
+
+* ``GET /board?variant=V&position=P&dice=65&ply=1&evaluator=E&cube_owner=O`` the page: the board,
+  the editing tools, and (when a position is given) the ranked plays, the position's equity and
+  the cube decision. The URL is the analysis: sharing it reproduces it.
+* ``GET /api/board?…`` the same query: :meth:`nardy.analysis.hint.Hint.to_json` plus the board's
+  SVG (``"svg"``); a bad query is a 400 with the reason in one line (``{"error": …}``).
+* ``GET /api/board/position?variant=V&position=P&action=show|flip|start|clear`` what the page's
+  editor asks after each click: the position checked by the variant's rules (``Variant.validate``),
+  its id and JSON, and the board redrawn; ``flip`` swaps the sides (the other player to move),
+  ``start`` and ``clear`` ignore ``position``.
+
+The ranking is :func:`nardy.analysis.hint.hint`'s, the one ``nardy hint`` prints; this module only
+reads the query and formats. Endpoints are plain ``def`` (Starlette runs them in worker threads);
+at most :data:`MAX_RUNNING` hints are computed at once and ``ply`` is at most :data:`MAX_PLY`, so a
+visitor cannot tie up the server's cores with deep searches.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.templating import Jinja2Templates
+
+from nardy.analysis.hint import CubeOwner, Hint, hint
+from nardy.core.errors import NardyError
+from nardy.core.gnubg import parse_position_text
+from nardy.core.jsonl import QueryError, parse_segment
+from nardy.core.plugins import load_variant, registry
+from nardy.core.position import Position
+from nardy.core.variant import Variant
+from nardy.svg import CubeOwner as SvgCubeOwner
+from nardy.svg import board
+from nardy.web.analysis_view import offered_evaluators
+from nardy.web.present import BadQuery, choice_param, int_param
+
+__all__ = ["MAX_PLY", "MAX_RUNNING", "BoardQuery", "board_routes", "board_variants"]
+
+MAX_PLY = 2
+"""The deepest search the board runs: a 2-ply ranking takes seconds, a 3-ply one minutes."""
+MAX_RUNNING = 2
+"""Hints computed at once (the others wait): the spectator shares its cores with the arena."""
+MAX_POSITION_CHARS = 2000
+"""A position id is about 30 characters and its JSON a few hundred; longer is not a position."""
+CUBE_OWNERS: tuple[CubeOwner, ...] = ("centre", "mover", "opponent")
+ACTIONS = ("show", "flip", "start", "clear")
+DICE = tuple(f"{a}{b}" for a in range(1, 7) for b in range(1, 7))
+
+_running = threading.BoundedSemaphore(MAX_RUNNING)
+
+
+def board_variants() -> list[dict[str, Any]]:
+    """The variants the board offers: every registered one that is a single game (a tavli match
+    is three games, each by its own variant's rules: the board asks for one of them)."""
+    out = []
+    for name, info in registry().items():
+        variant = load_variant(name)
+        if variant.is_match_variant:
+            continue
+        out.append(
+            {
+                "name": name,
+                "title": info.title,
+                "cube": variant.rules.cube.available,
+                "checkers": variant.checkers,
+                "bar": variant.rules.hitting.hits,
+            }
+        )
+    return out
+
+
+def _variant(query: Mapping[str, str]) -> Variant:
+    names = list(registry())
+    name = choice_param(query, "variant", ["", *names]) or "backgammon"
+    variant = load_variant(name)
+    if variant.is_match_variant:
+        cycle = " → ".join(variant.info.cycle)
+        raise BadQuery(
+            f"{name} is a match of {cycle}, each game by its own variant's rules: "
+            f"choose one of those variants (?variant={variant.info.cycle[0]})"
+        )
+    return variant
+
+
+def _position(query: Mapping[str, str], variant: Variant) -> Position | None:
+    text = query.get("position", "")
+    if not text.strip():
+        return None
+    if len(text) > MAX_POSITION_CHARS:
+        raise BadQuery(f"?position= is longer than {MAX_POSITION_CHARS} characters")
+    try:
+        return parse_position_text(text, variant)
+    except ValueError as error:
+        raise BadQuery(f"not a {variant.name} position: {error}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardQuery:
+    """One analysis board query, read strictly (a value the board does not know is a 400)."""
+
+    variant: Variant
+    position: Position | None
+    """None: no position given (the page shows the starting one, without analysis)."""
+    dice: tuple[int, int] | None
+    ply: int
+    evaluator: str
+    cube_owner: CubeOwner
+
+    @classmethod
+    def read(cls, query: Mapping[str, str]) -> BoardQuery:
+        variant = _variant(query)
+        position = _position(query, variant)
+        if query.get("dice", "") not in ("", *DICE):
+            raise BadQuery(f"?dice= must be two dice 1-6 such as 65, not {query['dice']!r}")
+        dice_text = choice_param(query, "dice", ("", *DICE))
+        dice = (int(dice_text[0]), int(dice_text[1])) if dice_text else None
+        ply = int_param(query, "ply", 0, 0, MAX_PLY)
+        evaluators = ("", *offered_evaluators(), "heuristic")
+        evaluator = choice_param(query, "evaluator", evaluators) or evaluators[1]
+        owner = choice_param(query, "cube_owner", ("", *CUBE_OWNERS)) or "centre"
+        return cls(variant, position, dice, ply, evaluator, CUBE_OWNERS[CUBE_OWNERS.index(owner)])
+
+    def url(self, position: Position) -> str:
+        """The page's shareable URL for this query about ``position``."""
+        query: dict[str, Any] = {"variant": self.variant.name, "position": position.id()}
+        if self.dice is not None:
+            query["dice"] = f"{self.dice[0]}{self.dice[1]}"
+        query["ply"] = self.ply
+        query["evaluator"] = self.evaluator
+        if self.variant.rules.cube.available and self.cube_owner != "centre":
+            query["cube_owner"] = self.cube_owner
+        return "/board?" + urlencode(query)
+
+    def hint(self, position: Position) -> Hint:
+        """:func:`nardy.analysis.hint.hint` on ``position``; :class:`BadQuery` with the kernel's
+        reason where it refuses (the game is over, an evaluator without a net for the variant)."""
+        steps = None
+        if self.dice is not None:
+            try:
+                steps = parse_segment({"dice": list(self.dice)})
+            except QueryError as error:  # not expected of two dice 1-6; said, not a traceback
+                raise BadQuery(str(error)) from None
+        with _running:
+            try:
+                return hint(
+                    self.variant,
+                    position,
+                    dice=steps,
+                    ply=self.ply,
+                    evaluator=self.evaluator,
+                    cube_owner=self.cube_owner,
+                )
+            except (ValueError, NardyError) as error:
+                raise BadQuery(" ".join(str(error).split())) from None
+
+
+def board_svg(variant: Variant, position: Position, query: BoardQuery | None = None) -> str:
+    """The board seen from the mover (White), numbered in his coordinates: the editor's clicks
+    name the points of the position's JSON (``points[p - 1]``)."""
+    dice = query.dice if query is not None else None
+    cube: tuple[int, SvgCubeOwner] | None = None
+    if variant.rules.cube.available:
+        owner = "centre" if query is None else query.cube_owner
+        cube = (1, None if owner == "centre" else owner)
+    return str(board(position, variant, dice=dice, cube=cube, pips=True))
+
+
+def _editor_json(variant: Variant, position: Position) -> dict[str, Any]:
+    return {
+        "variant": variant.name,
+        "id": position.id(),
+        "position": position.to_json(),
+        "svg": board_svg(variant, position),
+    }
+
+
+def _empty(variant: Variant) -> Position:
+    """No checker on the board: every one borne off, for the editor to place one by one."""
+    n = variant.checkers
+    return variant.position_from_json({"points": [0] * 24, "bar": [0, 0], "off": [n, n]})
+
+
+class _BoardViews:
+    def __init__(self, templates: Jinja2Templates, context: dict[str, Any]) -> None:
+        self.templates = templates
+        self.context = context
+
+    def page(self, request: Request) -> Response:
+        query = BoardQuery.read(request.query_params)
+        variant = query.variant
+        position = query.position
+        found = None
+        if position is not None:
+            found = query.hint(position)
+        shown = position if position is not None else variant.start_position()
+        context = {
+            **self.context,
+            "variants": board_variants(),
+            "q": query,
+            "position": shown,
+            "position_json": shown.to_json(),
+            "svg": board_svg(variant, shown, query),
+            "hint": None if found is None else found.to_json(),
+            "share": None if position is None else query.url(position),
+            "evaluators": (*offered_evaluators(), "heuristic"),
+            "cube_owners": CUBE_OWNERS,
+            "max_ply": MAX_PLY,
+        }
+        return self.templates.TemplateResponse(request, "board.html", context)
+
+    def api(self, request: Request) -> Response:
+        query = BoardQuery.read(request.query_params)
+        if query.position is None:
+            raise BadQuery("?position= is required: a nardy position id, position JSON or gnubg ID")
+        found = query.hint(query.position)
+        return JSONResponse(
+            {
+                **found.to_json(),
+                "url": query.url(query.position),
+                "svg": board_svg(query.variant, query.position, query),
+            }
+        )
+
+    def position(self, request: Request) -> Response:
+        q = request.query_params
+        variant = _variant(q)
+        action = choice_param(q, "action", ("", *ACTIONS)) or "show"
+        if action == "start":
+            return JSONResponse(_editor_json(variant, variant.start_position()))
+        if action == "clear":
+            return JSONResponse(_editor_json(variant, _empty(variant)))
+        position = _position(q, variant)
+        if position is None:
+            raise BadQuery("?position= is required")
+        if action == "flip":
+            position = variant.flip(position)
+        return JSONResponse(_editor_json(variant, position))
+
+
+def board_routes(templates: Jinja2Templates, context: dict[str, Any]) -> list[BaseRoute]:
+    """The analysis board's routes; ``templates``: the spectator's (the page extends its base),
+    ``context``: what its base template needs (the database's label, the arena)."""
+    views = _BoardViews(templates, context)
+    return [
+        Route("/board", views.page),
+        Route("/api/board", views.api),
+        Route("/api/board/position", views.position),
+    ]
