@@ -26,11 +26,18 @@ from nardy.core.game import (
     PlayDecision,
 )
 from nardy.core.notation import Step, parse_steps
-from nardy.core.position import Position
+from nardy.core.position import Geometry, Position, opposite_point
 from nardy.core.variant import Variant, pin_marked_text
 from nardy.svg import CubeOwner, SvgBoard, board
 
-__all__ = ["DecisionStep", "GameSteps", "MatchSetup", "ReplayViewError", "game_steps"]
+__all__ = [
+    "DecisionStep",
+    "GameSteps",
+    "MatchSetup",
+    "ReplayViewError",
+    "game_steps",
+    "renumbered_play",
+]
 
 
 class ReplayViewError(NardyError, ValueError):
@@ -81,6 +88,11 @@ class DecisionStep:
     """First decision only: what happened automatically before it (e.g. forced opening plays)."""
     after: tuple[str, ...] = ()
     """What happened automatically after this decision (forced plays, transfers, the end)."""
+    before_shown: tuple[str, ...] = ()
+    """:attr:`before` with every play written in ``player``'s numbers, as the board is numbered
+    (a forced play of the opponent is recorded in his own)."""
+    after_shown: tuple[str, ...] = ()
+    """:attr:`after` in ``player``'s numbers, for the same reason (the game page's "Then")."""
     result: Mapping[str, Any] | None = field(default=None)
     """The record's result (``end`` only)."""
     offered: int | None = None
@@ -166,11 +178,36 @@ class GameSteps:
     match: MatchSetup = field(default_factory=MatchSetup)
 
 
-def _event_text(event: Mapping[str, Any]) -> str:
+def renumbered_play(text: str, geometry: Geometry) -> str:
+    """A play's text with every point renumbered in the opponent's coordinates (RULES.md §1.2:
+    ``24/18*(2)`` of Black is ``1/7*(2)`` in White's backgammon numbers); ``bar``, ``off``, hit
+    and pin marks and repeat counts stay. The result is for reading beside a board numbered on
+    the other side, not a play of the mover (it runs the other way)."""
+
+    def point(part: str) -> str:
+        core = part.rstrip("*^")
+        if core.isdigit() and 1 <= int(core) <= 24:
+            return str(opposite_point(int(core), geometry)) + part[len(core) :]
+        return part
+
+    tokens = []
+    for token in text.split():
+        chain, bracket, count = token.partition("(")
+        tokens.append("/".join(map(point, chain.split("/"))) + bracket + count)
+    return " ".join(tokens)
+
+
+def _event_text(
+    event: Mapping[str, Any], numbered: str | None = None, geometry: Geometry = "opposite"
+) -> str:
+    """An automatic event in words; a play of the other player than ``numbered`` (when given)
+    renumbered in ``numbered``'s coordinates."""
     kind = event.get("kind")
     player = event.get("player", "?")
     if kind == "play":
         play = event.get("play") or "(no move)"
+        if numbered is not None and player != numbered and event.get("play"):
+            play = renumbered_play(str(play), geometry)
         return f"{player} {event.get('segment', '')}: {play} (forced)"
     if kind == "transfer":
         steps = ", ".join(f"{n}×{v}" for v, n in event.get("steps", []))
@@ -182,6 +219,10 @@ def _event_text(event: Mapping[str, Any]) -> str:
     if kind in ("double", "take", "drop", "beaver"):
         return f"{player} {kind}s"
     return ""
+
+
+def _shown(events: list[dict[str, Any]], numbered: str, geometry: Geometry) -> tuple[str, ...]:
+    return tuple(t for t in (_event_text(e, numbered, geometry) for e in events) if t)
 
 
 def game_steps(record: Mapping[str, Any]) -> GameSteps:
@@ -200,6 +241,8 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
     def cube_now() -> tuple[int, str | None]:
         owner = game.cube.owner
         return game.cube.value, None if owner is None else COLOURS[owner]
+
+    geometry = variant.rules.geometry
 
     def white_view(position: Position, colour: int) -> Position:
         return position if colour == 0 else variant.flip(position)
@@ -225,6 +268,7 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
         if not steps:
             earlier = [{"kind": e.kind, "player": COLOURS[e.player], **e.data} for e in game.events]
             common["before"] = tuple(t for t in map(_event_text, earlier) if t)
+            common["before_shown"] = _shown(earlier, player, geometry)
         answer = entry.get("answer")
         if isinstance(decision, PlayDecision):
             rolls_so_far = [
@@ -272,7 +316,10 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
         ]
         own = 1 if later and later[0]["kind"] in ("play", "double", "take", "drop", "beaver") else 0
         after = tuple(t for t in map(_event_text, later[own:]) if t)
-        steps.append(DecisionStep(**common, **fields, answer=str(answer), after=after))
+        shown = _shown(later[own:], player, geometry)
+        steps.append(
+            DecisionStep(**common, **fields, answer=str(answer), after=after, after_shown=shown)
+        )
     final_colour = game.mover
     final = game.position
     result = record.get("result")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,13 @@ from nardy.arena.storage import open_store
 from nardy.core import load_variant
 from nardy.core.notation import parse_steps
 from nardy.core.variant import apply_steps
-from nardy.game_view import DecisionStep, MatchSetup, ReplayViewError, game_steps
+from nardy.game_view import (
+    DecisionStep,
+    MatchSetup,
+    ReplayViewError,
+    game_steps,
+    renumbered_play,
+)
 
 
 def records(db: Path) -> list[dict]:
@@ -86,3 +93,45 @@ def test_board_cube_owner_is_seen_from_the_decider() -> None:
     assert step.board_cube() == (2, "mover")
     assert dataclasses.replace(step, cube=(4, "White")).board_cube() == (4, "opponent")
     assert dataclasses.replace(step, cube=(1, None)).board_cube() == (1, None)
+
+
+CHECKER = re.compile(r'<circle class="checker (white|black)[^"]*" data-point="(\d+)"')
+
+
+def _first_reply(step: DecisionStep, lines: tuple[str, ...]) -> str | None:
+    """The play text of the first forced play of the decider's opponent in ``lines``."""
+    other = "Black" if step.player == "White" else "White"
+    for line in lines:
+        if line.startswith(f"{other} ") and line.endswith(" (forced)") and ": " in line:
+            return line[line.rindex(": ") + 2 : -len(" (forced)")]
+    return None
+
+
+def test_then_lines_are_numbered_as_the_board_shown(finished_db: Path) -> None:
+    """A forced reply of the opponent is written in the decider's numbers, as the board beside
+    it: the checker it moves first is one of the opponent's on the board at that number."""
+    checked = renumbered = 0
+    for record in records(finished_db):
+        replay = game_steps(record)
+        for step in replay.steps[:-1]:
+            play = _first_reply(step, step.after_shown)
+            if play is None or play.startswith(("bar", "(no move)")):
+                continue
+            raw = _first_reply(step, step.after)
+            assert raw is not None and play == renumbered_play(raw, replay.variant.rules.geometry)
+            svg = str(step.svg(replay.variant))
+            other = "black" if step.player == "White" else "white"
+            at = {int(p) for colour, p in CHECKER.findall(svg) if colour == other}
+            # (the renumbered text runs the other way: not a play parse_steps reads)
+            assert int(play.split()[0].split("/")[0]) in at, (play, raw)
+            checked += 1
+            renumbered += play != raw
+    assert checked and renumbered, "no forced reply of the opponent in the stored games"
+
+
+def test_renumbered_play() -> None:
+    # RULES.md §1.2: the opponent's point p is 25 - p (opposite geometry), p ± 12 (same).
+    assert renumbered_play("24/18*(2) 13/11^ bar/22 6/off", "opposite") == (
+        "1/7*(2) 12/14^ bar/3 19/off"
+    )
+    assert renumbered_play("24/18 13/1", "same") == "12/6 1/13"

@@ -348,3 +348,30 @@ def test_plakoto_plays_show_their_pins(client: TestClient, finished_db: Path) ->
                 assert data["variant"] == "plakoto"
                 marked += 1
     assert marked > 0
+
+
+def test_the_then_lines_are_written_in_the_numbers_of_the_board_shown(
+    client: TestClient, finished_db: Path
+) -> None:
+    """The game page's "Then" (a forced reply) reads on the board beside it: in the decider's
+    numbers (nardy.game_view's ``after_shown``), not in the opponent's, as the record has it."""
+    from nardy.game_view import game_steps
+
+    tid, _ = ids(finished_db)
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        rows = [g for g in store.games(tid, records=True) if g.pool == "backgammon"]
+    finally:
+        store.close()
+    for row in rows:
+        for step in game_steps(row.record or {}).steps:
+            if step.after_shown == step.after:
+                continue
+            page = client.get(game_url(tid, row.game_id) + f"?ply={step.number}").text
+            then = page[page.index("<dt>Then</dt>") :]
+            then = then[: then.index("</dd>")]
+            assert re.findall(r"<li>(.*?)</li>", then) == [
+                line.replace("&", "&amp;") for line in step.after_shown
+            ]
+            return
+    pytest.fail("no backgammon game with a forced reply of the opponent")
