@@ -43,6 +43,7 @@
   async function ask(params) {
     if (busy) return false;
     busy = true;
+    form.dataset.busy = "1"; // tests (and styles) wait for the answer
     $("error").textContent = "";
     try {
       const query = new URLSearchParams({ variant: $("variant").value, ...params });
@@ -60,6 +61,7 @@
       return false;
     } finally {
       busy = false;
+      delete form.dataset.busy;
     }
   }
 
