@@ -27,7 +27,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -348,7 +348,10 @@ class _Views:
         query = {k: v for k, v in vars_of(filters).items() if v}
         bots = sorted({r.white for r in every} | {r.black for r in every})
         names = self._names(tournament_id, bots)
+        variants, pool_variants = self._game_variants(tournament_id, row.definition, shown)
         return {
+            "variants": variants,
+            "pool_variants": pool_variants,
             "t": row,
             "filters": filters,
             "query": query,
@@ -366,6 +369,32 @@ class _Views:
             "page_url": lambda n: f"?{urlencode({**query, 'page': n})}",
         }
 
+    def _game_variants(
+        self, tournament_id: str, definition: Mapping[str, Any] | None, rows: list[Any]
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """``game_id -> variant`` of the rows shown that are games of a match variant's pool
+        (tavli, RULES.md §3.12.3: portes, plakoto, fevga in turn), from each game's record,
+        since the pool's name does not say which of them it is; and ``pool -> variant``."""
+        pools: dict[str, str] = {}
+        cycled: set[str] = set()
+        for pool in (definition or {}).get("pools", []) or []:
+            if isinstance(pool, dict) and isinstance(pool.get("variant"), str):
+                pools[str(pool.get("label"))] = pool["variant"]
+                try:
+                    if load_variant(pool["variant"]).info.cycle:
+                        cycled.add(str(pool.get("label")))
+                except NardyError:
+                    pass
+        out: dict[str, str] = {}
+        for g in rows:
+            if g.pool in cycled:
+                try:
+                    record = self.spectator.store.find_game(g.game_id, tournament_id).record
+                except StorageError:
+                    record = None
+                out[g.game_id] = str((record or {}).get("variant") or pools[g.pool])
+        return out, pools
+
     def games(self, request: Request) -> Response:
         return self.page(request, "games.html", self._games(request))
 
@@ -382,6 +411,8 @@ class _Views:
                         "game_id": g.game_id,
                         "match_id": g.unit_id,
                         "pool": g.pool,
+                        "variant": context["variants"].get(g.game_id)
+                        or context["pool_variants"].get(g.pool),
                         "white": g.white,
                         "black": g.black,
                         "white_name": context["names"].get(g.white, g.white),

@@ -375,3 +375,31 @@ def test_the_then_lines_are_written_in_the_numbers_of_the_board_shown(
             ]
             return
     pytest.fail("no backgammon game with a forced reply of the opponent")
+
+
+def test_a_tavli_games_list_names_which_game_each_is(client: TestClient, finished_db: Path) -> None:
+    """The games list of a tavli pool names each game's own variant (portes, plakoto or fevga,
+    from its record), which the pool's name (tavli…) does not say; the JSON too."""
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        tid = next(t.tournament_id for t in store.tournaments() if t.name == "tavli")
+        rows = store.games(tid, records=True)
+        every = next(t.tournament_id for t in store.tournaments() if t.name == "every-variant")
+    finally:
+        store.close()
+    own = {r.game_id: (r.record or {})["variant"] for r in rows}
+    assert len(set(own.values())) >= 2 and set(own.values()) <= {"portes", "plakoto", "fevga"}
+    page = client.get(f"/t/{quote(tid, safe='')}/games").text
+    shown = dict(
+        re.findall(
+            r'<tr data-game="([^"]+)">.*?<span class="sub variant"[^>]*>(\w+)</span>', page, re.S
+        )
+    )
+    assert shown == own
+    data = client.get(f"/api/t/{quote(tid, safe='')}/games").json()
+    assert {g["game_id"]: g["variant"] for g in data["games"]} == own
+    # A pool of one variant: its name says it; the list adds nothing, the JSON names it.
+    plain = client.get(f"/t/{quote(every, safe='')}/games").text
+    assert 'class="sub variant"' not in plain
+    listed = client.get(f"/api/t/{quote(every, safe='')}/games").json()["games"]
+    assert all(g["variant"] == g["pool"] for g in listed)
