@@ -16,6 +16,7 @@ element per checker, with ``data-point`` = the point number printed on the board
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,17 @@ from nardy.core.notation import BAR, OFF, Step, parse_steps
 from nardy.core.position import Geometry, Position, opposite_point
 from nardy.core.variant import Variant
 
-__all__ = ["COLOURS", "Colour", "CubeOwner", "Numbering", "SvgBoard", "board", "svg_number"]
+__all__ = [
+    "COLOURS",
+    "PINNED_LEGEND",
+    "Colour",
+    "CubeOwner",
+    "Numbering",
+    "SvgBoard",
+    "board",
+    "legend",
+    "svg_number",
+]
 
 Colour = Literal["white", "black"]
 CubeOwner = Literal["mover", "opponent"] | None
@@ -125,6 +136,19 @@ class SvgBoard(str):
 
     def _repr_svg_(self) -> str:
         return str(self)
+
+
+PINNED_LEGEND = "gold ring: a pinned checker (RULES.md §3.12.2)"
+"""The line a page writes under a board that draws a pinned checker: its gold rim and its
+``<title>`` (a tooltip, which a phone does not show) are otherwise the only explanation."""
+
+_PINNED = re.compile(r'class="checker (?:white|black) pinned"')
+
+
+def legend(svg: str) -> list[str]:
+    """The legend lines for what a drawn board marks beyond the usual (a pinned checker), for
+    the page to write under it; none for a board without such marks."""
+    return [PINNED_LEGEND] if _PINNED.search(svg) else []
 
 
 def svg_number(value: float) -> str:

@@ -52,7 +52,7 @@ from nardy.core import load_variant
 from nardy.core.errors import NardyError
 from nardy.core.position import Position
 from nardy.game_view import DecisionStep
-from nardy.svg import Colour, board
+from nardy.svg import Colour, board, legend
 from nardy.web.analysis_view import (
     EVALUATORS,
     Analyst,
@@ -144,6 +144,7 @@ def template_environment() -> jinja2.Environment:
     env.globals["game_url"] = _game_url
     env.globals["match_url"] = _match_url
     env.globals["analysis_url"] = _analysis_url
+    env.globals["board_legend"] = legend
     env.globals["mark_symbols"] = SYMBOLS
     env.globals["terminations_words"] = TERMINATION_WORDS
     return env

@@ -403,3 +403,32 @@ def test_a_tavli_games_list_names_which_game_each_is(client: TestClient, finishe
     assert 'class="sub variant"' not in plain
     listed = client.get(f"/api/t/{quote(every, safe='')}/games").json()["games"]
     assert all(g["variant"] == g["pool"] for g in listed)
+
+
+def test_a_pinned_checker_is_explained_under_the_board(
+    client: TestClient, finished_db: Path
+) -> None:
+    """RULES.md §3.12.2: a board that draws a pinned checker (a gold ring, with a tooltip a phone
+    does not show) has a legend line under it; a board without one has none."""
+    from nardy.game_view import game_steps
+
+    tid, _ = ids(finished_db)
+    store = open_store(str(finished_db), readonly=True)
+    try:
+        rows = [g for g in store.games(tid, records=True) if g.pool == "plakoto"]
+    finally:
+        store.close()
+    seen = {True: 0, False: 0}
+    for row in rows:
+        for step in game_steps(row.record or {}).steps[:-1]:
+            pinned = bool(step.position.pinned)
+            if seen[pinned]:
+                continue
+            page = client.get(game_url(tid, row.game_id) + f"?ply={step.number}").text
+            board = page[page.index('<div class="board">') :]
+            board = board[: board.index("<dl")]
+            assert ('class="checker white pinned"' in board or 'black pinned"' in board) == pinned
+            assert board.count('<p class="legend">') == pinned
+            assert ("gold ring: a pinned checker" in board) == pinned
+            seen[pinned] += 1
+    assert seen[True] and seen[False], seen
