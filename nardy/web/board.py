@@ -188,33 +188,62 @@ def _empty(variant: Variant) -> Position:
     return variant.position_from_json({"points": [0] * 24, "bar": [0, 0], "off": [n, n]})
 
 
+class _Query(dict[str, str]):
+    """A query without one of its parameters, keeping :func:`present._one`'s check that none is
+    given twice (``getlist`` of the original query)."""
+
+    def __init__(self, items: Mapping[str, str], original: Any) -> None:
+        super().__init__(items)
+        self._original = original
+
+    def getlist(self, name: str) -> list[str]:
+        return list(self._original.getlist(name))
+
+
 class _BoardViews:
     def __init__(self, templates: Jinja2Templates, context: dict[str, Any]) -> None:
         self.templates = templates
         self.context = context
 
     def page(self, request: Request) -> Response:
-        query = BoardQuery.read(request.query_params)
-        variant = query.variant
+        """The page; a position the variant refuses, or one the engine cannot answer about (a
+        finished game), is shown as the page with the reason beside the board (status 400), so
+        the visitor can mend it; any other bad parameter is the spectator's error page."""
+        params = request.query_params
+        error = ""
+        pasted = params.get("position", "")
+        try:
+            query = BoardQuery.read(params)
+        except BadQuery as refused:
+            without = {k: v for k, v in params.multi_items() if k != "position"}
+            query = BoardQuery.read(_Query(without, params))  # raises if the rest is bad too
+            error = str(refused)
         position = query.position
         found = None
         if position is not None:
-            found = query.hint(position)
-        shown = position if position is not None else variant.start_position()
+            try:
+                found = query.hint(position)
+            except BadQuery as refused:
+                error = str(refused)
+        shown = position if position is not None else query.variant.start_position()
         context = {
             **self.context,
             "variants": board_variants(),
             "q": query,
             "position": shown,
+            "position_text": pasted if error and position is None else shown.id(),
             "position_json": shown.to_json(),
-            "svg": board_svg(variant, shown, query),
+            "svg": board_svg(query.variant, shown, query),
             "hint": None if found is None else found.to_json(),
-            "share": None if position is None else query.url(position),
+            "share": None if found is None or position is None else query.url(position),
+            "error": error,
             "evaluators": (*offered_evaluators(), "heuristic"),
             "cube_owners": CUBE_OWNERS,
             "max_ply": MAX_PLY,
         }
-        return self.templates.TemplateResponse(request, "board.html", context)
+        return self.templates.TemplateResponse(
+            request, "board.html", context, status_code=400 if error else 200
+        )
 
     def api(self, request: Request) -> Response:
         query = BoardQuery.read(request.query_params)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the dev extra)")
 
@@ -128,6 +129,13 @@ def test_a_bad_query_is_a_400_with_its_reason(
     if query:  # the page says the same, as a page
         page = client.get("/board", params={"evaluator": "heuristic", **query})
         assert page.status_code == 400 and "Traceback" not in page.text
+        assert str(escape(error)) in page.text
+        # A position refused (or one the engine cannot answer about) is shown on the board's
+        # own page, with the form to mend it; another bad parameter is the error page.
+        about_the_position = "variant" not in query and (
+            not error.startswith("?") or error.startswith("?position=")
+        )
+        assert ('id="board-form"' in page.text) == about_the_position, error
 
 
 def test_a_parameter_given_twice_is_refused(client: TestClient) -> None:

@@ -137,6 +137,7 @@
   $("load").addEventListener("click", () => ask({ position: $("position").value, action: "show" }));
   $("variant").addEventListener("change", () => {
     $("cube-owner-label").hidden = !variant().cube;
+    $("bar-counter").hidden = !variant().bar; // a variant without hitting has no bar
     ask({ action: "start" });
   });
   // Enter in the position field shows it; the form is sent by the Analyse button.
