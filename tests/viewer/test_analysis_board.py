@@ -274,3 +274,37 @@ def test_a_position_edited_by_clicks_gets_a_ranking(tmp_path: Path, width: int) 
         assert len(page.query_selector_all("#ranking tbody tr")) == len(shown)
         if width < 500:  # nothing wider than the phone's screen
             assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser()))
+def test_another_variant_swapped_and_analysed(tmp_path: Path) -> None:
+    long = load_variant("long")
+    with spectator(tmp_path / "arena.db") as base, browser_page((1280, 900)) as page:
+        page.goto(base + "/board")
+        page.wait_for_selector("#board svg")
+        page.select_option("#variant", "long")  # its starting position, drawn by the server
+        page.wait_for_function("document.querySelector('#board svg').dataset.variant === 'long'")
+        _settled(page)
+        assert page.input_value("#position") == long.start_position().id()
+        assert not page.is_visible("#bar-counter")  # long nardy has no bar
+        page.check("input[name=edit][value=remove]")
+        _click(page, 24)  # one of White's head checkers back to the tray
+        page.check("input[name=edit][value=mover]")
+        _click(page, 19)
+        moved = long.position_from_id(page.input_value("#position"))
+        page.click("#swap")
+        _settled(page)
+        swapped = page.input_value("#position")
+        assert swapped == long.flip(moved).id()
+        page.select_option("#dice", "53")
+        page.select_option("#evaluator", "heuristic")
+        page.click("#analyse")
+        page.wait_for_selector("#ranking")
+        answer = _expected("long", swapped, "53", 0, "heuristic")
+        plays = [
+            c.inner_text() for c in page.query_selector_all("#ranking tbody td:nth-child(2) code")
+        ]
+        assert plays == [p["play"] for p in answer["plays"]]
+        assert page.inner_text("#equity").startswith(format(answer["equity"], "+.3f"))
