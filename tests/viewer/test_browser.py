@@ -356,3 +356,39 @@ def test_pages_fit_the_window_and_read_at_a_glance(
         # A phone shows the board at least 350 px wide.
         box = page.locator("#step svg").bounding_box()
         assert box is not None and box["width"] >= min(350, width - 40)
+
+
+def test_autoplay_steps_through_the_game_and_pauses(finished_db: Path) -> None:
+    """The game page's Play steps through the decisions by itself (the arrow keys' step-swapping:
+    each step the position the kernel replays), Pause stops it where it is, and it stops by
+    itself at the final position; without the script there is no button."""
+    tid, games = stored(finished_db, "every-variant")
+    row = next(g for g in games if g.pool == "backgammon")
+    positions = movers_views(row.record)
+    url = f"/t/{quote(tid, safe='')}/g/{quote(row.game_id, safe='')}"
+    with spectator(finished_db) as base, browser_page() as page:
+        page.goto(base + url)
+        page.wait_for_selector("#autoplay:visible")
+        page.evaluate("() => { document.getElementById('autoplay').dataset.interval = '300'; }")
+        page.click("#autoplay")
+        assert page.get_attribute("#autoplay", "aria-pressed") == "true"
+        page.wait_for_function("() => Number(document.getElementById('step').dataset.ply) >= 4")
+        page.click("#autoplay")
+        assert page.get_attribute("#autoplay", "aria-pressed") == "false"
+        page.wait_for_timeout(400)  # a step already asked for may still land
+        paused = int(page.get_attribute("#step", "data-ply") or 0)
+        page.wait_for_timeout(800)
+        assert int(page.get_attribute("#step", "data-ply") or 0) == paused >= 4
+        assert f"ply={paused}" in page.url
+        position, mover = positions[paused - 1]
+        shown = sorted((c, p) for c, p, _ in page.evaluate(CHECKERS_JS))
+        assert shown == expected_checkers(position, mover)
+        # Played on, it stops at the final position.
+        page.keyboard.press("p")
+        page.wait_for_selector(f'#step[data-ply="{len(positions)}"]', timeout=60_000)
+        page.wait_for_selector('#autoplay[aria-pressed="false"]')
+        assert page.text_content("#autoplay") == "▶ Play"
+        # Without the script the button stays hidden (the page works by links alone).
+        page.route("**/nardy.js", lambda route: route.abort())
+        page.goto(base + url)
+        assert not page.is_visible("#autoplay")

@@ -61,9 +61,40 @@ function gameStepper() {
     });
   }
 
+  // Autoplay: the same step-swapping, one step per interval, stopping at the final position.
+  const button = document.getElementById("autoplay");
+  let timer = null;
+
+  function playing(on) {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) {
+      timer = setInterval(() => {
+        const { ply, plies } = current();
+        if (ply >= plies) { playing(false); return; }
+        queue(ply + 1);
+      }, Number(button.dataset.interval) || 1000);
+    }
+    button.textContent = on ? "❚❚ Pause" : "▶ Play";
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+
+  function toggle() {
+    if (!timer) {
+      const { ply, plies } = current();
+      if (ply >= plies) queue(1);  // from the end: play the game again
+    }
+    playing(!timer);
+  }
+
+  if (button) {
+    document.getElementById("autoplay-box").hidden = false;  // without the script: no button
+    button.addEventListener("click", toggle);
+  }
+
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
+    if (button && (event.key === "p" || event.key === "P")) { event.preventDefault(); toggle(); return; }
     const { ply, plies } = current();
     const target = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 1, End: plies }[event.key];
     if (target === undefined) return;
