@@ -19,6 +19,8 @@ visitor cannot tie up the server's cores with deep searches.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,7 +44,14 @@ from nardy.svg import board
 from nardy.web.analysis_view import offered_evaluators
 from nardy.web.present import BadQuery, choice_param, int_param
 
-__all__ = ["MAX_PLY", "MAX_RUNNING", "BoardQuery", "board_routes", "board_variants"]
+__all__ = [
+    "MAX_PLY",
+    "MAX_RUNNING",
+    "BoardQuery",
+    "board_routes",
+    "board_variants",
+    "draft_position",
+]
 
 MAX_PLY = 2
 """The deepest search the board runs: a 2-ply ranking takes seconds, a 3-ply one minutes."""
@@ -173,19 +182,65 @@ def board_svg(variant: Variant, position: Position, query: BoardQuery | None = N
     return str(board(position, variant, dice=dice, cube=cube, pips=True))
 
 
-def _editor_json(variant: Variant, position: Position) -> dict[str, Any]:
+def _editor_json(variant: Variant, position: Position, problem: str = "") -> dict[str, Any]:
     return {
         "variant": variant.name,
         "id": position.id(),
         "position": position.to_json(),
         "svg": board_svg(variant, position),
+        "problem": problem,
     }
 
 
-def _empty(variant: Variant) -> Position:
-    """No checker on the board: every one borne off, for the editor to place one by one."""
-    n = variant.checkers
-    return variant.position_from_json({"points": [0] * 24, "bar": [0, 0], "off": [n, n]})
+def _counts(value: Any, size: int, high: int) -> tuple[int, ...] | None:
+    if not isinstance(value, list) or len(value) != size:
+        return None
+    if not all(
+        isinstance(v, int) and not isinstance(v, bool) and -high <= v <= high for v in value
+    ):
+        return None
+    return tuple(value)
+
+
+def _left(variant: Variant, position: Position, side: int) -> int:
+    """How many of ``side``'s checkers a draft has still to place (none in a legal position)."""
+    sign = 1 if side == 0 else -1
+    on_board = sum(c * sign for c in position.points if c * sign > 0)
+    return variant.checkers - on_board - position.bar[side] - position.off[side]
+
+
+def draft_position(variant: Variant, text: str) -> tuple[Position, str]:
+    """The position ``text`` (:func:`parse_position_text`) and ``""``, or, for position JSON the
+    variant refuses but that can be drawn (24 points, bar and tray, at most N checkers a side),
+    the draft as it is and the variant's reason.
+
+    A position being set up is rarely legal between clicks: a side has fewer than N checkers
+    until the last is placed, and in long nardy a side with borne-off checkers may have none
+    outside home, so there is no legal place to put a checker taken off the board. The editor
+    draws the draft and says what is wrong; the engine is asked only about a legal position
+    (:class:`BoardQuery` parses strictly). Raises :class:`BadQuery` for anything else."""
+    try:
+        return parse_position_text(text, variant), ""
+    except ValueError as error:
+        reason = f"not yet a legal {variant.name} position: {error}"
+        try:
+            obj = json.loads(text) if text.strip().startswith("{") else None
+        except (ValueError, RecursionError):
+            obj = None
+        n = variant.checkers
+        if not isinstance(obj, dict) or set(obj) - {"points", "bar", "off", "pinned"}:
+            raise BadQuery(f"not a {variant.name} position: {error}") from None
+        points = _counts(obj.get("points"), 24, n)
+        bar = _counts(obj.get("bar", [0, 0]), 2, n)
+        off = _counts(obj.get("off", [0, 0]), 2, n)
+        pinned = obj.get("pinned", [])
+        if points is None or bar is None or off is None or pinned != []:
+            raise BadQuery(f"not a {variant.name} position: {error}") from None
+        mover = sum(p for p in points if p > 0) + bar[0] + off[0]
+        opponent = -sum(p for p in points if p < 0) + bar[1] + off[1]
+        if min(bar + off) < 0 or mover > n or opponent > n:
+            raise BadQuery(f"not a {variant.name} position: {error}") from None
+        return Position(points, (bar[0], bar[1]), (off[0], off[1])), reason
 
 
 class _Query(dict[str, str]):
@@ -219,13 +274,17 @@ class _BoardViews:
             query = BoardQuery.read(_Query(without, params))  # raises if the rest is bad too
             error = str(refused)
         position = query.position
+        draft = None
+        if error and pasted.strip() and len(pasted) <= MAX_POSITION_CHARS:
+            with contextlib.suppress(BadQuery):
+                draft = draft_position(query.variant, pasted)[0]  # drawn as it is, with the reason
         found = None
         if position is not None:
             try:
                 found = query.hint(position)
             except BadQuery as refused:
                 error = str(refused)
-        shown = position if position is not None else query.variant.start_position()
+        shown = position or draft or query.variant.start_position()
         context = {
             **self.context,
             "variants": board_variants(),
@@ -233,6 +292,7 @@ class _BoardViews:
             "position": shown,
             "position_text": pasted if error and position is None else shown.id(),
             "position_json": shown.to_json(),
+            "left": [_left(query.variant, shown, side) for side in (0, 1)],
             "svg": board_svg(query.variant, shown, query),
             "hint": None if found is None else found.to_json(),
             "share": None if found is None or position is None else query.url(position),
@@ -265,13 +325,17 @@ class _BoardViews:
         if action == "start":
             return JSONResponse(_editor_json(variant, variant.start_position()))
         if action == "clear":
-            return JSONResponse(_editor_json(variant, _empty(variant)))
-        position = _position(q, variant)
-        if position is None:
+            empty = json.dumps({"points": [0] * 24, "bar": [0, 0], "off": [0, 0]})
+            return JSONResponse(_editor_json(variant, *draft_position(variant, empty)))
+        text = q.get("position", "")
+        if not text.strip():
             raise BadQuery("?position= is required")
+        if len(text) > MAX_POSITION_CHARS:
+            raise BadQuery(f"?position= is longer than {MAX_POSITION_CHARS} characters")
+        position, problem = draft_position(variant, text)
         if action == "flip":
-            position = variant.flip(position)
-        return JSONResponse(_editor_json(variant, position))
+            position = variant.flip(position)  # a legal position's flip is legal
+        return JSONResponse(_editor_json(variant, position, problem))
 
 
 def board_routes(templates: Jinja2Templates, context: dict[str, Any]) -> list[BaseRoute]:

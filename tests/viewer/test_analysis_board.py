@@ -189,8 +189,16 @@ def test_the_editor_endpoint(client: TestClient) -> None:
     )
     assert back.json()["id"] == variant.position_from_id(moved).id()
     clear = client.get("/api/board/position", params={"variant": "long", "action": "clear"})
-    assert clear.json()["position"]["off"] == [15, 15]
-    assert not any(clear.json()["position"]["points"])
+    assert clear.json()["position"] == {"points": [0] * 24, "bar": [0, 0], "off": [0, 0]}
+    assert clear.json()["problem"].startswith("not yet a legal long position")
+    # A draft is drawn as it is, with the reason; too many checkers is not a draft.
+    draft = {"points": [3] + [0] * 23, "bar": [0, 0], "off": [0, 0]}
+    shown = client.get("/api/board/position", params={"position": json.dumps(draft)}).json()
+    assert shown["position"] == draft and "checkers" in shown["problem"]
+    assert start["problem"] == ""
+    draft["points"][0] = 16
+    over = client.get("/api/board/position", params={"position": json.dumps(draft)})
+    assert over.status_code == 400 and "not a backgammon position" in over.json()["error"]
     bad = client.get("/api/board/position", params={"position": '{"points": 3}'})
     assert bad.status_code == 400 and "not a backgammon position" in bad.json()["error"]
     page = client.get("/board")
@@ -229,7 +237,9 @@ def test_a_position_edited_by_clicks_gets_a_ranking(tmp_path: Path, width: int) 
         page.wait_for_selector("#board svg")
         page.click("#clear")
         _settled(page)
-        assert page.input_value("#position") == "------/------/------/------"
+        assert json.loads(page.input_value("#position"))["off"] == [0, 0]  # a draft, as JSON
+        assert "not yet a legal backgammon position" in page.inner_text("#error")
+        assert page.inner_text("#left-0") == "15"
         for _ in range(3):
             _click(page, 6)  # White (to move) on his 6-point
         _click(page, 8)
@@ -241,9 +251,16 @@ def test_a_position_edited_by_clicks_gets_a_ranking(tmp_path: Path, width: int) 
         page.check("input[name=edit][value=mover]")
         _click(page, 8, button="right")  # removes White's checker from the 8-point
         _click(page, 5)
-        page.click("button[data-bar='1'][data-delta='1']")  # one Black checker on the bar
+        page.click("button[data-side='1'][data-where='bar'][data-delta='1']")  # Black on the bar
         _settled(page)
-        assert page.inner_text("#bar-1") == "1" and page.inner_text("#off-0") == "11"
+        assert page.inner_text("#bar-1") == "1" and page.inner_text("#left-0") == "11"
+        # The rest borne off: a legal position at last, shown by its id.
+        for side, count in ((0, 11), (1, 12)):
+            for _ in range(count):
+                page.click(f"button[data-side='{side}'][data-where='off'][data-delta='1']")
+                _settled(page)
+        assert page.inner_text("#left-0") == "0" and page.inner_text("#off-1") == "12"
+        assert page.inner_text("#error") == ""
         position_id = page.input_value("#position")
         position = load_variant("backgammon").position_from_id(position_id)
         expected = [0] * 24
@@ -288,16 +305,20 @@ def test_another_variant_swapped_and_analysed(tmp_path: Path) -> None:
         page.wait_for_function("document.querySelector('#board svg').dataset.variant === 'long'")
         _settled(page)
         assert page.input_value("#position") == long.start_position().id()
-        assert not page.is_visible("#bar-counter")  # long nardy has no bar
+        assert not page.is_visible("#bar-counter-0")  # long nardy has no bar
         page.check("input[name=edit][value=remove]")
-        _click(page, 24)  # one of White's head checkers back to the tray
+        _click(page, 24)  # one of White's head checkers off the board: a draft of 14
+        assert "not yet a legal long position" in page.inner_text("#error")
         page.check("input[name=edit][value=mover]")
         _click(page, 19)
         moved = long.position_from_id(page.input_value("#position"))
+        points = [0] * 24
+        points[23], points[18], points[11] = 14, 1, -15
+        assert list(moved.to_json()["points"]) == points, page.inner_text("#error")
         page.click("#swap")
         _settled(page)
         swapped = page.input_value("#position")
-        assert swapped == long.flip(moved).id()
+        assert swapped == long.flip(moved).id() != moved.id()
         page.select_option("#dice", "53")
         page.select_option("#evaluator", "heuristic")
         page.click("#analyse")

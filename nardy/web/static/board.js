@@ -1,6 +1,7 @@
 // The analysis board (nardy/web/board.py): edits a position by clicks. The script changes only
-// the position's JSON (a checker added comes from its side's borne-off ones, one removed goes
-// back there); the server checks it by the variant's rules and redraws the board
+// the position's JSON (a checker added comes from those of its side not yet placed, one removed
+// goes back there); the server checks it by the variant's rules, says what is wrong with a draft,
+// and redraws the board
 // (GET /api/board/position), and the Analyse button asks the page itself (GET /board?...), so
 // the ranking is the server's and its URL can be shared.
 "use strict";
@@ -24,6 +25,14 @@
     if (result) result.remove();
   }
 
+  function placed(side) {
+    // Checkers of a side on the board, the bar and the tray; the rest are still to be placed.
+    const sign = side === 0 ? 1 : -1;
+    let n = pos.bar[side] + pos.off[side];
+    for (const c of pos.points) if (c * sign > 0) n += c * sign;
+    return n;
+  }
+
   function show(data) {
     pos = data.position;
     boardEl.innerHTML = data.svg;
@@ -32,12 +41,15 @@
       svg.removeAttribute("width");
       svg.removeAttribute("height");
     }
-    $("position").value = data.id;
+    // A draft (not yet legal) travels as its JSON: the server says why when asked to analyse it.
+    $("position").value = data.problem ? JSON.stringify(pos) : data.id;
+    const n = variant().checkers;
     for (const s of [0, 1]) {
       $("bar-" + s).textContent = String(pos.bar[s]);
       $("off-" + s).textContent = String(pos.off[s]);
+      $("left-" + s).textContent = String(n - placed(s));
     }
-    $("counters").hidden = false;
+    $("error").textContent = data.problem || "";
   }
 
   async function ask(params) {
@@ -69,6 +81,10 @@
     return ask({ position: JSON.stringify(next), action: "show" });
   }
 
+  function full(side) {
+    $("error").textContent = "Every checker of " + (side === 0 ? "White" : "Black") + " is placed: remove one first.";
+  }
+
   function edit(point, remove) {
     const next = structuredClone(pos);
     const i = point - 1;
@@ -79,9 +95,7 @@
         $("error").textContent = "No checker on point " + point + " to remove.";
         return;
       }
-      const side = n > 0 ? 0 : 1;
-      next.points[i] -= n > 0 ? 1 : -1;
-      next.off[side] += 1;
+      next.points[i] -= n > 0 ? 1 : -1; // back among the checkers still to be placed
     } else {
       const side = mode === "mover" ? 0 : 1;
       const sign = side === 0 ? 1 : -1;
@@ -89,12 +103,8 @@
         $("error").textContent = "Point " + point + " holds the other side's checkers: remove them first.";
         return;
       }
-      if (next.off[side] === 0) {
-        $("error").textContent = "Every checker of " + (side === 0 ? "White" : "Black") + " is on the board: remove one first.";
-        return;
-      }
+      if (placed(side) >= variant().checkers) return full(side);
       next.points[i] += sign;
-      next.off[side] -= 1;
     }
     send(next);
   }
@@ -116,18 +126,16 @@
     ev.preventDefault();
     edit(p, true);
   });
-  for (const b of form.querySelectorAll("button[data-bar]")) {
+  // The bar's and the tray's + and −: a checker from, or back to, those still to be placed.
+  for (const b of form.querySelectorAll("button[data-side]")) {
     b.addEventListener("click", () => {
-      const side = Number(b.dataset.bar);
+      const side = Number(b.dataset.side);
+      const where = b.dataset.where;
       const delta = Number(b.dataset.delta);
       const next = structuredClone(pos);
-      if (delta > 0 && next.off[side] === 0) {
-        $("error").textContent = "Every checker of " + (side === 0 ? "White" : "Black") + " is on the board: remove one first.";
-        return;
-      }
-      if (delta < 0 && next.bar[side] === 0) return;
-      next.bar[side] += delta;
-      next.off[side] -= delta;
+      if (delta > 0 && placed(side) >= variant().checkers) return full(side);
+      if (delta < 0 && next[where][side] === 0) return;
+      next[where][side] += delta;
       send(next);
     });
   }
@@ -137,7 +145,7 @@
   $("load").addEventListener("click", () => ask({ position: $("position").value, action: "show" }));
   $("variant").addEventListener("change", () => {
     $("cube-owner-label").hidden = !variant().cube;
-    $("bar-counter").hidden = !variant().bar; // a variant without hitting has no bar
+    for (const s of [0, 1]) $("bar-counter-" + s).hidden = !variant().bar; // no hitting: no bar
     ask({ action: "start" });
   });
   // Enter in the position field shows it; the form is sent by the Analyse button.
