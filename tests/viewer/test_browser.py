@@ -5,6 +5,7 @@ Skipped, with the reason, where playwright or chromium is missing; ``.ci/run`` i
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import time
@@ -392,3 +393,32 @@ def test_autoplay_steps_through_the_game_and_pauses(finished_db: Path) -> None:
         page.route("**/nardy.js", lambda route: route.abort())
         page.goto(base + url)
         assert not page.is_visible("#autoplay")
+
+
+BAND_TEXT_JS = """() => Array.from(document.querySelectorAll('#step svg .band')).map(
+  band => Array.from(band.querySelectorAll('text')).map(t => {
+    const r = t.getBoundingClientRect();
+    return [t.getAttribute('class').split(' ')[0], t.textContent, r.left, r.right, r.height];
+  }))"""
+
+
+def test_pip_counts_read_on_a_phone(named_db: Path, tmp_path: Path) -> None:
+    """At 390 px the board is drawn at under half its size: the pip counts are still written at
+    a readable size (over 14 px high, as the page's own small print), and run into neither the
+    name nor the match score beside them."""
+    tid, games = stored(named_db, "served")
+    game = games[0]
+    url = f"/t/{quote(tid, safe='')}/g/{quote(game.game_id, safe='')}?ply=2"
+    with spectator(named_db) as base, browser_page((390, 800)) as page:
+        page.goto(base + url)
+        page.locator("#step .board").screenshot(path=str(tmp_path / "pips-390.png"))
+        bands = page.evaluate(BAND_TEXT_JS)
+        pips = [t for band in bands for t in band if t[0] == "pips"]
+        assert len(pips) == 2 and all(t[1].endswith(" pips") for t in pips), bands
+        assert all(height >= 14 for *_, height in pips), bands
+        assert any(t[0] == "score" for band in bands for t in band), bands  # a match game
+        for band in bands:
+            boxes = sorted((left, right, kind) for kind, _, left, right, _ in band)
+            for (_, right, kind), (left, _, other) in itertools.pairwise(boxes):
+                if "pips" in (kind, other):
+                    assert right <= left, (kind, other, band)
