@@ -1,0 +1,216 @@
+"""Concurrent human games on one ``nardy web`` (issue 35's check): the Play page's first load,
+and the round trip of a move against a 0-ply bot.
+
+A real ``nardy web`` process (the installed command) on a free loopback port; ``--games``
+clients play at once through the JSON API as the page does: each polls its game's state, enters
+random offered steps, confirms, and times from the confirming request to the state that shows
+the bot's reply played and its own turn again (or the game over), polling every ``--poll``
+seconds. Games are started from ``127.0.0.2``, ``127.0.0.3`` … so that the Play page's limit on
+new games per address (20 in 10 minutes) is met as real visitors would meet it. Prints JSON::
+
+    python benchmarks/load_play.py --games 100 --seconds 30
+
+``benchmarks/test_play.py`` runs it small in the benchmarks' quick pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+GAMES_PER_ADDRESS = 20
+"""The Play page's limit of new games per address (nardy.web.play.NEW_GAMES_PER_ADDRESS)."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _nardy() -> str:
+    """The installed ``nardy`` beside this Python (the README's install), else on PATH."""
+    beside = Path(sys.executable).with_name("nardy")
+    found = str(beside) if beside.exists() else shutil.which("nardy")
+    if found is None:
+        raise SystemExit("no installed nardy command: install the package first")
+    return found
+
+
+class Client:
+    """One HTTP/1.1 connection from one source address (keep-alive, as a browser's)."""
+
+    def __init__(self, port: int, source: str) -> None:
+        self.port = port
+        self.source = source
+        self.connection = http.client.HTTPConnection(
+            "127.0.0.1", port, timeout=30, source_address=(source, 0)
+        )
+
+    def request(
+        self, method: str, path: str, body: Any = None, seat: str | None = None
+    ) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if seat is not None:
+            headers["X-Nardy-Seat"] = seat
+        payload = None if body is None else json.dumps(body)
+        for attempt in (0, 1):
+            try:
+                self.connection.request(method, path, body=payload, headers=headers)
+                response = self.connection.getresponse()
+                data = response.read()
+                kind = response.getheader("Content-Type", "")
+                return response.status, json.loads(data) if "json" in kind else data
+            except (ConnectionError, http.client.HTTPException):
+                if attempt:
+                    raise
+                self.connection.close()  # the server closed an idle one: open another
+                self.connection = http.client.HTTPConnection(
+                    "127.0.0.1", self.port, timeout=30, source_address=(self.source, 0)
+                )
+        raise AssertionError("unreachable")
+
+
+def play(
+    port: int, source: str, variant: str, bot: str, seed: int, until: float, poll: float
+) -> dict[str, Any]:
+    """One human game (or several, one after the other, until ``until``): the round trips."""
+    client = Client(port, source)
+    rng = random.Random(seed)
+    trips: list[float] = []
+    games = errors = 0
+    while time.monotonic() < until:
+        status, made = client.request(
+            "POST", "/api/play", {"variant": variant, "opponent": {"kind": "bot", "bot": bot}}
+        )
+        if status != 201:
+            errors += 1
+            break
+        games += 1
+        game, seat = made["id"], made["seat_url"].split("#seat=", 1)[1]
+        confirmed: float | None = None
+        while time.monotonic() < until:
+            status, state = client.request("GET", f"/api/play/{game}", seat=seat)
+            if status != 200:
+                errors += 1
+                break
+            mine = state["decision"] is not None and state["decision"]["player"] == state["seat"]
+            if state["result"] is not None or mine:
+                if confirmed is not None:
+                    trips.append(time.monotonic() - confirmed)
+                    confirmed = None
+                if state["result"] is not None:
+                    break
+            if not mine:
+                time.sleep(poll)  # the bot thinks
+                continue
+            kind = state["decision"]["kind"]
+            if kind == "double":
+                action = ("/cube", {"action": "roll"})
+            elif kind == "take":
+                action = ("/cube", {"action": "take"})
+            elif state["complete"]:
+                action = ("/confirm", None)
+            else:
+                action = ("/step", rng.choice(state["offered"]))
+            if action[0] == "/confirm":  # the play in; the bot's reply out
+                confirmed = time.monotonic()
+            status, _ = client.request("POST", f"/api/play/{game}{action[0]}", action[1], seat)
+            if status != 200:
+                errors += 1
+                break
+    return {"trips": trips, "games": games, "errors": errors}
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0}
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+    return {"n": len(ordered), "p50_ms": at(0.5), "p99_ms": at(0.99), "max_ms": at(1.0)}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="games played at once")
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long they play")
+    parser.add_argument("--variant", default="backgammon")
+    parser.add_argument("--bot", default="heuristic", help="a 0-ply bot")
+    parser.add_argument("--poll", type=float, default=0.02, help="seconds between state polls")
+    args = parser.parse_args(argv)
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        server = subprocess.Popen(
+            [_nardy(), "web", "--port", str(port), "--db", str(Path(folder) / "arena.db")],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        raise SystemExit("nardy web did not start") from None
+                    time.sleep(0.1)
+            first = Client(port, "127.0.0.1")
+            started = time.monotonic()
+            status, _ = first.request("GET", "/play")
+            first_load = time.monotonic() - started
+            assert status == 200, status
+            static = time.monotonic()
+            for asset in ("/static/nardy.css", "/static/play.js", "/static/play.css"):
+                assert first.request("GET", asset)[0] == 200, asset
+            assets = time.monotonic() - static
+
+            until = time.monotonic() + args.seconds
+            results: list[dict[str, Any]] = [{} for _ in range(args.games)]
+
+            def run(i: int) -> None:
+                source = f"127.0.0.{2 + i // GAMES_PER_ADDRESS}"
+                results[i] = play(port, source, args.variant, args.bot, i, until, args.poll)
+
+            threads = [threading.Thread(target=run, args=(i,)) for i in range(args.games)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            server.terminate()
+            server.wait(10)
+    trips = [t for r in results for t in r.get("trips", [])]
+    return {
+        "games_at_once": args.games,
+        "variant": args.variant,
+        "bot": args.bot,
+        "seconds": args.seconds,
+        "play_page_first_load_ms": round(1000 * first_load, 1),
+        "play_page_assets_ms": round(1000 * assets, 1),
+        "games_played": sum(r.get("games", 0) for r in results),
+        "errors": sum(r.get("errors", 0) for r in results),
+        "round_trip": _percentiles(trips),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2))
