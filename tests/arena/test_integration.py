@@ -195,7 +195,10 @@ def test_watch_tournament_over_grpc(
     assert counts["game_started"] == counts["game_ended"] == 6
     # Every engine kind has its own message; no SPRT, so no SprtUpdatedEvent.
     assert kinds[0] == "tournament_started" and counts["tournament_started"] == 1
-    assert counts["standings_updated"] >= 6 and "sprt_updated" not in counts
+    # With standings_interval 0: one standings_updated per batch of games the runner collects
+    # together (two games of concurrency 2 may end in one wait) and one at the end; six when
+    # no two ended together (a CI run under load drew 5: the old ">= 6" was a race).
+    assert 2 <= counts["standings_updated"] <= 7 and "sprt_updated" not in counts
     assert kinds[-1] == "tournament_ended" and counts["tournament_ended"] == 1
     started_event = events[0].tournament_started
     assert started_event.status == arena_pb2.TOURNAMENT_STATUS_RUNNING
