@@ -2,7 +2,7 @@
 and the round trip of a move against a 0-ply bot.
 
 A real ``nardy web`` process (the installed command) on a free loopback port; ``--games``
-clients play at once through the JSON API as the page does: each polls its game's state, enters
+clients play one game each at once through the JSON API as the page does: each polls its state, enters
 random offered steps, confirms, and times from the confirming request to the state that shows
 the bot's reply played and its own turn again (or the game over), polling every ``--poll``
 seconds. Games are started from ``127.0.0.2``, ``127.0.0.3`` … so that the Play page's limit on
@@ -86,12 +86,13 @@ class Client:
 def play(
     port: int, source: str, variant: str, bot: str, seed: int, until: float, poll: float
 ) -> dict[str, Any]:
-    """One human game (or several, one after the other, until ``until``): the round trips."""
+    """One human game, until it ends or ``until``: the round trips. (One game a client: the
+    Play page lets an address start 20 games in 10 minutes, and the clients share 5.)"""
     client = Client(port, source)
     rng = random.Random(seed)
     trips: list[float] = []
     games = errors = 0
-    while time.monotonic() < until:
+    while games == 0:
         status, made = client.request(
             "POST", "/api/play", {"variant": variant, "opponent": {"kind": "bot", "bot": bot}}
         )
