@@ -112,10 +112,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Board",
-    "GameRecord",
     "GameState",
     "GnubgFormatError",
     "MatAction",
+    "MatGame",
     "MatMove",
     "MatchRecord",
     "MatchState",
@@ -764,7 +764,7 @@ def _as_pair(value: object, name: str) -> tuple[int, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class GameRecord:
+class MatGame:
     """One game of a ``.mat`` file.
 
     ``actions`` are the rolls and cube actions in the order made; the result is ``winner`` (0, 1, or
@@ -783,7 +783,7 @@ class GameRecord:
         actions = tuple(self.actions)
         object.__setattr__(self, "actions", actions)
         if not all(isinstance(a, MatAction) for a in actions):
-            raise GnubgFormatError("GameRecord.actions must hold MatAction objects")
+            raise GnubgFormatError("MatGame.actions must hold MatAction objects")
         if self.winner is None:
             if self.points != 0:
                 raise GnubgFormatError("an unfinished game (winner None) has points 0")
@@ -838,7 +838,7 @@ class MatchRecord:
 
     players: tuple[str, str]
     match_length: int
-    games: Sequence[GameRecord] = ()
+    games: Sequence[MatGame] = ()
     tags: Sequence[tuple[str, str]] = ()
 
     def __post_init__(self) -> None:
@@ -866,8 +866,8 @@ class MatchRecord:
             )
         games = tuple(self.games)
         object.__setattr__(self, "games", games)
-        if not all(isinstance(g, GameRecord) for g in games):
-            raise GnubgFormatError("MatchRecord.games must hold GameRecord objects")
+        if not all(isinstance(g, MatGame) for g in games):
+            raise GnubgFormatError("MatchRecord.games must hold MatGame objects")
         tags = tuple((str(k), str(v)) for k, v in self.tags)
         for key, value in tags:
             if not _TAG_KEY.match(key) or '"' in value or any(ch in value for ch in "\r\n"):
@@ -1081,12 +1081,12 @@ def parse_mat(text: str) -> MatchRecord:
         raise GnubgFormatError("no 'N point match' line: not a .mat match file")
     if players is None:
         raise GnubgFormatError("the match file holds no game, so no player names")
-    records: list[GameRecord] = []
+    records: list[MatGame] = []
     for builder in games:
         assert builder.score is not None
         try:
             records.append(
-                GameRecord(builder.score, tuple(builder.actions), builder.winner, builder.points)
+                MatGame(builder.score, tuple(builder.actions), builder.winner, builder.points)
             )
         except GnubgFormatError as exc:
             raise GnubgFormatError(

@@ -510,12 +510,15 @@ def _write_mat(
 ) -> None:
     """Write one match (or the games of one money unit) as a .mat file."""
     from nardy.core.gnubg import write_mat
-    from nardy.core.records import mat_record
+    from nardy.core.mat import mat_record
+    from nardy.core.record import of_game
 
     target = (
         path if total == 1 else path.with_name(f"{path.stem}-{index + 1}{path.suffix or '.mat'}")
     )
-    target.write_text(write_mat(mat_record(games, players, match_length)), encoding="utf-8")
+    target.write_text(
+        write_mat(mat_record([of_game(g) for g in games], players, match_length)), encoding="utf-8"
+    )
 
 
 def _summary_json(

@@ -32,12 +32,12 @@ from hypothesis import strategies as st
 
 from nardy.core.errors import NardyError
 from nardy.core.gnubg import (
-    GameRecord,
     GameState,
     GnubgFormatError,
     MatAction,
     MatchRecord,
     MatchState,
+    MatGame,
     MatMove,
     board_from_position_id,
     mat_moves_from_steps,
@@ -415,7 +415,7 @@ def _sample_record() -> MatchRecord:
         players=("Alice", "Bob"),
         match_length=5,
         games=[
-            GameRecord(
+            MatGame(
                 (0, 0),
                 [
                     roll(0, (3, 1), "8/5 6/5"),
@@ -427,7 +427,7 @@ def _sample_record() -> MatchRecord:
                 winner=1,
                 points=1,
             ),
-            GameRecord(
+            MatGame(
                 (0, 1),
                 [
                     roll(1, (4, 2), "8/4 6/4"),
@@ -442,7 +442,7 @@ def _sample_record() -> MatchRecord:
                 winner=1,
                 points=2,
             ),
-            GameRecord(
+            MatGame(
                 (0, 3),
                 [
                     roll(0, (6, 5), "24/18 18/13"),
@@ -453,7 +453,7 @@ def _sample_record() -> MatchRecord:
                 winner=0,
                 points=1,
             ),
-            GameRecord(
+            MatGame(
                 (1, 3),
                 [roll(1, (3, 1), "8/5 6/5"), roll(0, (4, 2), "8/4 6/4")],
                 winner=1,
@@ -510,7 +510,7 @@ def test_mat_round_trip_money_session_tags_and_unfinished_game() -> None:
         match_length=0,
         tags=(("Site", "nardy"), ("Jacoby", "On")),
         games=(
-            GameRecord(
+            MatGame(
                 (0, 0),
                 (
                     MatAction.roll(1, (1, 3), "bar/24* 6/off"),
@@ -529,7 +529,7 @@ def test_mat_round_trip_money_session_tags_and_unfinished_game() -> None:
 
 
 def test_long_left_entry_keeps_a_separating_blank() -> None:
-    game = GameRecord(
+    game = MatGame(
         (0, 0),
         [
             MatAction.roll(0, (2, 2), "25/23* 15/13* 13/11 8/6"),
@@ -667,25 +667,25 @@ def test_parse_mat_errors_without_games() -> None:
 def test_record_validation() -> None:
     roll = MatAction.roll
     with pytest.raises(GnubgFormatError, match="':'"):
-        MatchRecord(("a:b", "c"), 3, [GameRecord((0, 0))])
+        MatchRecord(("a:b", "c"), 3, [MatGame((0, 0))])
     with pytest.raises(GnubgFormatError, match="31 characters"):
-        MatchRecord(("x" * 32, "c"), 3, [GameRecord((0, 0))])
+        MatchRecord(("x" * 32, "c"), 3, [MatGame((0, 0))])
     with pytest.raises(GnubgFormatError, match="non-empty"):
-        MatchRecord((" a", "c"), 3, [GameRecord((0, 0))])
+        MatchRecord((" a", "c"), 3, [MatGame((0, 0))])
     with pytest.raises(GnubgFormatError, match="unfinished"):
-        MatchRecord(("a", "b"), 3, [GameRecord((0, 0)), GameRecord((0, 0))])
+        MatchRecord(("a", "b"), 3, [MatGame((0, 0)), MatGame((0, 0))])
     with pytest.raises(GnubgFormatError, match="match_length"):
-        MatchRecord(("a", "b"), -1, [GameRecord((0, 0))])
+        MatchRecord(("a", "b"), -1, [MatGame((0, 0))])
     with pytest.raises(GnubgFormatError, match="at least one game"):
         write_mat(MatchRecord(("a", "b"), 3, []))
     with pytest.raises(GnubgFormatError, match="points 0"):
-        GameRecord((0, 0), [], None, 2)
+        MatGame((0, 0), [], None, 2)
     with pytest.raises(GnubgFormatError, match="at least 1 point"):
-        GameRecord((0, 0), [], 1, 0)
+        MatGame((0, 0), [], 1, 0)
     with pytest.raises(GnubgFormatError, match="followed by Takes or Drops"):
-        GameRecord((0, 0), [MatAction.double(0, 2), roll(0, (3, 1), "8/5 6/5")])
+        MatGame((0, 0), [MatAction.double(0, 2), roll(0, (3, 1), "8/5 6/5")])
     with pytest.raises(GnubgFormatError, match="other player's double"):
-        GameRecord((0, 0), [MatAction.double(0, 2), MatAction.take(0)])
+        MatGame((0, 0), [MatAction.double(0, 2), MatAction.take(0)])
     with pytest.raises(GnubgFormatError, match="two dice"):
         roll(0, (7, 1))
     with pytest.raises(GnubgFormatError, match="bear-off"):
@@ -980,7 +980,7 @@ def _kernel_match(seed: int, games: int, match_length: int) -> MatchRecord:
                 loser = variant.loser_side(after, 1)
                 points = variant.game_points(loser, jacoby=False)
                 score[player] += points
-                records.append(GameRecord(score_before, actions, player, points))
+                records.append(MatGame(score_before, actions, player, points))
                 break
             position = variant.flip(after)
             player = 1 - player

@@ -33,9 +33,9 @@ from test_gnubg_formats import _run_gnubg, needs_gnubg
 
 from nardy.core import hookspecs, load_variant
 from nardy.core.gnubg import (
-    GameRecord,
     MatAction,
     MatchRecord,
+    MatGame,
     mat_moves_from_steps,
     write_mat,
 )
@@ -253,7 +253,7 @@ def _random_session(variant: Variant, seed: int, games: int) -> MatchRecord:
             if variant.is_finished(play.result):
                 points = variant.game_points(variant.loser_side(play.result, 1), jacoby=False)
                 score[player] += points
-                records.append(GameRecord(before, actions, player, points))
+                records.append(MatGame(before, actions, player, points))
                 break
             position = variant.flip(play.result)
             player = 1 - player

@@ -19,7 +19,8 @@ from nardy.core.errors import GameStateError
 from nardy.core.game import Game, PlayDecision
 from nardy.core.gnubg import GnubgFormatError, position_id_of
 from nardy.core.jsonl import answer_query, parse_segment, run_jsonl_stream
-from nardy.core.records import mat_game
+from nardy.core.mat import mat_game
+from nardy.core.record import of_game
 
 
 def _queries() -> list[dict[str, object]]:
@@ -87,7 +88,7 @@ def _finished(name: str, seed: int) -> Game:
 )
 def test_mat_export_refuses_the_tavli_games(name: str, why: str) -> None:
     with pytest.raises(GameStateError, match=why):
-        mat_game(_finished(name, 4), (0, 0))
+        mat_game(of_game(_finished(name, 4)), (0, 0))
 
 
 @pytest.mark.parametrize("name", ["plakoto", "portes"])

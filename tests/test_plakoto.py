@@ -443,11 +443,12 @@ def test_gnubg_position_ids_refuse_pins() -> None:
 
 
 def test_mat_export_refuses_plakoto() -> None:
-    from nardy.core.records import mat_game
+    from nardy.core.mat import mat_game
+    from nardy.core.record import of_game
 
     game = Game(PLAKOTO, SeededDice(3), auto_forced=False)
     with pytest.raises(GameStateError, match="cannot hold plakoto"):
-        mat_game(game, (0, 0))
+        mat_game(of_game(game), (0, 0))
 
 
 def test_plays_jsonl_writes_pins_as_json_dumps_would() -> None:

@@ -19,7 +19,8 @@ from nardy.core import GameStateError, Position, load_variant
 from nardy.core.dice import ScriptedDice
 from nardy.core.game import CubeSettings, Game
 from nardy.core.jsonl import run_jsonl_stream
-from nardy.core.records import mat_game
+from nardy.core.mat import mat_game
+from nardy.core.record import of_game
 
 BACKGAMMON = load_variant("backgammon")
 START = BACKGAMMON.start_position()
@@ -65,7 +66,7 @@ def test_mat_export_refuses_automatic_doubles() -> None:
     game = Game(variant, ScriptedDice([(3, 3), (4, 2), (6, 5)]), cube=cube)
     assert game.cube.value == 2
     with pytest.raises(GameStateError, match="no automatic doubles"):
-        mat_game(game, (0, 0))
+        mat_game(of_game(game), (0, 0))
     done = CliRunner().invoke(
         cli, ["play", "-v", "backgammon", "-o", "auto_doubles=true", "--mat", "m.mat"]
     )
