@@ -20,7 +20,7 @@ import dataclasses
 import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +28,11 @@ from nardy.arena import audit
 from nardy.arena.runner import kernel_outcome
 from nardy.arena.schedule import DefinitionError, TournamentDef, build_schedule, derive_seed
 from nardy.arena.storage import GameRow, StorageError, Store
-from nardy.core.dice import ScriptedDice, SeededDice
+from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
     COLOURS,
     WHITE,
-    CubeSettings,
     DoubleDecision,
     Game,
     GameResult,
@@ -42,6 +41,7 @@ from nardy.core.game import (
 )
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
+from nardy.core.record import GameRecord, RecordError, Replay, Step, from_json
 from nardy.core.variant import Variant
 
 __all__ = [
@@ -98,80 +98,84 @@ def _decision_kind(decision: object) -> str:
     return "double" if isinstance(decision, DoubleDecision) else "take"
 
 
+def _answer_text(step: Step) -> str:
+    """The answer a step applied, in the arena's words."""
+    if isinstance(step.answer, bool):
+        return "double" if step.answer else "roll"
+    if step.action is not None and step.action.kind == "play":
+        return step.action.play
+    return str(step.answer)
+
+
 def replay_record(record: Mapping[str, Any]) -> ReplayReport:
-    """Re-play a game from its record and check the record against it (see the module doc)."""
+    """Re-play a game from its record and check the record against it (see the module doc).
+
+    The kernel's log is re-played by the one replayer (:class:`nardy.core.record.Replay`);
+    each decision the game asks must be the arena's next decision entry, of that player, of
+    that kind and with that answer."""
     game_id = str(record.get("game_id", "?"))
     try:
-        kernel = record["game"]
-        rolls = [(int(r[0]), int(r[1])) for r in kernel["rolls"]]
-        events = kernel["events"]
-        decisions = list(record["decisions"])
-        setup = record.get("setup") or {}
-        variant = cached_variant(record["variant"], record.get("options") or {})
-        outcome = record["result"] or {}
-        seed = record.get("seed")
-    except (KeyError, TypeError, IndexError, NardyError, ValueError) as exc:
+        typed = from_json(record)
+        variant = cached_variant(typed.variant, typed.options)
+    except (NardyError, TypeError, ValueError) as exc:
         return ReplayReport(game_id, False, 0, 0, f"the record is incomplete: {exc}")
+    if not typed.is_arena:
+        return ReplayReport(game_id, False, 0, 0, "the record is incomplete: no game_id")
     applied = 0
 
     def fail(message: str, n_events: int = 0) -> ReplayReport:
         return ReplayReport(game_id, False, n_events, applied, message)
 
-    if seed is not None:
-        dice = SeededDice(int(seed))
-        for i, want in enumerate(rolls):
+    if typed.seed is not None:
+        dice = SeededDice(int(typed.seed))
+        for i, want in enumerate(typed.rolls):
             got = dice.roll()
             if want != got:
                 return fail(
-                    f"seed {seed} gives roll {i + 1} as {list(got)}, the record has {list(want)}"
+                    f"seed {typed.seed} gives roll {i + 1} as {list(got)}, the record has "
+                    f"{list(want)}"
                 )
+    answers = typed.answers
     try:
-        cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
-        game = Game(variant, ScriptedDice(rolls), starter=setup.get("starter"), cube=cube)
-        for n, entry in enumerate(decisions):
-            if "answer" not in entry:
-                if n != len(decisions) - 1:
-                    return fail(f"decision {entry.get('seq')} has no answer but is not the last")
+        run = Replay(typed, variant=variant)
+        steps = iter(run)
+        for n, entry in enumerate(answers):
+            if entry.answer is None:
+                if n != len(answers) - 1:
+                    return fail(f"decision {entry.seq} has no answer but is not the last")
                 break  # a fault that forfeited the game: nothing was applied
-            if "fallback" in entry and "fault" not in entry:
-                return fail(f"decision {entry.get('seq')}: a fallback answer without a fault")
-            decision = game.decision
-            if decision is None:
-                return fail(f"decision {entry.get('seq')} comes after the end of the game")
-            kind = _decision_kind(decision)
-            if entry.get("kind") != kind or entry.get("player") != COLOURS[decision.player]:
+            if entry.fallback and entry.fault is None:
+                return fail(f"decision {entry.seq}: a fallback answer without a fault")
+            step = next(steps, None)
+            if step is None:
+                return fail(f"decision {entry.seq} comes after the end of the game")
+            kind = _decision_kind(step.decision)
+            player = COLOURS[step.decision.player]
+            if entry.kind != kind or entry.player != step.decision.player:
                 return fail(
-                    f"decision {entry.get('seq')}: the record has {entry.get('player')} "
-                    f"{entry.get('kind')}, the game asks {COLOURS[decision.player]} {kind}"
+                    f"decision {entry.seq}: the record has {COLOURS[entry.player]} "
+                    f"{entry.kind}, the game asks {player} {kind}"
                 )
-            answer: Any = entry["answer"]
-            if kind == "double":
-                answer = answer == "double"
-            game.decide(answer)
+            if step.answer is None:
+                return fail(f"decision {entry.seq}: the game's log ends before {player}'s answer")
+            logged = _answer_text(step)
+            if entry.answer != logged:
+                return fail(
+                    f"decision {entry.seq}: {player} answered {entry.answer!r}, the game's log "
+                    f"has {logged!r}"
+                )
             applied += 1
-    except (NardyError, TypeError, ValueError) as exc:
+        for step in steps:  # applies the last answer; the log must answer nothing more
+            if step.answer is not None:
+                return fail(
+                    f"the game's log answers decision {step.number} ({COLOURS[step.decision.player]} "
+                    f"{_decision_kind(step.decision)}), the record's decisions do not"
+                )
+        run.check()
+    except RecordError as exc:
         return fail(f"replaying failed: {exc}")
-    replayed = game.record()
-    for i, (want, got) in enumerate(zip(events, replayed["events"], strict=False)):
-        if want != got:
-            return fail(
-                f"event {i + 1} differs: record {json.dumps(want)}, replay {json.dumps(got)}", i
-            )
-    n_events = min(len(events), len(replayed["events"]))
-    if len(events) != len(replayed["events"]):
-        return fail(
-            f"the record has {len(events)} events, the replay {len(replayed['events'])}", n_events
-        )
-    if len(game.dice.rolls) != len(rolls):
-        return fail(
-            f"the replay used {len(game.dice.rolls)} of the {len(rolls)} recorded rolls", n_events
-        )
-    if replayed["result"] != kernel.get("result"):
-        return fail(
-            f"result differs: record {kernel.get('result')}, replay {replayed['result']}",
-            n_events,
-        )
-    problem = _check_outcome(record, game, decisions, outcome) or _check_faults(record, decisions)
+    n_events = len(typed.events)
+    problem = _check_outcome(typed, run.game) or _check_faults(typed)
     if problem:
         return fail(problem, n_events)
     return ReplayReport(
@@ -181,22 +185,22 @@ def replay_record(record: Mapping[str, Any]) -> ReplayReport:
         applied,
         f"{game_id}: {n_events} events and {applied} decisions re-played; the events, the "
         "result and the faults agree with the record",
-        len(rolls),
+        len(typed.rolls),
     )
 
 
-def _check_outcome(
-    record: Mapping[str, Any], game: Game, decisions: Sequence[Mapping[str, Any]], outcome: Any
-) -> str | None:
+def _check_outcome(record: GameRecord, game: Game) -> str | None:
     """What the recorded outcome says against the re-played game, or None if it fits."""
-    if not isinstance(outcome, Mapping):
-        return f"the result is {outcome!r}, not a table"
-    termination = outcome.get("termination")
-    said = (outcome.get("winner"), outcome.get("points"), outcome.get("multiplier"), termination)
+    outcome = record.outcome
+    if outcome is None:
+        return "the result is None, not a table"
+    termination = outcome.termination
+    winner = None if outcome.winner is None else COLOURS[outcome.winner]
+    said = (winner, outcome.points, outcome.multiplier, termination)
     result = game.result
     if result is not None:
         ended = kernel_outcome(result)  # plakoto's mother end and draw included
-        want = (
+        want: tuple[Any, ...] = (
             None if ended.winner is None else COLOURS[ended.winner],
             ended.points,
             ended.multiplier,
@@ -208,7 +212,7 @@ def _check_outcome(
             )
         return None
     if termination == "aborted":
-        if outcome.get("winner") is not None or outcome.get("points") not in (0, None):
+        if outcome.winner is not None or outcome.points:
             return f"an aborted game with a winner or points: {_outcome_text(said)}"
         return None
     if termination not in FORFEITS:
@@ -216,28 +220,29 @@ def _check_outcome(
     decision = game.decision
     assert decision is not None
     loser = decision.player
-    last = decisions[-1] if decisions else None
-    if last is not None and "answer" not in last:
-        fault = last.get("fault") or {}
-        if last.get("player") != COLOURS[loser]:
+    answers = record.answers
+    last = answers[-1] if answers else None
+    if last is not None and last.answer is None:
+        fault = last.fault or {}
+        if last.player != loser:
             return (
-                f"the fault that ended the game is {last.get('player')}'s, not the player to move"
+                f"the fault that ended the game is {COLOURS[last.player]}'s, not the player to move"
             )
         if (termination == "time_forfeit") != (fault.get("kind") == "timeout"):
             return f"a {fault.get('kind')} fault ends the game by {termination}"
-    elif not decisions and "start_game" in str(outcome.get("reason", "")):
+    elif not answers and "start_game" in outcome.reason:
         # An in-process bot that failed before the first decision: the loser is in the reason.
-        loser = 1 - COLOURS.index(outcome.get("winner")) if outcome.get("winner") in COLOURS else -1
-        if loser < 0:
+        if outcome.winner is None:
             return f"a forfeit without a winner: {_outcome_text(said)}"
+        loser = 1 - outcome.winner
     elif termination != "bot_failure":
         return f"a {termination} without a fault in the game"
     want = (COLOURS[1 - loser], game.cube.value, 1, termination)
     if said != want:
         return f"the result says {_outcome_text(said)}, the forfeit gives {_outcome_text(want)}"
-    loser_name = str((record.get(COLOURS[loser].lower()) or {}).get("name", ""))
-    if loser_name and not str(outcome.get("reason", "")).startswith(loser_name):
-        return f"the forfeit's reason {outcome.get('reason')!r} does not name {loser_name}"
+    loser_name = str((record.players[loser].seat or {}).get("name", ""))
+    if loser_name and not outcome.reason.startswith(loser_name):
+        return f"the forfeit's reason {outcome.reason!r} does not name {loser_name}"
     return None
 
 
@@ -246,22 +251,22 @@ def _outcome_text(o: tuple[Any, ...]) -> str:
     return f"winner {winner}, {points} points (x{multiplier}), {termination}"
 
 
-def _check_faults(record: Mapping[str, Any], decisions: Sequence[Mapping[str, Any]]) -> str | None:
+def _check_faults(record: GameRecord) -> str | None:
     """The per-colour fault counts must be the faults of the decisions, colour by colour."""
-    counted: dict[str, dict[str, int]] = {"white": {}, "black": {}}
-    for entry in decisions:
-        fault = entry.get("fault")
-        if fault is not None:
-            side = counted.get(str(entry.get("player", "")).lower())
-            if side is None:
-                return f"decision {entry.get('seq')}: a fault of no player"
-            kind = str(fault.get("kind"))
+    counted: tuple[dict[str, int], dict[str, int]] = ({}, {})
+    for entry in record.answers:
+        if entry.fault is not None:
+            kind = str(entry.fault.get("kind"))
+            side = counted[entry.player]
             side[kind] = side.get(kind, 0) + 1
-    faults = record.get("faults") or {}
-    for colour, kinds in counted.items():
-        stated = {k: v for k, v in (faults.get(colour) or {}).items() if v}
+    faults = record.faults or ({}, {})
+    for colour, kinds in enumerate(counted):
+        stated = {k: v for k, v in faults[colour].items() if v}
         if stated != kinds:
-            return f"{colour}'s faults are recorded as {stated}, its decisions show {kinds}"
+            return (
+                f"{COLOURS[colour].lower()}'s faults are recorded as {stated}, its decisions "
+                f"show {kinds}"
+            )
     return None
 
 

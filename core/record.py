@@ -725,15 +725,19 @@ class Replay:
     game, :attr:`game`, is then in the decision's state); resuming applies the answer. The
     answers are the record's actions in order: at a play, the next action must be a play of
     that player, found among the legal plays by its text; at a double decision the player
-    doubled if his next action is a double, else he rolled. ``auto_forced=False`` stops at
-    forced plays too (the analysis rates them)."""
+    doubled if his next action is a double, else he rolled (when no action follows, if the
+    log goes on). ``auto_forced=False`` stops at forced plays too (the analysis rates them)."""
 
-    def __init__(self, record: GameRecord, *, auto_forced: bool = True) -> None:
+    def __init__(
+        self, record: GameRecord, *, auto_forced: bool = True, variant: Variant | None = None
+    ) -> None:
+        """:param variant: the record's variant, when the caller has it loaded already (a
+        tournament's verifier replays many games of one)."""
         self.record = record
         starter, cube = record.game_start()
         try:
             self.game = Game(
-                record.variant_object(),
+                variant or record.variant_object(),
                 ScriptedDice(record.rolls),
                 starter=starter,
                 cube=cube,
@@ -771,7 +775,9 @@ class Replay:
         player = COLOURS[decision.player]
         if isinstance(decision, DoubleDecision):
             if action is None:
-                return None
+                # No action follows: he rolled if the log goes on past this point (to his roll,
+                # then a forfeit or an interruption), else the record ends here.
+                return False if len(self.record.events) > len(self.game.events) else None
             return action.kind == "double" and action.player == decision.player
         if action is None:
             return None
