@@ -1,0 +1,389 @@
+"""Rollouts: the equity of a decision's best plays measured by playing each out many times.
+
+A rollout of a decision (a position and a roll) plays every candidate play, then the game on from
+its result, ``trials`` times, each side choosing its plays by the evaluator at 0-ply (as the bots
+do), and averages the results (cubeless points of one game, the mover's view). The turns are the
+kernel's own (:class:`~nardy.core.game.Game`, its throws answered as chance nodes), so re-rolls,
+progressions, transferred steps and every game end are played by the rules of RULES.md and no copy
+of them lives here.
+
+* **Truncated** (``truncate=N``): after N more turns the game stops where it stands and the
+  player to roll is credited with the evaluator's 0-ply equity; **full** (None): played to the end.
+* **The same dice for every candidate** (common random numbers): trial ``t`` of every candidate
+  draws its throws from the same seeded stream, ``Random(f"{seed}:{t}")``, so a difference
+  between two plays is not blurred by their dice being different; the same seed gives the same
+  rollout.
+* **Variance reduction** by the luck of each roll as the evaluator sees it: at every roll (the
+  first throw of a turn) the roller's luck is his 0-ply value after his best turn with that roll
+  minus its mean over the 21 rolls (:meth:`~nardy.engines.search.Searcher.luck`), and the
+  trial's result less the luck of the mover's rolls plus that of the opponent's is the estimate.
+  The luck has mean 0 whatever the evaluator (the dice are fair), so the estimate stays unbiased;
+  the better the evaluator, the more of the dice's noise it takes out. Re-rolls inside a turn
+  (RULES.md §2.9) keep their luck: the turn's first roll is valued with them played greedily.
+* The SE of each play is the standard error of its trials' estimates; that of a difference
+  between two plays, of the paired differences trial by trial (smaller than either, the dice
+  being shared). Both are also given without the variance reduction, from the same trials.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nardy.analysis.records import GameInput, RecordError
+from nardy.core.errors import GameStateError, NardyError
+from nardy.core.game import CubeSettings, DoubleDecision, Game, PlayDecision
+from nardy.core.movegen import position_of
+from nardy.core.position import Position
+from nardy.core.variant import Variant
+from nardy.engines.evaluator import Evaluator, make_evaluator, shortlists
+from nardy.engines.search import RankedPlay, Searcher
+
+__all__ = [
+    "DEFAULT_TRIALS",
+    "PlayRollout",
+    "Rollout",
+    "Trial",
+    "play_out",
+    "record_decision",
+    "rollout",
+]
+
+DEFAULT_TRIALS = 144
+"""Trials per play by default (a multiple of 36)."""
+_BATCH = 36
+"""Trials between two checks of the target SE."""
+_MAX_TURNS = 2000
+"""A game that lasts longer than this is stopped where it stands (no variant's game comes close;
+it guards against a policy that cannot make progress)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    """One trial of one candidate: its result and the luck it met (the mover's view)."""
+
+    result: float
+    """Points of the game (full) or the equity where it was stopped (truncated)."""
+    luck: float
+    """The mover's luck less the opponent's over the trial's rolls."""
+
+    @property
+    def estimate(self) -> float:
+        """The variance-reduced estimate: the result less the luck."""
+        return self.result - self.luck
+
+
+@dataclass(slots=True)
+class PlayRollout:
+    """One candidate play's rollout."""
+
+    index: int
+    """Its index in the decision's legal plays."""
+    text: str
+    prior: float
+    """Its equity by the search that chose the candidates."""
+    trials: list[Trial] = field(default_factory=list)
+
+    def estimates(self, reduced: bool = True) -> list[float]:
+        return [t.estimate if reduced else t.result for t in self.trials]
+
+    def equity(self, reduced: bool = True) -> float:
+        values = self.estimates(reduced)
+        return math.fsum(values) / len(values) if values else math.nan
+
+    def se(self, reduced: bool = True) -> float:
+        return _se(self.estimates(reduced))
+
+
+def _se(values: Sequence[float]) -> float:
+    """The standard error of the mean of ``values`` (nan for fewer than two)."""
+    if len(values) < 2:
+        return math.nan
+    return float(np.std(np.asarray(values), ddof=1) / math.sqrt(len(values)))
+
+
+@dataclass(slots=True)
+class Rollout:
+    """A rollout of one decision (module doc): its candidates, best first by rolled-out equity."""
+
+    variant: str
+    position: Position
+    dice: tuple[int, ...]
+    evaluator: str
+    truncate: int | None
+    seed: int
+    variance_reduction: bool
+    plays: list[PlayRollout]
+
+    @property
+    def trials(self) -> int:
+        return len(self.plays[0].trials) if self.plays else 0
+
+    def ranked(self) -> list[PlayRollout]:
+        """The candidates, best first by rolled-out equity (ties: the search's order)."""
+        return sorted(self.plays, key=lambda p: -p.equity(self.variance_reduction))
+
+    def difference_se(self, a: PlayRollout, b: PlayRollout, reduced: bool | None = None) -> float:
+        """The SE of ``a``'s equity minus ``b``'s, from the paired trials (same dice)."""
+        use = self.variance_reduction if reduced is None else reduced
+        return _se([x - y for x, y in zip(a.estimates(use), b.estimates(use), strict=True)])
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` form (docs/analysis.md)."""
+        reduced = self.variance_reduction
+        ranked = self.ranked()
+        best = ranked[0]
+
+        def r(x: float) -> float | None:
+            return None if math.isnan(x) else round(x, 6)
+
+        return {
+            "variant": self.variant,
+            "position": self.position.id(),
+            "dice": list(self.dice),
+            "evaluator": self.evaluator,
+            "trials": self.trials,
+            "truncate": self.truncate,
+            "seed": self.seed,
+            "variance_reduction": reduced,
+            "plays": [
+                {
+                    "rank": rank,
+                    "play": play.text or "(no move)",
+                    "equity": r(play.equity(reduced)),
+                    "se": r(play.se(reduced)),
+                    "loss": r(best.equity(reduced) - play.equity(reduced)),
+                    "loss_se": None if play is best else r(self.difference_se(best, play)),
+                    "plain_equity": r(play.equity(False)),
+                    "plain_se": r(play.se(False)),
+                    "prior": r(play.prior),
+                }
+                for rank, play in enumerate(ranked, 1)
+            ],
+        }
+
+
+class _Dice:
+    """The throws of one trial: the same stream for every candidate (common random numbers)."""
+
+    def __init__(self, seed: int, trial: int) -> None:
+        self._random = random.Random(f"{seed}:{trial}")
+
+    def throw(self) -> tuple[int, int]:
+        randint = self._random.randint
+        return randint(1, 6), randint(1, 6)
+
+
+def _policy(searcher: Searcher, decision: PlayDecision) -> int:
+    """The play a rollout makes: the first best result by 0-ply value among the evaluator's
+    short list (as the bots and the search's greedy turns choose)."""
+    plays = decision.plays
+    if len(plays) == 1:
+        return 0
+    keys = plays.board_keys()
+    eligible = shortlists(searcher.evaluator, [keys])[0] or list(range(len(keys)))
+    values = searcher.values([position_of(keys[j]) for j in eligible], 0)
+    return eligible[int(np.argmax(values))]
+
+
+def play_out(
+    searcher: Searcher,
+    game: Game,
+    dice: _Dice,
+    *,
+    truncate: int | None,
+    reduce: bool = True,
+) -> Trial:
+    """Play ``game`` (throws as chance nodes) on from where it stands to its end, or until
+    ``truncate`` more rolls have been thrown, choosing plays by :func:`_policy`; the result and
+    luck from the view of White (colour 0, the mover of the decision rolled out)."""
+    luck = 0.0
+    rolls = 0
+    while game.result is None:
+        chance = game.chance
+        if chance is not None:
+            if chance.kind == "roll":
+                sign = 1.0 if game.mover == 0 else -1.0
+                if truncate is not None and rolls >= truncate:
+                    equity = searcher.equity(game.position, 0)
+                    return Trial(sign * equity, luck)
+                if rolls >= _MAX_TURNS:
+                    raise GameStateError(f"a rollout game passed {_MAX_TURNS} turns")
+                rolls += 1
+                a, b = dice.throw()
+                if reduce:
+                    luck += sign * searcher.luck(game.position, (a, b), 0)
+                game.roll(a, b)
+            else:  # a re-roll within the turn (its luck is in the turn's first roll's value)
+                game.roll(*dice.throw())
+            continue
+        decision = game.decision
+        if not isinstance(decision, PlayDecision):
+            raise GameStateError(f"a cubeless rollout met a {type(decision).__name__}")
+        game.decide(_policy(searcher, decision))
+    result = game.result
+    points = 0.0 if result.draw else float(result.points)
+    return Trial(points if result.winner == 0 else -points, luck)
+
+
+def _start(variant: Variant, position: Position, roll: tuple[int, int]) -> Game:
+    """A cubeless game at the decision: ``position`` with White to roll ``roll``."""
+    game = Game(
+        variant,
+        None,
+        position=position,
+        mover=0,
+        cube=CubeSettings(),
+        first_turn=True,
+        auto_forced=False,
+    )
+    game.roll(*roll)
+    return game
+
+
+def rollout(
+    variant: Variant,
+    position: Position,
+    roll: tuple[int, int],
+    *,
+    evaluator: str | Evaluator = "neural",
+    top: int = 3,
+    ply: int = 0,
+    trials: int = DEFAULT_TRIALS,
+    target_se: float | None = None,
+    truncate: int | None = None,
+    seed: int = 0,
+    variance_reduction: bool = True,
+    on_trials: Callable[[int], None] | None = None,
+) -> Rollout:
+    """Roll out the ``top`` plays (by the search at ``ply``) of ``position`` with the throw
+    ``roll`` (module doc). With ``target_se``, trials stop, in batches of 36, once every
+    candidate's SE is at most that (``trials`` is then the most). ``on_trials(n)``: n more trials
+    of every candidate done. Raises the kernel's errors for an illegal position or roll and
+    :class:`ValueError` for an unknown evaluator."""
+    if trials < 2:
+        raise ValueError(f"a rollout needs at least 2 trials, not {trials}")
+    if top < 1:
+        raise ValueError(f"top must be at least 1, not {top}")
+    if truncate is not None and truncate < 0:
+        raise ValueError(f"truncate must be 0 or more, not {truncate}")
+    if not all(isinstance(d, int) and 1 <= d <= 6 for d in roll) or len(roll) != 2:
+        raise ValueError(f"a roll is two dice 1-6, not {tuple(roll)}")
+    variant.validate(position)
+    start = _start(variant, position, roll)
+    decision = start.decision
+    if not isinstance(decision, PlayDecision):
+        raise GameStateError("the game is over: there is nothing to roll out")
+    chosen = evaluator if not isinstance(evaluator, str) else make_evaluator(evaluator, variant)
+    searcher = Searcher(variant, chosen)
+    dice = decision.segment.dice
+    ranked: list[RankedPlay] = searcher.rank(decision.position, dice, ply)[:top]
+    # The search and the game list the same legal plays in the same order (both are the
+    # variant's legal_plays of the segment); checked, since the candidates are played by index.
+    texts = [play.text for play in decision.plays]
+    if any(texts[p.index] != p.text for p in ranked):
+        raise GameStateError("the game's plays differ from the search's")
+    plays = [PlayRollout(p.index, p.text, p.equity) for p in ranked]
+    done = 0
+    while done < trials:
+        batch = min(_BATCH, trials - done)
+        for t in range(done, done + batch):
+            for candidate in plays:
+                game = _start(variant, position, roll)
+                game.decide(candidate.index)
+                candidate.trials.append(
+                    play_out(
+                        searcher,
+                        game,
+                        _Dice(seed, t),
+                        truncate=truncate,
+                        reduce=variance_reduction,
+                    )
+                )
+        done += batch
+        if on_trials is not None:
+            on_trials(batch)
+        if (
+            target_se is not None
+            and done >= 2 * _BATCH
+            and all(p.se(variance_reduction) <= target_se for p in plays)
+        ):
+            break
+    name = evaluator if isinstance(evaluator, str) else chosen.name
+    return Rollout(
+        variant.name,
+        position,
+        tuple(dice),
+        name,
+        truncate,
+        seed,
+        variance_reduction,
+        plays,
+    )
+
+
+def record_decision(game: GameInput, number: int) -> tuple[Position, tuple[int, int]]:
+    """The position (the mover's view) and roll of decision ``number`` of a recorded game, in
+    ``nardy analyze``'s numbering (every play decision, forced ones too, and the cube decisions it
+    rates, from 1). Only a roll's first segment is a decision a rollout starts from: a later
+    segment of the turn (a progression's stage, a re-roll, steps handed over) depends on what the
+    turn did before it. :class:`RecordError` otherwise, or if the record does not replay."""
+    from nardy.core.dice import ScriptedDice
+
+    label = game.label
+    try:
+        replay = Game(
+            game.variant,
+            ScriptedDice(game.rolls),
+            starter=game.starter,
+            cube=game.cube,
+            auto_forced=False,
+        )
+        count = 0
+        pointer = 0
+        actions = game.actions
+        while replay.decision is not None:
+            decision = replay.decision
+            action = actions[pointer] if pointer < len(actions) else None
+            if isinstance(decision, PlayDecision):
+                count += 1
+                if count == number:
+                    last = replay.events[-1] if replay.events else None
+                    if decision.segment.kind != "roll" or last is None or last.kind != "roll":
+                        raise RecordError(
+                            f"{label}: decision {number} is a {decision.segment.description}, "
+                            "not the first segment of a roll: roll out a roll's first decision"
+                        )
+                    a, b = last.data["dice"]
+                    return decision.position, (a, b)
+                if action is None:
+                    break
+                replay.decide(action.answer)
+                pointer += 1
+            elif isinstance(decision, DoubleDecision):
+                if action is None:
+                    break
+                count += game.rate_cube
+                doubled = action.kind == "double" and action.player == decision.player
+                if count == number:
+                    raise RecordError(f"{label}: decision {number} is a cube decision")
+                replay.decide(doubled)
+                pointer += doubled
+            else:
+                if action is None:
+                    break
+                count += game.rate_cube and not decision.after_beaver
+                if count == number:
+                    raise RecordError(f"{label}: decision {number} is a cube decision")
+                replay.decide(action.kind)
+                pointer += 1
+    except RecordError:
+        raise
+    except (NardyError, ValueError) as error:
+        raise RecordError(f"{label}: {error}") from None
+    raise RecordError(f"{label}: there is no decision {number} (the game has {count})")
