@@ -285,6 +285,9 @@ def _register_commands() -> None:
     from nardy.analysis.cli import analyze_command
 
     cli.add_command(analyze_command)
+    from nardy.analysis.rollout_cli import rollout_command
+
+    cli.add_command(rollout_command)
 
 
 _register_commands()
