@@ -26,9 +26,17 @@ def _single_threaded_blas() -> None:
         os.environ.setdefault(name, "1")
 
 
-METHODS = ("policy-iteration", "td")
+METHODS = ("policy-iteration", "td", "batched-td")
 _ONLY_FOR = {
-    "td": ("alpha", "lam", "prior", "delta_clip", "eval_every", "checkpoint_every", "max_seconds"),
+    "td": (
+        "alpha",
+        "lam",
+        "prior",
+        "delta_clip",
+        "eval_every",
+        "checkpoint_every",
+        "max_seconds",
+    ),
     "policy-iteration": (
         "iterations",
         "epochs",
@@ -38,8 +46,9 @@ _ONLY_FOR = {
         "candidates",
         "workers",
     ),
+    "batched-td": ("lam", "batch", "learning_rate", "envs", "chunk"),
 }
-"""Options that mean something to one method only (given with the other, they are an error)."""
+"""Options that mean something to some methods only (given with another, they are an error)."""
 
 
 @click.command()
@@ -50,7 +59,8 @@ _ONLY_FOR = {
     default="policy-iteration",
     show_default=True,
     help="policy-iteration: Monte Carlo policy iteration from heuristic (docs/bots.md); "
-    "td: TD(λ) self-play.",
+    "td: TD(λ) self-play; batched-td: many self-play games in lockstep, a net of outcome "
+    "probabilities without heuristic input (docs/bots.md).",
 )
 @click.option(
     "--option",
@@ -149,6 +159,20 @@ _ONLY_FOR = {
     type=click.IntRange(min=0),
     help="Games per evaluation (duplicate pairs; 0: none).",
 )
+@click.option(
+    "--envs",
+    default=256,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="[batched-td] Games played in lockstep.",
+)
+@click.option(
+    "--chunk",
+    default=20_000,
+    show_default=True,
+    type=click.IntRange(1, 10_000_000),
+    help="[batched-td] Games per chunk (a checkpoint after each; --resume continues at the next).",
+)
 @click.option("--checkpoint-every", default=500, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--max-seconds",
@@ -184,6 +208,8 @@ def train(
     delta_clip: float,
     eval_every: int,
     eval_games: int,
+    envs: int,
+    chunk: int,
     checkpoint_every: int,
     max_seconds: float | None,
     resume: bool,
@@ -210,24 +236,47 @@ def train(
       nardy play --variant long --bots neural:long.npz,heuristic --games 2000 --seed 11
     """
     context = click.get_current_context()
-    for other, names in _ONLY_FOR.items():
-        if other == method:
-            continue
+    owners: dict[str, list[str]] = {}
+    for owner, names in _ONLY_FOR.items():
         for name in names:
-            if context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
-                flag = "--lambda" if name == "lam" else "--" + name.replace("_", "-")
-                raise click.UsageError(f"{flag} applies to --method {other} only")
+            owners.setdefault(name, []).append(owner)
+    for name, methods in owners.items():
+        if method in methods:
+            continue
+        if context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+            flag = "--lambda" if name == "lam" else "--" + name.replace("_", "-")
+            raise click.UsageError(f"{flag} applies to --method {' or '.join(methods)} only")
     _single_threaded_blas()
     if out.suffix != ".npz":
         raise click.BadParameter("the weights file must end in .npz", param_hint="'--out'")
     if not out.parent.is_dir():
         raise click.BadParameter(f"no folder {str(out.parent)!r}", param_hint="'--out'")
     from nardy.cli import _load_variant, _one_game_variant
+
+    variant = _one_game_variant(_load_variant(variant_name, option_items), "training a net")
+    if method == "batched-td":
+        from nardy.train.batched_cli import run_batched
+
+        run_batched(
+            variant,
+            out,
+            games=games or 100_000,
+            seed=seed,
+            hidden=hidden or 128,
+            envs=envs,
+            chunk=chunk,
+            lam=lam,
+            learning_rate=learning_rate,
+            batch=batch,
+            eval_games=eval_games,
+            resume=resume,
+            quiet=quiet,
+        )
+        return
     from nardy.train.policy_iteration import IterationConfig
     from nardy.train.td import Evaluation, TrainConfig, best_path
     from nardy.train.td import train as run
 
-    variant = _one_game_variant(_load_variant(variant_name, option_items), "training a net")
     if method == "policy-iteration":
         _train_by_policy_iteration(
             variant,

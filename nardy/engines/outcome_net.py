@@ -1,0 +1,311 @@
+"""The outcome network: a value net over afterstates that stands on its own (no heuristic input).
+
+The net reads an afterstate's board encoding ``nardy196_v1`` (:mod:`nardy.encoding`, the mover's
+view, after his play) and answers the probabilities of the outcomes the variant scores, from the
+mover's side, through one hidden ``tanh`` layer and sigmoid outputs::
+
+    p = sigmoid(W2 · tanh(W1 x + b1) + b2)
+
+For a variant whose games are worth at most ``L`` points before the cube (RULES.md §6: backgammon
+3 — single, gammon, backgammon; long 3 — oyn, mars, koks; fevga 2; khachapuri 15, per checker), the
+``2L − 1`` outputs are cumulative: ``p[k−1] = P(the mover wins ≥ k points)`` for k = 1…L, then
+``P(he loses ≥ k points)`` for k = 2…L (losing ≥ 1 is 1 − winning ≥ 1). The cubeless equity in
+points is their combination::
+
+    E = Σₖ P(win ≥ k) − Σₖ P(lose ≥ k) = 2 p₁ − 1 + Σ_{k≥2} (P(win ≥ k) − P(lose ≥ k))
+
+and :meth:`OutcomeNet.values` answers ``E / scale`` — the same unit as the prior-input
+:class:`~nardy.engines.net.ValueNet`'s ``U`` — so the ``neural`` bot and evaluator use either.
+
+Weights are an ``.npz`` (float32 arrays ``w1 b1 w2 b2``, loaded with ``allow_pickle=False``) with a
+JSON sidecar of the same stem: :data:`FORMAT`, the encoder, sizes, levels, variant, scale, the
+training record and the sha256 of the ``.npz``. :func:`is_outcome_sidecar` tells such a sidecar
+from the older format's, so one loader reads both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from nardy.core.position import Position
+from nardy.core.variant import LegalPlays, Variant
+from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_plays
+
+__all__ = [
+    "FORMAT",
+    "OutcomeEngine",
+    "OutcomeNet",
+    "flip_outcomes",
+    "is_outcome_sidecar",
+    "outcome_targets",
+]
+
+F32 = npt.NDArray[np.float32]
+
+FORMAT = "nardy-outcome-v1"
+"""The weights format written in every outcome net's sidecar; its loader refuses any other."""
+INPUTS = BOARD_SIZE
+
+
+def is_outcome_sidecar(meta: object) -> bool:
+    """Whether a loaded sidecar is an outcome net's (the loader of older weights reads the rest)."""
+    return isinstance(meta, dict) and meta.get("format") == FORMAT
+
+
+def _flip_map(levels: int) -> tuple[npt.NDArray[np.intp], F32, F32]:
+    """Column permutation, signs and offsets of the view change (see :func:`flip_outcomes`)."""
+    k = 2 * levels - 1
+    perm = np.arange(k)
+    perm[1:levels] = np.arange(levels, k)
+    perm[levels:] = np.arange(1, levels)
+    sign = np.ones(k, dtype=np.float32)
+    offset = np.zeros(k, dtype=np.float32)
+    sign[0], offset[0] = -1.0, 1.0
+    return perm, sign, offset
+
+
+def flip_outcomes(p: F32, levels: int) -> F32:
+    """Outcome probabilities (rows of ``p``) seen from the other side: his P(win ≥ 1) is
+    1 − mine, his P(win ≥ k) my P(lose ≥ k) and the reverse (k ≥ 2)."""
+    perm, sign, offset = _flip_map(levels)
+    out: F32 = p[..., perm] * sign + offset
+    return out
+
+
+def outcome_targets(points: npt.NDArray[Any], levels: int) -> F32:
+    """The outcome vectors of finished games from one side: ``points`` > 0 won, < 0 lost, 0 a
+    draw (plakoto's frozen board, RULES.md §3.12.2: an even chance of a single game)."""
+    points = np.asarray(points, dtype=np.float64)
+    k = np.arange(1, levels + 1)
+    out = np.zeros((points.shape[0], 2 * levels - 1), dtype=np.float32)
+    out[:, :levels] = points[:, None] >= k
+    out[:, levels:] = -points[:, None] >= k[1:]
+    out[points == 0, 0] = 0.5
+    return out
+
+
+@dataclass(slots=True)
+class OutcomeNet:
+    """The parameters (float32) and the batched forward pass (the module docstring)."""
+
+    w1: F32
+    """Hidden weights, shape (H, inputs)."""
+    b1: F32
+    """Hidden biases, shape (H,)."""
+    w2: F32
+    """Output weights, shape (2L − 1, H)."""
+    b2: F32
+    """Output biases, shape (2L − 1,)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """The sidecar's content (variant, scale, levels, training record …)."""
+
+    @classmethod
+    def initial(
+        cls, hidden: int, levels: int, rng: np.random.Generator, meta: dict[str, Any]
+    ) -> OutcomeNet:
+        """Small random weights (Glorot-scaled hidden layer, tiny outputs: every outcome ≈ ½)."""
+        w1 = rng.normal(0.0, 1.0 / np.sqrt(INPUTS), size=(hidden, INPUTS)).astype(np.float32)
+        w2 = rng.normal(0.0, 0.1 / np.sqrt(hidden), size=(2 * levels - 1, hidden))
+        b2 = np.zeros(2 * levels - 1, dtype=np.float32)
+        return cls(
+            w1,
+            np.zeros(hidden, dtype=np.float32),
+            w2.astype(np.float32),
+            b2,
+            {**meta, "levels": levels},
+        )
+
+    @property
+    def hidden(self) -> int:
+        return int(self.w1.shape[0])
+
+    @property
+    def levels(self) -> int:
+        return int(self.meta["levels"])
+
+    @property
+    def scale(self) -> float:
+        return float(self.meta["scale"])
+
+    def params(self) -> dict[str, F32]:
+        return {"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2}
+
+    def copy(self) -> OutcomeNet:
+        return OutcomeNet(
+            self.w1.copy(), self.b1.copy(), self.w2.copy(), self.b2.copy(), dict(self.meta)
+        )
+
+    # -- the forward pass ------------------------------------------------------------------------
+
+    def hidden_of(self, inputs: npt.NDArray[Any]) -> F32:
+        """The hidden layer's activations of each row of ``inputs`` (one matrix product)."""
+        x = np.asarray(inputs, dtype=np.float32)[:, :INPUTS]
+        out: F32 = np.tanh(x @ self.w1.T + self.b1)
+        return out
+
+    def outcomes_of_hidden(self, hidden: F32) -> F32:
+        out: F32 = 1.0 / (1.0 + np.exp(-(hidden @ self.w2.T + self.b2)))
+        return out
+
+    def outcomes(self, inputs: npt.NDArray[Any]) -> F32:
+        """The outcome probabilities (the module docstring) of each row of ``inputs``."""
+        return self.outcomes_of_hidden(self.hidden_of(inputs))
+
+    def equity_of_outcomes(self, p: F32) -> F32:
+        """Cubeless equity in points of each row of outcome probabilities."""
+        levels = self.levels
+        out: F32 = 2.0 * p[:, 0] - 1.0 + p[:, 1:levels].sum(axis=1) - p[:, levels:].sum(axis=1)
+        return out
+
+    def values(self, inputs: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """``U`` (equity / scale, the unit of the prior-input net) of each row of ``inputs``:
+        rows may carry a prior column beyond the encoding (it is not read)."""
+        equity = self.equity_of_outcomes(self.outcomes(inputs))
+        out: npt.NDArray[np.float64] = equity.astype(np.float64) / self.scale
+        return out
+
+    # -- files -----------------------------------------------------------------------------------
+
+    def save(self, path: Path, extra: dict[str, F32] | None = None) -> None:
+        """Write ``path`` (.npz, plus ``extra`` arrays such as a checkpoint's optimiser state) and
+        its sidecar ``path.with_suffix('.json')``."""
+        path = Path(path)
+        arrays = {**self.params(), **(extra or {})}
+        partial = path.with_name(path.name + ".partial")
+        with partial.open("wb") as fh:
+            np.savez(fh, **arrays)  # type: ignore[arg-type]
+        data = partial.read_bytes()
+        meta = dict(self.meta)
+        meta.update(
+            format=FORMAT,
+            encoder=BOARD_ENCODER,
+            inputs=INPUTS,
+            hidden=self.hidden,
+            outputs=int(self.w2.shape[0]),
+            sha256=hashlib.sha256(data).hexdigest(),
+        )
+        sidecar = path.with_suffix(".json")
+        side_partial = sidecar.with_name(sidecar.name + ".partial")
+        side_partial.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        # Both replaced at once (an interrupt between the two leaves a stale pair: the sha256
+        # check then names it).
+        partial.replace(path)
+        side_partial.replace(sidecar)
+
+    @classmethod
+    def load(cls, path: Path, extra: tuple[str, ...] = ()) -> tuple[OutcomeNet, dict[str, F32]]:
+        """Read weights written by :meth:`save` (and the named ``extra`` arrays); one clear
+        :class:`ValueError` for a missing, corrupt or mismatched file."""
+        path = Path(path)
+        sidecar = path.with_suffix(".json")
+        if not path.is_file():
+            raise ValueError(f"no weights file {str(path)!r}")
+        if not sidecar.is_file():
+            raise ValueError(f"weights {str(path)!r} have no sidecar {sidecar.name!r}")
+        try:
+            meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ValueError(f"{sidecar}: not JSON ({error})") from None
+        return cls.from_file(path, meta, extra)
+
+    @classmethod
+    def from_file(
+        cls, path: Path, meta: object, extra: tuple[str, ...] = ()
+    ) -> tuple[OutcomeNet, dict[str, F32]]:
+        """:meth:`load` with the sidecar already read (``meta``)."""
+        if not is_outcome_sidecar(meta):
+            raise ValueError(f"{path.with_suffix('.json')}: not a {FORMAT} sidecar")
+        assert isinstance(meta, dict)
+        if meta.get("encoder") != BOARD_ENCODER or meta.get("inputs") != INPUTS:
+            raise ValueError(
+                f"{path.with_suffix('.json')}: encoder {meta.get('encoder')!r} with "
+                f"{meta.get('inputs')!r} inputs is not {BOARD_ENCODER} with {INPUTS}"
+            )
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
+            raise ValueError(f"{path}: sha256 differs from the sidecar's (file changed?)")
+        try:
+            with np.load(path, allow_pickle=False) as arrays:
+                params = {
+                    k: np.asarray(arrays[k], dtype=np.float32)
+                    for k in ("w1", "b1", "w2", "b2", *extra)
+                }
+        except (OSError, KeyError, ValueError) as error:
+            raise ValueError(f"{path}: not a weights archive ({error})") from None
+        try:
+            hidden, levels = int(meta["hidden"]), int(meta["levels"])
+            float(meta["scale"])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"{path.with_suffix('.json')}: no hidden, levels or scale") from None
+        outputs = 2 * levels - 1
+        shapes = {
+            "w1": (hidden, INPUTS),
+            "b1": (hidden,),
+            "w2": (outputs, hidden),
+            "b2": (outputs,),
+        }
+        for name, shape in shapes.items():
+            if params[name].shape != shape:
+                raise ValueError(
+                    f"{path}: array {name} has shape {params[name].shape}, the sidecar says {shape}"
+                )
+        net = cls(params["w1"], params["b1"], params["w2"], params["b2"], meta)
+        return net, {k: params[k] for k in extra}
+
+
+class OutcomeEngine:
+    """An :class:`OutcomeNet` bound to a variant, with the interface of the prior-input net's
+    engine (:class:`~nardy.engines.net.NetEngine`): the inputs of afterstates (their encoding
+    alone: no heuristic is evaluated) and their cubeless equities in points. It holds ``net``
+    itself (a trainer updating it in place is followed); a :class:`ValueError` for a net trained
+    for another variant."""
+
+    candidates = 0
+    """Every legal result is ranked (no heuristic short list)."""
+
+    def __init__(self, net: OutcomeNet, variant: Variant) -> None:
+        trained_for = net.meta.get("variant")
+        if trained_for is not None and trained_for != variant.name:
+            raise ValueError(
+                f"these neural weights were trained for {trained_for!r}, not {variant.name!r}"
+            )
+        levels = int(variant.max_game_value())
+        if net.levels != levels:
+            raise ValueError(
+                f"these weights score games of up to {net.levels} points; {variant.name}'s are "
+                f"worth up to {levels}"
+            )
+        self.net = net
+        self.variant = variant
+        self.scale = net.scale
+
+    def inputs_of_plays(self, plays: LegalPlays) -> F32:
+        """The encoding of every legal result in ``plays`` (one row each)."""
+        out: F32 = encode_plays(plays)
+        return out
+
+    def inputs_of(self, positions: Sequence[Position]) -> F32:
+        """The encoding of afterstates given as positions (each from its mover's view)."""
+        out: F32 = encode_batch(list(positions))
+        return out
+
+    def afterstate_equities(self, positions: Sequence[Position]) -> npt.NDArray[np.float64]:
+        """The cubeless equity (points of a single game) of each afterstate's mover."""
+        return self.net.values(self.inputs_of(positions)) * self.scale
+
+    def afterstate_equity(self, position: Position) -> float:
+        """Cubeless equity (points of a single game) of ``position``'s mover, who has just played."""
+        return float(self.afterstate_equities([position])[0])
+
+    def equity(self, position: Position) -> float:
+        """Cubeless equity of the player on roll in ``position``: minus that of the opponent's
+        afterstate."""
+        return -self.afterstate_equity(self.variant.flip(position))

@@ -1,0 +1,489 @@
+"""Batched self-play training of an :class:`~nardy.engines.outcome_net.OutcomeNet` (numpy only).
+
+Many games are played in lockstep by the batched environment
+(:func:`nardy.env.vector.batched_env`, the kernel's turn flow: no rule is written here). At every
+step each game's legal results come from :meth:`~nardy.env.vector.BatchedSelfPlay.afterstates`,
+all games' afterstates go through the net in **one float32 matrix product**, and each game plays
+its result of highest equity (greedy: the dice are the exploration, as in TD-Gammon). One net
+plays both sides, so the net needs no heuristic and no search to play.
+
+Targets are λ-returns (Sutton & Barto, ch. 12.1) over each finished game, in White's frame (a
+probability vector of the other side's view is :func:`~nardy.engines.outcome_net.flip_outcomes`'s
+affine map, so mixing commutes with it)::
+
+    G_{T−1} = z            G_t = (1 − λ) V_{t+1} + λ G_{t+1}
+
+with ``V_t`` the net's outcome probabilities of the result chosen at decision ``t`` (as evaluated
+when it was played) and ``z`` the game's outcome (the points it paid, RULES.md §6). ``λ = 0`` is
+TD(0), ``λ = 1`` Monte Carlo. The finished games' (afterstate, target) pairs are fitted by Adam on
+the outcomes' cross-entropy, one step whenever ``batch`` positions are waiting.
+
+**Chunks.** A run is a series of chunks of ``chunk`` games. Chunk ``c`` starts the environment
+afresh from seed ``seed · 1,000,003 + c · envs`` and ends when ``chunk`` games have finished (the
+games still in play are dropped, the waiting positions fitted); then the weights and the
+optimiser's state are written (``OUT.ckpt.npz``) and the weights alone (``OUT.npz``, what the
+``neural`` bot loads). ``resume`` continues at the next chunk, so a run stopped and resumed at
+chunk ends gives the same weights as one run (single-threaded BLAS, one machine). Ctrl-C (or
+SIGTERM) writes the checkpoint at once, a chunk cut short; a chunk that runs past
+``checkpoint_seconds`` writes one too (marked ``partial``) and goes on unchanged. The sidecar keeps
+the training curve: per chunk the games, seconds, games per second, loss and, with
+``eval_games``, points per game against ``heuristic`` in duplicate pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from nardy.core.variant import Variant
+from nardy.encoding import BOARD_ENCODER
+from nardy.engines.outcome_net import OutcomeNet, flip_outcomes, outcome_targets
+
+__all__ = ["BatchedConfig", "checkpoint_path", "train"]
+
+F32 = npt.NDArray[np.float32]
+
+SEED_STRIDE = 1_000_003
+"""Chunk ``c``'s environment seed is ``seed · SEED_STRIDE + c · envs``: no two chunks share a
+game's dice."""
+_ADAM = (0.9, 0.999, 1e-8)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchedConfig:
+    """What decides a run (all of it is recorded in the sidecar; resume checks it)."""
+
+    variant: str
+    games: int = 100_000
+    seed: int = 1
+    hidden: int = 128
+    envs: int = 256
+    """Games played in lockstep."""
+    chunk: int = 20_000
+    """Games per chunk (a checkpoint at each chunk's end)."""
+    lam: float = 0.7
+    learning_rate: float = 1e-3
+    batch: int = 256
+    """Positions per Adam step (at least)."""
+    eval_games: int = 0
+    """Games against ``heuristic`` after each chunk (duplicate pairs; 0: none)."""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+_SAME_RUN = (
+    "variant",
+    "seed",
+    "hidden",
+    "envs",
+    "chunk",
+    "lam",
+    "learning_rate",
+    "batch",
+    "options",
+)
+"""Config fields a resumed run must share with its checkpoint (``games`` may grow)."""
+
+
+def checkpoint_path(out: Path) -> Path:
+    """Where a run writing ``out`` keeps its checkpoint (``--resume`` reads it)."""
+    return out.with_name(out.stem + ".ckpt.npz")
+
+
+Say = Callable[[str], None]
+
+
+def scale_for(variant: Variant) -> float:
+    """The unit of ``values``: the prior-input net's (15 points per checker, else 3)."""
+    return 15.0 if variant.rules.scoring.per_checker else 3.0
+
+
+class _Adam:
+    """Adam over the net's four arrays (float32 moments, one step counter)."""
+
+    def __init__(self, net: OutcomeNet, state: dict[str, F32] | None, steps: int) -> None:
+        self.net = net
+        self.m = {k: np.zeros_like(a) for k, a in net.params().items()}
+        self.v = {k: np.zeros_like(a) for k, a in net.params().items()}
+        if state:
+            for k in self.m:
+                self.m[k] = state["m_" + k].copy()
+                self.v[k] = state["v_" + k].copy()
+        self.steps = steps
+
+    def state(self) -> dict[str, F32]:
+        out = {"m_" + k: a for k, a in self.m.items()}
+        out.update({"v_" + k: a for k, a in self.v.items()})
+        return out
+
+    def step(self, grads: dict[str, F32], rate: float) -> None:
+        b1, b2, eps = _ADAM
+        self.steps += 1
+        t = self.steps
+        size = rate * math.sqrt(1 - b2**t) / (1 - b1**t)
+        params = self.net.params()
+        for k, g in grads.items():
+            m, v = self.m[k], self.v[k]
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * (g * g)
+            params[k] -= (size * m / (np.sqrt(v) + eps)).astype(np.float32)
+
+
+def _fit(net: OutcomeNet, adam: _Adam, x: F32, y: F32, rate: float) -> float:
+    """One Adam step on the mean cross-entropy of ``y`` by the net's outcomes of ``x``; returns
+    the loss before the step."""
+    h = net.hidden_of(x)
+    p = net.outcomes_of_hidden(h)
+    n = x.shape[0]
+    clipped = np.clip(p, 1e-6, 1 - 1e-6)
+    loss = float(-(y * np.log(clipped) + (1 - y) * np.log(1 - clipped)).sum() / n)
+    dz = (p - y) / np.float32(n)
+    dh = (dz @ net.w2) * (1.0 - h * h)
+    grads = {"w1": dh.T @ x, "b1": dh.sum(axis=0), "w2": dz.T @ h, "b2": dz.sum(axis=0)}
+    adam.step(grads, rate)
+    return loss
+
+
+class _Returns:
+    """λ-return weights by game length (cached): ``G = C_T @ [V_1 … V_{T−1}, z]``."""
+
+    def __init__(self, lam: float) -> None:
+        self.lam = lam
+        self.cache: dict[int, F32] = {}
+
+    def matrix(self, length: int) -> F32:
+        found = self.cache.get(length)
+        if found is None:
+            t = np.arange(length)[:, None]
+            j = np.arange(length)[None, :]
+            lam = self.lam
+            # Column j < T − 1 holds V_{j+1}: its weight in G_t is (1 − λ) λ^(j−t) for j ≥ t.
+            power = np.where(j >= t, j - t, 0).astype(np.float64)
+            c = np.where(j >= t, (1 - lam) * lam**power, 0.0)
+            c[:, -1] = lam ** (length - 1 - np.arange(length))
+            found = self.cache[length] = c.astype(np.float32)
+        return found
+
+
+class _Run:
+    """One run's state: the net, the optimiser, the counters and the curve."""
+
+    def __init__(self, variant: Variant, config: BatchedConfig, out: Path, *, resume: bool) -> None:
+        self.variant = variant
+        self.config = config
+        self.out = out
+        self.levels = int(variant.max_game_value())
+        self.returns = _Returns(config.lam)
+        ckpt = checkpoint_path(out)
+        if resume:
+            if not ckpt.is_file():
+                raise ValueError(f"no checkpoint {str(ckpt)!r} to resume from")
+            names = tuple(f"{m}_{k}" for m in ("m", "v") for k in ("w1", "b1", "w2", "b2"))
+            net, state = OutcomeNet.load(ckpt, names)
+            if net.meta.get("kind") not in ("checkpoint", "partial", "interrupted"):
+                raise ValueError(f"{ckpt}: not a checkpoint of a batched-td run")
+            saved = net.meta.get("config", {})
+            mine = asdict(config)
+            for key in _SAME_RUN:
+                if saved.get(key) != mine[key]:
+                    raise ValueError(
+                        f"the checkpoint was made with {key}={saved.get(key)!r}, not {mine[key]!r}"
+                    )
+            self.net = net
+            self.adam = _Adam(net, state, int(net.meta["adam_steps"]))
+            self.games = int(net.meta["games"])
+            self.chunks = int(net.meta["chunks"])
+            self.seconds = float(net.meta["seconds"])
+            self.positions = int(net.meta["positions"])
+            self.history: list[dict[str, Any]] = list(net.meta.get("history", []))
+        else:
+            rng = np.random.default_rng(config.seed)
+            self.net = OutcomeNet.initial(config.hidden, self.levels, rng, {})
+            self.adam = _Adam(self.net, None, 0)
+            self.games = self.chunks = self.positions = 0
+            self.seconds = 0.0
+            self.history = []
+        self.net.meta = {"levels": self.levels, "scale": scale_for(variant)}
+        self.playing = False
+        """A chunk is in play (a checkpoint now is of a chunk cut short)."""
+        self.started = time.perf_counter() - self.seconds
+
+    # -- files -------------------------------------------------------------------------------
+
+    def meta(self, kind: str) -> dict[str, Any]:
+        return {
+            "kind": kind,
+            "variant": self.variant.name,
+            "scale": scale_for(self.variant),
+            "levels": self.levels,
+            "method": "batched-td",
+            "config": asdict(self.config),
+            "games": self.games,
+            # A cut chunk (partial or interrupted) counts as played: resuming starts the next.
+            "chunks": self.chunks + (kind != "checkpoint" and kind != "weights" and self.playing),
+            "positions": self.positions,
+            "adam_steps": self.adam.steps,
+            "seconds": round(time.perf_counter() - self.started, 1),
+            "history": self.history,
+        }
+
+    def save(self, kind: str = "checkpoint") -> None:
+        self.net.meta = self.meta(kind)
+        self.net.save(checkpoint_path(self.out), self.adam.state())
+        self.net.meta = self.meta("weights" if kind == "checkpoint" else kind + " weights")
+        self.net.save(self.out)
+
+    # -- play --------------------------------------------------------------------------------
+
+    def env(self, chunk: int) -> Any:
+        from nardy.env.vector import batched_env
+
+        options = dict(self.variant.options)
+        if options.get("cube"):
+            options["cube"] = False  # money play without the cube: the lean whole-batch flow
+        env = batched_env(self.variant.name, self.config.envs, encoder=BOARD_ENCODER, **options)
+        env.reset(seed=self.config.seed * SEED_STRIDE + chunk * self.config.envs)
+        return env
+
+    def chunk(self, target: int, say: Say, every: float) -> None:
+        """Play chunk number :attr:`chunks` until ``target`` games have finished in it."""
+        config, net = self.config, self.net
+        n = config.envs
+        env = self.env(self.chunks)
+        trails: list[list[tuple[F32, F32, int]]] = [[] for _ in range(n)]
+        waiting_x: list[F32] = []
+        waiting_y: list[F32] = []
+        waiting = 0
+        losses: list[float] = []
+        done = 0
+        chunk_start = time.perf_counter()
+        cpu_start = time.process_time()
+        shown = last_save = chunk_start
+        games_before = self.games
+        self.playing = True
+        while done < target:
+            counts = env.counts.copy()
+            x = np.concatenate([env.afterstates(i, BOARD_ENCODER) for i in range(n)])
+            p = net.outcomes(x)
+            equity = net.equity_of_outcomes(p)
+            best = _argmax_by_game(equity, counts)
+            rows = np.cumsum(counts) - counts + best
+            movers = env.agents.tolist()
+            chosen_x, chosen_p = x[rows], p[rows]
+            for i in range(n):
+                trails[i].append((chosen_x[i], chosen_p[i], movers[i]))
+            _, rewards, terminated, _ = env.step(best)
+            for i in np.flatnonzero(terminated).tolist():
+                if done >= target:
+                    break
+                trail, trails[i] = trails[i], []
+                xs, ys = self.targets(trail, float(rewards[i, 0]))
+                waiting_x.append(xs)
+                waiting_y.append(ys)
+                waiting += xs.shape[0]
+                done += 1
+                self.games += 1
+            if waiting >= config.batch or (done >= target and waiting):
+                xs, ys = np.concatenate(waiting_x), np.concatenate(waiting_y)
+                losses.append(_fit(net, self.adam, xs, ys, config.learning_rate))
+                self.positions += xs.shape[0]
+                waiting_x, waiting_y, waiting = [], [], 0
+                if not np.isfinite(net.w1).all():
+                    raise RuntimeError(
+                        f"training diverged at game {self.games}: lower --learning-rate"
+                    )
+            now = time.perf_counter()
+            if now - shown >= every:
+                shown = now
+                rate = (self.games - games_before) / max(time.process_time() - cpu_start, 1e-9)
+                loss = float(np.mean(losses[-50:])) if losses else math.nan
+                say(
+                    f"{self.variant.name}: {self.games:,} games (chunk {self.chunks + 1}), "
+                    f"{rate:.0f} games per CPU-second, loss {loss:.4f}, "
+                    f"{now - self.started:.0f} s in all"
+                )
+            if now - last_save >= CHECKPOINT_SECONDS:
+                last_save = now
+                self.save("partial")
+        elapsed = max(time.process_time() - cpu_start, 1e-9)
+        self.playing = False
+        self.chunks += 1
+        entry: dict[str, Any] = {
+            "chunk": self.chunks,
+            "games": self.games,
+            "seconds": round(time.perf_counter() - self.started, 1),
+            "cpu_seconds": round(elapsed, 1),
+            "games_per_cpu_second": round(done / elapsed, 1),
+            "loss": round(float(np.mean(losses)), 5) if losses else None,
+        }
+        self.history.append(entry)
+        self.save()
+        if config.eval_games:
+            # The ``neural`` bot plays the weights just written, as a user's would.
+            entry.update(evaluate(self.variant, self.out, config.eval_games))
+            self.save()
+
+    def targets(self, trail: list[tuple[F32, F32, int]], white_points: float) -> tuple[F32, F32]:
+        """The λ-return targets of one finished game's chosen afterstates, each from its mover's
+        view (the module docstring)."""
+        levels = self.levels
+        xs = np.stack([t[0] for t in trail])
+        values = np.stack([t[1] for t in trail])
+        black = np.array([t[2] == 1 for t in trail])
+        # White's frame: a Black mover's probabilities seen from White's side.
+        values[black] = flip_outcomes(values[black], levels)
+        z = outcome_targets(np.array([white_points]), levels)
+        seq = np.concatenate([values[1:], z])
+        g = self.returns.matrix(len(trail)) @ seq
+        g[black] = flip_outcomes(g[black], levels)
+        return xs, g.astype(np.float32)
+
+
+CHECKPOINT_SECONDS = 30 * 60.0
+"""A chunk running this long writes a checkpoint on its way (the issue: at least every 30
+minutes)."""
+
+
+def _argmax_by_game(values: F32, counts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Per game (consecutive runs of ``counts`` rows) the index of its first highest value."""
+    starts = np.cumsum(counts) - counts
+    top = np.maximum.reduceat(values, starts)
+    owner = np.repeat(np.arange(counts.size), counts)
+    index = np.arange(values.size)
+    candidates = np.where(values == top[owner], index, values.size)
+    first: npt.NDArray[np.int64] = np.minimum.reduceat(candidates, starts) - starts
+    return first
+
+
+def versus_random(
+    variant: Variant, net: OutcomeNet, games: int, seed: int = 0, envs: int = 64
+) -> float:
+    """Points per game of ``net`` (greedy, 0-ply) against uniformly random play over ``games``
+    games in the batched environment: the net plays White in the even games, Black in the odd;
+    a cheap check that a net has learnt something (random play is what an untrained net's
+    arbitrary preferences amount to)."""
+    from nardy.env.vector import batched_env
+
+    options = dict(variant.options)
+    if options.get("cube"):
+        options["cube"] = False
+    n = min(envs, games)
+    env = batched_env(variant.name, n, encoder=BOARD_ENCODER, **options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    seat = np.arange(n) % 2
+    total, done = 0.0, 0
+    while done < games:
+        counts = env.counts.copy()
+        x = np.concatenate([env.afterstates(i, BOARD_ENCODER) for i in range(n)])
+        best = _argmax_by_game(net.equity_of_outcomes(net.outcomes(x)), counts)
+        random = (rng.random(n) * counts).astype(np.int64)
+        acts = np.where(env.agents == seat, best, random)
+        _, rewards, terminated, _ = env.step(acts)
+        for i in np.flatnonzero(terminated).tolist():
+            if done < games:
+                total += float(rewards[i, seat[i]])
+                done += 1
+    return total / games
+
+
+def evaluate(variant: Variant, weights: Path, games: int) -> dict[str, Any]:
+    """Points per game of the ``neural`` bot with ``weights`` against ``heuristic`` in duplicate
+    pairs (same dice, seats swapped), with their standard error over pairs and the win rate."""
+    from nardy.bots import HeuristicBot, play_game
+    from nardy.bots.neural import NeuralBot
+    from nardy.core.dice import SeededDice
+    from nardy.train.td import EVAL_SEED_OFFSET
+
+    pairs = max(2, (games + 1) // 2)
+    per_pair: list[float] = []
+    wins = 0
+    for pair in range(pairs):
+        total = 0.0
+        for colour in (0, 1):
+            neural = NeuralBot(pair, weights)
+            neural.bind(variant)
+            heuristic = HeuristicBot(pair)
+            bots = (neural, heuristic) if colour == 0 else (heuristic, neural)
+            result = play_game(variant, bots, SeededDice(EVAL_SEED_OFFSET + pair)).result
+            assert result is not None
+            won = result.winner == colour
+            wins += won
+            total += result.points if won else -result.points
+        per_pair.append(total / 2)
+    mean = float(np.mean(per_pair))
+    se = float(np.std(per_pair, ddof=1) / math.sqrt(pairs))
+    return {
+        "vs_heuristic": round(mean, 4),
+        "vs_heuristic_se": round(se, 4),
+        "win_rate": round(wins / (2 * pairs), 4),
+        "eval_games": 2 * pairs,
+    }
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (``kill PID`` of a background run) stops the run as Ctrl-C does: checkpoint
+    first."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def train(
+    variant: Variant,
+    config: BatchedConfig,
+    out: Path,
+    *,
+    resume: bool = False,
+    say: Say | None = None,
+    every: float = 30.0,
+) -> OutcomeNet:
+    """Train (or continue from ``out``'s checkpoint) until ``config.games`` games; write ``out``
+    and its checkpoint after every chunk. Returns the net. A KeyboardInterrupt writes the
+    checkpoint and is raised again."""
+    out = Path(out)
+    run = _Run(variant, config, out, resume=resume)
+    quiet: Say = say or (lambda text: None)
+    with _terminate_as_interrupt():
+        try:
+            while run.games < config.games:
+                run.chunk(min(config.chunk, config.games - run.games), quiet, every)
+                entry = run.history[-1]
+                text = (
+                    f"{variant.name}: chunk {entry['chunk']} done, {run.games:,} games, "
+                    f"{entry['games_per_cpu_second']} games per CPU-second, loss {entry['loss']}"
+                )
+                if "vs_heuristic" in entry:
+                    text += (
+                        f", {entry['vs_heuristic']:+.3f} ± {entry['vs_heuristic_se']:.3f} "
+                        f"pts/game against heuristic ({entry['eval_games']} games)"
+                    )
+                quiet(text + f"; wrote {out}")
+        except KeyboardInterrupt:
+            run.save("interrupted" if run.playing else "checkpoint")
+            quiet(f"interrupted: checkpoint at {run.games:,} games in {checkpoint_path(out)}")
+            raise
+    run.net.meta = run.meta("weights")
+    return run.net
