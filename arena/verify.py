@@ -41,7 +41,7 @@ from nardy.core.game import (
 )
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
-from nardy.core.record import GameRecord, RecordError, Replay, Step, from_json
+from nardy.core.record import GameRecord, RecordError, Replay, from_json
 from nardy.core.variant import Variant
 
 __all__ = [
@@ -98,15 +98,6 @@ def _decision_kind(decision: object) -> str:
     return "double" if isinstance(decision, DoubleDecision) else "take"
 
 
-def _answer_text(step: Step) -> str:
-    """The answer a step applied, in the arena's words."""
-    if isinstance(step.answer, bool):
-        return "double" if step.answer else "roll"
-    if step.action is not None and step.action.kind == "play":
-        return step.action.play
-    return str(step.answer)
-
-
 def replay_record(record: Mapping[str, Any]) -> ReplayReport:
     """Re-play a game from its record and check the record against it (see the module doc).
 
@@ -158,7 +149,7 @@ def replay_record(record: Mapping[str, Any]) -> ReplayReport:
                 )
             if step.answer is None:
                 return fail(f"decision {entry.seq}: the game's log ends before {player}'s answer")
-            logged = _answer_text(step)
+            logged = step.text
             if entry.answer != logged:
                 return fail(
                     f"decision {entry.seq}: {player} answered {entry.answer!r}, the game's log "

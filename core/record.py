@@ -717,6 +717,18 @@ class Step:
     action: Event | None
     answer: Play | bool | str | None
 
+    @property
+    def text(self) -> str | None:
+        """The answer in the arena's words: the play's text as logged, ``double``/``roll``,
+        ``take``/``drop``/``beaver``; None when unanswered."""
+        if self.answer is None:
+            return None
+        if isinstance(self.answer, bool):
+            return "double" if self.answer else "roll"
+        if self.action is not None and self.action.kind == "play":
+            return self.action.play
+        return str(self.answer)
+
 
 class Replay:
     """A record played back through a fresh :class:`~nardy.core.game.Game`.

@@ -1,8 +1,8 @@
 """A stored game, decision by decision: what each bot saw, what it chose and what else it could do.
 
-:func:`game_steps` replays an arena game record (the runner's JSON: ``decisions``, ``game`` with
-the kernel's rolls and events, ``setup``) on a fresh :class:`~nardy.core.game.Game` and returns
-one :class:`DecisionStep` per recorded decision plus a last one for the final position. The web
+:func:`game_steps` replays an arena game record (:class:`nardy.core.record.GameRecord`, or the
+runner's JSON of it) through the one replayer and returns one :class:`DecisionStep` per recorded
+decision plus a last one for the final position. The web
 spectator, ``nardy arena replay --show`` and ``--svg`` all read games through it.
 
 Positions are kept from the deciding player's view (as the kernel gives them) and from White's
@@ -15,25 +15,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from nardy.core import load_variant
-from nardy.core.dice import ScriptedDice
 from nardy.core.errors import NardyError
-from nardy.core.game import (
-    COLOURS,
-    CubeSettings,
-    DoubleDecision,
-    Game,
-    PlayDecision,
-)
+from nardy.core.game import COLOURS, DoubleDecision, GameEvent, PlayDecision
 from nardy.core.notation import Step, parse_steps
 from nardy.core.position import Geometry, Position, opposite_point
-from nardy.core.variant import Variant, pin_marked_text
+from nardy.core.record import ACTIONS, GameRecord, MatchInfo, RecordError, Replay, from_json
+from nardy.core.variant import Play, Variant, pin_marked_text
 from nardy.svg import CubeOwner, SvgBoard, board
 
 __all__ = [
     "DecisionStep",
     "GameSteps",
-    "MatchSetup",
     "ReplayViewError",
     "game_steps",
     "renumbered_play",
@@ -112,13 +104,13 @@ class DecisionStep:
         *,
         size: int | None = None,
         names: tuple[str, str] | None = None,
-        match: MatchSetup | None = None,
+        match: MatchInfo | None = None,
     ) -> SvgBoard:
         """The board from White's seat, numbered in the coordinates of the player to decide (so
         his play, written in his coordinates, reads on it: GNU Backgammon's rule), with the
         chosen play as arrows, the dice, a cube on offer, both pip counts and the match score."""
         flipped = self.player == "Black"
-        score, match_length, crawford = (match or MatchSetup()).board_score()
+        score, match_length, crawford = (match or MatchInfo()).board_score()
         return board(
             self.position,
             variant,
@@ -139,43 +131,12 @@ class DecisionStep:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchSetup:
-    """Where a game stands in its match (the record's ``setup.match``), White's view."""
-
-    length: int = 0
-    """0: money play (a single game or a money session)."""
-    score: tuple[int, int] = (0, 0)
-    """Before this game: (White's, Black's)."""
-    game_no: int = 1
-    crawford: bool = False
-
-    @classmethod
-    def of(cls, record: Mapping[str, Any]) -> MatchSetup:
-        match = (record.get("setup") or {}).get("match") or {}
-        try:
-            score = match.get("score") or (0, 0)
-            return cls(
-                int(match.get("length") or 0),
-                (int(score[0]), int(score[1])),
-                int(match.get("game_no") or 1),
-                bool(match.get("crawford")),
-            )
-        except (TypeError, ValueError, IndexError):
-            return cls()
-
-    def board_score(self) -> tuple[tuple[int, int] | None, int, bool]:
-        """``score``, ``match_length`` and ``crawford`` as :func:`nardy.svg.board` takes them (no
-        score in money play)."""
-        return (self.score if self.length else None), self.length, self.crawford
-
-
-@dataclass(frozen=True, slots=True)
 class GameSteps:
     """A replayed game: its variant and its steps."""
 
     variant: Variant
     steps: tuple[DecisionStep, ...]
-    match: MatchSetup = field(default_factory=MatchSetup)
+    match: MatchInfo = field(default_factory=MatchInfo)
 
 
 def renumbered_play(text: str, geometry: Geometry) -> str:
@@ -221,22 +182,30 @@ def _event_text(
     return ""
 
 
+def _event_json(event: GameEvent) -> dict[str, Any]:
+    """A kernel event as the record writes it."""
+    return {"kind": event.kind, "player": COLOURS[event.player], **event.data}
+
+
 def _shown(events: list[dict[str, Any]], numbered: str, geometry: Geometry) -> tuple[str, ...]:
     return tuple(t for t in (_event_text(e, numbered, geometry) for e in events) if t)
 
 
-def game_steps(record: Mapping[str, Any]) -> GameSteps:
-    """Replay ``record`` into its decision steps; :class:`ReplayViewError` if it does not fit."""
+def game_steps(record: Mapping[str, Any] | GameRecord) -> GameSteps:
+    """Replay ``record`` (an arena game's JSON, or its typed record) into its decision steps,
+    through the one replayer (:class:`nardy.core.record.Replay`); :class:`ReplayViewError` if it
+    does not fit. A step is shown for each of the arena's decision entries (its latency, info
+    and fault beside it)."""
     try:
-        kernel = record["game"]
-        rolls = [tuple(r) for r in kernel["rolls"]]
-        decisions = record["decisions"]
-        setup = record.get("setup") or {}
-        variant = load_variant(record["variant"], record.get("options") or {})
-        cube = CubeSettings(**setup["cube"]) if "cube" in setup else None
-        game = Game(variant, ScriptedDice(rolls), starter=setup.get("starter"), cube=cube)
-    except (KeyError, TypeError, ValueError, NardyError) as exc:
+        typed = record if isinstance(record, GameRecord) else from_json(record)
+        if not typed.is_arena:
+            raise RecordError("not an arena game record (no game_id)")
+        run = Replay(typed)
+    except (RecordError, NardyError) as exc:
         raise ReplayViewError(f"the record cannot be replayed: {exc}") from None
+    game = run.game
+    variant = game.variant
+    entries = typed.answers
 
     def cube_now() -> tuple[int, str | None]:
         owner = game.cube.owner
@@ -248,28 +217,47 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
         return position if colour == 0 else variant.flip(position)
 
     steps: list[DecisionStep] = []
-    for entry in decisions:
-        decision = game.decision
-        if decision is None:
-            raise ReplayViewError(f"decision {entry.get('seq')} comes after the end of the game")
+    pending: tuple[dict[str, Any], int] | None = None
+    """The step whose answer the replay applies when it is resumed, and the log's length then."""
+
+    def close(pending: tuple[dict[str, Any], int]) -> None:
+        # The events after the chosen action that no bot decided (forced plays, transfers, …).
+        fields, seen = pending
+        later = [_event_json(e) for e in game.events[seen:]]
+        own = 1 if later and later[0]["kind"] in ACTIONS else 0
+        after = tuple(t for t in map(_event_text, later[own:]) if t)
+        shown = _shown(later[own:], fields["player"], geometry)
+        steps.append(DecisionStep(**fields, after=after, after_shown=shown))
+
+    replayed = iter(run)
+    for number, entry in enumerate(entries, start=1):
+        try:
+            step = next(replayed, None)
+        except RecordError as exc:
+            raise ReplayViewError(str(exc)) from None
+        if pending is not None:
+            close(pending)
+            pending = None
+        if step is None:
+            raise ReplayViewError(f"decision {entry.seq} comes after the end of the game")
+        decision = step.decision
         player = COLOURS[decision.player]
         seen = len(game.events)
         common: dict[str, Any] = {
-            "number": len(steps) + 1,
+            "number": number,
             "player": player,
             "position": decision.position,
             "white_view": white_view(decision.position, decision.player),
             "cube": cube_now(),
-            "info": entry.get("info"),
-            "latency_ms": entry.get("latency_ms"),
-            "fault": entry.get("fault"),
-            "fallback": bool(entry.get("fallback")),
+            "info": entry.info,
+            "latency_ms": entry.latency_ms,
+            "fault": entry.fault,
+            "fallback": entry.fallback,
         }
-        if not steps:
-            earlier = [{"kind": e.kind, "player": COLOURS[e.player], **e.data} for e in game.events]
+        if number == 1:
+            earlier = [_event_json(e) for e in game.events]
             common["before"] = tuple(t for t in map(_event_text, earlier) if t)
             common["before_shown"] = _shown(earlier, player, geometry)
-        answer = entry.get("answer")
         if isinstance(decision, PlayDecision):
             rolls_so_far = [
                 e for e in game.events if e.kind == "roll" and e.player == decision.player
@@ -286,43 +274,35 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
             fields = {"kind": "double"}
         else:
             fields = {"kind": "take", "offered": 2 * decision.cube.value}
-        if entry.get("player") not in (None, player) or entry.get("kind") not in (
-            None,
-            fields["kind"],
-        ):
+        if entry.player != decision.player or entry.kind != fields["kind"]:
             raise ReplayViewError(
-                f"decision {entry.get('seq')}: the record has {entry.get('player')} "
-                f"{entry.get('kind')}, the game asks {player} {fields['kind']}"
+                f"decision {entry.seq}: the record has {COLOURS[entry.player]} "
+                f"{entry.kind}, the game asks {player} {fields['kind']}"
             )
-        if answer is None:  # a fault that forfeited the game: nothing was applied
+        if entry.answer is None or step.answer is None:
+            # A fault that forfeited the game (nothing was applied), or the log ends here.
             steps.append(DecisionStep(**common, **fields))
             break
+        if entry.answer != step.text:
+            raise ReplayViewError(
+                f"decision {entry.seq}: {player} answered {entry.answer!r}, the game's log has "
+                f"{step.text!r}"
+            )
+        if isinstance(step.answer, Play):
+            chosen = step.answer
+            fields["steps"] = tuple(parse_steps(chosen.text)) if chosen.text else ()
+            if variant.rules.hitting.pins and chosen.text:
+                fields["shown"] = pin_marked_text(decision.position, chosen.text)
+        pending = ({**common, **fields, "answer": entry.answer}, seen)
+    if pending is not None:
         try:
-            if fields["kind"] == "play":
-                chosen = decision.plays.find(str(answer))  # type: ignore[union-attr]
-                fields["steps"] = tuple(parse_steps(chosen.text)) if chosen.text else ()
-                if variant.rules.hitting.pins and chosen.text:
-                    fields["shown"] = pin_marked_text(decision.position, chosen.text)
-                game.decide(chosen)
-            elif fields["kind"] == "double":
-                game.decide(answer == "double")
-            else:
-                game.decide(str(answer))
-        except NardyError as exc:
-            raise ReplayViewError(f"decision {entry.get('seq')}: {exc}") from None
-        # The events after the chosen action that no bot decided (forced plays, transfers, …).
-        later = [
-            {"kind": e.kind, "player": COLOURS[e.player], **e.data} for e in game.events[seen:]
-        ]
-        own = 1 if later and later[0]["kind"] in ("play", "double", "take", "drop", "beaver") else 0
-        after = tuple(t for t in map(_event_text, later[own:]) if t)
-        shown = _shown(later[own:], player, geometry)
-        steps.append(
-            DecisionStep(**common, **fields, answer=str(answer), after=after, after_shown=shown)
-        )
+            next(replayed, None)  # applies the last answer
+        except RecordError as exc:
+            raise ReplayViewError(str(exc)) from None
+        close(pending)
     final_colour = game.mover
     final = game.position
-    result = record.get("result")
+    result = None if typed.outcome is None else typed.outcome.to_json()
     winner = (result or {}).get("winner")
     steps.append(
         DecisionStep(
@@ -335,4 +315,4 @@ def game_steps(record: Mapping[str, Any]) -> GameSteps:
             result=result,
         )
     )
-    return GameSteps(variant, tuple(steps), MatchSetup.of(record))
+    return GameSteps(variant, tuple(steps), typed.match)

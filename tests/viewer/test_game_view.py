@@ -12,10 +12,10 @@ import pytest
 from nardy.arena.storage import open_store
 from nardy.core import load_variant
 from nardy.core.notation import parse_steps
+from nardy.core.record import MatchInfo
 from nardy.core.variant import apply_steps
 from nardy.game_view import (
     DecisionStep,
-    MatchSetup,
     ReplayViewError,
     game_steps,
     renumbered_play,
@@ -81,8 +81,8 @@ def test_a_record_that_does_not_fit_is_refused(finished_db: Path) -> None:
 
 
 def test_board_score_shows_a_match_score_and_none_in_money_play() -> None:
-    assert MatchSetup().board_score() == (None, 0, False)
-    match = MatchSetup(length=5, score=(2, 4), game_no=3, crawford=True)
+    assert MatchInfo().board_score() == (None, 0, False)
+    match = MatchInfo(length=5, score=(2, 4), game_no=3, crawford=True)
     assert match.board_score() == ((2, 4), 5, True)
 
 
