@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from nardy.analysis.records import RecordError, from_arena_record
-from nardy.analysis.search import Searcher
 from nardy.arena.storage import GameRow
+from nardy.engines.search import Searcher
 
 __all__ = ["LuckAdjuster"]
 

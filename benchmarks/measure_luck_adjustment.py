@@ -36,12 +36,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from nardy.analysis.game import analyse_game
 from nardy.analysis.records import from_arena_record, from_kernel_record
-from nardy.analysis.search import Searcher
 from nardy.analysis.stats import mean_se, searchers_for
 from nardy.bots import make_bot, play_game
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings
+from nardy.engines.search import Searcher
 
 
 @dataclass(frozen=True, slots=True)

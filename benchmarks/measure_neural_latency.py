@@ -19,10 +19,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from nardy.bots import HeuristicBot, play_game
-from nardy.bots.neural import NeuralBot, shipped_weights
+from nardy.bots.neural import NeuralBot
 from nardy.core import game_variant_names, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import PlayDecision
+from nardy.engines.net import shipped_weights
 
 
 class TimedNeural(NeuralBot):

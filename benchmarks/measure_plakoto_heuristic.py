@@ -2,7 +2,7 @@
 
     python benchmarks/measure_plakoto_heuristic.py [--pairs 100] [--seed 11] [--mother standard]
 
-``heuristic`` evaluates plakoto with :meth:`HeuristicBot._evaluate_pin` (pins, blots in reach of a
+``heuristic`` evaluates plakoto with :func:`nardy.engines.heuristic.evaluate_pin` (pins, blots in reach of a
 pin, the mother); the baseline below binds the same weights with the pinning terms switched off,
 which is the plain opposite-direction evaluation the bot used for plakoto before them. Each pair
 plays one dice seed twice with the colours swapped; the script prints ``heuristic``'s points per
@@ -20,6 +20,7 @@ from nardy.bots import Bot, HeuristicBot, play_game
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.variant import Variant
+from nardy.engines.heuristic import HeuristicEvaluation
 
 
 class PlainOppositeHeuristic(HeuristicBot):
@@ -29,7 +30,9 @@ class PlainOppositeHeuristic(HeuristicBot):
 
     def bind(self, variant: Variant) -> None:
         super().bind(variant)
-        self._weights = dataclasses.replace(self._w(), pins=False)
+        self.evaluation = HeuristicEvaluation(
+            dataclasses.replace(self.evaluation.weights, pins=False)
+        )
 
 
 def main() -> None:

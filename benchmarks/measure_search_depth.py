@@ -28,10 +28,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from nardy.bots import Bot, HeuristicBot, play_game
-from nardy.bots.neural import NeuralBot, shipped_consistent_weights, shipped_weights
+from nardy.bots.neural import NeuralBot
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, PlayDecision
+from nardy.engines.net import shipped_consistent_weights, shipped_weights
 
 
 class _Enough(Exception):

@@ -16,11 +16,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nardy.analysis import MoveFilter, Searcher, make_evaluator
 from nardy.analysis.cube import analyse_cube, probabilities_from_equity
-from nardy.analysis.evaluator import Evaluator, Probabilities
 from nardy.analysis.game import mark
-from nardy.analysis.search import ROLLS
 from nardy.bots import make_bot
 from nardy.cli import cli
 from nardy.core import load_variant
@@ -28,6 +25,9 @@ from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines import MoveFilter, Searcher, make_evaluator
+from nardy.engines.evaluator import Evaluator, Probabilities
+from nardy.engines.search import ROLLS
 
 NO_FILTER = MoveFilter(extra=10_000, threshold=math.inf)
 

@@ -10,16 +10,16 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pytest
 
-from nardy.analysis import Searcher, make_evaluator
-from nardy.analysis.evaluator import Evaluator, shortlist, shortlists
-from nardy.analysis.search import MAX_REROLLS, NO_TRANSFER, ROLLS, Option, _OneTurn, _TurnOver
 from nardy.bots.heuristic import HeuristicBot
-from nardy.bots.heuristic_batch import evaluate_keys, evaluate_many
 from nardy.core import load_variant
 from nardy.core.game import PlayDecision
 from nardy.core.movegen import OPP_OFF, BoardKey, position_of
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines import Searcher, make_evaluator
+from nardy.engines.evaluator import Evaluator, shortlist, shortlists
+from nardy.engines.heuristic_batch import evaluate_keys, evaluate_many
+from nardy.engines.search import MAX_REROLLS, NO_TRANSFER, ROLLS, Option, _OneTurn, _TurnOver
 
 
 def _dice(roll: tuple[int, int]) -> tuple[int, ...]:
@@ -58,11 +58,13 @@ def test_heuristic_of_board_keys_is_that_of_their_positions(name: str) -> None:
     for position in _positions(variant, 5, 25, every=4):
         for keys in _key_groups(variant, position):
             sizes.add(min(len(keys), 6))
-            expected = evaluate_many(bot, [position_of(key) for key in keys])
-            assert evaluate_keys(bot, keys).tolist() == expected.tolist()
+            expected = evaluate_many(bot.evaluation, [position_of(key) for key in keys])
+            assert evaluate_keys(bot.evaluation, keys).tolist() == expected.tolist()
         every = [key for keys in _key_groups(variant, position) for key in keys]
         uneven_off += sum(key[0] != key[OPP_OFF] for key in every)
-        assert evaluate_keys(bot, every).tolist() == [bot.evaluate(position_of(k)) for k in every]
+        assert evaluate_keys(bot.evaluation, every).tolist() == [
+            bot.evaluate(position_of(k)) for k in every
+        ]
     assert uneven_off > 100
     assert min(sizes) < 6 and 6 in sizes  # groups below and above the batch threshold came up
 

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from test_analysis import NO_FILTER, HashEvaluator, _v0
 
-from nardy.analysis import search
-from nardy.analysis.search import ROLLS, Searcher, handed_over
 from nardy.core import load_variant
 from nardy.core.dice import ScriptedDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines import search
+from nardy.engines.search import ROLLS, Searcher, handed_over
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,12 @@ import pytest
 from test_analysis import NO_FILTER, HashEvaluator
 from test_analysis import _v0 as afterstate_v0
 
-from nardy.analysis import search
-from nardy.analysis.search import ROLLS, Searcher
 from nardy.core import load_variant
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines import search
+from nardy.engines.search import ROLLS, Searcher
 
 
 def _v0(variant: Variant, evaluator: HashEvaluator, game: Game, player: int) -> float:

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nardy.analysis import Searcher, make_evaluator
-from nardy.analysis.evaluator import consistent_weights
-from nardy.bots.neural import ValueNet, shipped_weights
 from nardy.core import load_variant
+from nardy.engines import Searcher, make_evaluator
+from nardy.engines.evaluator import consistent_weights
+from nardy.engines.net import ValueNet, shipped_weights
 from nardy.train.consistency import (
     ConsistencyConfig,
     collect_positions,

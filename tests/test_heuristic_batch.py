@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nardy.bots.heuristic import HeuristicBot
-from nardy.bots.heuristic_batch import evaluate_many
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
+from nardy.engines.heuristic_batch import evaluate_many
 
 SAME = ["long", "nardgammon", "mad", "gulbar", "mad_gulbar", "khachapuri", "fevga", "giul"]
 """The same-direction variants, evaluated as arrays."""
@@ -43,7 +43,7 @@ def test_a_games_afterstates_evaluate_as_one_by_one(variant: str) -> None:
         got = [
             v
             for k in range(0, len(positions), size)
-            for v in evaluate_many(bot, positions[k : k + size])
+            for v in evaluate_many(bot.evaluation, positions[k : k + size])
         ]
         assert got == expected  # equal, not close: the same operations in the same order
 
@@ -75,7 +75,7 @@ def test_any_same_direction_positions_evaluate_as_one_by_one(
     positions: list[Position], variant: str
 ) -> None:
     bot = HeuristicBot(0, variant=load_variant(variant))
-    assert evaluate_many(bot, positions).tolist() == [bot.evaluate(p) for p in positions]
+    assert evaluate_many(bot.evaluation, positions).tolist() == [bot.evaluate(p) for p in positions]
 
 
 @pytest.mark.parametrize("variant", ["long", "giul", "backgammon", "plakoto"])  # plakoto: pins

@@ -13,6 +13,12 @@ from nardy.core.dice import SeededDice
 from nardy.core.game import PlayDecision, Segment
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines.heuristic import (
+    HeuristicEvaluation,
+    evaluate_opposite,
+    evaluate_same,
+    evaluation_for,
+)
 
 WHITE = 0
 
@@ -25,7 +31,7 @@ def _decision(variant: Variant, position: Position, dice: tuple[int, ...]) -> Pl
 def _plain(variant: Variant) -> HeuristicBot:
     """The bot with its pinning terms off (the plain opposite-direction evaluation)."""
     bot = HeuristicBot(variant=variant)
-    bot._weights = dataclasses.replace(bot._w(), pins=False)
+    bot.evaluation = HeuristicEvaluation(dataclasses.replace(bot.evaluation.weights, pins=False))
     return bot
 
 
@@ -114,11 +120,11 @@ def test_other_variants_keep_their_evaluation(name: str) -> None:
     geometry formula, on every position of a seeded game."""
     variant = load_variant(name)
     bot = HeuristicBot(variant=variant)
-    weights = bot._w()
+    weights = bot.evaluation.weights
     assert not weights.pins and weights.mother == "off"
     assert weights.pin_base == weights.pin_depth == weights.mother_value == 0.0
-    old = HeuristicBot._evaluate_opposite if weights.opposite else HeuristicBot._evaluate_same
-    assert HeuristicBot._evaluator(weights) is old
+    old = evaluate_opposite if weights.opposite else evaluate_same
+    assert evaluation_for(weights) is old
     recorder = _Recorder(1)
     play_game(variant, (recorder, RandomBot(1)), SeededDice(5))
     positions = recorder.seen

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from nardy.analysis.evaluator import make_evaluator
 from nardy.analysis.hint import hint
-from nardy.analysis.search import Searcher
 from nardy.cli import cli
 from nardy.core import load_variant
 from nardy.core.position import Position
+from nardy.engines.evaluator import make_evaluator
+from nardy.engines.search import Searcher
 
 BACKGAMMON = load_variant("backgammon")
 LONG = load_variant("long")

@@ -15,10 +15,11 @@ np = pytest.importorskip("numpy", reason="the neural bot needs numpy (pip instal
 
 from nardy.bots import is_builtin_bot, make_bot, play_game  # noqa: E402
 from nardy.bots.heuristic import HeuristicBot  # noqa: E402
-from nardy.bots.neural import INPUTS, NeuralBot, ValueNet, shipped_weights  # noqa: E402
+from nardy.bots.neural import NeuralBot  # noqa: E402
 from nardy.core import load_variant, variant_names  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
+from nardy.engines.net import INPUTS, ValueNet, shipped_weights  # noqa: E402
 from nardy.train.td import TrainConfig, train  # noqa: E402
 
 BUILT_IN = (

@@ -222,8 +222,8 @@ def test_a_play_in_parts_and_undo_within_the_segment(sessions: Any, tmp_path: Pa
 
 
 def test_hint_is_the_searchers_ranking(sessions: Any) -> None:
-    from nardy.analysis.evaluator import make_evaluator
-    from nardy.analysis.search import Searcher
+    from nardy.engines.evaluator import make_evaluator
+    from nardy.engines.search import Searcher
 
     game = sessions("--variant", "long", "--bots", "human,random", "--seed", "3")
     position, dice, plays, _ = first_with(game, lambda plays: len(plays) >= 5)

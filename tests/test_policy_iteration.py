@@ -13,11 +13,12 @@ import pytest
 np = pytest.importorskip("numpy", reason="training needs numpy (pip install 'nardy[neural]')")
 
 from nardy.bots import HeuristicBot  # noqa: E402
-from nardy.bots.neural import PRIOR_SCALE, NeuralBot, ValueNet, scale_for  # noqa: E402
+from nardy.bots.neural import NeuralBot  # noqa: E402
 from nardy.core import load_variant  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import CubeSettings, Game  # noqa: E402
 from nardy.encoding import encode  # noqa: E402
+from nardy.engines.net import PRIOR_SCALE, ValueNet, scale_for  # noqa: E402
 from nardy.train.policy_iteration import (  # noqa: E402
     IterationConfig,
     Samples,

@@ -31,10 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from nardy.analysis.evaluator import Probabilities
 from nardy.analysis.met import MatchEquityTable, default_table
 from nardy.bots.gnubg_bot import CUBE_LIFE, janowski
 from nardy.bots.gnubg_bot import Probabilities as Outcomes
+from nardy.engines.evaluator import Probabilities
 
 __all__ = [
     "CubeAnalysis",

@@ -24,7 +24,7 @@ from typing import Any
 
 from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import GameInput, RecordError
-from nardy.analysis.search import Searcher
+from nardy.engines.search import Searcher
 from nardy.ray_address import unreachable
 
 __all__ = ["RAY_MISSING", "RayAnalysisError", "analyse_on_ray", "analyse_task"]

@@ -16,10 +16,10 @@ from nardy.analysis.cube import (
 )
 from nardy.analysis.met import MAX_AWAY, MatchEquityTable, table_for
 from nardy.analysis.records import GameInput, MatchInfo, RecordError
-from nardy.analysis.search import NO_TRANSFER, RankedPlay, Searcher, Transfer, handed_over
 from nardy.core.dice import ScriptedDice
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
+from nardy.engines.search import NO_TRANSFER, RankedPlay, Searcher, Transfer, handed_over
 
 __all__ = [
     "MARKS",

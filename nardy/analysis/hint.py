@@ -1,6 +1,6 @@
 """The engine's hint on one position: its legal plays ranked at a ply, and the cube decision.
 
-What ``nardy hint`` prints and the analysis board shows: the same :class:`~nardy.analysis.search.
+What ``nardy hint`` prints and the analysis board shows: the same :class:`~nardy.engines.search.
 Searcher` ranking and the same cube model (:mod:`nardy.analysis.cube`) that ``nardy analyze`` rates
 played decisions with, asked of a position nobody played. Equities are cubeless points of one
 game from the mover's side (after each play for the plays, before the roll for the position);
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nardy.analysis.cube import CubeAnalysis, analyse_cube, probabilities_from_equity
-from nardy.analysis.evaluator import make_evaluator
-from nardy.analysis.search import RankedPlay, Searcher
 from nardy.core.position import Position
 from nardy.core.variant import Variant, pin_marked_text
+from nardy.engines.evaluator import make_evaluator
+from nardy.engines.search import RankedPlay, Searcher
 
 __all__ = ["CubeOwner", "Hint", "hint"]
 
@@ -83,7 +83,7 @@ def hint(
     cube_owner: CubeOwner = "centre",
 ) -> Hint:
     """Rank the legal plays of ``position`` with the segment ``dice`` (none: the cube only) at
-    ``ply`` by ``evaluator`` (a :func:`~nardy.analysis.evaluator.make_evaluator` spec).
+    ``ply`` by ``evaluator`` (a :func:`~nardy.engines.evaluator.make_evaluator` spec).
 
     The cube decision is given where the variant has a cube and ``cube_owner`` lets the mover
     double (centred or his; RULES.md §2.12). Raises :class:`ValueError` for an unknown evaluator

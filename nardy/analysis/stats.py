@@ -22,10 +22,10 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from nardy.analysis.evaluator import make_evaluator
 from nardy.analysis.game import GameAnalysis, PlayerStats, analyse_game
 from nardy.analysis.records import GameInput
-from nardy.analysis.search import Searcher
+from nardy.engines.evaluator import make_evaluator
+from nardy.engines.search import Searcher
 
 __all__ = [
     "BotResult",

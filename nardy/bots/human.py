@@ -19,7 +19,7 @@ stage of a progression, the roll before a re-roll, the transferred steps before 
 been answered to the kernel's game, which cannot take an answer back, and the dice that
 followed were thrown for the position it made.
 
-``hint`` ranks the legal plays by the analysis' search (:class:`~nardy.analysis.search.Searcher`
+``hint`` ranks the legal plays by the analysis' search (:class:`~nardy.engines.search.Searcher`
 over the ``neural`` evaluator by default, ``human:EVALUATOR`` for another; ``hint 1`` searches
 1-ply); at a cube decision it gives the money-play cube analysis
 (:func:`~nardy.analysis.cube.analyse_cube`). End of input, ``quit`` and Ctrl-C stop the game:
@@ -60,7 +60,7 @@ from nardy.interrupt import InterruptFlag
 from nardy.words import result_words
 
 if TYPE_CHECKING:
-    from nardy.analysis.search import Searcher
+    from nardy.engines.search import Searcher
 
 __all__ = ["HumanBot", "HumanQuit", "has_human", "show_result", "watch_game"]
 
@@ -123,7 +123,7 @@ class _Entry:
 
 class HumanBot(Bot):
     """A person at the terminal (module doc). ``hints`` names the evaluator of ``hint``
-    (``neural`` by default; any name :func:`~nardy.analysis.evaluator.make_evaluator` knows).
+    (``neural`` by default; any name :func:`~nardy.engines.evaluator.make_evaluator` knows).
 
     ``stdin``/``stdout`` default to the process's; with the real stdin on a terminal the prompts
     read through :func:`input` (line editing and history by :mod:`readline` where it exists).
@@ -144,7 +144,7 @@ class HumanBot(Bot):
         # is called with one (nardy.bots.registry).
         self.hints = hints or "neural"
         if hints:  # refused when the bot is named (nardy play --bots), not at the first hint
-            from nardy.analysis.evaluator import evaluator_names
+            from nardy.engines.evaluator import evaluator_names
 
             if hints.partition(":")[0] not in evaluator_names():
                 raise ValueError(
@@ -343,8 +343,8 @@ class HumanBot(Bot):
 
     def _searcher_now(self) -> Searcher:
         if self._searcher is None:
-            from nardy.analysis.evaluator import make_evaluator
-            from nardy.analysis.search import Searcher
+            from nardy.engines.evaluator import make_evaluator
+            from nardy.engines.search import Searcher
 
             assert self._variant is not None
             self._searcher = Searcher(self._variant, make_evaluator(self.hints, self._variant))
@@ -378,7 +378,7 @@ class HumanBot(Bot):
             return
         try:
             from nardy.analysis.cube import analyse_cube, probabilities_from_equity
-            from nardy.analysis.evaluator import equity_on_roll
+            from nardy.engines.evaluator import equity_on_roll
 
             searcher = self._searcher_now()
             doubler = position if take is None else self._variant.flip(position)

@@ -6,7 +6,7 @@ plus the evaluator's *inconsistency* — its value of each position minus the me
 opponent's 21 rolls of its value after his best reply — summed over the game (docs/analysis.md).
 Luck adjustment cannot remove that term; an evaluator whose ``V₀`` equals its ``V₁`` has none.
 
-The recipe, for one variant, starting from the shipped weights of :mod:`nardy.bots.neural`:
+The recipe, for one variant, starting from the shipped weights of :mod:`nardy.engines.net`:
 
 1. **Positions**: ``games`` games per round without the cube, played by the *shipped* neural bot:
    even-numbered games against ``heuristic`` (colours alternating), odd-numbered ones against
@@ -14,7 +14,7 @@ The recipe, for one variant, starting from the shipped weights of :mod:`nardy.bo
    (as :mod:`nardy.train.policy_iteration` defines it) and does not end the game gives one sample:
    that afterstate.
 2. **Targets**: the current net's 1-ply value of each sample, ``V₁(r) = −Σ_rolls w · max_plays
-   V₀(result)`` (:class:`~nardy.analysis.search.Searcher`, batched; short lists and whole-turn
+   V₀(result)`` (:class:`~nardy.engines.search.Searcher`, batched; short lists and whole-turn
    plans exactly as the analysis uses them), optionally mixed with the game's outcome
    (``outcome_weight``) to keep the fixed point tied to real results.
 3. **Fit**: the net is regressed onto the targets (mean squared error, Adam), warm-started from
@@ -32,7 +32,7 @@ Determinism: game ``k`` of round ``i`` uses the dice ``SeededDice(seed · 1,000,
 from __future__ import annotations
 
 # First: single-threaded BLAS, which counts only before numpy is imported.
-from nardy.bots import _blas  # noqa: F401  # isort: skip
+from nardy.engines import blas  # noqa: F401  # isort: skip
 
 import argparse
 import sys
@@ -44,15 +44,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from nardy.analysis.evaluator import NeuralEvaluator
-from nardy.analysis.search import Searcher
 from nardy.bots import HeuristicBot
 from nardy.bots.base import Bot
-from nardy.bots.neural import NeuralBot, ValueNet, scale_for, shipped_weights
+from nardy.bots.neural import NeuralBot
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines.evaluator import NeuralEvaluator
+from nardy.engines.net import NetEngine, ValueNet, scale_for, shipped_weights
+from nardy.engines.search import Searcher
 from nardy.train.policy_iteration import IterationConfig, Samples, _ends_the_turn, fit
 
 __all__ = [
@@ -135,9 +136,7 @@ def collect_positions(variant: Variant, games: int, seed: int, round_index: int)
 
 
 def _evaluator(variant: Variant, net: ValueNet) -> NeuralEvaluator:
-    bot = NeuralBot(0)
-    bot.bind(variant, net)
-    return NeuralEvaluator(variant, bot=bot)
+    return NeuralEvaluator(variant, engine=NetEngine(net, variant))
 
 
 def one_ply_targets(variant: Variant, net: ValueNet, afterstates: list[Position]) -> Array:

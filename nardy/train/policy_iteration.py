@@ -19,7 +19,7 @@ games (docs/bots.md). This method starts from a policy that is already good and 
    stages still to come) and then prefers such boards on ordinary rolls. In giul that fit lost
    0.51 ± 0.04 points per game to ``heuristic`` (2,000 games). The network still chooses the plays
    of every segment, valuing each result as if the opponent rolled next, as ``heuristic`` does.
-2. **Fit**: the network of :mod:`nardy.bots.neural` is regressed onto these targets (mean squared
+2. **Fit**: the network of :mod:`nardy.engines.net` is regressed onto these targets (mean squared
    error, Adam, mini-batches), warm-started from the previous iteration; one game in 20 is held
    out, and the epoch with the lowest held-out error is kept.
 3. The fitted U estimates the value of the policy that played; acting greedily on it is a policy
@@ -58,12 +58,13 @@ import numpy as np
 import numpy.typing as npt
 
 from nardy.bots import HeuristicBot
-from nardy.bots.neural import INPUTS, PRIOR_SCALE, NeuralBot, ValueNet, scale_for
+from nardy.bots.neural import NeuralBot
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_SIZE, encode_batch
+from nardy.engines.net import INPUTS, PRIOR_SCALE, ValueNet, scale_for
 from nardy.train.td import Evaluation, best_path, checkpoint_path, evaluate
 
 __all__ = ["IterationConfig", "Reporter", "Samples", "fit", "play_samples", "train"]

@@ -1,4 +1,4 @@
-"""TD(λ) self-play training of :class:`~nardy.bots.neural.ValueNet` (numpy only, deterministic).
+"""TD(λ) self-play training of :class:`~nardy.engines.net.ValueNet` (numpy only, deterministic).
 
 One network plays both sides; every play picks the legal result of highest U (greedy: the dice are
 the exploration, as in TD-Gammon). Values are followed from White's side, ``W_t = ±U(r_t)`` (+ when
@@ -34,10 +34,11 @@ from typing import Any
 import numpy as np
 
 from nardy.bots import HeuristicBot, play_game
-from nardy.bots.neural import PRIOR_SCALE, NeuralBot, ValueNet, scale_for
+from nardy.bots.neural import NeuralBot
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.variant import Variant
+from nardy.engines.net import PRIOR_SCALE, ValueNet, scale_for
 
 __all__ = ["Evaluation", "TrainConfig", "best_path", "checkpoint_path", "evaluate", "train"]
 

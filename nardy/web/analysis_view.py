@@ -3,7 +3,7 @@
 A game is analysed on demand at 0-ply by :func:`nardy.analysis.game.analyse_game` with the
 shipped neural evaluator (or gnubg's, for backgammon, or an installed plugin's, when asked for).
 The evaluators offered are the built-in :data:`EVALUATORS` and the plugins' (registered with
-:func:`nardy.analysis.register_evaluator` or installed under the entry-point group
+:func:`nardy.engines.register_evaluator` or installed under the entry-point group
 ``nardy.evaluators``), by bare name: a query never passes an argument (``neural:FILE``). Analyses are
 kept in memory, the most recently used :data:`CACHE_SIZE` of them; requests for a game whose
 analysis is being computed wait for that computation instead of repeating it. The records come
@@ -23,17 +23,16 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
-from nardy.analysis.evaluator import Evaluator, evaluator_names, make_evaluator
 from nardy.analysis.game import DecisionAnalysis, GameAnalysis, analyse_game
 from nardy.analysis.records import RecordError, from_arena_record
-from nardy.analysis.search import RankedPlay, Searcher
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS
 from nardy.core.notation import Step, parse_steps
 from nardy.core.position import Position
-from nardy.core.record import MatchInfo
 from nardy.core.variant import Variant
-from nardy.game_view import DecisionStep, GameSteps
+from nardy.engines.evaluator import Evaluator, evaluator_names, make_evaluator
+from nardy.engines.search import RankedPlay, Searcher
+from nardy.game_view import DecisionStep, GameSteps, MatchSetup
 from nardy.svg import CubeOwner, SvgBoard, board
 from nardy.web.equity_graph import equity_graph, white_equity
 from nardy.words import result_words
@@ -326,7 +325,7 @@ def analysis_board(
     step: DecisionStep | None,
     variant: Variant,
     names: tuple[str, str],
-    match: MatchInfo | None,
+    match: MatchSetup | None,
 ) -> SvgBoard:
     """The board of one decision as the game page draws it (from White's seat, numbered as the
     decider numbers his points), with the play made as arrows and the best play, when another,
@@ -342,7 +341,7 @@ def analysis_board(
     offered = None
     if step is not None and variant.rules.cube.available:
         cube, offered = step.board_cube(), step.offered
-    score, match_length, crawford = (match or MatchInfo()).board_score()
+    score, match_length, crawford = (match or MatchSetup()).board_score()
     return board(
         position,
         variant,

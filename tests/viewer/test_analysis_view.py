@@ -17,12 +17,12 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 
 from starlette.testclient import TestClient
 
-from nardy.analysis import Searcher, make_evaluator
 from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import from_arena_record
 from nardy.arena.storage import GameRow, open_store
 from nardy.core import load_variant
 from nardy.core.notation import parse_steps
+from nardy.engines import Searcher, make_evaluator
 from nardy.svg import board
 from nardy.web.analysis_view import Coalescing
 from nardy.web.app import create_app
@@ -222,7 +222,7 @@ def test_a_plugin_evaluator_is_offered_and_used(
 ) -> None:
     """An evaluator a plugin registers is offered by name and analyses the game; an argument
     (``name:ARG``) is never taken from the query."""
-    from nardy.analysis import evaluator as evaluators
+    from nardy.engines import evaluator as evaluators
 
     tournament_id, row, _ = game
     url = _url(tournament_id, row.game_id, query="evaluator=toy")

@@ -47,13 +47,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from nardy.analysis.evaluator import Evaluator, shortlist, shortlists
 from nardy.core.dice import Roll
 from nardy.core.errors import GameStateError
 from nardy.core.game import CubeSettings, Game, PlayDecision, all_home
 from nardy.core.movegen import position_of
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines.evaluator import Evaluator, shortlist, shortlists
 
 __all__ = [
     "MAX_REROLLS",

@@ -5,11 +5,11 @@ Every evaluator answers for a batch of afterstates at once (one matrix product f
 equity of the player *on roll* in a position ``P`` is minus the afterstate equity of ``P`` seen by
 the other player: ``E(P) = −A(flip(P))`` (:func:`equity_on_roll`).
 
-Built in: ``neural`` (the shipped value nets of :mod:`nardy.bots.neural`, or ``neural:FILE``),
+Built in: ``neural`` (the shipped value nets of :mod:`nardy.engines.net`, or ``neural:FILE``),
 ``neural-consistent`` (the shipped nets refitted so that their 0-ply value matches their own 1-ply
 value, :mod:`nardy.train.consistency`: the analysis evaluator with the least luck-adjusted
 variance where no gnubg is at hand),
-``heuristic`` (the hand-written evaluation of the heuristic bot squashed into ±1: a deliberately
+``heuristic`` (the hand-written evaluation of :mod:`nardy.engines.heuristic` squashed into ±1: a deliberately
 weak evaluator, useful to show that luck adjustment stays unbiased whatever the evaluator), and
 ``gnubg`` (backgammon; the optional extra ``nardy[gnubg]``). A plugin adds its own with
 :func:`register_evaluator` or an entry point of the group ``nardy.evaluators``
@@ -22,16 +22,18 @@ import importlib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from nardy.bots import _blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
+from nardy.engines import blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
 import numpy as np
 import numpy.typing as npt
 
-from nardy.bots.heuristic_batch import evaluate_keys, evaluate_many
 from nardy.core.movegen import BoardKey, position_of
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.engines.heuristic import HeuristicEvaluation
+from nardy.engines.heuristic_batch import evaluate_keys, evaluate_many
+from nardy.engines.net import NetEngine, ValueNet, shipped_consistent_weights, shipped_weights
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -119,7 +121,7 @@ def equity_on_roll(evaluator: Evaluator, variant: Variant, position: Position) -
 
 
 class NeuralEvaluator:
-    """The value net of a :class:`~nardy.bots.neural.NeuralBot`: ``U(r) × scale``."""
+    """A value net (:class:`~nardy.engines.net.NetEngine`): ``U(r) × scale``."""
 
     name = "neural"
 
@@ -127,19 +129,18 @@ class NeuralEvaluator:
         self,
         variant: Variant,
         weights: str | Path | None = None,
-        bot: Any = None,
+        engine: NetEngine | None = None,
         name: str = "neural",
     ) -> None:
-        if bot is None:
-            from nardy.bots.neural import NeuralBot
-
-            bot = NeuralBot(0, weights, variant=variant)
+        """``engine``: a net already bound to ``variant`` (a bot's own); else the weights at
+        ``weights``, or those shipped for ``variant``."""
+        if engine is None:
+            net = ValueNet.load(Path(weights) if weights else shipped_weights(variant.name))
+            engine = NetEngine(net, variant)
         self.name = name
         self.variant = variant
-        self._bot = bot
-        self._net = bot._net()
-        self._scale = float(bot._scale)
-        self.candidates = int(self._net.meta.get("candidates", 0))
+        self.engine = engine
+        self.candidates = engine.candidates
         """Weights trained to re-rank the heuristic's ``k`` best results choose among those only
         (as :meth:`~nardy.bots.neural.NeuralBot.choose_play` does); 0: among all."""
 
@@ -149,7 +150,7 @@ class NeuralEvaluator:
         k = self.candidates
         if not 0 < k < len(positions):
             return None
-        return _first_k(evaluate_many(self._bot._heuristic, positions), [len(positions)], k)[0]
+        return _first_k(evaluate_many(self.engine.heuristic, positions), [len(positions)], k)[0]
 
     def shortlist_keys(self, groups: Sequence[Sequence[BoardKey]]) -> list[list[int] | None]:
         """:meth:`shortlist` of each group of results given as board keys, the heuristic of all
@@ -160,7 +161,7 @@ class NeuralEvaluator:
         if not long_groups:
             return out
         priors = evaluate_keys(
-            self._bot._heuristic, [key for i in long_groups for key in groups[i]]
+            self.engine.heuristic, [key for i in long_groups for key in groups[i]]
         )
         chosen = _first_k(priors, [len(groups[i]) for i in long_groups], k)
         for i, indexes in zip(long_groups, chosen, strict=True):
@@ -170,8 +171,7 @@ class NeuralEvaluator:
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
         if not positions:
             return np.empty(0)
-        values: Array = self._net.values(self._bot.inputs_of(list(positions))) * self._scale
-        return values
+        return self.engine.afterstate_equities(positions)
 
     def probabilities(self, position: Position) -> Probabilities | None:
         return None
@@ -191,19 +191,17 @@ def _first_k(priors: Array, sizes: Sequence[int], k: int) -> list[list[int]]:
 
 
 class HeuristicEvaluator:
-    """``tanh(h / 50)`` of the heuristic bot's evaluation ``h`` (pip-equivalents): an equity in
+    """``tanh(h / 50)`` of the heuristic evaluation ``h`` (pip-equivalents): an equity in
     ±1 that knows nothing of gammons. Weak on purpose (tests, control-variate demonstrations)."""
 
     name = "heuristic"
 
     def __init__(self, variant: Variant) -> None:
-        from nardy.bots import HeuristicBot
-
         self.variant = variant
-        self._bot = HeuristicBot(0, variant=variant)
+        self.evaluation = HeuristicEvaluation.of(variant)
 
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
-        evaluate = self._bot.evaluate
+        evaluate = self.evaluation.evaluate
         return np.array([math.tanh(evaluate(p) / 50.0) for p in positions], dtype=np.float64)
 
     def probabilities(self, position: Position) -> Probabilities | None:
@@ -236,13 +234,11 @@ class GnubgEvaluator:
 
 
 CONSISTENT_SUFFIX = ".consistent"
-"""The shipped self-consistent nets are ``nardy/bots/weights/VARIANT.consistent.npz``."""
+"""The shipped self-consistent nets are ``nardy/engines/weights/VARIANT.consistent.npz``."""
 
 
 def consistent_weights(variant_name: str) -> Path:
     """The path of the self-consistent analysis net shipped for ``variant_name``."""
-    from nardy.bots.neural import shipped_consistent_weights
-
     path = shipped_consistent_weights(variant_name)
     if path is None:
         raise ValueError(

@@ -1,12 +1,11 @@
-"""The heuristic's evaluation of many positions at once, equal to the bot's one by one.
+"""The heuristic's evaluation of many positions at once, equal to its value one by one.
 
 The neural bots feed the heuristic's value of every afterstate to their nets (the prior unit) and
 choose their short lists by it (``candidates``), so a 1-ply search or an analysis evaluates it for
 every reply: in a long-nardy analysis it was two thirds of the time (444,944 calls of
-``_evaluate_same`` in 17 s). Here the same-direction evaluation (no hitting: the long-nardy
+``evaluate_same`` in 17 s). Here the same-direction evaluation (no hitting: the long-nardy
 family) runs on an ``(N, 24)`` array with numpy; every float is computed by the same operations
-in the same order as :meth:`HeuristicBot._evaluate_same
-<nardy.bots.heuristic.HeuristicBot._evaluate_same>`, so the values are equal, not close, and the
+in the same order as :func:`~nardy.engines.heuristic.evaluate_same`, so the values are equal, not close, and the
 short lists and choices do not change (tested). Other evaluations go one by one.
 """
 
@@ -16,20 +15,20 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import Final
 
-from nardy.bots import _blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
+from nardy.engines import blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
 import numpy as np
 import numpy.typing as npt
 
-from nardy.bots.heuristic import (
-    _AHEAD_MINE,
-    _BLOCK_VALUE,
-    _SAME_AHEAD_OPP,
-    HeuristicBot,
-    _opp_same,
-    _Weights,
-)
 from nardy.core.movegen import OPP_OFF, BoardKey, position_of
 from nardy.core.position import Position
+from nardy.engines.heuristic import (
+    AHEAD_MINE,
+    BLOCK_VALUE,
+    SAME_AHEAD_OPP,
+    HeuristicEvaluation,
+    Weights,
+    opp_same,
+)
 
 Array = npt.NDArray[np.float64]
 
@@ -46,34 +45,34 @@ def _ahead_matrix(ahead: Sequence[Sequence[int]]) -> npt.NDArray[np.int64]:
     return matrix
 
 
-_OPP_AHEAD: Final = _ahead_matrix(_SAME_AHEAD_OPP)
-_MINE_AHEAD: Final = _ahead_matrix(_AHEAD_MINE)
-_BLOCKS: Final = np.array(_BLOCK_VALUE)
+_OPP_AHEAD: Final = _ahead_matrix(SAME_AHEAD_OPP)
+_MINE_AHEAD: Final = _ahead_matrix(AHEAD_MINE)
+_BLOCKS: Final = np.array(BLOCK_VALUE)
 _POINT: Final = np.arange(1, 25, dtype=np.int64)
-_OPP_POINT: Final = np.array([_opp_same(p) for p in range(1, 25)], dtype=np.int64)
+_OPP_POINT: Final = np.array([opp_same(p) for p in range(1, 25)], dtype=np.int64)
 _OUTSIDE: Final = _POINT > 6
 _BACK: Final = _POINT > 18
 _NOT_HEAD: Final = _POINT != 24
 
 
-def evaluate_many(bot: HeuristicBot, positions: Sequence[Position]) -> Array:
-    """``[bot.evaluate(p) for p in positions]`` as an array, equal value for value."""
-    weights = bot._w()
+def evaluate_many(evaluation: HeuristicEvaluation, positions: Sequence[Position]) -> Array:
+    """``[evaluation.evaluate(p) for p in positions]`` as an array, equal value for value."""
+    weights = evaluation.weights
     if weights.opposite or weights.pins or len(positions) < _BATCH_FROM:
-        evaluate = bot._evaluator(weights)
+        evaluate = evaluation.function
         return np.array([evaluate(p, weights) for p in positions], dtype=np.float64)
     points = np.array([p.points for p in positions], dtype=np.int64)
     off = np.array([p.off for p in positions], dtype=np.int64)
     return _evaluate_same(points, off[:, 0], off[:, 1], weights)
 
 
-def evaluate_keys(bot: HeuristicBot, keys: Sequence[BoardKey]) -> Array:
+def evaluate_keys(evaluation: HeuristicEvaluation, keys: Sequence[BoardKey]) -> Array:
     """:func:`evaluate_many` of the positions of generator board keys (``LegalPlays.board_keys``),
     equal value for value, without building a :class:`Position` where the batch applies: a search
     ranks every legal result of 21 rolls per decision and keeps a few."""
-    weights = bot._w()
+    weights = evaluation.weights
     if weights.opposite or weights.pins or len(keys) < _BATCH_FROM:
-        return evaluate_many(bot, [position_of(key) for key in keys])
+        return evaluate_many(evaluation, [position_of(key) for key in keys])
     # Without pins every key is 28 ints: my off, points 1-24, both bars, the opponent's off.
     count = len(keys)
     rows = np.fromiter(chain.from_iterable(keys), dtype=np.int64, count=28 * count)
@@ -85,9 +84,9 @@ def _evaluate_same(
     points: npt.NDArray[np.int64],
     my_off: npt.NDArray[np.int64],
     opp_off: npt.NDArray[np.int64],
-    w: _Weights,
+    w: Weights,
 ) -> Array:
-    """:meth:`HeuristicBot._evaluate_same` of each row, step for step (the comments name the
+    """:func:`~nardy.engines.heuristic.evaluate_same` of each row, step for step (the comments name the
     scalar code's lines)."""
     mine = points > 0
     theirs = points < 0
@@ -109,7 +108,7 @@ def _evaluate_same(
     late = (opp_pips < 90) & (my_off == 0)
     hurry = w.back * back + 0.5 * w.back * outside * (90 - opp_pips) / 90
     value = np.where(late, value - hurry, value)
-    # block -= count * _BLOCK_VALUE[held] over the opponent's checkers, blocked += … over mine
+    # block -= count * BLOCK_VALUE[held] over the opponent's checkers, blocked += … over mine
     # beyond my home, each summed point by point in index order.
     blocking = _BLOCKS[mine.astype(np.int64) @ _OPP_AHEAD]
     facing = _BLOCKS[theirs.astype(np.int64) @ _MINE_AHEAD]
