@@ -21,22 +21,26 @@ from typing import Any, Final, Literal
 from nardy.core.dice import DiceSource, RecordingDice, Roll, ScriptedDice
 from nardy.core.errors import CubeError, GameStateError, IllegalPlayError
 from nardy.core.position import Position
+from nardy.core.turnplan import (
+    SegmentKind,
+    after_stage,
+    all_home,
+    chain_handover,
+    describe,
+    opening_outcome,
+    reroll_plan,
+    roll_plan,
+    roll_plans,
+    stage_handover,
+    transfer_groups,
+)
 from nardy.core.variant import LegalPlays, Play, Variant
 
 WHITE = 0
 BLACK = 1
 COLOURS = ("White", "Black")
 
-SegmentKind = Literal["roll", "stage", "reroll", "transfer"]
-_DIE_NAMES = ("", "one", "two", "three", "four", "five", "six")
-_DIE_PLURALS = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
 CubeAnswer = Literal["take", "drop", "beaver"]
-
-
-def all_home(position: Position) -> bool:
-    """RULES.md §1.4: "no checker on his points 7…24 and none on the bar" (one ``max`` over
-    the points, not a generator: the env's lean flow reads it after every progression stage)."""
-    return position.bar[0] == 0 and max(position.points[6:]) <= 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +287,7 @@ class Game:
         self.rules = variant.rules
         # Read at every turn, so read once here.
         self._checkers = variant.checkers
-        self._doubles = self.rules.turn.doubles
+        self._roll_plans = roll_plans(self.rules.turn)
         self._geometry = self.rules.geometry
         self._pins = self.rules.hitting.pins
         self.dice = RecordingDice(_ChanceDice() if dice is None else dice)
@@ -490,12 +494,12 @@ class Game:
             else:
                 a, b = self.dice.roll()
             self._log("roll", player, {"dice": [a, b]})
-            doubles = self._doubles
-            if a != b or doubles == "four":
-                # Dice outside 1-6 (a faulty dice source) miss the table and meet legal_plays' error.
+            # Dice outside 1-6 (a faulty dice source) miss the tables and meet legal_plays' error.
+            kind, _, final = self._roll_plans.get((a, b)) or roll_plan(self.rules.turn, a, b)
+            if final:
                 segment = _ROLL_SEGMENTS[player].get((a, b)) or _roll_segment(player, a, b)
                 yield from self._segment(segment)
-            elif doubles == "progression":
+            elif kind == "stage":
                 yield from self._progression(a)
             else:
                 yield from self._reroll_chain(a)
@@ -516,27 +520,21 @@ class Game:
             if auto_done < self.cube_settings.auto_doubles_limit and self.cube_settings.enabled:
                 auto_done += 1
                 self.cube.value *= 2
-        starter = WHITE if white > black else BLACK
+        starter, first_roll = opening_outcome(self.rules.turn, white, black)
         if starter != self.mover:
             self._switch()
-        if self.rules.turn.opening == "numbers_used":
-            return (white, black) if starter == WHITE else (black, white)
-        return None
+        return first_roll
 
     def _transferred_steps(self, player: int) -> Generator[Decision, Any, None]:
         """RULES.md §2.10 item 3: the steps the opponent could not play, "grouped by value in
-        ascending order", each group its own segment."""
+        ascending order", each group its own segment (:func:`~nardy.core.turnplan.transfer_groups`)."""
         transfer = self.pending_transfer[player]
         self.pending_transfer[player] = []
-        for value, count in sorted(transfer):
-            name = _DIE_NAMES[value] if count == 1 else _DIE_PLURALS[value]
-            segment = Segment(
-                player,
-                (value,) * count,
-                "transfer",
-                f"{count} {name} transferred from the opponent",
+        for value, count in transfer_groups(transfer):
+            steps = (value,) * count
+            yield from self._segment(
+                Segment(player, steps, "transfer", describe("transfer", steps))
             )
-            yield from self._segment(segment)
             if self.result is not None:
                 return
 
@@ -583,64 +581,58 @@ class Game:
         return plays.dice_used
 
     def _progression(self, d: int) -> Generator[Decision, Any, None]:
-        """RULES.md §2.8: stages d, d+1, …, 6, each its own segment."""
+        """RULES.md §2.8: stages d, d+1, …, 6, each its own segment, as the turn plan says
+        (:func:`~nardy.core.turnplan.after_stage`)."""
         player = self.mover
-        transfer = self.rules.turn.transfer
-        extra_rule = self.rules.turn.progression_stop == "fourth_step_extra"
-        last = all_home(
-            self.position
-        )  # "all home when the progression starts: the rolled stage is the last"
-        for x in range(d, 7):
+        extra_stage = self.rules.turn.progression_stop == "fourth_step_extra"
+        last = all_home(self.position)  # "all home when the progression starts": the last stage
+        x = d
+        while True:
             start = self.position
-            label = f"stage {x} of a {d}-{d} progression" if d < 6 else "6-6"
-            used = yield from self._segment(Segment(player, (x,) * 4, "stage", label))
+            steps = (x,) * 4
+            label = describe("stage", steps, d)
+            used = yield from self._segment(Segment(player, steps, "stage", label))
             if self.result is not None:
                 return
-            if x == d and used == 0:
-                return  # "Not started": nothing played, nothing transferred.
-            extra_next = False
-            if not last and not all_home(start) and all_home(self.position):
-                # Entry happened in this stage.
-                on_fourth = used == 4 and self.position.off[0] == start.off[0]
-                if extra_rule and on_fourth:
-                    extra_next = True
-                else:
-                    last = True
-            if used < 4:
-                lost = [(x, 4 - used)]
-                if not last:
-                    later = [(y, 4) for y in range(x + 1, 7)]
-                    lost += later[:1] if extra_next else later
-                if transfer:
-                    self._hand_over(lost)
+            position = self.position
+            go_on, next_last, short, last = after_stage(
+                x,
+                d,
+                used,
+                last,
+                all_home(start),
+                all_home(position),
+                position.off[0] == start.off[0],
+                extra_stage,
+            )
+            if short and self.rules.turn.transfer:
+                self._hand_over(list(stage_handover(x, used, last)))
+            if not go_on:
                 return
-            if last:
-                return
-            if extra_next:
-                last = True
+            x, last = x + 1, next_last
 
     def _reroll_chain(self, d: int) -> Generator[Decision | ChanceNode, Any, None]:
-        """RULES.md §2.9: a fully played double is re-rolled; a partly played one transfers the rest."""
+        """RULES.md §2.9: a fully played double is re-rolled; a partly played one transfers the rest
+        (:func:`~nardy.core.turnplan.chain_handover`)."""
         player = self.mover
         kind: SegmentKind = "roll"
         while True:
-            label = f"roll {d}-{d}" if kind == "roll" else f"re-roll {d}-{d}"
-            used = yield from self._segment(Segment(player, (d,) * 4, kind, label))
+            steps = (d,) * 4
+            used = yield from self._segment(Segment(player, steps, kind, describe(kind, steps)))
             if self.result is not None:
                 return
             if used < 4:
-                if used >= 1 and self.rules.turn.transfer:
-                    self._hand_over([(d, 4 - used)])
+                owed = chain_handover(d, used)
+                if owed and self.rules.turn.transfer:
+                    self._hand_over(list(owed))
                 return
             roll = yield from self._throw("reroll")
             self._log("roll", player, {"dice": list(roll), "reroll": True})
-            if roll[0] != roll[1]:
-                yield from self._segment(
-                    Segment(player, roll, "reroll", f"re-roll {roll[0]}-{roll[1]}")
-                )
+            kind, dice, final = reroll_plan(*roll)
+            if final:
+                yield from self._segment(Segment(player, dice, kind, describe(kind, dice)))
                 return
             d = roll[0]
-            kind = "reroll"
 
     def _hand_over(self, steps: list[tuple[int, int]]) -> None:
         opponent = 1 - self.mover

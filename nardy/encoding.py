@@ -42,8 +42,9 @@ from typing import TYPE_CHECKING, Final, Literal
 import numpy as np
 import numpy.typing as npt
 
-from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision, all_home
+from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision
 from nardy.core.position import Geometry, Position, opposite_point
+from nardy.core.turnplan import all_home, later_steps, transfer_groups
 
 if TYPE_CHECKING:
     from nardy.core.game import Game
@@ -229,12 +230,8 @@ def context_of(
         return Context(**common)  # type: ignore[arg-type]
     segment = decision.segment
     rules = game.rules
-    later: tuple[int, ...] = ()
-    if segment.kind == "stage" and not all_home(decision.position):
-        # RULES.md §2.8: the stages d, d+1, …, 6; a stage starting all home is the last one.
-        later = tuple(v for v in range(segment.dice[0] + 1, 7) for _ in range(4))
-    elif segment.kind == "transfer":
-        later = _later_transfer_steps(game, segment.dice[0])
+    home = segment.kind == "stage" and all_home(decision.position)
+    later = later_steps(segment.kind, segment.dice, home, _transfer_groups(game))
     double = len(segment.dice) == 4 and segment.kind in ("roll", "reroll")
     limit = rules.head.limit
     # All N of the mover's checkers on his head (N: the variant's count, RULES.md §3.11).
@@ -253,13 +250,12 @@ def context_of(
     )
 
 
-def _later_transfer_steps(game: Game, value: int) -> tuple[int, ...]:
-    """The transferred groups after the one of ``value``: "grouped by value in ascending order"."""
+def _transfer_groups(game: Game) -> list[tuple[int, int]]:
+    """The groups of the steps last handed over in ``game`` (the mover's, while he plays them)."""
     for event in reversed(game.events):
         if event.kind == "transfer":
-            groups = sorted((v, n) for v, n in event.data["steps"])
-            return tuple(v for v, n in groups if v > value for _ in range(n))
-    return ()
+            return transfer_groups([(v, n) for v, n in event.data["steps"]])
+    return []
 
 
 # -- board units -------------------------------------------------------------------------------------

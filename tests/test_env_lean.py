@@ -1,4 +1,4 @@
-"""The lean game flow of the learning environments (nardy.env.lean) against the kernel's Game:
+"""The lean game flow of the learning environments (nardy.core.lean) against the kernel's Game:
 the same seed gives the same decisions, observations, masks and results, decision by decision;
 and the vector env's batched canonical order is play_order's."""
 
@@ -17,10 +17,11 @@ pytest.importorskip("gymnasium")
 
 from nardy.core import game_variant_names, load_variant
 from nardy.core.batch import legal_results
-from nardy.core.game import Game, all_home
+from nardy.core.game import Game
+from nardy.core.lean import LeanGame, eligible
 from nardy.core.position import Position
+from nardy.core.turnplan import all_home, one_segment_turns
 from nardy.env.driver import Driver, EnvConfig, NumpyDice, play_order
-from nardy.env.lean import LeanGame, eligible, one_segment_turns
 
 FOUR = ["backgammon", "trictrac", "long", "nardgammon", "fevga", "hypergammon", "portes", "plakoto"]
 """Doubles are four steps: a turn is one segment."""
@@ -65,7 +66,7 @@ def test_which_variants_run_lean() -> None:
     assert not eligible(load_variant("backgammon"), dice, True)  # the cube is on by default
     assert not eligible(load_variant("long", {"match_length": 3}), dice, True)
     assert not eligible(load_variant("long"), None, True)
-    assert [name for name in LEAN if one_segment_turns(load_variant(name))] == FOUR
+    assert [name for name in LEAN if one_segment_turns(load_variant(name).rules.turn)] == FOUR
 
 
 SEEDS: dict[str, list[int]] = {

@@ -591,9 +591,9 @@ def test_a_lean_games_turn_plan_goes_through_the_batch_arrays(variant: str) -> N
     start, re-rolls, transferred groups), stored in a batch row and read back, is the same."""
     import random
 
+    from nardy.core.lean import LeanGame
     from nardy.env.batchflow import _GameDice
     from nardy.env.driver import NumpyDice
-    from nardy.env.lean import LeanGame
 
     vec = batched_env(variant, 1)
     vec.reset(seed=1)

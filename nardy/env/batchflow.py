@@ -1,7 +1,7 @@
 """The lean game flow of a whole batch of games at once: boards, dice and movers as numpy arrays.
 
 :class:`~nardy.env.vector.BatchedSelfPlay` runs its games here when the variant's games run lean
-(:func:`applies`: :class:`~nardy.env.lean.LeanGame`'s rules — backgammon, trictrac, long,
+(:func:`applies`: :class:`~nardy.core.lean.LeanGame`'s rules — backgammon, trictrac, long,
 nardgammon, fevga, hypergammon, portes, plakoto, and the turn plans mad, gulbar, mad_gulbar, giul,
 khachapuri, whose progression stages, re-roll chains and transferred steps are array state too:
 :attr:`LeanBatch.kind`, :attr:`LeanBatch.steps`, :attr:`LeanBatch.final`). A step is a handful
@@ -22,7 +22,7 @@ and the turn plans' stages, often have one play or none) or whose opponent decid
 for hundreds.
 
 Each game is still the single environment's episode for its seed (tests/test_env_vector.py
-compares them step by step): the same rules as :class:`~nardy.env.lean.LeanGame` (which is the
+compares them step by step): the same rules as :class:`~nardy.core.lean.LeanGame` (which is the
 reference, itself tested against the kernel's game), and each game's dice are exactly
 :class:`~nardy.env.driver.NumpyDice`'s stream — a block of ``NumpyDice.BATCH`` rolls drawn from
 the game's generator when the last is used up, a fresh block when a new game starts. The rolls
@@ -44,20 +44,31 @@ import numpy.typing as npt
 
 from nardy import encoding
 from nardy.bots.random_bot import RandomBot
+from nardy.core import lean
 from nardy.core.batch import BOARD, legal_results_of_boards
 from nardy.core.errors import GameStateError
 from nardy.core.game import (
     Game,
     GameResult,
     PlayDecision,
-    SegmentKind,
     cube_settings_for,
     pinning_end,
 )
 from nardy.core.movegen import board_of, position_of
 from nardy.core.position import opposite_point
+from nardy.core.turnplan import (
+    SegmentKind,
+    Transfer,
+    after_stage,
+    chain_handover,
+    later_steps,
+    one_segment_turns,
+    opening_outcome,
+    reroll_plan,
+    roll_plan,
+    stage_handover,
+)
 from nardy.core.variant import Variant
-from nardy.env import lean
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv
 
@@ -206,7 +217,15 @@ class LeanBatch:
         self._doubles = turn.doubles
         self._transfer = turn.transfer
         self._extra_stage = turn.progression_stop == "fourth_step_extra"
-        self._planning = not lean.one_segment_turns(variant)
+        self._planning = not one_segment_turns(turn)
+        plans = [roll_plan(turn, a, b) for a in range(1, 7) for b in range(1, 7)]
+        self._plan_steps = np.array([(*dice, 0, 0)[:4] for _, dice, _ in plans], dtype=np.int8)
+        """The turn plan's first segment of each roll (row ``(a-1) * 6 + b-1``): its steps, kind
+        and whether it ends the turn (RULES.md §2.3, §2.8, §2.9, in :mod:`nardy.core.turnplan`)."""
+        self._plan_kind = np.array([KINDS.index(kind) for kind, _, _ in plans], dtype=np.int8)
+        self._plan_final = np.array([final for _, _, final in plans], dtype=np.bool_)
+        rerolls = [reroll_plan(a, b) for a in range(1, 7) for b in range(1, 7)]
+        self._reroll_final = np.array([final for _, _, final in rerolls], dtype=np.bool_)
         """The variant's doubles are a progression or a re-roll chain, or steps transfer (RULES.md
         §2.8-§2.10): a turn may be more than one segment."""
         limit = self._head_limit = rules.head.limit
@@ -216,10 +235,10 @@ class LeanBatch:
         self._reroll_contexts = _context_table("reroll", limit, True)
         self._stage_contexts = np.zeros((6, 2, encoding.CONTEXT_SIZE), dtype=np.float32)
         """A progression stage's context by its value and whether the mover is all home (then
-        no later stage is planned: lean.later_steps)."""
+        no later stage is planned: later_steps)."""
         for x in range(1, 7):
             for home in (0, 1):
-                later = lean.later_steps("stage", (x,), bool(home), ())
+                later = later_steps("stage", (x,), bool(home), ())
                 context = encoding.Context(
                     phase="stage", segment=(x,) * 4, later=later, head_limit=limit
                 )
@@ -390,30 +409,36 @@ class LeanBatch:
         self.final[games] = False
 
     def _first_segment(self, games: npt.NDArray[np.intp]) -> None:
-        """The first segment of ``games``' rolls (:attr:`dice`; RULES.md §2.3, §2.8, §2.9): two
-        dice, or a double's four steps, a progression's first stage or a re-roll chain's first
-        double."""
+        """The first segment of ``games``' rolls (:attr:`dice`) by the turn plan's table
+        (:func:`~nardy.core.turnplan.roll_plan`); a progression's first stage also notes its
+        rolled value, whether the mover starts it all home, and its board."""
         dice = self.dice[games]
         code = dice[:, 0] * 6 + dice[:, 1] - 7
-        self.steps[games] = _ROLL_STEPS[code]
-        if self._doubles == "four":
-            self.kind[games] = ROLL
-            self.final[games] = True
-            return
-        double = _ROLL_DOUBLE[code]
-        self.final[games] = ~double
-        if self._doubles != "progression":
-            self.kind[games] = ROLL
-        else:
-            # §2.8: stages d, d+1, …, 6; "all home when the progression starts: the rolled stage
-            # is the last".
-            self.kind[games] = double  # STAGE (1) for a double, else ROLL (0)
-            if double.any():
-                doubled = games[double]
+        self.steps[games] = self._plan_steps[code]
+        kind = self.kind[games] = self._plan_kind[code]
+        self.final[games] = self._plan_final[code]
+        if self._doubles == "progression":
+            stage = kind == STAGE
+            if stage.any():
+                doubled = games[stage]
                 board = self.board[doubled]
-                self._first[doubled] = dice[double, 0]
+                self._first[doubled] = dice[stage, 0]
                 self._last[doubled] = all_home_rows(board)
                 self._stage_start[doubled] = board
+
+    def _reroll_segment(self, games: npt.NDArray[np.intp]) -> None:
+        """The re-rolls of ``games``' chains (:func:`~nardy.core.turnplan.reroll_plan`)."""
+        self._roll(games)
+        dice = self.dice[games]
+        code = dice[:, 0] * 6 + dice[:, 1] - 7
+        self.steps[games] = self._plan_steps[code]
+        self.kind[games] = REROLL
+        self.final[games] = self._reroll_final[code]
+
+    def _owe(self, game: int, receiver: int, owed: Transfer) -> None:
+        """Hand ``owed`` steps of ``game`` over to ``receiver`` (played at his turn's start)."""
+        for value, count in owed:
+            self._pending[game, receiver, value] += count
 
     def _next_segment(
         self, games: npt.NDArray[np.intp], keys: npt.NDArray[np.int8], used: npt.NDArray[np.int64]
@@ -421,7 +446,7 @@ class LeanBatch:
         """After segments that do not end the turn (played to ``keys``, using ``used`` dice):
         each game's next segment of the turn where there is one (its board then ``keys``), the
         unplayed steps handed over where they transfer; which games' turns go on
-        (:meth:`LeanGame._next <nardy.env.lean.LeanGame._next>`)."""
+        (:meth:`LeanGame._next <nardy.core.lean.LeanGame._next>` on arrays, by the turn plan)."""
         self.board[games] = keys
         on = np.zeros(games.size, dtype=np.bool_)
         kind = self.kind[games]
@@ -442,21 +467,13 @@ class LeanBatch:
             on[stage] = self._next_stage(games[stage], keys[stage], used[stage], opponent[stage])
         chain = ~(transfer | stage)
         if chain.any():
-            # §2.9: a double fully played is re-rolled; partly played, the rest is transferred.
             chained, spent = games[chain], used[chain]
             full = spent == 4
             if self._transfer:
-                short = ~full & (spent >= 1)
-                if short.any():
-                    owed = chained[short]
-                    values = self.steps[owed, 0].astype(np.intp)
-                    self._pending[owed, opponent[chain][short], values] += (
-                        4 - spent[short]
-                    ).astype(np.int8)
-            rerolling = chained[full]
-            self._roll(rerolling)
-            self._first_segment(rerolling)
-            self.kind[rerolling] = REROLL
+                for row in np.flatnonzero(~full).tolist():
+                    owed = chain_handover(int(self.steps[chained[row], 0]), int(spent[row]))
+                    self._owe(int(chained[row]), int(opponent[chain][row]), owed)
+            self._reroll_segment(chained[full])
             on[chain] = full
         return on
 
@@ -467,35 +484,30 @@ class LeanBatch:
         used: npt.NDArray[np.int64],
         opponent: npt.NDArray[np.int64],
     ) -> npt.NDArray[np.bool_]:
-        """After a progression stage (RULES.md §2.8): the next stage, or the turn's end with the
-        stage's unplayed steps and the later stages transferred where steps transfer."""
+        """After a progression stage (:func:`~nardy.core.turnplan.after_stage` over the rows):
+        the next stage, or the turn's end with the stage's unplayed steps and the later stages
+        handed over where steps transfer."""
         x = self.steps[games, 0].astype(np.int64)
-        not_started = (x == self._first[games]) & (used == 0)  # nothing played or transferred
-        home = all_home_rows(keys)
-        last = self._last[games]
-        # "Entry happened in this stage": the last stage, or with the fourth step's extra stage
-        # when the fourth step entered without bearing off (§2.8 item 4).
         start = self._stage_start[games]
-        entered = ~last & ~all_home_rows(start) & home
-        extra = entered & (used == 4) & (keys[:, 0] == start[:, 0])
-        if not self._extra_stage:
-            extra[:] = False
-        last = last | (entered & ~extra)
-        short = (used < 4) & ~not_started
-        if self._transfer and short.any():
-            owed = np.zeros((games.size, 7), dtype=np.int8)
-            rows = np.arange(games.size)
-            owed[rows, x] = 4 - used
-            # (A short stage is never one that earned the extra stage: that takes all four.)
-            later = (x[:, None] < _VALUES) & ~last[:, None]
-            owed += 4 * later.astype(np.int8)
-            self._pending[games[short], opponent[short]] += owed[short]
-        on: npt.NDArray[np.bool_] = ~not_started & (used == 4) & ~last & (x != 6)
-        going = games[on]
-        self._last[going] = extra[on]
-        self.steps[going] = (x[on] + 1)[:, None]
-        self._stage_start[going] = keys[on]
-        return on
+        go_on, next_last, short, last = after_stage(
+            x,
+            self._first[games].astype(np.int64),
+            used,
+            self._last[games],
+            all_home_rows(start),
+            all_home_rows(keys),
+            keys[:, 0] == start[:, 0],
+            self._extra_stage,
+        )
+        if self._transfer:
+            for row in np.flatnonzero(short).tolist():
+                owed = stage_handover(int(x[row]), int(used[row]), bool(last[row]))
+                self._owe(int(games[row]), int(opponent[row]), owed)
+        going = games[go_on]
+        self._last[going] = next_last[go_on]
+        self.steps[going] = (x[go_on] + 1)[:, None]
+        self._stage_start[going] = keys[go_on]
+        return go_on
 
     # -- one game on by itself (a round's last few games) -----------------------------------
 
@@ -784,7 +796,7 @@ class LeanBatch:
         kind = KINDS[int(self.kind[i])]
         steps = tuple(v for v in self.steps[i].tolist() if v)
         home = kind == "stage" and bool(all_home_rows(self.board[i : i + 1])[0])
-        later = lean.later_steps(kind, steps, home, self._groups_of(i))
+        later = later_steps(kind, steps, home, self._groups_of(i))
         reroll = len(steps) == 4 and kind in ("roll", "reroll") and self._doubles == "reroll"
         limit = self._head_limit
         first = limit is not None and int(self.board[i, 24]) == self.checkers
@@ -862,11 +874,12 @@ class LeanBatch:
             white, black = self._roll_one(i)
             if white != black:
                 break
-        if black > white:
+        starter, first = opening_outcome(self.variant.rules.turn, white, black)
+        if starter:
             self.board[i] = self.board[i, self._flip] * self._signs
             self.mover[i] = 1
-        if opening == "numbers_used":
-            self.dice[i] = (white, black) if white > black else (black, white)
+        if first is not None:
+            self.dice[i] = first
         else:
             self._roll_one(i)
         self._first_segment(np.array([i], dtype=np.intp))
@@ -1146,12 +1159,6 @@ KINDS: Final[tuple[SegmentKind, ...]] = ("roll", "stage", "reroll", "transfer")
 """The segment kinds (:data:`nardy.core.game.SegmentKind`) by their codes in
 :attr:`LeanBatch.kind`."""
 _VALUES: Final = np.arange(7)
-_ROLL_STEPS: Final = np.array(
-    [(a, b, 0, 0) if a != b else (a,) * 4 for a in range(1, 7) for b in range(1, 7)],
-    dtype=np.int8,
-)
-"""A roll's steps by its code ``(a-1) * 6 + b-1``: two dice, or a double's four (RULES.md §2.3)."""
-_ROLL_DOUBLE: Final = np.array([a == b for a in range(1, 7) for b in range(1, 7)])
 _STEP_INDEX: Final = np.arange(4)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nardy import encoding
+from nardy.core import lean
 from nardy.core.dice import DiceSource
 from nardy.core.errors import GameStateError
 from nardy.core.game import (
@@ -33,12 +34,11 @@ from nardy.core.game import (
     PlayDecision,
     TakeDecision,
 )
+from nardy.core.lean import LeanGame
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Play, Variant
-from nardy.env import lean
-from nardy.env.lean import LeanGame
 from nardy.env.spaces import CUBE_ACTIONS, action_space_size
 
 ROLL, DOUBLE = 0, 1
@@ -193,7 +193,7 @@ class Driver:
         (:meth:`roll`, OpenSpiel). With the variant's ``match_length`` set, ``whole_match`` and a
         dice source, the driver plays the whole match (RULES.md §2.11: who starts each game, the
         Crawford game), one game after another; else one game. ``deferred``: a lean game's legal
-        plays are handed over by the caller (:class:`~nardy.env.lean.LeanGame`, a vector env)."""
+        plays are handed over by the caller (:class:`~nardy.core.lean.LeanGame`, a vector env)."""
         self.config = config
         self.match_length: int | None = config.variant.options.get("match_length")
         self.match: Match | None = None
@@ -202,7 +202,7 @@ class Driver:
         self._dice = dice
         self._game: Game | None = None
         self._lean: LeanGame | None = None
-        """The game while it runs lean (:mod:`nardy.env.lean`); replaced by the kernel's game
+        """The game while it runs lean (:mod:`nardy.core.lean`); replaced by the kernel's game
         (:attr:`game`, replayed) the first time anything asks for that."""
         if self.match is None and lean.eligible(config.variant, dice, whole_match):
             assert dice is not None

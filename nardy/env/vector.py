@@ -34,12 +34,12 @@ from gymnasium.vector import AutoresetMode
 from nardy import encoding
 from nardy.bots import Bot
 from nardy.core.batch import BOARD, legal_results
+from nardy.core.lean import LeanGame
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.env.batchflow import LeanBatch, LeanVersus, applies, row_key
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 from nardy.env.gym import NardyGymEnv, Seat
-from nardy.env.lean import LeanGame
 
 AGENTS = ("player_0", "player_1")
 _FEW = 4

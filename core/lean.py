@@ -1,6 +1,8 @@
-"""The common game of a learning environment, stepped without the kernel's game objects.
+"""The kernel's lean game flow: one money game stepped on board keys, without game objects.
 
-Most episodes are one money game without the cube. Their flow is a loop — an opening throw, then
+The learning environments, the batched self-play trainer and anything else that plays many games
+fast run this flow; its turn plan is :mod:`nardy.core.turnplan`'s, as :class:`~nardy.core.game.Game`'s
+is, so no turn rule lives outside the kernel. Most learning episodes are one money game without the cube. Their flow is a loop — an opening throw, then
 each turn's transferred steps, roll, segments (one, or a double's progression stages or re-roll
 chain), flip, until a bear-off (or plakoto's mother rule) ends the game — so :class:`LeanGame`
 runs it on the move generator's board keys alone: no :class:`~nardy.core.game.Game` generator
@@ -28,13 +30,24 @@ from nardy.core.game import (
     GameResult,
     PlayDecision,
     Segment,
-    SegmentKind,
-    all_home,
     cube_settings_for,
     pinning_end,
 )
 from nardy.core.movegen import BoardKey, SegmentPlays, position_of
 from nardy.core.position import Position, opposite_point
+from nardy.core.turnplan import (
+    SegmentKind,
+    after_stage,
+    all_home,
+    chain_handover,
+    describe,
+    later_steps,
+    opening_outcome,
+    reroll_plan,
+    roll_plan,
+    stage_handover,
+    transfer_groups,
+)
 from nardy.core.variant import LegalPlays, Play
 
 if TYPE_CHECKING:
@@ -50,12 +63,6 @@ def eligible(variant: Variant, dice: DiceSource | None, whole_match: bool) -> bo
         and variant.options.get("match_length") is None
         and not cube_settings_for(variant, match_length=None).enabled
     )
-
-
-def one_segment_turns(variant: Variant) -> bool:
-    """Whether every turn of the variant is one segment (doubles are four steps, nothing is
-    transferred): no progression stage, re-roll or transferred steps to plan."""
-    return variant.rules.turn.doubles == "four"
 
 
 class _Replay:
@@ -95,21 +102,6 @@ _SEGMENTS: Final = {
 """The roll segments, equal to the kernel game's (immutable, shared)."""
 
 
-def later_steps(
-    kind: SegmentKind, dice: Sequence[int], home: bool, groups: Sequence[tuple[int, int]]
-) -> tuple[int, ...]:
-    """The steps planned after a segment of ``kind`` with ``dice`` in its turn, as the kernel's
-    context states them: a progression stage's later stages (each four steps, up to 6) unless
-    the mover is ``home`` (all home: RULES.md §2.8's stop), a transferred group's later
-    ``groups`` ((value, count), ascending: §2.10 item 3); else none."""
-    if kind == "stage":
-        return () if home else tuple(v for v in range(dice[0] + 1, 7) for _ in range(4))
-    if kind == "transfer":
-        value = dice[0]
-        return tuple(v for v, n in groups if v > value for _ in range(n))
-    return ()
-
-
 def forced_once_home(rules: Rules) -> bool:
     """Whether every segment of an all-home side is forced: the exact bear-off with no moves
     inside home once all home (``mad``; RULES.md §3.5: each step bears a checker off its die's
@@ -138,10 +130,6 @@ def _bear_off(points: list[int], dice: Sequence[int], home: Sequence[int], sign:
             points[point] -= sign
             used += 1
     return used
-
-
-_DIE_NAMES: Final = ("", "one", "two", "three", "four", "five", "six")
-_DIE_PLURALS: Final = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
 
 
 class LeanGame:
@@ -205,10 +193,9 @@ class LeanGame:
                 white, black = self._roll()
                 if white != black:
                     break
-            if black > white:
+            starter, first = opening_outcome(self.turn, white, black)
+            if starter:
                 self._switch()
-            if self.turn.opening == "numbers_used":
-                first = (white, black) if white > black else (black, white)
         self._begin(first)
         self._enter()
 
@@ -340,15 +327,7 @@ class LeanGame:
         kind, dice, mover = self.kind, self.dice, self.mover
         if kind == "roll":
             return _SEGMENTS[mover, dice[0], dice[1]]
-        if kind == "reroll":
-            return Segment(mover, dice, kind, f"re-roll {dice[0]}-{dice[1]}")
-        if kind == "stage":
-            d = self._first
-            label = f"stage {dice[0]} of a {d}-{d} progression" if d < 6 else "6-6"
-            return Segment(mover, dice, kind, label)
-        count = len(dice)
-        name = _DIE_NAMES[dice[0]] if count == 1 else _DIE_PLURALS[dice[0]]
-        return Segment(mover, dice, kind, f"{count} {name} transferred from the opponent")
+        return Segment(mover, dice, kind, describe(kind, dice, self._first))
 
     def decision(self) -> PlayDecision | None:
         """The current decision as the kernel's game states it (for bots and afterstates)."""
@@ -473,12 +452,11 @@ class LeanGame:
         return True
 
     def _begin(self, first: Roll | None) -> None:
-        """The mover's turn: his transferred steps first (RULES.md §2.10 item 3), else his roll
-        (``first``: the opening throw's numbers)."""
+        """The mover's turn: his transferred steps first, else his roll (``first``: the opening
+        throw's numbers), as the turn plan says (:mod:`nardy.core.turnplan`)."""
         pending = self._pending[self.mover]
         if pending:
-            # "grouped by value in ascending order", each group its own segment.
-            self._groups = sorted(pending)
+            self._groups = transfer_groups(pending)
             pending.clear()
             self._transferred(0)
             return
@@ -490,75 +468,49 @@ class LeanGame:
         self.kind, self.dice, self._final = "transfer", (value,) * count, False
 
     def _rolled(self, roll: Roll) -> None:
-        """The first segment of a roll (RULES.md §2.3, §2.8, §2.9)."""
-        a, b = roll
-        doubles = self.turn.doubles
-        self.kind = "roll"
-        if a != b:
-            self.dice, self._final = (a, b), True
-        elif doubles == "four":
-            self.dice, self._final = (a, a, a, a), True
-        elif doubles == "progression":
-            # §2.8: stages d, d+1, …, 6; "all home when the progression starts: the rolled stage
-            # is the last".
-            self.kind, self.dice, self._final = "stage", (a, a, a, a), False
-            self._first, self._start = a, self.position
+        """The first segment of a roll (:func:`~nardy.core.turnplan.roll_plan`)."""
+        self.kind, self.dice, self._final = roll_plan(self.turn, *roll)
+        if self.kind == "stage":
+            self._first, self._start = roll[0], self.position
             self._last = all_home(self.position)
-        else:  # §2.9: the re-roll chain
-            self.dice, self._final = (a, a, a, a), False
 
     def _next(self, used: int) -> bool:
         """After a segment of the turn that used ``used`` dice (the game goes on): set up the
         turn's next segment, or say the turn is over (handing unplayed steps over where they
-        transfer). :meth:`Game._transferred_steps`, ``_progression`` and ``_reroll_chain``."""
+        transfer), as :meth:`Game._transferred_steps`, ``_progression`` and ``_reroll_chain``
+        do, by the turn plan."""
         kind = self.kind
-        turn = self.turn
         if kind == "transfer":
             if self._group + 1 < len(self._groups):
                 self._transferred(self._group + 1)
             else:
                 self._rolled(self._roll())
             return True
+        transfer = self.turn.transfer
+        x = self.dice[0]
         if kind == "stage":
-            x, d = self.dice[0], self._first
-            if x == d and used == 0:
-                return False  # "Not started": nothing played, nothing transferred.
             start, position = self._start, self.position
-            extra_next = False
-            if not self._last and not all_home(start) and all_home(position):
-                # Entry happened in this stage.
-                on_fourth = used == 4 and position.off[0] == start.off[0]
-                if turn.progression_stop == "fourth_step_extra" and on_fourth:
-                    extra_next = True
-                else:
-                    self._last = True
-            if used < 4:
-                if turn.transfer:
-                    lost = [(x, 4 - used)]
-                    if not self._last:
-                        later = [(y, 4) for y in range(x + 1, 7)]
-                        lost += later[:1] if extra_next else later
-                    self._pending[1 - self.mover].extend(lost)
+            go_on, next_last, short, self._last = after_stage(
+                x,
+                self._first,
+                used,
+                self._last,
+                all_home(start),
+                all_home(position),
+                position.off[0] == start.off[0],
+                self.turn.progression_stop == "fourth_step_extra",
+            )
+            if short and transfer:
+                self._pending[1 - self.mover].extend(stage_handover(x, used, self._last))
+            if not go_on:
                 return False
-            if self._last or x == 6:
-                return False
-            if extra_next:
-                self._last = True
-            self.dice, self._start = (x + 1,) * 4, position
+            self.dice, self._start, self._last = (x + 1,) * 4, position, next_last
             return True
-        # A double of the re-roll chain (§2.9): fully played, it is re-rolled; partly played, the
-        # rest is transferred.
-        d = self.dice[0]
         if used < 4:
-            if used >= 1 and turn.transfer:
-                self._pending[1 - self.mover].append((d, 4 - used))
+            if transfer:
+                self._pending[1 - self.mover].extend(chain_handover(x, used))
             return False
-        a, b = self._roll()
-        self.kind = "reroll"
-        if a != b:
-            self.dice, self._final = (a, b), True
-        else:
-            self.dice = (a, a, a, a)
+        self.kind, self.dice, self._final = reroll_plan(*self._roll())
         return True
 
     def _next_after(self, key: Sequence[int], used: int) -> bool:
