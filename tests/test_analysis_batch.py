@@ -19,7 +19,8 @@ from nardy.core.variant import Variant
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.evaluator import Evaluator, shortlist, shortlists
 from nardy.engines.heuristic_batch import evaluate_keys, evaluate_many
-from nardy.engines.search import MAX_REROLLS, NO_TRANSFER, ROLLS, Option, _OneTurn, _TurnOver
+from nardy.core.turnplan import NO_TRANSFER
+from nardy.engines.search import MAX_REROLLS, ROLLS, Option, _OneTurn, _TurnOver
 
 
 def _dice(roll: tuple[int, int]) -> tuple[int, ...]:

@@ -19,7 +19,8 @@ from nardy.analysis.records import GameInput, MatchInfo, RecordError
 from nardy.core.dice import ScriptedDice
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
-from nardy.engines.search import NO_TRANSFER, RankedPlay, Searcher, Transfer, handed_over
+from nardy.core.turnplan import NO_TRANSFER, Transfer
+from nardy.engines.search import RankedPlay, Searcher, handed_over
 
 __all__ = [
     "MARKS",

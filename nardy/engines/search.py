@@ -49,9 +49,17 @@ import numpy.typing as npt
 
 from nardy.core.dice import Roll
 from nardy.core.errors import GameStateError
-from nardy.core.game import CubeSettings, Game, PlayDecision, all_home
+from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.movegen import position_of
 from nardy.core.position import Position
+from nardy.core.turnplan import (
+    NO_TRANSFER,
+    Transfer,
+    after_stage,
+    all_home,
+    chain_handover,
+    stage_handover,
+)
 from nardy.core.variant import Variant
 from nardy.engines.evaluator import Evaluator, shortlist, shortlists
 
@@ -117,10 +125,6 @@ class RankedPlay:
     candidate: bool = True
     """Whether it is on the evaluator's short list (all plays are, for most evaluators)."""
 
-
-Transfer = tuple[tuple[int, int], ...]
-"""Steps a turn hands to the opponent (RULES.md §2.10): ``(value, count)`` groups, () for none."""
-NO_TRANSFER: Transfer = ()
 
 Option = list[tuple[float, Position, Transfer]]
 """One way to play a roll: its end-of-turn afterstates with their probabilities, each with the
@@ -467,15 +471,23 @@ class Searcher:
         if turn.doubles == "reroll" and kind in ("roll", "reroll"):
             # The re-rolls already made are not known here; the first roll's count is used.
             return RestOfTurn(self._rerolled(result, 0 if kind == "roll" else 1), rerolled=True)
-        x = dice[0]
-        if turn.doubles != "progression" or kind != "stage" or x == 6 or all_home(start):
+        if turn.doubles != "progression" or kind != "stage":
             return None
-        if all_home(result):
-            # Entry in this stage: the last, but for an entry on the fourth step (nothing borne
-            # off after it) where ``fourth_step_extra`` plays one stage more.
-            extra = turn.progression_stop == "fourth_step_extra" and result.off[0] == start.off[0]
-            if not extra:
-                return None
+        x = dice[0]
+        # The stage's start tells whether it was already the last (home when it began).
+        home_before = all_home(start)
+        go_on = after_stage(
+            x,
+            x,
+            used,
+            home_before,
+            home_before,
+            all_home(result),
+            result.off[0] == start.off[0],
+            turn.progression_stop == "fourth_step_extra",
+        )[0]
+        if not go_on:
+            return None
         following = (x + 1,) * 4
         if self.variant.legal_plays(result, following).dice_used == 0:
             # A later stage that cannot start passes its steps (and, unless it is the last, the
@@ -646,17 +658,22 @@ def handed_over(
         return NO_TRANSFER  # not a double (never passed), or played in full
     x = dice[0]
     if turn.doubles != "progression":
-        return ((x, 4 - used),) if used >= 1 else NO_TRANSFER
-    if first_stage and used == 0:
-        return NO_TRANSFER  # "not started"
+        return chain_handover(x, used)
     if start is None or result is None:
         raise ValueError("a progression stage's hand-over needs its start and result")
-    # As the kernel's progression: home at the stage's start means an earlier stage (or the
-    # roll) already made this one the last; coming home in it (not on a fourth step: fewer
-    # than four were played) does too.
-    last = all_home(start) or all_home(result)
-    later = () if last else tuple((y, 4) for y in range(x + 1, 7))
-    return ((x, 4 - used), *later)
+    # Home at the stage's start means an earlier stage (or the roll) already made it the last.
+    home_before = all_home(start)
+    _, _, short, last = after_stage(
+        x,
+        x if first_stage else 0,
+        used,
+        home_before,
+        home_before,
+        all_home(result),
+        result.off[0] == start.off[0],
+        False,  # (the extra stage needs a stage played in full: never one that hands over)
+    )
+    return stage_handover(x, used, last) if short else NO_TRANSFER  # not short: "not started"
 
 
 class _TurnOver(Exception):
