@@ -288,6 +288,9 @@ def _register_commands() -> None:
     from nardy.analysis.rollout_cli import rollout_command
 
     cli.add_command(rollout_command)
+    from nardy.analysis.benchmark_cli import benchmark_command
+
+    cli.add_command(benchmark_command)
 
 
 _register_commands()

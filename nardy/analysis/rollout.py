@@ -36,10 +36,11 @@ from typing import Any
 import numpy as np
 
 from nardy.analysis.records import GameInput, RecordError
-from nardy.core.errors import GameStateError, NardyError
-from nardy.core.game import CubeSettings, DoubleDecision, Game, PlayDecision
+from nardy.core.errors import GameStateError
+from nardy.core.game import CubeSettings, Game, PlayDecision, TakeDecision
 from nardy.core.movegen import position_of
 from nardy.core.position import Position
+from nardy.core.record import Replay
 from nardy.core.variant import Variant
 from nardy.engines.evaluator import Evaluator, make_evaluator, shortlists
 from nardy.engines.search import RankedPlay, Searcher
@@ -263,7 +264,7 @@ def rollout(
 ) -> Rollout:
     """Roll out the ``top`` plays (by the search at ``ply``) of ``position`` with the throw
     ``roll`` (module doc). With ``target_se``, trials stop, in batches of 36, once every
-    candidate's SE is at most that (``trials`` is then the most). ``on_trials(n)``: n more trials
+    candidate's SE (estimated from 36 trials at least) is at most that (``trials`` is then the most). ``on_trials(n)``: n more trials
     of every candidate done. Raises the kernel's errors for an illegal position or roll and
     :class:`ValueError` for an unknown evaluator."""
     if trials < 2:
@@ -310,7 +311,7 @@ def rollout(
             on_trials(batch)
         if (
             target_se is not None
-            and done >= 2 * _BATCH
+            and done >= _BATCH
             and all(p.se(variance_reduction) <= target_se for p in plays)
         ):
             break
@@ -333,27 +334,17 @@ def record_decision(game: GameInput, number: int) -> tuple[Position, tuple[int, 
     rates, from 1). Only a roll's first segment is a decision a rollout starts from: a later
     segment of the turn (a progression's stage, a re-roll, steps handed over) depends on what the
     turn did before it. :class:`RecordError` otherwise, or if the record does not replay."""
-    from nardy.core.dice import ScriptedDice
-
     label = game.label
+    count = 0
     try:
-        replay = Game(
-            game.variant,
-            ScriptedDice(game.rolls),
-            starter=game.starter,
-            cube=game.cube,
-            auto_forced=False,
-        )
-        count = 0
-        pointer = 0
-        actions = game.actions
-        while replay.decision is not None:
-            decision = replay.decision
-            action = actions[pointer] if pointer < len(actions) else None
+        run = Replay(game.record, auto_forced=False, variant=game.variant)
+        for step in run:
+            decision = step.decision
             if isinstance(decision, PlayDecision):
                 count += 1
                 if count == number:
-                    last = replay.events[-1] if replay.events else None
+                    events = run.game.events
+                    last = events[-1] if events else None
                     if decision.segment.kind != "roll" or last is None or last.kind != "roll":
                         raise RecordError(
                             f"{label}: decision {number} is a {decision.segment.description}, "
@@ -361,29 +352,16 @@ def record_decision(game: GameInput, number: int) -> tuple[Position, tuple[int, 
                         )
                     a, b = last.data["dice"]
                     return decision.position, (a, b)
-                if action is None:
-                    break
-                replay.decide(action.answer)
-                pointer += 1
-            elif isinstance(decision, DoubleDecision):
-                if action is None:
-                    break
-                count += game.rate_cube
-                doubled = action.kind == "double" and action.player == decision.player
+            elif step.answer is not None:
+                # The cube decisions `nardy analyze` rates are numbered too (not a beaver's take).
+                rated = not (isinstance(decision, TakeDecision) and decision.after_beaver)
+                count += game.rate_cube and rated
                 if count == number:
                     raise RecordError(f"{label}: decision {number} is a cube decision")
-                replay.decide(doubled)
-                pointer += doubled
-            else:
-                if action is None:
-                    break
-                count += game.rate_cube and not decision.after_beaver
-                if count == number:
-                    raise RecordError(f"{label}: decision {number} is a cube decision")
-                replay.decide(action.kind)
-                pointer += 1
-    except RecordError:
-        raise
-    except (NardyError, ValueError) as error:
+            if step.answer is None:
+                break
+    except RecordError as error:
+        if str(error).startswith(f"{label}: "):
+            raise
         raise RecordError(f"{label}: {error}") from None
     raise RecordError(f"{label}: there is no decision {number} (the game has {count})")

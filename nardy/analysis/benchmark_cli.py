@@ -1,0 +1,132 @@
+"""``nardy benchmark``: a bot's error rate on a variant's rolled-out benchmark positions, and the
+command that makes them (:mod:`nardy.analysis.benchmark`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+__all__ = ["benchmark_command"]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@click.command("benchmark")
+@click.option("--variant", "-v", "variant_name", default="backgammon", show_default=True)
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    metavar="BOT",
+    help="A bot as nardy play --bots names it (repeatable).",
+)
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A benchmark file (default: the one shipped for the variant).",
+)
+@click.option(
+    "--generate",
+    "generate_count",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="Make (or extend, resuming) the benchmark file to N positions, rolled out.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def benchmark_command(
+    variant_name: str,
+    bots: tuple[str, ...],
+    path: Path | None,
+    generate_count: int | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """A bot's error rate on the variant's benchmark: the mean equity it loses per decision
+    against the best rolled-out play, in millipoints, ± its SE, and how often it picks the best
+    play (docs/analysis.md).
+
+    \b
+    Examples:
+      nardy benchmark --variant long --bot heuristic --bot neural
+      nardy benchmark --variant backgammon --bot neural:1 --json
+      nardy benchmark --variant long --generate 500     # make or extend the positions
+    """
+    from nardy.core.errors import InvalidOptionError, UnknownVariantError
+    from nardy.core.plugins import load_variant
+
+    try:
+        variant = load_variant(variant_name)
+    except (UnknownVariantError, InvalidOptionError) as error:
+        raise click.BadParameter(_one_line(str(error)), param_hint="'--variant'") from None
+    if variant.is_match_variant:
+        raise click.BadParameter(
+            f"{variant.name} is a match of {', '.join(variant.info.cycle)}: each has its own "
+            "benchmark",
+            param_hint="'--variant'",
+        )
+    if generate_count is None and not bots:
+        raise click.UsageError("give --bot BOT (or --generate N)")
+    from nardy.analysis.benchmark import (
+        DATA_DIR,
+        BenchmarkError,
+        benchmark_path,
+        generate,
+        read_benchmark,
+        score,
+    )
+
+    if generate_count is not None:
+        directory = DATA_DIR if path is None else path.parent
+        if path is not None and path.name != benchmark_path(variant.name).name:
+            raise click.BadParameter(
+                f"a generated file is named {benchmark_path(variant.name).name}",
+                param_hint="'--file'",
+            )
+        started = time.monotonic()
+
+        def report(count: int) -> None:
+            if not quiet:
+                click.echo(
+                    f"{variant.name}: {count}/{generate_count} "
+                    f"({time.monotonic() - started:.0f} s)",
+                    err=True,
+                )
+
+        try:
+            held = generate(variant, generate_count, directory=directory, on_entry=report)
+        except BenchmarkError as error:
+            raise click.ClickException(_one_line(str(error))) from None
+        click.echo(f"{benchmark_path(variant.name, directory)}: {held} positions")
+        if not bots:
+            return
+    try:
+        entries = read_benchmark(variant, path)
+    except BenchmarkError as error:
+        raise click.ClickException(_one_line(str(error))) from None
+    scores = []
+    for name in bots:
+        try:
+            scores.append(score(variant, name, entries))
+        except BenchmarkError as error:
+            raise click.ClickException(_one_line(str(error))) from None
+        except ValueError as error:  # an unknown or unusable bot
+            raise click.BadParameter(_one_line(str(error)), param_hint="'--bot'") from None
+    if as_json:
+        click.echo(json.dumps([s.to_json() for s in scores]))
+        return
+    click.echo(f"{variant.name}: {len(entries)} rolled-out positions; ± SE")
+    width = max(len(s.bot) for s in scores)
+    for s in scores:
+        click.echo(
+            f"  {s.bot.ljust(width)}  error rate {s.error_rate:7.1f} ± {s.error_se:5.1f} mp a "
+            f"decision, best play {100 * s.best_rate:5.1f} % ± {100 * s.best_se:.1f}"
+        )
