@@ -9,11 +9,15 @@ with (much) less variance: the SPRT needs fewer games for the same error rates.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nardy.analysis.records import RecordError, from_arena_record
-from nardy.arena.storage import GameRow
 from nardy.engines.search import Searcher
+
+if TYPE_CHECKING:
+    # Only the row's shape: the store analyses its games with this module (luck-adjusted SPRT
+    # ledgers), so importing the store here would close a cycle.
+    from nardy.arena.storage import GameRow
 
 __all__ = ["LuckAdjuster"]
 

@@ -25,6 +25,8 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
+from nardy.core.position import use_json_reader
+
 MODULE = "nardy.core.movegen"
 ENVIRONMENT = "NARDY_MOVEGEN"
 DIGEST_NAME = "COMPILED_FROM_SHA256"
@@ -106,3 +108,6 @@ def _select() -> tuple[str, str]:
 
 
 KIND, DETAIL = _select()
+# Position.from_json's fast path is the chosen generator's reader (core/position.py, which the
+# generator imports, so it cannot import the generator itself).
+use_json_reader(sys.modules[MODULE].position_from_json)

@@ -374,17 +374,22 @@ def _pinned_counts(points: tuple[int, ...] | list[int], pinned: tuple[int, ...])
     return mover, opponent
 
 
-def _bind_json_reader(obj: Any, checkers: int | None) -> Position | None:
-    """The first call of :data:`_read_json`: binds it to the generator's reader. The generator
-    module imports this one, so it is looked up when first needed, not at import; by then
-    ``nardy.core`` has chosen the compiled or the pure generator (``nardy.core._engine``)."""
-    global _read_json
-    from nardy.core.movegen import position_from_json
-
-    _read_json = position_from_json
-    return position_from_json(obj, checkers)
-
-
-_read_json: Callable[[Any, int | None], Position | None] = _bind_json_reader
+JsonReader = Callable[[Any, int | None], Position | None]
 """Position JSON → :class:`Position`, or None where :meth:`Position.from_json`'s full checks must
-decide (``nardy.core.movegen.position_from_json``)."""
+decide."""
+
+
+def _no_fast_reader(obj: Any, checkers: int | None) -> Position | None:
+    return None
+
+
+_read_json: JsonReader = _no_fast_reader
+
+
+def use_json_reader(reader: JsonReader) -> None:
+    """Make :meth:`Position.from_json` try ``reader`` first: the move generator's parsed-JSON fast
+    path (``nardy.core.movegen.position_from_json``), which ``nardy.core._engine`` installs once it
+    has chosen the compiled or the pure generator. The generator imports this module, so this one
+    is told of the reader rather than importing it (no import cycle)."""
+    global _read_json
+    _read_json = reader

@@ -30,9 +30,15 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import click
 
 from nardy import __version__
+from nardy.cli_options import (
+    OPTIONS_OPTION,
+    VARIANT_OPTION,
+    load_variant,
+    one_game_variant,
+)
 from nardy.core import _engine
 from nardy.core.dice import MAX_SEED
-from nardy.core.errors import InvalidOptionError, NardyError, UnknownVariantError
+from nardy.core.errors import NardyError
 from nardy.interrupt import deferred_interrupt
 
 if TYPE_CHECKING:
@@ -185,32 +191,6 @@ class _PositionText(click.types.StringParamType):
 # -- shared helpers -----------------------------------------------------------------------------------
 
 
-def _load_variant(name: str, assignments: Sequence[str]) -> Variant:
-    from nardy.core.options import parse_option_assignments
-    from nardy.core.plugins import load_variant
-
-    try:
-        options = parse_option_assignments(assignments)
-        return load_variant(name, options)
-    except UnknownVariantError as error:
-        raise click.BadParameter(str(error), param_hint="'--variant'") from None
-    except InvalidOptionError as error:
-        raise click.BadParameter(str(error), param_hint="'-o'") from None
-
-
-def _one_game_variant(variant: Variant, what: str) -> Variant:
-    """``variant``, unless it is a match variant (tavli, RULES.md §3.12.3): its games have their
-    own variants' rules and boards, so a command about one game or position names one of them."""
-    if variant.is_match_variant:
-        raise click.BadParameter(
-            f"{variant.name} is a match of {' → '.join(variant.info.cycle)}, each game by its "
-            f"own variant's rules: {what} needs one of those variants "
-            f"(--variant {variant.info.cycle[0]})",
-            param_hint="'--variant'",
-        )
-    return variant
-
-
 def _parse_position(text: str, variant: Variant) -> Any:
     from nardy.core.gnubg import parse_position_text
 
@@ -218,39 +198,6 @@ def _parse_position(text: str, variant: Variant) -> Any:
         return parse_position_text(text, variant)
     except ValueError as error:  # the reason in one line (nardy.core.gnubg.parse_position_text)
         raise click.BadParameter(str(error), param_hint="'POSITION'") from None
-
-
-_VARIANT_OPTION = click.option(
-    "--variant",
-    "-v",
-    "variant_name",
-    default="backgammon",
-    show_default=True,
-    metavar="NAME",
-    help="Variant (see 'nardy variants').",
-    shell_complete=lambda ctx, param, incomplete: _complete_variants(incomplete),
-)
-
-
-def _complete_variants(incomplete: str) -> list[click.shell_completion.CompletionItem]:
-    """Shell completion of variant names (click: _NARDY_COMPLETE=bash_source nardy)."""
-    from nardy.core.plugins import registry
-
-    return [
-        click.shell_completion.CompletionItem(name, help=info.title)
-        for name, info in registry().items()
-        if name.startswith(incomplete)
-    ]
-
-
-_OPTIONS_OPTION = click.option(
-    "-o",
-    "--option",
-    "option_items",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A variant option, e.g. -o first_turn_head=fixed (repeatable).",
-)
 
 
 # -- the group ----------------------------------------------------------------------------------------
@@ -683,7 +630,7 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
 
 
 @cli.command()
-@_VARIANT_OPTION
+@VARIANT_OPTION
 @click.option(
     "--bots",
     "bots_text",
@@ -709,7 +656,7 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     help="Seed of the run, 0…2**63-1; game i uses dice seed SEED*1000003+i. Default: random "
     "(printed when the run starts).",
 )
-@_OPTIONS_OPTION
+@OPTIONS_OPTION
 @click.option(
     "--match",
     "match",
@@ -770,7 +717,7 @@ def play(
     from nardy.bots.registry import BotMaker
     from nardy.results import ResultCounter, arena_result_keys
 
-    variant = _load_variant(variant_name, option_items)
+    variant = load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)
     human = has_human(names)
     games_source = click.get_current_context().get_parameter_source("games")
@@ -943,7 +890,7 @@ def play(
 
 @cli.command(cls=_PositionCommand)
 @click.argument("position_text", metavar="POSITION", type=_PositionText())
-@_VARIANT_OPTION
+@VARIANT_OPTION
 @click.option(
     "--side",
     type=click.Choice(["mover", "opponent"]),
@@ -1003,7 +950,7 @@ def show(
     """
     from nardy.core.board_text import pip_counts, render_board
 
-    variant = _one_game_variant(_load_variant(variant_name, ()), "a board")
+    variant = one_game_variant(load_variant(variant_name, ()), "a board")
     position = _parse_position(position_text, variant)
     if svg_path is not None:
         from nardy.svg_cli import write_svg
@@ -1045,8 +992,8 @@ def _parse_dice(text: str) -> dict[str, list[int]]:
 @cli.command(cls=_PositionCommand)
 @click.argument("position_text", metavar="[POSITION", required=False, type=_PositionText())
 @click.argument("dice_text", metavar="DICE]", required=False)
-@_VARIANT_OPTION
-@_OPTIONS_OPTION
+@VARIANT_OPTION
+@OPTIONS_OPTION
 @click.option(
     "--jsonl",
     "jsonl",
@@ -1092,7 +1039,7 @@ def plays(
       nardy plays --variant long ------/-----o/------/-----O 6-6
       nardy plays --variant backgammon --jsonl < queries.jsonl > answers.jsonl
     """
-    variant = _one_game_variant(_load_variant(variant_name, option_items), "listing plays")
+    variant = one_game_variant(load_variant(variant_name, option_items), "listing plays")
     if jsonl:
         if position_text is not None:
             raise click.UsageError(
@@ -1144,8 +1091,8 @@ _CUBE_OWNERS: dict[str, CubeOwner] = {"centre": "centre", "mover": "mover", "opp
 
 @cli.command(cls=_PositionCommand)
 @click.argument("position_text", metavar="POSITION", type=_PositionText())
-@_VARIANT_OPTION
-@_OPTIONS_OPTION
+@VARIANT_OPTION
+@OPTIONS_OPTION
 @click.option(
     "--dice",
     "dice",
@@ -1206,7 +1153,7 @@ def hint(
     from nardy.core.errors import NardyError
     from nardy.core.jsonl import QueryError, parse_segment
 
-    variant = _one_game_variant(_load_variant(variant_name, option_items), "a hint")
+    variant = one_game_variant(load_variant(variant_name, option_items), "a hint")
     position = _parse_position(position_text, variant)
     try:
         steps = parse_segment({"dice": list(dice)}) if dice else None

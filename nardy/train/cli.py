@@ -251,9 +251,9 @@ def train(
         raise click.BadParameter("the weights file must end in .npz", param_hint="'--out'")
     if not out.parent.is_dir():
         raise click.BadParameter(f"no folder {str(out.parent)!r}", param_hint="'--out'")
-    from nardy.cli import _load_variant, _one_game_variant
+    from nardy.cli_options import load_variant, one_game_variant
 
-    variant = _one_game_variant(_load_variant(variant_name, option_items), "training a net")
+    variant = one_game_variant(load_variant(variant_name, option_items), "training a net")
     if method == "batched-td":
         from nardy.train.batched_cli import run_batched
 
