@@ -119,6 +119,11 @@ def test_cli_rollout_json_and_text(tmp_path: Path) -> None:
     assert data["plays"][0]["equity"] >= data["plays"][1]["equity"]
     text = runner.invoke(cli, args)
     assert text.exit_code == 0 and "± " in text.output
+    # A position id that starts with "-" is the POSITION, not an option.
+    long_start = ["rollout", "------/-----o/------/-----O", "-v", "long", "--dice", "6", "5"]
+    result = runner.invoke(cli, [*long_start, "--trials", "2", "--truncate", "1", "-q", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["plays"][0]["play"] == "24/18/13"
     record = _record(tmp_path)
     tail = ["--trials", "2", "--truncate", "1", "--json", "-q"]
     result = runner.invoke(
@@ -144,3 +149,29 @@ def test_cli_bad_input_one_line(args: list[str], message: str) -> None:
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) <= 3
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "trictrac",
+        "nardgammon",
+        "mad",
+        "gulbar",
+        "mad_gulbar",
+        "khachapuri",
+        "fevga",
+        "giul",
+        "hypergammon",
+        "portes",
+        "plakoto",
+    ],
+)
+def test_every_variant_rolls_out_a_double(name: str) -> None:
+    # A double: re-rolls, progressions and handed-over steps are played by the kernel's turns.
+    variant = load_variant(name)
+    found = rollout(
+        variant, variant.start_position(), (3, 3), evaluator="heuristic", trials=2, truncate=3
+    )
+    assert found.trials == 2 and found.plays
+    assert all(math.isfinite(p.equity()) for p in found.plays)

@@ -65,7 +65,9 @@ def _from_record(
     return game.variant, position, roll
 
 
-@click.command("rollout")
+# A position id may start with "-" (``------/-----o/…``): unknown option-like words are left to
+# be the POSITION argument, where a mistyped option then meets the position's own error.
+@click.command("rollout", context_settings={"ignore_unknown_options": True})
 @click.argument("position_text", metavar="[POSITION]", required=False)
 @click.option("--dice", type=click.IntRange(1, 6), nargs=2, default=None, metavar="A B")
 @click.option("--variant", "-v", "variant_name", default="backgammon", show_default=True)
