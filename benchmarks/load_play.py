@@ -2,11 +2,13 @@
 and the round trip of a move against a 0-ply bot.
 
 A real ``nardy web`` process (the installed command) on a free loopback port; ``--games``
-clients play one game each at once through the JSON API as the page does: each polls its state, enters
-random offered steps, confirms, and times from the confirming request to the state that shows
-the bot's reply played and its own turn again (or the game over), polling every ``--poll``
-seconds. Games are started from ``127.0.0.2``, ``127.0.0.3`` … so that the Play page's limit on
-new games per address (20 in 10 minutes) is met as real visitors would meet it. Prints JSON::
+clients play one game each at once through the JSON API as the page does: each reads its state,
+enters random offered steps, confirms, and times from the confirming request to the state that
+shows the bot's reply played and its own turn again (or the game over). While the bot thinks it
+waits as the page does, with a long poll (``GET /api/play/{id}?after=VERSION``), or with
+``--poll SECONDS`` polls the state at that pace. Games are started from ``127.0.0.2``,
+``127.0.0.3`` … so that the Play page's limit on new games per address (20 in 10 minutes) is met
+as real visitors would meet it. Prints JSON::
 
     python benchmarks/load_play.py --games 100 --seconds 30
 
@@ -84,7 +86,14 @@ class Client:
 
 
 def play(
-    port: int, source: str, variant: str, bot: str, seed: int, until: float, poll: float
+    port: int,
+    source: str,
+    variant: str,
+    bot: str,
+    seed: int,
+    until: float,
+    poll: float,
+    think: float = 0.0,
 ) -> dict[str, Any]:
     """One human game, until it ends or ``until``: the round trips. (One game a client: the
     Play page lets an address start 20 games in 10 minutes, and the clients share 5.)"""
@@ -102,8 +111,10 @@ def play(
         games += 1
         game, seat = made["id"], made["seat_url"].split("#seat=", 1)[1]
         confirmed: float | None = None
+        version: int | None = None  # the version seen while waiting for the bot (long poll)
         while time.monotonic() < until:
-            status, state = client.request("GET", f"/api/play/{game}", seat=seat)
+            query = "" if version is None else f"?after={version}"
+            status, state = client.request("GET", f"/api/play/{game}{query}", seat=seat)
             if status != 200:
                 errors += 1
                 break
@@ -114,10 +125,15 @@ def play(
                     confirmed = None
                 if state["result"] is not None:
                     break
-            if not mine:
-                time.sleep(poll)  # the bot thinks
+            if not mine:  # the bot thinks
+                if poll:
+                    time.sleep(poll)
+                else:
+                    version = state["version"]  # ask again when the game moves past it
                 continue
+            version = None
             kind = state["decision"]["kind"]
+            action: tuple[str, Any]
             if kind == "double":
                 action = ("/cube", {"action": "roll"})
             elif kind == "take":
@@ -126,6 +142,8 @@ def play(
                 action = ("/confirm", None)
             else:
                 action = ("/step", rng.choice(state["offered"]))
+            if think:
+                time.sleep(rng.uniform(0.5, 1.5) * think)  # a person looks, then clicks
             if action[0] == "/confirm":  # the play in; the bot's reply out
                 confirmed = time.monotonic()
             status, _ = client.request("POST", f"/api/play/{game}{action[0]}", action[1], seat)
@@ -133,6 +151,15 @@ def play(
                 errors += 1
                 break
     return {"trips": trips, "games": games, "errors": errors}
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user + system) the process ``pid`` used so far, where /proc tells it."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
@@ -152,7 +179,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seconds", type=float, default=30.0, help="how long they play")
     parser.add_argument("--variant", default="backgammon")
     parser.add_argument("--bot", default="heuristic", help="a 0-ply bot")
-    parser.add_argument("--poll", type=float, default=0.02, help="seconds between state polls")
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=0.0,
+        help="seconds between state polls while the bot thinks; 0 (the default): a long poll "
+        "(GET state?after=VERSION), as the Play page does",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds a person takes for each action, on average (a step, a confirm, a cube "
+        "answer; drawn from 0.5-1.5 times it); 0 (the default): every client acts the moment "
+        "its state arrives, the server's worst case",
+    )
     args = parser.parse_args(argv)
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
@@ -184,32 +225,45 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 assert first.request("GET", asset)[0] == 200, asset
             assets = time.monotonic() - static
 
+            cpu_before = _cpu_seconds(server.pid)
             until = time.monotonic() + args.seconds
             results: list[dict[str, Any]] = [{} for _ in range(args.games)]
 
             def run(i: int) -> None:
                 source = f"127.0.0.{2 + i // GAMES_PER_ADDRESS}"
-                results[i] = play(port, source, args.variant, args.bot, i, until, args.poll)
+                results[i] = play(
+                    port, source, args.variant, args.bot, i, until, args.poll, args.think
+                )
 
             threads = [threading.Thread(target=run, args=(i,)) for i in range(args.games)]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
+            cpu_after = _cpu_seconds(server.pid)
         finally:
             server.terminate()
             server.wait(10)
     trips = [t for r in results for t in r.get("trips", [])]
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     return {
         "games_at_once": args.games,
         "variant": args.variant,
         "bot": args.bot,
         "seconds": args.seconds,
+        "poll": args.poll or "long",
+        "think_s": args.think,
         "play_page_first_load_ms": round(1000 * first_load, 1),
         "play_page_assets_ms": round(1000 * assets, 1),
         "games_played": sum(r.get("games", 0) for r in results),
         "errors": sum(r.get("errors", 0) for r in results),
         "round_trip": _percentiles(trips),
+        # What the server spent (all its threads) per move timed: the load's own cost, which
+        # the round trip shows only once the machine's cores run short.
+        "server_cpu_s": None if cpu is None else round(cpu, 2),
+        "server_cpu_ms_per_move": None
+        if cpu is None or not trips
+        else round(1000 * cpu / len(trips), 1),
     }
 
 

@@ -6,25 +6,30 @@
   (``#seat=…``), which browsers never send to a server or to another site, and the page's script
   sends it in the ``X-Nardy-Seat`` header;
 * ``GET /api/play/{id}`` the state (schema ``play-state``), from the seat's view when the header
-  holds its secret, else from White's (anyone may watch);
+  holds its secret, else from White's (anyone may watch); ``?after=VERSION`` waits for the next
+  change (a long poll, the page's way of following the bot's or the friend's moves);
 * ``POST /api/play/{id}/step|undo|confirm|cube|resign|next|rematch`` the seat's actions: 403
   without the seat's secret, 400 (with the reason in words) for what the rules refuse;
 * ``GET /api/play/{id}/records`` every game's record, for export and analysis.
 
 The server is the referee (:mod:`nardy.web.play_session`); the page only shows what it says.
 Endpoints are plain ``def`` (Starlette runs them in worker threads), and bots think in their own
-threads, so neither blocks the event loop.
+threads, so neither blocks the event loop; a long poll waits on the event loop itself, holding
+no thread. The state is rendered once per change and seat, however many ask for it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -42,6 +47,7 @@ from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
 from nardy.svg import Colour, CubeOwner, board
 from nardy.web.play_session import (
+    LastPlay,
     PlayError,
     PlayForbidden,
     PlaySession,
@@ -55,12 +61,18 @@ from nardy.words import result_words
 
 __all__ = ["BOT_CHOICES", "play_routes", "play_store_path"]
 
+_T = TypeVar("_T")
+
 HERE = Path(__file__).parent
 SEAT_HEADER = "X-Nardy-Seat"
 BOT_CHOICES = ("heuristic", "neural", "neural:1", "random")
 """The built-in bots the form offers by name; any other installed or ``module:Class`` bot can be
 typed in (``nardy play --bots`` accepts the same names)."""
 MAX_BODY = 4096
+LONG_POLL_S = 25.0
+"""Seconds a long poll (``GET /api/play/{id}?after=VERSION``) waits for a change at most: under
+the 30 s after which proxies commonly close an idle request, and a page whose game stands still
+asks again at this pace only."""
 RECENT = 20
 """How many of the latest games the form lists (to watch, or to analyse once over)."""
 
@@ -174,6 +186,17 @@ def _seat_name(seat: SeatSpec, colour: int, viewer: int | None = None) -> str:
     return seat.name or "player"
 
 
+class _Rendered:
+    """One session's state as each seat (None: a spectator) last asked for it, with the version
+    it shows, and the frames of the opponent's last play (:func:`state_json`)."""
+
+    __slots__ = ("frames", "states")
+
+    def __init__(self) -> None:
+        self.states: dict[int | None, tuple[int, bytes]] = {}
+        self.frames: FramesMemo = {}
+
+
 class _PlayViews:
     def __init__(self, store: PlayStore, db_label: str, limit: NewGameLimit | None = None) -> None:
         self.store = store
@@ -188,6 +211,12 @@ class _PlayViews:
 
         self.analyst = Analyst()
         """Analyses of played games, made on demand and cached (as the spectator's)."""
+        self._rendered: weakref.WeakKeyDictionary[PlaySession, _Rendered] = (
+            weakref.WeakKeyDictionary()
+        )
+        """What was rendered of each session; gone with the session when the store lets it
+        leave memory."""
+        self._rendered_lock = threading.Lock()
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -370,10 +399,58 @@ class _PlayViews:
         }
         return self.templates.TemplateResponse(request, "play_analysis.html", context)
 
-    def state(self, request: Request) -> Response:
+    async def state(self, request: Request) -> Response:
+        """The state; with ``?after=VERSION`` a long poll: answered at once when the session's
+        version is not VERSION (a change the page has not seen, or a restarted server), else
+        when it next changes or after ``wait`` seconds (default and at most
+        :data:`LONG_POLL_S`), whichever comes first. The wait holds no thread: the session
+        tells this request's event loop of its next change (:meth:`PlaySession.listen`)."""
+        q = request.query_params
+        if "after" not in q:
+            return await _threaded(self._state, request)
+        try:
+            after = int(q["after"])
+            wait = float(q.get("wait", LONG_POLL_S))
+        except ValueError:
+            return JSONResponse({"error": "after is a version (an integer), wait seconds"}, 400)
+        if not 0 <= wait <= LONG_POLL_S:
+            return JSONResponse({"error": f"wait is 0-{LONG_POLL_S:g} seconds"}, 400)
+        session = await _threaded(self.session, request)
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def notify() -> None:  # from the thread that changed the session
+            with contextlib.suppress(RuntimeError):  # the loop closed: the server is stopping
+                loop.call_soon_threadsafe(changed.set)
+
+        try:
+            if session.listen(notify) == after:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), wait)
+        finally:
+            session.unlisten(notify)
+        return await _threaded(self._state, request)
+
+    def _state(self, request: Request) -> Response:
         session = self.session(request)
         with session.lock:
-            return JSONResponse(state_json(session, self.seat(request, session)))
+            return self._state_response(session, self.seat(request, session))
+
+    def _state_response(self, session: PlaySession, seat: int | None) -> Response:
+        """The state of ``session`` from ``seat``, rendered once per version and seat: building
+        it (the boards as SVG, the steps offered) costs milliseconds, and every player and
+        spectator of a game asks for it after every change. Called with ``session.lock`` held,
+        so the version read is the one rendered."""
+        with self._rendered_lock:
+            memo = self._rendered.get(session)
+            if memo is None:
+                memo = self._rendered[session] = _Rendered()
+        hit = memo.states.get(seat)
+        if hit is None or hit[0] != session.version:
+            state = state_json(session, seat, memo.frames)
+            body = json.dumps(state, separators=(",", ":")).encode()
+            hit = memo.states[seat] = (session.version, body)
+        return Response(hit[1], media_type="application/json")
 
     def records(self, request: Request) -> Response:
         session = self.session(request)
@@ -421,7 +498,7 @@ class _PlayViews:
         except PlayStorageError as exc:
             return JSONResponse({"error": str(exc)}, 503)
         with session.lock:
-            return JSONResponse(state_json(session, seat))
+            return self._state_response(session, seat)
 
     def _rematch(self, session: PlaySession, seat: int | None, address: str) -> Response:
         """The same settings, colours swapped, the seats' secrets kept (each player's link to
@@ -445,7 +522,7 @@ class _PlayViews:
                     rematch_of=session.id,
                 )
                 session.rematch = new.id
-                session.version += 1
+                session.bump()
                 self.store.save(session)
             return JSONResponse({"id": session.rematch, "url": f"/play/{session.rematch}"})
 
@@ -456,11 +533,10 @@ def _address(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
-async def _threaded(fn: Any, *args: Any) -> Response:
+async def _threaded(fn: Callable[..., _T], *args: Any) -> _T:
     from starlette.concurrency import run_in_threadpool
 
-    result: Response = await run_in_threadpool(fn, *args)
-    return result
+    return await run_in_threadpool(fn, *args)
 
 
 def _links(session: PlaySession, me: int) -> dict[str, Any]:
@@ -551,8 +627,19 @@ def _board_svg(
     return str(svg._repr_svg_())
 
 
-def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
-    """The game as the page (or a script) sees it from ``seat`` (None: a spectator, White's view)."""
+FramesMemo = dict[int | None, tuple[tuple[LastPlay, int, int | None], list[str]]]
+"""The frames of a play shown step by step, by seat: the play they show with the cube they
+draw (value, owner), and its boards."""
+
+
+def state_json(
+    session: PlaySession, seat: int | None, frames_memo: FramesMemo | None = None
+) -> dict[str, Any]:
+    """The game as the page (or a script) sees it from ``seat`` (None: a spectator, White's view).
+
+    ``frames_memo`` keeps the opponent's last play step by step between calls: the state carries
+    those boards until the next play, through every step the seat enters meanwhile, and they are
+    most of its cost."""
     viewer = 0 if seat is None else seat
     decision = session.decision
     offered: list[Step] = []
@@ -581,12 +668,19 @@ def state_json(session: PlaySession, seat: int | None) -> dict[str, Any]:
     plays_made = sum(1 for e in session.game.events if e.kind == "play")
     if last_play is not None and last_play.number == plays_made and last_play.player != seat:
         # The opponent's play step by step (the page shows these frames, then the board).
-        pins = session.game.variant.rules.hitting.pins
-        for k in range(1, len(last_play.steps) + 1):
-            after = apply_steps(last_play.before, last_play.steps[:k], pins=pins)
-            frames.append(
-                _board_svg(session, viewer, seat, (last_play.player, after, last_play.steps[:k]))
-            )
+        cube = session.game.cube  # drawn on every frame; a double after the play changes it
+        key = (last_play, cube.value, cube.owner)
+        kept = None if frames_memo is None else frames_memo.get(seat)
+        if kept is not None and kept[0][0] is last_play and kept[0][1:] == key[1:]:
+            frames = kept[1]
+        else:
+            pins = session.game.variant.rules.hitting.pins
+            for k in range(1, len(last_play.steps) + 1):
+                after = apply_steps(last_play.before, last_play.steps[:k], pins=pins)
+                shown = (last_play.player, after, last_play.steps[:k])
+                frames.append(_board_svg(session, viewer, seat, shown))
+            if frames_memo is not None:
+                frames_memo[seat] = (key, frames)
     match = session.match
     return {
         "id": session.id,

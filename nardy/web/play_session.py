@@ -38,7 +38,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -70,6 +70,7 @@ from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant, apply_steps
 
 __all__ = [
+    "LastPlay",
     "PlayError",
     "PlayForbidden",
     "PlaySession",
@@ -315,7 +316,12 @@ class PlaySession:
         self.entered: list[Step] = []
         self.last_play: LastPlay | None = None
         self.version = 0
+        """Grows by one with every change of what a seat or a spectator sees (:meth:`bump`):
+        an answer (a bot's included), a step entered or undone, a new game, a rematch asked, a
+        bot's failure. Stored with the session, so it keeps growing across a restart."""
         self.lock = threading.RLock()
+        self._listeners: list[Callable[[], None]] = []
+        self._listen_lock = threading.Lock()
         self.bots: list[Bot | None] = [None, None]
         self.bot_error = ""
         self.game: Game = self._start_game(seed)
@@ -407,7 +413,7 @@ class PlaySession:
             if len(self.results) < len(self.logs):
                 self.results.append(result)
             self.match.add_result(result)
-        self.version += 1
+        self.bump()
 
     def _resign(self, loser: int) -> None:
         """Resigning concedes the game at what it would score if the opponent finished now
@@ -444,7 +450,37 @@ class PlaySession:
                 self._start_game(int(data["seed"]))
             for answer in data["answers"]:
                 self._answer(answer)
-        self.version = 0
+
+    # -- changes, and who waits for them ---------------------------------------------------------
+
+    def bump(self) -> None:
+        """One change more: the version grows and every listener is told (once), from the
+        thread that made the change (an action's worker, a bot's thread)."""
+        with self._listen_lock:
+            self.version += 1
+        self.wake()
+
+    def wake(self) -> None:
+        """Tell every listener now (a change, or the session leaving memory: its listeners ask
+        the store again)."""
+        with self._listen_lock:
+            listeners, self._listeners = self._listeners, []
+        for notify in listeners:
+            notify()
+
+    def listen(self, notify: Callable[[], None]) -> int:
+        """Have ``notify`` called at the next change, and return the version now: both under
+        one lock with :meth:`bump`, so no change can fall between the version read and the
+        listening (a long poll that saw version V is woken by V + 1)."""
+        with self._listen_lock:
+            self._listeners.append(notify)
+            return self.version
+
+    def unlisten(self, notify: Callable[[], None]) -> None:
+        """Stop listening (a long poll that timed out); nothing if already told."""
+        with self._listen_lock:
+            if notify in self._listeners:
+                self._listeners.remove(notify)
 
     # -- what the players do ------------------------------------------------------------------------
 
@@ -486,14 +522,14 @@ class PlaySession:
             # Two dice bearing off the same checker: the smaller die, as the higher one is the
             # more useful left over (the other is still offered when it alone leads on).
             self.entered.append(min(matching, key=lambda s: s.die))
-            self.version += 1
+            self.bump()
 
     def undo(self, colour: int | None) -> None:
         with self.lock:
             self._require_turn(colour)
             if self.entered:
                 self.entered.pop()
-                self.version += 1
+                self.bump()
 
     def confirm(self, colour: int | None) -> None:
         with self.lock:
@@ -540,7 +576,7 @@ class PlaySession:
             if self.match.is_over or self.match.length is None:
                 raise PlayError("the match is over: ask for a rematch")
             self._start_game(self.seed + 1000 * len(self.logs))
-            self.version += 1
+            self.bump()
 
     # -- bots ---------------------------------------------------------------------------------------
 
@@ -585,6 +621,7 @@ class PlaySession:
             "rematch": self.rematch,
             "games": [{"seed": log.seed, "answers": log.answers} for log in self.logs],
             "entered": [list(step[:3]) for step in self.entered],
+            "version": self.version,
         }
 
     @classmethod
@@ -604,6 +641,9 @@ class PlaySession:
         session.replay(data["games"])
         # The steps of a turn being entered: a restart keeps them too (refereed when entered).
         session.entered = [Step(a, b, c) for a, b, c in data.get("entered", [])]
+        # The version goes on from where it was (a page's long poll names the version it saw);
+        # a file written before versions were stored goes on from the replay's answers.
+        session.version = int(data.get("version", session.version))
         return session
 
     def arena_record(self, number: int) -> dict[str, Any]:
@@ -810,7 +850,7 @@ class PlayStore:
         for old in list(self._sessions)[: max(0, len(self._sessions) - IN_MEMORY)]:
             thread = self._threads.get(old)
             if thread is None or not thread.is_alive():
-                del self._sessions[old]
+                self._sessions.pop(old).wake()  # a long poll on it asks for the reloaded one
                 self._threads.pop(old, None)
 
     def ids(self) -> list[tuple[str, dict[str, Any], bool, float]]:
@@ -846,8 +886,9 @@ class PlayStore:
                     break
                 self.save(session)
         except Exception as exc:  # a broken plugin bot: say so on the page, keep the server up
-            session.bot_error = f"the bot failed: {type(exc).__name__}: {exc}"
-            session.version += 1
+            with session.lock:
+                session.bot_error = f"the bot failed: {type(exc).__name__}: {exc}"
+                session.bump()
 
 
 @lru_cache(maxsize=64)

@@ -162,18 +162,52 @@
       render(s);
     }
 
+    // While someone else is to act (the bot, the friend), or the game is over (a rematch, the
+    // next game), one long poll waits for the next change: GET state?after=VERSION answers
+    // when the game moves past the version shown (or after 25 s, then asks again).
+    let polling = null; // the AbortController of the long poll in flight
     function schedule() {
       clearTimeout(timer);
+      if (polling) {
+        polling.abort();
+        polling = null;
+      }
       if (!state) return;
       const mine = state.decision && state.decision.player === state.seat;
       if (mine) return; // nothing changes until we act
-      timer = setTimeout(load, state.result ? 2000 : 700);
+      longPoll();
+    }
+
+    async function longPoll() {
+      const ctrl = new AbortController();
+      polling = ctrl;
+      try {
+        const r = await fetch("/api/play/" + id + "?after=" + state.version, {
+          headers: headers(),
+          cache: "no-store",
+          signal: ctrl.signal,
+        });
+        if (!r.ok) throw new Error("HTTP " + r.status);
+        const s = await r.json();
+        if (polling !== ctrl) return; // an action of ours answered meanwhile
+        polling = null;
+        await show(s);
+        schedule();
+      } catch (e) {
+        if (polling !== ctrl) return; // aborted by an action of ours
+        polling = null;
+        timer = setTimeout(schedule, 2000); // the server is away (a restart): ask again soon
+      }
     }
 
     async function act(action, body) {
       if (busy) return;
       busy = true;
       root.dataset.busy = "1"; // for tests and styles: a request is in flight
+      if (polling) {
+        polling.abort(); // its answer could come after ours, with an older state
+        polling = null;
+      }
       $("error").textContent = "";
       try {
         const r = await fetch("/api/play/" + id + "/" + action, {
@@ -184,6 +218,7 @@
         const data = await r.json();
         if (!r.ok) {
           $("error").textContent = data.error;
+          schedule(); // the long poll this action stopped, if any
           return null;
         }
         if (action === "rematch") {
