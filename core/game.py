@@ -16,7 +16,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from nardy.core.dice import DiceSource, RecordingDice, Roll, ScriptedDice
 from nardy.core.errors import CubeError, GameStateError, IllegalPlayError
@@ -35,6 +36,9 @@ from nardy.core.turnplan import (
     transfer_groups,
 )
 from nardy.core.variant import LegalPlays, Play, Variant
+
+if TYPE_CHECKING:
+    from nardy.core.rules import TurnPlan
 
 WHITE = 0
 BLACK = 1
@@ -60,12 +64,24 @@ def _roll_segment(player: int, a: int, b: int) -> Segment:
     return Segment(player, (a, b) if a != b else (a,) * 4, "roll", f"roll {a}-{b}")
 
 
-_ROLL_SEGMENTS: tuple[Mapping[Roll, Segment], ...] = tuple(
+ROLL_SEGMENTS: tuple[Mapping[Roll, Segment], ...] = tuple(
     {(a, b): _roll_segment(player, a, b) for a in range(1, 7) for b in range(1, 7)}
     for player in (WHITE, BLACK)
 )
-"""``_ROLL_SEGMENTS[player][roll]``: segments are immutable, so turns share these 72 instead of
+"""``ROLL_SEGMENTS[player][roll]``: segments are immutable, so turns share these 72 instead of
 building one each (a frozen dataclass and its text: 0.6 µs, 3 % of a random-bot backgammon turn)."""
+
+
+@cache
+def _whole_turn_segments(turn: TurnPlan) -> tuple[Mapping[Roll, Segment], ...]:
+    """By player, the rolls whose first segment is the whole turn by the turn plan (every roll
+    where doubles are four steps, the non-doubles elsewhere), each with its shared segment: the
+    game's hot path is one lookup, and a roll missing here starts a plan (or is faulty)."""
+    plans = roll_plans(turn)
+    return tuple(
+        {roll: ROLL_SEGMENTS[player][roll] for roll, (_, _, final) in plans.items() if final}
+        for player in (WHITE, BLACK)
+    )
 
 
 @dataclass(slots=True)
@@ -287,7 +303,7 @@ class Game:
         self.rules = variant.rules
         # Read at every turn, so read once here.
         self._checkers = variant.checkers
-        self._roll_plans = roll_plans(self.rules.turn)
+        self._whole_turns = _whole_turn_segments(self.rules.turn)
         self._geometry = self.rules.geometry
         self._pins = self.rules.hitting.pins
         self.dice = RecordingDice(_ChanceDice() if dice is None else dice)
@@ -494,15 +510,17 @@ class Game:
             else:
                 a, b = self.dice.roll()
             self._log("roll", player, {"dice": [a, b]})
-            # Dice outside 1-6 (a faulty dice source) miss the tables and meet legal_plays' error.
-            kind, _, final = self._roll_plans.get((a, b)) or roll_plan(self.rules.turn, a, b)
-            if final:
-                segment = _ROLL_SEGMENTS[player].get((a, b)) or _roll_segment(player, a, b)
+            segment = self._whole_turns[player].get((a, b))
+            if segment is not None:
                 yield from self._segment(segment)
-            elif kind == "stage":
-                yield from self._progression(a)
             else:
-                yield from self._reroll_chain(a)
+                kind, _, final = roll_plan(self.rules.turn, a, b)
+                if final:  # dice outside 1-6 (a faulty source): legal_plays says what is wrong
+                    yield from self._segment(_roll_segment(player, a, b))
+                elif kind == "stage":
+                    yield from self._progression(a)
+                else:
+                    yield from self._reroll_chain(a)
             if self.result is not None:
                 return
             # 5. End of turn.

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from nardy.core.dice import DiceSource, Roll
 from nardy.core.game import (
+    ROLL_SEGMENTS,
     WHITE,
     Game,
     GameResult,
@@ -91,15 +92,6 @@ def _position(points: tuple[int, ...], bar: tuple[int, int], off: tuple[int, int
     _set_off(position, off)
     _set_pinned(position, ())
     return position
-
-
-_SEGMENTS: Final = {
-    (player, a, b): Segment(player, (a, b) if a != b else (a,) * 4, "roll", f"roll {a}-{b}")
-    for player in (0, 1)
-    for a in range(1, 7)
-    for b in range(1, 7)
-}
-"""The roll segments, equal to the kernel game's (immutable, shared)."""
 
 
 def forced_once_home(rules: Rules) -> bool:
@@ -326,7 +318,7 @@ class LeanGame:
         """The current segment as the kernel's game states it."""
         kind, dice, mover = self.kind, self.dice, self.mover
         if kind == "roll":
-            return _SEGMENTS[mover, dice[0], dice[1]]
+            return ROLL_SEGMENTS[mover][dice[0], dice[1]]
         return Segment(mover, dice, kind, describe(kind, dice, self._first))
 
     def decision(self) -> PlayDecision | None:
