@@ -161,3 +161,41 @@ def test_train_command_batched(tmp_path: Path) -> None:
     wrong = CliRunner().invoke(train_command, [*args, "--alpha", "0.1", "--out", str(out)])
     assert wrong.exit_code == 2 and "--alpha applies to --method td only" in wrong.output
     assert all("Traceback" not in r.output for r in (done, resumed, wrong))
+
+
+def test_the_neural_bot_plays_outcome_weights_and_old_ones_still_load(tmp_path: Path) -> None:
+    from nardy.bots import play_game
+    from nardy.bots.neural import NeuralBot
+    from nardy.core.dice import SeededDice
+    from nardy.engines.net import ValueNet, load_net, shipped_weights
+
+    _run(tmp_path / "w.npz", 20)
+    variant = load_variant("hypergammon")
+    bot = NeuralBot(0, tmp_path / "w.npz", variant=variant)
+    assert isinstance(bot.net, OutcomeNet)
+    game = play_game(variant, (bot, NeuralBot(1, tmp_path / "w.npz")), SeededDice(3))
+    assert game.result is not None
+    # The equity the cube rule reads is the net's: minus the opponent's afterstate equity.
+    position = variant.start_position()
+    assert bot.equity(position) == pytest.approx(-bot.afterstate_equity(variant.flip(position)))
+    assert isinstance(load_net(shipped_weights("backgammon")), ValueNet)
+    with pytest.raises(ValueError, match="trained for 'hypergammon'"):
+        NeuralBot(0, tmp_path / "w.npz", variant=load_variant("backgammon"))
+
+
+def test_a_corrupt_outcome_weights_file_is_one_error_line_in_nardy_play(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    _run(tmp_path / "w.npz", 20)
+    weights = tmp_path / "w.npz"
+    weights.write_bytes(weights.read_bytes()[:-10])
+    command = [sys.executable, "-m", "nardy", "play", "--variant", "hypergammon", "--games", "1"]
+    done = subprocess.run(
+        [*command, "--bots", f"neural:{weights},random"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0 and "sha256 differs" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

@@ -28,7 +28,15 @@ from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_SIZE
 from nardy.engines.evaluator import NeuralEvaluator
-from nardy.engines.net import NetEngine, ValueNet, shipped_consistent_weights, shipped_weights
+from nardy.engines.net import (
+    Engine,
+    Net,
+    ValueNet,
+    engine_for,
+    load_net,
+    shipped_consistent_weights,
+    shipped_weights,
+)
 from nardy.engines.search import Searcher
 
 __all__ = ["MAX_PLY", "NeuralBot"]
@@ -75,22 +83,22 @@ class NeuralBot(Bot):
         self._searcher: Searcher | None = None
         self.seed = seed
         self.weights_path = Path(weights) if weights is not None else None
-        self.net: ValueNet | None = None
+        self.net: Net | None = None
         if self.weights_path is not None:
-            self.net = ValueNet.load(self.weights_path)
-        self._engine: NetEngine | None = None
+            self.net = load_net(self.weights_path)
+        self._engine: Engine | None = None
         if variant is not None:
             self.bind(variant)
 
-    def bind(self, variant: Variant, net: ValueNet | None = None) -> None:
+    def bind(self, variant: Variant, net: Net | None = None) -> None:
         """Use ``variant``'s rules (and ``net``, or the loaded or shipped weights)."""
         if net is not None:
             self.net = net
         elif self.net is None or (
             self.weights_path is None and self.net.meta.get("variant") != variant.name
         ):
-            self.net = ValueNet.load(shipped_weights(variant.name))
-        self._engine = NetEngine(self.net, variant)
+            self.net = load_net(shipped_weights(variant.name))
+        self._engine = engine_for(self.net, variant)
         self._searcher = None
 
     def start_game(self, variant: Variant, colour: int) -> None:
@@ -98,7 +106,7 @@ class NeuralBot(Bot):
             self.bind(variant)
 
     @property
-    def engine(self) -> NetEngine:
+    def engine(self) -> Engine:
         """The bot's net bound to its variant (:class:`~nardy.engines.net.NetEngine`), which the
         ``neural`` evaluator and the trainers share; a :class:`RuntimeError` before :meth:`bind`."""
         if self._engine is None:

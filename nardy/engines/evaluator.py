@@ -33,7 +33,14 @@ from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.engines.heuristic import HeuristicEvaluation
 from nardy.engines.heuristic_batch import evaluate_keys, evaluate_many
-from nardy.engines.net import NetEngine, ValueNet, shipped_consistent_weights, shipped_weights
+from nardy.engines.net import (
+    Engine,
+    NetEngine,
+    engine_for,
+    load_net,
+    shipped_consistent_weights,
+    shipped_weights,
+)
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -129,14 +136,14 @@ class NeuralEvaluator:
         self,
         variant: Variant,
         weights: str | Path | None = None,
-        engine: NetEngine | None = None,
+        engine: Engine | None = None,
         name: str = "neural",
     ) -> None:
         """``engine``: a net already bound to ``variant`` (a bot's own); else the weights at
         ``weights``, or those shipped for ``variant``."""
         if engine is None:
-            net = ValueNet.load(Path(weights) if weights else shipped_weights(variant.name))
-            engine = NetEngine(net, variant)
+            net = load_net(Path(weights) if weights else shipped_weights(variant.name))
+            engine = engine_for(net, variant)
         self.name = name
         self.variant = variant
         self.engine = engine
@@ -150,6 +157,7 @@ class NeuralEvaluator:
         k = self.candidates
         if not 0 < k < len(positions):
             return None
+        assert isinstance(self.engine, NetEngine)  # an outcome net has no short list
         return _first_k(evaluate_many(self.engine.heuristic, positions), [len(positions)], k)[0]
 
     def shortlist_keys(self, groups: Sequence[Sequence[BoardKey]]) -> list[list[int] | None]:
@@ -160,6 +168,7 @@ class NeuralEvaluator:
         long_groups = [i for i, keys in enumerate(groups) if 0 < k < len(keys)]
         if not long_groups:
             return out
+        assert isinstance(self.engine, NetEngine)  # an outcome net has no short list
         priors = evaluate_keys(
             self.engine.heuristic, [key for i in long_groups for key in groups[i]]
         )

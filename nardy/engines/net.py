@@ -44,13 +44,18 @@ from nardy.core.variant import LegalPlays, Variant
 from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_plays
 from nardy.engines.heuristic import HeuristicEvaluation
 from nardy.engines.heuristic_batch import evaluate_many
+from nardy.engines.outcome_net import OutcomeEngine, OutcomeNet, is_outcome_sidecar
 
 __all__ = [
     "FORMAT",
     "INPUTS",
     "PRIOR_SCALE",
+    "Engine",
+    "Net",
     "NetEngine",
     "ValueNet",
+    "engine_for",
+    "load_net",
     "scale_for",
     "shipped_consistent_weights",
     "shipped_weights",
@@ -280,3 +285,39 @@ class NetEngine:
         """Cubeless equity (points of a single game) of the player on roll in ``position``: minus
         that of the opponent's afterstate."""
         return -self.afterstate_equity(self.variant.flip(position))
+
+
+Net = ValueNet | OutcomeNet
+"""Either format of weights: the prior-input net, or the outcome net of ``nardy train --method
+batched-td`` (:mod:`nardy.engines.outcome_net`, no heuristic input)."""
+Engine = NetEngine | OutcomeEngine
+
+_OUTCOME_CACHE: dict[tuple[str, int], OutcomeNet] = {}
+
+
+def load_net(path: Path) -> Net:
+    """The weights at ``path`` in whichever format its sidecar names (a clear
+    :class:`ValueError` for a missing, corrupt or mismatched file, as :meth:`ValueNet.load`);
+    outcome nets are cached by path and modification time like :meth:`ValueNet.load`'s."""
+    path = Path(path)
+    sidecar = path.with_suffix(".json")
+    meta: object = None
+    if path.is_file() and sidecar.is_file():
+        try:
+            meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            meta = None  # ValueNet.load names the fault
+    if not is_outcome_sidecar(meta):
+        return ValueNet.load(path)
+    key = (str(path.resolve()), path.stat().st_mtime_ns)
+    cached = _OUTCOME_CACHE.get(key)
+    if cached is None:
+        cached = _OUTCOME_CACHE[key] = OutcomeNet.from_file(path, meta)[0]
+    return cached.copy()
+
+
+def engine_for(net: Net, variant: Variant) -> Engine:
+    """``net`` bound to ``variant``: the engine of its format."""
+    if isinstance(net, OutcomeNet):
+        return OutcomeEngine(net, variant)
+    return NetEngine(net, variant)

@@ -25,6 +25,9 @@ from the older format's, so one loader reads both.
 
 from __future__ import annotations
 
+# First: single-threaded BLAS, which counts only before numpy is imported.
+from nardy.engines import blas  # noqa: F401  # isort: skip
+
 import hashlib
 import json
 from collections.abc import Sequence
@@ -287,15 +290,14 @@ class OutcomeEngine:
         self.variant = variant
         self.scale = net.scale
 
-    def inputs_of_plays(self, plays: LegalPlays) -> F32:
-        """The encoding of every legal result in ``plays`` (one row each)."""
-        out: F32 = encode_plays(plays)
-        return out
+    def inputs_of_plays(self, plays: LegalPlays) -> npt.NDArray[np.float64]:
+        """The encoding of every legal result in ``plays`` (one row each; float64, the other
+        engine's type)."""
+        return encode_plays(plays).astype(np.float64)
 
-    def inputs_of(self, positions: Sequence[Position]) -> F32:
+    def inputs_of(self, positions: Sequence[Position]) -> npt.NDArray[np.float64]:
         """The encoding of afterstates given as positions (each from its mover's view)."""
-        out: F32 = encode_batch(list(positions))
-        return out
+        return encode_batch(list(positions)).astype(np.float64)
 
     def afterstate_equities(self, positions: Sequence[Position]) -> npt.NDArray[np.float64]:
         """The cubeless equity (points of a single game) of each afterstate's mover."""

@@ -32,6 +32,9 @@ the training curve: per chunk the games, seconds, games per second, loss and, wi
 
 from __future__ import annotations
 
+# First: single-threaded BLAS, which counts only before numpy is imported.
+from nardy.engines import blas  # noqa: F401  # isort: skip
+
 import math
 import signal
 import time
