@@ -217,3 +217,10 @@ def opening_outcome(turn: TurnPlan, white: int, black: int) -> tuple[int, tuple[
     if turn.opening == "numbers_used":
         return starter, (white, black) if starter == 0 else (black, white)
     return starter, None
+
+
+def reroll_follows(turn: TurnPlan, kind: str, dice: Sequence[int]) -> bool:
+    """Whether a segment is a re-roll chain's double, which is re-rolled when played in full
+    (§2.9: "if all four steps of a rolled double were played ... the same player rolls again");
+    a decision's context states it."""
+    return turn.doubles == "reroll" and len(dice) == 4 and (kind == "roll" or kind == "reroll")

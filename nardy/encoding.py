@@ -44,7 +44,7 @@ import numpy.typing as npt
 
 from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision
 from nardy.core.position import Geometry, Position, opposite_point
-from nardy.core.turnplan import all_home, later_steps, transfer_groups
+from nardy.core.turnplan import all_home, later_steps, reroll_follows, transfer_groups
 
 if TYPE_CHECKING:
     from nardy.core.game import Game
@@ -232,7 +232,6 @@ def context_of(
     rules = game.rules
     home = segment.kind == "stage" and all_home(decision.position)
     later = later_steps(segment.kind, segment.dice, home, _transfer_groups(game))
-    double = len(segment.dice) == 4 and segment.kind in ("roll", "reroll")
     limit = rules.head.limit
     # All N of the mover's checkers on his head (N: the variant's count, RULES.md §3.11).
     first_turn = limit is not None and decision.position.points[23] == game.variant.checkers
@@ -243,7 +242,7 @@ def context_of(
         phase=segment.kind,
         segment=segment.dice,
         later=later,
-        reroll=double and rules.turn.doubles == "reroll",
+        reroll=reroll_follows(rules.turn, segment.kind, segment.dice),
         first_turn=first_turn,
         head_limit=head_limit,
         **common,  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from nardy.core.turnplan import (
     describe,
     later_steps,
     opening_outcome,
+    reroll_follows,
     roll_plan,
     stage_handover,
     transfer_groups,
@@ -162,3 +163,13 @@ def test_the_stage_transition_over_numpy_rows_is_the_one_over_numbers(
 def test_no_stage_played_in_part_earns_the_extra_stage(used: int) -> None:
     """The extra stage needs all four steps (§2.8 item 4), so a short stage never has one."""
     assert stage(3, used, home=True, extra=True)[1] is False
+
+
+def test_only_a_reroll_chains_double_is_followed_by_a_reroll() -> None:
+    """§2.9 for the decision's context: a chain's rolled or re-rolled double, nothing else."""
+    assert reroll_follows(REROLL, "roll", (3, 3, 3, 3))
+    assert reroll_follows(REROLL, "reroll", (5, 5, 5, 5))
+    assert not reroll_follows(REROLL, "roll", (3, 4))
+    assert not reroll_follows(REROLL, "transfer", (3, 3, 3, 3))
+    assert not reroll_follows(FOUR, "roll", (3, 3, 3, 3))
+    assert not reroll_follows(PROGRESSION, "stage", (3, 3, 3, 3))

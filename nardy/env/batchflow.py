@@ -56,6 +56,7 @@ from nardy.core.game import (
 )
 from nardy.core.movegen import board_of, position_of
 from nardy.core.position import opposite_point
+from nardy.core.rules import TurnPlan
 from nardy.core.turnplan import (
     SegmentKind,
     Transfer,
@@ -64,6 +65,7 @@ from nardy.core.turnplan import (
     later_steps,
     one_segment_turns,
     opening_outcome,
+    reroll_follows,
     reroll_plan,
     roll_plan,
     stage_handover,
@@ -218,21 +220,20 @@ class LeanBatch:
         self._transfer = turn.transfer
         self._extra_stage = turn.progression_stop == "fourth_step_extra"
         self._planning = not one_segment_turns(turn)
+        """A turn may be more than one segment (:func:`~nardy.core.turnplan.one_segment_turns`)."""
         plans = [roll_plan(turn, a, b) for a in range(1, 7) for b in range(1, 7)]
         self._plan_steps = np.array([(*dice, 0, 0)[:4] for _, dice, _ in plans], dtype=np.int8)
         """The turn plan's first segment of each roll (row ``(a-1) * 6 + b-1``): its steps, kind
-        and whether it ends the turn (RULES.md §2.3, §2.8, §2.9, in :mod:`nardy.core.turnplan`)."""
+        and whether it ends the turn (:func:`~nardy.core.turnplan.roll_plan`)."""
         self._plan_kind = np.array([KINDS.index(kind) for kind, _, _ in plans], dtype=np.int8)
         self._plan_final = np.array([final for _, _, final in plans], dtype=np.bool_)
         rerolls = [reroll_plan(a, b) for a in range(1, 7) for b in range(1, 7)]
         self._reroll_final = np.array([final for _, _, final in rerolls], dtype=np.bool_)
-        """The variant's doubles are a progression or a re-roll chain, or steps transfer (RULES.md
-        §2.8-§2.10): a turn may be more than one segment."""
         limit = self._head_limit = rules.head.limit
         # The contexts of the segments that depend on the roll alone (a first turn's head
         # allowance and transferred steps' later groups are per game: _context_of).
-        self._contexts = _context_table("roll", limit, self._doubles == "reroll")
-        self._reroll_contexts = _context_table("reroll", limit, True)
+        self._contexts = _context_table("roll", limit, turn)
+        self._reroll_contexts = _context_table("reroll", limit, turn)
         self._stage_contexts = np.zeros((6, 2, encoding.CONTEXT_SIZE), dtype=np.float32)
         """A progression stage's context by its value and whether the mover is all home (then
         no later stage is planned: later_steps)."""
@@ -245,7 +246,7 @@ class LeanBatch:
                 self._stage_contexts[x - 1, home] = context.vector()
         self._game_contexts: dict[tuple[object, ...], npt.NDArray[np.float32]] = {}
         self._jacoby = cube_settings_for(variant, match_length=None).jacoby
-        # The turn plan of every game (lean.LeanGame's fields as arrays, RULES.md §2.8-§2.10).
+        # The turn plan of every game (the kernel's LeanGame's fields as arrays).
         self.steps = np.zeros((n, 4), dtype=np.int8)
         """Every game's current segment's steps (dice values, zeros after the last)."""
         self.kind = np.zeros(n, dtype=np.int8)
@@ -256,14 +257,14 @@ class LeanBatch:
         self._first = np.zeros(n, dtype=np.int8)
         """A progression's rolled value d (its stages are d…6)."""
         self._last = np.zeros(n, dtype=np.bool_)
-        """The progression's current stage is its last (§2.8 item 4)."""
+        """The progression's current stage is its last (turnplan.after_stage's ``last``)."""
         self._stage_start = np.zeros((n, BOARD), dtype=np.int8)
         """The mover's board at the start of the current progression stage."""
         self._pending = np.zeros((n, 2, 7), dtype=np.int8)
         """Steps transferred to each colour (by value), played at the start of his turn (empty
         between steps: the turn that hands them over ends into that turn)."""
         self._groups = np.zeros((n, 7), dtype=np.int8)
-        """The current turn's transferred groups (steps by value, ascending: §2.10 item 3)."""
+        """The current turn's transferred groups (steps by value: turnplan.transfer_groups)."""
         self._tail = _TAIL
         """A round of this many games or fewer goes on per game (:meth:`_decide_alone`)."""
         self._forced_home = self.auto_forced and lean.forced_once_home(rules)
@@ -384,11 +385,11 @@ class LeanBatch:
         inside: npt.NDArray[np.bool_] = (self.kind != ROLL) | ~self.final
         return inside
 
-    # -- turn plans (RULES.md §2.8-§2.10: lean.LeanGame's flow on arrays) ---------------------
+    # -- turn plans (nardy.core.turnplan's, on arrays) ------------------------------------------
 
     def _begin_turn(self, games: npt.NDArray[np.intp]) -> None:
-        """The turns of ``games``' movers: their transferred steps first (RULES.md §2.10 item
-        3: "grouped by value in ascending order", each group its own segment), else a roll."""
+        """The turns of ``games``' movers: their transferred groups first, smallest value first
+        (:func:`~nardy.core.turnplan.transfer_groups` on arrays), else a roll."""
         if self._transfer:
             owed = self._pending[games, self.mover[games]]
             has = owed.any(axis=1)
@@ -856,7 +857,8 @@ class LeanBatch:
 
     def _begin(self, i: int) -> int:
         """Game ``i``'s next game from its generator (fresh dice, as a new ``NumpyDice``): the
-        opening throw (RULES.md §2.11, ties thrown again), then its first roll; returns ``i``."""
+        opening throw (ties thrown again; :func:`~nardy.core.turnplan.opening_outcome`), then
+        its first roll; returns ``i``."""
         self._next[i] = _BLOCK
         self._blocks[i] = []
         self._rolled[i] = 0
@@ -1177,16 +1179,19 @@ def _next_value(groups: npt.NDArray[np.int8], after: npt.NDArray[Any]) -> npt.ND
 
 
 def _context_table(
-    phase: encoding.Phase, limit: int | None, reroll: bool
+    phase: encoding.Phase, limit: int | None, turn: TurnPlan
 ) -> npt.NDArray[np.float32]:
-    """The context vectors of a ``phase`` segment of each roll (row ``(a-1) * 6 + b-1``): two
-    dice, or a double's four steps, followed by a re-roll where ``reroll`` (RULES.md §2.9)."""
+    """The context vectors of a ``phase`` segment of each roll (row ``(a-1) * 6 + b-1``): its
+    steps and whether a re-roll follows, by the turn plan."""
     table = np.zeros((36, encoding.CONTEXT_SIZE), dtype=np.float32)
     for a in range(1, 7):
         for b in range(1, 7):
-            segment = (a, b) if a != b else (a,) * 4
+            _, segment, _ = roll_plan(turn, a, b)
             context = encoding.Context(
-                phase=phase, segment=segment, reroll=reroll and a == b, head_limit=limit
+                phase=phase,
+                segment=segment,
+                reroll=reroll_follows(turn, phase, segment),
+                head_limit=limit,
             )
             table[(a - 1) * 6 + b - 1] = context.vector()
     return table

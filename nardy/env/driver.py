@@ -38,6 +38,7 @@ from nardy.core.lean import LeanGame
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
 from nardy.core.position import Position
+from nardy.core.turnplan import reroll_follows
 from nardy.core.variant import LegalPlays, Play, Variant
 from nardy.env.spaces import CUBE_ACTIONS, action_space_size
 
@@ -87,9 +88,7 @@ def lean_context(game: LeanGame) -> encoding.Context:
         limit = game.segment().head_limit  # the first-turn allowance (RULES.md §3.3.4)
     kind, dice = game.kind, game.dice
     later = game.later() if kind == "stage" or kind == "transfer" else ()
-    # RULES.md §2.9: a double's four steps are followed by a re-roll when all are played.
-    reroll = len(dice) == 4 and kind != "stage" and kind != "transfer"
-    reroll = reroll and game.turn.doubles == "reroll"
+    reroll = reroll_follows(game.turn, kind, dice)
     key = (kind, dice, later, reroll, first, limit)
     context = _LEAN_CONTEXTS.get(key)
     if context is None:

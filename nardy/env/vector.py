@@ -269,7 +269,7 @@ class BatchedSelfPlay:
         (:func:`nardy.core.batch.legal_results`: arrays, no Python object per result left for the
         collector), each game's results in the canonical action order (``order="board"``: sorted
         by their boards, as :func:`~nardy.env.driver.play_order`) with the dice they use (a
-        progression's or re-roll chain's next segment depends on it, RULES.md §2.8, §2.9);
+        progression's or re-roll chain's next segment depends on it: nardy.core.turnplan);
         forced segments are played and their games' next segments (the next turn's, or the
         same turn's next stage, re-roll or transferred group) generated in the next round."""
         variant = self.config.variant
