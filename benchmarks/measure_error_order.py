@@ -75,7 +75,7 @@ def play_ladder(variant_name: str, bots: list[str], games: int, seed: int) -> li
             assert result is not None  # play_game returns a finished game
             points = 0.0 if result.draw else float(result.points)
             record = game.record()
-            inputs = from_kernel_record(str(index), record, record, names, CubeSettings())
+            inputs = from_kernel_record(str(index), record, names, CubeSettings())
             out.append(Played(names, points if result.winner == 0 else -points, inputs, index))
     return out
 

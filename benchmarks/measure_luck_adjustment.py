@@ -76,7 +76,7 @@ def _played(args: argparse.Namespace) -> tuple[list[float], list[float]]:
         )
         record = game.record()
         names = (a, b) if a_white else (b, a)
-        inputs = from_kernel_record(str(index), record, record, names, CubeSettings())
+        inputs = from_kernel_record(str(index), record, names, CubeSettings())
         if searcher is None:
             searcher = searchers_for([inputs], args.evaluator)[0]
         analysis = analyse_game(inputs, searcher)

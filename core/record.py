@@ -602,7 +602,9 @@ def _from_play(data: Mapping[str, Any]) -> GameRecord:
 
 
 def _from_arena(data: Mapping[str, Any]) -> GameRecord:
-    fields = _kernel_fields(data["game"])
+    # The runner writes the variant in both places; a record written by hand may name it once.
+    kernel = {"variant": data.get("variant"), "options": data.get("options"), **data["game"]}
+    fields = _kernel_fields(kernel)
     if data.get("variant") != fields["variant"]:
         raise RecordError(
             f"the record's variant {data.get('variant')!r} is not its game's {fields['variant']!r}"

@@ -539,8 +539,9 @@ def test_opening_throw_luck_is_zero_in_expectation(name: str) -> None:
     # analyse_game: White's luck minus Black's (what the adjusted result subtracts) averages to
     # exactly 0 over them, though the starter's luck is not 0.
     from nardy.analysis.game import analyse_game
-    from nardy.analysis.records import Action, GameInput
+    from nardy.analysis.records import game_input
     from nardy.core.game import CubeSettings
+    from nardy.core.record import Event, GameRecord, Setup
 
     variant = load_variant(name)
     searcher = Searcher(variant, make_evaluator("heuristic", variant))
@@ -559,17 +560,14 @@ def test_opening_throw_luck_is_zero_in_expectation(name: str) -> None:
                 dice = played if played[0] != played[1] else (played[0],) * 4
                 text = variant.legal_plays(start, dice)[0].text
                 rolls = [(white, black)] + ([] if first is None else [first]) + [(1, 2)]
-                game = GameInput(
-                    "opening",
-                    variant,
+                record = GameRecord(
+                    variant.name,
+                    variant.options,
                     tuple(rolls),
-                    (Action("play", starter, text),),
-                    None,
-                    CubeSettings(),
-                    ("White", "Black"),
-                    None,
-                    0,
+                    (Event("play", starter, play=text),),
+                    setup=Setup(None, CubeSettings()),
                 )
+                game = game_input("opening", record)
                 analysis = analyse_game(game, searcher)
                 assert not analysis.complete
                 net = analysis.players[0].luck - analysis.players[1].luck
@@ -596,7 +594,7 @@ def test_adjusted_result_is_skill_plus_evaluator_inconsistency(name: str, seed: 
     variant = load_variant(name)
     bots = (make_bot("heuristic", seed), make_bot("random", seed))
     record = play_game(variant, bots, SeededDice(seed), cube=CubeSettings()).record()
-    game = from_kernel_record("g", record, record, ("heuristic", "random"), CubeSettings())
+    game = from_kernel_record("g", record, ("heuristic", "random"), CubeSettings())
     searcher = Searcher(variant, make_evaluator("heuristic", variant))
     analysis = analyse_game(game, searcher)
     assert analysis.complete
@@ -626,7 +624,7 @@ def test_analysis_without_luck_rates_the_same_decisions() -> None:
     variant = load_variant("backgammon")
     bots = (make_bot("heuristic", 3), make_bot("random", 3))
     record = play_game(variant, bots, SeededDice(3), cube=CubeSettings()).record()
-    game = from_kernel_record("g", record, record, ("heuristic", "random"), CubeSettings())
+    game = from_kernel_record("g", record, ("heuristic", "random"), CubeSettings())
     searcher = Searcher(variant, make_evaluator("heuristic", variant))
     with_luck, without = analyse_game(game, searcher), analyse_game(game, searcher, luck_ply=None)
     assert [(d.played, d.loss, d.mark) for d in without.decisions] == [

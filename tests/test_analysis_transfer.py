@@ -194,7 +194,7 @@ def test_the_analysis_ranks_each_play_with_what_it_hands_over(
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Searcher, "rank", spy)
-    game = from_kernel_record("g", record, record, ("random", "random"), CubeSettings())
+    game = from_kernel_record("g", record, ("random", "random"), CubeSettings())
     analyse_game(game, Searcher(variant, HashEvaluator()))
     assert [h for h in seen if h] == [tuple(tuple(s) for s in steps) for steps in passed]
 
@@ -312,7 +312,7 @@ def test_the_analysis_passes_the_groups_still_handed(
             break
     else:
         pytest.fail("no game handed over two groups at once")
-    game = from_kernel_record("g", record, record, ("random", "random"), CubeSettings())
+    game = from_kernel_record("g", record, ("random", "random"), CubeSettings())
     analyse_game(game, Searcher(variant, HashEvaluator()), ply=0)
     transfers = [(dice, then) for kind, dice, then in seen if kind == "transfer"]
     assert all(then == () for kind, _, then in seen if kind != "transfer")

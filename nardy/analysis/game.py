@@ -15,12 +15,11 @@ from nardy.analysis.cube import (
     probabilities_from_equity,
 )
 from nardy.analysis.met import MAX_AWAY, MatchEquityTable, table_for
-from nardy.analysis.records import GameInput, MatchInfo, RecordError
-from nardy.core.dice import ScriptedDice
+from nardy.analysis.records import GameInput, RecordError
+from nardy.analysis.search import NO_TRANSFER, RankedPlay, Searcher, Transfer, handed_over
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
-from nardy.core.turnplan import NO_TRANSFER, Transfer, transfer_groups
-from nardy.engines.search import RankedPlay, Searcher, handed_over
+from nardy.core.record import MatchInfo, Replay
 
 __all__ = [
     "MARKS",
@@ -342,38 +341,31 @@ def analyse_game(
         raise RecordError(f"{game_input.label}: the searcher is for another variant")
     label = game_input.label
     try:
-        game = Game(
-            variant,
-            ScriptedDice(game_input.rolls),
-            starter=game_input.starter,
-            cube=game_input.cube,
-            auto_forced=False,
-        )
-    except (NardyError, ValueError) as error:
+        run = Replay(game_input.record, auto_forced=False, variant=variant)
+    except RecordError as error:
         raise RecordError(f"{label}: {error}") from None
-    actions = game_input.actions
+    game = run.game
     analyse_cubes = game_input.rate_cube
     terms = None if game_input.match is None else _MatchTerms(game_input.match, table_for(variant))
-    pointer = 0
     decisions: list[DecisionAnalysis] = []
     luck = [0.0, 0.0]
     match_luck = [0.0, 0.0]
     complete = True
-    doubled = False
-    while game.decision is not None:
-        decision = game.decision
+    steps = iter(run)
+    while True:
+        try:
+            step = next(steps, None)
+        except RecordError as error:
+            raise RecordError(f"{label}: {error}") from None
+        if step is None:
+            break
+        decision = step.decision
         player = decision.player
-        action = actions[pointer] if pointer < len(actions) else None
         try:
             if isinstance(decision, PlayDecision):
-                if action is None:
+                if step.answer is None:
                     complete = False
                     break
-                if action.kind != "play" or action.player != player:
-                    raise RecordError(
-                        f"{label}: the record has {COLOURS[action.player]} {action.kind} where "
-                        f"{COLOURS[player]} is to play"
-                    )
                 per_cube = (
                     None if luck_ply is None else _roll_luck(game, searcher, decision, luck_ply)
                 )
@@ -390,7 +382,7 @@ def analyse_game(
                 decisions.append(
                     _play(
                         decision,
-                        action.answer,
+                        str(step.text),
                         searcher,
                         ply,
                         len(decisions) + 1,
@@ -400,12 +392,11 @@ def analyse_game(
                         roll_match_luck,
                     )
                 )
-                game.decide(decisions[-1].played)
             elif isinstance(decision, DoubleDecision):
-                doubled = action is not None and action.kind == "double" and action.player == player
-                if action is None:
+                if step.answer is None:
                     complete = False
                     break
+                doubled = step.answer is True
                 if analyse_cubes:
                     decisions.append(
                         _double(
@@ -418,9 +409,8 @@ def analyse_game(
                             game_input.match,
                         )
                     )
-                game.decide(doubled)
             else:
-                if action is None or action.kind not in ("take", "drop", "beaver"):
+                if step.answer is None:
                     raise RecordError(f"{label}: a double without its answer")
                 if analyse_cubes and not decision.after_beaver:
                     decisions.append(
@@ -429,14 +419,11 @@ def analyse_game(
                             decision,
                             searcher,
                             ply,
-                            action.kind,
+                            str(step.answer),
                             len(decisions) + 1,
                             game_input.match,
                         )
                     )
-                game.decide(action.kind)
-            if not isinstance(decision, DoubleDecision) or doubled:
-                pointer += 1
         except NardyError as error:
             if isinstance(error, RecordError):
                 raise
@@ -523,13 +510,12 @@ def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int)
 
 def _handed_after(game: Game, decision: PlayDecision) -> Transfer:
     """For a segment of steps handed to the mover, the groups handed to him that he plays after
-    it, before his roll (:func:`~nardy.core.turnplan.transfer_groups`); () for any other."""
+    it, before his roll (RULES.md §2.10 item 3: by value, ascending); () for any other."""
     segment = decision.segment
     if segment.kind != "transfer":
         return NO_TRANSFER
     handed = next(e for e in reversed(game.events) if e.kind == "transfer")
-    groups = transfer_groups([(v, c) for v, c in handed.data["steps"]])
-    return tuple((v, c) for v, c in groups if v > segment.dice[0])
+    return tuple((v, c) for v, c in sorted(handed.data["steps"]) if v > segment.dice[0])
 
 
 def _play(
