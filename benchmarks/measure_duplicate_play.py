@@ -1,0 +1,63 @@
+"""Duplicate-dice figures from ``nardy play`` as a user runs it: the same seed twice with the bots'
+order swapped, so game ``i`` of both runs has the same dice with the seats exchanged; points per
+game of the first bot with the standard error over those pairs (docs/statistics.md).
+
+    python benchmarks/measure_duplicate_play.py --variant backgammon -o cube=false \\
+        --bots neural:nardy/engines/weights/backgammon.outcome.npz,neural --games 400 --seed 11
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def _points(path: Path, bot: str) -> list[float]:
+    """Points of ``bot`` in each game of a ``--jsonl`` file, in game order."""
+    out: list[float] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        result = record["result"]
+        colour = "White" if record["bots"]["White"] == bot else "Black"
+        sign = 1.0 if result["winner"] == colour else -1.0
+        out.append(sign * float(result["points"]))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", "-v", required=True)
+    parser.add_argument("--option", "-o", action="append", default=[])
+    parser.add_argument("--bots", required=True, help="A,B: figures are A's")
+    parser.add_argument("--games", type=int, default=200, help="games per run (pairs)")
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    first, second = args.bots.split(",")
+    runs: list[list[float]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for order in (f"{first},{second}", f"{second},{first}"):
+            jsonl = Path(folder) / f"{len(runs)}.jsonl"
+            command = [sys.executable, "-m", "nardy", "play", "-v", args.variant, "-q"]
+            for option in args.option:
+                command += ["-o", option]
+            command += ["--bots", order, "--games", str(args.games), "--seed", str(args.seed)]
+            subprocess.run([*command, "--jsonl", str(jsonl)], check=True, stdout=subprocess.DEVNULL)
+            runs.append(_points(jsonl, first if first != second else order.split(",")[0]))
+    pairs = [(a + b) / 2 for a, b in zip(*runs, strict=True)]
+    n = len(pairs)
+    mean = sum(pairs) / n
+    sd = math.sqrt(sum((p - mean) ** 2 for p in pairs) / (n - 1))
+    wins = sum(p > 0 for run in runs for p in run) / (2 * n)
+    print(
+        f"{args.variant}: {first} against {second}: {mean:+.3f} ± {sd / math.sqrt(n):.3f} "
+        f"points per game (SE over {n} duplicate pairs, {2 * n} games), {100 * wins:.1f} % won"
+    )
+
+
+if __name__ == "__main__":
+    main()
