@@ -16,10 +16,11 @@ from nardy.analysis.cube import (
 )
 from nardy.analysis.met import MAX_AWAY, MatchEquityTable, table_for
 from nardy.analysis.records import GameInput, RecordError
-from nardy.analysis.search import NO_TRANSFER, RankedPlay, Searcher, Transfer, handed_over
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
 from nardy.core.record import MatchInfo, Replay
+from nardy.core.turnplan import NO_TRANSFER, Transfer, transfer_groups
+from nardy.engines.search import RankedPlay, Searcher, handed_over
 
 __all__ = [
     "MARKS",
@@ -510,12 +511,13 @@ def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int)
 
 def _handed_after(game: Game, decision: PlayDecision) -> Transfer:
     """For a segment of steps handed to the mover, the groups handed to him that he plays after
-    it, before his roll (RULES.md §2.10 item 3: by value, ascending); () for any other."""
+    it, before his roll (:func:`~nardy.core.turnplan.transfer_groups`); () for any other."""
     segment = decision.segment
     if segment.kind != "transfer":
         return NO_TRANSFER
     handed = next(e for e in reversed(game.events) if e.kind == "transfer")
-    return tuple((v, c) for v, c in sorted(handed.data["steps"]) if v > segment.dice[0])
+    groups = transfer_groups([(v, c) for v, c in handed.data["steps"]])
+    return tuple((v, c) for v, c in groups if v > segment.dice[0])
 
 
 def _play(

@@ -264,9 +264,9 @@ def rollout(
 ) -> Rollout:
     """Roll out the ``top`` plays (by the search at ``ply``) of ``position`` with the throw
     ``roll`` (module doc). With ``target_se``, trials stop, in batches of 36, once every
-    candidate's SE is at most that (``trials`` is then the most). ``on_trials(n)``: n more trials
-    of every candidate done. Raises the kernel's errors for an illegal position or roll and
-    :class:`ValueError` for an unknown evaluator."""
+    candidate's SE (estimated from 36 trials at least) is at most that (``trials`` is then the
+    most). ``on_trials(n)``: n more trials of every candidate done. Raises the kernel's errors
+    for an illegal position or roll and :class:`ValueError` for an unknown evaluator."""
     if trials < 2:
         raise ValueError(f"a rollout needs at least 2 trials, not {trials}")
     if top < 1:
@@ -311,7 +311,7 @@ def rollout(
             on_trials(batch)
         if (
             target_se is not None
-            and done >= 2 * _BATCH
+            and done >= _BATCH
             and all(p.se(variance_reduction) <= target_se for p in plays)
         ):
             break
