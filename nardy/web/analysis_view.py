@@ -29,10 +29,11 @@ from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS
 from nardy.core.notation import Step, parse_steps
 from nardy.core.position import Position
+from nardy.core.record import MatchInfo
 from nardy.core.variant import Variant
 from nardy.engines.evaluator import Evaluator, evaluator_names, make_evaluator
 from nardy.engines.search import RankedPlay, Searcher
-from nardy.game_view import DecisionStep, GameSteps, MatchSetup
+from nardy.game_view import DecisionStep, GameSteps
 from nardy.svg import CubeOwner, SvgBoard, board
 from nardy.web.equity_graph import equity_graph, white_equity
 from nardy.words import result_words
@@ -325,7 +326,7 @@ def analysis_board(
     step: DecisionStep | None,
     variant: Variant,
     names: tuple[str, str],
-    match: MatchSetup | None,
+    match: MatchInfo | None,
 ) -> SvgBoard:
     """The board of one decision as the game page draws it (from White's seat, numbered as the
     decider numbers his points), with the play made as arrows and the best play, when another,
@@ -341,7 +342,7 @@ def analysis_board(
     offered = None
     if step is not None and variant.rules.cube.available:
         cube, offered = step.board_cube(), step.offered
-    score, match_length, crawford = (match or MatchSetup()).board_score()
+    score, match_length, crawford = (match or MatchInfo()).board_score()
     return board(
         position,
         variant,
