@@ -613,13 +613,16 @@ class Game:
             if self.result is not None:
                 return
             position = self.position
+            # Entry needs the stage not yet the last and begun away from home: read the board
+            # only when the answer can change (a mad game is mostly such stages).
+            start_home = last or all_home(start)
             go_on, next_last, short, last = after_stage(
                 x,
                 d,
                 used,
                 last,
-                all_home(start),
-                all_home(position),
+                start_home,
+                not start_home and all_home(position),
                 position.off[0] == start.off[0],
                 extra_stage,
             )

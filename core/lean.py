@@ -482,13 +482,14 @@ class LeanGame:
         x = self.dice[0]
         if kind == "stage":
             start, position = self._start, self.position
+            start_home = self._last or all_home(start)  # (as Game._progression reads it)
             go_on, next_last, short, self._last = after_stage(
                 x,
                 self._first,
                 used,
                 self._last,
-                all_home(start),
-                all_home(position),
+                start_home,
+                not start_home and all_home(position),
                 position.off[0] == start.off[0],
                 self.turn.progression_stop == "fourth_step_extra",
             )
