@@ -40,6 +40,7 @@ from nardy.core.game import (
     Decision,
     DoubleDecision,
     Game,
+    GameResult,
     PlayDecision,
     cube_settings_for,
 )
@@ -47,6 +48,7 @@ from nardy.core.plugins import load_variant
 from nardy.core.variant import Play, Variant
 
 __all__ = [
+    "TERMINATION",
     "Answer",
     "Event",
     "GameRecord",
@@ -60,6 +62,7 @@ __all__ = [
     "Step",
     "from_json",
     "of_game",
+    "outcome_of",
     "replay",
 ]
 
@@ -274,6 +277,23 @@ class Outcome:
             "termination": self.termination,
             "reason": self.reason,
         }
+
+
+TERMINATION: Final[Mapping[str, str]] = {
+    "bear_off": "borne_off",
+    "drop": "double_dropped",
+    "mother": "mother",
+    "draw": "draw",
+}
+"""The kernel's ``GameResult.reason`` as an outcome's ``termination``."""
+
+
+def outcome_of(result: GameResult) -> Outcome:
+    """The outcome of a game the kernel ended: a draw (plakoto, RULES.md §3.12.2) has no winner
+    and scores 0; ``multiplier`` is the value before the cube."""
+    if result.draw:
+        return Outcome(None, 0, 0, "draw")
+    return Outcome(result.winner, result.points, result.base_value, TERMINATION[result.reason])
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from nardy.analysis.hint import CubeOwner
     from nardy.bots import Bot
     from nardy.core.game import Game
+    from nardy.core.record import MatchInfo
     from nardy.core.variant import Variant
 
 __all__ = ["cli", "main"]
@@ -431,21 +432,19 @@ def _play_unit(
     return match_winner, match.score[0] - match.score[1], number
 
 
-def _match_setup(variant: Variant, length: int, earlier: Sequence[Game]) -> dict[str, Any]:
-    """A match game's ``--jsonl`` keys: the match length, the score before it (White, Black) and
-    whether it is the Crawford game, replayed from the match's earlier games, so that `nardy
-    analyze` counts it in match terms (docs/analysis.md; issue 34)."""
+def _match_info(variant: Variant, length: int, earlier: Sequence[Game], number: int) -> MatchInfo:
+    """Where game ``number`` (from 0) of a match stands: the match length, the score before
+    it (White, Black) and whether it is the Crawford game, replayed from the match's earlier
+    games, so that `nardy analyze` counts it in match terms (docs/analysis.md; issue 34)."""
     from nardy.core.match import Match
+    from nardy.core.record import MatchInfo
 
     match = Match.of(variant, length)
     for game in earlier:
         assert game.result is not None
         match.add_result(game.result)
-    return {
-        "match_length": length,
-        "score": [match.score[0], match.score[1]],
-        "crawford": match.crawford_game,
-    }
+    score = (match.score[0], match.score[1])
+    return MatchInfo(length, score, number + 1, match.crawford_game)
 
 
 def _numbered(started: Callable[[Game, int], None], number: int) -> Callable[[Game], None]:
@@ -715,7 +714,8 @@ def play(
     """
     from nardy.bots.human import has_human, show_result, watch_game
     from nardy.bots.registry import BotMaker
-    from nardy.results import ResultCounter, arena_result_keys
+    from nardy.core.record import MatchInfo, Player, of_game, outcome_of
+    from nardy.results import ResultCounter
 
     variant = load_variant(variant_name, option_items)
     names = _parse_bots(bots_text)
@@ -802,22 +802,22 @@ def play(
                         show_result(bots, game)
                     if records is None:
                         return
-                    record = game.record()
-                    if game.result is None:
-                        record["interrupted"] = True  # stopped by the person: the game so far
-                    else:
-                        # The arena records' words; "reason" stays for this release (README).
-                        record["result"].update(arena_result_keys(game.result))
-                    record["seed"] = unit_seed
-                    record["bots"] = {"White": labels[slots[0]], "Black": labels[slots[1]]}
-                    if match_length is None:
-                        record["game"] = index
-                    else:
-                        record["match"] = index
-                        record["game"] = number
+                    match = MatchInfo()
+                    if match_length is not None:
                         earlier = [g for g in unit_games if g is not game]
-                        record.update(_match_setup(variant, match_length, earlier))
-                    records.write(json.dumps(record, ensure_ascii=False) + "\n")
+                        match = _match_info(variant, match_length, earlier, number)
+                    record = of_game(
+                        game,
+                        seed=unit_seed,
+                        players=(Player(labels[slots[0]]), Player(labels[slots[1]])),
+                        match=match,
+                        index=index,
+                        # Stopped by the person: the game so far, marked interrupted.
+                        interrupted=game.result is None,
+                        # The arena records' words; "reason" stays for this release (README).
+                        outcome=None if game.result is None else outcome_of(game.result),
+                    )
+                    records.write(record.line() + "\n")
 
                 def start(
                     game: Game,

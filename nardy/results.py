@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nardy.core.game import GameResult
+from nardy.core.record import TERMINATION, outcome_of
 from nardy.core.rules import BackgammonScoring, LongScoring, Scoring
 
 __all__ = ["RESULT_NAMES", "TERMINATION", "ResultCounter", "arena_result_keys", "result_kind"]
@@ -25,19 +26,11 @@ RESULT_NAMES: Mapping[type, Mapping[int, str]] = {
 """The names of the values before the cube, per scoring rule (others are ``value N``)."""
 
 
-TERMINATION: Mapping[str, str] = {
-    "bear_off": "borne_off",
-    "drop": "double_dropped",
-    "mother": "mother",
-    "draw": "draw",
-}
-"""The kernel's ``GameResult.reason`` in the arena records' word, ``termination``."""
-
-
 def arena_result_keys(result: GameResult) -> dict[str, Any]:
     """The keys an arena record's ``result`` has for this game (docs/tournaments.md):
     ``termination`` and ``multiplier`` (the value before the cube)."""
-    return {"termination": TERMINATION[result.reason], "multiplier": result.base_value}
+    outcome = outcome_of(result)
+    return {"termination": outcome.termination, "multiplier": result.base_value}
 
 
 def result_kind(scoring: Scoring, result: GameResult) -> str:
