@@ -797,6 +797,36 @@ class Arena:
             raise KeyError(key)
         return entry
 
+    def ask_bot(self, key: str, request: _arena_pb2.DecisionRequest) -> _arena_pb2.DecisionAnswer:
+        """``AskBot``: one decision of a game the arena does not run (a person's game on
+        ``nardy web --arena``), asked of bot ``key`` (id or name) through its own client, within
+        ``answer_within`` and at most the arena's time per decision. Its faults are not counted:
+        the game is not the arena's. Raises :class:`KeyError` for an unknown bot,
+        :class:`BotNotReadyError` for a disqualified one, :class:`BotError` when it fails."""
+        entry = self.bot_by_name_or_id(key)
+        if entry.faults.disqualified:
+            raise BotNotReadyError(f"bot {entry.name} is disqualified")
+        limit = self.time_control.per_decision
+        asked = convert.seconds(request.answer_within) if request.HasField("answer_within") else 0
+        timeout = min(asked, limit) if asked > 0 else limit
+        answer = _arena_pb2.DecisionAnswer()
+        kind = request.WhichOneof("request")
+        if kind == "choose_play":
+            context = request.choose_play.context
+            answer.choose_play.CopyFrom(entry.client.choose_play(request.choose_play, timeout))
+        elif kind == "decide_double":
+            context = request.decide_double.context
+            reply = entry.client.decide_double(request.decide_double, timeout)
+            answer.decide_double.CopyFrom(reply)
+        elif kind == "respond_to_double":
+            context = request.respond_to_double.context
+            response = entry.client.respond_to_double(request.respond_to_double, timeout)
+            answer.respond_to_double.CopyFrom(response)
+        else:
+            raise ValueError("the request is one of choose_play, decide_double, respond_to_double")
+        answer.game_id, answer.sequence = context.game_id, context.sequence
+        return answer
+
     # -- games ------------------------------------------------------------------------------------
 
     def start_game(
@@ -1789,6 +1819,13 @@ class ArenaServicer:
     ) -> _arena_pb2.ListBotsResponse:
         return self.arena.list_bots()
 
+    @grpc_errors(not_found=lambda request, exc: f"no bot {request.bot!r}")
+    def AskBot(
+        self, request: _arena_pb2.AskBotRequest, context: grpc.ServicerContext
+    ) -> _arena_pb2.AskBotResponse:
+        self._require_admin(context)
+        return _arena_pb2.AskBotResponse(answer=self.arena.ask_bot(request.bot, request.request))
+
     @grpc_errors()
     def ListTournaments(
         self, request: _arena_pb2.ListTournamentsRequest, context: grpc.ServicerContext
@@ -1900,6 +1937,11 @@ def _add_arena_servicer(
             servicer.ExportGames,
             request_deserializer=a.ExportGamesRequest.FromString,
             response_serializer=a.ExportGamesResponse.SerializeToString,
+        ),
+        "AskBot": grpc.unary_unary_rpc_method_handler(
+            servicer.AskBot,
+            request_deserializer=a.AskBotRequest.FromString,
+            response_serializer=a.AskBotResponse.SerializeToString,
         ),
     }
     if plain_unary_only:
@@ -2171,7 +2213,7 @@ class ArenaServer:
             self.stop(grace)
 
 
-_ADMIN_METHODS = ("RegisterBot", "CreateTournament", "CancelTournament")
+_ADMIN_METHODS = ("RegisterBot", "CreateTournament", "CancelTournament", "AskBot")
 """The methods that need the admin token (checked before their request is read)."""
 
 

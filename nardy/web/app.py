@@ -62,6 +62,7 @@ from nardy.web.analysis_view import (
     decision_steps,
     offered_evaluators,
 )
+from nardy.web.arena_bots import ArenaBots
 from nardy.web.arena_watch import ArenaWatch
 from nardy.web.board import board_routes
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
@@ -1060,14 +1061,26 @@ def serve(
     uvicorn.Server(config).run()
 
 
-def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S) -> Starlette:
+def create_app(
+    db: str,
+    *,
+    arena: str | None = None,
+    poll_s: float = LIVE_POLL_S,
+    arena_token: str | None = None,
+    arena_admin: str | None = None,
+) -> Starlette:
     """The spectator for the tournament database ``db`` (a SQLite file or PostgreSQL URL);
     ``arena``: an arena server's address whose ``WatchTournament`` events wake the live pages;
-    ``poll_s``: how often the live pages look at the database.
+    ``poll_s``: how often the live pages look at the database; ``arena_token``: the arena's
+    admin token, with which the Play page seats the arena's registered bots (``AskBot``, sent to
+    ``arena_admin``, the arena's operator port, or else to ``arena``).
 
     Raises :class:`nardy.arena.storage.StorageError` when it cannot be opened."""
     spectator = Spectator(db)
     views = _Views(spectator, arena, poll_s)
+    arena_bots = None
+    if arena is not None and arena_token:
+        arena_bots = ArenaBots(arena_admin or arena, arena_token)
 
     titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed"}
 
@@ -1118,7 +1131,8 @@ def create_app(db: str, *, arena: str | None = None, poll_s: float = LIVE_POLL_S
         Route("/api" + t + "/a/{game:path}", views.analysis_json),
         Route("/position/{position:path}", views.position),
         Route("/favicon.ico", favicon),
-        *play_routes(db, db_label=views.db_label),  # the Play page (nardy.web.play)
+        # The Play page (nardy.web.play), with the arena's bots where it may ask them.
+        *play_routes(db, db_label=views.db_label, arena=arena_bots),
         # The analysis board (nardy.web.board): the spectator's templates, its base's context.
         *board_routes(views.templates, {"arena": arena, "db": views.db_label}),
         # follow_symlink: an editable install (the README's, editable_mode=strict) links each

@@ -25,6 +25,23 @@ __all__ = ["web_command"]
     help="An arena server (nardy arena serve) whose WatchTournament events push live updates "
     "at once; without it, live pages see new games at the next --poll.",
 )
+@click.option(
+    "--arena-admin",
+    metavar="HOST:PORT",
+    default=None,
+    help="The arena's operator port (nardy arena serve --admin-port), where the Play page asks "
+    "the arena's bots (default: --arena; its public port reads 32 KiB a request, less than some "
+    "decisions with all their legal plays).",
+)
+@click.option(
+    "--arena-token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="The arena's admin token (the file `nardy arena serve` writes, nardy-arena.token; "
+    "without it, $NARDY_ARENA_TOKEN): with --arena, the Play page offers the arena's registered "
+    "bots as opponents and asks them for their moves (docs/play.md).",
+)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
     "--poll",
@@ -69,6 +86,8 @@ __all__ = ["web_command"]
 def web_command(
     db: str,
     arena: str | None,
+    arena_admin: str | None,
+    arena_token_file: Path | None,
     port: int,
     poll: float,
     host: str,
@@ -84,6 +103,8 @@ def web_command(
       nardy web --db arena.db                      # then open http://127.0.0.1:8000/
       nardy web                                    # play: http://127.0.0.1:8000/play
       nardy web --db arena.db --arena 127.0.0.1:50050 --port 8080
+      # the arena's bots on /play (its operator port, its admin token):
+      nardy web --arena HOST:50050 --arena-admin HOST:50051 --arena-token-file nardy-arena.token
     """
     try:
         from nardy.web.app import create_app, serve
@@ -93,8 +114,9 @@ def web_command(
         ) from None
     from nardy.arena.storage import POSTGRES_SCHEMES, StorageError
 
+    token = _arena_token(arena, arena_token_file)
     try:
-        app = create_app(db, arena=arena, poll_s=poll)
+        app = create_app(db, arena=arena, poll_s=poll, arena_token=token, arena_admin=arena_admin)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     if not db.startswith(POSTGRES_SCHEMES) and not Path(db).exists():
@@ -110,3 +132,22 @@ def web_command(
         header_timeout_s=header_timeout,
         send_timeout_s=send_timeout,
     )
+
+
+def _arena_token(arena: str | None, path: Path | None) -> str | None:
+    """The admin token the Play page asks the arena's bots with: ``path``'s, else
+    ``$NARDY_ARENA_TOKEN``; None without ``--arena`` or a token (no arena bots offered)."""
+    import os
+
+    from nardy.arena.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token
+
+    if arena is None:
+        if path is not None:
+            raise click.UsageError("--arena-token-file is for an arena: give --arena HOST:PORT")
+        return None
+    if path is None:
+        return os.environ.get(ADMIN_TOKEN_ENV) or None
+    try:
+        return read_admin_token(path)
+    except AuthError as exc:
+        raise click.ClickException(f"--arena-token-file: {exc}") from None

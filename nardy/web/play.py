@@ -46,6 +46,7 @@ from nardy.core.plugins import registry
 from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
 from nardy.svg import Colour, CubeOwner, board
+from nardy.web.arena_bots import ArenaBots
 from nardy.web.play_session import (
     LastPlay,
     PlayError,
@@ -269,6 +270,8 @@ class _PlayViews:
                 }
             )
         others = [n for n, b in installed_bots().items() if not b.builtin]
+        arena = self.store.arena
+        arena_bots = [] if arena is None else arena.names()
         games = [
             {
                 "id": game_id,
@@ -284,7 +287,12 @@ class _PlayViews:
         return self.page(
             request,
             "play.html",
-            {"variants": variants, "bots": [*BOT_CHOICES, *others], "games": games},
+            {
+                "variants": variants,
+                "bots": [*BOT_CHOICES, *others],
+                "arena_bots": arena_bots,
+                "games": games,
+            },
         )
 
     def _recent(self) -> list[tuple[str, dict[str, Any], bool, float]]:
@@ -756,9 +764,17 @@ def _event_words(kind: str, data: dict[str, Any]) -> str:
     return kind
 
 
-def play_routes(db: str, *, store: PlayStore | None = None, db_label: str = "") -> list[BaseRoute]:
-    """The Play page's routes, for :func:`nardy.web.app.create_app` (games kept beside ``db``)."""
-    views = _PlayViews(store or PlayStore(play_store_path(db)), db_label or Path(db).name)
+def play_routes(
+    db: str,
+    *,
+    store: PlayStore | None = None,
+    db_label: str = "",
+    arena: ArenaBots | None = None,
+) -> list[BaseRoute]:
+    """The Play page's routes, for :func:`nardy.web.app.create_app` (games kept beside ``db``;
+    ``arena``: the attached arena, whose registered bots are offered as opponents)."""
+    store = store or PlayStore(play_store_path(db), arena=arena)
+    views = _PlayViews(store, db_label or Path(db).name)
     return [
         Route("/play", views.form),
         Route("/api/play", views.create, methods=["POST"]),

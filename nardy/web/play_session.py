@@ -68,6 +68,8 @@ from nardy.core.movegen import BoardKey, board_of
 from nardy.core.notation import BAR, OFF, Step
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant, apply_steps
+from nardy.web.arena_bots import PREFIX as ARENA_PREFIX
+from nardy.web.arena_bots import ArenaBot, ArenaBots
 
 __all__ = [
     "LastPlay",
@@ -81,6 +83,16 @@ __all__ = [
 ]
 
 SeatKind = Literal["human", "bot"]
+BotMaker = Callable[[str, int, "PlaySession"], Bot]
+"""Seats a bot by its name (and seed) in a session: an installed bot's by default
+(:func:`~nardy.bots.make_bot`); the store adds the arena's (:mod:`nardy.web.arena_bots`)."""
+
+
+def installed_bot(name: str, seed: int, session: PlaySession) -> Bot:
+    """The installed bot ``name`` (``heuristic``, ``neural:1``, a plugin's)."""
+    return make_bot(name, seed)
+
+
 IN_MEMORY = 200
 """How many sessions a server keeps in memory at most (the others wait in the file)."""
 
@@ -296,8 +308,10 @@ class PlaySession:
         *,
         created: float | None = None,
         rematch_of: str = "",
+        bot_maker: BotMaker = installed_bot,
     ) -> None:
         self.id = session_id
+        self.bot_maker = bot_maker
         self.variant_name = variant_name
         self.options = dict(options)
         self.match_length = match_length
@@ -334,7 +348,7 @@ class PlaySession:
             return None
         bot = self.bots[colour]
         if bot is None:
-            bot = self.bots[colour] = make_bot(seat.bot, self.seed + colour)
+            bot = self.bots[colour] = self.bot_maker(seat.bot, self.seed + colour, self)
         return bot
 
     def _start_game(self, seed: int) -> Game:
@@ -625,7 +639,7 @@ class PlaySession:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PlaySession:
+    def from_json(cls, data: dict[str, Any], bot_maker: BotMaker = installed_bot) -> PlaySession:
         seats = tuple(SeatSpec.from_json(s) for s in data["seats"])
         session = cls(
             data["id"],
@@ -636,6 +650,7 @@ class PlaySession:
             int(data["seed"]),
             created=float(data["created"]),
             rematch_of=data.get("rematch_of", ""),
+            bot_maker=bot_maker,
         )
         session.rematch = data.get("rematch", "")
         session.replay(data["games"])
@@ -749,11 +764,16 @@ class PlayStore:
     """Sessions as JSON rows of a SQLite file, written after every change; sessions in memory,
     loaded on first use (after a restart, from the file), bots run in worker threads."""
 
-    def __init__(self, path: str | Path, *, module_bots: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, module_bots: bool = False, arena: ArenaBots | None = None
+    ) -> None:
         """:param module_bots: also seat ``module:Class`` bots (imports any module a request
-        names: for a trusted caller, such as tests; the web page seats installed bots only)."""
+        names: for a trusted caller, such as tests; the web page seats installed bots only).
+        :param arena: the arena the web is attached to, whose registered bots are seated as
+            ``@NAME`` (:mod:`nardy.web.arena_bots`)."""
         self.path = Path(path)
         self.module_bots = module_bots
+        self.arena = arena
         self._connection: sqlite3.Connection | None = None
         self._db_lock = threading.Lock()
         self._sessions: OrderedDict[str, PlaySession] = OrderedDict()
@@ -809,7 +829,7 @@ class PlayStore:
     ) -> PlaySession:
         for seat in seats:
             if seat.kind == "bot":
-                _check_bot(seat.bot, self.module_bots)
+                self._check_bot(seat.bot)
         session = PlaySession(
             secrets.token_hex(8),
             variant,
@@ -818,6 +838,7 @@ class PlayStore:
             seats,
             secrets.randbits(48) if seed is None else seed,
             rematch_of=rematch_of,
+            bot_maker=self.make_bot,
         )
         with self._lock:
             self._sessions[session.id] = session
@@ -836,12 +857,33 @@ class PlayStore:
                     ).fetchone()
                 if row is None:
                     raise KeyError(session_id)
-                session = PlaySession.from_json(json.loads(row[0]))
+                session = PlaySession.from_json(json.loads(row[0]), self.make_bot)
                 self._sessions[session_id] = session
                 self._evict()
             self._sessions.move_to_end(session_id)
         self.kick(session)
         return session
+
+    def _check_bot(self, name: str) -> None:
+        """A bot the page may seat (raises :class:`PlayError` otherwise): an installed one
+        (:func:`_check_bot`), or ``@NAME`` registered in the arena."""
+        if not name.startswith(ARENA_PREFIX):
+            _check_bot(name, self.module_bots)
+        elif self.arena is None:
+            raise PlayError(f"no bot {name!r}: this server is attached to no arena (--arena)")
+        elif name[len(ARENA_PREFIX) :] not in self.arena.names():
+            raise PlayError(
+                f"no bot {name!r} in the arena at {self.arena.address} (its bots: "
+                f"{', '.join(self.arena.names()) or 'none now'})"
+            )
+
+    def make_bot(self, name: str, seed: int, session: PlaySession) -> Bot:
+        """The sessions' :data:`BotMaker`: ``@NAME`` asks the arena's bot, any other name is an
+        installed bot. A game stored with an arena bot and reopened by a server attached to no
+        arena says so when the bot is to move (the page shows the bot's failure)."""
+        if not name.startswith(ARENA_PREFIX):
+            return make_bot(name, seed)
+        return ArenaBot(self.arena, name[len(ARENA_PREFIX) :], session)
 
     def _evict(self) -> None:
         """Keep at most :data:`IN_MEMORY` sessions (each may hold a bot, a net's weights): the

@@ -250,7 +250,7 @@ Global___SprtDecision: _TypeAlias = SprtDecision  # noqa: Y015
 @_typing.final
 class CancelTournamentRequest(_message.Message):
     """Authentication: every state-changing call (RegisterBot, CreateTournament,
-    CancelTournament) needs `authorization: Bearer <admin token>` call metadata
+    CancelTournament) and AskBot need `authorization: Bearer <admin token>` call metadata
     and fails with UNAUTHENTICATED without a token or with an unknown one, and
     with PERMISSION_DENIED with a bot's token. The other calls are open and
     reveal no secret: no token, and no seed while a tournament runs.
@@ -316,6 +316,62 @@ class ListBotsRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListBotsRequest: _TypeAlias = ListBotsRequest  # noqa: Y015
+
+@_typing.final
+class AskBotRequest(_message.Message):
+    """Request of ArenaService.AskBot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    REQUEST_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """The bot, by id or name."""
+    @_builtins.property
+    def request(self) -> Global___DecisionRequest:
+        """The decision, as the arena would send it down a dial-out bot's stream;
+        its context's game_id and sequence are the asker's (echoed in the answer).
+        """
+
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        request: Global___DecisionRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "request", b"request"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AskBotRequest: _TypeAlias = AskBotRequest  # noqa: Y015
+
+@_typing.final
+class AskBotResponse(_message.Message):
+    """Response of ArenaService.AskBot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANSWER_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def answer(self) -> Global___DecisionAnswer:
+        """The bot's answer, of the request's kind, with the request's game_id and
+        sequence.
+        """
+
+    def __init__(
+        self,
+        *,
+        answer: Global___DecisionAnswer | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AskBotResponse: _TypeAlias = AskBotResponse  # noqa: Y015
 
 @_typing.final
 class BotSummary(_message.Message):

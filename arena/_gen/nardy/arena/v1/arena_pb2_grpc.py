@@ -89,6 +89,11 @@ class ArenaServiceStub:
                 request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
                 response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
                 _registered_method=True)
+        self.AskBot = channel.unary_unary(
+                '/nardy.arena.v1.ArenaService/AskBot',
+                request_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.AskBotRequest.SerializeToString,
+                response_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.AskBotResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -184,6 +189,22 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AskBot(self, request, context):
+        """AskBot asks a registered bot for one decision of a game the arena does
+        not run: a person's game against the bot on `nardy web --arena`
+        (docs/play.md). The request goes to the bot as it is, through the bot's
+        own transport (a server bot's BotService, a dial-out bot's stream), and
+        its answer comes back as it is. The deadline is the request's
+        `answer_within`, at most the arena's time per decision (its default when
+        unset). The bot's faults are not counted (the game is not the arena's):
+        a failure (a late answer included) ends the call with UNAVAILABLE and the
+        bot's error in words. NOT_FOUND for an unknown bot, FAILED_PRECONDITION
+        for a disqualified one. Admin token only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -236,6 +257,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.ExportGames,
                     request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.FromString,
                     response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.SerializeToString,
+            ),
+            'AskBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.AskBot,
+                    request_deserializer=nardy_dot_arena_dot_v1_dot_arena__pb2.AskBotRequest.FromString,
+                    response_serializer=nardy_dot_arena_dot_v1_dot_arena__pb2.AskBotResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -510,6 +536,33 @@ class ArenaService:
             '/nardy.arena.v1.ArenaService/ExportGames',
             nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesRequest.SerializeToString,
             nardy_dot_arena_dot_v1_dot_arena__pb2.ExportGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AskBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nardy.arena.v1.ArenaService/AskBot',
+            nardy_dot_arena_dot_v1_dot_arena__pb2.AskBotRequest.SerializeToString,
+            nardy_dot_arena_dot_v1_dot_arena__pb2.AskBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

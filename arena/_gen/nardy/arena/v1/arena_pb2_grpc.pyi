@@ -93,6 +93,18 @@ class ArenaServiceStub:
     administrator may export them (PERMISSION_DENIED / UNAUTHENTICATED
     otherwise); once it has ended anyone may.
     """
+    AskBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.AskBotRequest, _arena_pb2.AskBotResponse]
+    """AskBot asks a registered bot for one decision of a game the arena does
+    not run: a person's game against the bot on `nardy web --arena`
+    (docs/play.md). The request goes to the bot as it is, through the bot's
+    own transport (a server bot's BotService, a dial-out bot's stream), and
+    its answer comes back as it is. The deadline is the request's
+    `answer_within`, at most the arena's time per decision (its default when
+    unset). The bot's faults are not counted (the game is not the arena's):
+    a failure (a late answer included) ends the call with UNAVAILABLE and the
+    bot's error in words. NOT_FOUND for an unknown bot, FAILED_PRECONDITION
+    for a disqualified one. Admin token only.
+    """
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -144,6 +156,18 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     The records hold the dice, so while the tournament runs only the
     administrator may export them (PERMISSION_DENIED / UNAUTHENTICATED
     otherwise); once it has ended anyone may.
+    """
+    AskBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.AskBotRequest, _arena_pb2.AskBotResponse]  # type: ignore[assignment]
+    """AskBot asks a registered bot for one decision of a game the arena does
+    not run: a person's game against the bot on `nardy web --arena`
+    (docs/play.md). The request goes to the bot as it is, through the bot's
+    own transport (a server bot's BotService, a dial-out bot's stream), and
+    its answer comes back as it is. The deadline is the request's
+    `answer_within`, at most the arena's time per decision (its default when
+    unset). The bot's faults are not counted (the game is not the arena's):
+    a failure (a late answer included) ends the call with UNAVAILABLE and the
+    bot's error in words. NOT_FOUND for an unknown bot, FAILED_PRECONDITION
+    for a disqualified one. Admin token only.
     """
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -253,6 +277,24 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         The records hold the dice, so while the tournament runs only the
         administrator may export them (PERMISSION_DENIED / UNAUTHENTICATED
         otherwise); once it has ended anyone may.
+        """
+
+    @_abc_1.abstractmethod
+    def AskBot(
+        self,
+        request: _arena_pb2.AskBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.AskBotResponse, _abc.Awaitable[_arena_pb2.AskBotResponse]]:
+        """AskBot asks a registered bot for one decision of a game the arena does
+        not run: a person's game against the bot on `nardy web --arena`
+        (docs/play.md). The request goes to the bot as it is, through the bot's
+        own transport (a server bot's BotService, a dial-out bot's stream), and
+        its answer comes back as it is. The deadline is the request's
+        `answer_within`, at most the arena's time per decision (its default when
+        unset). The bot's faults are not counted (the game is not the arena's):
+        a failure (a late answer included) ends the call with UNAVAILABLE and the
+        bot's error in words. NOT_FOUND for an unknown bot, FAILED_PRECONDITION
+        for a disqualified one. Admin token only.
         """
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
