@@ -38,6 +38,7 @@ from nardy.core.game import (
     PlayDecision,
     TakeDecision,
 )
+from nardy.core.record import MatchInfo
 from nardy.core.variant import Variant
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "FaultPolicy",
     "GameOutcome",
     "GameRecord",
-    "MatchInfo",
     "Seat",
     "Termination",
     "TimeControl",
@@ -165,18 +165,6 @@ class Seat:
     name: str
     client: BotClient
     faults: FaultCounter = field(default_factory=FaultCounter)
-
-
-@dataclass(frozen=True, slots=True)
-class MatchInfo:
-    """Where the game stands in its match or session (White's view; 0 length = money)."""
-
-    match_id: str = ""
-    match_length: int = 0
-    score: tuple[int, int] = (0, 0)
-    game_number: int = 1
-    crawford: bool = False
-    post_crawford: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,11 +356,11 @@ class _GameRun:
         ctx.opponent_name = self.seats[1 - me].name
         convert.cube_state(game.cube, game.cube_settings, me, ctx.cube)
         m = ctx.match
-        m.match_length = self.match.match_length
+        m.match_length = self.match.length
         m.score_self, m.score_opponent = self.match.score if me == WHITE else self.match.score[::-1]
         m.crawford = self.match.crawford
         m.post_crawford = self.match.post_crawford
-        m.game_number = self.match.game_number
+        m.game_number = self.match.game_no
         ctx.time_left.CopyFrom(convert.duration(clock.allowance))
         ctx.decision_time_limit.CopyFrom(convert.duration(clock.tc.per_decision))
         if clock.previous_latency is not None:

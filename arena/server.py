@@ -98,7 +98,6 @@ from nardy.arena.runner import (
     FaultPolicy,
     GameOutcome,
     GameRecord,
-    MatchInfo,
     Seat,
     TimeControl,
     run_game,
@@ -127,6 +126,7 @@ from nardy.arena.tournament import (
 )
 from nardy.core.game import COLOURS, CubeSettings
 from nardy.core.plugins import load_variant
+from nardy.core.record import MatchInfo
 
 __all__ = [
     "Arena",

@@ -66,7 +66,6 @@ from nardy.arena.runner import (
     FaultPolicy,
     GameOutcome,
     GameRecord,
-    MatchInfo,
     Seat,
     Termination,
     TimeControl,
@@ -104,6 +103,7 @@ from nardy.core.game import (
 )
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
+from nardy.core.record import MatchInfo
 
 __all__ = [
     "DEPRECATED_KEYS",
@@ -721,12 +721,11 @@ def _play_runner_game(
         seed=task.seed,
         dice=SeededDice(task.seed),
         match=MatchInfo(
-            match_id=task.unit.unit_id,
-            match_length=task.unit.match_length or 0,
-            score=task.score,
-            game_number=task.game_no,
-            crawford=task.crawford,
-            post_crawford=task.post_crawford,
+            task.unit.match_length or 0,
+            task.score,
+            task.game_no,
+            task.crawford,  # post-Crawford follows from these (MatchInfo.post_crawford)
+            task.unit.unit_id,
         ),
         time_control=TimeControl(per_decision=task.per_decision, reserve=task.reserve),
         policy=FaultPolicy(on_fault=task.on_fault, max_faults=task.max_faults),
