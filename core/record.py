@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -362,10 +362,6 @@ class Player:
 
     name: str
     seat: Mapping[str, Any] | None = None
-
-    @property
-    def bot_id(self) -> str:
-        return str((self.seat or {}).get("bot_id") or self.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -870,17 +866,3 @@ def replay(record: GameRecord) -> Game:
     run.run()
     run.check()
     return run.game
-
-
-def records_of(lines: Sequence[str]) -> list[GameRecord]:
-    """The records of JSON lines (blank lines skipped)."""
-    out = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"line {number}: not JSON ({error.msg})") from None
-        out.append(from_json(data))
-    return out

@@ -18,12 +18,14 @@ from nardy.core.gnubg import parse_mat, write_mat
 from nardy.core.mat import from_mat, mat_record
 from nardy.core.match import Match
 from nardy.core.record import (
+    TERMINATION,
     GameRecord,
     MatchInfo,
     RecordError,
     Replay,
     from_json,
     of_game,
+    outcome_of,
     replay,
 )
 
@@ -87,9 +89,13 @@ def _random_game(variant_name: str, seed: int) -> Game:
 def test_every_variant_round_trips_and_replays(variant: str) -> None:
     for seed in range(3):
         game = _random_game(variant, seed)
-        record = of_game(game, seed=seed, index=seed)
+        assert game.result is not None
+        record = of_game(game, seed=seed, index=seed, outcome=outcome_of(game.result))
         assert record.kernel_json() == game.record()
         line = record.line()
+        result = json.loads(line)["result"]
+        assert result["termination"] == TERMINATION[game.result.reason]
+        assert result["multiplier"] == game.result.base_value
         again = from_json(json.loads(line))
         assert again == record
         assert again.line() == line
