@@ -305,7 +305,7 @@ def test_analyze_a_play_record(tmp_path: Path, variant: str) -> None:
     record = json.loads(record_path.read_text().splitlines()[0])
     result = CliRunner().invoke(cli, ["analyze", str(record_path), "--json", "--show", "all"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)  # (stderr: the warning that neural judges itself)
     (game,) = report["games"]
     plays = [d for d in game["decisions"] if d["kind"] == "play"]
     # Every play of the record is a decision, in order, with what was played.

@@ -130,10 +130,11 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
 )
 @click.option(
     "--evaluator",
-    default="neural",
+    default="strongest",
     show_default=True,
-    help="neural[:FILE], neural-consistent (backgammon, long, fevga, giul), heuristic, gnubg "
-    "(backgammon) or an installed one.",
+    help="strongest (the strongest available for each variant: gnubg for backgammon where "
+    "installed, else the shipped net; docs/analysis.md), neural[:FILE], neural-consistent "
+    "(backgammon, long, fevga, giul), heuristic, gnubg (backgammon) or an installed one.",
 )
 @click.option(
     "--show",
@@ -192,7 +193,8 @@ def analyze_command(
     # Imported here: `nardy --help` must work in an install without numpy (the neural extra).
     try:
         from nardy.analysis.game import analyse_game
-        from nardy.analysis.stats import bot_results, searchers_for
+        from nardy.analysis.stats import bot_results, judge_of, searchers_for, self_judged
+        from nardy.engines.evaluator import STRONGEST
     except ImportError as error:
         raise click.ClickException(
             f"nardy analyze needs numpy ({error}): pip install 'nardy[neural]'"
@@ -210,6 +212,16 @@ def analyze_command(
     except ValueError as error:
         hint = " (or analyse with --evaluator heuristic)" if evaluator == "neural" else ""
         raise click.ClickException(f"{error}{hint}") from None
+    judges = sorted({judge_of(evaluator, game) for game in games})
+    if evaluator == STRONGEST and len(judges) == 1:
+        evaluator = judges[0]  # (the name reported, and what Ray workers are asked for)
+    judged_by = ", ".join(judges)
+    for bot in self_judged(games, evaluator):
+        click.echo(
+            f"warning: {bot} is judged by its own net ({judged_by}): its errors measure how it "
+            "disagrees with itself, not its skill; judge it with another --evaluator",
+            err=True,
+        )
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -258,7 +270,7 @@ def analyze_command(
         out: dict[str, Any] = {
             "ply": ply,
             "luck_ply": luck_ply,
-            "evaluator": evaluator,
+            "evaluator": judged_by,
             "games": [a.to_json(decisions=show != "none") for a in analyses],
             "bots": {name: result.to_json() for name, result in results.items()},
         }
@@ -269,7 +281,9 @@ def analyze_command(
             _print_game(analysis, show)
     from nardy.analysis.report import results_table
 
-    title = f"{len(analyses)} games, {ply}-ply ({evaluator}), luck at {luck_ply}-ply; ± SE"
+    title = (
+        f"{len(analyses)} games, {ply}-ply (judged by {judged_by}), luck at {luck_ply}-ply; ± SE"
+    )
     if any(r.match is not None for r in results.values()):
         title += "; matches in match equity (+1 won, −1 lost)"
     table = results_table(results, title)

@@ -24,7 +24,12 @@ from dataclasses import dataclass
 
 from nardy.analysis.game import GameAnalysis, PlayerStats, analyse_game
 from nardy.analysis.records import GameInput
-from nardy.engines.evaluator import make_evaluator
+from nardy.engines.evaluator import (
+    STRONGEST,
+    judges_itself,
+    make_evaluator,
+    strongest_evaluator,
+)
 from nardy.engines.search import Searcher
 
 __all__ = [
@@ -199,15 +204,35 @@ def bot_results(analyses: Iterable[GameAnalysis]) -> dict[str, BotResult]:
     return out
 
 
+def judge_of(evaluator: str, game: GameInput) -> str:
+    """The evaluator that judges ``game``: ``evaluator``, or for ``strongest`` the strongest one
+    available for the game's variant (:func:`~nardy.engines.evaluator.strongest_evaluator`)."""
+    return strongest_evaluator(game.variant) if evaluator == STRONGEST else evaluator
+
+
+def self_judged(games: Sequence[GameInput], evaluator: str) -> list[str]:
+    """The bots of ``games`` that ``evaluator`` judges by their own net, each once, in order
+    (:func:`~nardy.engines.evaluator.judges_itself`): their error rates are not skill."""
+    found: dict[str, None] = {}
+    for game in games:
+        judge = judge_of(evaluator, game)
+        for bot in game.players:
+            if judges_itself(bot, judge, game.variant):
+                found[bot] = None
+    return list(found)
+
+
 def searchers_for(games: Sequence[GameInput], evaluator: str) -> list[Searcher]:
     """A searcher for each game: one per variant and options, shared (with its caches) by the
-    games of that variant. :class:`ValueError` for an unknown or unusable evaluator."""
+    games of that variant; ``evaluator`` may be ``strongest`` (:func:`judge_of`).
+    :class:`ValueError` for an unknown or unusable evaluator."""
     by_variant: dict[str, Searcher] = {}
     out = []
     for game in games:
         key = json.dumps([game.variant.name, game.variant.options], sort_keys=True, default=str)
         if key not in by_variant:
-            by_variant[key] = Searcher(game.variant, make_evaluator(evaluator, game.variant))
+            judge = make_evaluator(judge_of(evaluator, game), game.variant)
+            by_variant[key] = Searcher(game.variant, judge)
         out.append(by_variant[key])
     return out
 

@@ -311,3 +311,39 @@ def make_evaluator(spec: str, variant: Variant) -> Evaluator:
     if not isinstance(evaluator, Evaluator):
         raise ValueError(f"evaluator {spec!r} does not provide afterstate_equities/probabilities")
     return evaluator
+
+
+STRONGEST = "strongest"
+"""The evaluator name that stands for the strongest one available for each game's variant."""
+
+JUDGES: dict[str, tuple[str, ...]] = {"backgammon": ("gnubg", "neural")}
+"""By variant, the evaluators to judge with, strongest first, as measured (docs/analysis.md,
+"Evaluators"): GNU Backgammon's net where it is installed, then nardy's shipped net; a variant
+not listed is judged by its shipped net (``neural``), and one without a net by ``heuristic``."""
+
+
+def strongest_evaluator(variant: Variant) -> str:
+    """The name of the strongest evaluator available for ``variant`` (:data:`JUDGES`): the first
+    that loads here (gnubg needs its package; ``neural`` a shipped net), else ``heuristic``."""
+    for name in (*JUDGES.get(variant.name, ("neural",)), "heuristic"):
+        try:
+            make_evaluator(name, variant)
+        except (ValueError, ImportError, OSError):
+            continue
+        return name
+    raise ValueError(f"no evaluator can judge variant {variant.name!r}")  # pragma: no cover
+
+
+def judges_itself(bot: str, evaluator: str, variant: Variant) -> bool:
+    """Whether a bot named ``bot`` plays by the very net the evaluator ``evaluator`` judges with:
+    its errors then measure disagreement with itself (0 at 0-ply), not skill. The ``neural`` bot
+    (any depth, ``neural:PLY``) plays the shipped net, as the ``neural`` evaluator judges; a bot
+    ``neural:FILE`` the file ``neural:FILE`` names."""
+    bot_name, _, bot_argument = bot.partition(":")
+    name, _, argument = evaluator.partition(":")
+    if bot_name != "neural" or name != "neural":
+        return False
+    shipped = not bot_argument or bot_argument.isdigit()
+    if shipped:
+        return not argument
+    return Path(bot_argument).resolve() == Path(argument).resolve() if argument else False
