@@ -9,8 +9,10 @@ cubeless, 0-ply cubeless chequer play, truncated after the same number of plies,
 variance reduction. nardy's equity of the play is minus gnubg's of that position.
 
 Printed (and with ``--json`` written): the fraction of positions where the two agree within
-their combined SE (``|a − b| ≤ √(SEa² + SEb²)``) and within 1.96 of it (a 95 % interval), and
-the SE per trial of nardy's variance-reduced estimates against plain results of the same trials.
+their combined SE (``|a − b| ≤ √(SEa² + SEb²)``; 68 % expected of two unbiased estimates) and
+within 1.96 of it (a 95 % interval), also over the unsettled positions only (combined SE at
+least 0.001) with the mean and spread of ``(a − b) / SE`` there (0 and 1 expected), and the SE
+per trial of nardy's variance-reduced estimates against plain results of the same trials.
 
     PYTHONPATH=DIR_WITH_GNUBG_MODULE nice -n 5 .venv/bin/python benchmarks/rollout_vs_gnubg.py \
         --positions 100 --trials 72 --truncate 5 --json out.json
@@ -44,6 +46,8 @@ from nardy.core.position import Position
 from nardy.core.variant import Variant
 
 _RESULT = re.compile(r"CL\s+([+-]?\d+\.\d+)")
+_FLOOR = 0.001
+"""A position whose combined SE is below this is settled (module doc of the summary)."""
 
 
 def positions(variant: Variant, count: int, seed: int) -> list[tuple[Position, tuple[int, int]]]:
@@ -163,13 +167,19 @@ def main(argv: list[str] | None = None) -> int:
         [row["gnubg_id"] for row in rows], args.gnubg_trials, args.truncate, args.seed, args.gnubg
     )
     gnubg_seconds = time.time() - started
-    within = within95 = 0
+    within = within95 = floored = 0
+    z: list[float] = []
     for row, (equity, se) in zip(rows, theirs, strict=True):
         row["gnubg"], row["gnubg_se"] = -equity, se
         combined = math.hypot(row["nardy_se"], se)
         gap = abs(row["nardy"] + equity)
         within += gap <= combined
         within95 += gap <= 1.96 * combined
+        # Settled positions (bear-offs, a game decided) have an SE of about 0 in both, and the
+        # two programs' bear-off databases and printed digits differ by up to 0.0002 there.
+        floored += gap <= 1.96 * combined + _FLOOR
+        if combined >= _FLOOR:
+            z.append((row["nardy"] - row["gnubg"]) / combined)
     ratios = [r["nardy_se"] / r["nardy_plain_se"] for r in rows if r["nardy_plain_se"] > 0]
     summary = {
         "positions": len(rows),
@@ -178,6 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         "truncate": args.truncate,
         "within_combined_se": within / len(rows),
         "within_1.96_combined_se": within95 / len(rows),
+        "within_1.96_combined_se_plus_0.001": floored / len(rows),
+        "unsettled_positions": len(z),
+        "unsettled_within_combined_se": sum(abs(x) <= 1 for x in z) / len(z),
+        "unsettled_within_1.96_combined_se": sum(abs(x) <= 1.96 for x in z) / len(z),
+        "unsettled_z_mean": statistics.fmean(z),
+        "unsettled_z_sd": statistics.pstdev(z),
         "mean_difference": statistics.fmean(r["nardy"] - r["gnubg"] for r in rows),
         "se_ratio_median": statistics.median(ratios),
         "se_ratio_pooled": math.sqrt(
