@@ -13,8 +13,9 @@ from rich.table import Table
 from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import GameInput, RecordError, from_arena_record
 from nardy.analysis.report import results_table
-from nardy.analysis.stats import BotResult, bot_results, searchers_for
+from nardy.analysis.stats import BotResult, bot_results, judge_of, searchers_for, self_judged
 from nardy.arena.storage import StorageError, open_store
+from nardy.engines.evaluator import STRONGEST
 
 __all__ = ["AnalysisError", "PoolAnalysis", "analysed_standings", "analysis_table"]
 
@@ -31,11 +32,17 @@ class PoolAnalysis:
     games: int
     bots: dict[str, BotResult]
     """Per bot, by the name it played under."""
+    judge: str = "neural"
+    """The evaluator that judged the pool's games."""
+    self_judged: tuple[str, ...] = ()
+    """The bots that play by the judge's own net: their error rates are not skill."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "variant": self.variant,
             "games": self.games,
+            "judge": self.judge,
+            "self_judged": list(self.self_judged),
             "bots": {name: result.to_json() for name, result in self.bots.items()},
         }
 
@@ -57,7 +64,7 @@ def _stored_games(db: str, tournament_id: str) -> list[GameInput]:
 def analysed_standings(
     db: str,
     tournament_id: str,
-    evaluator: str = "neural",
+    evaluator: str = STRONGEST,
     *,
     on_game: Callable[[int, int], None] | None = None,
 ) -> list[PoolAnalysis]:
@@ -70,22 +77,40 @@ def analysed_standings(
     except (RecordError, ValueError) as error:
         raise AnalysisError(str(error)) from None
     by_variant: dict[str, list[GameAnalysis]] = {}
+    inputs: dict[str, list[GameInput]] = {}
     for done, (game, searcher) in enumerate(zip(games, searchers, strict=True), start=1):
         try:
             analysis = analyse_game(game, searcher, 0)
         except RecordError as error:
             raise AnalysisError(str(error)) from None
         by_variant.setdefault(analysis.variant, []).append(analysis)
+        inputs.setdefault(analysis.variant, []).append(game)
         if on_game is not None:
             on_game(done, len(games))
     return [
-        PoolAnalysis(variant, len(analyses), bot_results(analyses))
+        PoolAnalysis(
+            variant,
+            len(analyses),
+            bot_results(analyses),
+            judge_of(evaluator, inputs[variant][0]),
+            tuple(self_judged(inputs[variant], evaluator)),
+        )
         for variant, analyses in by_variant.items()
     ]
 
 
-def analysis_table(pool: PoolAnalysis, evaluator: str) -> Table:
-    """A table of the bots, lowest error rate first."""
+def analysis_table(pool: PoolAnalysis) -> Table:
+    """A table of the bots, lowest error rate first, naming its judge; a bot judged by its own
+    net is marked in the caption."""
     ranked = dict(sorted(pool.bots.items(), key=lambda item: item[1].stats.error_rate))
-    title = f"{pool.variant}: analysis ({evaluator}, 0-ply, {pool.games} games; ± standard errors)"
-    return results_table(ranked, title)
+    title = (
+        f"{pool.variant}: analysis (judged by {pool.judge}, 0-ply, {pool.games} games; "
+        "± standard errors)"
+    )
+    table = results_table(ranked, title)
+    if pool.self_judged:
+        table.caption = (
+            f"{', '.join(pool.self_judged)}: judged by its own net, so its error rate measures "
+            "how it disagrees with itself, not its skill (--evaluator another)"
+        )
+    return table

@@ -495,9 +495,10 @@ def run_command(
 )
 @click.option(
     "--evaluator",
-    default="neural",
+    default="strongest",
     show_default=True,
-    help="With --analysis: the evaluator (neural, gnubg for backgammon, a plugin's).",
+    help="With --analysis: the evaluator (strongest: the strongest available for each variant, "
+    "docs/analysis.md; neural, gnubg for backgammon, a plugin's).",
 )
 def standings_command(
     db: str,
@@ -505,7 +506,7 @@ def standings_command(
     as_json: bool,
     list_all: bool,
     analysis: bool = False,
-    evaluator: str = "neural",
+    evaluator: str = "strongest",
 ) -> None:
     """Show the standings of a finished or running tournament."""
     try:
@@ -534,7 +535,7 @@ def standings_command(
         out = standings_json(standings, dice)
         if analysed is not None:
             out["analysis"] = {
-                "evaluator": evaluator,
+                "evaluator": ", ".join(sorted({pool.judge for pool in analysed})),
                 "ply": 0,
                 "pools": [pool.to_json() for pool in analysed],
             }
@@ -547,7 +548,7 @@ def standings_command(
             from nardy.arena.standings_analysis import analysis_table
 
             for pool in analysed:
-                _out().print(analysis_table(pool, evaluator))
+                _out().print(analysis_table(pool))
 
 
 def _analysis(db: str, tournament_id: str, evaluator: str, quiet: bool) -> list[PoolAnalysis]:

@@ -12,6 +12,8 @@ from nardy.arena.schedule import definition_from_flags
 from nardy.arena.storage import open_store
 from nardy.arena.tournament import Tournament
 from nardy.cli import cli as main
+from nardy.core import load_variant
+from nardy.engines.evaluator import strongest_evaluator
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +47,10 @@ def test_the_analysis_agrees_with_the_standings(db: Path) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    assert out["analysis"]["evaluator"] == "neural" and out["analysis"]["ply"] == 0
+    judge = strongest_evaluator(load_variant("backgammon"))  # the default: the strongest
+    assert out["analysis"]["evaluator"] == judge and out["analysis"]["ply"] == 0
     [pool] = out["analysis"]["pools"]
+    assert pool["judge"] == judge and pool["self_judged"] == []
     assert pool["variant"] == "backgammon" and pool["games"] == 2
     bots = pool["bots"]
     # The raw points per game are the arena's own count of the same games.
@@ -62,7 +66,9 @@ def test_the_analysis_agrees_with_the_standings(db: Path) -> None:
     assert a["error_rate"] >= 0 and a["pr"] == pytest.approx(500 * a["error_rate"], abs=0.01)
     table = CliRunner().invoke(main, [*args[:-2], "--analysis"])
     assert table.exit_code == 0 and "luck-adjusted/game" in table.output
-    assert "error rate" in table.output and "backgammon: analysis (neural" in table.output
+    assert (
+        "error rate" in table.output and f"backgammon: analysis (judged by {judge}" in table.output
+    )
     assert "??/?/?!" in table.output  # the marks column, as `nardy analyze` shows it
 
 
@@ -93,3 +99,27 @@ def test_what_cannot_be_analysed_is_a_clear_error(
     )
     assert result.exit_code == 1 and "cannot analyse the games" in result.output
     assert words in result.output and "Traceback" not in result.output
+
+
+def test_a_bot_judged_by_its_own_net_is_named_under_the_table(tmp_path: Path) -> None:
+    """The spectator's complaint: ``neural`` graded by ``neural``'s own net shows PR 0.0 and
+    ranks first; the table says so instead of passing it as skill."""
+    path = tmp_path / "arena.db"
+    store = open_store(str(path))
+    try:
+        d = definition_from_flags(
+            variants=["long"], bots="neural,heuristic", games=2, seed=3, name="long"
+        )
+        assert Tournament(d, store).run().status == "finished"
+    finally:
+        store.close()
+    tid = _tournament(path, "long")
+    args = ["arena", "standings", "--db", str(path), "--tournament", tid, "--analysis"]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    [pool] = json.loads(result.output)["analysis"]["pools"]
+    assert pool["judge"] == "neural" and pool["self_judged"] == ["neural"]
+    table = CliRunner().invoke(main, args)
+    assert "neural: judged by its own net" in table.output
+    other = CliRunner().invoke(main, [*args, "--evaluator", "heuristic"])
+    assert other.exit_code == 0 and "judged by its own net" not in other.output
