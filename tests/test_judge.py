@@ -41,7 +41,7 @@ def test_a_variant_with_a_shipped_net_is_judged_by_it_and_one_without_by_the_heu
     ],
 )
 def test_which_bot_plays_by_the_judges_net(bot: str, evaluator: str, itself: bool) -> None:
-    assert judges_itself(bot, evaluator, load_variant("long")) is itself
+    assert judges_itself(bot, evaluator) is itself
 
 
 def _games(tmp_path: Path, variant: str, bots: str) -> Path:

@@ -217,7 +217,7 @@ def self_judged(games: Sequence[GameInput], evaluator: str) -> list[str]:
     for game in games:
         judge = judge_of(evaluator, game)
         for bot in game.players:
-            if judges_itself(bot, judge, game.variant):
+            if judges_itself(bot, judge):
                 found[bot] = None
     return list(found)
 

@@ -334,7 +334,7 @@ def strongest_evaluator(variant: Variant) -> str:
     raise ValueError(f"no evaluator can judge variant {variant.name!r}")  # pragma: no cover
 
 
-def judges_itself(bot: str, evaluator: str, variant: Variant) -> bool:
+def judges_itself(bot: str, evaluator: str) -> bool:
     """Whether a bot named ``bot`` plays by the very net the evaluator ``evaluator`` judges with:
     its errors then measure disagreement with itself (0 at 0-ply), not skill. The ``neural`` bot
     (any depth, ``neural:PLY``) plays the shipped net, as the ``neural`` evaluator judges; a bot

@@ -51,6 +51,7 @@ from nardy.arena.tournament import Standings
 from nardy.core import load_variant
 from nardy.core.errors import NardyError
 from nardy.core.position import Position
+from nardy.engines.evaluator import judges_itself
 from nardy.game_view import DecisionStep
 from nardy.svg import Colour, board, legend
 from nardy.web.analysis_view import (
@@ -640,12 +641,18 @@ class _Views:
             record_of,
             evaluator,
         )
+        pools = job.results() if job.finished else []
         return {
             "t": row,
             "job": job,
             "evaluator": evaluator,
             "progress": _progress(job.done, job.total, "games analysed"),
-            "pools": job.results() if job.finished else [],
+            "pools": pools,
+            # A bot graded by its own net shows PR 0.0 and ranks first: say so (issue 37).
+            "self_judged": {
+                pool: [name for name in bots if judges_itself(name, evaluator)]
+                for pool, _, bots in pools
+            },
         }
 
     def tournament_analysis(self, request: Request) -> Response:
@@ -669,6 +676,7 @@ class _Views:
                     {
                         "pool": pool,
                         "games": games,
+                        "self_judged": context["self_judged"][pool],
                         "bots": {name: r.to_json() for name, r in results.items()},
                     }
                     for pool, games, results in context["pools"]

@@ -438,6 +438,27 @@ def test_a_tournament_s_analysis_per_bot_of_the_shown_games(
             assert bot["points_per_game"] == expected[name].points
         page = c.get(f"/t/{tournament_id}/analysis").text
         assert 'http-equiv="refresh"' not in page and page.count("<tr data-bot=") == 2
+        assert pool["self_judged"] == [] and "self-judged" not in page
+
+
+def test_a_bot_judged_by_its_own_net_is_named_under_its_pool(
+    finished_db: Path,
+    game: tuple[str, GameRow, GameAnalysis],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``neural`` graded by ``neural`` shows PR 0.0 and ranks first: the page says why (issue
+    37). The stored bots are heuristic and random, so the heuristic stands in for it here."""
+    _, row, _ = game
+    app, tournament_id, _ = _showing(finished_db, monkeypatch, [row.game_id])
+    monkeypatch.setattr("nardy.web.app.judges_itself", lambda bot, evaluator: bot == "heuristic")
+    with TestClient(app) as c:
+        [pool] = _finished_job(c, tournament_id)["pools"]
+        assert pool["self_judged"] == ["heuristic"]
+        page = c.get(f"/t/{tournament_id}/analysis").text
+        assert (
+            'class="warn self-judged" data-pool="backgammon">heuristic: judged by its own net'
+            in page
+        )
 
 
 def test_a_pool_without_an_evaluator_is_left_out_saying_why(
