@@ -49,7 +49,7 @@ from nardy.arena.tournament import (
     Player,
     PythonPlayer,
     TournamentError,
-    _run_task_in_thread,
+    run_task_in_thread,
     row_from_record,
 )
 from nardy.ray_address import unreachable
@@ -96,9 +96,9 @@ PortablePlayer = BuiltinPlayer | PythonPlayer | RemoteBot
 def portable(player: Player) -> PortablePlayer:
     """What a Ray task needs to play ``player`` on another machine."""
     if isinstance(player, CommandPlayer):
-        return RemoteBot(player.name, player.capacity, None, tuple(player.command), player._token)
+        return RemoteBot(player.name, player.capacity, None, tuple(player.command), player.token)
     if isinstance(player, EndpointPlayer):
-        return RemoteBot(player.name, player.capacity, player.endpoint, None, player._token)
+        return RemoteBot(player.name, player.capacity, player.endpoint, None, player.token)
     if isinstance(player, BuiltinPlayer | PythonPlayer):
         return player
     raise TournamentError(
@@ -191,7 +191,7 @@ def play_game_task(
     :data:`~nardy.arena.tournament.LUCK_FIELD` (which the driver takes off before storing)."""
     players = (_worker_player(specs[0]), _worker_player(specs[1]))
     counters = {players[0].name: _counter(faults[0]), players[1].name: _counter(faults[1])}
-    record = _run_task_in_thread(task, players, counters, threading.Event())
+    record = run_task_in_thread(task, players, counters, threading.Event())
     assert record is not None  # only a stop aborts a game, and a task is never asked to stop
     out = dict(record)
     if luck:

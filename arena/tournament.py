@@ -251,7 +251,8 @@ class EndpointPlayer:
         self.name = name
         self.endpoint = endpoint
         self.capacity = capacity
-        self._token = token
+        self.token = token
+        """The token its calls carry (empty: none); a Ray worker plays it with the same."""
         self._client: GrpcBotClient | None = None
         self._info: dict[str, str] = {"bot_id": name, "name": name, "kind": self.kind}
         self.declared: tuple[str, ...] = ()
@@ -262,7 +263,7 @@ class EndpointPlayer:
     def _connect(self, address: str, failure: str) -> GrpcBotClient:
         """A client of the bot at ``address`` that has answered GetInfo (its name and version
         go into the record); raises :class:`TournamentError` with ``failure`` otherwise."""
-        client = GrpcBotClient(address, self._token)
+        client = GrpcBotClient(address, self.token)
         try:
             info = client.get_info(timeout=10.0)
         except BotError as exc:
@@ -311,7 +312,7 @@ class CommandPlayer(EndpointPlayer):
         self._info["command"] = shlex.join(self.command)
 
     def open(self) -> None:
-        env = {"NARDY_BOT_TOKEN": self._token} if self._token else None
+        env = {"NARDY_BOT_TOKEN": self.token} if self.token else None
         process = LocalBotProcess(self.command, env=env, die_with_parent=self.die_with_parent)
         try:
             address = process.start()
@@ -741,10 +742,11 @@ def _play_runner_game(
     return task.annotate(data)
 
 
-def _run_task_in_thread(
+def run_task_in_thread(
     task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
 ) -> Any:
-    """Thread-pool entry point: the record, or None for a game aborted by a stop."""
+    """Thread-pool entry point (and a Ray worker's, :mod:`nardy.arena.ray_executor`): the record, or
+    None for a game aborted by a stop."""
     bots = (players[0].new_bot(task.bot_seed(0)), players[1].new_bot(task.bot_seed(1)))
     if bots[0] is not None and bots[1] is not None:
         return play_local_game(task, (bots[0], bots[1]), (players[0].info(), players[1].info()))
@@ -2077,7 +2079,7 @@ class Tournament:
                 future = executor.submit(_run_task_in_worker, task)
             else:
                 future = executor.submit(
-                    _run_task_in_thread, task, players, self._faults, self._stop
+                    run_task_in_thread, task, players, self._faults, self._stop
                 )
             active[future] = task
 

@@ -10,7 +10,7 @@ if __name__ != "nardy.core":  # pragma: no cover - only a wrong import gets here
     )
 
 # First: decides whether nardy.core.movegen is the compiled generator or its Python source.
-from nardy.core import _engine  # noqa: F401  # isort: skip
+from nardy.core import _engine  # isort: skip
 
 from nardy.core.errors import (
     GameStateError,
@@ -59,8 +59,15 @@ __all__ = [
     "game_variant_names",
     "hookimpl",
     "load_variant",
+    "movegen_build",
     "parse_steps",
     "plugin_manager",
     "registry",
     "variant_names",
 ]
+
+
+def movegen_build() -> str:
+    """Which move generator runs and why, e.g. ``compiled (mypyc, movegen.cpython-311-….so)``: what
+    ``nardy --version`` prints (chosen by ``nardy.core._engine`` when the package is imported)."""
+    return f"{_engine.KIND} ({_engine.DETAIL})"

@@ -1425,7 +1425,7 @@ static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
 
 #define BIT(mask, p) (((mask) >> (p)) & 1)
 
-/* _pin_move, in place: a lone opposing checker on t (t >= 1, an open point) is pinned; the last
+/* pin_move, in place: a lone opposing checker on t (t >= 1, an open point) is pinned; the last
  * checker leaving p frees the one pinned beneath; t < 1 bears off. Returns t's value before the
  * step (0 for a bear-off), for pin_unstep. */
 static int pin_step(int *b, int p, int t) {

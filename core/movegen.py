@@ -687,7 +687,7 @@ def _pin_key(b: Board) -> BoardKey:
     return tuple(b[:PINS])
 
 
-def _pin_move(b: Board, p: int, t: int) -> None:
+def pin_move(b: Board, p: int, t: int) -> None:
     """Moves the mover's checker from ``p`` to ``t`` (0 = off), a legal step: a lone opposing
     checker on ``t`` is pinned; the last checker leaving ``p`` frees the one pinned beneath.
     (:class:`~nardy.core.variant.Variant` applies steps with it; the searches make theirs inline.)"""

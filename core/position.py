@@ -225,8 +225,9 @@ class Position:
         """(mover's, opponent's) pinned checkers (RULES.md §3.12.2)."""
         return _pinned_counts(self.points, self.pinned)
 
-    def _balanced(self, checkers: int | None) -> bool:
-        """Whether :meth:`problems` is empty, decided in one pass over the points (the fast path)."""
+    def balanced(self, checkers: int | None) -> bool:
+        """Whether :meth:`problems` is empty, decided in one pass over the points (the fast path;
+        :class:`~nardy.core.variant.Variant` asks it before its own checks)."""
         points = self.points
         net = sum(points)  # mover - opponent on the board
         total = sum(map(abs, points))  # mover + opponent on the board
@@ -297,7 +298,7 @@ class Position:
 
     def validate(self, checkers: int | None = CHECKERS) -> None:
         """Raise :class:`InvalidPositionError` naming every problem of :meth:`problems`."""
-        if self._balanced(checkers):
+        if self.balanced(checkers):
             return
         found = self.problems(checkers)
         if found:

@@ -23,8 +23,8 @@ from nardy.core.movegen import (
     BoardKey,
     MoveGenerator,
     SegmentPlays,
-    _pin_move,
     board_of,
+    pin_move,
     position_of,
 )
 from nardy.core.notation import BAR, OFF, Step, format_steps, parse_steps, play_text
@@ -241,7 +241,7 @@ def _apply_pinning(b: list[int], steps: Sequence[Step]) -> Position:
             )
         if dst != OFF and (b[dst] < -1 or (b[dst] == -1 and (b[PINS] >> dst) & 1)):
             raise IllegalPlayError(f"step {format_steps([step])}: point {dst} is closed")
-        _pin_move(b, src, dst)
+        pin_move(b, src, dst)
     return position_of(b if b[PINS] else b[:PINS])
 
 
@@ -267,7 +267,7 @@ def pin_marked_text(position: Position, text: str) -> str:
             for i, (src, dst) in enumerate(pairwise(points)):
                 if dst != OFF and b[dst] == -1 and not (b[PINS] >> dst) & 1:
                     pins[i] = True
-                _pin_move(b, src, dst)
+                pin_move(b, src, dst)
         landed = [part + ("^" if pin else "") for part, pin in zip(parts[1:], pins, strict=True)]
         tokens.append("/".join([parts[0], *landed]) + (f"({repeat}" if repeat else ""))
     return " ".join(tokens)
@@ -394,7 +394,7 @@ class Variant:
 
     def validate(self, position: Position) -> None:
         """Raise :class:`InvalidPositionError` if ``position`` cannot occur in this variant."""
-        if position._balanced(self.checkers) and not self._needs_variant_checks(position):
+        if position.balanced(self.checkers) and not self._needs_variant_checks(position):
             return
         problems = position.problems(self.checkers)
         if problems and self.checkers != 15:

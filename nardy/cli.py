@@ -36,7 +36,7 @@ from nardy.cli_options import (
     load_variant,
     one_game_variant,
 )
-from nardy.core import _engine
+from nardy.core import movegen_build
 from nardy.core.dice import MAX_SEED
 from nardy.core.errors import NardyError
 from nardy.interrupt import deferred_interrupt
@@ -208,7 +208,7 @@ def _parse_position(text: str, variant: Variant) -> Any:
 @click.version_option(
     __version__,
     prog_name="nardy",
-    message=f"%(prog)s %(version)s\nmove generator: {_engine.KIND} ({_engine.DETAIL})",
+    message=f"%(prog)s %(version)s\nmove generator: {movegen_build()}",
 )
 def cli() -> None:
     """nardy — backgammon-family race games: rules, bots, boards and legal plays.

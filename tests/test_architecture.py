@@ -5,9 +5,11 @@ it and playing a game loads no module above it but the variant plugins it was as
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,6 +135,12 @@ def _modules() -> dict[str, Path]:
     return found
 
 
+@functools.cache
+def _trees() -> dict[str, ast.Module]:
+    """Every module of the package, parsed once for the tests below."""
+    return {name: ast.parse(path.read_text()) for name, path in _modules().items()}
+
+
 def _is_command_line(path: Path) -> bool:
     return path.name in ("cli.py", "__main__.py") or path.name.endswith("_cli.py")
 
@@ -167,8 +175,8 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
         return layer.get(imported)
 
     upward = []
-    for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+    for name in modules:
+        for node in ast.walk(_trees()[name]):
             names = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -206,12 +214,15 @@ def test_command_line_modules_follow_the_rule() -> None:
 # -- no import cycle ------------------------------------------------------------------------------
 
 
-def _imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
+def _imported_modules(
+    name: str, path: Path, known: set[str], tree: ast.AST | None = None
+) -> set[str]:
     """The package's modules that module ``name`` imports, at any depth (inside functions too),
     but not under ``if TYPE_CHECKING:`` (never run). ``from a import b`` names the module ``a.b``
     where that is one, else ``a``; a relative import is resolved against ``name``'s package."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text())
+    if tree is None:
+        tree = ast.parse(path.read_text())
     skipped: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
@@ -237,7 +248,10 @@ def _imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
 def _import_graph() -> dict[str, set[str]]:
     modules = _modules()
     known = set(modules)
-    return {name: _imported_modules(name, path, known) for name, path in modules.items()}
+    trees = _trees()
+    return {
+        name: _imported_modules(name, path, known, trees[name]) for name, path in modules.items()
+    }
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -304,3 +318,148 @@ def test_the_package_has_no_import_cycle() -> None:
     through an import inside a function, means two modules that are one, or a layer upside down.
     (Imports under ``if TYPE_CHECKING:`` do not count: they never run.)"""
     assert _cycles(_import_graph()) == KNOWN_CYCLES
+
+
+# -- no private name used across modules ----------------------------------------------------------
+
+
+def _is_private(name: str) -> bool:
+    """``_name``: private to its module (or package). Not ``__dunder__``, nor ``_sunder_``, which
+    are protocols (IPython's ``_repr_svg_``)."""
+    return name.startswith("_") and not name.endswith("_")
+
+
+def _private_names_defined(tree: ast.AST) -> set[str]:
+    """The private names a module defines: functions, classes, assignments (``_x = …``,
+    ``self._x = …``), parameters, ``as`` names and string constants (``__slots__``)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias) and node.asname:
+            names.add(node.asname)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    return {name for name in names if _is_private(name)}
+
+
+def _private_uses(name: str, tree: ast.AST, own: set[str], elsewhere: set[str]) -> set[str]:
+    """What module ``name`` reaches of another module's privates: ``from x import _y`` (unless
+    ``x`` is ``name``'s own package: a package's private submodules are its modules'), an import
+    through a private module of another package, and ``obj._y`` where ``_y`` is a private name
+    that another module of the package defines and this one does not (``self``/``cls`` aside)."""
+
+    def reaches_into(module: str) -> bool:
+        parts = module.split(".")
+        for i, part in enumerate(parts):
+            if _is_private(part):
+                owner = ".".join(parts[:i])
+                return not name.startswith(owner + ".")
+        return False
+
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.split(".")[0] != "nardy":
+                continue
+            if reaches_into(node.module):
+                found.add(f"from {node.module} import …")
+            own_package = name == node.module or name.startswith(node.module + ".")
+            for alias in node.names:
+                if _is_private(alias.name) and not own_package:
+                    found.add(f"from {node.module} import {alias.name}")
+        elif isinstance(node, ast.Import):
+            found.update(
+                f"import {alias.name}"
+                for alias in node.names
+                if alias.name.split(".")[0] == "nardy" and reaches_into(alias.name)
+            )
+        elif isinstance(node, ast.Attribute) and _is_private(node.attr):
+            value = node.value
+            if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+                continue
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id == "super"
+            ):
+                continue
+            if node.attr not in own and node.attr in elsewhere:
+                found.add(ast.unparse(node))
+    return found
+
+
+def _private_names_used_across_modules() -> dict[str, set[str]]:
+    trees = _trees()
+    defined = {name: _private_names_defined(tree) for name, tree in trees.items()}
+    definers = Counter(private for names in defined.values() for private in names)
+    uses = {}
+    for name, tree in trees.items():
+        own = defined[name]
+        elsewhere = {private for private, n in definers.items() if n > (private in own)}
+        found = _private_uses(name, tree, own, elsewhere)
+        if found:
+            uses[name] = found
+    return uses
+
+
+def test_the_private_name_finder_finds_each_kind_of_use() -> None:
+    source = (
+        "from nardy.core.movegen import _pin, board_of\nfrom nardy.core import _engine\n"
+        "import nardy.arena._gen.bot_pb2\nfrom nardy.bots import _helper\n"
+        "def f(bot, self):\n    self._mine, bot._scale, super()._x\n    return bot._net(), bot._own\n"
+        "_own = 1\n"
+    )
+    tree = ast.parse(source)
+    found = _private_uses(
+        "nardy.bots.neural", tree, _private_names_defined(tree), {"_net", "_scale", "_x"}
+    )
+    assert found == {
+        "from nardy.core.movegen import _pin",
+        "from nardy.core import _engine",
+        "import nardy.arena._gen.bot_pb2",
+        "bot._scale",
+        "bot._net",
+    }
+
+
+KNOWN_PRIVATE_USES: dict[str, set[str]] = {
+    # nardy/env/ (the turn flow, issue 36) and nardy/web/ (the Play page) are other works in
+    # progress; their owners make these public. The test fails when one is gone, so that its line
+    # goes too.
+    "nardy.env.batchflow": {
+        "game._enter",
+        "game._final",
+        "encoding._MAX_STACK",
+        "encoding._MOVER_UNITS",
+        "encoding._OPPONENT_UNITS",
+        "encoding._encode_rows",
+        "encoding._with_context",
+        "encoding._context_vector",
+        "lean._Replay",
+        "env._make_opponent",
+        "bot._random",
+    },
+    "nardy.env.vector": {
+        "driver._lean",
+        "drivers[i]._lean",
+        "env._begin",
+        "env._act",
+        "env._driver",
+    },
+    "nardy.web.arena_bots": {"from nardy.arena.runner import _turn_facts"},
+    "nardy.web.data": {"self.store._query"},
+    "nardy.web.names": {"store._query"},
+}
+
+
+def test_no_private_name_is_used_across_modules() -> None:
+    """A module's ``_name`` is its own: another module that needs it asks for a public name with
+    a docstring (one home, a stated contract), not for the implementation behind it."""
+    assert _private_names_used_across_modules() == KNOWN_PRIVATE_USES

@@ -296,7 +296,7 @@ def test_fast_validation_agrees_with_the_diagnostic(
     position: Position, checkers: int | None
 ) -> None:
     """The one-pass check of ``validate`` and ``from_json`` accepts exactly what ``problems`` accepts."""
-    assert position._balanced(checkers) == (not position.problems(checkers))
+    assert position.balanced(checkers) == (not position.problems(checkers))
     for variant in (BACKGAMMON, LONG):
         # Lists in a dict take the fast path; tuples in a read-only mapping the full checks.
         fast = position.to_json()

@@ -54,7 +54,7 @@ from nardy.core.variant import Variant
 from nardy.engines.evaluator import NeuralEvaluator
 from nardy.engines.net import NetEngine, ValueNet, scale_for, shipped_weights
 from nardy.engines.search import Searcher
-from nardy.train.policy_iteration import IterationConfig, Samples, _ends_the_turn, fit
+from nardy.train.policy_iteration import IterationConfig, Samples, ends_the_turn, fit
 
 __all__ = [
     "ConsistencyConfig",
@@ -124,7 +124,7 @@ def collect_positions(variant: Variant, games: int, seed: int, round_index: int)
             result = decision.plays[choice].result
             logged = len(game.events)
             game.decide(choice)
-            if game.result is None and _ends_the_turn(game, decision.player, logged):
+            if game.result is None and ends_the_turn(game, decision.player, logged):
                 afterstates.append(result)
                 movers.append(decision.player)
         outcome = game.result

@@ -146,7 +146,7 @@ def game_seed(seed: int, iteration: int, game: int) -> int:
     return seed * 1_000_003 + iteration * GAME_SEED_STRIDE + game
 
 
-def _ends_the_turn(game: Game, mover: int, logged: int) -> bool:
+def ends_the_turn(game: Game, mover: int, logged: int) -> bool:
     """Whether the play logged as event ``logged`` ended its mover's turn with nothing handed
     over: the next event is the game's end or the opponent's roll, not the mover's next stage,
     re-roll or transfer of steps."""
@@ -202,7 +202,7 @@ def play_samples(
             result = plays[choice].result
             logged = len(game.events)
             game.decide(choice)
-            if not _ends_the_turn(game, decision.player, logged):
+            if not ends_the_turn(game, decision.player, logged):
                 continue
             results.append(result)
             priors.append(heuristic.evaluate(result))
