@@ -52,6 +52,12 @@ from nardy.arena.tournament import (
     TournamentEvent,
     standings_from_store,
 )
+from nardy.cli_options import (
+    check_ray_address,
+    evaluator_option,
+    executor_option,
+    ray_address_option,
+)
 from nardy.listing import table_console
 
 if TYPE_CHECKING:
@@ -347,18 +353,10 @@ _DB_OPTION = click.option(
     type=click.IntRange(min=1),
     help="Games played at once (each bot at most its capacity).",
 )
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help="Where games run: this machine, or a Ray cluster (docs/distributed.md).",
-)
-@click.option(
-    "--ray-address",
-    metavar="ADDR",
-    help="With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
-    "or a Ray instance of this machine).",
+@executor_option("Where games run: this machine, or a Ray cluster (docs/distributed.md).")
+@ray_address_option(
+    "With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
+    "or a Ray instance of this machine)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the final standings as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
@@ -446,8 +444,7 @@ def run_command(
             sprt_on,
         )
         check_builtins(definition)  # as `nardy play` does: gnubg missing is said up front
-        if ray_address is not None and executor != "ray":
-            raise click.UsageError("--ray-address goes with --executor ray")
+        check_ray_address(executor, ray_address)
         where: Any = "auto"
         if executor == "ray":
             from nardy.arena.ray_executor import RayExecutor
@@ -493,11 +490,9 @@ def run_command(
     help="Also analyse the stored games (0-ply): each bot's error rate and luck-adjusted "
     "points per game with standard errors.",
 )
-@click.option(
-    "--evaluator",
-    default="strongest",
-    show_default=True,
-    help="With --analysis: the evaluator (strongest: the strongest available for each variant, "
+@evaluator_option(
+    "strongest",
+    "With --analysis: the evaluator (strongest: the strongest available for each variant, "
     "docs/analysis.md; neural, gnubg for backgammon, a plugin's).",
 )
 def standings_command(

@@ -33,8 +33,10 @@ from nardy import __version__
 from nardy.cli_options import (
     OPTIONS_OPTION,
     VARIANT_OPTION,
+    evaluator_option,
     load_variant,
     one_game_variant,
+    ply_option,
 )
 from nardy.core import movegen_build
 from nardy.core.dice import MAX_SEED
@@ -50,8 +52,26 @@ if TYPE_CHECKING:
 
 __all__ = ["cli", "main"]
 
-_LAZY_GROUPS = {"arena": "arena_group", "bot": "bot_group"}
-"""Commands of :mod:`nardy.arena.cli`, loaded when used (importing gRPC is slow, and optional)."""
+COMMANDS: dict[str, str] = {
+    "analyze": "nardy.analysis.cli:analyze_command",
+    "arena": "nardy.arena.cli:arena_group",
+    "benchmark": "nardy.analysis.benchmark_cli:benchmark_command",
+    "bot": "nardy.arena.cli:bot_group",
+    "check-variant": "nardy.testing.cli:check_variant_command",
+    "hint": "nardy.cli:hint",
+    "play": "nardy.cli:play",
+    "plays": "nardy.cli:plays",
+    "protos": "nardy.arena.protos_cli:protos_command",
+    "rollout": "nardy.analysis.rollout_cli:rollout_command",
+    "show": "nardy.cli:show",
+    "train": "nardy.train.cli:train",
+    "variants": "nardy.cli:variants",
+    "web": "nardy.web.cli:web_command",
+}
+"""Every ``nardy`` command: its name → ``module:attribute`` of its click command. The one way a
+command joins ``nardy``: its module is imported only when the command is used or listed, so a
+command costs nothing to the others (the arena's import gRPC, which is slow and optional; train and
+analyze import numpy when they run). docs/architecture.md: adding a command."""
 
 _POSITION_ID = re.compile(r"^[-A-Oa-o]{6}(/[-A-Oa-o]{6}){3}(:\d+,\d+)?$")
 
@@ -84,7 +104,8 @@ def _usage_error(error: click.UsageError) -> click.ClickException:
 
 
 class NardyGroup(click.Group):
-    """The top-level group: one-line errors, and the arena's commands loaded lazily."""
+    """The top-level group: one-line errors, and the commands of :data:`COMMANDS`, each loaded
+    when asked for."""
 
     def make_context(
         self,
@@ -127,29 +148,30 @@ class NardyGroup(click.Group):
             raise click.ClickException(_one_line(str(error))) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *_LAZY_GROUPS})
+        return sorted({*super().list_commands(ctx), *COMMANDS})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is None and cmd_name in _LAZY_GROUPS:
-            command = _arena_command(cmd_name)
+        if command is None and cmd_name in COMMANDS:
+            command = _load_command(cmd_name)
         return command
 
 
-def _arena_command(name: str) -> click.Command | None:
-    """The ``arena`` / ``bot`` group of :mod:`nardy.arena.cli`, or a stand-in that explains why not."""
+def _load_command(name: str) -> click.Command | None:
+    """The command :data:`COMMANDS` names, or a stand-in that explains why it cannot load."""
+    module_name, _, attribute = COMMANDS[name].partition(":")
     try:
-        module = importlib.import_module("nardy.arena.cli")
+        module = importlib.import_module(module_name)
     except ImportError as error:
         missing = (error.name or "").split(".")[0]
-        if error.name == "nardy.arena.cli":
-            return None  # this installation has no arena commands at all
+        if error.name == module_name:
+            return None  # this installation lacks the command's module (a wheel without it)
         if missing in ("grpc", "google"):
             return _unavailable(name, f"'nardy {name}' needs gRPC: pip install nardy[arena]")
         return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
     except Exception as error:  # a broken optional module must not break the rest of the CLI
         return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
-    command = getattr(module, _LAZY_GROUPS[name], None)
+    command = getattr(module, attribute, None)
     return command if isinstance(command, click.Command) else None
 
 
@@ -225,34 +247,6 @@ def cli() -> None:
     report_broken_plugins(lambda line: click.echo(f"nardy: warning: {line}", err=True))
 
 
-def _register_commands() -> None:
-    """Commands defined in their own modules."""
-    from nardy.testing.cli import check_variant_command
-
-    cli.add_command(check_variant_command)
-    from nardy.analysis.cli import analyze_command
-
-    cli.add_command(analyze_command)
-    from nardy.analysis.rollout_cli import rollout_command
-
-    cli.add_command(rollout_command)
-    from nardy.analysis.benchmark_cli import benchmark_command
-
-    cli.add_command(benchmark_command)
-
-
-_register_commands()
-
-
-def _register_web() -> None:
-    from nardy.web.cli import web_command  # click only; the web stack loads when it runs
-
-    cli.add_command(web_command)
-
-
-_register_web()
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``nardy``)."""
     cli.main(args=list(argv) if argv is not None else None, prog_name="nardy")
@@ -269,7 +263,7 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-@cli.command()
+@click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the variants as JSON (for scripts).")
 def variants(as_json: bool) -> None:
     """List the installed variants and their options.
@@ -628,7 +622,7 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     )
 
 
-@cli.command()
+@click.command()
 @VARIANT_OPTION
 @click.option(
     "--bots",
@@ -888,7 +882,7 @@ def play(
 # -- nardy show ---------------------------------------------------------------------------------------
 
 
-@cli.command(cls=_PositionCommand)
+@click.command(cls=_PositionCommand)
 @click.argument("position_text", metavar="POSITION", type=_PositionText())
 @VARIANT_OPTION
 @click.option(
@@ -989,7 +983,7 @@ def _parse_dice(text: str) -> dict[str, list[int]]:
     return {"steps": values}
 
 
-@cli.command(cls=_PositionCommand)
+@click.command(cls=_PositionCommand)
 @click.argument("position_text", metavar="[POSITION", required=False, type=_PositionText())
 @click.argument("dice_text", metavar="DICE]", required=False)
 @VARIANT_OPTION
@@ -1089,7 +1083,7 @@ def plays(
 _CUBE_OWNERS: dict[str, CubeOwner] = {"centre": "centre", "mover": "mover", "opponent": "opponent"}
 
 
-@cli.command(cls=_PositionCommand)
+@click.command(cls=_PositionCommand)
 @click.argument("position_text", metavar="POSITION", type=_PositionText())
 @VARIANT_OPTION
 @OPTIONS_OPTION
@@ -1103,18 +1097,9 @@ _CUBE_OWNERS: dict[str, CubeOwner] = {"centre": "centre", "mover": "mover", "opp
     help="The roll to rank the plays of (6 5; a double is its first segment, four steps). "
     "Without it: the position's equity and cube decision only.",
 )
-@click.option(
-    "--ply",
-    type=click.IntRange(0, 3),
-    default=0,
-    show_default=True,
-    help="Search depth (0 = the evaluator alone; each ply averages the next roll).",
-)
-@click.option(
-    "--evaluator",
-    default="neural",
-    show_default=True,
-    help="neural[:FILE], neural-consistent, heuristic, gnubg (backgammon) or an installed one.",
+@ply_option(3, "Search depth (0 = the evaluator alone; each ply averages the next roll).")
+@evaluator_option(
+    "neural", "neural[:FILE], neural-consistent, heuristic, gnubg (backgammon) or an installed one."
 )
 @click.option(
     "--cube-owner",
@@ -1197,16 +1182,6 @@ def hint(
             f"{cube.double_take:+.3f}, double/pass {cube.double_pass:+.3f})"
         )
 
-
-# `nardy protos`: the protocol's .proto files shipped in the package (no gRPC needed).
-from nardy.arena.protos_cli import protos_command  # noqa: E402 - registered after the group
-
-cli.add_command(protos_command)
-
-# `nardy train`: neural bots (numpy needed only when it runs).
-from nardy.train.cli import train as _train  # noqa: E402 - registered after the group
-
-cli.add_command(_train)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

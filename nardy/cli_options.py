@@ -8,8 +8,8 @@ their command is looked up (``nardy.cli``'s table of commands), not the package 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -18,12 +18,19 @@ from nardy.core.errors import InvalidOptionError, UnknownVariantError
 if TYPE_CHECKING:
     from nardy.core.variant import Variant
 
+FC = TypeVar("FC", bound=Callable[..., object])
+
 __all__ = [
     "OPTIONS_OPTION",
     "VARIANT_OPTION",
+    "check_ray_address",
     "complete_variants",
+    "evaluator_option",
+    "executor_option",
     "load_variant",
     "one_game_variant",
+    "ply_option",
+    "ray_address_option",
 ]
 
 
@@ -85,3 +92,43 @@ OPTIONS_OPTION = click.option(
     metavar="KEY=VALUE",
     help="A variant option, e.g. -o first_turn_head=fixed (repeatable).",
 )
+
+
+# -- where the work runs, and what evaluates -------------------------------------------------------
+# The name, type, choices and default are shared; the help says what the option does in that
+# command (games played, games analysed), so each command passes its own.
+
+
+def executor_option(help: str) -> Callable[[FC], FC]:
+    """``--executor local|ray``: this process, or a Ray cluster (docs/distributed.md)."""
+    return click.option(
+        "--executor",
+        type=click.Choice(["local", "ray"]),
+        default="local",
+        show_default=True,
+        help=help,
+    )
+
+
+def ray_address_option(help: str) -> Callable[[FC], FC]:
+    """``--ray-address ADDR``: the Ray cluster's head, with ``--executor ray`` only
+    (:func:`check_ray_address`)."""
+    return click.option("--ray-address", default=None, metavar="ADDR", help=help)
+
+
+def check_ray_address(executor: str, ray_address: str | None) -> None:
+    """A usage error for ``--ray-address`` without ``--executor ray``."""
+    if ray_address is not None and executor != "ray":
+        raise click.UsageError("--ray-address goes with --executor ray")
+
+
+def evaluator_option(default: str, help: str) -> Callable[[FC], FC]:
+    """``--evaluator SPEC``: an evaluator by name (``nardy.engines.make_evaluator``)."""
+    return click.option("--evaluator", default=default, show_default=True, help=help)
+
+
+def ply_option(maximum: int, help: str) -> Callable[[FC], FC]:
+    """``--ply N``: the depth of a search, 0 (the evaluator alone) to ``maximum``."""
+    return click.option(
+        "--ply", type=click.IntRange(0, maximum), default=0, show_default=True, help=help
+    )

@@ -9,6 +9,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nardy.analysis.records import GameInput, RecordError, from_arena_record, read_records
+from nardy.cli_options import (
+    check_ray_address,
+    evaluator_option,
+    executor_option,
+    ply_option,
+    ray_address_option,
+)
 
 if TYPE_CHECKING:
     from nardy.analysis.game import GameAnalysis
@@ -114,13 +121,7 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
 @click.option(
     "--tournament", "tournament", default=None, metavar="T", help="With --db: only this one."
 )
-@click.option(
-    "--ply",
-    type=click.IntRange(0, MAX_PLY),
-    default=0,
-    show_default=True,
-    help="Search depth of the analysis (0 = the evaluator alone).",
-)
+@ply_option(MAX_PLY, "Search depth of the analysis (0 = the evaluator alone).")
 @click.option(
     "--luck-ply",
     type=click.IntRange(0, MAX_PLY),
@@ -128,11 +129,9 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
     show_default=True,
     help="Depth at which the luck of each roll is measured.",
 )
-@click.option(
-    "--evaluator",
-    default="strongest",
-    show_default=True,
-    help="strongest (the strongest available for each variant: gnubg for backgammon where "
+@evaluator_option(
+    "strongest",
+    "strongest (the strongest available for each variant: gnubg for backgammon where "
     "installed, else the shipped net; docs/analysis.md), neural[:FILE], neural-consistent "
     "(backgammon, long, fevga, giul), heuristic, gnubg (backgammon) or an installed one.",
 )
@@ -143,19 +142,10 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
     show_default=True,
     help="Which decisions to print per game.",
 )
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help="Where games are analysed: this process, or in parallel on a Ray cluster.",
-)
-@click.option(
-    "--ray-address",
-    default=None,
-    metavar="ADDR",
-    help="With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
-    "else a Ray instance on this machine).",
+@executor_option("Where games are analysed: this process, or in parallel on a Ray cluster.")
+@ray_address_option(
+    "With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
+    "else a Ray instance on this machine)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print everything as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -188,8 +178,7 @@ def analyze_command(
     """
     if (record is None) == (db is None):
         raise click.UsageError("give a RECORD file or --db D (not both)")
-    if ray_address is not None and executor != "ray":
-        raise click.UsageError("--ray-address goes with --executor ray")
+    check_ray_address(executor, ray_address)
     # Imported here: `nardy --help` must work in an install without numpy (the neural extra).
     try:
         from nardy.analysis.game import analyse_game
