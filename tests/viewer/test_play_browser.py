@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +251,152 @@ def test_steps_by_keyboard(tmp_path: Path) -> None:
         _settled(page)
         log = page.inner_text("#log").splitlines()
         assert any(line.startswith("you: roll") for line in log), log
+
+
+# -- whole games of the other turn plans, clicked or tapped (issue 35's checks) -----------------
+
+
+def _press(page: Any, selector: str, tap: bool) -> None:
+    if tap:
+        page.tap(selector)
+    else:
+        page.click(selector)
+
+
+def _action(page: Any, tap: bool) -> str:
+    """The next thing the page offers the player, by a click or (phone) a tap: roll (no
+    doubles), take, confirm, or a step (a highlighted checker, then a highlighted point)."""
+    _settled(page)
+    for button, name in (("#roll", "roll"), ("#take", "take"), ("#confirm", "confirm")):
+        if _visible(page, button):
+            _press(page, button, tap)
+            _settled(page)
+            return name
+    if page.query_selector("#board .movable"):
+        _click_point(page, "#board .movable", tap)
+        _settled(page)
+        if page.query_selector("#board .dest"):
+            _click_point(page, "#board .dest", tap)
+            _settled(page)
+        return "step"
+    return ""
+
+
+def _records(base: str, game_id: str) -> list[dict[str, Any]]:
+    with urllib.request.urlopen(f"{base}/api/play/{game_id}/records") as r:
+        return list(json.load(r)["games"])
+
+
+def _play_match(page: Any, tap: bool, watch: Any = None, limit: int = 6000) -> dict[str, int]:
+    """Play by the page's own controls until the game (or the match: Next game) is over;
+    ``watch(page)`` after every action."""
+    done = {"step": 0, "confirm": 0, "roll": 0, "take": 0, "next": 0, "": 0}
+    for _ in range(limit):
+        if _visible(page, "#result") and page.inner_text("#result-text"):
+            if not _visible(page, "#next"):
+                return done
+            _press(page, "#next", tap)
+            page.wait_for_function("() => document.getElementById('result').hidden")
+            done["next"] += 1
+            continue
+        action = _action(page, tap)
+        done[action] += 1
+        if watch is not None:
+            watch(page)
+        if not action:
+            page.wait_for_timeout(100)  # the bot's move is on its way (the page long-polls)
+        assert not page.inner_text("#error"), page.inner_text("#error")
+    raise AssertionError(f"the game did not end: {done}")
+
+
+WIDTHS = [
+    pytest.param((1280, 900, False), id="1280"),
+    pytest.param((390, 844, True), id="390-touch"),
+]
+
+
+@contextmanager
+def _device(size: tuple[int, int, bool]) -> Iterator[Any]:
+    """A page of Debian's Chromium at ``size`` (width, height, touch: a phone)."""
+    from playwright.sync_api import sync_playwright
+
+    width, height, touch = size
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+            )
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+def test_plakoto_a_whole_game_with_a_pin_made(tmp_path: Path, size: tuple[int, int, bool]) -> None:
+    """Plakoto (RULES.md §3.12.2: a checker landing on a lone opposing one pins it), played to
+    its end by the page's controls; a pinned checker is drawn (the gold ring) and shot."""
+    width, _, tap = size
+    pins: list[str] = []
+
+    def watch(page: Any) -> None:
+        if not pins and page.query_selector("#board .checker.pinned"):
+            pins.append(page.inner_text("#status"))
+            _shot(page, tmp_path, f"play-plakoto-pin-{width}")
+
+    with spectator(tmp_path / "arena.db") as base, _device(size) as page:
+        game_id = _start(page, base, "plakoto")
+        done = _play_match(page, tap, watch)
+        assert done["step"] >= 20, done
+        assert pins, "no pinned checker was drawn in the whole game"
+        _shot(page, tmp_path, f"play-plakoto-end-{width}")
+        width_now = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width_now <= width, f"the page scrolls sideways: {width_now}"
+        [record] = _records(base, game_id)
+    assert record["variant"] == "plakoto" and record["result"] is not None
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+def test_gulbar_a_whole_game_with_a_re_roll(tmp_path: Path, size: tuple[int, int, bool]) -> None:
+    """Gulbar re-rolls after a double (its turn plan's re-roll segment, RULES.md §2.9): each
+    segment is entered on the page as its own decision, to the game's end."""
+    width, _, tap = size
+    rerolls: list[str] = []
+
+    def watch(page: Any) -> None:
+        status = page.inner_text("#status")
+        if "re-roll" in status and not rerolls:
+            rerolls.append(status)
+            _shot(page, tmp_path, f"play-gulbar-reroll-{width}")
+
+    with spectator(tmp_path / "arena.db") as base, _device(size) as page:
+        game_id = _start(page, base, "gulbar")
+        done = _play_match(page, tap, watch)
+        _shot(page, tmp_path, f"play-gulbar-end-{width}")
+        [record] = _records(base, game_id)
+    assert record["result"] is not None and done["confirm"] >= 10, done
+    kinds = [(e["player"], e.get("segment_kind")) for e in record["events"] if e["kind"] == "play"]
+    assert "reroll" in {k for _, k in kinds}, kinds
+    assert rerolls, "the page never asked for a re-roll's play"
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+def test_tavli_a_match_to_3(tmp_path: Path, size: tuple[int, int, bool]) -> None:
+    """A Tavli match to 3 (RULES.md §3.12.3: portes, plakoto, fevga in turn), each game played
+    on the page and the next one started by its Next game button, to the match's end."""
+    width, _, tap = size
+    with spectator(tmp_path / "arena.db") as base, _device(size) as page:
+        page.goto(base + "/play")
+        page.select_option("#variant", "tavli")
+        assert page.input_value("#match_length") == "3"
+        game_id = _start(page, base, "tavli")
+        done = _play_match(page, tap)
+        assert "match over" in page.inner_text("#result-text")
+        _shot(page, tmp_path, f"play-tavli-end-{width}")
+        games = _records(base, game_id)
+    variants = [g["variant"] for g in games]
+    assert variants == ["portes", "plakoto", "fevga", "portes", "plakoto"][: len(games)]
+    assert len(games) >= 2 and done["next"] == len(games) - 1
+    assert all(g["result"] is not None for g in games)
