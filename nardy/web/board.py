@@ -36,13 +36,14 @@ from nardy.analysis.hint import CubeOwner, Hint, hint
 from nardy.core.errors import NardyError
 from nardy.core.gnubg import parse_position_text
 from nardy.core.jsonl import QueryError, parse_segment
+from nardy.core.options import parse_option_assignments
 from nardy.core.plugins import load_variant, registry
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.svg import CubeOwner as SvgCubeOwner
 from nardy.svg import board
 from nardy.web.analysis_view import offered_evaluators
-from nardy.web.present import BadQuery, choice_param, int_param
+from nardy.web.present import BadQuery, choice_param, int_param, text_param
 
 __all__ = [
     "MAX_PLY",
@@ -81,15 +82,45 @@ def board_variants() -> list[dict[str, Any]]:
                 "cube": variant.rules.cube.available,
                 "checkers": variant.checkers,
                 "bar": variant.rules.hitting.hits,
+                "pins": variant.rules.hitting.pins,
+                "options": [
+                    {
+                        "name": o.name,
+                        "default": o.default,
+                        "choices": list(o.choices),
+                        "kind": o.kind.__name__,
+                        "help": o.help,
+                    }
+                    for o in info.options
+                    if o.name != "match_length"  # one game's position: no match to play
+                ],
             }
         )
     return out
 
 
+def _options(query: Mapping[str, str]) -> dict[str, str]:
+    """``?options=name=value,name=value`` (the variant's options, ``nardy variants``; absent:
+    the defaults), as the command line's ``-o name=value`` reads them."""
+    text = text_param(query, "options")
+    if not text.strip():
+        return {}
+    try:
+        return parse_option_assignments([item for item in text.split(",") if item.strip()])
+    except NardyError as error:
+        raise BadQuery(f"?options= {error}") from None
+
+
 def _variant(query: Mapping[str, str]) -> Variant:
     names = list(registry())
     name = choice_param(query, "variant", ["", *names]) or "backgammon"
-    variant = load_variant(name)
+    options = _options(query)
+    if "match_length" in options:
+        raise BadQuery("?options= match_length is a match's: the board analyses one game")
+    try:
+        variant = load_variant(name, options)
+    except NardyError as error:
+        raise BadQuery(f"?options= {error}") from None
     if variant.is_match_variant:
         cycle = " → ".join(variant.info.cycle)
         raise BadQuery(
@@ -140,6 +171,9 @@ class BoardQuery:
     def url(self, position: Position) -> str:
         """The page's shareable URL for this query about ``position``."""
         query: dict[str, Any] = {"variant": self.variant.name, "position": position.id()}
+        options = option_text(self.variant)
+        if options:
+            query["options"] = options
         if self.dice is not None:
             query["dice"] = f"{self.dice[0]}{self.dice[1]}"
         query["ply"] = self.ply
@@ -171,6 +205,17 @@ class BoardQuery:
                 raise BadQuery(" ".join(str(error).split())) from None
 
 
+def option_text(variant: Variant) -> str:
+    """The variant's options that differ from their defaults, as ``?options=`` writes them."""
+    defaults = {o.name: o.default for o in variant.info.options}
+    changed = [
+        f"{name}={'true' if value is True else 'false' if value is False else value}"
+        for name, value in sorted(variant.options.items())
+        if name in defaults and value != defaults[name]
+    ]
+    return ",".join(changed)
+
+
 def board_svg(variant: Variant, position: Position, query: BoardQuery | None = None) -> str:
     """The board seen from the mover (White), numbered in his coordinates: the editor's clicks
     name the points of the position's JSON (``points[p - 1]``)."""
@@ -185,6 +230,8 @@ def board_svg(variant: Variant, position: Position, query: BoardQuery | None = N
 def _editor_json(variant: Variant, position: Position, problem: str = "") -> dict[str, Any]:
     return {
         "variant": variant.name,
+        "options": option_text(variant),
+        "cube": variant.rules.cube.available,
         "id": position.id(),
         "position": position.to_json(),
         "svg": board_svg(variant, position),
@@ -206,6 +253,7 @@ def _left(variant: Variant, position: Position, side: int) -> int:
     """How many of ``side``'s checkers a draft has still to place (none in a legal position)."""
     sign = 1 if side == 0 else -1
     on_board = sum(c * sign for c in position.points if c * sign > 0)
+    on_board += position.pinned_counts[side]
     return variant.checkers - on_board - position.bar[side] - position.off[side]
 
 
@@ -234,13 +282,31 @@ def draft_position(variant: Variant, text: str) -> tuple[Position, str]:
         bar = _counts(obj.get("bar", [0, 0]), 2, n)
         off = _counts(obj.get("off", [0, 0]), 2, n)
         pinned = obj.get("pinned", [])
-        if points is None or bar is None or off is None or pinned != []:
+        if points is None or bar is None or off is None or not _pins_drawable(pinned, points):
             raise BadQuery(f"not a {variant.name} position: {error}") from None
+        if pinned and not variant.rules.hitting.pins:
+            raise BadQuery(
+                f"{variant.name} pins no checker: 'pinned' is plakoto's (§3.12.2)"
+            ) from None
+        # A pinned checker is the other side's than its point's stack (core.position).
         mover = sum(p for p in points if p > 0) + bar[0] + off[0]
+        mover += sum(1 for p in pinned if points[p - 1] < 0)
         opponent = -sum(p for p in points if p < 0) + bar[1] + off[1]
+        opponent += sum(1 for p in pinned if points[p - 1] > 0)
         if min(bar + off) < 0 or mover > n or opponent > n:
             raise BadQuery(f"not a {variant.name} position: {error}") from None
-        return Position(points, (bar[0], bar[1]), (off[0], off[1])), reason
+        position = Position(points, (bar[0], bar[1]), (off[0], off[1]), tuple(sorted(pinned)))
+        return position, reason
+
+
+def _pins_drawable(pinned: Any, points: tuple[int, ...] | None) -> bool:
+    """A draft's pinned points: distinct points 1-24, each under a stack (a checker pinned
+    beneath nothing cannot be drawn)."""
+    if not isinstance(pinned, list) or points is None:
+        return False
+    if not all(isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= 24 for p in pinned):
+        return False
+    return len(set(pinned)) == len(pinned) and all(points[p - 1] != 0 for p in pinned)
 
 
 class _Query(dict[str, str]):
@@ -297,6 +363,8 @@ class _BoardViews:
             "hint": None if found is None else found.to_json(),
             "share": None if found is None or position is None else query.url(position),
             "error": error,
+            "options": dict(query.variant.options),
+            "options_text": option_text(query.variant),
             "evaluators": (*offered_evaluators(), "heuristic"),
             "cube_owners": CUBE_OWNERS,
             "max_ply": MAX_PLY,

@@ -24,6 +24,7 @@ __all__ = [
     "pool_view",
     "progress_unit",
     "step_words",
+    "text_param",
 ]
 
 
@@ -38,6 +39,11 @@ def _one(query: Mapping[str, str], name: str) -> str | None:
     if len(values) > 1:
         raise BadQuery(f"?{name}= is given {len(values)} times")
     return values[0]
+
+
+def text_param(query: Mapping[str, str], name: str) -> str:
+    """``?name=`` as given (``""`` when absent); :class:`BadQuery` when given twice."""
+    return _one(query, name) or ""
 
 
 def int_param(query: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:

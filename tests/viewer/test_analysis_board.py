@@ -205,6 +205,77 @@ def test_the_editor_endpoint(client: TestClient) -> None:
     assert page.status_code == 200 and 'href="/board"' in page.text and "tavli" not in page.text
 
 
+# -- the variant's options, pinned checkers --------------------------------------------------------
+
+# Plakoto: White's stack of one on his point 1 pins Black's mother (Black's checker on Black's own
+# point 24, RULES.md §3.12.2); White still has 14 checkers on his own point 24.
+MOTHER_PINNED = {
+    "points": [1, 0, 0, 0, 0, -14] + [0] * 17 + [14],
+    "bar": [0, 0],
+    "off": [0, 0],
+    "pinned": [1],
+}
+
+
+def test_the_variants_options_decide_the_answer(client: TestClient) -> None:
+    """``?options=`` (RULES.md §3.12.2's mother option): under ``standard`` play goes on (White
+    keeps checkers on his 24), under ``simple`` a pinned mother has ended the game, under
+    ``off`` the mother is one more checker. The shared URL carries the options."""
+    query = {
+        "variant": "plakoto",
+        "position": json.dumps(MOTHER_PINNED),
+        "dice": "31",
+        "evaluator": "heuristic",
+    }
+    standard = client.get("/api/board", params=query)
+    assert standard.status_code == 200 and "options" not in standard.json()["url"]
+    simple = client.get("/api/board", params={**query, "options": "mother=simple"})
+    assert simple.status_code == 400 and "mother rule" in simple.json()["error"]
+    off = client.get("/api/board", params={**query, "options": "mother=off"}).json()
+    assert "options=mother%3Doff" in off["url"]
+    expected = hint(
+        load_variant("plakoto", {"mother": "off"}),
+        parse_position_text(json.dumps(MOTHER_PINNED), load_variant("plakoto")),
+        dice=parse_segment({"dice": [3, 1]}),
+        evaluator="heuristic",
+    ).to_json()
+    assert [p["play"] for p in off["plays"]] == [p["play"] for p in expected["plays"]]
+    again = client.get(off["url"].replace("/board", "/api/board", 1)).json()
+    assert again["plays"] == off["plays"]
+    # The cube settings are options too: long nardy's cube is off unless asked for.
+    long = {"variant": "long", "position": "------/-----o/------/-----O", "evaluator": "heuristic"}
+    assert client.get("/api/board", params=long).json()["cube"] is None
+    cubed = client.get("/api/board", params={**long, "options": "cube=true"}).json()
+    assert cubed["cube"]["action"] and "options=cube%3Dtrue" in cubed["url"]
+    for options, words in (
+        ("mother=bogus", "must be one of standard | simple | off"),
+        ("cube=true", "plakoto has no option 'cube'"),
+        ("match_length=3", "match_length is a match's"),
+        ("mother", "name=value"),
+    ):
+        r = client.get("/api/board", params={**query, "options": options})
+        assert r.status_code == 400 and words in r.json()["error"], (options, r.text)
+
+
+def test_a_draft_with_a_pinned_checker(client: TestClient) -> None:
+    """The editor keeps a pinned checker in a draft (counted for the side it belongs to) and
+    draws it; a pin beneath nothing, or in a variant that pins nothing, is refused."""
+    draft = {**MOTHER_PINNED, "points": [1, 0, 0, 0, 0, -10] + [0] * 17 + [14]}
+    shown = client.get(
+        "/api/board/position", params={"variant": "plakoto", "position": json.dumps(draft)}
+    ).json()
+    assert shown["position"]["pinned"] == [1] and 'class="checker black pinned"' in shown["svg"]
+    assert "the opponent has 11 checkers" in shown["problem"]  # 10 on the board, 1 pinned
+    for variant, bad, words in (
+        ("plakoto", {**draft, "pinned": [2]}, "not a plakoto position"),
+        ("backgammon", draft, "backgammon pins no checker"),
+    ):
+        r = client.get(
+            "/api/board/position", params={"variant": variant, "position": json.dumps(bad)}
+        )
+        assert r.status_code == 400 and words in r.json()["error"], r.text
+
+
 # -- in a browser ---------------------------------------------------------------------------------
 
 from spectator_browser import browser_page, spectator, why_no_browser  # noqa: E402
@@ -329,3 +400,104 @@ def test_another_variant_swapped_and_analysed(tmp_path: Path) -> None:
         ]
         assert plays == [p["play"] for p in answer["plays"]]
         assert page.inner_text("#equity").startswith(format(answer["equity"], "+.3f"))
+
+
+def _drag(page: Any, start: str, end: str, touch: bool) -> None:
+    """Drag from the middle of ``start``'s element to ``end``'s, by the mouse or by a finger
+    (Chromium's touch events, which become pointer events of type touch)."""
+    a = page.locator(start).first.bounding_box()
+    b = page.locator(end).first.bounding_box()
+    x0, y0 = a["x"] + a["width"] / 2, a["y"] + a["height"] * 0.8
+    x1, y1 = b["x"] + b["width"] / 2, b["y"] + b["height"] * 0.8
+    if touch:
+        cdp = page.context.new_cdp_session(page)
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
+        )
+        for k in range(1, 6):
+            x, y = x0 + (x1 - x0) * k / 5, y0 + (y1 - y0) * k / 5
+            cdp.send(
+                "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
+            )
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    else:
+        page.mouse.move(x0, y0)
+        page.mouse.down()
+        page.mouse.move(x1, y1, steps=5)
+        page.mouse.up()
+    _settled(page)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser()))
+@pytest.mark.parametrize(("width", "touch"), [(1280, False), (390, True)])
+def test_checkers_dragged_a_pin_entered_and_the_options_set(
+    tmp_path: Path, width: int, touch: bool
+) -> None:
+    """On the page: a checker dragged from point to point and onto the bar (mouse at 1280 px,
+    a finger at 390), plakoto chosen, a checker pinned beneath a stack, its mother option set,
+    and the analysis asked for with them."""
+    from playwright.sync_api import sync_playwright
+    from spectator_browser import CHROMIUM_FLAGS, chromium_path
+
+    with spectator(tmp_path / "arena.db") as base, sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            context = browser.new_context(
+                viewport={"width": width, "height": 900}, has_touch=touch, is_mobile=touch
+            )
+            page = context.new_page()
+            page.goto(base + "/board")
+            page.wait_for_selector("#board svg")
+            backgammon = load_variant("backgammon")
+            # White's 6-point to his 5-point, then a checker of the 8-point onto the bar.
+            _drag(
+                page,
+                "#board polygon.point[data-point='6']",
+                "#board polygon.point[data-point='5']",
+                touch,
+            )
+            moved = backgammon.position_from_id(page.input_value("#position")).to_json()
+            assert moved["points"][5] == 4 and moved["points"][4] == 1, moved
+            _drag(page, "#board polygon.point[data-point='8']", "#board rect.bar", touch)
+            assert page.inner_text("#bar-0") == "1"
+            moved = backgammon.position_from_id(page.input_value("#position")).to_json()
+            assert moved["points"][7] == 2 and moved["bar"] == [1, 0], moved
+            _shot(page, tmp_path, f"board-dragged-{width}")
+            # Plakoto: its options on the form, a pin entered by the pin tool.
+            page.select_option("#variant", "plakoto")
+            _settled(page)
+            assert page.is_visible("#pin-mode") and page.is_visible("#variant-options")
+            page.select_option("#variant-options [data-option='mother']", "off")
+            _settled(page)
+            _drag(
+                page,
+                "#board polygon.point[data-point='24']",
+                "#board polygon.point[data-point='13']",
+                touch,
+            )
+            page.check("input[name=edit][value=remove]")
+            _click(page, 1)  # one of Black's back among those to place
+            assert page.inner_text("#left-1") == "1"
+            assert not page.query_selector("#board .checker.pinned")
+            page.check("input[name=edit][value=pin]")
+            _click(page, 13)  # that Black checker pinned beneath White's one on point 13
+            assert page.query_selector("#board .checker.black.pinned")
+            assert page.inner_text("#left-1") == "0" and page.inner_text("#error") == ""
+            position = load_variant("plakoto").position_from_id(page.input_value("#position"))
+            assert position.pinned == (13,) and position.points[12] == 1, position
+            page.select_option("#dice", "31")
+            page.select_option("#evaluator", "heuristic")
+            page.click("#analyse")
+            page.wait_for_selector("#ranking")
+            assert "options=mother%3Doff" in page.url
+            assert page.input_value("#variant-options [data-option='mother']") == "off"
+            assert page.query_selector("#board .checker.pinned")
+            _shot(page, tmp_path, f"board-plakoto-pin-{width}")
+            if width < 500:
+                assert page.evaluate("document.documentElement.scrollWidth") <= width
+        finally:
+            browser.close()
