@@ -14,8 +14,9 @@ Codecs, each a pair of functions over the one record:
   runner's envelope with the kernel's record under ``game``) with exactly the keys, in exactly
   the order, that they have always had, so a file read and written again is byte for byte the
   same.
-* ``.mat``: :func:`nardy.core.records.mat_game` writes a backgammon record as a ``.mat`` game;
-  :func:`from_mat` reads a ``.mat`` match back into records by replaying each game.
+* ``.mat`` (:mod:`nardy.core.mat`): :func:`~nardy.core.mat.mat_game` writes a backgammon record
+  as a ``.mat`` game; :func:`~nardy.core.mat.from_mat` reads a ``.mat`` match back into records
+  (their rolls and actions, which :class:`Replay` plays).
 * The kernel: :func:`of_game` is the record of a :class:`~nardy.core.game.Game` as it stands.
 
 :class:`Replay` plays a record back through the kernel's :class:`~nardy.core.game.Game`, one
@@ -408,7 +409,7 @@ class GameRecord:
     elapsed: float = 0.0
     tags: tuple[tuple[str, Any], ...] = ()
     """What the layers above wrote before the setup (a tournament's id, pool, unit, round,
-    leg), in order; kept and written back, never read here."""
+    leg), in order; kept and written back, never interpreted by the kernel."""
     tags_after: tuple[tuple[str, Any], ...] = ()
     """Tags written after the setup (the dice commitment stamped when the game is stored)."""
 
