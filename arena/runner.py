@@ -1,12 +1,14 @@
-"""Run one game between two bots with the kernel: the clock, the fault policy and the record.
+"""Run one game between two bots with the kernel: the remote decider, the outcome and the record.
 
-:func:`run_game` drives a :class:`nardy.core.game.Game`. At each real decision it builds the
-request (:mod:`nardy.arena.convert`), asks the deciding bot's :class:`BotClient` with a deadline,
-measures the latency, checks the answer, and applies it. Every failure is a
-:class:`~nardy.arena.errors.BotError`; :class:`FaultPolicy` says what happens then: forfeit the
-game (the default) or play a random legal answer and count a strike, and disqualify the bot after
-``max_faults`` faults. Whatever a bot does, the game ends with a :class:`GameRecord` that is valid
-JSON-ready data.
+:func:`run_game` plays a :class:`nardy.core.game.Game` through the one game loop
+(:class:`nardy.bots.loop.GameLoop`), with the seats' clock (:class:`TimeControl`) and the
+:class:`FaultPolicy` as values. A remote bot sits in its seat as a :class:`RemoteDecider`: at each
+question it builds the request (:mod:`nardy.arena.convert`), asks its :class:`BotClient` with the
+loop's deadline and turns the response into the kernel's answer; an in-process bot sits there as
+itself. Every failure is a :class:`~nardy.arena.errors.BotError`; the policy says what happens
+then: forfeit the game (the default) or play a random legal answer and count a strike, and
+disqualify the bot after ``max_faults`` faults. Whatever a bot does, the game ends with a
+:class:`GameRecord` that is valid JSON-ready data.
 """
 
 from __future__ import annotations
@@ -15,16 +17,19 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nardy.arena import convert
 from nardy.arena.bot_client import BotClient
-from nardy.arena.errors import FAULT_KINDS, BotError, BotTimeoutError, FaultKind
+from nardy.arena.errors import FAULT_KINDS, FaultKind
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
+from nardy.bots.decider import Decider, Reply
+from nardy.bots.faults import FaultCounter, FaultPolicy
+from nardy.bots.loop import GameLoop, Limit, Played, TimeControl
 from nardy.core.dice import DiceSource, SeededDice
 from nardy.core.game import (
     BLACK,
@@ -46,10 +51,12 @@ __all__ = [
     "FaultPolicy",
     "GameOutcome",
     "GameRecord",
+    "RemoteDecider",
     "Seat",
     "Termination",
     "TimeControl",
     "kernel_outcome",
+    "loop_outcome",
     "run_game",
 ]
 
@@ -76,95 +83,17 @@ _KERNEL_TERMINATION: dict[str, Termination] = {
 """The kernel's :attr:`~nardy.core.game.GameResult.reason` → the arena's termination."""
 
 
-@dataclass(frozen=True, slots=True)
-class TimeControl:
-    """The clock of one bot in one game.
-
-    Each decision may take ``per_decision`` seconds free of charge; time beyond that is taken
-    from the ``reserve`` (a per-game bank). The deadline of a call is ``per_decision`` plus what
-    is left of the reserve, plus ``slack`` for the network (not told to the bot).
-    """
-
-    per_decision: float = 5.0
-    reserve: float = 0.0
-    slack: float = 0.05
-
-
-@dataclass(frozen=True, slots=True)
-class FaultPolicy:
-    """What a fault costs.
-
-    ``on_fault="forfeit"``: the faulty bot loses the game at once. ``on_fault="random"``: the
-    arena plays a random legal answer for it and counts a strike. Either way, a bot whose faults
-    (over all its games in this arena) reach ``max_faults`` is disqualified: it forfeits the game
-    in progress and gets no new games. ``max_faults=0`` never disqualifies.
-    """
-
-    on_fault: Literal["forfeit", "random"] = "forfeit"
-    max_faults: int = 3
-
-
-class FaultCounter:
-    """A bot's fault counts, shared by all its games (thread-safe)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.counts: dict[FaultKind, int] = dict.fromkeys(FAULT_KINDS, 0)
-        self.stale_answers = 0
-        """Answers ignored because their sequence was not pending (not a fault)."""
-        self.disqualified = False
-        self.on_change: Callable[[dict[FaultKind, int], bool], None] | None = None
-        """Called with the counts and the disqualification after every counted fault, under
-        the counter's lock (so the calls come in the order of the counts): the arena stores
-        them there, so that a restarted arena keeps counting."""
-
-    def restore(self, counts: Mapping[str, int], disqualified: bool) -> None:
-        """Start from counts kept by an earlier process (unknown kinds are ignored)."""
-        with self._lock:
-            for kind in FAULT_KINDS:
-                self.counts[kind] = int(counts.get(kind, 0))
-            self.disqualified = disqualified
-
-    def record(self, kind: FaultKind, policy: FaultPolicy) -> bool:
-        """Count one fault; return whether the bot is now disqualified. Once disqualified a
-        bot's faults are no longer counted: with games in parallel, faults that happen after
-        the one that reached ``max_faults`` (in games already running) leave the count at
-        exactly ``max_faults``; those games are forfeited all the same."""
-        with self._lock:
-            if self.disqualified:
-                return True
-            self.counts[kind] += 1
-            if policy.max_faults and sum(self.counts.values()) >= policy.max_faults:
-                self.disqualified = True
-            if self.on_change is not None:
-                self.on_change(dict(self.counts), self.disqualified)
-            return self.disqualified
-
-    def count_stale(self) -> None:
-        with self._lock:
-            self.stale_answers += 1
-
-    @property
-    def total(self) -> int:
-        return sum(self.counts.values())
-
-    def to_json(self) -> dict[str, Any]:
-        with self._lock:
-            return {
-                **{k: v for k, v in self.counts.items()},
-                "stale_answers": self.stale_answers,
-                "disqualified": self.disqualified,
-            }
-
-
 @dataclass(slots=True)
 class Seat:
     """A bot in one game."""
 
     bot_id: str
     name: str
-    client: BotClient
+    client: BotClient | None
+    """The remote bot's client (None for an in-process ``bot``)."""
     faults: FaultCounter = field(default_factory=FaultCounter)
+    bot: Decider | None = None
+    """An in-process decider (a :class:`~nardy.bots.Bot`) sitting here instead of a client."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,26 +181,6 @@ class GameRecord:
         return [d["latency_ms"] / 1000 for d in self.decisions if "latency_ms" in d]
 
 
-class _Clock:
-    __slots__ = ("previous_latency", "reserve_left", "tc")
-
-    def __init__(self, tc: TimeControl) -> None:
-        self.tc = tc
-        self.reserve_left = tc.reserve
-        self.previous_latency: float | None = None
-
-    @property
-    def allowance(self) -> float:
-        """What the next decision may take (told to the bot as ``time_left``)."""
-        return self.tc.per_decision + self.reserve_left
-
-    def charge(self, latency: float) -> None:
-        self.previous_latency = latency
-        over = latency - self.tc.per_decision
-        if over > 0:
-            self.reserve_left = max(0.0, self.reserve_left - over)
-
-
 def _turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], str]:
     """(segment number in this turn, dice rolled this turn, opponent's last play text)."""
     segment_no = 1
@@ -301,59 +210,58 @@ def _turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], s
     return segment_no, dice or [], opponent_play
 
 
-class _GameRun:
-    """The state of one running game (kept off :func:`run_game`'s locals for readability)."""
+class RemoteDecider:
+    """A remote bot as the decider of one seat of one game: the one decider protocol
+    (:class:`nardy.bots.decider.Decider`) over a :class:`BotClient` (a gRPC ``BotService`` or a
+    dial-out stream, alike).
+
+    Each question becomes the protocol's request, with the number and the :class:`Limit` the
+    loop gives it (:attr:`loop`), is asked with the limit's deadline, and its response becomes
+    the kernel's answer, with the bot's comment and values as the record's ``info``. A failure is
+    the client's :class:`~nardy.arena.errors.BotError` (timeout, malformed, crash, disconnect) or
+    the answer's (:mod:`nardy.arena.convert`: illegal, malformed).
+    """
 
     def __init__(
-        self,
-        variant: Variant,
-        seats: tuple[Seat, Seat],
-        dice: DiceSource,
-        seed: int | None,
-        game_id: str,
-        match: MatchInfo,
-        time_control: TimeControl,
-        policy: FaultPolicy,
-        cube: CubeSettings | None,
-        stop: threading.Event | None,
-        starter: int | None = None,
+        self, seat: Seat, opponent: str, game_id: str, match: MatchInfo, spec: _game_pb2.VariantSpec
     ) -> None:
-        self.variant = variant
-        self.seats = seats
-        self.game = Game(variant, dice, starter=starter, cube=cube)
+        assert seat.client is not None
+        self.client: BotClient = seat.client
+        self.name = seat.name
+        self.opponent = opponent
+        self.game_id = game_id
         self.match = match
-        self.policy = policy
-        self.stop = stop
-        self.clocks = (_Clock(time_control), _Clock(time_control))
-        self.rng = random.Random(f"{seed}:{game_id}:fallback")
-        self.sequence = 0
-        self.spec = convert.variant_spec(variant)
-        self.record = GameRecord(
-            game_id=game_id,
-            match_id=match.match_id,
-            variant=variant.name,
-            options=dict(variant.options),
-            seed=seed,
-            bots=(
-                {"bot_id": seats[0].bot_id, "name": seats[0].name},
-                {"bot_id": seats[1].bot_id, "name": seats[1].name},
-            ),
-            started=time.time(),
-        )
+        self.spec = spec
+        self.loop: GameLoop | None = None
+        """The loop asking (set by :func:`run_game`): the game, the question's number and limit."""
+
+    def set_match(self, length: int | None, score: tuple[int, int]) -> None:
+        """Nothing: every request carries the match (:class:`MatchInfo`)."""
+        return None
+
+    def start_game(self, variant: Variant, colour: int) -> None:
+        """Nothing: every request carries the variant and the colour."""
+        return None
 
     # -- requests -----------------------------------------------------------------------------
 
-    def _context(self, ctx: _bot_pb2.DecisionContext, me: int, on_roll: bool) -> None:
-        game = self.game
-        clock = self.clocks[me]
-        ctx.game_id = self.record.game_id
+    def _asking(self) -> tuple[Game, Limit]:
+        loop = self.loop
+        assert loop is not None and loop.limit is not None, "a remote bot plays on a clock"
+        return loop.game, loop.limit
+
+    def _context(self, ctx: _bot_pb2.DecisionContext, me: int, on_roll: bool) -> float:
+        """Fill a request's context; return the call's deadline (seconds)."""
+        game, limit = self._asking()
+        assert self.loop is not None
+        ctx.game_id = self.game_id
         ctx.match_id = self.match.match_id
-        ctx.sequence = self.sequence
+        ctx.sequence = self.loop.sequence
         ctx.variant.CopyFrom(self.spec)
         ctx.on_roll = on_roll
         ctx.color = convert.COLOR_OF[me]
         ctx.turn_number = game.turns
-        ctx.opponent_name = self.seats[1 - me].name
+        ctx.opponent_name = self.opponent
         convert.cube_state(game.cube, game.cube_settings, me, ctx.cube)
         m = ctx.match
         m.match_length = self.match.length
@@ -361,165 +269,71 @@ class _GameRun:
         m.crawford = self.match.crawford
         m.post_crawford = self.match.post_crawford
         m.game_number = self.match.game_no
-        ctx.time_left.CopyFrom(convert.duration(clock.allowance))
-        ctx.decision_time_limit.CopyFrom(convert.duration(clock.tc.per_decision))
-        if clock.previous_latency is not None:
-            ctx.previous_answer_latency.CopyFrom(convert.duration(clock.previous_latency))
+        ctx.time_left.CopyFrom(convert.duration(limit.time_left))
+        ctx.decision_time_limit.CopyFrom(convert.duration(limit.per_decision))
+        if limit.previous_latency is not None:
+            ctx.previous_answer_latency.CopyFrom(convert.duration(limit.previous_latency))
+        return limit.deadline
 
-    # -- the loop -----------------------------------------------------------------------------
+    @staticmethod
+    def _reply(answer: int | bool | str, info: _bot_pb2.DecisionInfo) -> Reply:
+        return Reply(answer, convert.info_to_json(info) if info.comment or info.values else None)
 
-    def run(self) -> GameRecord:
-        game = self.game
-        t0 = time.perf_counter()
-        try:
-            while not game.is_over:
-                if self.stop is not None and self.stop.is_set():
-                    self._end(GameOutcome(None, 0, 0, "aborted", "interrupted: arena shut down"))
-                    break
-                decision = game.decision
-                assert decision is not None
-                if not self._decide(decision):
-                    break
-            if self.record.outcome is None and game.result is not None:
-                self._end(kernel_outcome(game.result))
-        except Exception as exc:
-            self._end(
-                GameOutcome(None, 0, 0, "aborted", f"internal error: {type(exc).__name__}: {exc}")
-            )
-        self.record.kernel = game.record()
-        self.record.elapsed = time.perf_counter() - t0
-        return self.record
+    # -- the three questions ------------------------------------------------------------------
 
-    def _end(self, outcome: GameOutcome) -> None:
-        if self.record.outcome is None:
-            self.record.outcome = outcome
-
-    def _decide(self, decision: PlayDecision | DoubleDecision | TakeDecision) -> bool:
-        """Ask for and apply one decision; False if the game ended by forfeit."""
-        me = decision.player
-        seat = self.seats[me]
-        if seat.faults.disqualified:
-            self._forfeit(me, "bot_failure", f"{seat.name} is disqualified")
-            return False
-        self.sequence += 1
-        clock = self.clocks[me]
-        timeout = clock.allowance + clock.tc.slack
-        entry: dict[str, Any] = {"seq": self.sequence, "player": COLOURS[me]}
-        answer: Any
-        started = time.perf_counter()
-        try:
-            if isinstance(decision, PlayDecision):
-                entry["kind"] = "play"
-                play_request = self._play_request(decision)
-                play_response = seat.client.choose_play(play_request, timeout)
-                latency = self._check_time(started, timeout)
-                answer = convert.play_index(play_response, decision.plays)
-                entry["answer"] = decision.plays[answer].text
-                info = play_response.info
-            elif isinstance(decision, DoubleDecision):
-                entry["kind"] = "double"
-                double_request = _bot_pb2.DecideDoubleRequest()
-                self._context(double_request.context, me, on_roll=True)
-                position = double_request.context.position
-                convert.position_to_proto(decision.position, position)
-                double_response = seat.client.decide_double(double_request, timeout)
-                latency = self._check_time(started, timeout)
-                answer = convert.double_answer(double_response)
-                entry["answer"] = "double" if answer else "roll"
-                info = double_response.info
-            else:
-                entry["kind"] = "take"
-                take_request = self._take_request(decision)
-                take_response = seat.client.respond_to_double(take_request, timeout)
-                latency = self._check_time(started, timeout)
-                answer = convert.cube_answer(take_response, decision.beaver_allowed)
-                entry["answer"] = answer
-                info = take_response.info
-        except BotError as exc:
-            latency = time.perf_counter() - started
-            entry["latency_ms"] = round(latency * 1000, 3)
-            entry["fault"] = {"kind": exc.kind, "message": str(exc)[:1024]}
-            self.record.decisions.append(entry)
-            self.record.faults[me][exc.kind] += 1
-            clock.charge(latency)
-            disqualified = seat.faults.record(exc.kind, self.policy)
-            if self.policy.on_fault == "forfeit" or disqualified:
-                termination: Termination = (
-                    "time_forfeit" if exc.kind == "timeout" else "bot_failure"
-                )
-                why = f"{seat.name}: {exc.kind}: {exc}"
-                if disqualified and self.policy.on_fault != "forfeit":
-                    why += f" (disqualified after {seat.faults.total} faults)"
-                self._forfeit(me, termination, why)
-                return False
-            answer = self._fallback(decision)
-            entry["fallback"] = True
-            entry["answer"] = self._answer_text(decision, answer)
-            self.game.decide(answer)
-            return True
-        clock.charge(latency)
-        entry["latency_ms"] = round(latency * 1000, 3)
-        if info.comment or info.values:
-            entry["info"] = convert.info_to_json(info)
-        self.record.decisions.append(entry)
-        self.game.decide(answer)
-        return True
-
-    def _check_time(self, started: float, timeout: float) -> float:
-        latency = time.perf_counter() - started
-        if latency > timeout:
-            # The transport let a late answer through (a stream answer racing its deadline).
-            raise BotTimeoutError(f"answer after {latency:.3f}s, limit {timeout:.3f}s")
-        return latency
-
-    def _play_request(self, decision: PlayDecision) -> _bot_pb2.ChoosePlayRequest:
+    def choose_play(self, decision: PlayDecision) -> Reply:
         request = _bot_pb2.ChoosePlayRequest()
         ctx = request.context
         me = decision.player
-        self._context(ctx, me, on_roll=True)
+        timeout = self._context(ctx, me, on_roll=True)
         convert.position_to_proto(decision.position, ctx.position)
-        number, dice, opponent_play = _turn_facts(self.game.events, me)
+        game, _ = self._asking()
+        number, dice, opponent_play = _turn_facts(game.events, me)
         if decision.segment.kind != "transfer":
             ctx.dice.extend(dice)
         convert.segment_to_proto(decision.segment, number, ctx.segment)
         ctx.opponent_last_play = opponent_play
         for index, play in enumerate(decision.plays):
             convert.legal_play(index, play, ctx.legal_plays.add())
-        return request
+        response = self.client.choose_play(request, timeout)
+        return self._reply(convert.play_index(response, decision.plays), response.info)
 
-    def _take_request(self, decision: TakeDecision) -> _bot_pb2.RespondToDoubleRequest:
+    def offer_double(self, decision: DoubleDecision) -> Reply:
+        request = _bot_pb2.DecideDoubleRequest()
+        timeout = self._context(request.context, decision.player, on_roll=True)
+        convert.position_to_proto(decision.position, request.context.position)
+        response = self.client.decide_double(request, timeout)
+        return self._reply(convert.double_answer(response), response.info)
+
+    def respond_to_double(self, decision: TakeDecision) -> Reply:
         request = _bot_pb2.RespondToDoubleRequest()
         me = decision.player
-        mover = self.game.mover
-        self._context(request.context, me, on_roll=me == mover)
+        game, _ = self._asking()
+        timeout = self._context(request.context, me, on_roll=me == game.mover)
         # The position is seen from the doubler, the mover (bot.proto).
-        convert.position_to_proto(self.game.position, request.context.position)
+        convert.position_to_proto(game.position, request.context.position)
         # decision.cube is the cube before this double (2v after a beaver): taking doubles it.
         request.offered_value = 2 * decision.cube.value
         request.beaver_allowed = decision.beaver_allowed
         request.answering_beaver = decision.after_beaver
-        _, _, opponent_play = _turn_facts(self.game.events, me)
+        _, _, opponent_play = _turn_facts(game.events, me)
         request.context.opponent_last_play = opponent_play
-        return request
+        response = self.client.respond_to_double(request, timeout)
+        return self._reply(convert.cube_answer(response, decision.beaver_allowed), response.info)
 
-    def _fallback(self, decision: PlayDecision | DoubleDecision | TakeDecision) -> Any:
-        if isinstance(decision, PlayDecision):
-            return self.rng.randrange(len(decision.plays))
-        if isinstance(decision, DoubleDecision):
-            return False
-        return "take"
 
-    @staticmethod
-    def _answer_text(decision: PlayDecision | DoubleDecision | TakeDecision, answer: Any) -> str:
-        if isinstance(decision, PlayDecision):
-            return decision.plays[answer].text
-        if isinstance(decision, DoubleDecision):
-            return "double" if answer else "roll"
-        return str(answer)
-
-    def _forfeit(self, loser: int, termination: Termination, reason: str) -> None:
-        value = self.game.cube.value
-        self._end(GameOutcome(1 - loser, value, 1, termination, reason))
+def loop_outcome(played: Played) -> GameOutcome | None:
+    """The arena outcome of a game the loop played: aborted, forfeited (the winner scores the
+    cube's value, single) or ended by the rules (:func:`kernel_outcome`); None if none of these."""
+    if played.aborted is not None:
+        return GameOutcome(None, 0, 0, "aborted", played.aborted)
+    forfeit = played.forfeit
+    if forfeit is not None:
+        return GameOutcome(
+            1 - forfeit.loser, played.game.cube.value, 1, forfeit.termination, forfeit.reason
+        )
+    result = played.game.result
+    return None if result is None else kernel_outcome(result)
 
 
 def run_game(
@@ -539,6 +353,9 @@ def run_game(
 ) -> GameRecord:
     """Play one game; ``seats[0]`` is White. Never raises for anything a bot does.
 
+    A seat with a ``bot`` plays in-process (told the match by ``set_match``, on the same clock);
+    any other is asked through its client (:class:`RemoteDecider`).
+
     :param dice: the dice (default: :class:`SeededDice` of ``seed``; same seed, same dice).
     :param starter: the colour that starts by rolling, without an opening throw: later games of
         a match (:meth:`nardy.core.match.Match.starter`, e.g. the previous winner in long nardy).
@@ -546,31 +363,62 @@ def run_game(
     :param stop: when set, the game stops before its next decision and is recorded as aborted.
     :param on_end: called with the finished record before the bots are told the game ended.
     """
-    run = _GameRun(
-        variant,
-        seats,
-        dice if dice is not None else SeededDice(seed),
-        seed,
-        game_id,
-        match or MatchInfo(),
-        time_control or TimeControl(),
-        policy or FaultPolicy(),
-        cube,
-        stop,
-        starter,
+    match = match or MatchInfo()
+    game = Game(variant, dice if dice is not None else SeededDice(seed), starter=starter, cube=cube)
+    record = GameRecord(
+        game_id=game_id,
+        match_id=match.match_id,
+        variant=variant.name,
+        options=dict(variant.options),
+        seed=seed,
+        bots=(
+            {"bot_id": seats[0].bot_id, "name": seats[0].name},
+            {"bot_id": seats[1].bot_id, "name": seats[1].name},
+        ),
+        started=time.time(),
     )
-    record = run.run()
+    spec = convert.variant_spec(variant)
+    deciders: list[Decider] = []
+    remotes: list[RemoteDecider] = []
+    for colour, seat in enumerate(seats):
+        if seat.bot is not None:
+            deciders.append(seat.bot)
+        else:
+            remotes.append(RemoteDecider(seat, seats[1 - colour].name, game_id, match, spec))
+            deciders.append(remotes[-1])
+    loop = GameLoop(
+        game,
+        deciders,
+        names=(seats[0].name, seats[1].name),
+        policy=policy or FaultPolicy(),
+        time_control=time_control or TimeControl(),
+        counters=(seats[0].faults, seats[1].faults),
+        fallback=random.Random(f"{seed}:{game_id}:fallback"),
+        match=(match.length or None, match.score),  # 0: money play
+        stop=stop,
+    )
+    for remote in remotes:
+        remote.loop = loop
+    played = loop.play()
+    record.decisions = played.decisions
+    record.faults = played.faults
+    record.outcome = loop_outcome(played)
+    record.kernel = game.record()
+    record.elapsed = played.elapsed
     if on_end is not None:
         on_end(record)
     assert record.outcome is not None
     for colour in (WHITE, BLACK):
+        client = seats[colour].client
+        if client is None:
+            continue
         message = _arena_pb2.GameEnded(
             game_id=game_id,
-            match_id=run.match.match_id,
+            match_id=match.match_id,
             color=convert.COLOR_OF[colour],
             result=record.outcome.to_proto(),
             match_over=True,
         )
         with contextlib.suppress(Exception):
-            seats[colour].client.game_ended(message)
+            client.game_ended(message)
     return record

@@ -16,11 +16,12 @@ Bots plug in through the small :class:`Player` protocol: :class:`BuiltinPlayer` 
 through :class:`nardy.arena.bot_client.GrpcBotClient`), :class:`CommandPlayer` (a ``BotService``
 program the engine starts itself), :class:`ClientPlayer` (a bot the caller already has a client
 for: the arena server's registered bots) and :class:`PythonPlayer` (any
-:class:`~nardy.bots.Bot` factory, for tests and embedding). A game between two in-process
-bots runs a light loop here (:func:`play_local_game`); a game with a remote bot goes through the
-arena's runner (:func:`nardy.arena.runner.run_game`: clock, fault policy), with an in-process bot
-adapted to the protocol by :class:`nardy.arena.sdk.KernelBot`. Both write the same record, and
-both start a later game of a match with the colour :meth:`nardy.core.match.Match.starter` names.
+:class:`~nardy.bots.Bot` factory, for tests and embedding). Every game is played by the one game
+loop (:class:`nardy.bots.loop.GameLoop`): a game between two in-process bots with the fault policy
+and no clock (:func:`play_local_game`, in a worker process when both are built-ins), a game with a
+remote bot through the arena's runner (:func:`nardy.arena.runner.run_game`: the clock too), where
+an in-process bot sits in its seat as itself. Both write the same record, and both start a later
+game of a match with the colour :meth:`nardy.core.match.Match.starter` names.
 
 Concurrency: up to ``concurrency`` games at once, never more than a bot's ``capacity`` for any
 bot; units are started in schedule order as capacity allows. Built-in-only tournaments run games
@@ -53,23 +54,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from nardy.arena import audit, sdk
+from nardy.arena import audit
 from nardy.arena.bot_client import BotClient, GrpcBotClient
-from nardy.arena.errors import BotCrashedError, BotError, BotIllegalAnswerError, FaultKind
+from nardy.arena.errors import BotError
 from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, new_sprt
 from nardy.arena.ledger import ratings as ledger_ratings
 from nardy.arena.ledger import summaries as pairing_summaries
 from nardy.arena.local import LocalBotProcess, LocalBotStartError
-from nardy.arena.protocol import bot_pb2
 from nardy.arena.runner import (
     FaultCounter,
     FaultPolicy,
-    GameOutcome,
     GameRecord,
     Seat,
-    Termination,
     TimeControl,
-    kernel_outcome,
+    loop_outcome,
     run_game,
 )
 from nardy.arena.schedule import (
@@ -88,6 +86,7 @@ from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
 from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
 from nardy.bots import Bot, builtin_bot_names, is_builtin_bot
+from nardy.bots.loop import GameLoop
 from nardy.bots.registry import BotMaker
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
@@ -95,10 +94,8 @@ from nardy.core.game import (
     COLOURS,
     WHITE,
     CubeSettings,
-    DoubleDecision,
     Game,
     GameResult,
-    PlayDecision,
     cube_settings_for,
 )
 from nardy.core.match import Match
@@ -504,18 +501,17 @@ class GameTask:
         return record
 
 
-class _IllegalAnswer(Exception):
-    pass
-
-
 def play_local_game(
     task: GameTask, bots: tuple[Bot, Bot], infos: tuple[dict[str, str], dict[str, str]]
 ) -> dict[str, Any]:
     """Play one game between two in-process bots; return its record (the runner's JSON shape).
 
-    A bot that raises, or answers something the rules do not allow, commits a fault: it forfeits
-    the game (``on_fault="forfeit"``) or a random legal answer is played for it (``"random"``).
-    In-process bots are not timed out (their latency is recorded).
+    The one game loop (:class:`nardy.bots.loop.GameLoop`) plays it with the task's fault policy
+    and no clock: a bot that raises, or answers something the rules do not allow, commits a fault
+    and forfeits the game (``on_fault="forfeit"``) or a random legal answer is played for it
+    (``"random"``). In-process bots are not timed out (their latency is recorded). Each bot is
+    told the score before the game (None in money play), as ``nardy play`` tells it: a bot weighs
+    its cube by it (the built-in bots turn no dead cube, ``Bot.dead_cube``).
     """
     variant = cached_variant(task.variant, task.options)
     game = Game(
@@ -530,91 +526,20 @@ def play_local_game(
         bots=(infos[0], infos[1]),
         started=time.time(),
     )
-    fallback = random.Random(f"{task.seed}:{task.game_id}:fallback")
-    t0 = time.perf_counter()
-    seq = 0
-
-    def forfeit(loser: int, kind: FaultKind, message: str) -> None:
-        termination: Termination = "time_forfeit" if kind == "timeout" else "bot_failure"
-        record.outcome = GameOutcome(
-            1 - loser,
-            game.cube.value,
-            1,
-            termination,
-            f"{infos[loser]['name']}: {kind}: {message}"[:1024],
-        )
-
-    try:
-        for colour, bot in enumerate(bots):
-            # The score before this game (None in money play), as nardy play tells it: a bot
-            # weighs its cube by it (the built-in bots turn no dead cube, Bot.dead_cube).
-            bot.set_match(task.unit.match_length, (task.score[colour], task.score[1 - colour]))
-            bot.start_game(variant, colour)
-    except Exception as exc:
-        forfeit(colour, "crash", f"start_game: {type(exc).__name__}: {exc}")
-    while record.outcome is None and not game.is_over:
-        decision = game.decision
-        assert decision is not None
-        me = decision.player
-        bot = bots[me]
-        seq += 1
-        entry: dict[str, Any] = {"seq": seq, "player": COLOURS[me]}
-        started = time.perf_counter()
-        answer: Any
-        try:
-            if isinstance(decision, PlayDecision):
-                entry["kind"] = "play"
-                answer = bot.choose_play(decision)
-                if (
-                    isinstance(answer, bool)
-                    or not isinstance(answer, int)
-                    or not 0 <= answer < len(decision.plays)
-                ):
-                    raise _IllegalAnswer(
-                        f"play index {answer!r} is not in 0-{len(decision.plays) - 1}"
-                    )
-                text: str = decision.plays[answer].text
-            elif isinstance(decision, DoubleDecision):
-                entry["kind"] = "double"
-                answer = bool(bot.offer_double(decision))
-                text = "double" if answer else "roll"
-            else:
-                entry["kind"] = "take"
-                answer = bot.respond_to_double(decision)
-                allowed = {"take", "drop"} | ({"beaver"} if decision.beaver_allowed else set())
-                if answer not in allowed:
-                    raise _IllegalAnswer(f"answer {answer!r} is not one of {sorted(allowed)}")
-                text = str(answer)
-        except Exception as exc:
-            latency = time.perf_counter() - started
-            kind: FaultKind = "illegal" if isinstance(exc, _IllegalAnswer) else "crash"
-            message = str(exc) if kind == "illegal" else f"{type(exc).__name__}: {exc}"
-            entry["latency_ms"] = round(latency * 1000, 3)
-            entry["fault"] = {"kind": kind, "message": message[:1024]}
-            record.decisions.append(entry)
-            record.faults[me][kind] += 1
-            if task.on_fault == "forfeit":
-                forfeit(me, kind, message)
-                break
-            if isinstance(decision, PlayDecision):
-                answer = fallback.randrange(len(decision.plays))
-                text = decision.plays[answer].text
-            elif isinstance(decision, DoubleDecision):
-                answer, text = False, "roll"
-            else:
-                answer = text = "take"
-            entry["fallback"] = True
-            entry["answer"] = text
-            game.decide(answer)
-            continue
-        entry["answer"] = text
-        entry["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        record.decisions.append(entry)
-        game.decide(answer)
-    if record.outcome is None and game.result is not None:
-        record.outcome = kernel_outcome(game.result)
+    played = GameLoop(
+        game,
+        bots,
+        names=(infos[0]["name"], infos[1]["name"]),
+        # No fault counters: a local game counts its own faults only (no disqualification).
+        policy=FaultPolicy(on_fault=task.on_fault, max_faults=task.max_faults),
+        fallback=random.Random(f"{task.seed}:{task.game_id}:fallback"),
+        match=(task.unit.match_length, task.score),
+    ).play()
+    record.decisions = played.decisions
+    record.faults = played.faults
+    record.outcome = loop_outcome(played)
     record.kernel = game.record()
-    record.elapsed = time.perf_counter() - t0
+    record.elapsed = played.elapsed
     return task.annotate(record.to_json())
 
 
@@ -655,52 +580,6 @@ def _run_task_in_worker(task: GameTask) -> dict[str, Any]:
     return play_local_game(task, bots, infos)
 
 
-class _InProcessClient(BotClient):
-    """A :class:`~nardy.arena.bot_client.BotClient` answering with an in-process kernel bot
-    (used when it meets a remote bot, so that the runner drives both the same way)."""
-
-    def __init__(self, bot: Bot, name: str) -> None:
-        self._bot = sdk.KernelBot(bot, name=name)
-
-    def _guard(self, call: Callable[[], Any]) -> Any:
-        try:
-            return call()
-        except (IndexError, ValueError, TypeError) as exc:
-            raise BotIllegalAnswerError(f"{type(exc).__name__}: {exc}") from None
-        except Exception as exc:
-            raise BotCrashedError(f"{type(exc).__name__}: {exc}") from None
-
-    def choose_play(
-        self, request: bot_pb2.ChoosePlayRequest, timeout: float
-    ) -> bot_pb2.ChoosePlayResponse:
-        response: bot_pb2.ChoosePlayResponse = self._guard(
-            lambda: sdk.play_response(self._bot.choose_play(request))
-        )
-        return response
-
-    def decide_double(
-        self, request: bot_pb2.DecideDoubleRequest, timeout: float
-    ) -> bot_pb2.DecideDoubleResponse:
-        response: bot_pb2.DecideDoubleResponse = self._guard(
-            lambda: sdk.double_response(self._bot.decide_double(request))
-        )
-        return response
-
-    def respond_to_double(
-        self, request: bot_pb2.RespondToDoubleRequest, timeout: float
-    ) -> bot_pb2.RespondToDoubleResponse:
-        response: bot_pb2.RespondToDoubleResponse = self._guard(
-            lambda: sdk.take_response(self._bot.respond_to_double(request))
-        )
-        return response
-
-    def game_ended(self, message: Any) -> None:
-        self._bot.game_ended(message)
-
-    def close(self) -> None:
-        return None
-
-
 def _play_runner_game(
     task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
 ) -> dict[str, Any] | None:
@@ -709,11 +588,18 @@ def _play_runner_game(
     variant = cached_variant(task.variant, task.options)
     seats = []
     for colour, player in enumerate(players):
+        # An in-process bot sits in its seat as itself (the same decider protocol as the
+        # remote one's client), on the same clock.
         bot = player.new_bot(task.bot_seed(colour))
-        client = player.client() if bot is None else _InProcessClient(bot, player.name)
         display = player.info().get("name") or player.name
         seats.append(
-            Seat(bot_id=player.name, name=display, client=client, faults=faults[player.name])
+            Seat(
+                bot_id=player.name,
+                name=display,
+                client=player.client() if bot is None else None,
+                faults=faults[player.name],
+                bot=bot,
+            )
         )
     record = run_game(
         variant,

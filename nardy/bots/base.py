@@ -26,6 +26,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from nardy.bots.loop import GameLoop
 from nardy.core.dice import DiceSource
 from nardy.core.game import CubeAnswer, DoubleDecision, Game, PlayDecision, TakeDecision
 from nardy.core.match import cube_is_dead
@@ -110,22 +111,12 @@ def play_game(
     first decision: the game is otherwise out of the caller's reach until it ends, and a caller
     that shows it as it happens (a person at the terminal, :mod:`nardy.bots.human`) or must keep
     it when a decision is interrupted (``nardy play --jsonl`` records the game so far) needs it.
+
+    The game is played by :class:`nardy.bots.loop.GameLoop` (the one game loop) without a clock
+    or a fault policy; a tournament's games add both there.
     """
     if len(bots) != 2:
         raise ValueError(f"play_game needs two bots (White, Black), not {len(bots)}")
-    game = Game(variant, dice, **game_kwargs)
-    for colour, bot in enumerate(bots):
-        bot.start_game(variant, colour)
-    if started is not None:
-        started(game)
-    while True:
-        decision = game.decision
-        if decision is None:
-            return game
-        bot = bots[decision.player]
-        if isinstance(decision, PlayDecision):
-            game.decide(bot.choose_play(decision))
-        elif isinstance(decision, DoubleDecision):
-            game.decide(bool(bot.offer_double(decision)))
-        else:
-            game.decide(bot.respond_to_double(decision))
+    # The one game loop, with no fault policy (a bot's error is the caller's) and no clock.
+    loop = GameLoop(Game(variant, dice, **game_kwargs), bots, record=False)
+    return loop.play(started).game

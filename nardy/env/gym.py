@@ -20,8 +20,8 @@ from gymnasium import spaces
 
 from nardy import encoding
 from nardy.bots import Bot
+from nardy.bots.decider import Reply, ask
 from nardy.bots.registry import BotMaker
-from nardy.core.game import DoubleDecision, PlayDecision
 from nardy.core.variant import Variant
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
 
@@ -168,13 +168,11 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         assert bot is not None
         while not driver.over and driver.player != self.colour:
             decision = driver.decision
-            if isinstance(decision, PlayDecision):
-                driver.answer(int(bot.choose_play(decision)))  # a LegalPlays index
-            elif isinstance(decision, DoubleDecision):
-                driver.answer(bool(bot.offer_double(decision)))
-            else:
-                assert decision is not None
-                driver.answer(bot.respond_to_double(decision))
+            assert decision is not None
+            reply = ask(bot, decision)
+            answer = reply.answer if isinstance(reply, Reply) else reply
+            # A play's index as a plain int (a numpy integer would miss the lean flow's path).
+            driver.answer(answer if isinstance(answer, bool | str) else int(answer))
 
     def _mask(self) -> np.ndarray:
         mask = self._driver().mask(self.colour)
