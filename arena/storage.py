@@ -44,6 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, Game, Ledger, UnitState
 from nardy.arena.schedule import DefinitionError, ScheduledUnit, TournamentDef
 from nardy.core.errors import NardyError
+from nardy.core.record import GameRecord
 
 if TYPE_CHECKING:
     import psycopg
@@ -170,6 +171,31 @@ class GameRow:
             finished=finished,
             record=record,
         )
+
+    @staticmethod
+    def record_columns(record: GameRecord) -> dict[str, Any]:
+        """The columns a stored game takes from its record: its ids and seats (the record's
+        tags and seats), its dice seed and its outcome. The row is this codec of the record it
+        stores beside them (``a``, ``b`` and ``finished`` are the schedule's and the clock's),
+        so that the audit checks one against the other (:func:`nardy.arena.verify.check_row`)."""
+        tags = dict(record.tags)
+        outcome = record.outcome
+        winner = None if outcome is None else outcome.winner
+        return {
+            "game_id": record.game_id,
+            "tournament_id": tags.get("tournament_id"),
+            "unit_id": tags.get("unit_id"),
+            "pool": tags.get("pool"),
+            "round": tags.get("round"),
+            "leg": tags.get("leg"),
+            "game_no": None if record.setup is None else record.match.game_no,
+            "seed": record.seed,
+            "white": (record.players[0].seat or {}).get("bot_id"),
+            "black": (record.players[1].seat or {}).get("bot_id"),
+            "winner": winner,
+            "points": 0 if outcome is None or winner is None else outcome.points,
+            "termination": "aborted" if outcome is None else outcome.termination,
+        }
 
     @property
     def a_points(self) -> int:

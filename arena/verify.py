@@ -264,24 +264,10 @@ def _check_faults(record: GameRecord) -> str | None:
 def check_row(row: GameRow, record: Mapping[str, Any]) -> list[str]:
     """Differences between a stored game's columns and its record (one line each)."""
     problems: list[str] = []
-    result = record.get("result") or {}
-    winner_name = result.get("winner")
-    winner = COLOURS.index(winner_name) if winner_name in COLOURS else None
-    expected: dict[str, Any] = {
-        "game_id": record.get("game_id"),
-        "tournament_id": record.get("tournament_id"),
-        "unit_id": record.get("unit_id"),
-        "pool": record.get("pool"),
-        "round": record.get("round"),
-        "leg": record.get("leg"),
-        "game_no": record.get("game_no"),
-        "seed": record.get("seed"),
-        "white": (record.get("white") or {}).get("bot_id"),
-        "black": (record.get("black") or {}).get("bot_id"),
-        "winner": winner,
-        "points": int(result.get("points") or 0) if winner is not None else 0,
-        "termination": str(result.get("termination") or "aborted"),
-    }
+    try:
+        expected = GameRow.record_columns(from_json(record))
+    except RecordError as exc:
+        return [f"{row.game_id}: the stored record cannot be read: {exc}"]
     pairing = _UNIT_ID.match(str(record.get("unit_id")))
     if pairing is not None:  # a malformed unit id is reported by the schedule checks
         expected["a"], expected["b"] = pairing["a"], pairing["b"]
