@@ -45,7 +45,7 @@ from nardy.core.notation import BAR, OFF, Step
 from nardy.core.plugins import registry
 from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
-from nardy.svg import Colour, CubeOwner, board
+from nardy.svg import PINNED_LEGEND, Colour, CubeOwner, board
 from nardy.web.arena_bots import ArenaBots
 from nardy.web.play_session import (
     LastPlay,
@@ -355,7 +355,10 @@ class _PlayViews:
 
     def game_page(self, request: Request) -> Response:
         session = self.session(request)
-        return self.page(request, "play_game.html", {"session": session})
+        # The gold ring of a pinned checker, explained under the board when one is drawn (the
+        # script shows it): its tooltip is the only other explanation, and a phone has none.
+        context = {"session": session, "pinned_legend": PINNED_LEGEND}
+        return self.page(request, "play_game.html", context)
 
     def analysis(self, request: Request) -> Response:
         """A played game on the spectator's analysis page (its template and analyses), from

@@ -344,6 +344,8 @@ def test_plakoto_a_whole_game_with_a_pin_made(tmp_path: Path, size: tuple[int, i
     def watch(page: Any) -> None:
         if not pins and page.query_selector("#board .checker.pinned"):
             pins.append(page.inner_text("#status"))
+            # The gold ring is explained under the board (a phone shows no tooltip).
+            assert "pinned checker" in page.inner_text("#pin-legend")
             _shot(page, tmp_path, f"play-plakoto-pin-{width}")
 
     with spectator(tmp_path / "arena.db") as base, _device(size) as page:

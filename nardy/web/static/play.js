@@ -146,6 +146,7 @@
         try {
           for (const frame of lp.frames) {
             boardEl.innerHTML = frame;
+            $("pin-legend").hidden = !boardEl.querySelector(".checker.pinned");
             root.dataset.framesShown = String(Number(root.dataset.framesShown || 0) + 1);
             const svg = boardEl.querySelector("svg");
             if (svg) {
@@ -242,6 +243,7 @@
     function render(s) {
       state = s;
       boardEl.innerHTML = s.board;
+      $("pin-legend").hidden = !boardEl.querySelector(".checker.pinned");
       const svg = boardEl.querySelector("svg");
       if (svg) {
         svg.removeAttribute("width");
