@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from nardy.arena import convert
 from nardy.arena.bot_client import BotClient
@@ -43,7 +43,7 @@ from nardy.core.game import (
     PlayDecision,
     TakeDecision,
 )
-from nardy.core.record import MatchInfo
+from nardy.core.record import MatchInfo, outcome_of
 from nardy.core.variant import Variant
 
 __all__ = [
@@ -73,14 +73,6 @@ TERMINATION_PROTO: dict[Termination, _game_pb2.Termination.ValueType] = {
     "mother": _game_pb2.TERMINATION_MOTHER,
     "draw": _game_pb2.TERMINATION_DRAW,
 }
-
-_KERNEL_TERMINATION: dict[str, Termination] = {
-    "bear_off": "borne_off",
-    "drop": "double_dropped",
-    "mother": "mother",
-    "draw": "draw",
-}
-"""The kernel's :attr:`~nardy.core.game.GameResult.reason` → the arena's termination."""
 
 
 @dataclass(slots=True)
@@ -133,11 +125,9 @@ class GameOutcome:
 def kernel_outcome(result: GameResult) -> GameOutcome:
     """The arena outcome of a game the kernel ended: a draw (plakoto, RULES.md §3.12.2) has no
     winner and scores 0."""
-    if result.draw:
-        return GameOutcome(None, 0, 0, "draw")
-    return GameOutcome(
-        result.winner, result.points, result.base_value, _KERNEL_TERMINATION[result.reason]
-    )
+    ended = outcome_of(result)  # the kernel's words for how it ended (nardy.core.record)
+    termination = cast(Termination, ended.termination)
+    return GameOutcome(ended.winner, ended.points, ended.multiplier, termination)
 
 
 @dataclass(slots=True)
