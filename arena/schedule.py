@@ -776,10 +776,6 @@ def unit_streams(
     return out
 
 
-def pairing_key(a: str, b: str) -> str:
-    return f"{a}~{b}"
-
-
 def split_bots_flag(text: str) -> list[dict[str, Any]]:
     """Bots of ``--bots``: ``heuristic,random`` (built-ins), ``name=builtin``, ``name=host:port``.
     A built-in with an argument (``gnubg:0``, ``neural:FILE``) is the built-in, not a host."""

@@ -913,11 +913,6 @@ class Arena:
             with self.records_path.open("a", encoding="utf-8") as f:
                 f.write(line + "\n")
 
-    @property
-    def running_games(self) -> int:
-        with self._lock:
-            return len(self._running)
-
     # -- tournaments ------------------------------------------------------------------------------
 
     def create_tournament(

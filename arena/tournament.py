@@ -103,7 +103,6 @@ from nardy.core.plugins import load_variant
 from nardy.core.record import MatchInfo
 
 __all__ = [
-    "DEPRECATED_KEYS",
     "LUCK_FIELD",
     "BuiltinPlayer",
     "ClientPlayer",
@@ -685,30 +684,6 @@ class _Unit:
         return 1.0 if self.score[a_colour] > self.score[1 - a_colour] else -1.0
 
 
-DEPRECATED_KEYS: dict[str, str] = {
-    "elo_ci95": "elo_error",
-    "a": "bot_a",
-    "b": "bot_b",
-    "a_wins": "wins_a",
-    "b_wins": "wins_b",
-    "a_net_points": "net_points_a",
-    "mean": "mean_points",
-    "se_independent": "se_iid",
-    "method": "ci_method",
-}
-"""Old keys of the standings' JSON → the key that now says the same (the protos' names; a
-``…ci95`` is a ``[low, high]`` pair everywhere, so the half-width ``elo_ci95`` became
-``elo_error``). The old keys are still written, with the same values, for one release."""
-
-
-def _with_aliases(out: dict[str, Any]) -> dict[str, Any]:
-    """``out`` plus the deprecated keys of the keys it has (:data:`DEPRECATED_KEYS`)."""
-    for old, new in DEPRECATED_KEYS.items():
-        if new in out:
-            out[old] = out[new]
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class BotStanding:
     rank: int
@@ -744,7 +719,7 @@ class BotStanding:
         out["elo_error"] = None if out["elo_se"] is None else round(1.96 * out["elo_se"], 3)
         if match:
             out["match_equity"] = self.match_equity
-        return _with_aliases(out)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -772,24 +747,22 @@ class PairingStanding:
     def to_json(self) -> dict[str, Any]:
         """The proto ``PairingResult``'s names (``units`` for its ``games``: matches in a match
         pool; ``ci95`` a ``[low, high]`` pair for its ``ci95_low``/``ci95_high``)."""
-        return _with_aliases(
-            {
-                "bot_a": self.a,
-                "bot_b": self.b,
-                "units": self.units,
-                "wins_a": self.a_wins,
-                "wins_b": self.b_wins,
-                "draws": self.draws,
-                "net_points_a": self.a_net_points,
-                "pairs": self.pairs,
-                "unpaired": self.unpaired,
-                "mean_points": _finite(self.mean),
-                "se": _finite(self.se),
-                "se_iid": _finite(self.se_independent),
-                "ci95": [_finite(self.ci[0]), _finite(self.ci[1])],
-                "ci_method": self.method,
-            }
-        )
+        return {
+            "bot_a": self.a,
+            "bot_b": self.b,
+            "units": self.units,
+            "wins_a": self.a_wins,
+            "wins_b": self.b_wins,
+            "draws": self.draws,
+            "net_points_a": self.a_net_points,
+            "pairs": self.pairs,
+            "unpaired": self.unpaired,
+            "mean_points": _finite(self.mean),
+            "se": _finite(self.se),
+            "se_iid": _finite(self.se_independent),
+            "ci95": [_finite(self.ci[0]), _finite(self.ci[1])],
+            "ci_method": self.method,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ the cube's value and the points the winner scored, and how many of them each bot
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from nardy.core.game import GameResult
@@ -70,10 +70,6 @@ class ResultCounter:
     def draws(self) -> int:
         """How many of the games were draws."""
         return sum(count for key, count in self._counts.items() if key[4] == _DRAW)
-
-    def add_games(self, results: Iterable[tuple[GameResult, int]]) -> None:
-        for result, slot in results:
-            self.add(result, slot)
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per kind of result, fewest points first: ``{"result", "value", "cube",

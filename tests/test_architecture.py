@@ -15,11 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = "nardy.core"
 
-ALLOWED_UPWARD = {
-    # The deprecated alias of nardy.bots for the 0.1 release: it imports nardy.bots only when one
-    # of its names is asked for, and nothing in the kernel imports it.
-    "core/bots.py": {"nardy.bots"},
-}
+ALLOWED_UPWARD: dict[str, set[str]] = {}
+"""Kernel files allowed an upward reference: none (0.2.0 removed the alias nardy.core.bots)."""
 
 
 def _is_kernel(module: str) -> bool:
@@ -187,7 +184,6 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
                 own = layer[name]
                 if above is not None and own is not None and above > own:
                     upward.append(f"{name} (layer {own}) imports {imported} (layer {above})")
-    # The deprecated alias nardy.core.bots reaches nardy.bots through import_module only.
     assert upward == []
 
 

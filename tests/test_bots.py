@@ -125,12 +125,6 @@ def test_a_bot_takes_an_argument_only_if_its_factory_does() -> None:
         make_bot("heuristic:3")
 
 
-def test_the_kernel_alias_of_the_bots_warns() -> None:
-    with pytest.warns(DeprecationWarning, match="import Bot from nardy.bots"):
-        from nardy.core.bots import Bot as Alias
-    assert Alias is Bot
-
-
 def test_bot_is_abstract_and_has_cube_defaults() -> None:
     with pytest.raises(TypeError):
         Bot()  # type: ignore[abstract]

@@ -1,5 +1,5 @@
 """The arena's JSON outputs match their shipped schemas (nardy.schemas), share one vocabulary
-with the protos, keep their deprecated keys as exact aliases, and a tournament row is the same
+with the protos, write none of the old names 0.2.0 removed, and a tournament row is the same
 JSON wherever tournaments are listed."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from nardy.arena.protocol import arena_pb2
 from nardy.arena.rows import tournament_json
 from nardy.arena.storage import open_store
-from nardy.arena.tournament import DEPRECATED_KEYS
 from nardy.cli import cli
 from nardy.schemas import schema
 
@@ -65,7 +64,7 @@ def test_standings_match_the_schema_and_the_protos_names(db: Path) -> None:
     standing_fields = set(arena_pb2.Standing.DESCRIPTOR.fields_by_name)
     for pool in pools:
         for pairing in pool["pairings"]:
-            canonical = set(pairing) - set(DEPRECATED_KEYS)
+            canonical = set(pairing)
             # The proto's names; `units` is its `games`, `ci95` its ci95_low/ci95_high.
             assert canonical - {"units", "ci95"} <= pairing_fields, canonical - pairing_fields
             assert pairing["wins_a"] + pairing["wins_b"] + pairing["draws"] == pairing["units"]
@@ -75,29 +74,19 @@ def test_standings_match_the_schema_and_the_protos_names(db: Path) -> None:
                 assert bot["elo_error"] == pytest.approx(1.96 * bot["elo_se"], abs=1e-3)
 
 
-def test_deprecated_keys_are_exact_aliases_and_marked_so(db: Path) -> None:
+OLD_KEYS = {"elo_ci95", "a", "b", "a_wins", "b_wins", "a_net_points", "mean", "se_independent"}
+"""The standings' keys before they took the protos' names, written as aliases until 0.2.0
+(CHANGELOG.md): gone from the output and from the schema."""
+
+
+def test_the_old_keys_are_gone(db: Path) -> None:
     data = _json("standings", "--db", str(db), "--json")
     rows = [*data["pools"][0]["standings"], *data["pools"][0]["pairings"]]
-    seen = set()
-    for row in rows:
-        for old, new in DEPRECATED_KEYS.items():
-            if new in row:
-                assert row[old] == row[new], old
-                seen.add(old)
-    assert seen == set(DEPRECATED_KEYS)
+    assert rows and all(OLD_KEYS.isdisjoint(row) and "method" not in row for row in rows)
     defs = schema("arena-standings")["$defs"]
-    marked = {
-        key
-        for kind in ("bot", "pairing")
-        for key, spec in defs[kind]["properties"].items()
-        if spec.get("deprecated")
-    }
-    assert marked == set(DEPRECATED_KEYS)
-    # Without the old keys the output is still valid: a reader may rely on the new ones only.
-    for pool in data["pools"]:
-        for row in (*pool["standings"], *pool["pairings"]):
-            for old in DEPRECATED_KEYS:
-                row.pop(old, None)
+    for kind in ("bot", "pairing"):
+        assert OLD_KEYS.isdisjoint(defs[kind]["properties"])
+        assert not any(spec.get("deprecated") for spec in defs[kind]["properties"].values())
     _check("arena-standings", data)
 
 
@@ -146,11 +135,11 @@ def test_standings_with_analysis_match_the_schema(db: Path) -> None:
 
 
 def _ci95_values(data: Any) -> list[tuple[str, Any]]:
-    """Every ``…ci95`` key in ``data`` (nested), but the deprecated ones, with its value."""
+    """Every ``…ci95`` key in ``data`` (nested), with its value."""
     found = []
     if isinstance(data, dict):
         for key, value in data.items():
-            if key.endswith("ci95") and key not in DEPRECATED_KEYS:
+            if key.endswith("ci95"):
                 found.append((key, value))
             found += _ci95_values(value)
     elif isinstance(data, list):
