@@ -24,7 +24,7 @@ import click
 from nardy.arena.storage import StorageError, open_store
 from nardy.arena.verify import VerifyReport, verify_game, verify_records, verify_store
 
-__all__ = ["register_audit_commands", "replay_command", "verify_command"]
+__all__ = ["replay_command", "verify_command"]
 
 
 def _one_line(text: str) -> str:
@@ -175,9 +175,3 @@ def replay_command(
     except StorageError as exc:
         raise click.ClickException(_one_line(str(exc))) from None
     _finish(report, as_json)
-
-
-def register_audit_commands(group: click.Group) -> None:
-    """Attach ``verify`` and ``replay`` to ``group`` (the ``nardy arena`` group)."""
-    group.add_command(verify_command, "verify")
-    group.add_command(replay_command, "replay")

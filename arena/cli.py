@@ -27,6 +27,7 @@ from nardy.arena.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_PEER,
 )
+from nardy.cli_options import TableGroup
 
 __all__ = ["arena_group", "bot_group", "main"]
 
@@ -40,12 +41,33 @@ SWITCH_INTERVAL = 0.001
 """Seconds a Python thread may hold the GIL while others wait, in ``nardy arena serve``."""
 
 
-@click.group("arena")
+ARENA_COMMANDS = {
+    "bots": "nardy.arena.operator_cli:bots_command",
+    "cancel": "nardy.arena.operator_cli:cancel_command",
+    "create": "nardy.arena.operator_cli:create_command",
+    "export": "nardy.arena.operator_cli:export_command",
+    "games": "nardy.arena.operator_cli:games_command",
+    "list": "nardy.arena.operator_cli:list_command",
+    "register": "nardy.arena.operator_cli:register_command",
+    "replay": "nardy.arena.audit_cli:replay_command",
+    "run": "nardy.arena.tournament_cli:run_command",
+    "serve": "nardy.arena.cli:serve_arena",
+    "standings": "nardy.arena.operator_cli:standings_command",
+    "verify": "nardy.arena.audit_cli:verify_command",
+    "watch": "nardy.arena.operator_cli:watch_command",
+}
+"""``nardy arena``'s commands, as ``nardy.cli.COMMANDS`` has ``nardy``'s (each loaded when used)."""
+
+BOT_COMMANDS = {"serve": "nardy.arena.cli:serve_bot_command"}
+"""``nardy bot``'s commands."""
+
+
+@click.group("arena", cls=TableGroup, table=ARENA_COMMANDS)
 def arena_group() -> None:
     """Run the bot arena."""
 
 
-@arena_group.command("serve")
+@click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=50050, show_default=True, help="Port; 0 picks a free one.")
 @click.option(
@@ -314,23 +336,12 @@ def serve_arena(
     server.serve_forever(grace)
 
 
-def _attach_tournament_commands() -> None:
-    from nardy.arena.operator_cli import register_operator_commands
-    from nardy.arena.tournament_cli import register_tournament_commands
-
-    register_tournament_commands(arena_group)
-    register_operator_commands(arena_group)
-
-
-_attach_tournament_commands()
-
-
-@click.group("bot")
+@click.group("bot", cls=TableGroup, table=BOT_COMMANDS)
 def bot_group() -> None:
     """Run a bot."""
 
 
-@bot_group.command("serve")
+@click.command("serve")
 @click.option(
     "--builtin",
     "builtin_name",

@@ -38,7 +38,18 @@ from nardy.arena.protocol import arena_pb2_grpc as _arena_pb2_grpc
 from nardy.arena.schedule import DefinitionError, load_definition
 from nardy.listing import table_console
 
-__all__ = ["register_operator_commands"]
+__all__ = [
+    "bots_command",
+    "cancel_command",
+    "create_command",
+    "export_command",
+    "games_command",
+    "list_command",
+    "register_command",
+    "standings_command",
+    "standings_table",
+    "watch_command",
+]
 
 _T = TypeVar("_T")
 
@@ -244,229 +255,224 @@ def _take_until_end(
         yield standings
 
 
-def register_operator_commands(group: click.Group) -> None:
-    """Attach the operator's commands to ``group`` (``nardy arena``). The existing local
-    ``standings`` command (``--db``) keeps working; given a TOURNAMENT it asks the arena."""
-
-    @group.command("bots")
-    @_remote_options
-    def bots_command(address: str, admin_token_file: Path) -> None:
-        """List the arena's bots: name, kind, connected, last seen, faults."""
-        remote = _Remote(address, admin_token_file)
-        response = remote.call(
-            lambda: remote.stub.ListBots(
-                _arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True
-            )
-        )
-        table = Table(title=f"bots of {address}", title_justify="left")
-        for name in ("Name", "Kind", "Address", "Connected", "Last seen (UTC)", "Faults"):
-            table.add_column(name, no_wrap=True)
-        for b in response.bots:
-            table.add_row(
-                b.name,
-                b.kind,
-                b.address or "-",
-                "yes" if b.connected else "no",
-                _when(b.last_seen, b.HasField("last_seen")),
-                f"{b.faults}" + (" (disqualified)" if b.disqualified else ""),
-            )
-        _console().print(table)
-
-    @group.command("register")
-    @click.argument("name")
-    @click.option("--server", "server_address", metavar="HOST:PORT", help="A BotService server.")
-    @click.option("--dial-out", is_flag=True, help="A bot that dials out (Connect).")
-    @click.option(
-        "--token-file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Write the bot's token to this file (mode 0600) instead of printing it.",
+@click.command("bots")
+@_remote_options
+def bots_command(address: str, admin_token_file: Path) -> None:
+    """List the arena's bots: name, kind, connected, last seen, faults."""
+    remote = _Remote(address, admin_token_file)
+    response = remote.call(
+        lambda: remote.stub.ListBots(_arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True)
     )
-    @_remote_options
-    def register_command(
-        name: str,
-        server_address: str | None,
-        dial_out: bool,
-        token_file: Path | None,
-        address: str,
-        admin_token_file: Path,
-    ) -> None:
-        """Register a bot under NAME (a server bot at HOST:PORT, or a dial-out bot)."""
-        if bool(server_address) == dial_out:
-            raise click.UsageError("give exactly one of --server HOST:PORT or --dial-out")
-        remote = _Remote(address, admin_token_file)
-        request = _arena_pb2.RegisterBotRequest(name=name)
-        if server_address:
-            request.server.address = server_address
-        else:
-            request.dial_out.SetInParent()
-        response = remote.call(
-            lambda: remote.stub.RegisterBot(
-                request, timeout=30, wait_for_ready=True, metadata=remote.admin_metadata()
-            )
+    table = Table(title=f"bots of {address}", title_justify="left")
+    for name in ("Name", "Kind", "Address", "Connected", "Last seen (UTC)", "Faults"):
+        table.add_column(name, no_wrap=True)
+    for b in response.bots:
+        table.add_row(
+            b.name,
+            b.kind,
+            b.address or "-",
+            "yes" if b.connected else "no",
+            _when(b.last_seen, b.HasField("last_seen")),
+            f"{b.faults}" + (" (disqualified)" if b.disqualified else ""),
         )
-        click.echo(f"registered {name} (id {response.bot_id})")
-        if token_file is not None:
-            try:
-                write_secret_file(token_file, response.token + "\n")
-            except AuthError as exc:
-                click.echo(f"token {response.token}")  # not lost: it is shown only once
-                raise click.ClickException(
-                    f"{name} is registered but its token could not be written: {exc}"
-                ) from None
-            click.echo(f"token written to {token_file}")
-        else:
-            click.echo(f"token {response.token}")
+    _console().print(table)
 
-    @group.command("create")
-    @click.argument("toml", type=click.Path(dir_okay=False, path_type=Path))
-    @click.option("--watch", "then_watch", is_flag=True, help="Watch it until it ends.")
-    @click.option("--id-only", is_flag=True, help="Print only the tournament id (for scripts).")
-    @_remote_options
-    def create_command(
-        toml: Path, then_watch: bool, id_only: bool, address: str, admin_token_file: Path
-    ) -> None:
-        """Create a tournament from a TOML file (bots: names of registered bots)."""
-        remote = _Remote(address, admin_token_file)
-        listing = remote.call(
-            lambda: remote.stub.ListBots(
-                _arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True
-            )
-        )
-        request = _create_request(toml, {b.name: b.bot_id for b in listing.bots})
-        response = remote.call(
-            lambda: remote.stub.CreateTournament(
-                request, timeout=60, wait_for_ready=True, metadata=remote.admin_metadata()
-            )
-        )
-        if id_only:
-            click.echo(response.tournament_id)
-        else:
-            click.echo(f"created {response.tournament_id} ({response.games_total} games)")
-        if then_watch:
-            _watch(remote, response.tournament_id)
 
-    @group.command("list")
-    @_remote_options
-    def list_command(address: str, admin_token_file: Path) -> None:
-        """List the arena's tournaments, newest first."""
-        remote = _Remote(address, admin_token_file)
-        response = remote.call(
-            lambda: remote.stub.ListTournaments(
-                _arena_pb2.ListTournamentsRequest(), timeout=30, wait_for_ready=True
-            )
+@click.command("register")
+@click.argument("name")
+@click.option("--server", "server_address", metavar="HOST:PORT", help="A BotService server.")
+@click.option("--dial-out", is_flag=True, help="A bot that dials out (Connect).")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the bot's token to this file (mode 0600) instead of printing it.",
+)
+@_remote_options
+def register_command(
+    name: str,
+    server_address: str | None,
+    dial_out: bool,
+    token_file: Path | None,
+    address: str,
+    admin_token_file: Path,
+) -> None:
+    """Register a bot under NAME (a server bot at HOST:PORT, or a dial-out bot)."""
+    if bool(server_address) == dial_out:
+        raise click.UsageError("give exactly one of --server HOST:PORT or --dial-out")
+    remote = _Remote(address, admin_token_file)
+    request = _arena_pb2.RegisterBotRequest(name=name)
+    if server_address:
+        request.server.address = server_address
+    else:
+        request.dial_out.SetInParent()
+    response = remote.call(
+        lambda: remote.stub.RegisterBot(
+            request, timeout=30, wait_for_ready=True, metadata=remote.admin_metadata()
         )
-        table = Table(title=f"tournaments of {address}", title_justify="left")
-        for name in ("Tournament", "Status", "Games", "Bots", "Variant", "Created (UTC)"):
-            table.add_column(name, no_wrap=name != "Bots")
-        for t in response.tournaments:
-            table.add_row(
-                t.tournament_id,
-                _status(t.status),
-                f"{t.games_played}/{t.games_total}",
-                ", ".join(t.bot_names),
-                ", ".join(t.pools),
-                _when(t.created),
-            )
-        _console().print(table)
-
-    @group.command("watch")
-    @click.argument("tournament_id")
-    @_remote_options
-    def watch_command(tournament_id: str, address: str, admin_token_file: Path) -> None:
-        """Show a tournament's standings live until it ends."""
-        _watch(_Remote(address, admin_token_file), tournament_id)
-
-    @group.command("cancel")
-    @click.argument("tournament_id")
-    @_remote_options
-    def cancel_command(tournament_id: str, address: str, admin_token_file: Path) -> None:
-        """Cancel a tournament: games in progress are aborted; it is never resumed."""
-        remote = _Remote(address, admin_token_file)
-        response = remote.call(
-            lambda: remote.stub.CancelTournament(
-                _arena_pb2.CancelTournamentRequest(tournament_id=tournament_id),
-                timeout=60,
-                wait_for_ready=True,
-                metadata=remote.admin_metadata(),
-            )
-        )
-        click.echo(f"{tournament_id}: {_status(response.status)}")
-
-    @group.command("games")
-    @click.argument("tournament_id")
-    @click.option("--bot", default="", help="Only games of this bot (name).")
-    @click.option("--termination", default="", help="Only games that ended so (e.g. bot_failure).")
-    @click.option("--limit", default=0, help="Only the last N games (0: all).")
-    @_remote_options
-    def games_command(
-        tournament_id: str,
-        bot: str,
-        termination: str,
-        limit: int,
-        address: str,
-        admin_token_file: Path,
-    ) -> None:
-        """List a tournament's stored games."""
-        remote = _Remote(address, admin_token_file)
-        request = _arena_pb2.ListGamesRequest(
-            tournament_id=tournament_id, bot=bot, termination=termination, limit=max(0, limit)
-        )
-        response = remote.call(
-            lambda: remote.stub.ListGames(request, timeout=30, wait_for_ready=True)
-        )
-        table = Table(title=f"games of {tournament_id}", title_justify="left")
-        for name in ("Game", "White", "Black", "Winner", "Points", "Termination"):
-            table.add_column(name, no_wrap=True)
-        for g in response.games:
-            r = g.result
-            winner = (
-                "-"
-                if r.termination == 0 or r.winner == 0
-                else g.white_name
-                if r.winner == 1
-                else g.black_name
-            )
-            table.add_row(
-                g.game_id,
-                g.white_name,
-                g.black_name,
-                winner,
-                str(r.points),
-                _termination(r.termination),
-            )
-        _console().print(table)
-
-    @group.command("export")
-    @click.argument("tournament_id")
-    @click.option(
-        "-o",
-        "--output",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Write to this file (default: standard output).",
     )
-    @_remote_options
-    def export_command(
-        tournament_id: str, output: Path | None, address: str, admin_token_file: Path
-    ) -> None:
-        """Write a tournament's game records as JSON lines (while it runs: admin only)."""
-        remote = _Remote(address, admin_token_file)
-        metadata: tuple[tuple[str, str], ...] = ()
-        if os.environ.get(ADMIN_TOKEN_ENV) or admin_token_file.exists():
-            metadata = remote.admin_metadata()
-        request = _arena_pb2.ExportGamesRequest(tournament_id=tournament_id)
-        lines = remote.call(
-            lambda: [m.record_json for m in remote.stub.ExportGames(request, metadata=metadata)]
-        )
-        if output is None:
-            for line in lines:
-                sys.stdout.write(line + "\n")
-        else:
-            output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-            click.echo(f"{len(lines)} records written to {output}", err=True)
+    click.echo(f"registered {name} (id {response.bot_id})")
+    if token_file is not None:
+        try:
+            write_secret_file(token_file, response.token + "\n")
+        except AuthError as exc:
+            click.echo(f"token {response.token}")  # not lost: it is shown only once
+            raise click.ClickException(
+                f"{name} is registered but its token could not be written: {exc}"
+            ) from None
+        click.echo(f"token written to {token_file}")
+    else:
+        click.echo(f"token {response.token}")
 
-    _extend_standings(group)
+
+@click.command("create")
+@click.argument("toml", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--watch", "then_watch", is_flag=True, help="Watch it until it ends.")
+@click.option("--id-only", is_flag=True, help="Print only the tournament id (for scripts).")
+@_remote_options
+def create_command(
+    toml: Path, then_watch: bool, id_only: bool, address: str, admin_token_file: Path
+) -> None:
+    """Create a tournament from a TOML file (bots: names of registered bots)."""
+    remote = _Remote(address, admin_token_file)
+    listing = remote.call(
+        lambda: remote.stub.ListBots(_arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True)
+    )
+    request = _create_request(toml, {b.name: b.bot_id for b in listing.bots})
+    response = remote.call(
+        lambda: remote.stub.CreateTournament(
+            request, timeout=60, wait_for_ready=True, metadata=remote.admin_metadata()
+        )
+    )
+    if id_only:
+        click.echo(response.tournament_id)
+    else:
+        click.echo(f"created {response.tournament_id} ({response.games_total} games)")
+    if then_watch:
+        _watch(remote, response.tournament_id)
+
+
+@click.command("list")
+@_remote_options
+def list_command(address: str, admin_token_file: Path) -> None:
+    """List the arena's tournaments, newest first."""
+    remote = _Remote(address, admin_token_file)
+    response = remote.call(
+        lambda: remote.stub.ListTournaments(
+            _arena_pb2.ListTournamentsRequest(), timeout=30, wait_for_ready=True
+        )
+    )
+    table = Table(title=f"tournaments of {address}", title_justify="left")
+    for name in ("Tournament", "Status", "Games", "Bots", "Variant", "Created (UTC)"):
+        table.add_column(name, no_wrap=name != "Bots")
+    for t in response.tournaments:
+        table.add_row(
+            t.tournament_id,
+            _status(t.status),
+            f"{t.games_played}/{t.games_total}",
+            ", ".join(t.bot_names),
+            ", ".join(t.pools),
+            _when(t.created),
+        )
+    _console().print(table)
+
+
+@click.command("watch")
+@click.argument("tournament_id")
+@_remote_options
+def watch_command(tournament_id: str, address: str, admin_token_file: Path) -> None:
+    """Show a tournament's standings live until it ends."""
+    _watch(_Remote(address, admin_token_file), tournament_id)
+
+
+@click.command("cancel")
+@click.argument("tournament_id")
+@_remote_options
+def cancel_command(tournament_id: str, address: str, admin_token_file: Path) -> None:
+    """Cancel a tournament: games in progress are aborted; it is never resumed."""
+    remote = _Remote(address, admin_token_file)
+    response = remote.call(
+        lambda: remote.stub.CancelTournament(
+            _arena_pb2.CancelTournamentRequest(tournament_id=tournament_id),
+            timeout=60,
+            wait_for_ready=True,
+            metadata=remote.admin_metadata(),
+        )
+    )
+    click.echo(f"{tournament_id}: {_status(response.status)}")
+
+
+@click.command("games")
+@click.argument("tournament_id")
+@click.option("--bot", default="", help="Only games of this bot (name).")
+@click.option("--termination", default="", help="Only games that ended so (e.g. bot_failure).")
+@click.option("--limit", default=0, help="Only the last N games (0: all).")
+@_remote_options
+def games_command(
+    tournament_id: str,
+    bot: str,
+    termination: str,
+    limit: int,
+    address: str,
+    admin_token_file: Path,
+) -> None:
+    """List a tournament's stored games."""
+    remote = _Remote(address, admin_token_file)
+    request = _arena_pb2.ListGamesRequest(
+        tournament_id=tournament_id, bot=bot, termination=termination, limit=max(0, limit)
+    )
+    response = remote.call(lambda: remote.stub.ListGames(request, timeout=30, wait_for_ready=True))
+    table = Table(title=f"games of {tournament_id}", title_justify="left")
+    for name in ("Game", "White", "Black", "Winner", "Points", "Termination"):
+        table.add_column(name, no_wrap=True)
+    for g in response.games:
+        r = g.result
+        winner = (
+            "-"
+            if r.termination == 0 or r.winner == 0
+            else g.white_name
+            if r.winner == 1
+            else g.black_name
+        )
+        table.add_row(
+            g.game_id,
+            g.white_name,
+            g.black_name,
+            winner,
+            str(r.points),
+            _termination(r.termination),
+        )
+    _console().print(table)
+
+
+@click.command("export")
+@click.argument("tournament_id")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file (default: standard output).",
+)
+@_remote_options
+def export_command(
+    tournament_id: str, output: Path | None, address: str, admin_token_file: Path
+) -> None:
+    """Write a tournament's game records as JSON lines (while it runs: admin only)."""
+    remote = _Remote(address, admin_token_file)
+    metadata: tuple[tuple[str, str], ...] = ()
+    if os.environ.get(ADMIN_TOKEN_ENV) or admin_token_file.exists():
+        metadata = remote.admin_metadata()
+    request = _arena_pb2.ExportGamesRequest(tournament_id=tournament_id)
+    lines = remote.call(
+        lambda: [m.record_json for m in remote.stub.ExportGames(request, metadata=metadata)]
+    )
+    if output is None:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+    else:
+        output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        click.echo(f"{len(lines)} records written to {output}", err=True)
 
 
 def _termination(value: int) -> str:
@@ -476,35 +482,35 @@ def _termination(value: int) -> str:
     return name.removeprefix("TERMINATION_").lower()
 
 
-def _extend_standings(group: click.Group) -> None:
-    """``nardy arena standings TOURNAMENT``: the arena's table; without TOURNAMENT the local
-    command (``--db``, ``--tournament``) runs as before."""
-    local = group.commands.get("standings")
+def _local_standings() -> click.Command:
+    from nardy.arena.tournament_cli import standings_command as local
 
-    @click.command("standings")
-    @click.argument("tournament", required=False)
-    @_remote_options
-    def standings_command(
-        tournament: str | None, address: str, admin_token_file: Path, **local_options: Any
-    ) -> None:
-        """Standings: of TOURNAMENT in a running arena, or (no TOURNAMENT) of a database."""
-        if tournament is None:
-            if local is None:
-                raise click.UsageError("give a TOURNAMENT")
-            click.get_current_context().invoke(local, **local_options)
-            return
-        tournament_id = tournament
-        remote = _Remote(address, admin_token_file)
-        response = remote.call(
-            lambda: remote.stub.GetStandings(
-                _arena_pb2.GetStandingsRequest(tournament_id=tournament_id),
-                timeout=30,
-                wait_for_ready=True,
-            )
+    return local
+
+
+@click.command("standings")
+@click.argument("tournament", required=False)
+@_remote_options
+def standings_command(
+    tournament: str | None, address: str, admin_token_file: Path, **local_options: Any
+) -> None:
+    """Standings: of TOURNAMENT in a running arena, or (no TOURNAMENT) of a database."""
+    if tournament is None:
+        click.get_current_context().invoke(_local_standings(), **local_options)
+        return
+    tournament_id = tournament
+    remote = _Remote(address, admin_token_file)
+    response = remote.call(
+        lambda: remote.stub.GetStandings(
+            _arena_pb2.GetStandingsRequest(tournament_id=tournament_id),
+            timeout=30,
+            wait_for_ready=True,
         )
-        _console().print(standings_table(response))
+    )
+    _console().print(standings_table(response))
 
-    if local is not None:
-        standings_command.params.extend(local.params)
-        standings_command.help = f"{standings_command.help}\n\n{local.help or ''}"
-    group.add_command(standings_command)
+
+# ``nardy arena standings TOURNAMENT``: the arena's table; without TOURNAMENT the local command
+# (``--db``, ``--tournament``) runs as before, with its options and its help after this one's.
+standings_command.params.extend(_local_standings().params)
+standings_command.help = f"{standings_command.help}\n\n{_local_standings().help or ''}"

@@ -1,6 +1,6 @@
 """``nardy arena run | standings | verify | replay``: the tournament engine's commands.
 
-:func:`register_tournament_commands` attaches them to a click group (``nardy arena``)::
+``nardy.arena.cli.ARENA_COMMANDS`` names them for ``nardy arena``::
 
     nardy arena run tournament.toml [--db FILE] [--records FILE.jsonl] [--concurrency N] [--json] [--quiet]
     nardy arena run --variant long --bots heuristic,random --games 100 --seed 1
@@ -32,7 +32,6 @@ from rich.table import Table
 from rich.text import Text
 
 from nardy.arena.audit import DiceAudit, public_dice
-from nardy.arena.audit_cli import register_audit_commands
 from nardy.arena.rows import tournament_json
 from nardy.arena.schedule import (
     SPRT_INPUTS,
@@ -53,6 +52,7 @@ from nardy.arena.tournament import (
     standings_from_store,
 )
 from nardy.cli_options import (
+    TableGroup,
     check_ray_address,
     evaluator_option,
     executor_option,
@@ -63,7 +63,7 @@ from nardy.listing import table_console
 if TYPE_CHECKING:
     from nardy.arena.standings_analysis import PoolAnalysis
 
-__all__ = ["DEFAULT_DB", "main", "register_tournament_commands", "render_standings"]
+__all__ = ["DEFAULT_DB", "main", "render_standings", "run_command", "standings_command"]
 
 DEFAULT_DB = "arena.db"
 """The SQLite file used when ``--db`` is not given."""
@@ -583,15 +583,18 @@ def dice_line(dice: DiceAudit) -> str:
     )
 
 
-def register_tournament_commands(group: click.Group) -> None:
-    """Attach ``run``, ``standings``, ``verify`` and ``replay`` to ``group`` (``nardy arena``)."""
-    group.add_command(run_command, "run")
-    group.add_command(standings_command, "standings")
-    register_audit_commands(group)  # verify, replay
-
-
-main = click.Group("arena", help="Tournaments: run, standings, verify, replay.")
-register_tournament_commands(main)
+main = TableGroup(
+    "arena",
+    table={
+        "replay": "nardy.arena.audit_cli:replay_command",
+        "run": "nardy.arena.tournament_cli:run_command",
+        "standings": "nardy.arena.tournament_cli:standings_command",
+        "verify": "nardy.arena.audit_cli:verify_command",
+    },
+    help="Tournaments: run, standings, verify, replay.",
+)
+"""``python -m nardy.arena.tournament_cli``: the tournament commands alone (``nardy arena`` has
+them in ``nardy.arena.cli.ARENA_COMMANDS``, its standings also asking a running arena)."""
 
 if __name__ == "__main__":
     main()

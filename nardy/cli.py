@@ -33,6 +33,7 @@ from nardy import __version__
 from nardy.cli_options import (
     OPTIONS_OPTION,
     VARIANT_OPTION,
+    TableGroup,
     evaluator_option,
     load_variant,
     one_game_variant,
@@ -103,9 +104,9 @@ def _usage_error(error: click.UsageError) -> click.ClickException:
     return _OneLineUsageError(message)
 
 
-class NardyGroup(click.Group):
+class NardyGroup(TableGroup):
     """The top-level group: one-line errors, and the commands of :data:`COMMANDS`, each loaded
-    when asked for."""
+    when asked for (a stand-in that says why for one that cannot load)."""
 
     def make_context(
         self,
@@ -147,32 +148,25 @@ class NardyGroup(click.Group):
         except (NardyError, ValueError) as error:
             raise click.ClickException(_one_line(str(error))) from None
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *COMMANDS})
+    def load(self, name: str) -> click.Command | None:
+        """The command :data:`COMMANDS` names, or a stand-in that explains why it cannot load."""
+        try:
+            return super().load(name)
+        except ImportError as error:
+            return _stand_in(name, error)
+        except Exception as error:  # a broken optional module must not break the rest of the CLI
+            return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        command = super().get_command(ctx, cmd_name)
-        if command is None and cmd_name in COMMANDS:
-            command = _load_command(cmd_name)
-        return command
 
-
-def _load_command(name: str) -> click.Command | None:
-    """The command :data:`COMMANDS` names, or a stand-in that explains why it cannot load."""
-    module_name, _, attribute = COMMANDS[name].partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        missing = (error.name or "").split(".")[0]
-        if error.name == module_name:
-            return None  # this installation lacks the command's module (a wheel without it)
-        if missing in ("grpc", "google"):
-            return _unavailable(name, f"'nardy {name}' needs gRPC: pip install nardy[arena]")
-        return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
-    except Exception as error:  # a broken optional module must not break the rest of the CLI
-        return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
-    command = getattr(module, attribute, None)
-    return command if isinstance(command, click.Command) else None
+def _stand_in(name: str, error: ImportError) -> click.Command | None:
+    """What ``nardy NAME`` is when its module cannot be imported: nothing (an installation without
+    the module), or a command that says what to install."""
+    module_name = COMMANDS[name].partition(":")[0]
+    if error.name == module_name:
+        return None  # this installation lacks the command's module (a wheel without it)
+    if (error.name or "").split(".")[0] in ("grpc", "google"):
+        return _unavailable(name, f"'nardy {name}' needs gRPC: pip install nardy[arena]")
+    return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
 
 
 def _unavailable(name: str, message: str) -> click.Command:
@@ -226,7 +220,9 @@ def _parse_position(text: str, variant: Variant) -> Any:
 # -- the group ----------------------------------------------------------------------------------------
 
 
-@click.group(cls=NardyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=NardyGroup, table=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(
     __version__,
     prog_name="nardy",

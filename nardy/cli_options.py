@@ -1,4 +1,6 @@
-"""The options that several ``nardy`` commands share, and the helpers that read them.
+"""What several ``nardy`` commands share: their options and the helpers that read them, and the
+group whose subcommands are a lazy table (:class:`TableGroup`: ``nardy`` itself, ``nardy arena``,
+``nardy bot``).
 
 A command module takes its shared options from here (``@VARIANT_OPTION``, ``@OPTIONS_OPTION``,
 …) instead of copying their names, defaults and help, so that ``--variant`` or ``--executor``
@@ -8,8 +10,9 @@ their command is looked up (``nardy.cli``'s table of commands), not the package 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -23,6 +26,7 @@ FC = TypeVar("FC", bound=Callable[..., object])
 __all__ = [
     "OPTIONS_OPTION",
     "VARIANT_OPTION",
+    "TableGroup",
     "check_ray_address",
     "complete_variants",
     "evaluator_option",
@@ -132,3 +136,31 @@ def ply_option(maximum: int, help: str) -> Callable[[FC], FC]:
     return click.option(
         "--ply", type=click.IntRange(0, maximum), default=0, show_default=True, help=help
     )
+
+
+# -- command groups ---------------------------------------------------------------------------------
+
+
+class TableGroup(click.Group):
+    """A group whose commands are a table, name → ``module:attribute`` of a click command, each
+    imported when it is used or listed: the one way a command joins a group (``nardy.cli.COMMANDS``,
+    ``nardy.arena.cli.ARENA_COMMANDS``). ``@click.group(cls=TableGroup, table=…)``."""
+
+    def __init__(self, *args: Any, table: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.table: Mapping[str, str] = table if table is not None else {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.table})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in self.table:
+            command = self.load(cmd_name)
+        return command
+
+    def load(self, name: str) -> click.Command | None:
+        """The command the table names (its module imported now)."""
+        module_name, _, attribute = self.table[name].partition(":")
+        command = getattr(importlib.import_module(module_name), attribute, None)
+        return command if isinstance(command, click.Command) else None

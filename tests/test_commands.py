@@ -12,16 +12,24 @@ import pytest
 from click.testing import CliRunner
 
 from nardy.cli import COMMANDS, cli
+from nardy.cli_options import TableGroup
 
 
-def test_every_command_comes_from_the_table_and_is_named_as_its_line() -> None:
-    assert cli.commands == {}  # nothing attached to the group by a decorator or add_command
-    context = click.Context(cli)
-    for name in COMMANDS:
-        command = cli.get_command(context, name)
+@pytest.mark.parametrize("group", ["nardy", "arena", "bot"])
+def test_every_command_comes_from_the_table_and_is_named_as_its_line(group: str) -> None:
+    from nardy.arena.cli import arena_group, bot_group
+
+    command_group = {"nardy": cli, "arena": arena_group, "bot": bot_group}[group]
+    assert isinstance(command_group, TableGroup)
+    assert command_group.commands == {}  # nothing attached by a decorator or add_command
+    context = click.Context(command_group)
+    for name in command_group.table:
+        command = command_group.get_command(context, name)
         assert isinstance(command, click.Command), name
         assert command.name == name
-    assert cli.list_commands(context) == sorted(COMMANDS)
+    assert command_group.list_commands(context) == sorted(command_group.table)
+    if group == "nardy":
+        assert command_group.table is COMMANDS
 
 
 def test_a_command_loads_only_its_own_module() -> None:
