@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from nardy.analysis.cube import MatchScore, analyse_match_cube
 from nardy.analysis.met import GAMMON_RATE, MatchEquityTable, default_table
 from nardy.analysis.records import read_records
-from nardy.bots.gnubg_bot import Probabilities
 from nardy.cli import cli
+from nardy.engines.gnubg import Probabilities
 
 MET = default_table()
 

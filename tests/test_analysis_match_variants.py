@@ -11,8 +11,8 @@ import pytest
 
 from nardy.analysis.cube import MatchScore, analyse_match_cube
 from nardy.analysis.met import GAMMON_RATE, GAMMON_RATES, default_table, table, table_for
-from nardy.bots.gnubg_bot import Probabilities
 from nardy.core import load_variant
+from nardy.engines.gnubg import Probabilities
 
 G = GAMMON_RATES["long"]
 

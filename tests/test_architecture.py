@@ -316,6 +316,18 @@ def test_the_package_has_no_import_cycle() -> None:
     assert _cycles(_import_graph()) == KNOWN_CYCLES
 
 
+def test_the_engines_are_below_the_bots_and_the_analysis() -> None:
+    """nardy.engines (the net, the evaluators, the search, gnubg's probabilities) is what the bots
+    and the analysis both use: it imports neither (docs/architecture.md)."""
+    above = ("nardy.bots", "nardy.analysis")
+    upward = {
+        name: sorted(m for m in imported if m.startswith(above))
+        for name, imported in _import_graph().items()
+        if name.startswith("nardy.engines") and any(m.startswith(above) for m in imported)
+    }
+    assert upward == {}
+
+
 # -- no private name used across modules ----------------------------------------------------------
 
 

@@ -9,18 +9,19 @@ import random
 import pytest
 
 # Not imported here: gnubg's state belongs to the thread that imports it first, which must be the
-# bot's own gnubg thread (nardy.bots.gnubg_thread).
+# bot's own gnubg thread (nardy.engines.gnubg_thread).
 if importlib.util.find_spec("gnubg") is None:
     pytest.skip("the gnubg bot needs pip install 'nardy[gnubg]'", allow_module_level=True)
 gnubg_nn = pytest.importorskip("gnubg_nn", reason="the reference needs pip install gnubg-nn")
 
 from nardy.bots import HeuristicBot, RandomBot, make_bot, play_game  # noqa: E402
-from nardy.bots.gnubg_bot import MAX_CUBE, GnubgBot, janowski  # noqa: E402
-from nardy.bots.gnubg_thread import gnubg_module  # noqa: E402
+from nardy.bots.gnubg_bot import MAX_CUBE, GnubgBot  # noqa: E402
 from nardy.core import Position, load_variant  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, PlayDecision, TakeDecision  # noqa: E402
 from nardy.core.gnubg import board_from_position  # noqa: E402
+from nardy.engines.gnubg import janowski  # noqa: E402
+from nardy.engines.gnubg_thread import gnubg_module  # noqa: E402
 
 pytestmark = pytest.mark.slow  # GNU Backgammon cross-checks
 

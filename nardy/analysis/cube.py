@@ -1,7 +1,7 @@
 """Cube decisions, money and match play: no double, double/take, double/pass, with equities.
 
 The evaluators give cubeless numbers; the cubeful equities come from Janowski's model (cube life
-``x`` = :data:`~nardy.bots.gnubg_bot.CUBE_LIFE`, the same model as the gnubg bot's cube), all
+``x`` = :data:`~nardy.engines.gnubg.CUBE_LIFE`, the same model as the gnubg bot's cube), all
 normalised to the current cube value and from the doubler's side:
 
 * ``no_double`` — the cubeful equity if he rolls (cube centred or his);
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nardy.analysis.met import MatchEquityTable, default_table
-from nardy.bots.gnubg_bot import CUBE_LIFE, janowski
-from nardy.bots.gnubg_bot import Probabilities as Outcomes
 from nardy.engines.evaluator import Probabilities
+from nardy.engines.gnubg import CUBE_LIFE, janowski
+from nardy.engines.gnubg import Probabilities as Outcomes
 
 __all__ = [
     "CubeAnalysis",

@@ -29,98 +29,21 @@ The score of a match is given by :meth:`GnubgBot.set_match` (``nardy play --matc
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import Any
 
 from nardy.bots.base import Bot
-from nardy.bots.gnubg_thread import gnubg_module
 from nardy.core.errors import IllegalPlayError
 from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecision
 from nardy.core.gnubg import board_from_position, position_from_board
 from nardy.core.position import CHECKERS, Position
 from nardy.core.variant import Variant
+from nardy.engines.gnubg import Probabilities, cubeless_probabilities, janowski, load_gnubg
 from nardy.quiet import quiet_stdout
 
-__all__ = ["CUBE_LIFE", "MAX_CUBE", "GnubgBot", "Probabilities", "janowski", "load_gnubg"]
+__all__ = ["MAX_CUBE", "GnubgBot"]
 
-CUBE_LIFE = 0.68
-"""Janowski's cube efficiency ``x`` for money play (0 = dead cube, 1 = fully live)."""
 MAX_PLY = 4
 MAX_CUBE = 8
-
-
-def load_gnubg() -> Any:
-    """The ``gnubg`` module (called on its own thread: see :mod:`nardy.bots.gnubg_thread`), or a
-    clear error naming the extra to install."""
-    try:
-        module = gnubg_module()
-    except ImportError:
-        raise ValueError(
-            "the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'"
-        ) from None
-    return module
-
-
-@dataclass(frozen=True, slots=True)
-class Probabilities:
-    """gnubg's cubeless estimate for the player on roll: P(win), P(win ≥ gammon), P(win
-    backgammon), P(lose ≥ gammon), P(lose backgammon)."""
-
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-
-    @property
-    def equity(self) -> float:
-        """Cubeless money equity."""
-        return (
-            2 * self.win
-            - 1
-            + self.win_gammon
-            + self.win_backgammon
-            - self.lose_gammon
-            - self.lose_backgammon
-        )
-
-    def outcomes(self) -> tuple[tuple[int, float], ...]:
-        """(points won in units of the cube, probability): ±1, ±2, ±3."""
-        return (
-            (1, self.win - self.win_gammon),
-            (2, self.win_gammon - self.win_backgammon),
-            (3, self.win_backgammon),
-            (-1, 1 - self.win - self.lose_gammon),
-            (-2, self.lose_gammon - self.lose_backgammon),
-            (-3, self.lose_backgammon),
-        )
-
-    def single(self) -> Probabilities:
-        """The same with gammons counted single (Jacoby, centred cube)."""
-        return Probabilities(self.win, 0.0, 0.0, 0.0, 0.0)
-
-
-def janowski(p: Probabilities, owner: str, x: float = CUBE_LIFE) -> float:
-    """Janowski's cubeful money equity of the player on roll, normalised to the cube value;
-    ``owner`` is ``"centre"``, ``"me"`` or ``"opponent"``."""
-    win = min(max(p.win, 1e-9), 1 - 1e-9)
-    w = (win + p.win_gammon + p.win_backgammon) / win  # average points of a win
-    lose = 1 - win
-    loss = (lose + p.lose_gammon + p.lose_backgammon) / lose  # average points of a loss
-    dead = win * w - lose * loss
-    take_point = (loss - 0.5) / (w + loss + 0.5)
-    cash_point = (loss + 1.0) / (w + loss + 0.5)
-    if owner == "me":
-        live = 1.0 if win >= cash_point else win * (w + loss + 0.5) - loss
-    elif owner == "opponent":
-        live = -1.0 if win <= take_point else win * (w + loss + 0.5) - loss - 0.5
-    elif win <= take_point:
-        live = -1.0
-    elif win >= cash_point:
-        live = 1.0
-    else:
-        live = -1.0 + 2.0 * (win - take_point) / (cash_point - take_point)
-    return (1 - x) * dead + x * live
 
 
 class GnubgBot(Bot):
@@ -209,10 +132,7 @@ class GnubgBot(Bot):
 
     def probabilities(self, position: Position) -> Probabilities:
         """gnubg's cubeless probabilities for the player on roll in ``position``."""
-        board = board_from_position(position.points, position.bar)
-        with quiet_stdout():
-            out = self._gnubg.evaluate(board, self._cubeinfo(1, -1), self._cubeless)
-        return Probabilities(*(float(v) for v in out[:5]))
+        return cubeless_probabilities(self._gnubg, position, self._cubeinfo(1, -1), self._cubeless)
 
     def cube_equities(
         self, position: Position, cube_value: int, owner: str

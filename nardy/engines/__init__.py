@@ -4,8 +4,10 @@ them (docs/architecture.md).
 * :mod:`nardy.engines.net` — the value network (:class:`~nardy.engines.net.ValueNet`), its shipped
   weights (``nardy/engines/weights/``) and :class:`~nardy.engines.net.NetEngine`, a net bound to a
   variant;
-* :mod:`nardy.engines.heuristic_batch` — the heuristic's evaluation of many positions at once (the
-  nets' prior unit);
+* :mod:`nardy.engines.heuristic` and :mod:`nardy.engines.heuristic_batch` — the hand-written
+  evaluation, of one position and of many at once (the nets' prior unit);
+* :mod:`nardy.engines.gnubg` — GNU Backgammon's cubeless probabilities and the cube model
+  (``nardy[gnubg]``);
 * :mod:`nardy.engines.evaluator` — evaluators: the cubeless equity of afterstates, by name
   (``neural``, ``neural-consistent``, ``heuristic``, ``gnubg``, a plugin's);
 * :mod:`nardy.engines.search` — the N-ply search over an evaluator (:class:`Searcher`): the

@@ -22,7 +22,7 @@ import importlib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from nardy.engines import blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
 import numpy as np
@@ -41,6 +41,9 @@ from nardy.engines.net import (
     shipped_consistent_weights,
     shipped_weights,
 )
+
+if TYPE_CHECKING:
+    from nardy.engines.gnubg import Probabilities as GnubgProbabilities
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -225,21 +228,28 @@ class GnubgEvaluator:
     def __init__(self, variant: Variant) -> None:
         if variant.name != "backgammon":
             raise ValueError(f"the gnubg evaluator is for backgammon only, not {variant.name}")
-        from nardy.bots.gnubg_bot import GnubgBot
+        from nardy.engines.gnubg import load_gnubg
 
         self.variant = variant
-        self._bot = GnubgBot(0, 0, cubeful=False)
+        self._gnubg = load_gnubg()
+        self._context = self._gnubg.evalcontext(0, 0, 1, 0, 0.0)  # cubeless, 0-ply
+        # A centred cube of 1, money play, the player on roll as gnubg's player 0.
+        self._cubeinfo = self._gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
 
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
         # gnubg evaluates the player on roll: the opponent, in the flipped position.
         return np.array(
-            [-self._bot.probabilities(self.variant.flip(p)).equity for p in positions],
+            [-self._probabilities(self.variant.flip(p)).equity for p in positions],
             dtype=np.float64,
         )
 
     def probabilities(self, position: Position) -> Probabilities | None:
-        result: Probabilities = self._bot.probabilities(position)
-        return result
+        return self._probabilities(position)
+
+    def _probabilities(self, position: Position) -> GnubgProbabilities:
+        from nardy.engines.gnubg import cubeless_probabilities
+
+        return cubeless_probabilities(self._gnubg, position, self._cubeinfo, self._context)
 
 
 CONSISTENT_SUFFIX = ".consistent"
