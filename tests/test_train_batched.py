@@ -199,3 +199,11 @@ def test_a_corrupt_outcome_weights_file_is_one_error_line_in_nardy_play(tmp_path
     )
     assert done.returncode != 0 and "sha256 differs" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_curve_records_an_evaluation_against_heuristic_per_chunk(tmp_path: Path) -> None:
+    net = _run(tmp_path / "e.npz", 40, eval_games=4)
+    curve = net.meta["history"]
+    assert [e["games"] for e in curve] == [20, 40]
+    assert all(e["eval_games"] == 4 and -3 <= e["vs_heuristic"] <= 3 for e in curve)
+    assert json.loads((tmp_path / "e.json").read_text())["history"] == curve
