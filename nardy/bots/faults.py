@@ -138,10 +138,6 @@ class FaultCounter:
                 self.on_change(dict(self.counts), self.disqualified)
             return self.disqualified
 
-    def count_stale(self) -> None:
-        with self._lock:
-            self.stale_answers += 1
-
     @property
     def total(self) -> int:
         return sum(self.counts.values())
