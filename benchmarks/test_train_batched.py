@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 # Single-threaded BLAS (as nardy train sets it), which counts only before numpy is imported: the
 # products are a few thousand rows, where waking BLAS threads costs more than they save (measured:
@@ -31,7 +32,7 @@ cost little of the figure."""
 
 @pytest.mark.benchmark(group="train-batched")
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_batched_training_games_per_cpu_second(benchmark, tmp_path: Path, name: str) -> None:
+def test_batched_training_games_per_cpu_second(benchmark: Any, tmp_path: Path, name: str) -> None:
     variant = load_variant(name)
     games = GAMES[name]
     config = BatchedConfig(name, games=games, chunk=games, seed=1, hidden=128, envs=256)
