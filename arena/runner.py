@@ -171,7 +171,7 @@ class GameRecord:
         return [d["latency_ms"] / 1000 for d in self.decisions if "latency_ms" in d]
 
 
-def _turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], str]:
+def turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], str]:
     """(segment number in this turn, dice rolled this turn, opponent's last play text)."""
     segment_no = 1
     dice: list[int] | None = None
@@ -278,7 +278,7 @@ class RemoteDecider:
         timeout = self._context(ctx, me, on_roll=True)
         convert.position_to_proto(decision.position, ctx.position)
         game, _ = self._asking()
-        number, dice, opponent_play = _turn_facts(game.events, me)
+        number, dice, opponent_play = turn_facts(game.events, me)
         if decision.segment.kind != "transfer":
             ctx.dice.extend(dice)
         convert.segment_to_proto(decision.segment, number, ctx.segment)
@@ -306,7 +306,7 @@ class RemoteDecider:
         request.offered_value = 2 * decision.cube.value
         request.beaver_allowed = decision.beaver_allowed
         request.answering_beaver = decision.after_beaver
-        _, _, opponent_play = _turn_facts(game.events, me)
+        _, _, opponent_play = turn_facts(game.events, me)
         request.context.opponent_last_play = opponent_play
         response = self.client.respond_to_double(request, timeout)
         return self._reply(convert.cube_answer(response, decision.beaver_allowed), response.info)

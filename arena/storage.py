@@ -596,7 +596,9 @@ class SqlStore(ABC):
             self._rebuild_ledger(r["tournament_id"])
         self._execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
 
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[_Row]:
+    def query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[_Row]:
+        """The rows of one read-only ``sql`` in one snapshot, for a reader (the web's bot names
+        and filters) that needs a query no method gives."""
         with self._guard(), self._transaction():  # one snapshot; read-only where the store is
             return self._execute(sql, params).rows
 
@@ -658,7 +660,7 @@ class SqlStore(ABC):
             )
 
     def tournaments(self) -> list[TournamentRow]:
-        rows = self._query(
+        rows = self.query(
             "SELECT t.*, (SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.tournament_id) "
             "AS stored FROM tournaments t ORDER BY t.updated DESC"
         )
@@ -1085,7 +1087,7 @@ class SqlStore(ABC):
 
     def games(self, tournament_id: str, *, records: bool = False) -> list[GameRow]:
         columns = _GAME_COLUMNS + (", record" if records else "")
-        rows = self._query(
+        rows = self.query(
             f"SELECT {columns} FROM games WHERE tournament_id = ? ORDER BY {self._order}",
             (tournament_id,),
         )
@@ -1100,7 +1102,7 @@ class SqlStore(ABC):
         if tournament_id is not None:
             sql += " AND tournament_id = ?"
             params.append(tournament_id)
-        rows = self._query(sql, params)
+        rows = self.query(sql, params)
         if not rows:
             where = f" in tournament {tournament_id}" if tournament_id else ""
             raise StorageError(f"{self.label}: no game {game_id!r}{where}")

@@ -66,7 +66,7 @@ def eligible(variant: Variant, dice: DiceSource | None, whole_match: bool) -> bo
     )
 
 
-class _Replay:
+class ReplayDice:
     """The recorded rolls, then the live source (materialising a lean game)."""
 
     def __init__(self, rolls: list[Roll], then: DiceSource) -> None:
@@ -138,7 +138,6 @@ class LeanGame:
         "_count",
         "_dice",
         "_exact",
-        "_final",
         "_first",
         "_group",
         "_groups",
@@ -156,6 +155,7 @@ class LeanGame:
         "awaiting",
         "deferred",
         "dice",
+        "final",
         "kind",
         "mover",
         "position",
@@ -189,7 +189,7 @@ class LeanGame:
             if starter:
                 self._switch()
         self._begin(first)
-        self._enter()
+        self.enter()
 
     @classmethod
     def at_segment(
@@ -211,7 +211,7 @@ class LeanGame:
         game: LeanGame = object.__new__(cls)
         game._fields(variant, position, dice, auto_forced, False)
         game.mover = mover
-        game.kind, game.dice, game._final = kind, steps, final
+        game.kind, game.dice, game.final = kind, steps, final
         return game
 
     def _fields(
@@ -256,7 +256,7 @@ class LeanGame:
         self._segment: SegmentPlays | None = None
         self._keys: dict[BoardKey, Any] | None = None
         self._sorted: list[BoardKey] | None = None
-        self._final = True
+        self.final = True
         """The current segment ends the turn whatever is played (a roll of two dice or of four
         steps, a re-roll of two dice): the next mover's view is built straight from the key."""
         self._pending: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
@@ -332,7 +332,7 @@ class LeanGame:
         """Play the legal play that ends at ``key`` and go on to the next decision."""
         self.answers.append(tuple(key))
         if not self._play(key, self._used):
-            self._enter()
+            self.enter()
 
     def give(self, count: int, first: Sequence[int], used: int) -> None:
         """Deferred: the awaited segment has ``count`` legal plays that use ``used`` dice,
@@ -341,7 +341,7 @@ class LeanGame:
         self._used = used
         if count == 1 and self.auto_forced:
             if not self._play(first, used):
-                self._enter()
+                self.enter()
             return
         self._count = count
 
@@ -356,7 +356,7 @@ class LeanGame:
         self.position = self.position.flip(self.variant.rules.geometry)
         self.mover = 1 - self.mover
 
-    def _enter(self) -> None:
+    def enter(self) -> None:
         """Stop at the current segment's decision, playing forced segments on (deferred: stop
         awaiting the segment's plays)."""
         variant = self.variant
@@ -457,11 +457,11 @@ class LeanGame:
     def _transferred(self, index: int) -> None:
         value, count = self._groups[index]
         self._group = index
-        self.kind, self.dice, self._final = "transfer", (value,) * count, False
+        self.kind, self.dice, self.final = "transfer", (value,) * count, False
 
     def _rolled(self, roll: Roll) -> None:
         """The first segment of a roll (:func:`~nardy.core.turnplan.roll_plan`)."""
-        self.kind, self.dice, self._final = roll_plan(self.turn, *roll)
+        self.kind, self.dice, self.final = roll_plan(self.turn, *roll)
         if self.kind == "stage":
             self._first, self._start = roll[0], self.position
             self._last = all_home(self.position)
@@ -503,7 +503,7 @@ class LeanGame:
             if transfer:
                 self._pending[1 - self.mover].extend(chain_handover(x, used))
             return False
-        self.kind, self.dice, self._final = reroll_plan(*self._roll())
+        self.kind, self.dice, self.final = reroll_plan(*self._roll())
         return True
 
     def _next_after(self, key: Sequence[int], used: int) -> bool:
@@ -532,10 +532,10 @@ class LeanGame:
             if end is not None:
                 self.result = end
                 return True
-            if not self._final and self._next(used):
+            if not self.final and self._next(used):
                 return False
             self._switch()  # (the pinned checkers flip with the position)
-        elif not self._final and self._next_after(key, used):
+        elif not self.final and self._next_after(key, used):
             return False
         else:
             # The next mover's view straight from the key: Position.flip of position_of(key)
@@ -554,7 +554,7 @@ class LeanGame:
     def materialise(self) -> Game:
         """The same game as a :class:`~nardy.core.game.Game` (its rolls and answers replayed),
         at the same decision, drawing later rolls from the same dice source."""
-        game = Game(self.variant, _Replay(self.rolls, self._dice), auto_forced=self.auto_forced)
+        game = Game(self.variant, ReplayDice(self.rolls, self._dice), auto_forced=self.auto_forced)
         for key in self.answers:
             decision = game.decision
             assert isinstance(decision, PlayDecision)

@@ -259,12 +259,12 @@ def _transfer_groups(game: Game) -> list[tuple[int, int]]:
 
 # -- board units -------------------------------------------------------------------------------------
 
-_MAX_STACK: Final = 64
+MAX_STACK: Final = 64
 """Largest checker count on one point the lookup table covers (15 in every built-in variant)."""
 
 
 def _unit_tables() -> tuple[Array, Array]:
-    counts = np.arange(-_MAX_STACK, _MAX_STACK + 1)
+    counts = np.arange(-MAX_STACK, MAX_STACK + 1)
     tables = []
     for sign in (1, -1):
         n = np.clip(counts * sign, 0, None).astype(np.float32)
@@ -273,14 +273,12 @@ def _unit_tables() -> tuple[Array, Array]:
     return tables[0], tables[1]
 
 
-_MOVER_UNITS, _OPPONENT_UNITS = _unit_tables()
+MOVER_UNITS, OPPONENT_UNITS = _unit_tables()
 _MOVER_BYTES: Final = {
-    count: _MOVER_UNITS[count + _MAX_STACK].tobytes()
-    for count in range(-_MAX_STACK, _MAX_STACK + 1)
+    count: MOVER_UNITS[count + MAX_STACK].tobytes() for count in range(-MAX_STACK, MAX_STACK + 1)
 }
 _OPPONENT_BYTES: Final = {
-    count: _OPPONENT_UNITS[count + _MAX_STACK].tobytes()
-    for count in range(-_MAX_STACK, _MAX_STACK + 1)
+    count: OPPONENT_UNITS[count + MAX_STACK].tobytes() for count in range(-MAX_STACK, MAX_STACK + 1)
 }
 """A point's four units (float32 bytes) by its signed count, for the one-position encoder."""
 _pack_tail: Final = struct.Struct("=4f").pack
@@ -291,16 +289,16 @@ _pack_tail: Final = struct.Struct("=4f").pack
 _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
 
 
-def _encode_rows(rows: npt.NDArray[np.int64]) -> Array:
+def encode_rows(rows: npt.NDArray[np.int64]) -> Array:
     """Board units of rows ``[points 1…24, bar0, bar1, off0, off1]`` (shape (B, 28))."""
     batch = rows.shape[0]
     points = rows[:, :24]
-    if points.size and int(np.abs(points).max()) > _MAX_STACK:
-        raise ValueError(f"a point holds more than {_MAX_STACK} checkers")
-    index = points + _MAX_STACK
+    if points.size and int(np.abs(points).max()) > MAX_STACK:
+        raise ValueError(f"a point holds more than {MAX_STACK} checkers")
+    index = points + MAX_STACK
     out = np.empty((batch, BOARD_SIZE), dtype=np.float32)
-    out[:, MOVER_POINTS:OPPONENT_POINTS] = _MOVER_UNITS[index].reshape(batch, _SIDE)
-    out[:, OPPONENT_POINTS:BAR] = _OPPONENT_UNITS[index].reshape(batch, _SIDE)
+    out[:, MOVER_POINTS:OPPONENT_POINTS] = MOVER_UNITS[index].reshape(batch, _SIDE)
+    out[:, OPPONENT_POINTS:BAR] = OPPONENT_UNITS[index].reshape(batch, _SIDE)
     out[:, BAR : BAR + 2] = rows[:, 24:26] / 2.0
     # Each side's N = its checkers on the board, on the bar and off (RULES.md §3.11: "read N").
     mover = np.clip(points, 0, None).sum(axis=1) + rows[:, 24] + rows[:, 26]
@@ -346,7 +344,7 @@ def _rows_of(positions: Sequence[Position]) -> npt.NDArray[np.int64]:
     return np.fromiter(flat, dtype=np.int64, count=count).reshape(len(positions), 28)
 
 
-def _with_context(board: Array, encoder: str, context: Context | None) -> Array:
+def with_context(board: Array, encoder: str, context: Context | None) -> Array:
     size = encoder_size(encoder)
     if size == BOARD_SIZE:
         if context is not None:
@@ -354,18 +352,18 @@ def _with_context(board: Array, encoder: str, context: Context | None) -> Array:
         return board
     out = np.empty((board.shape[0], size), dtype=np.float32)
     out[:, :BOARD_SIZE] = board
-    out[:, BOARD_SIZE:] = _context_vector(context or Context())
+    out[:, BOARD_SIZE:] = context_vector(context or Context())
     return out
 
 
 @lru_cache(maxsize=4096)
 def _context_bytes(context: Context) -> bytes:
-    """:func:`_context_vector` as float32 bytes (the one-position encoder joins bytes)."""
-    return _context_vector(context).tobytes()
+    """:func:`context_vector` as float32 bytes (the one-position encoder joins bytes)."""
+    return context_vector(context).tobytes()
 
 
 @lru_cache(maxsize=4096)
-def _context_vector(context: Context) -> Array:
+def context_vector(context: Context) -> Array:
     """Contexts repeat (the same phase, dice and cube over and over): compute each once."""
     vector = context.vector()
     vector.setflags(write=False)
@@ -397,7 +395,7 @@ def encode(
     try:
         parts = [*map(_MOVER_BYTES.__getitem__, points), *map(_OPPONENT_BYTES.__getitem__, points)]
     except KeyError:
-        raise ValueError(f"a point holds more than {_MAX_STACK} checkers") from None
+        raise ValueError(f"a point holds more than {MAX_STACK} checkers") from None
     if position.pinned:
         out = np.frombuffer(bytearray(b"".join(parts) + bytes(4 * (size - BAR))), np.float32)
         pinned = _pin(out, position)
@@ -410,7 +408,7 @@ def encode(
             off[1] / max(opponent, 1),
         )
         if size > BOARD_SIZE:
-            out[BOARD_SIZE:] = _context_vector(context or Context())
+            out[BOARD_SIZE:] = context_vector(context or Context())
         return out
     parts.append(
         _pack_tail(bar[0] / 2, bar[1] / 2, off[0] / max(mover, 1), off[1] / max(opponent, 1))
@@ -425,9 +423,9 @@ def encode_batch(
 ) -> Array:
     """Many positions at once, shape ``(len(positions), size)``; ``context`` is shared by all rows."""
     chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
-    board = _encode_rows(_rows_of(positions))
+    board = encode_rows(_rows_of(positions))
     _pin_rows(board, positions)
-    out = _with_context(board, chosen, context)
+    out = with_context(board, chosen, context)
     assert out.shape == (len(positions), encoder_size(chosen))
     return out
 
@@ -441,12 +439,12 @@ def encode_into(
     n = len(positions)
     if out.shape[0] != n:
         raise ValueError(f"out has {out.shape[0]} rows for {n} positions")
-    out[:, :BOARD_SIZE] = _encode_rows(_rows_of(positions))
+    out[:, :BOARD_SIZE] = encode_rows(_rows_of(positions))
     _pin_rows(out, positions)  # plakoto's pinned checkers (RULES.md §3.12.2), as encode() has them
     if contexts is not None:
         if out.shape[1] != FULL_SIZE:
             raise ValueError(f"contexts need {FULL_SIZE} columns, not {out.shape[1]}")
-        out[:, BOARD_SIZE:] = np.stack([_context_vector(c) for c in contexts])
+        out[:, BOARD_SIZE:] = np.stack([context_vector(c) for c in contexts])
 
 
 def encode_plays(
@@ -466,12 +464,12 @@ def encode_plays(
         and not getattr(plays, "_pins", False)
     ):
         rows = np.array(list(keys), dtype=np.int64)[:, _KEY_COLUMNS]
-        board = _encode_rows(rows)
+        board = encode_rows(rows)
     else:  # a pinning variant (its keys carry pins) or another form: the public view
         results = [play.result for play in plays]
-        board = _encode_rows(_rows_of(results))
+        board = encode_rows(_rows_of(results))
         _pin_rows(board, results)
-    out = _with_context(board, chosen, context)
+    out = with_context(board, chosen, context)
     assert out.shape == (len(plays), encoder_size(chosen))
     return out
 

@@ -15,11 +15,11 @@ from nardy.core import load_variant
 from nardy.core.game import PlayDecision
 from nardy.core.movegen import OPP_OFF, BoardKey, position_of
 from nardy.core.position import Position
+from nardy.core.turnplan import NO_TRANSFER
 from nardy.core.variant import Variant
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.evaluator import Evaluator, shortlist, shortlists
 from nardy.engines.heuristic_batch import evaluate_keys, evaluate_many
-from nardy.core.turnplan import NO_TRANSFER
 from nardy.engines.search import MAX_REROLLS, ROLLS, Option, _OneTurn, _TurnOver
 
 

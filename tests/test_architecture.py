@@ -301,12 +301,7 @@ def test_the_cycle_finder_finds_cycles_through_function_level_imports(tmp_path: 
     assert _cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]
 
 
-KNOWN_CYCLES: list[list[str]] = [
-    # The Play page (nardy/web/play.py) asks nardy.web.app for its template environment inside a
-    # function while the app imports the page's routes: nardy/web/ is another work in progress,
-    # whose owner breaks this one. The test fails when it is gone, so that the line goes too.
-    ["nardy.web.app", "nardy.web.play"],
-]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def test_the_package_has_no_import_cycle() -> None:
@@ -437,34 +432,7 @@ def test_the_private_name_finder_finds_each_kind_of_use() -> None:
     }
 
 
-KNOWN_PRIVATE_USES: dict[str, set[str]] = {
-    # nardy/env/ (the turn flow, issue 36) and nardy/web/ (the Play page) are other works in
-    # progress; their owners make these public. The test fails when one is gone, so that its line
-    # goes too.
-    "nardy.env.batchflow": {
-        "game._enter",
-        "game._final",
-        "encoding._MAX_STACK",
-        "encoding._MOVER_UNITS",
-        "encoding._OPPONENT_UNITS",
-        "encoding._encode_rows",
-        "encoding._with_context",
-        "encoding._context_vector",
-        "lean._Replay",
-        "env._make_opponent",
-        "bot._random",
-    },
-    "nardy.env.vector": {
-        "driver._lean",
-        "drivers[i]._lean",
-        "env._begin",
-        "env._act",
-        "env._driver",
-    },
-    "nardy.web.arena_bots": {"from nardy.arena.runner import _turn_facts"},
-    "nardy.web.data": {"self.store._query"},
-    "nardy.web.names": {"store._query"},
-}
+KNOWN_PRIVATE_USES: dict[str, set[str]] = {}
 
 
 def test_no_private_name_is_used_across_modules() -> None:

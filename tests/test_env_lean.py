@@ -86,9 +86,9 @@ def test_lean_games_are_the_kernel_games(variant: str, monkeypatch: pytest.Monke
     for seed in SEEDS.get(variant, list(range(6))):
         lean = Driver(config, NumpyDice(np.random.default_rng(seed)))
         kernel = Driver(config, NumpyDice(np.random.default_rng(seed)))
-        assert lean._lean is not None
+        assert lean.lean_game is not None
         kernel.game  # noqa: B018 (replayed into the kernel's game at once: the reference flow)
-        assert kernel._lean is None
+        assert kernel.lean_game is None
         assert _trace(lean, 100 + seed) == _trace(kernel, 100 + seed)
         assert lean.result is not None
         reasons.add(lean.result.reason)
@@ -183,14 +183,14 @@ def test_a_lean_game_copied_in_a_planned_segment_goes_on_the_same(variant: str) 
         twin = Driver(config, NumpyDice(np.random.default_rng(seed)))
         pick = np.random.default_rng(seed)
         steps = 0
-        while steps < 20 or (variant != "long" and driver._lean.kind == "roll"):  # type: ignore[union-attr]
+        while steps < 20 or (variant != "long" and driver.lean_game.kind == "roll"):  # type: ignore[union-attr]
             action = int(pick.integers(driver.legal_count()))
             driver.step(action)
             twin.step(action)
             steps += 1
         copied = copy.deepcopy(driver)  # replays into a Game, as pickling does
         pickled = pickle.loads(pickle.dumps(driver))
-        assert twin._lean is not None
+        assert twin.lean_game is not None
         # Every copy goes on with the same dice and decisions as the original.
         expected = _trace(twin, seed)
         assert _trace(driver, seed) == _trace(copied, seed) == _trace(pickled, seed) == expected
@@ -313,7 +313,7 @@ def test_a_race_of_two_all_home_sides_is_the_kernel_game(
     dice = NumpyDice(np.random.default_rng(seed))
     lean = LeanGame.at_segment(variant, dice, position, 0, "roll", (), True)
     lean._rolled(lean._roll())
-    lean._enter()
+    lean.enter()
     assert kernel.result is not None and lean.result == kernel.result
     assert lean.position == kernel.position
     assert [list(roll) for roll in lean.rolls] == kernel.record()["rolls"]

@@ -167,7 +167,9 @@ def _compare_with_aec_envs(
             kinds |= {KINDS[k] for k in np.unique(flow.kind).tolist()}
             inside = set(np.flatnonzero(flow.in_plan).tolist())
         else:
-            kinds |= {driver._lean.kind for driver in vec.drivers if driver._lean is not None}
+            kinds |= {
+                driver.lean_game.kind for driver in vec.drivers if driver.lean_game is not None
+            }
             inside = set()
         for i, env in enumerate(singles):
             agent, observation, mask = _single_decider(env)
@@ -605,7 +607,7 @@ def test_a_lean_games_turn_plan_goes_through_the_batch_arrays(variant: str) -> N
     kinds: set[str] = set()
 
     def state(g: LeanGame) -> tuple[Any, ...]:
-        fields: tuple[Any, ...] = (g.position, g.mover, g.kind, g.dice, g._final)
+        fields: tuple[Any, ...] = (g.position, g.mover, g.kind, g.dice, g.final)
         if g.kind == "stage":
             fields += (g._first, g._last, g._start)
         if g.kind == "transfer":

@@ -27,6 +27,12 @@ class RandomBot(Bot):
         self.take_rate = take_rate
         self._random = random.Random(seed)
 
+    @property
+    def rng(self) -> random.Random:
+        """The generator its choices are drawn from: a batched flow that plays for it draws from
+        the same one, so its games are this bot's (tests/test_env_vector.py)."""
+        return self._random
+
     def choose_play(self, decision: PlayDecision) -> int:
         return self._random.randrange(len(decision.plays))
 

@@ -78,7 +78,7 @@ _BLOCK: Final = NumpyDice.BATCH
 _TAIL: Final = 8
 """A round of this many games or fewer goes on per game (:meth:`LeanBatch._decide_alone`)."""
 _KEY_COLUMNS: Final = np.array([*range(1, 25), 25, 26, 0, 27])
-"""A board key's columns in :func:`encoding._encode_rows`' row layout."""
+"""A board key's columns in :func:`encoding.encode_rows`' row layout."""
 
 
 def applies(config: EnvConfig) -> bool:
@@ -521,7 +521,7 @@ class LeanBatch:
         while True:
             dice = _GameDice(self, i)
             game = self._lean_of(i, dice)
-            game._enter()
+            game.enter()
             chosen: list[Sequence[int]] = []
             while game.result is None and self._decides_alone(i, game.mover):
                 chosen.append(game.key_at(self._choose_one(i, game.count())))
@@ -590,7 +590,7 @@ class LeanBatch:
         self.mover[i] = game.mover
         self.kind[i] = KINDS.index(game.kind)
         self.steps[i] = (*game.dice, 0, 0, 0, 0)[:4]
-        self.final[i] = game._final
+        self.final[i] = game.final
         if self._planning:
             self._first[i] = game._first
             self._last[i] = game._last
@@ -775,14 +775,14 @@ class LeanBatch:
             obs = self.obs
         n = board.shape[0]
         index = board[:, 1:25].astype(np.intp)
-        index += encoding._MAX_STACK
+        index += encoding.MAX_STACK
         side = 24 * encoding.UNITS_PER_POINT
         start = encoding.MOVER_POINTS
         # np.take: a tenth of the time of the same gather by fancy indexing here.
-        units = np.take(encoding._MOVER_UNITS, index, axis=0)
+        units = np.take(encoding.MOVER_UNITS, index, axis=0)
         obs[:, start : start + side] = units.reshape(n, side)
         start = encoding.OPPONENT_POINTS
-        units = np.take(encoding._OPPONENT_UNITS, index, axis=0)
+        units = np.take(encoding.OPPONENT_UNITS, index, axis=0)
         obs[:, start : start + side] = units.reshape(n, side)
         obs[:, encoding.BAR : encoding.BAR + 2] = board[:, 25:27] / 2.0
         obs[:, encoding.OFF] = board[:, 0] / self.checkers
@@ -916,10 +916,10 @@ class LeanBatch:
         start = int(self._start[i])
         end = start + int(self.counts[i])
         rows = self._results[start:end]
-        board = encoding._encode_rows(rows[:, _KEY_COLUMNS].astype(np.int64))
+        board = encoding.encode_rows(rows[:, _KEY_COLUMNS].astype(np.int64))
         if self.pinning:
             _write_pins(board, rows, self._pinned[start:end])
-        return encoding._with_context(board, encoder, None)
+        return encoding.with_context(board, encoder, None)
 
     def rolls(self, i: int) -> list[tuple[int, int]]:
         """Every roll game ``i`` has drawn, in order (the opening throw's included)."""
@@ -951,7 +951,7 @@ class LeanBatch:
         rest = self._block[i, int(self._next[i]) :].tolist() if self._next[i] < _BLOCK else []
         dice._rolls = [(a, b) for a, b in reversed(rest)]
         variant = self.variant
-        game = Game(variant, lean._Replay(self.rolls(i), dice), auto_forced=self.auto_forced)
+        game = Game(variant, lean.ReplayDice(self.rolls(i), dice), auto_forced=self.auto_forced)
         for key in self.answers(i):
             decision = game.decision
             assert isinstance(decision, PlayDecision)
@@ -1002,13 +1002,13 @@ class LeanVersus(LeanBatch):
         whose step ended it)."""
         self.autoreset = np.zeros(n, dtype=np.bool_)
         self._bots: list[Random] = [Random(0)] * n
-        self._context = encoding._context_vector(encoding.Context())
+        self._context = encoding.context_vector(encoding.Context())
 
     @staticmethod
     def takes(envs: Sequence[NardyGymEnv]) -> bool:
         """Whether the envs' games can run here: :func:`applies` and the random bot by name."""
         env = envs[0]
-        maker = env._make_opponent
+        maker = env.make_opponent
         return applies(env.config) and maker is not None and type(maker(0)) is RandomBot
 
     def reset_all(self) -> None:
@@ -1046,12 +1046,12 @@ class LeanVersus(LeanBatch):
         rng = self._rngs[i]
         # NardyGymEnv._begin's draws, in its order: the seat, the bot's seed, then the dice.
         colour = int(rng.integers(2)) if env.seat == "random" else int(env.seat == "black")
-        maker = env._make_opponent
+        maker = env.make_opponent
         assert maker is not None
         bot = maker(int(rng.integers(2**31)))
         assert isinstance(bot, RandomBot)
         bot.start_game(self.variant, 1 - colour)
-        self._bots[i] = bot._random
+        self._bots[i] = bot.rng
         self.colour[i] = colour
         self.over[i] = False
         return super()._begin(i)

@@ -200,12 +200,12 @@ class Driver:
             self.match = Match(config.variant, self.match_length)
         self._dice = dice
         self._game: Game | None = None
-        self._lean: LeanGame | None = None
+        self.lean_game: LeanGame | None = None
         """The game while it runs lean (:mod:`nardy.core.lean`); replaced by the kernel's game
         (:attr:`game`, replayed) the first time anything asks for that."""
         if self.match is None and lean.eligible(config.variant, dice, whole_match):
             assert dice is not None
-            self._lean = LeanGame(
+            self.lean_game = LeanGame(
                 config.variant, dice, auto_forced=config.auto_forced, deferred=deferred
             )
         else:
@@ -230,7 +230,7 @@ class Driver:
         if game.variant is not config.variant:
             raise ValueError("the game must be of the environment's variant")
         driver = cls.__new__(cls)
-        driver.config, driver._game, driver._lean, driver._order = config, game, None, None
+        driver.config, driver._game, driver.lean_game, driver._order = config, game, None, None
         driver.match_length = config.variant.options.get("match_length")
         driver.match, driver._dice = None, None
         driver.score, driver.crawford, driver._unpaid = (0, 0), False, (0, 0)
@@ -243,13 +243,13 @@ class Driver:
     def game(self) -> Game:
         """The kernel's game (a lean game is replayed into one here, and goes on as that)."""
         if self._game is None:
-            assert self._lean is not None
-            self._game, self._lean = self._lean.materialise(), None
+            assert self.lean_game is not None
+            self._game, self.lean_game = self.lean_game.materialise(), None
         return self._game
 
     @game.setter
     def game(self, game: Game) -> None:
-        self._game, self._lean = game, None
+        self._game, self.lean_game = game, None
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy is of the kernel's game (which pickles by replaying its inputs): the same future.
@@ -259,7 +259,7 @@ class Driver:
     @property
     def decision(self) -> Decision | None:
         """The current decision (None at a chance node or once the game is over)."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             return lean.decision()
         assert self._game is not None
@@ -268,7 +268,7 @@ class Driver:
     @property
     def result(self) -> GameResult | None:
         """The current game's result (None while it goes on)."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             return lean.result
         assert self._game is not None
@@ -284,7 +284,7 @@ class Driver:
     @property
     def player(self) -> int:
         """The colour that decides now (the winner once the game is over)."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             result = lean.result
             return lean.mover if result is None else result.winner
@@ -306,7 +306,7 @@ class Driver:
         """How many actions are legal for ``colour`` (default: the decider): the legal actions are
         always the first ones, so this is :meth:`mask`'s number of ones (a vector env builds its
         masks from these counts in one numpy comparison)."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             if colour is not None and colour != lean.mover:
                 return 0
@@ -323,7 +323,7 @@ class Driver:
     def view(self, colour: int) -> tuple[Position, encoding.Context]:
         """What ``colour`` observes: the decision's position and context when he decides, else the
         board from his view with the cube and match state."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             if lean.result is None and colour == lean.mover:
                 return lean.position, lean_context(lean)
@@ -455,7 +455,7 @@ class Driver:
 
     def play(self, action: int) -> Play:
         """The play that ``action`` makes in the current play decision."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             if not 0 <= action < lean.count():
                 raise ValueError(f"action {action} is not a play of the current decision")
@@ -483,7 +483,7 @@ class Driver:
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal now (what :meth:`mask` says, without building it)."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             return 0 <= action < lean.count()
         decision = self.game.decision
@@ -511,7 +511,7 @@ class Driver:
     def step_legal(self, action: int) -> None:
         """:meth:`step` with an action the caller has checked with :meth:`is_legal` (the
         environments check legality once)."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             lean.choose(lean.sorted_keys()[action])
             self._settle()
@@ -528,14 +528,14 @@ class Driver:
     def give(self, count: int, first: Sequence[int], used: int) -> None:
         """A deferred lean game's awaited legal results: ``count`` of them, using ``used``
         dice, ``first`` the result key of the first (played when forced; :meth:`LeanGame.give`)."""
-        assert self._lean is not None
+        assert self.lean_game is not None
         self._order = None
-        self._lean.give(count, first, used)
+        self.lean_game.give(count, first, used)
         self._settle()
 
     def decision_count(self) -> int:
         """How many legal plays the current play decision has (0 for none)."""
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             return lean.count()
         decision = self.game.decision
@@ -544,16 +544,16 @@ class Driver:
     def choose_key(self, key: Sequence[int]) -> None:
         """A lean game's play by its result board key (a vector env's batch of legal results
         names plays so; the key must be a legal result)."""
-        assert self._lean is not None
+        assert self.lean_game is not None
         self._order = None
-        self._lean.choose(key)
+        self.lean_game.choose(key)
         self._settle()
 
     def answer(self, answer: int | bool | str) -> None:
         """Answer the current decision in the kernel's terms (a ``LegalPlays`` index, a bool to
         double, "take" / "drop" / "beaver"): what a bot returns."""
         self._order = None
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None and type(answer) is int:
             if not 0 <= answer < lean.count():
                 raise ValueError(f"{answer} is not a play of the current decision")
@@ -573,7 +573,7 @@ class Driver:
         """After every input: pay a finished game's points and, in a match that goes on, start
         its next game."""
         self._order = None
-        lean = self._lean
+        lean = self.lean_game
         if lean is not None:
             if lean.result is not None:
                 white, black = self.points()
@@ -600,7 +600,7 @@ class Driver:
         """What an illegal action costs the offender in every API (docs/learning.md): the variant's
         largest result at the current cube — its largest game value (gammon, backgammon, koks,
         trictrac's 8, per-checker N) × the cube value, so no play of the game can cost more."""
-        cube = 1 if self._lean is not None else self.game.cube.value
+        cube = 1 if self.lean_game is not None else self.game.cube.value
         return self.config.variant.max_game_value() * cube
 
     def _check_size(self) -> None:

@@ -52,12 +52,12 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             raise ValueError(f"seat must be white, black or random, not {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be ansi or rgb_array, not {render_mode!r}")
-        self._make_opponent: BotMaker | None = None
+        self.make_opponent: BotMaker | None = None
         if isinstance(opponent, str):
             # Resolved once (make_bot read every package's metadata at each reset, more than half
             # of a vector env's time against the random bot); a bot now: a clear error now.
-            self._make_opponent = BotMaker(opponent)
-            self._make_opponent()
+            self.make_opponent = BotMaker(opponent)
+            self.make_opponent()
         elif not isinstance(opponent, Bot):
             raise TypeError(
                 f"opponent must be a built-in bot name or a nardy.bots.Bot, not {opponent!r}"
@@ -93,12 +93,12 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        self._begin()
+        self.begin()
         # A game may end before the agent decides anything (forced plays only): the episode then
         # starts terminated; its one observation is the final board.
         return self._obs(), self._info()
 
-    def _begin(self) -> None:
+    def begin(self) -> None:
         """A new game from ``np_random`` (seat, opponent, dice), played to the agent's first
         decision (what :meth:`reset` and a vector env's reset share)."""
         rng = self.np_random
@@ -107,8 +107,8 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         else:
             self.colour = 0 if self.seat == "white" else 1
         opponent: Bot
-        if self._make_opponent is not None:
-            opponent = self._make_opponent(int(rng.integers(2**31)))
+        if self.make_opponent is not None:
+            opponent = self.make_opponent(int(rng.integers(2**31)))
         else:
             assert isinstance(self.opponent_spec, Bot)
             opponent = self.opponent_spec
@@ -119,16 +119,16 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self._opponent_moves()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        reward, illegal = self._act(action)
+        reward, illegal = self.act(action)
         if illegal:
             info = {**self._info(), "illegal_action": True}
             return self._obs(), reward, True, False, info
-        return self._obs(), reward, self._driver().over, False, self._info()
+        return self._obs(), reward, self.current_driver().over, False, self._info()
 
-    def _act(self, action: int) -> tuple[float, bool]:
+    def act(self, action: int) -> tuple[float, bool]:
         """The agent's action and the opponent's answers: (the agent's reward, whether the action
         was illegal: the game is then abandoned as a loss; the kernel's game stays unscored)."""
-        driver = self._driver()
+        driver = self.current_driver()
         if driver.over or self._abandoned:
             raise RuntimeError("the episode is over; call reset()")
         action = int(action)
@@ -142,7 +142,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     def render(self) -> Any:
         if self.render_mode is None:
             return None
-        game = self._driver().game
+        game = self.current_driver().game
         if self.render_mode == "rgb_array":
             from nardy.env.render import board_rgb
 
@@ -158,12 +158,12 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     def afterstates(self, encoder: str = encoding.BOARD_ENCODER) -> np.ndarray:
         """Every legal play's resulting position, encoded (``nardy196_v1`` by default), row ``i``
         for action ``i``, from the agent's view; empty for a cube decision."""
-        return self._driver().afterstates(encoder)
+        return self.current_driver().afterstates(encoder)
 
     # -- internals ---------------------------------------------------------------------------
 
     def _opponent_moves(self) -> None:
-        driver = self._driver()
+        driver = self.current_driver()
         bot = self.opponent
         assert bot is not None
         while not driver.over and driver.player != self.colour:
@@ -175,16 +175,16 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             driver.answer(answer if isinstance(answer, bool | str) else int(answer))
 
     def _mask(self) -> np.ndarray:
-        mask = self._driver().mask(self.colour)
+        mask = self.current_driver().mask(self.colour)
         if self._abandoned:
             mask[:] = 0
         return mask
 
     def _obs(self) -> dict[str, np.ndarray]:
-        return {"observation": self._driver().observation(self.colour), "action_mask": self._mask()}
+        return {"observation": self.current_driver().observation(self.colour), "action_mask": self._mask()}
 
     def _info(self) -> dict[str, Any]:
-        driver = self._driver()
+        driver = self.current_driver()
         info: dict[str, Any] = {"action_mask": self._mask(), "colour": self.colour}
         result = driver.result
         if result is not None:
@@ -194,7 +194,8 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             info["score"] = driver.score  # (White, Black) before the current game
         return info
 
-    def _driver(self) -> Driver:
+    def current_driver(self) -> Driver:
+        """The game's driver (the vector env steps it directly); an error before ``reset()``."""
         if self.driver is None:
             raise RuntimeError("call reset() before step()")
         return self.driver

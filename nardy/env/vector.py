@@ -250,7 +250,7 @@ class BatchedSelfPlay:
         """Pay finished games' points into ``rewards[i]``; a finished episode starts the next. A
         lean game waiting for its legal results goes to :meth:`_generate`."""
         while True:
-            lean = driver._lean
+            lean = driver.lean_game
             if lean is not None and lean.awaiting:
                 self._waiting.append(i)
                 return
@@ -278,7 +278,7 @@ class BatchedSelfPlay:
             games, self._waiting = self._waiting, []
             leans: list[LeanGame] = []
             for i in games:
-                lean = drivers[i]._lean
+                lean = drivers[i].lean_game
                 assert lean is not None
                 leans.append(lean)
             pairs = [(lean.position, lean.dice) for lean in leans]
@@ -398,7 +398,7 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
             return self._flow_observation()
         for env, each in zip(self.envs, seeds, strict=True):
             gymnasium.Env.reset(env, seed=each)
-            env._begin()
+            env.begin()
         self._autoreset[:] = False
         self._illegal[:] = False
         return self._observe()
@@ -420,13 +420,13 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
         for i, action in enumerate(acts.tolist()):
             env = self.envs[i]
             if self._autoreset[i]:
-                env._begin()
+                env.begin()
                 rewards[i], terminations[i], self._illegal[i] = 0.0, False, False
                 continue
-            reward, illegal = env._act(action)
+            reward, illegal = env.act(action)
             rewards[i] = reward
             self._illegal[i] = illegal
-            terminations[i] = illegal or env._driver().over
+            terminations[i] = illegal or env.current_driver().over
         np.copyto(self._autoreset, terminations)
         obs, info = self._observe()
         return obs, rewards.copy(), terminations.copy(), self._truncations.copy(), info
@@ -444,7 +444,7 @@ class NardyVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarra
         envs = self.envs
         colours = [env.colour for env in envs]
         arrays = self.arrays
-        arrays.fill([env._driver() for env in envs], colours)
+        arrays.fill([env.current_driver() for env in envs], colours)
         if self._illegal.any():  # an abandoned game has no legal action left
             arrays.mask[self._illegal] = 0
             arrays.counts[self._illegal] = 0

@@ -26,14 +26,12 @@ import asyncio
 import contextlib
 import logging
 import math
-import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 import h11
-import jinja2
 import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -53,7 +51,7 @@ from nardy.core.errors import NardyError
 from nardy.core.position import Position
 from nardy.engines.evaluator import judges_itself
 from nardy.game_view import DecisionStep
-from nardy.svg import Colour, board, legend
+from nardy.svg import Colour, board
 from nardy.web.analysis_view import (
     EVALUATORS,
     Analyst,
@@ -67,7 +65,7 @@ from nardy.web.arena_bots import ArenaBots
 from nardy.web.arena_watch import ArenaWatch
 from nardy.web.board import board_routes
 from nardy.web.data import RESULTS, GameFilter, NotFound, Spectator, bot_names
-from nardy.web.equity_graph import SYMBOLS, white_equity
+from nardy.web.equity_graph import white_equity
 from nardy.web.names import BotNames
 from nardy.web.play import play_routes
 from nardy.web.plots import elo_plot
@@ -79,10 +77,16 @@ from nardy.web.present import (
     pool_view,
     step_words,
 )
+from nardy.web.templating import (
+    TERMINATION_WORDS,
+    analysis_url,
+    game_url,
+    template_environment,
+)
 from nardy.web.tournament_analysis import TournamentAnalyses
 from nardy.words import result_words
 
-__all__ = ["create_app", "serve", "template_environment"]
+__all__ = ["create_app", "serve"]
 
 HERE = Path(__file__).parent
 PAGE_SIZE = 100
@@ -95,61 +99,6 @@ A visitor who left is noticed at once (the server reports the disconnect), not a
 FAULT_KINDS = ("illegal", "malformed", "timeout", "crash", "disconnect", "flood")
 
 log = logging.getLogger("nardy.web")
-
-TERMINATION_WORDS = {
-    "borne_off": "bearing off",
-    "double_dropped": "double dropped",
-    "time_forfeit": "time forfeit",
-    "bot_failure": "bot failure",
-    "aborted": "aborted",
-    "mother": "mother rule",  # plakoto, RULES.md §3.12.2
-    "draw": "draw",
-}
-
-
-def _num(value: float | None, fmt: str = "+.3f") -> str:
-    return "–" if value is None or not math.isfinite(value) else format(value, fmt)
-
-
-def _when(stamp: float | None) -> str:
-    return "" if not stamp else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
-
-
-def _game_url(tournament_id: str, game_id: str, **query: Any) -> str:
-    url = f"/t/{quote(tournament_id, safe='')}/g/{quote(game_id, safe='')}"
-    return url + ("?" + urlencode(query) if query else "")
-
-
-def _analysis_url(tournament_id: str, game_id: str, **query: Any) -> str:
-    url = f"/t/{quote(tournament_id, safe='')}/a/{quote(game_id, safe='')}"
-    query = {k: v for k, v in query.items() if v not in (None, "", EVALUATORS[0])}
-    return url + ("?" + urlencode(query) if query else "")
-
-
-def _match_url(tournament_id: str, unit_id: str) -> str:
-    return f"/t/{quote(tournament_id, safe='')}/m/{quote(unit_id, safe='')}"
-
-
-def template_environment() -> jinja2.Environment:
-    """The pages' Jinja2 environment: autoescaped, strict, with the spectator's filters and links
-    (the Play page's templates extend the same base)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,  # everything a bot sends (names, comments) is shown as text
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["num"] = _num
-    env.filters["when"] = _when
-    env.filters["q"] = lambda s: quote(str(s), safe="")
-    env.globals["game_url"] = _game_url
-    env.globals["match_url"] = _match_url
-    env.globals["analysis_url"] = _analysis_url
-    env.globals["board_legend"] = legend
-    env.globals["mark_symbols"] = SYMBOLS
-    env.globals["terminations_words"] = TERMINATION_WORDS
-    return env
 
 
 def _progress(done: int, total: int, unit: str = "") -> dict[str, Any]:
@@ -517,8 +466,8 @@ class _Views:
                 replay.variant, names=(names["White"], names["Black"]), match=replay.match
             ),
             "variant": replay.variant,
-            "url": lambda n: _game_url(tournament_id, game_id, ply=n),
-            "partial_url": lambda n: _game_url(tournament_id, game_id, partial=1, ply=n),
+            "url": lambda n: game_url(tournament_id, game_id, ply=n),
+            "partial_url": lambda n: game_url(tournament_id, game_id, partial=1, ply=n),
         }
 
     def _seat_names(self, tournament_id: str, row: Any) -> dict[str, str]:
@@ -578,8 +527,8 @@ class _Views:
         def url(n: int, e: str = evaluator) -> str:
             step = plies[n - 1] if 0 < n <= len(plies) else None
             if step is not None:
-                return _analysis_url(tournament_id, game_id, ply=step, evaluator=e)
-            return _analysis_url(tournament_id, game_id, d=n, evaluator=e)
+                return analysis_url(tournament_id, game_id, ply=step, evaluator=e)
+            return analysis_url(tournament_id, game_id, d=n, evaluator=e)
 
         page = analysis_page(
             analysis,
@@ -594,7 +543,7 @@ class _Views:
             "row": row,
             "t": self.spectator.tournament(tournament_id),
             **page,
-            "game_page": lambda n: _game_url(tournament_id, game_id, ply=n),
+            "game_page": lambda n: game_url(tournament_id, game_id, ply=n),
         }
 
     def analysis(self, request: Request) -> Response:

@@ -174,14 +174,14 @@ class ArenaBot(Bot):
         from nardy.arena import convert
         from nardy.arena.errors import BotError
         from nardy.arena.protocol import bot_pb2
-        from nardy.arena.runner import _turn_facts  # the runner's own reading of the turn
+        from nardy.arena.runner import turn_facts  # the runner's own reading of the turn
 
         request = bot_pb2.ChoosePlayRequest()
         ctx = request.context
         me = decision.player
         self._context(ctx, me, on_roll=True)
         convert.position_to_proto(decision.position, ctx.position)
-        number, dice, opponent_play = _turn_facts(self.session.game.events, me)
+        number, dice, opponent_play = turn_facts(self.session.game.events, me)
         if decision.segment.kind != "transfer":
             ctx.dice.extend(dice)
         convert.segment_to_proto(decision.segment, number, ctx.segment)
@@ -211,7 +211,7 @@ class ArenaBot(Bot):
         from nardy.arena import convert
         from nardy.arena.errors import BotError
         from nardy.arena.protocol import bot_pb2
-        from nardy.arena.runner import _turn_facts
+        from nardy.arena.runner import turn_facts
 
         game = self.session.game
         request = bot_pb2.RespondToDoubleRequest()
@@ -222,7 +222,7 @@ class ArenaBot(Bot):
         request.offered_value = 2 * decision.cube.value
         request.beaver_allowed = decision.beaver_allowed
         request.answering_beaver = decision.after_beaver
-        request.context.opponent_last_play = _turn_facts(game.events, me)[2]
+        request.context.opponent_last_play = turn_facts(game.events, me)[2]
         try:
             return convert.cube_answer(
                 self._ask("respond_to_double", request), decision.beaver_allowed

@@ -266,7 +266,7 @@ class Spectator:
                 if isinstance(self.store, SqliteStore)
                 else "(record::json -> 'faults')::text"
             )
-            rows = self.store._query(  # the one query the Store protocol has no method for
+            rows = self.store.query(  # the one query the Store protocol has no method for
                 f"SELECT game_id, {field} AS faults FROM games WHERE tournament_id = ?",
                 (tournament_id,),
             )

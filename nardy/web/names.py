@@ -52,7 +52,7 @@ def _first_names(
                 else f"(record::json -> '{seat}' ->> 'name')"
             )
             for bot in sorted(wanted - set(found)):
-                rows = store._query(
+                rows = store.query(
                     f"SELECT {field} AS name FROM games WHERE tournament_id = ? AND {seat} = ?"
                     f"{skip} LIMIT 1",
                     (tournament_id, bot, *skipped),
@@ -76,7 +76,7 @@ def _registered_names(store: Store, bots: Iterable[str]) -> dict[str, str]:
     if not isinstance(store, SqliteStore | PostgresStore):
         return {}
     try:
-        rows = store._query("SELECT bot_id, name FROM arena_bots", ())
+        rows = store.query("SELECT bot_id, name FROM arena_bots", ())
     except StorageError:  # no such table: not an arena server's database
         return {}
     wanted = set(bots)

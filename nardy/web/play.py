@@ -58,6 +58,7 @@ from nardy.web.play_session import (
     new_secret,
     next_steps,
 )
+from nardy.web.templating import template_environment
 from nardy.words import result_words
 
 __all__ = ["BOT_CHOICES", "play_routes", "play_store_path"]
@@ -206,7 +207,6 @@ class _PlayViews:
         # The spectator's templates, filters and links (imported here: the spectator's app
         # mounts these routes, so it imports this module first).
         from nardy.web.analysis_view import Analyst
-        from nardy.web.app import template_environment
 
         self.templates = Jinja2Templates(env=template_environment())
 
