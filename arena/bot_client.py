@@ -1,5 +1,5 @@
 """The arena's side of a bot: ask for one decision, with a deadline, and get an answer or a
-typed :class:`~nardy.arena.errors.BotError`.
+typed :class:`~nardy.bots.faults.BotError`.
 
 :class:`BotClient` is the interface the game runner uses; :class:`GrpcBotClient` calls a bot that
 runs as a ``nardy.bot.v1.BotService`` server, and :class:`nardy.arena.dial_out.DialOutHub` sends
@@ -17,15 +17,15 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import DecodeError, Message
 
-from nardy.arena.errors import (
+from nardy.arena.protocol import BOT_PROTOCOL, BOT_SERVICE_NAME
+from nardy.arena.protocol import arena_pb2 as _arena_pb2
+from nardy.arena.protocol import bot_pb2 as _bot_pb2
+from nardy.bots.faults import (
     BotCrashedError,
     BotError,
     BotMalformedError,
     BotTimeoutError,
 )
-from nardy.arena.protocol import BOT_PROTOCOL, BOT_SERVICE_NAME
-from nardy.arena.protocol import arena_pb2 as _arena_pb2
-from nardy.arena.protocol import bot_pb2 as _bot_pb2
 
 __all__ = ["ARENA_NAME", "BotClient", "GrpcBotClient", "channel_options", "rpc_status"]
 

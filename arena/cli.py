@@ -269,9 +269,10 @@ def serve_arena(
     """
     from nardy.arena.auth import AuthError, load_or_create_admin_token
     from nardy.arena.limits import ArenaLimits
-    from nardy.arena.runner import FaultPolicy, TimeControl
     from nardy.arena.server import Arena, ArenaServer
     from nardy.arena.storage import StorageError
+    from nardy.bots.faults import FaultPolicy
+    from nardy.bots.loop import TimeControl
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     try:

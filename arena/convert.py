@@ -3,7 +3,7 @@
 Every function here is a plain mapping with no I/O, so the servicers stay thin (STYLE.md §H):
 they call these and the kernel, nothing else. Answers coming back from a bot are checked here
 too: :func:`play_index` and friends turn a response into a kernel answer or raise the
-:class:`~nardy.arena.errors.BotError` subclass that names what was wrong with it.
+:class:`~nardy.bots.faults.BotError` subclass that names what was wrong with it.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any, Literal
 
 from google.protobuf.duration_pb2 import Duration
 
-from nardy.arena.errors import BotIllegalAnswerError, BotMalformedError
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
 from nardy.arena.schedule import SprtDef
+from nardy.bots.faults import BotIllegalAnswerError, BotMalformedError
 from nardy.core.errors import IllegalPlayError, InvalidPlayError
 from nardy.core.game import BLACK, WHITE, Cube, CubeSettings, Segment
 from nardy.core.notation import Step

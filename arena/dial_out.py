@@ -24,15 +24,15 @@ from google.protobuf.message import Message
 
 from nardy.arena import convert
 from nardy.arena.bot_client import BotClient
-from nardy.arena.errors import (
+from nardy.arena.protocol import arena_pb2 as _arena_pb2
+from nardy.arena.protocol import bot_pb2 as _bot_pb2
+from nardy.bots.faults import (
     BotDisconnectedError,
     BotError,
     BotFloodError,
     BotMalformedError,
     BotTimeoutError,
 )
-from nardy.arena.protocol import arena_pb2 as _arena_pb2
-from nardy.arena.protocol import bot_pb2 as _bot_pb2
 
 __all__ = ["Connection", "DialOutHub", "FloodLimit", "Undecodable"]
 

@@ -36,8 +36,6 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from nardy.arena.errors import FAULT_KINDS
-from nardy.arena.runner import FaultCounter, FaultPolicy
 from nardy.arena.schedule import TournamentDef
 from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.tournament import (
@@ -49,9 +47,10 @@ from nardy.arena.tournament import (
     Player,
     PythonPlayer,
     TournamentError,
-    run_task_in_thread,
     row_from_record,
+    run_task_in_thread,
 )
+from nardy.bots.faults import FAULT_KINDS, FaultCounter, FaultPolicy
 from nardy.ray_address import unreachable
 
 __all__ = ["RAY_MISSING", "RayExecutor", "play_game_task"]

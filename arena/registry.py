@@ -79,7 +79,7 @@ class Faults:
     """A bot's stored fault counts."""
 
     counts: dict[str, int]
-    """Counted faults by kind (:data:`nardy.arena.errors.FAULT_KINDS`)."""
+    """Counted faults by kind (:data:`nardy.bots.faults.FAULT_KINDS`)."""
     disqualified: bool
 
 

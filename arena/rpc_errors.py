@@ -17,9 +17,9 @@ from typing import Any, TypeVar, cast
 
 import grpc
 
-from nardy.arena.errors import BotError
 from nardy.arena.limits import LimitError
 from nardy.arena.storage import StorageError
+from nardy.bots.faults import BotError
 
 __all__ = [
     "ArenaClosedError",

@@ -5,7 +5,7 @@
 :class:`FaultPolicy` as values. A remote bot sits in its seat as a :class:`RemoteDecider`: at each
 question it builds the request (:mod:`nardy.arena.convert`), asks its :class:`BotClient` with the
 loop's deadline and turns the response into the kernel's answer; an in-process bot sits there as
-itself. Every failure is a :class:`~nardy.arena.errors.BotError`; the policy says what happens
+itself. Every failure is a :class:`~nardy.bots.faults.BotError`; the policy says what happens
 then: forfeit the game (the default) or play a random legal answer and count a strike, and
 disqualify the bot after ``max_faults`` faults. Whatever a bot does, the game ends with a
 :class:`GameRecord` that is valid JSON-ready data.
@@ -23,12 +23,11 @@ from typing import Any, Literal, cast
 
 from nardy.arena import convert
 from nardy.arena.bot_client import BotClient
-from nardy.arena.errors import FAULT_KINDS, FaultKind
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
 from nardy.bots.decider import Decider, Reply
-from nardy.bots.faults import FaultCounter, FaultPolicy
+from nardy.bots.faults import FAULT_KINDS, FaultCounter, FaultKind, FaultPolicy
 from nardy.bots.loop import GameLoop, Limit, Played, TimeControl
 from nardy.core.dice import DiceSource, SeededDice
 from nardy.core.game import (
@@ -47,14 +46,11 @@ from nardy.core.record import MatchInfo, outcome_of
 from nardy.core.variant import Variant
 
 __all__ = [
-    "FaultCounter",
-    "FaultPolicy",
     "GameOutcome",
     "GameRecord",
     "RemoteDecider",
     "Seat",
     "Termination",
-    "TimeControl",
     "kernel_outcome",
     "loop_outcome",
     "run_game",
@@ -208,7 +204,7 @@ class RemoteDecider:
     Each question becomes the protocol's request, with the number and the :class:`Limit` the
     loop gives it (:attr:`loop`), is asked with the limit's deadline, and its response becomes
     the kernel's answer, with the bot's comment and values as the record's ``info``. A failure is
-    the client's :class:`~nardy.arena.errors.BotError` (timeout, malformed, crash, disconnect) or
+    the client's :class:`~nardy.bots.faults.BotError` (timeout, malformed, crash, disconnect) or
     the answer's (:mod:`nardy.arena.convert`: illegal, malformed).
     """
 

@@ -64,7 +64,6 @@ from nardy.arena.bot_client import (
     GrpcBotClient,
 )
 from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
-from nardy.arena.errors import BotError, FaultKind
 from nardy.arena.feed import TournamentFeed
 from nardy.arena.limits import (
     ADMIN_WORKERS,
@@ -94,12 +93,9 @@ from nardy.arena.rpc_errors import (
     grpc_errors,
 )
 from nardy.arena.runner import (
-    FaultCounter,
-    FaultPolicy,
     GameOutcome,
     GameRecord,
     Seat,
-    TimeControl,
     run_game,
 )
 from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition, variants_refused
@@ -124,6 +120,8 @@ from nardy.arena.tournament import (
     standings_from_aggregates,
     standings_from_store,
 )
+from nardy.bots.faults import BotError, FaultCounter, FaultKind, FaultPolicy
+from nardy.bots.loop import TimeControl
 from nardy.core.game import COLOURS, CubeSettings
 from nardy.core.plugins import load_variant
 from nardy.core.record import MatchInfo

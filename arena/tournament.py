@@ -56,17 +56,13 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from nardy.arena import audit
 from nardy.arena.bot_client import BotClient, GrpcBotClient
-from nardy.arena.errors import BotError
 from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, new_sprt
 from nardy.arena.ledger import ratings as ledger_ratings
 from nardy.arena.ledger import summaries as pairing_summaries
 from nardy.arena.local import LocalBotProcess, LocalBotStartError
 from nardy.arena.runner import (
-    FaultCounter,
-    FaultPolicy,
     GameRecord,
     Seat,
-    TimeControl,
     loop_outcome,
     run_game,
 )
@@ -86,7 +82,8 @@ from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
 from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
 from nardy.bots import Bot, builtin_bot_names, is_builtin_bot
-from nardy.bots.loop import GameLoop
+from nardy.bots.faults import BotError, FaultCounter, FaultPolicy
+from nardy.bots.loop import GameLoop, TimeControl
 from nardy.bots.registry import BotMaker
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError

@@ -36,7 +36,6 @@ from typing import Any
 import pytest
 
 from nardy.arena.ray_executor import portable
-from nardy.arena.runner import FaultCounter
 from nardy.arena.schedule import iter_schedule, parse_definition
 from nardy.arena.storage import GameRow, SqliteStore, Store, open_store
 from nardy.arena.tournament import (
@@ -47,6 +46,7 @@ from nardy.arena.tournament import (
     Tournament,
     row_from_record,
 )
+from nardy.bots.faults import FaultCounter
 
 POSTGRES = os.environ.get("NARDY_BENCH_POSTGRES_URL")
 BATCH = 32

@@ -181,7 +181,10 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         return mask
 
     def _obs(self) -> dict[str, np.ndarray]:
-        return {"observation": self.current_driver().observation(self.colour), "action_mask": self._mask()}
+        return {
+            "observation": self.current_driver().observation(self.colour),
+            "action_mask": self._mask(),
+        }
 
     def _info(self) -> dict[str, Any]:
         driver = self.current_driver()

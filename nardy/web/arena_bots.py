@@ -172,9 +172,9 @@ class ArenaBot(Bot):
 
     def choose_play(self, decision: PlayDecision) -> int:
         from nardy.arena import convert
-        from nardy.arena.errors import BotError
         from nardy.arena.protocol import bot_pb2
         from nardy.arena.runner import turn_facts  # the runner's own reading of the turn
+        from nardy.bots.faults import BotError
 
         request = bot_pb2.ChoosePlayRequest()
         ctx = request.context
@@ -196,8 +196,8 @@ class ArenaBot(Bot):
 
     def offer_double(self, decision: DoubleDecision) -> bool:
         from nardy.arena import convert
-        from nardy.arena.errors import BotError
         from nardy.arena.protocol import bot_pb2
+        from nardy.bots.faults import BotError
 
         request = bot_pb2.DecideDoubleRequest()
         self._context(request.context, decision.player, on_roll=True)
@@ -209,9 +209,9 @@ class ArenaBot(Bot):
 
     def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
         from nardy.arena import convert
-        from nardy.arena.errors import BotError
         from nardy.arena.protocol import bot_pb2
         from nardy.arena.runner import turn_facts
+        from nardy.bots.faults import BotError
 
         game = self.session.game
         request = bot_pb2.RespondToDoubleRequest()

@@ -14,9 +14,10 @@ if str(Path(__file__).parent) not in sys.path:
 
 pytest.importorskip("grpc")
 
-from nardy.arena.runner import FaultPolicy, TimeControl
 from nardy.arena.sdk import BotBase, BotServer, RandomBot, serve_bot
 from nardy.arena.server import Arena, ArenaServer
+from nardy.bots.faults import FaultPolicy
+from nardy.bots.loop import TimeControl
 
 CLOCK = TimeControl(per_decision=20.0, reserve=0.0, slack=0.05)
 """The default clock of the tests' arena: a healthy game must never lose on time, also on a

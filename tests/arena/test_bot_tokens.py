@@ -14,8 +14,8 @@ from bot_process import BotProcess
 
 from nardy.arena import sdk
 from nardy.arena.bot_client import GrpcBotClient
-from nardy.arena.errors import BotCrashedError
 from nardy.arena.sdk import BotServer, RandomBot
+from nardy.bots.faults import BotCrashedError
 
 JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"
 TOKEN = "s3cret-token"

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from bot_process import BotProcess
 
-from nardy.arena.runner import FaultPolicy, TimeControl
 from nardy.arena.sdk import DialOutRejectedError, RandomBot, backoff_delays, dial_out, serve_bot
 from nardy.arena.server import Arena, ArenaServer, GameRecord, wait_until
+from nardy.bots.faults import FaultPolicy
+from nardy.bots.loop import TimeControl
 
 pytestmark = pytest.mark.slow  # arena servers restarted in subprocesses
 

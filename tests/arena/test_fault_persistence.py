@@ -9,10 +9,11 @@ import grpc
 
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, bot_pb2
 from nardy.arena.registry import Registry
-from nardy.arena.runner import FaultPolicy, TimeControl
 from nardy.arena.sdk import RandomBot, serve_bot
 from nardy.arena.server import Arena, ArenaClosedError, ArenaServer
 from nardy.arena.storage import open_store
+from nardy.bots.faults import FaultPolicy
+from nardy.bots.loop import TimeControl
 
 
 class OneBadAnswerPerGame(RandomBot):

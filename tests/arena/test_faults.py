@@ -17,9 +17,11 @@ from rawstream import RawStream
 
 from nardy.arena.dial_out import DialOutHub
 from nardy.arena.protocol import arena_pb2
-from nardy.arena.runner import FaultPolicy, GameRecord, TimeControl
+from nardy.arena.runner import GameRecord
 from nardy.arena.sdk import BotServer, RandomBot
 from nardy.arena.server import Arena, ArenaServer
+from nardy.bots.faults import FaultPolicy
+from nardy.bots.loop import TimeControl
 
 HERE = Path(__file__).parent
 

@@ -16,7 +16,6 @@ from click.testing import CliRunner
 
 from nardy.arena import ray_executor
 from nardy.arena.ray_executor import RemoteBot, play_game_task, portable
-from nardy.arena.runner import FaultCounter
 from nardy.arena.schedule import iter_schedule, parse_definition
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import (
@@ -30,6 +29,7 @@ from nardy.arena.tournament import (
 )
 from nardy.arena.tournament_cli import main as cli
 from nardy.bots import RandomBot
+from nardy.bots.faults import FaultCounter
 
 HERE = Path(__file__).resolve().parent
 

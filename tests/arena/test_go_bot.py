@@ -28,14 +28,14 @@ from pinned_positions import pinned_positions
 
 from nardy.arena import convert
 from nardy.arena.bot_client import GrpcBotClient
-from nardy.arena.errors import BotCrashedError
 from nardy.arena.protocol import bot_pb2
-from nardy.arena.runner import TimeControl
 from nardy.arena.sdk import BotServer, builtin, dial_out
 from nardy.arena.server import ArenaServer
 from nardy.arena.storage import SqliteStore
 from nardy.arena.tournament import replay_record
 from nardy.arena.tournament_cli import main as tournament_cli
+from nardy.bots.faults import BotCrashedError
+from nardy.bots.loop import TimeControl
 from nardy.core import load_variant
 
 pytestmark = pytest.mark.slow  # builds the Go bot and serves it

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from bot_process import BotProcess
 
-from nardy.arena.runner import TimeControl
 from nardy.arena.sdk import BotServer, builtin, dial_out
 from nardy.arena.server import ArenaServer
+from nardy.bots.loop import TimeControl
 
 JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"
 NODE = shutil.which("node")

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from nardy.arena.protocol import bot_pb2
-from nardy.arena.runner import TimeControl
 from nardy.arena.sdk import BotServer, KernelBot
 from nardy.arena.server import ArenaServer
 from nardy.arena.verify import verify_store
 from nardy.bots import make_bot
+from nardy.bots.loop import TimeControl
 
 JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"
 NODE = shutil.which("node")

@@ -14,7 +14,6 @@ import pytest
 from test_game_executor import ThreadsLikeRay
 
 from nardy.arena.ray_executor import play_game_task
-from nardy.arena.runner import FaultCounter
 from nardy.arena.schedule import parse_definition
 from nardy.arena.sprt_luck import LuckAdjuster
 from nardy.arena.storage import SqliteStore
@@ -25,6 +24,7 @@ from nardy.arena.tournament import (
     Tournament,
     standings_from_store,
 )
+from nardy.bots.faults import FaultCounter
 
 
 class LuckyThreads(ThreadsLikeRay):

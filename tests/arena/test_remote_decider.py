@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from nardy.arena.bot_client import BotClient
-from nardy.arena.errors import BotMalformedError
 from nardy.arena.protocol import bot_pb2
-from nardy.arena.runner import FaultPolicy, Seat, TimeControl, run_game
+from nardy.arena.runner import Seat, run_game
 from nardy.arena.sdk import RandomBot as ProtocolRandom
 from nardy.arena.sdk import double_response, play_response, take_response
 from nardy.bots import RandomBot
+from nardy.bots.faults import BotMalformedError, FaultPolicy
+from nardy.bots.loop import TimeControl
 from nardy.core import load_variant
 
 

@@ -10,7 +10,6 @@ from typing import Any
 import grpc
 import pytest
 
-from nardy.arena.errors import BotTimeoutError
 from nardy.arena.limits import LimitError
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
 from nardy.arena.rpc_errors import (
@@ -24,6 +23,7 @@ from nardy.arena.rpc_errors import (
 )
 from nardy.arena.server import ArenaServer
 from nardy.arena.storage import StorageError
+from nardy.bots.faults import BotTimeoutError
 
 Code = grpc.StatusCode
 

@@ -27,11 +27,12 @@ from rawstream import RawStream
 
 from nardy.arena.limits import ArenaLimits, LimitError, check_bot_address
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, bot_pb2, game_pb2
-from nardy.arena.runner import FaultPolicy, TimeControl
 from nardy.arena.schedule import derive_seed, parse_definition, unit_from_id
 from nardy.arena.sdk import BotBase, BotServer, RandomBot, dial_out, serve_bot
 from nardy.arena.server import Arena, ArenaServer
 from nardy.arena.storage import SqliteStore
+from nardy.bots.faults import FaultPolicy
+from nardy.bots.loop import TimeControl
 
 pytestmark = pytest.mark.slow  # the arena walkthrough on servers in subprocesses
 

@@ -23,11 +23,11 @@ from rawstream import RawStream
 from nardy.arena.auth import write_secret_file
 from nardy.arena.bot_client import GrpcBotClient
 from nardy.arena.cli import arena_group
-from nardy.arena.errors import BotCrashedError
 from nardy.arena.protocol import ARENA_SERVICE_NAME, arena_pb2, arena_pb2_grpc
 from nardy.arena.sdk import RandomBot, serve_bot
 from nardy.arena.server import Arena, ArenaServer
 from nardy.arena.streams import peer_host
+from nardy.bots.faults import BotCrashedError
 
 ADMIN = "admin-token-" + "a" * 32
 AS_ADMIN = (("authorization", f"Bearer {ADMIN}"),)

@@ -253,9 +253,9 @@ def test_live_standings_from_the_arenas_watch_stream(tmp_path: Path) -> None:
     from google.protobuf.duration_pb2 import Duration
 
     from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
-    from nardy.arena.runner import TimeControl
     from nardy.arena.sdk import builtin, serve_bot
     from nardy.arena.server import Arena, ArenaServer
+    from nardy.bots.loop import TimeControl
 
     db = tmp_path / "arena.db"
     arena = Arena(time_control=TimeControl(per_decision=5.0), db=db, standings_interval=0.0)
