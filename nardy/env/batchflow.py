@@ -416,6 +416,10 @@ class LeanBatch:
         dice = self.dice[games]
         code = dice[:, 0] * 6 + dice[:, 1] - 7
         self.steps[games] = self._plan_steps[code]
+        if not self._planning:  # every roll is the whole turn: kind and final are the same
+            self.kind[games] = ROLL
+            self.final[games] = True
+            return
         kind = self.kind[games] = self._plan_kind[code]
         self.final[games] = self._plan_final[code]
         if self._doubles == "progression":
