@@ -44,7 +44,7 @@ from nardy.core.variant import LegalPlays, Variant
 from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_plays
 from nardy.engines.heuristic import HeuristicEvaluation
 from nardy.engines.heuristic_batch import evaluate_many
-from nardy.engines.outcome_net import OutcomeEngine, OutcomeNet, is_outcome_sidecar
+from nardy.engines.outcome_net import OutcomeEngine, OutcomeNet, is_outcome_sidecar, read_sidecar
 
 __all__ = [
     "FORMAT",
@@ -174,14 +174,7 @@ class ValueNet:
     @classmethod
     def _read(cls, path: Path) -> ValueNet:
         sidecar = path.with_suffix(".json")
-        if not path.is_file():
-            raise ValueError(f"no weights file {str(path)!r}")
-        if not sidecar.is_file():
-            raise ValueError(f"weights {str(path)!r} have no sidecar {sidecar.name!r}")
-        try:
-            meta = json.loads(sidecar.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{sidecar}: not JSON ({error})") from None
+        meta = read_sidecar(path)
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ValueError(f"{sidecar}: not a {FORMAT} sidecar")
         if meta.get("encoder") != BOARD_ENCODER or meta.get("inputs") != INPUTS:

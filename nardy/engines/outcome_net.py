@@ -95,6 +95,21 @@ def outcome_targets(points: npt.NDArray[Any], levels: int) -> F32:
     return out
 
 
+def read_sidecar(path: Path) -> object:
+    """The JSON sidecar (``PATH.json``) of the weights file ``path``, as read: one clear
+    :class:`ValueError` for a missing file, a missing sidecar or one that is not JSON. Both
+    weights formats read theirs here; each then checks the fields it needs."""
+    sidecar = path.with_suffix(".json")
+    if not path.is_file():
+        raise ValueError(f"no weights file {str(path)!r}")
+    if not sidecar.is_file():
+        raise ValueError(f"weights {str(path)!r} have no sidecar {sidecar.name!r}")
+    try:
+        return json.loads(sidecar.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{sidecar}: not JSON ({error})") from None
+
+
 @dataclass(slots=True)
 class OutcomeNet:
     """The parameters (float32) and the batched forward pass (the module docstring)."""
@@ -208,16 +223,7 @@ class OutcomeNet:
         """Read weights written by :meth:`save` (and the named ``extra`` arrays); one clear
         :class:`ValueError` for a missing, corrupt or mismatched file."""
         path = Path(path)
-        sidecar = path.with_suffix(".json")
-        if not path.is_file():
-            raise ValueError(f"no weights file {str(path)!r}")
-        if not sidecar.is_file():
-            raise ValueError(f"weights {str(path)!r} have no sidecar {sidecar.name!r}")
-        try:
-            meta = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ValueError(f"{sidecar}: not JSON ({error})") from None
-        return cls.from_file(path, meta, extra)
+        return cls.from_file(path, read_sidecar(path), extra)
 
     @classmethod
     def from_file(
