@@ -13,12 +13,16 @@ describes the messages and the two transports.
 
 from __future__ import annotations
 
+from google.protobuf.descriptor import ServiceDescriptor
+
 from nardy.arena._gen.nardy.arena.v1 import arena_pb2, arena_pb2_grpc
 from nardy.arena._gen.nardy.bot.v1 import bot_pb2, bot_pb2_grpc
 from nardy.arena._gen.nardy.game.v1 import game_pb2
 
 __all__ = [
+    "ARENA_ADMIN_METHODS",
     "ARENA_PROTOCOL",
+    "ARENA_SERVICE",
     "ARENA_SERVICE_NAME",
     "BOT_PROTOCOL",
     "BOT_SERVICE_NAME",
@@ -39,5 +43,16 @@ ARENA_PROTOCOL: str = arena_pb2.DESCRIPTOR.package
 
 BOT_SERVICE_NAME: str = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
 """``"nardy.bot.v1.BotService"``, from the descriptor (for health checking and reflection)."""
-ARENA_SERVICE_NAME: str = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+ARENA_SERVICE: ServiceDescriptor = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"]
+"""The arena service's descriptor: its methods, their message types, streaming and options, from
+which the server builds its handler table (an RPC added to the proto is served without a
+hand-written entry)."""
+ARENA_SERVICE_NAME: str = ARENA_SERVICE.full_name
 """``"nardy.arena.v1.ArenaService"``, from the descriptor (for health checking and reflection)."""
+ARENA_ADMIN_METHODS: frozenset[str] = frozenset(
+    method.name
+    for method in ARENA_SERVICE.methods
+    if method.GetOptions().Extensions[arena_pb2.admin_only]
+)
+"""The methods that need the administrator's token: those marked ``option (admin_only) = true``
+in ``arena.proto``, so the proto is the one list of them."""

@@ -3,10 +3,10 @@
 A bot author who has run nothing but ``pip install nardy[arena]`` gets the exact protocol of the
 installed arena, ready for protoc in any language. The files live in the package as
 ``nardy/arena/protos/<domain>/v1/*.proto`` (setup.py copies them there from ``protos/nardy``; a
-source checkout reads ``protos/nardy`` itself) and are written under ``DIR/nardy/...``, the import paths the files use among
-themselves, so ``DIR`` is the include root: ``protoc -I DIR ... nardy/bot/v1/bot.proto``. The
-well-known types they import (``google/protobuf/duration.proto``, ``timestamp.proto``) come with
-every protoc (and with ``grpcio-tools``).
+source checkout reads ``protos/nardy`` itself) and are written under ``DIR/nardy/...``, the import
+paths the files use among themselves, so ``DIR`` is the include root: ``protoc -I DIR ...
+nardy/bot/v1/bot.proto``. The well-known types they import (``google/protobuf/duration.proto``,
+``timestamp.proto``, ``descriptor.proto``) come with every protoc (and with ``grpcio-tools``).
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 import grpc
 from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
 
 # grpcio-health-checking and grpcio-reflection ship no type stubs.
 from grpc_health.v1 import health as _health  # type: ignore[import-untyped,unused-ignore]
@@ -78,7 +79,7 @@ from nardy.arena.limits import (
     check_bot_address,
 )
 from nardy.arena.local import LocalBotProcess
-from nardy.arena.protocol import ARENA_SERVICE_NAME
+from nardy.arena.protocol import ARENA_ADMIN_METHODS, ARENA_SERVICE, ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
@@ -1867,83 +1868,48 @@ def _serialized(message: bytes | Message) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-def _add_arena_servicer(
+def add_arena_servicer(
     servicer: ArenaServicer,
     server: grpc.Server | grpc.aio.Server,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     *,
     plain_unary_only: bool = False,
 ) -> None:
-    """Register the servicer like the generated ``add_ArenaServiceServicer_to_server``, except
-    that Connect's requests are decoded tolerantly (undecodable bytes become a counted
-    ``malformed`` fault instead of an anonymous stream failure). ``plain_unary_only``: only the
-    unary methods that are plain functions (the operator's threaded listener cannot run the
-    streams, which are coroutines)."""
-    a = _arena_pb2
-    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
-        "RegisterBot": grpc.unary_unary_rpc_method_handler(
-            servicer.RegisterBot,
-            request_deserializer=a.RegisterBotRequest.FromString,
-            response_serializer=a.RegisterBotResponse.SerializeToString,
-        ),
-        "Connect": grpc.stream_stream_rpc_method_handler(
-            servicer.Connect,
-            request_deserializer=_connect_request_parser(max_message_bytes),
-            response_serializer=a.ConnectResponse.SerializeToString,
-        ),
-        "CreateTournament": grpc.unary_unary_rpc_method_handler(
-            servicer.CreateTournament,
-            request_deserializer=a.CreateTournamentRequest.FromString,
-            response_serializer=a.CreateTournamentResponse.SerializeToString,
-        ),
-        "GetStandings": grpc.unary_unary_rpc_method_handler(
-            servicer.GetStandings,
-            request_deserializer=a.GetStandingsRequest.FromString,
-            response_serializer=a.GetStandingsResponse.SerializeToString,
-        ),
-        "WatchTournament": grpc.unary_stream_rpc_method_handler(
-            servicer.WatchTournament,
-            request_deserializer=a.WatchTournamentRequest.FromString,
-            response_serializer=_serialized,  # the feed's messages are serialized already
-        ),
-        "CancelTournament": grpc.unary_unary_rpc_method_handler(
-            servicer.CancelTournament,
-            request_deserializer=a.CancelTournamentRequest.FromString,
-            response_serializer=a.CancelTournamentResponse.SerializeToString,
-        ),
-        "ListBots": grpc.unary_unary_rpc_method_handler(
-            servicer.ListBots,
-            request_deserializer=a.ListBotsRequest.FromString,
-            response_serializer=a.ListBotsResponse.SerializeToString,
-        ),
-        "ListTournaments": grpc.unary_unary_rpc_method_handler(
-            servicer.ListTournaments,
-            request_deserializer=a.ListTournamentsRequest.FromString,
-            response_serializer=a.ListTournamentsResponse.SerializeToString,
-        ),
-        "ListGames": grpc.unary_unary_rpc_method_handler(
-            servicer.ListGames,
-            request_deserializer=a.ListGamesRequest.FromString,
-            response_serializer=a.ListGamesResponse.SerializeToString,
-        ),
-        "ExportGames": grpc.unary_stream_rpc_method_handler(
-            servicer.ExportGames,
-            request_deserializer=a.ExportGamesRequest.FromString,
-            response_serializer=a.ExportGamesResponse.SerializeToString,
-        ),
-        "AskBot": grpc.unary_unary_rpc_method_handler(
-            servicer.AskBot,
-            request_deserializer=a.AskBotRequest.FromString,
-            response_serializer=a.AskBotResponse.SerializeToString,
-        ),
+    """Register the servicer like the generated ``add_ArenaServiceServicer_to_server``, with the
+    table read from the service's descriptor (each method's streaming and message types), so an
+    RPC added to ``arena.proto`` needs only its method on :class:`ArenaServicer`. Two entries
+    differ from the generated ones: Connect's requests are decoded tolerantly (undecodable bytes
+    become a counted ``malformed`` fault instead of an anonymous stream failure), and
+    WatchTournament's feed hands over messages serialized once for all its watchers.
+    ``plain_unary_only``: only the unary methods that are plain functions (the operator's
+    threaded listener cannot run the streams, which are coroutines)."""
+    decoders: dict[str, Callable[[bytes], Any]] = {
+        "Connect": _connect_request_parser(max_message_bytes)
     }
-    if plain_unary_only:
-        handlers = {
-            name: handler
-            for name, handler in handlers.items()
-            if handler.unary_unary is not None
-            and not inspect.iscoroutinefunction(handler.unary_unary)
-        }
+    encoders: dict[str, Callable[[Any], bytes]] = {"WatchTournament": _serialized}
+    kinds = {
+        (False, False): grpc.unary_unary_rpc_method_handler,
+        (False, True): grpc.unary_stream_rpc_method_handler,
+        (True, False): grpc.stream_unary_rpc_method_handler,
+        (True, True): grpc.stream_stream_rpc_method_handler,
+    }
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+    for method in ARENA_SERVICE.methods:
+        behaviour = getattr(servicer, method.name)
+        streaming = (method.client_streaming, method.server_streaming)
+        if plain_unary_only and (
+            streaming != (False, False) or inspect.iscoroutinefunction(behaviour)
+        ):
+            continue
+        handlers[method.name] = kinds[streaming](
+            behaviour,
+            request_deserializer=decoders.get(
+                method.name, GetMessageClass(method.input_type).FromString
+            ),
+            response_serializer=encoders.get(
+                method.name, GetMessageClass(method.output_type).SerializeToString
+            ),
+        )
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(ARENA_SERVICE_NAME, handlers),)
     )
@@ -2056,7 +2022,7 @@ class ArenaServer:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
 
     async def _build(self, port: int) -> tuple[grpc.aio.Server, Any, int]:
-        admin = [f"/{ARENA_SERVICE_NAME}/{m}" for m in _ADMIN_METHODS]
+        admin = [f"/{ARENA_SERVICE_NAME}/{m}" for m in sorted(ARENA_ADMIN_METHODS)]
         gate = Gate(
             self.limiter,
             admin_methods=admin,
@@ -2081,7 +2047,7 @@ class ArenaServer:
                 ("grpc.http2.bdp_probe", 0),
             ],
         )
-        _add_arena_servicer(self.servicer, server, self.max_request_bytes)
+        add_arena_servicer(self.servicer, server, self.max_request_bytes)
         health = _health.aio.HealthServicer()
         _health_pb2_grpc.add_HealthServicer_to_server(health, server)
         _reflection.enable_server_reflection(
@@ -2105,7 +2071,7 @@ class ArenaServer:
             ],
             maximum_concurrent_rpcs=4 * ADMIN_WORKERS,
         )
-        _add_arena_servicer(self.servicer, server, self.max_message_bytes, plain_unary_only=True)
+        add_arena_servicer(self.servicer, server, self.max_message_bytes, plain_unary_only=True)
         bound = server.add_insecure_port(f"{self.admin_host}:{port}")
         if bound == 0:
             raise OSError(f"cannot listen on {self.admin_host}:{port} (the admin port)")
@@ -2204,10 +2170,6 @@ class ArenaServer:
             for s, h in previous.items():
                 signal.signal(s, h)
             self.stop(grace)
-
-
-_ADMIN_METHODS = ("RegisterBot", "CreateTournament", "CancelTournament", "AskBot")
-"""The methods that need the admin token (checked before their request is read)."""
 
 
 def wait_until(predicate: Any, timeout: float, interval: float = 0.005) -> bool:

@@ -19,11 +19,13 @@ Bots reach the arena in one of two ways (docs/protocol.md):
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import descriptor_pb2 as _descriptor_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf.internal import extension_dict as _extension_dict
 from nardy.arena._gen.nardy.bot.v1 import bot_pb2 as _bot_pb2
 from nardy.arena._gen.nardy.game.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
@@ -2113,3 +2115,10 @@ class WatchTournamentResponse(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___WatchTournamentResponse: _TypeAlias = WatchTournamentResponse  # noqa: Y015
+
+ADMIN_ONLY_FIELD_NUMBER: _builtins.int
+admin_only: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.MethodOptions, _builtins.bool]
+"""admin_only: the method needs the administrator's token. The arena reads
+this option to check the token before it reads the request (a caller
+without it costs no decoding), so a new admin method is one line here.
+"""
