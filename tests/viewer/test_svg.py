@@ -448,3 +448,53 @@ def test_a_cube_on_offer_lies_on_the_takers_half() -> None:
     x = float(cubes[0][0].get("x", "0"))
     bar = next(e for e in root.iter(f"{SVG}rect") if e.get("class") == "bar")
     assert x > float(bar.get("x", "0"))  # the mover sits at the bottom: his home half, right
+
+
+@pytest.mark.parametrize("name", game_variant_names())
+def test_the_fast_writer_writes_what_elementtree_writes(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nardy.svg writes its tree with its own serializer (a third of ElementTree's time); every
+    board along a game of every variant, with every option drawn and hostile text in the names
+    and colours, is character for character what ``ET.tostring`` writes."""
+    import nardy.svg
+
+    variant = load_variant(name)
+    game = Game(variant, SeededDice(7))
+    rng = random.Random(3)
+    drawn = 0
+    last: str | None = None
+    names = ('you & "me"', "<bot>\tnew\r\nline")
+    while game.decision is not None and drawn < 40:
+        decision = game.decision
+        options = {
+            "flipped": drawn % 2 == 1,
+            "mover": "white" if decision.player == 0 else "black",
+            "last_play": last,
+            "dice": getattr(getattr(decision, "segment", None), "dice", None),
+            "cube": (2, "mover") if drawn % 3 else None,
+            "pips": True,
+            "names": names if drawn % 4 else None,
+            "score": (1, 2) if drawn % 5 else None,
+            "match_length": 5,
+            "offered": 4 if drawn % 7 == 0 else None,
+            "best_play": last if drawn % 3 == 0 else None,
+            "colours": {"field": '"><script>&amp;</script>\r\n\t'} if drawn % 6 == 0 else None,
+            "size": 400 if drawn % 8 == 0 else None,
+        }
+        fast = board(decision.position, variant, **options)  # type: ignore[arg-type]
+        with monkeypatch.context() as patch:
+            patch.setattr(nardy.svg, "_to_text", lambda root: ET.tostring(root, "unicode"))
+            slow = board(decision.position, variant, **options)  # type: ignore[arg-type]
+        assert fast == slow
+        drawn += 1
+        plays = getattr(decision, "plays", None)
+        if plays is not None:
+            choice = rng.randrange(len(plays))
+            last = plays[choice].text or None
+            game.decide(choice)
+        elif hasattr(decision, "beaver_allowed"):
+            game.decide("take")
+        else:
+            game.decide(drawn % 2 == 0)
+    assert drawn > 5
