@@ -15,6 +15,7 @@ from nardy.analysis.cube import (
     probabilities_from_equity,
 )
 from nardy.analysis.met import MAX_AWAY, MatchEquityTable, table_for
+from nardy.analysis.quantities import quantities
 from nardy.analysis.records import GameInput, RecordError
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDecision
@@ -145,6 +146,15 @@ class PlayerStats:
     match equity table)."""
     match_adjusted: float | None = None
     """``match_result`` minus his match luck plus the opponent's."""
+    quantity_sums: dict[str, float] = field(default_factory=dict)
+    """By registered quantity (:mod:`nardy.analysis.quantities`): the sum over his decisions."""
+    quantity_counts: dict[str, int] = field(default_factory=dict)
+    """By registered quantity: how many of his decisions counted for it."""
+
+    def quantity(self, name: str) -> float | None:
+        """The mean of the registered quantity ``name`` over his decisions (None: none counted)."""
+        count = self.quantity_counts.get(name, 0)
+        return self.quantity_sums[name] / count if count else None
 
     @property
     def error_rate(self) -> float:
@@ -163,6 +173,11 @@ class PlayerStats:
         self.total_loss += other.total_loss
         for key, count in other.marks.items():
             self.marks[key] = self.marks.get(key, 0) + count
+        for key, total in other.quantity_sums.items():
+            self.quantity_sums[key] = self.quantity_sums.get(key, 0.0) + total
+            self.quantity_counts[key] = (
+                self.quantity_counts.get(key, 0) + other.quantity_counts[key]
+            )
         if points:
             self.luck += other.luck
             self.points += other.points
@@ -187,6 +202,13 @@ class PlayerStats:
             out["match_luck_adjusted"] = (
                 None if self.match_adjusted is None else round(self.match_adjusted, 5)
             )
+        if self.quantity_sums:  # only where a quantity is registered: outputs stay as they were
+            digits = {q.name: q.digits for q in quantities()}
+            means = {name: self.quantity(name) for name in self.quantity_sums}
+            out["quantities"] = {
+                name: None if mean is None else round(mean, digits.get(name, 3))
+                for name, mean in means.items()
+            }
         return out
 
 
@@ -443,6 +465,16 @@ def analyse_game(
             name = item.mark
             if name is not None:
                 own.marks[name] += 1
+    for quantity in quantities():
+        for own in stats:
+            own.quantity_sums[quantity.name] = 0.0
+            own.quantity_counts[quantity.name] = 0
+        for item in decisions:
+            value = quantity.of_decision(item)
+            if value is not None:
+                own = stats[item.player]
+                own.quantity_sums[quantity.name] += value
+                own.quantity_counts[quantity.name] += 1
     winner, points = game_input.winner, game_input.points
     white_points = 0 if winner is None else (points if winner == 0 else -points)
     for colour in (0, 1):

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from rich.table import Table
 
+from nardy.analysis.quantities import quantities
 from nardy.analysis.stats import BotResult
 
 __all__ = ["results_table"]
@@ -33,6 +34,10 @@ def _pm(value: float, se: float) -> str:
     return f"{value:+.3f}" if math.isnan(se) else f"{value:+.3f} ± {se:.3f}"
 
 
+def _mean(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
 def _signed(value: float) -> str:
     return "–" if math.isnan(value) else f"{value:+.3f}"
 
@@ -49,8 +54,10 @@ def results_table(results: Mapping[str, BotResult], title: str) -> Table:
         for r, m in zip(results.values(), match, strict=True)
     )
     matches = any(m is not None for m in match)
+    extra = quantities()  # registered analysis quantities, each a column after the marks
     columns = [
         *_COLUMNS,
+        *((q.heading, "right") for q in extra),
         *((name, "right") for name in (_MONEY_COLUMNS if money or not matches else ())),
         *((name, "right") for name in (_MATCH_COLUMNS if matches else ())),
     ]
@@ -66,6 +73,7 @@ def results_table(results: Mapping[str, BotResult], title: str) -> Table:
             f"{stats.error_rate:.4f}",
             f"{stats.pr:.1f}",
             f"{marks['blunder']}/{marks['error']}/{marks['doubtful']}",
+            *(_mean(stats.quantity(q.name), q.digits) for q in extra),
         ]
         if money or not matches:
             row += [

@@ -11,6 +11,7 @@ from urllib.parse import quote, urlencode
 
 import jinja2
 
+from nardy.analysis.quantities import quantities
 from nardy.svg import legend
 from nardy.web.analysis_view import EVALUATORS
 from nardy.web.equity_graph import SYMBOLS
@@ -74,5 +75,6 @@ def template_environment() -> jinja2.Environment:
     env.globals["analysis_url"] = analysis_url
     env.globals["board_legend"] = legend
     env.globals["mark_symbols"] = SYMBOLS
+    env.globals["analysis_quantities"] = quantities  # registered ones, a column each
     env.globals["terminations_words"] = TERMINATION_WORDS
     return env

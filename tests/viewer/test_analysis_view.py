@@ -555,3 +555,30 @@ def test_strict_ply_query(
 ) -> None:
     tournament_id, row, _ = game
     assert client.get(_url(tournament_id, row.game_id, query=query)).status_code == 400
+
+
+def test_a_registered_quantity_is_a_column_of_both_analysis_pages(
+    finished_db: Path,
+    game: tuple[str, GameRow, GameAnalysis],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """nardy.analysis.quantities: the game's and the tournament's analysis pages show a
+    registered quantity per player, as nardy.analysis gives it."""
+    from nardy.analysis.quantities import Quantity, register_quantity, unregister_quantity
+
+    _, row, analysis = game
+    mean_loss = Quantity("mean_loss", "mean loss", lambda d: d.loss if d.counted else None, 4)
+    app, tournament_id, _ = _showing(finished_db, monkeypatch, [row.game_id])
+    register_quantity(mean_loss)
+    try:
+        with TestClient(app) as c:
+            page = c.get(_url(tournament_id, row.game_id)).text
+            _finished_job(c, tournament_id)
+            table = c.get(f"/t/{tournament_id}/analysis").text
+    finally:
+        unregister_quantity(mean_loss.name)
+    cells = re.findall(r'<td class="num quantity">([^<]*)</td>', page)
+    assert cells == [f"{p.error_rate:.4f}" for p in analysis.players]
+    assert '<th class="num quantity">mean loss</th>' in page
+    by_bot = re.findall(r'<tr data-bot="([^"]+)">.*?<td class="num quantity">([^<]*)</td>', table)
+    assert dict(by_bot) == {p.name: f"{p.error_rate:.4f}" for p in analysis.players}
