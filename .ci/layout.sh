@@ -25,7 +25,7 @@ fi
 "$work/venv/bin/pip" install -q "$work/checkout"
 (cd "$work" && ./venv/bin/nardy variants >/dev/null \
   && ./venv/bin/nardy play --variant backgammon --bots heuristic,random --games 5 --seed 1 --quiet >/dev/null \
-  && ./venv/bin/python -c "import nardy.core, nardy.variants.long, nardy.arena.storage, nardy.testing")
+  && ./venv/bin/python -c "import nardy.core, nardy.variants.long, nardy.arena.records.storage, nardy.testing")
 
 step "layout 2: one import path per module from the repository root"
 .venv/bin/python - <<'PY'

@@ -1,4 +1,4 @@
-"""``nardy arena verify`` and ``nardy arena replay``: audit stored games (:mod:`nardy.arena.verify`).
+"""``nardy arena verify`` and ``nardy arena replay``: audit stored games (:mod:`nardy.arena.records.verify`).
 
 ::
 
@@ -21,8 +21,8 @@ from typing import Any
 
 import click
 
-from nardy.arena.storage import StorageError, open_store
-from nardy.arena.verify import VerifyReport, verify_game, verify_records, verify_store
+from nardy.arena.records.storage import StorageError, open_store
+from nardy.arena.records.verify import VerifyReport, verify_game, verify_records, verify_store
 
 __all__ = ["replay_command", "verify_command"]
 

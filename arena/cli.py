@@ -3,7 +3,7 @@
 :data:`arena_group` and :data:`bot_group` are click groups that ``nardy.cli`` attaches to the main
 ``nardy`` command; ``python -m nardy.arena.cli`` runs them standalone. Both servers print
 ``LISTENING <host>:<port>`` once they accept connections (the line
-:class:`~nardy.arena.local.LocalBotProcess` waits for), so ``--port 0`` is usable from scripts.
+:class:`~nardy.arena.clients.local.LocalBotProcess` waits for), so ``--port 0`` is usable from scripts.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from types import FrameType
 
 import click
 
-from nardy.arena.limits import (
+from nardy.arena.service.limits import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CALLS_PER_PEER,
@@ -267,10 +267,10 @@ def serve_arena(
     gRPC resume. Registering bots and creating or cancelling tournaments needs the admin token
     of --admin-token-file (``nardy arena register|create|cancel`` read it).
     """
-    from nardy.arena.auth import AuthError, load_or_create_admin_token
-    from nardy.arena.limits import ArenaLimits
-    from nardy.arena.server import Arena, ArenaServer
-    from nardy.arena.storage import StorageError
+    from nardy.arena.records.storage import StorageError
+    from nardy.arena.service.auth import AuthError, load_or_create_admin_token
+    from nardy.arena.service.limits import ArenaLimits
+    from nardy.arena.service.server import Arena, ArenaServer
     from nardy.bots.faults import FaultPolicy
     from nardy.bots.loop import TimeControl
 

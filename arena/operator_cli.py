@@ -32,10 +32,10 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from nardy.arena.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token, write_secret_file
+from nardy.arena.competition.schedule import DefinitionError, load_definition
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import arena_pb2_grpc as _arena_pb2_grpc
-from nardy.arena.schedule import DefinitionError, load_definition
+from nardy.arena.service.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token, write_secret_file
 from nardy.listing import table_console
 
 __all__ = [
@@ -215,7 +215,7 @@ def _create_request(path: Path, bots: dict[str, str]) -> _arena_pb2.CreateTourna
     if d.reserve:
         request.time_control.per_game.FromNanoseconds(int(d.reserve * 1e9))
     if d.sprt is not None:
-        from nardy.arena import convert
+        from nardy.arena.clients import convert
 
         convert.sprt_settings_to_proto(d.sprt, match_length=pool.match_length, out=request.sprt)
     return request

@@ -35,8 +35,8 @@ from typing import Any
 
 import grpc
 
-from nardy.arena import convert
-from nardy.arena.bot_client import channel_options, rpc_status
+from nardy.arena.clients import convert
+from nardy.arena.clients.bot_client import channel_options, rpc_status
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import arena_pb2_grpc as _arena_pb2_grpc
 from nardy.arena.protocol import bot_pb2 as _bot_pb2

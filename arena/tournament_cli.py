@@ -31,9 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from nardy.arena.audit import DiceAudit, public_dice
-from nardy.arena.rows import tournament_json
-from nardy.arena.schedule import (
+from nardy.arena.competition.schedule import (
     SPRT_INPUTS,
     DefinitionError,
     TournamentDef,
@@ -41,9 +39,8 @@ from nardy.arena.schedule import (
     definition_from_flags,
     load_definition,
 )
-from nardy.arena.stats import MIN_UNITS_SHOWN, se_shown
-from nardy.arena.storage import StorageError, open_store
-from nardy.arena.tournament import (
+from nardy.arena.competition.stats import MIN_UNITS_SHOWN, se_shown
+from nardy.arena.competition.tournament import (
     PoolStandings,
     Standings,
     Tournament,
@@ -51,6 +48,9 @@ from nardy.arena.tournament import (
     TournamentEvent,
     standings_from_store,
 )
+from nardy.arena.records.audit import DiceAudit, public_dice
+from nardy.arena.records.rows import tournament_json
+from nardy.arena.records.storage import StorageError, open_store
 from nardy.cli_options import (
     TableGroup,
     check_ray_address,
@@ -61,7 +61,7 @@ from nardy.cli_options import (
 from nardy.listing import table_console
 
 if TYPE_CHECKING:
-    from nardy.arena.standings_analysis import PoolAnalysis
+    from nardy.arena.competition.standings_analysis import PoolAnalysis
 
 __all__ = ["DEFAULT_DB", "main", "render_standings", "run_command", "standings_command"]
 
@@ -447,7 +447,7 @@ def run_command(
         check_ray_address(executor, ray_address)
         where: Any = "auto"
         if executor == "ray":
-            from nardy.arena.ray_executor import RayExecutor
+            from nardy.arena.competition.ray_executor import RayExecutor
 
             where = RayExecutor(ray_address)
             concurrency = concurrency or where.default_concurrency(definition)
@@ -540,7 +540,7 @@ def standings_command(
         if dice is not None:
             click.echo(dice_line(dice))
         if analysed is not None:
-            from nardy.arena.standings_analysis import analysis_table
+            from nardy.arena.competition.standings_analysis import analysis_table
 
             for pool in analysed:
                 _out().print(analysis_table(pool))
@@ -549,7 +549,7 @@ def standings_command(
 def _analysis(db: str, tournament_id: str, evaluator: str, quiet: bool) -> list[PoolAnalysis]:
     """``nardy arena standings --analysis``: the games analysed, with a progress bar on a
     terminal (on standard error)."""
-    from nardy.arena.standings_analysis import AnalysisError, analysed_standings
+    from nardy.arena.competition.standings_analysis import AnalysisError, analysed_standings
 
     console = Console(stderr=True)
     show = not quiet and console.is_terminal

@@ -45,7 +45,7 @@ def analyse(args: argparse.Namespace) -> None:
     from nardy.analysis.game import analyse_game
     from nardy.analysis.records import from_arena_record
     from nardy.analysis.stats import searchers_for
-    from nardy.arena.storage import open_store
+    from nardy.arena.records.storage import open_store
 
     part, _, parts = args.part.partition("/")
     index, count = int(part), int(parts or 1)

@@ -7,7 +7,7 @@ in the same order as by their Elo?
 
 Per variant, a round robin of ``--bots``: ``--games`` games per pairing (colours alternating,
 game i of a pairing on dice seed SEED*1000003+i, money play without the cube). The Elo ratings
-are fitted on all of them (Bradley-Terry on wins, ``nardy.arena.stats.fit_ratings``, with
+are fitted on all of them (Bradley-Terry on wins, ``nardy.arena.competition.stats.fit_ratings``, with
 standard errors); each ``--rate EVALUATOR PLY GAMES`` analyses the first GAMES games of every
 pairing at PLY with EVALUATOR (no luck: error rates only) and gives each bot's error rate per
 decision (and PR). It prints, per rating, whether the error-rate order is the Elo order, and
@@ -38,7 +38,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from nardy.analysis.game import PlayerStats, analyse_game
 from nardy.analysis.records import GameInput, from_kernel_record
 from nardy.analysis.stats import searchers_for
-from nardy.arena.stats import Ratings, fit_ratings, tally
+from nardy.arena.competition.stats import Ratings, fit_ratings, tally
 from nardy.bots import make_bot, play_game
 from nardy.core import game_variant_names, load_variant
 from nardy.core.dice import SeededDice

@@ -87,7 +87,7 @@ def _played(args: argparse.Namespace) -> tuple[list[float], list[float]]:
 
 
 def _stored(args: argparse.Namespace) -> list[GameNumbers]:
-    from nardy.arena.storage import open_store
+    from nardy.arena.records.storage import open_store
 
     a = args.bots.split(",")[0]
     store = open_store(args.db, readonly=True)

@@ -37,7 +37,7 @@ ADDRESS = f"127.0.0.1:{PORT}"
 
 
 def _definition(games: int, seed: int) -> Any:
-    from nardy.arena.schedule import parse_definition
+    from nardy.arena.competition.schedule import parse_definition
 
     bots = [
         {"name": "heuristic", "builtin": "heuristic", "capacity": 64},
@@ -50,8 +50,8 @@ def _definition(games: int, seed: int) -> Any:
 
 def _run(definition: Any, executor: Any, concurrency: int, db: Path) -> int:
     """Play one fresh tournament; the number of games played."""
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.tournament import Tournament
+    from nardy.arena.records.storage import SqliteStore
 
     store = SqliteStore(db)
     try:
@@ -127,9 +127,9 @@ def _overhead(ray: Any, record: dict[str, Any]) -> dict[str, float]:
 def measure(games: int) -> dict[str, Any]:
     import ray
 
-    from nardy.arena.ray_executor import RayExecutor
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.ray_executor import RayExecutor
+    from nardy.arena.competition.tournament import Tournament
+    from nardy.arena.records.storage import SqliteStore
 
     out: dict[str, Any] = {
         "games": 2 * (games // 2),

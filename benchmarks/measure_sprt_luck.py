@@ -6,10 +6,10 @@
 
 Per seed: plays a duplicate-dice head-to-head of ``--games`` games (``nardy.arena``, no SPRT),
 then feeds the pairs, in schedule order, to two points-mode SPRTs (H0 ``mu0``, H1 ``mu1``,
-alpha = beta = 0.05), each as the arena makes it (:func:`nardy.arena.ledger.new_sprt`): one on the
+alpha = beta = 0.05), each as the arena makes it (:func:`nardy.arena.competition.ledger.new_sprt`): one on the
 games' points (the distribution-free GSPRT), one on their luck-adjusted points (the normal-model
 test)
-(:class:`nardy.arena.sprt_luck.LuckAdjuster`, 0-ply, by ``--evaluator``: the arena's
+(:class:`nardy.arena.competition.sprt_luck.LuckAdjuster`, 0-ply, by ``--evaluator``: the arena's
 ``neural`` by default, ``gnubg`` for backgammon with the gnubg package). Only the pairs the adjusted test
 reads are analysed (it stops at its decision), so a long ``--games`` costs little more than the
 playing. Prints the pairs each needed (``-``: undecided within the games) and, over the seeds, the
@@ -37,12 +37,12 @@ from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from nardy.arena.ledger import new_sprt
-from nardy.arena.schedule import PoolDef, SprtDef, parse_definition
-from nardy.arena.sprt_luck import LuckAdjuster
-from nardy.arena.stats import Sprt
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import Tournament
+from nardy.arena.competition.ledger import new_sprt
+from nardy.arena.competition.schedule import PoolDef, SprtDef, parse_definition
+from nardy.arena.competition.sprt_luck import LuckAdjuster
+from nardy.arena.competition.stats import Sprt
+from nardy.arena.competition.tournament import Tournament
+from nardy.arena.records.storage import SqliteStore
 
 
 def parse_seeds(text: str) -> list[int]:

@@ -37,9 +37,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from nardy.arena.schedule import TournamentDef, iter_schedule, parse_definition
-from nardy.arena.storage import GameRow, SqliteStore
-from nardy.arena.tournament import Tournament
+from nardy.arena.competition.schedule import TournamentDef, iter_schedule, parse_definition
+from nardy.arena.competition.tournament import Tournament
+from nardy.arena.records.storage import GameRow, SqliteStore
 
 BOTS = 10
 BATCH = 1000

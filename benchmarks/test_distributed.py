@@ -35,10 +35,9 @@ from typing import Any
 
 import pytest
 
-from nardy.arena.ray_executor import portable
-from nardy.arena.schedule import iter_schedule, parse_definition
-from nardy.arena.storage import GameRow, SqliteStore, Store, open_store
-from nardy.arena.tournament import (
+from nardy.arena.competition.ray_executor import portable
+from nardy.arena.competition.schedule import iter_schedule, parse_definition
+from nardy.arena.competition.tournament import (
     BuiltinPlayer,
     GameTask,
     Player,
@@ -46,6 +45,7 @@ from nardy.arena.tournament import (
     Tournament,
     row_from_record,
 )
+from nardy.arena.records.storage import GameRow, SqliteStore, Store, open_store
 from nardy.bots.faults import FaultCounter
 
 POSTGRES = os.environ.get("NARDY_BENCH_POSTGRES_URL")

@@ -2,7 +2,7 @@
 
 The largest tournament the arena allows (64 bots, 496 games per pairing: 999,936 games) is
 created — definition, engine, the first unit of every stream — next to the eager list of every
-unit (:func:`~nardy.arena.schedule.build_schedule`, what the engine used to build) of a
+unit (:func:`~nardy.arena.competition.schedule.build_schedule`, what the engine used to build) of a
 tournament 100 times smaller. ``pytest benchmarks/test_schedule.py -s`` prints both.
 """
 
@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from nardy.arena.schedule import TournamentDef, build_schedule, parse_definition, unit_streams
-from nardy.arena.storage import MEMORY, open_store
-from nardy.arena.tournament import Tournament
+from nardy.arena.competition.schedule import (
+    TournamentDef,
+    build_schedule,
+    parse_definition,
+    unit_streams,
+)
+from nardy.arena.competition.tournament import Tournament
+from nardy.arena.records.storage import MEMORY, open_store
 
 
 def _definition(bots: int, games: int) -> TournamentDef:

@@ -26,9 +26,9 @@ pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the d
 
 from starlette.testclient import TestClient
 
-from nardy.arena.schedule import build_schedule, definition_from_flags
-from nardy.arena.storage import open_store
-from nardy.arena.tournament import Tournament
+from nardy.arena.competition.schedule import build_schedule, definition_from_flags
+from nardy.arena.competition.tournament import Tournament
+from nardy.arena.records.storage import open_store
 from nardy.web.app import create_app
 
 GAMES = int(os.environ.get("NARDY_BENCH_GAMES", "10000"))

@@ -471,7 +471,7 @@ def _summary_json(
     match_length: int | None,
     seconds: float,
 ) -> dict[str, Any]:
-    from nardy.arena.stats import summarize
+    from nardy.arena.competition.stats import summarize
 
     n = len(units)
     bots = []
@@ -537,7 +537,7 @@ def _finite(value: float) -> float | None:
 def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     from rich.table import Table
 
-    from nardy.arena.stats import MIN_UNITS_SHOWN, se_shown
+    from nardy.arena.competition.stats import MIN_UNITS_SHOWN, se_shown
     from nardy.listing import table_console
 
     unit = summary["unit"]

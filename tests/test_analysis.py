@@ -381,7 +381,7 @@ def test_analyze_mat_and_arena_records(tmp_path: Path) -> None:
     )
     assert "luck-adjusted/game" in wide.output and "??/?/?!" in wide.output
     # The same game stored in a tournament database.
-    from nardy.arena.storage import GameRow, open_store
+    from nardy.arena.records.storage import GameRow, open_store
 
     db = tmp_path / "arena.db"
     store = open_store(db)

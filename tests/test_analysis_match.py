@@ -166,9 +166,9 @@ def test_a_mat_match_rates_its_cube_decisions_in_match_equities(tmp_path: Path) 
 
 def test_arena_match_games_carry_their_score(tmp_path: Path) -> None:
     from nardy.analysis.records import RecordError, from_arena_record
-    from nardy.arena.schedule import parse_definition
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.schedule import parse_definition
+    from nardy.arena.competition.tournament import Tournament
+    from nardy.arena.records.storage import SqliteStore
 
     d = parse_definition(
         {

@@ -194,9 +194,9 @@ def test_a_tournament_match_pool_counts_its_matches(tmp_path: Path) -> None:
     """``nardy analyze --db`` on a match pool: each unit (match) is one match, so each bot's
     matches and matches won are the standings' units and wins."""
     from nardy.analysis.cli import database_games
-    from nardy.arena.schedule import parse_definition
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.schedule import parse_definition
+    from nardy.arena.competition.tournament import Tournament
+    from nardy.arena.records.storage import SqliteStore
 
     d = parse_definition(
         {

@@ -88,9 +88,9 @@ def test_a_long_nardy_match_rates_its_cube_decisions(tmp_path: Path) -> None:
     from nardy.analysis.game import analyse_game
     from nardy.analysis.records import from_arena_record
     from nardy.analysis.stats import searchers_for
-    from nardy.arena.schedule import parse_definition
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.schedule import parse_definition
+    from nardy.arena.competition.tournament import Tournament
+    from nardy.arena.records.storage import SqliteStore
 
     d = parse_definition(
         {

@@ -69,7 +69,7 @@ def test_a_bot_told_the_score_turns_no_dead_cube(index: int) -> None:
 def test_a_served_bot_reads_the_score_from_the_request() -> None:
     """A kernel bot behind the protocol (``nardy bot serve heuristic``, or an in-process bot
     facing a remote one in a tournament) is told the score each request carries."""
-    from nardy.arena import convert
+    from nardy.arena.clients import convert
     from nardy.arena.protocol import bot_pb2
     from nardy.arena.sdk import KernelBot
 

@@ -79,7 +79,7 @@ def test_tournament_definitions_match_the_schema() -> None:
     import tomllib
     from pathlib import Path
 
-    from nardy.arena.schedule import DefinitionError, parse_definition
+    from nardy.arena.competition.schedule import DefinitionError, parse_definition
 
     examples = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
     assert examples

@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE.parent.parent / "tests" / "viewer"))
 
 from spectator_browser import browser_page, spectator  # noqa: E402
 
-from nardy.arena.storage import open_store  # noqa: E402
+from nardy.arena.records.storage import open_store  # noqa: E402
 from nardy.core import Position, load_variant  # noqa: E402
 from nardy.svg import board  # noqa: E402
 

@@ -11,7 +11,7 @@ tournament against the built-in bots.
    directory (a run from the repository root would otherwise leave them in the checkout).
 3. The arena: the trained bot is served over gRPC with the SDK (``nardy.arena.sdk.serve_bot``) and
    a duplicate-dice round robin against ``heuristic`` and ``random`` runs through the tournament
-   engine (``nardy.arena.tournament``); the standings are printed.
+   engine (``nardy.arena.competition.tournament``); the standings are printed.
 
     python examples/rl/td_long.py                      # about 3 minutes of training, 40 games a pairing
     python examples/rl/td_long.py --minutes 10 --games 100
@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from nardy.arena.schedule import definition_from_flags
+from nardy.arena.competition.schedule import definition_from_flags
+from nardy.arena.competition.tournament import Standings, Tournament
+from nardy.arena.records.storage import open_store
 from nardy.arena.sdk import KernelBot, serve_bot
-from nardy.arena.storage import open_store
-from nardy.arena.tournament import Standings, Tournament
 from nardy.arena.tournament_cli import render_standings
 from nardy.bots import Bot
 from nardy.core.game import PlayDecision

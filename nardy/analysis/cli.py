@@ -29,7 +29,7 @@ def database_games(target: str, tournament: str | None = None) -> list[GameInput
     """The stored games of a tournament database (a file or URL; all tournaments, or
     ``tournament``); :class:`RecordError` if it cannot be read or has no such tournament. Here, not
     in :mod:`~nardy.analysis.records`, because it reads the arena's storage, a layer above."""
-    from nardy.arena.storage import StorageError, open_store
+    from nardy.arena.records.storage import StorageError, open_store
 
     try:
         store = open_store(target, readonly=True)

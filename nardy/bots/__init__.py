@@ -6,7 +6,7 @@ of :class:`~nardy.core.game.Game` they answer.
 * :mod:`nardy.bots.base` — :class:`Bot` (the in-process decider) and :func:`play_game`;
 * :mod:`nardy.bots.decider` — the one decider protocol (:class:`~nardy.bots.decider.Decider`,
   :func:`~nardy.bots.decider.ask`), which remote bots implement too
-  (:class:`nardy.arena.runner.RemoteDecider`); :mod:`nardy.bots.faults` — its typed faults and
+  (:class:`nardy.arena.clients.runner.RemoteDecider`); :mod:`nardy.bots.faults` — its typed faults and
   the fault policy; :mod:`nardy.bots.loop` — the one game loop, with the clock, that
   :func:`play_game`, the tournaments and the arena's runner all play their games by;
 * :mod:`nardy.bots.random_bot`, :mod:`nardy.bots.heuristic`, :mod:`nardy.bots.neural` (numpy) and

@@ -8,7 +8,7 @@ A game asks whoever sits in a seat one of three questions (:data:`nardy.core.gam
 * a take — :class:`~nardy.core.game.TakeDecision`, answered ``"take"``, ``"drop"`` or ``"beaver"``.
 
 A :class:`Decider` answers them: an in-process :class:`~nardy.bots.Bot`, a remote bot over gRPC or
-its dial-out stream (:class:`nardy.arena.runner.RemoteDecider`), a person at the terminal
+its dial-out stream (:class:`nardy.arena.clients.runner.RemoteDecider`), a person at the terminal
 (``human``). :func:`ask` is the one place a decision is dispatched to the method that answers it;
 a decider that has more to say for the record (a comment, its values) answers with a
 :class:`Reply`. :func:`check_answer` is what an answer must be before the game is given it, and a

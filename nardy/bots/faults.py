@@ -2,8 +2,8 @@
 
 Every way a decider can fail a question is one subclass of :class:`BotError` (python-chess's
 ``EngineError`` shape), and each carries a :attr:`BotError.kind`, the name under which faults are
-counted (:data:`FAULT_KINDS`). A remote bot's transport raises them (:mod:`nardy.arena.bot_client`,
-:mod:`nardy.arena.dial_out`); the game loop (:mod:`nardy.bots.loop`) turns an in-process bot's
+counted (:data:`FAULT_KINDS`). A remote bot's transport raises them (:mod:`nardy.arena.clients.bot_client`,
+:mod:`nardy.arena.clients.dial_out`); the game loop (:mod:`nardy.bots.loop`) turns an in-process bot's
 exception into one, and applies a :class:`FaultPolicy` to them. They live here, below the arena,
 so that one loop serves in-process and remote deciders, and the arena imports them from here.
 """

@@ -5,8 +5,8 @@ given as values.
 it (:func:`nardy.bots.decider.ask`), measures how long the answer took, checks it and gives it to
 the game. Every caller plays its games here: :func:`nardy.bots.play_game` (``nardy play``, the
 environments' opponents), the tournament's in-process games
-(:func:`nardy.arena.tournament.play_local_game`) and the arena's games with remote bots
-(:func:`nardy.arena.runner.run_game`). What differs between them is values:
+(:func:`nardy.arena.competition.tournament.play_local_game`) and the arena's games with remote bots
+(:func:`nardy.arena.clients.runner.run_game`). What differs between them is values:
 
 * ``policy`` (:class:`~nardy.bots.faults.FaultPolicy`): None, a fault is the caller's error (it
   propagates, as an illegal answer raises the game's error); else a fault forfeits the game or is

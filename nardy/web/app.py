@@ -43,9 +43,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from nardy.arena.rows import tournament_json
-from nardy.arena.storage import POSTGRES_SCHEMES, StorageError, redact_url
-from nardy.arena.tournament import Standings
+from nardy.arena.competition.tournament import Standings
+from nardy.arena.records.rows import tournament_json
+from nardy.arena.records.storage import POSTGRES_SCHEMES, StorageError, redact_url
 from nardy.core import load_variant
 from nardy.core.errors import NardyError
 from nardy.core.position import Position
@@ -1032,7 +1032,7 @@ def create_app(
     admin token, with which the Play page seats the arena's registered bots (``AskBot``, sent to
     ``arena_admin``, the arena's operator port, or else to ``arena``).
 
-    Raises :class:`nardy.arena.storage.StorageError` when it cannot be opened."""
+    Raises :class:`nardy.arena.records.storage.StorageError` when it cannot be opened."""
     spectator = Spectator(db)
     views = _Views(spectator, arena, poll_s)
     arena_bots = None

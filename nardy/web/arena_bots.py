@@ -4,8 +4,8 @@ The web cannot call such a bot itself: a dial-out bot's only line is its stream 
 a server bot's token is the arena's. So the arena asks it (``ArenaService.AskBot``, admin token):
 each decision of a person's game goes to the arena as the ``nardy.bot.v1`` request a game the
 arena ran would send, through the bot's own client (its ``BotService`` or its stream,
-:mod:`nardy.arena.bot_client`), and the answer comes back. The requests are built as the arena's
-game runner builds them (:mod:`nardy.arena.convert`): the position, the segment and its legal
+:mod:`nardy.arena.clients.bot_client`), and the answer comes back. The requests are built as the arena's
+game runner builds them (:mod:`nardy.arena.clients.convert`): the position, the segment and its legal
 plays, the cube, the match score, the opponent's last play.
 
 On the Play page such a bot is named ``@NAME`` (:data:`PREFIX`), which no installed bot's name can
@@ -129,7 +129,7 @@ class ArenaBot(Bot):
     # -- requests -----------------------------------------------------------------------------
 
     def _context(self, ctx: Any, me: int, on_roll: bool) -> None:
-        from nardy.arena import convert
+        from nardy.arena.clients import convert
 
         session = self.session
         game = session.game
@@ -154,7 +154,7 @@ class ArenaBot(Bot):
         ctx.decision_time_limit.CopyFrom(convert.duration(ASK_S))
 
     def _ask(self, kind: str, message: Any) -> Any:
-        from nardy.arena.convert import duration
+        from nardy.arena.clients.convert import duration
         from nardy.arena.protocol import arena_pb2
 
         request = arena_pb2.DecisionRequest(answer_within=duration(ASK_S))
@@ -171,9 +171,9 @@ class ArenaBot(Bot):
     # -- the bot protocol -----------------------------------------------------------------------
 
     def choose_play(self, decision: PlayDecision) -> int:
-        from nardy.arena import convert
+        from nardy.arena.clients import convert
+        from nardy.arena.clients.runner import turn_facts  # the runner's own reading of the turn
         from nardy.arena.protocol import bot_pb2
-        from nardy.arena.runner import turn_facts  # the runner's own reading of the turn
         from nardy.bots.faults import BotError
 
         request = bot_pb2.ChoosePlayRequest()
@@ -195,7 +195,7 @@ class ArenaBot(Bot):
             raise ArenaBotError(f"the arena's bot {self.bot_name}: {exc}") from None
 
     def offer_double(self, decision: DoubleDecision) -> bool:
-        from nardy.arena import convert
+        from nardy.arena.clients import convert
         from nardy.arena.protocol import bot_pb2
         from nardy.bots.faults import BotError
 
@@ -208,9 +208,9 @@ class ArenaBot(Bot):
             raise ArenaBotError(f"the arena's bot {self.bot_name}: {exc}") from None
 
     def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
-        from nardy.arena import convert
+        from nardy.arena.clients import convert
+        from nardy.arena.clients.runner import turn_facts
         from nardy.arena.protocol import bot_pb2
-        from nardy.arena.runner import turn_facts
         from nardy.bots.faults import BotError
 
         game = self.session.game

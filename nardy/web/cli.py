@@ -112,7 +112,7 @@ def web_command(
         raise click.ClickException(
             f"the web spectator needs its extra ({exc.name} is missing): pip install 'nardy[web]'"
         ) from None
-    from nardy.arena.storage import POSTGRES_SCHEMES, StorageError
+    from nardy.arena.records.storage import POSTGRES_SCHEMES, StorageError
 
     token = _arena_token(arena, arena_token_file)
     try:
@@ -139,7 +139,7 @@ def _arena_token(arena: str | None, path: Path | None) -> str | None:
     ``$NARDY_ARENA_TOKEN``; None without ``--arena`` or a token (no arena bots offered)."""
     import os
 
-    from nardy.arena.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token
+    from nardy.arena.service.auth import ADMIN_TOKEN_ENV, AuthError, read_admin_token
 
     if arena is None:
         if path is not None:

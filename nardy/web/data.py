@@ -1,11 +1,11 @@
-"""What the spectator reads from a tournament database, through :mod:`nardy.arena.storage`.
+"""What the spectator reads from a tournament database, through :mod:`nardy.arena.records.storage`.
 
-Everything goes through the tournament's public view (:mod:`nardy.arena.public`): while a
+Everything goes through the tournament's public view (:mod:`nardy.arena.service.public`): while a
 duplicate-dice tournament runs, the games of a round still being played are withheld (their rolls
 are the rolls of the round's games to come), from the lists, the counts, the game pages and the
 standings alike.
 
-The standings come from the ledger's totals (:mod:`nardy.arena.ledger`, a few rows per pairing)
+The standings come from the ledger's totals (:mod:`nardy.arena.competition.ledger`, a few rows per pairing)
 and are cached until the public game count or the status changes; requests that arrive while
 they are being made wait for that one computation (one lock per tournament) instead of repeating
 it. Stored games never change, so replayed games are cached by id. The fault kinds of each game
@@ -25,10 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nardy.arena.ledger import points_se
-from nardy.arena.public import PublicView, public_view
-from nardy.arena.schedule import DefinitionError, TournamentDef
-from nardy.arena.storage import (
+from nardy.arena.competition.ledger import points_se
+from nardy.arena.competition.schedule import DefinitionError, TournamentDef
+from nardy.arena.competition.tournament import (
+    Standings,
+    standings_from_aggregates,
+    standings_from_records,
+)
+from nardy.arena.records.storage import (
     POSTGRES_SCHEMES,
     GameRow,
     PostgresStore,
@@ -39,11 +43,7 @@ from nardy.arena.storage import (
     TournamentRow,
     open_store,
 )
-from nardy.arena.tournament import (
-    Standings,
-    standings_from_aggregates,
-    standings_from_records,
-)
+from nardy.arena.service.public import PublicView, public_view
 from nardy.game_view import GameSteps, ReplayViewError, game_steps
 
 __all__ = ["GameFilter", "NotFound", "Spectator"]

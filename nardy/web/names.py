@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Iterable
 
-from nardy.arena.storage import PostgresStore, SqliteStore, StorageError, Store
+from nardy.arena.records.storage import PostgresStore, SqliteStore, StorageError, Store
 
 __all__ = ["BotNames", "display_names"]
 
@@ -28,7 +28,7 @@ def display_names(names: dict[str, str]) -> dict[str, str]:
 
 
 Hidden = Collection[tuple[str, int]]
-"""``(pool, round)`` of the sealed rounds (:mod:`nardy.arena.public`): a name read from one of
+"""``(pool, round)`` of the sealed rounds (:mod:`nardy.arena.service.public`): a name read from one of
 their games would tell the moment a bot's first game ended."""
 
 

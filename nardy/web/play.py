@@ -37,8 +37,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
-from nardy.arena.runner import kernel_outcome
-from nardy.arena.storage import POSTGRES_SCHEMES
+from nardy.arena.clients.runner import kernel_outcome
+from nardy.arena.records.storage import POSTGRES_SCHEMES
 from nardy.bots.registry import installed_bots
 from nardy.core.game import COLOURS, DoubleDecision, GameResult, PlayDecision, TakeDecision
 from nardy.core.notation import BAR, OFF, Step

@@ -665,7 +665,7 @@ class PlaySession:
         """Game ``number`` (1, 2, …) as the arena stores a game (:class:`arena.runner.GameRecord`'s
         JSON: seats, setup, decisions, the kernel's record under ``game``, the outcome), so the
         spectator's replay and analysis read it as they read a tournament's."""
-        from nardy.arena.runner import kernel_outcome
+        from nardy.arena.clients.runner import kernel_outcome
 
         if not 1 <= number <= len(self.logs):
             raise KeyError(number)

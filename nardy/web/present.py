@@ -7,10 +7,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nardy.arena.rows import progress_unit
-from nardy.arena.storage import GameRow
-from nardy.arena.tournament import PoolStandings
-from nardy.arena.verify import cached_variant
+from nardy.arena.competition.tournament import PoolStandings
+from nardy.arena.records.rows import progress_unit
+from nardy.arena.records.storage import GameRow
+from nardy.arena.records.verify import cached_variant
 from nardy.core import load_variant
 from nardy.core.errors import NardyError
 from nardy.game_view import DecisionStep

@@ -15,12 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_audit_independent import MT, derive
 
-from nardy.arena import audit
-from nardy.arena.schedule import TournamentDef, derive_seed, parse_definition
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import PythonPlayer, Tournament, TournamentError, TournamentEvent
+from nardy.arena.competition.schedule import TournamentDef, derive_seed, parse_definition
+from nardy.arena.competition.tournament import (
+    PythonPlayer,
+    Tournament,
+    TournamentError,
+    TournamentEvent,
+)
+from nardy.arena.records import audit
+from nardy.arena.records.storage import SqliteStore
+from nardy.arena.records.verify import verify_store
 from nardy.arena.tournament_cli import main as cli
-from nardy.arena.verify import verify_store
 from nardy.bots import Bot
 from nardy.core.dice import SeededDice
 from nardy.core.game import PlayDecision

@@ -13,7 +13,7 @@ import pytest
 from bot_process import BotProcess
 
 from nardy.arena import sdk
-from nardy.arena.bot_client import GrpcBotClient
+from nardy.arena.clients.bot_client import GrpcBotClient
 from nardy.arena.sdk import BotServer, RandomBot
 from nardy.bots.faults import BotCrashedError
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from pinned_positions import pinned_positions
 
-from nardy.arena import convert
+from nardy.arena.clients import convert
+from nardy.arena.clients.runner import kernel_outcome
 from nardy.arena.protocol import game_pb2
-from nardy.arena.runner import kernel_outcome
 from nardy.core import load_variant
 from nardy.core.errors import InvalidPositionError
 from nardy.core.game import BLACK, WHITE, GameResult

@@ -19,7 +19,7 @@ import pytest
 from bot_process import BotProcess
 
 from nardy.arena.sdk import DialOutRejectedError, RandomBot, backoff_delays, dial_out, serve_bot
-from nardy.arena.server import Arena, ArenaServer, GameRecord, wait_until
+from nardy.arena.service.server import Arena, ArenaServer, GameRecord, wait_until
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
 

@@ -15,11 +15,11 @@ import pytest
 from faulty_bots import HangingBot, OutOfRangeBot, serve_garbage
 from rawstream import RawStream
 
-from nardy.arena.dial_out import DialOutHub
+from nardy.arena.clients.dial_out import DialOutHub
+from nardy.arena.clients.runner import GameRecord
 from nardy.arena.protocol import arena_pb2
-from nardy.arena.runner import GameRecord
 from nardy.arena.sdk import BotServer, RandomBot
-from nardy.arena.server import Arena, ArenaServer
+from nardy.arena.service.server import Arena, ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
 

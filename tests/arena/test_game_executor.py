@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from nardy.arena import ray_executor
-from nardy.arena.ray_executor import RemoteBot, play_game_task, portable
-from nardy.arena.schedule import iter_schedule, parse_definition
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import (
+from nardy.arena.competition import ray_executor
+from nardy.arena.competition.ray_executor import RemoteBot, play_game_task, portable
+from nardy.arena.competition.schedule import iter_schedule, parse_definition
+from nardy.arena.competition.tournament import (
     ClientPlayer,
     EndpointPlayer,
     GameTask,
@@ -27,6 +26,7 @@ from nardy.arena.tournament import (
     Tournament,
     TournamentError,
 )
+from nardy.arena.records.storage import SqliteStore
 from nardy.arena.tournament_cli import main as cli
 from nardy.bots import RandomBot
 from nardy.bots.faults import FaultCounter

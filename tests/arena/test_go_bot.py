@@ -26,13 +26,13 @@ from bot_process import BotProcess
 from click.testing import CliRunner
 from pinned_positions import pinned_positions
 
-from nardy.arena import convert
-from nardy.arena.bot_client import GrpcBotClient
+from nardy.arena.clients import convert
+from nardy.arena.clients.bot_client import GrpcBotClient
+from nardy.arena.competition.tournament import replay_record
 from nardy.arena.protocol import bot_pb2
+from nardy.arena.records.storage import SqliteStore
 from nardy.arena.sdk import BotServer, builtin, dial_out
-from nardy.arena.server import ArenaServer
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import replay_record
+from nardy.arena.service.server import ArenaServer
 from nardy.arena.tournament_cli import main as tournament_cli
 from nardy.bots.faults import BotCrashedError
 from nardy.bots.loop import TimeControl

@@ -25,22 +25,22 @@ from click.testing import CliRunner
 from google.protobuf.duration_pb2 import Duration
 from per_game_bot import PerGameRandomBot
 
-from nardy.arena import audit
-from nardy.arena.bot_client import GrpcBotClient
+from nardy.arena.clients.bot_client import GrpcBotClient
+from nardy.arena.clients.runner import Seat, run_game
+from nardy.arena.competition.schedule import parse_definition
+from nardy.arena.competition.tournament import Tournament, TournamentError, replay_record
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
-from nardy.arena.runner import Seat, run_game
-from nardy.arena.schedule import parse_definition
+from nardy.arena.records import audit
+from nardy.arena.records.storage import SqliteStore
+from nardy.arena.records.verify import verify_store
 from nardy.arena.sdk import BotServer, RandomBot, builtin, dial_out
-from nardy.arena.server import (
+from nardy.arena.service.server import (
     Arena,
     ArenaServer,
     EventTranslator,
     standings_to_proto,
 )
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import Tournament, TournamentError, replay_record
 from nardy.arena.tournament_cli import main as tournament_cli
-from nardy.arena.verify import verify_store
 from nardy.bots.loop import TimeControl
 from nardy.core.game import BLACK, WHITE
 from nardy.core.plugins import load_variant

@@ -15,7 +15,7 @@ import pytest
 from bot_process import BotProcess
 
 from nardy.arena.sdk import BotServer, builtin, dial_out
-from nardy.arena.server import ArenaServer
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.loop import TimeControl
 
 JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"

@@ -18,7 +18,7 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 from pinned_positions import pinned_positions
 
-from nardy.arena import convert
+from nardy.arena.clients import convert
 from nardy.core import load_variant
 from nardy.core.position import Position
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from nardy.arena.protocol import bot_pb2
+from nardy.arena.records.verify import verify_store
 from nardy.arena.sdk import BotServer, KernelBot
-from nardy.arena.server import ArenaServer
-from nardy.arena.verify import verify_store
+from nardy.arena.service.server import ArenaServer
 from nardy.bots import make_bot
 from nardy.bots.loop import TimeControl
 

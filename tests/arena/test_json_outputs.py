@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from nardy.arena.protocol import arena_pb2
-from nardy.arena.rows import tournament_json
-from nardy.arena.storage import open_store
+from nardy.arena.records.rows import tournament_json
+from nardy.arena.records.storage import open_store
 from nardy.cli import cli
 from nardy.schemas import schema
 

@@ -18,12 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from nardy.arena.ledger import Aggregates, count
-from nardy.arena.operator_cli import standings_table
-from nardy.arena.schedule import TournamentDef, build_schedule, parse_definition
-from nardy.arena.server import standings_to_proto
-from nardy.arena.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
-from nardy.arena.tournament import (
+from nardy.arena.competition.ledger import Aggregates, count
+from nardy.arena.competition.schedule import TournamentDef, build_schedule, parse_definition
+from nardy.arena.competition.tournament import (
     Standings,
     Tally,
     Tournament,
@@ -32,6 +29,9 @@ from nardy.arena.tournament import (
     standings_from_records,
     standings_from_store,
 )
+from nardy.arena.operator_cli import standings_table
+from nardy.arena.records.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
+from nardy.arena.service.server import standings_to_proto
 from nardy.arena.tournament_cli import _pool_tables
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,9 +9,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from nardy.arena.schedule import parse_definition
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import (
+from nardy.arena.competition.schedule import parse_definition
+from nardy.arena.competition.tournament import (
     BotStanding,
     PoolStandings,
     Standings,
@@ -19,6 +18,7 @@ from nardy.arena.tournament import (
     _ranked_bots,
     standings_from_store,
 )
+from nardy.arena.records.storage import SqliteStore
 from nardy.arena.tournament_cli import main as cli
 from nardy.arena.tournament_cli import render_standings
 from nardy.listing import table_console

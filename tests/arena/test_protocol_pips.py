@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from nardy.arena import convert
+from nardy.arena.clients import convert
 from nardy.arena.protocol import bot_pb2
 from nardy.arena.sdk import BotServer, RandomBot
-from nardy.arena.server import Arena, ArenaServer
+from nardy.arena.service.server import Arena, ArenaServer
 from nardy.bots.loop import TimeControl
 from nardy.core import load_variant, variant_names
 from nardy.core.board_text import pip_counts as kernel_pip_counts

@@ -12,7 +12,7 @@ import pytest
 from bot_process import BotProcess
 from click.testing import CliRunner
 
-from nardy.arena.bot_client import GrpcBotClient
+from nardy.arena.clients.bot_client import GrpcBotClient
 from nardy.cli import cli
 
 REPO_PROTOS = Path(__file__).resolve().parents[2] / "protos"

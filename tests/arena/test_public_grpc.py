@@ -9,11 +9,11 @@ from pathlib import Path
 import grpc
 import pytest
 
+from nardy.arena.competition.schedule import TournamentDef, parse_definition
+from nardy.arena.competition.tournament import Tournament
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
-from nardy.arena.schedule import TournamentDef, parse_definition
-from nardy.arena.server import Arena, ArenaServer
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import Tournament
+from nardy.arena.records.storage import SqliteStore
+from nardy.arena.service.server import Arena, ArenaServer
 
 TOKEN = "a" * 43
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from nardy.arena.schedule import TournamentDef, load_definition
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import Tournament, standings_from_store
+from nardy.arena.competition.schedule import TournamentDef, load_definition
+from nardy.arena.competition.tournament import Tournament, standings_from_store
+from nardy.arena.records.storage import SqliteStore
 from nardy.testing.ray_cluster import LoopbackCluster, namespace_unavailable
 
 pytest.importorskip("ray", reason="the Ray executor needs ray: pip install 'nardy[ray]'")

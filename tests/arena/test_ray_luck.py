@@ -13,17 +13,17 @@ from typing import Any
 import pytest
 from test_game_executor import ThreadsLikeRay
 
-from nardy.arena.ray_executor import play_game_task
-from nardy.arena.schedule import parse_definition
-from nardy.arena.sprt_luck import LuckAdjuster
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import (
+from nardy.arena.competition.ray_executor import play_game_task
+from nardy.arena.competition.schedule import parse_definition
+from nardy.arena.competition.sprt_luck import LuckAdjuster
+from nardy.arena.competition.tournament import (
     LUCK_FIELD,
     GameTask,
     Player,
     Tournament,
     standings_from_store,
 )
+from nardy.arena.records.storage import SqliteStore
 from nardy.bots.faults import FaultCounter
 
 
@@ -39,7 +39,7 @@ class LuckyThreads(ThreadsLikeRay):
         faults: Mapping[str, FaultCounter],
         stop: threading.Event,
     ) -> cf.Future[dict[str, Any] | None]:
-        from nardy.arena import ray_executor
+        from nardy.arena.competition import ray_executor
 
         specs = (ray_executor.portable(players[0]), ray_executor.portable(players[1]))
         snaps = tuple(ray_executor._snapshot(faults[p.name]) for p in players)

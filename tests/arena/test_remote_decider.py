@@ -1,4 +1,4 @@
-"""A remote bot is a decider of the one game loop (nardy.arena.runner.RemoteDecider): its requests
+"""A remote bot is a decider of the one game loop (nardy.arena.clients.runner.RemoteDecider): its requests
 carry the loop's question number and limit, its failures are the loop's typed faults, and an
 in-process bot meeting it sits in its seat as itself."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nardy.arena.bot_client import BotClient
+from nardy.arena.clients.bot_client import BotClient
+from nardy.arena.clients.runner import Seat, run_game
 from nardy.arena.protocol import bot_pb2
-from nardy.arena.runner import Seat, run_game
 from nardy.arena.sdk import RandomBot as ProtocolRandom
 from nardy.arena.sdk import double_response, play_response, take_response
 from nardy.bots import RandomBot

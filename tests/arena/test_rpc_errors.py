@@ -1,4 +1,4 @@
-"""The arena's one mapping of domain errors to gRPC status codes (nardy.arena.rpc_errors): each
+"""The arena's one mapping of domain errors to gRPC status codes (nardy.arena.service.rpc_errors): each
 mapping, the decorator on plain, coroutine and streaming handlers, and over a real server."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 import grpc
 import pytest
 
-from nardy.arena.limits import LimitError
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
-from nardy.arena.rpc_errors import (
+from nardy.arena.records.storage import StorageError
+from nardy.arena.service.limits import LimitError
+from nardy.arena.service.rpc_errors import (
     ArenaClosedError,
     BotExistsError,
     BotNotReadyError,
@@ -21,8 +22,7 @@ from nardy.arena.rpc_errors import (
     grpc_errors,
     status_of,
 )
-from nardy.arena.server import ArenaServer
-from nardy.arena.storage import StorageError
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import BotTimeoutError
 
 Code = grpc.StatusCode

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nardy.arena.schedule import (
+from nardy.arena.competition.schedule import (
     DefinitionError,
     TournamentDef,
     build_schedule,

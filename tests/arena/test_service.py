@@ -16,10 +16,10 @@ import pytest
 from conftest import CLOCK
 from rawstream import RawStream
 
-from nardy.arena.dial_out import DialOutHub
+from nardy.arena.clients.dial_out import DialOutHub
 from nardy.arena.protocol import ARENA_SERVICE_NAME, arena_pb2, bot_pb2, bot_pb2_grpc
 from nardy.arena.sdk import BotServer, RandomBot
-from nardy.arena.server import Arena, ArenaServer
+from nardy.arena.service.server import Arena, ArenaServer
 from nardy.bots.faults import FaultPolicy
 
 

@@ -10,14 +10,14 @@ import grpc
 import pytest
 from google.protobuf.duration_pb2 import Duration
 
-from nardy.arena.convert import sprt_settings_from_proto, sprt_settings_to_proto
+from nardy.arena.clients.convert import sprt_settings_from_proto, sprt_settings_to_proto
+from nardy.arena.competition.schedule import DefinitionError, parse_definition
+from nardy.arena.competition.sprt_luck import LuckAdjuster
+from nardy.arena.competition.stats import Sprt
+from nardy.arena.competition.tournament import standings_from_store
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
-from nardy.arena.schedule import DefinitionError, parse_definition
 from nardy.arena.sdk import BotServer, RandomBot, builtin
-from nardy.arena.server import ArenaServer
-from nardy.arena.sprt_luck import LuckAdjuster
-from nardy.arena.stats import Sprt
-from nardy.arena.tournament import standings_from_store
+from nardy.arena.service.server import ArenaServer
 
 LUCK = arena_pb2.SprtSettings(
     mode=arena_pb2.SPRT_MODE_POINTS,

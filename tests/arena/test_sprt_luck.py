@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from nardy.arena.schedule import DefinitionError, parse_definition
-from nardy.arena.sprt_luck import LuckAdjuster
-from nardy.arena.storage import SqliteStore
-from nardy.arena.tournament import Tournament, standings_from_store
+from nardy.arena.competition.schedule import DefinitionError, parse_definition
+from nardy.arena.competition.sprt_luck import LuckAdjuster
+from nardy.arena.competition.tournament import Tournament, standings_from_store
+from nardy.arena.records.storage import SqliteStore
 from nardy.arena.tournament_cli import main as cli
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nardy.arena.schedule import definition_from_flags
-from nardy.arena.storage import open_store
-from nardy.arena.tournament import Tournament
+from nardy.arena.competition.schedule import definition_from_flags
+from nardy.arena.competition.tournament import Tournament
+from nardy.arena.records.storage import open_store
 from nardy.cli import cli as main
 from nardy.core import load_variant
 from nardy.engines.evaluator import strongest_evaluator

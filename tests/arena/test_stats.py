@@ -1,4 +1,4 @@
-"""Tests for nardy.arena.stats (hand-computed values, t quantiles, ratings, SPRT simulations)."""
+"""Tests for nardy.arena.competition.stats (hand-computed values, t quantiles, ratings, SPRT simulations)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from nardy.arena.stats import (
+from nardy.arena.competition.stats import (
     PairingStats,
     Sprt,
     elo_from_score,
@@ -462,8 +462,8 @@ def test_normal_model_error_rates_stay_within_alpha_and_beta(truth: str) -> None
 
 
 def test_a_luck_adjusted_spec_makes_the_normal_model_test() -> None:
-    from nardy.arena.ledger import new_sprt
-    from nardy.arena.schedule import PoolDef, SprtDef
+    from nardy.arena.competition.ledger import new_sprt
+    from nardy.arena.competition.schedule import PoolDef, SprtDef
 
     pool = PoolDef("backgammon", "backgammon")
     luck = SprtDef(mode="points", mu0=0.0, mu1=0.5, on="luck-adjusted")

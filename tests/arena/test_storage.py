@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nardy.arena.storage import (
+from nardy.arena.records.storage import (
     DuplicateGameError,
     GameRow,
     MalformedDatabaseError,
@@ -167,7 +167,7 @@ def test_a_malformed_file_is_refused_on_opening(tmp_path: Path) -> None:
 
 
 def test_every_command_refuses_a_malformed_database_in_one_line(tmp_path: Path) -> None:
-    from nardy.arena.server import Arena
+    from nardy.arena.service.server import Arena
     from nardy.cli import cli
 
     db = tmp_path / "t.db"

@@ -35,8 +35,9 @@ from typing import Any, NoReturn
 import pytest
 from click.testing import CliRunner
 
-from nardy.arena.schedule import TournamentDef, parse_definition
-from nardy.arena.storage import (
+from nardy.arena.competition.schedule import TournamentDef, parse_definition
+from nardy.arena.competition.tournament import Tournament, replay_record
+from nardy.arena.records.storage import (
     DuplicateGameError,
     GameRow,
     PostgresStore,
@@ -46,7 +47,6 @@ from nardy.arena.storage import (
     open_store,
     redact_url,
 )
-from nardy.arena.tournament import Tournament, replay_record
 from nardy.arena.tournament_cli import main as cli
 
 URL_ENV = "NARDY_TEST_POSTGRES_URL"
@@ -530,7 +530,7 @@ def test_concurrent_first_opens(pg_url: str) -> None:
 
 _WRITER = r"""
 import json, sys
-from nardy.arena.storage import DuplicateGameError, GameRow, open_store
+from nardy.arena.records.storage import DuplicateGameError, GameRow, open_store
 
 url, name, ids = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 store = open_store(url)
@@ -720,8 +720,8 @@ def test_cli_run_killed_and_resumed(
 
 
 def test_the_arena_registry_on_both_backends(backend: Backend) -> None:
-    """The arena's bots and tournaments (nardy.arena.registry) survive reopening the store."""
-    from nardy.arena.registry import BotRow, Registry
+    """The arena's bots and tournaments (nardy.arena.service.registry) survive reopening the store."""
+    from nardy.arena.service.registry import BotRow, Registry
 
     store = backend.open()
     try:
@@ -747,7 +747,7 @@ def test_the_arena_registry_on_both_backends(backend: Backend) -> None:
 
 def test_fault_counts_on_both_backends(backend: Backend) -> None:
     """A bot's fault counts (arena_faults) are replaced on each save and survive reopening."""
-    from nardy.arena.registry import Registry
+    from nardy.arena.service.registry import Registry
 
     store = backend.open()
     try:
@@ -770,14 +770,14 @@ def test_fault_counts_on_both_backends(backend: Backend) -> None:
 
 
 def test_the_ledger_on_both_backends(backend: Backend) -> None:
-    """The standings' running totals (nardy.arena.ledger) are the same SQL on both backends:
+    """The standings' running totals (nardy.arena.competition.ledger) are the same SQL on both backends:
     random games stored one by one and in batches equal the standings recounted from them."""
     import random
 
     from test_ledger import _definition, _random_games, _same, _tally
 
-    from nardy.arena.storage import SqlStore
-    from nardy.arena.tournament import standings_from_aggregates
+    from nardy.arena.competition.tournament import standings_from_aggregates
+    from nardy.arena.records.storage import SqlStore
 
     d = _definition(games=5)
     rows = _random_games(d, random.Random(8))
@@ -808,7 +808,11 @@ def test_the_ledger_on_both_backends(backend: Backend) -> None:
 def test_a_schema_1_database_is_migrated_on_both_backends(backend: Backend, tmp_path: Path) -> None:
     from test_ledger import _bots, _same, _schema_1_module
 
-    from nardy.arena.tournament import Tournament, standings_from_records, standings_from_store
+    from nardy.arena.competition.tournament import (
+        Tournament,
+        standings_from_records,
+        standings_from_store,
+    )
 
     old_module = _schema_1_module(tmp_path)
     old = (

@@ -13,7 +13,7 @@ import pytest
 
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
 from nardy.arena.sdk import BotServer, RandomBot
-from nardy.arena.server import ArenaServer
+from nardy.arena.service.server import ArenaServer
 from nardy.core.errors import MatchVariantError
 
 
@@ -92,9 +92,9 @@ def test_the_engine_refuses_an_endpoint_bot_that_lists_too_few_variants(
 ) -> None:
     """`nardy arena run` with a bot server: its GetInfo variants are read when it is opened, and a
     tavli pool needs tavli or all three game variants listed."""
-    from nardy.arena.schedule import definition_from_flags
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament, TournamentError
+    from nardy.arena.competition.schedule import definition_from_flags
+    from nardy.arena.competition.tournament import Tournament, TournamentError
+    from nardy.arena.records.storage import SqliteStore
 
     short = bot_server(_Declaring(("portes", "plakoto"))).address
     whole = bot_server(_Declaring(("tavli",))).address
@@ -119,10 +119,10 @@ def test_a_plakoto_draw_is_followed_by_an_opening_throw(tmp_path: Path) -> None:
     plakoto draw (game 2 of a unit) followed by the fevga game: it starts without a starter, and
     ``nardy arena verify`` finds the whole run as the rules make it (the engine used to carry the
     draw on as a White win for 0 points, so White started the next game)."""
-    from nardy.arena.schedule import parse_definition
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament
-    from nardy.arena.verify import verify_store
+    from nardy.arena.competition.schedule import parse_definition
+    from nardy.arena.competition.tournament import Tournament
+    from nardy.arena.records.storage import SqliteStore
+    from nardy.arena.records.verify import verify_store
 
     bots = [{"name": "r1", "builtin": "random"}, {"name": "r2", "builtin": "random"}]
     data = {"name": "t", "bots": bots, "variant": "tavli", "match_length": 3, "games": 4, "seed": 3}

@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from nardy.arena.schedule import TournamentDef, parse_definition
-from nardy.arena.stats import fit_ratings, tally
-from nardy.arena.storage import GameRow, SqliteStore
-from nardy.arena.tournament import (
+from nardy.arena.competition.schedule import TournamentDef, parse_definition
+from nardy.arena.competition.stats import fit_ratings, tally
+from nardy.arena.competition.tournament import (
     PythonPlayer,
     Tournament,
     TournamentError,
@@ -31,6 +30,7 @@ from nardy.arena.tournament import (
     replay_record,
     standings_from_store,
 )
+from nardy.arena.records.storage import GameRow, SqliteStore
 from nardy.arena.tournament_cli import main as cli
 from nardy.bots import Bot, RandomBot
 from nardy.core.game import PlayDecision
@@ -602,8 +602,8 @@ def test_a_pairing_of_few_pairs_prints_no_standard_error() -> None:
     MIN_UNITS_SHOWN pairs the table prints n/a (docs/statistics.md), from it on the numbers."""
     from rich.console import Console
 
-    from nardy.arena.stats import MIN_UNITS_SHOWN
-    from nardy.arena.tournament import PairingStanding, PoolStandings
+    from nardy.arena.competition.stats import MIN_UNITS_SHOWN
+    from nardy.arena.competition.tournament import PairingStanding, PoolStandings
     from nardy.arena.tournament_cli import _pool_tables
 
     def pairing(b: str, pairs: int) -> PairingStanding:
@@ -676,7 +676,7 @@ def test_a_match_that_cycles_variants_tells_each_game_its_own(store: SqliteStore
     """RULES.md §3.12.3 (tavli: portes → plakoto → fevga): the task of each game of a match whose
     games cycle variants carries that game's variant, which every request then sends the bots
     (DecisionContext.variant); a match without a cycle keeps the pool's variant."""
-    from nardy.arena.schedule import ScheduledUnit
+    from nardy.arena.competition.schedule import ScheduledUnit
     from nardy.core import load_variant
     from nardy.core.game import GameResult
     from nardy.core.match import Match
@@ -702,7 +702,7 @@ def test_a_tavli_tournament_plays_whole_cycling_matches(store: SqliteStore) -> N
     fevga; each stored record is of its game's own variant, the winner of a game starts the next
     (after a draw, an opening throw), the match ends once a player has match_length points, and
     the records re-play and verify each game by its own variant."""
-    from nardy.arena.verify import verify_store
+    from nardy.arena.records.verify import verify_store
 
     d = _definition(variant="tavli", match_length=3, games=2, seed=5)
     result = Tournament(d, store, executor="inline").run()
@@ -735,7 +735,7 @@ def test_a_tavli_tournament_plays_whole_cycling_matches(store: SqliteStore) -> N
 
 
 def test_a_tavli_pool_needs_a_match_length(store: SqliteStore) -> None:
-    from nardy.arena.tournament import check_definition
+    from nardy.arena.competition.tournament import check_definition
 
     with pytest.raises(ValueError, match=r"tavli.*only as a match.*match_length"):
         check_definition(_definition(variant="tavli"))

@@ -11,7 +11,7 @@ import pytest
 
 from nardy.arena.protocol import bot_pb2, game_pb2
 from nardy.arena.sdk import Answer, BotServer, RandomBot, dial_out
-from nardy.arena.server import Arena, ArenaServer
+from nardy.arena.service.server import Arena, ArenaServer
 from nardy.core.position import Position
 
 
@@ -192,7 +192,7 @@ class TestDialOutTransport:
     ) -> None:
         from rawstream import RawStream
 
-        from nardy.arena.dial_out import DialOutHub
+        from nardy.arena.clients.dial_out import DialOutHub
         from nardy.arena.protocol import arena_pb2
 
         arena = server.arena

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from nardy.arena.cli import arena_group
-from nardy.arena.schedule import split_bots_flag
+from nardy.arena.competition.schedule import split_bots_flag
 
 ROOT = Path(__file__).resolve().parents[2]
 JS = ROOT / "examples" / "bots" / "js"

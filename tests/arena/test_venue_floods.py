@@ -22,8 +22,8 @@ from rawstream import RawStream
 from sources import Sources
 
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
-from nardy.arena.server import Arena, ArenaServer
-from nardy.arena.streams import CallQueue
+from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.streams import CallQueue
 
 ADMIN = "admin-token-" + "f" * 32
 AS_ADMIN = (("authorization", f"Bearer {ADMIN}"),)

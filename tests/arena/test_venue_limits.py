@@ -20,13 +20,13 @@ from click.testing import CliRunner
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped,unused-ignore]
 from rawstream import RawStream
 
-from nardy.arena.auth import write_secret_file
-from nardy.arena.bot_client import GrpcBotClient
 from nardy.arena.cli import arena_group
+from nardy.arena.clients.bot_client import GrpcBotClient
 from nardy.arena.protocol import ARENA_SERVICE_NAME, arena_pb2, arena_pb2_grpc
 from nardy.arena.sdk import RandomBot, serve_bot
-from nardy.arena.server import Arena, ArenaServer
-from nardy.arena.streams import peer_host
+from nardy.arena.service.auth import write_secret_file
+from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.streams import peer_host
 from nardy.bots.faults import BotCrashedError
 
 ADMIN = "admin-token-" + "a" * 32

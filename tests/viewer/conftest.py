@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nardy.arena.schedule import definition_from_flags
-from nardy.arena.storage import open_store
-from nardy.arena.tournament import PythonPlayer, Tournament
+from nardy.arena.competition.schedule import definition_from_flags
+from nardy.arena.competition.tournament import PythonPlayer, Tournament
+from nardy.arena.records.storage import open_store
 from nardy.bots import make_bot
 from nardy.core import game_variant_names
 

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import from_arena_record
-from nardy.arena.storage import GameRow, open_store
+from nardy.arena.records.storage import GameRow, open_store
 from nardy.core import load_variant
 from nardy.core.notation import parse_steps
 from nardy.engines import Searcher, make_evaluator
@@ -283,11 +283,13 @@ def test_a_game_the_spectator_withholds_is_not_analysed(
 
 def test_a_sealed_round_s_game_has_no_analysis(tmp_path: Path) -> None:
     """A running duplicate-dice tournament: the game of an unfinished round is not shown, nor
-    analysed (the spectator's sealing, nardy.arena.public)."""
-    pytest.importorskip("nardy.arena.public", reason="sealed rounds come with the arena ledger")
-    from nardy.arena.schedule import parse_definition
-    from nardy.arena.storage import SqliteStore
-    from nardy.arena.tournament import Tournament
+    analysed (the spectator's sealing, nardy.arena.service.public)."""
+    pytest.importorskip(
+        "nardy.arena.service.public", reason="sealed rounds come with the arena ledger"
+    )
+    from nardy.arena.competition.schedule import parse_definition
+    from nardy.arena.competition.tournament import Tournament
+    from nardy.arena.records.storage import SqliteStore
 
     d = parse_definition(
         {"name": "secret", "bots": ["heuristic", "random"], "variant": "backgammon", "games": 4}

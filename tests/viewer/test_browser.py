@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.skipif(why_no_browser() is not None, reason=str(why_no_browser())),
 ]
 
-from nardy.arena.storage import open_store  # noqa: E402
+from nardy.arena.records.storage import open_store  # noqa: E402
 from nardy.core import load_variant  # noqa: E402
 from nardy.core.dice import ScriptedDice  # noqa: E402
 from nardy.core.game import CubeSettings, Game  # noqa: E402
@@ -254,7 +254,7 @@ def test_live_standings_from_the_arenas_watch_stream(tmp_path: Path) -> None:
 
     from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
     from nardy.arena.sdk import builtin, serve_bot
-    from nardy.arena.server import Arena, ArenaServer
+    from nardy.arena.service.server import Arena, ArenaServer
     from nardy.bots.loop import TimeControl
 
     db = tmp_path / "arena.db"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nardy.arena.storage import open_store
+from nardy.arena.records.storage import open_store
 from nardy.core import load_variant
 from nardy.core.notation import parse_steps
 from nardy.core.record import MatchInfo

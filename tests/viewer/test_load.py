@@ -23,8 +23,8 @@ from spectator_load import (
     web_process,
 )
 
-from nardy.arena.schedule import definition_from_flags
-from nardy.arena.storage import open_store
+from nardy.arena.competition.schedule import definition_from_flags
+from nardy.arena.records.storage import open_store
 from nardy.web.app import HERE
 
 pytestmark = pytest.mark.slow  # each starts a server process

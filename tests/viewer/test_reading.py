@@ -19,7 +19,7 @@ pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the d
 from conftest import NAMED_BOTS
 from starlette.testclient import TestClient
 
-from nardy.arena.storage import GameRow, open_store
+from nardy.arena.records.storage import GameRow, open_store
 from nardy.core import load_variant
 from nardy.core.dice import ScriptedDice
 from nardy.core.game import CubeSettings, Game

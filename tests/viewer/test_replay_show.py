@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from nardy.arena.storage import open_store
+from nardy.arena.records.storage import open_store
 from nardy.cli import cli
 
 

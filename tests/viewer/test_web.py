@@ -14,7 +14,7 @@ pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the d
 
 from starlette.testclient import TestClient
 
-from nardy.arena.storage import open_store
+from nardy.arena.records.storage import open_store
 from nardy.core import game_variant_names
 from nardy.web.app import create_app
 
@@ -195,8 +195,8 @@ def test_static_files_and_no_cdn(client: TestClient, finished_db: Path) -> None:
 def test_the_spectator_starts_before_its_database_exists(tmp_path: Path) -> None:
     """``nardy web`` may be started before ``nardy arena run`` creates the database: an empty
     list (and 404s) until then, the tournament once it is there; the file is never created."""
-    from nardy.arena.schedule import definition_from_flags
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.schedule import definition_from_flags
+    from nardy.arena.competition.tournament import Tournament
 
     db = tmp_path / "later.db"
     with TestClient(create_app(str(db))) as c:
@@ -219,8 +219,8 @@ def test_the_spectator_starts_before_its_database_exists(tmp_path: Path) -> None
 def test_match_games_replay_with_their_starter_and_score(tmp_path: Path) -> None:
     """Later games of a match start without an opening throw (the previous winner rolls): the
     replay must follow the record's starter."""
-    from nardy.arena.schedule import definition_from_flags
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.schedule import definition_from_flags
+    from nardy.arena.competition.tournament import Tournament
 
     db = tmp_path / "match.db"
     store = open_store(str(db))
@@ -252,8 +252,8 @@ def test_nardy_web_serves_a_database_created_after_it_started(tmp_path: Path) ->
 
     from spectator_browser import spectator
 
-    from nardy.arena.schedule import definition_from_flags
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.schedule import definition_from_flags
+    from nardy.arena.competition.tournament import Tournament
 
     db = tmp_path / "later.db"
     with spectator(db) as base:

@@ -20,10 +20,10 @@ pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the d
 
 from starlette.testclient import TestClient
 
-from nardy.arena import public
-from nardy.arena.schedule import TournamentDef, build_schedule, parse_definition
-from nardy.arena.storage import GameRow, SqliteStore
-from nardy.arena.tournament import Tournament
+from nardy.arena.competition.schedule import TournamentDef, build_schedule, parse_definition
+from nardy.arena.competition.tournament import Tournament
+from nardy.arena.records.storage import GameRow, SqliteStore
+from nardy.arena.service import public
 from nardy.web.app import create_app
 
 ROUND_0 = 6

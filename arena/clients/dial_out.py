@@ -1,6 +1,6 @@
 """The arena's end of the dial-out transport: one :class:`DialOutHub` per dial-out bot.
 
-A hub is the bot's :class:`~nardy.arena.bot_client.BotClient`. Games call :meth:`DialOutHub.choose_play`
+A hub is the bot's :class:`~nardy.arena.clients.bot_client.BotClient`. Games call :meth:`DialOutHub.choose_play`
 and friends from their own threads; the hub puts the request on the bot's current Connect stream
 (:class:`Connection`) and waits for the matching answer. Pending requests outlive a stream: when
 the bot reconnects (``Hello`` again) they are re-sent with their original sequence numbers, and an
@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
-from nardy.arena import convert
-from nardy.arena.bot_client import BotClient
+from nardy.arena.clients import convert
+from nardy.arena.clients.bot_client import BotClient
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.bots.faults import (

@@ -91,7 +91,7 @@ class BotEntry:
     """Most games this bot plays at the same time."""
     command: tuple[str, ...] | None = None
     """A bot server the engine starts (in the current directory) for the run and stops after it:
-    it must print ``LISTENING host:port`` (:mod:`nardy.arena.local`); e.g. ``node bot.js 0``."""
+    it must print ``LISTENING host:port`` (:mod:`nardy.arena.clients.local`); e.g. ``node bot.js 0``."""
 
     @property
     def kind(self) -> Literal["builtin", "endpoint", "command"]:
@@ -132,7 +132,7 @@ class PoolDef:
 
 @dataclass(frozen=True, slots=True)
 class SprtDef:
-    """The sequential test of a head-to-head (:class:`nardy.arena.stats.Sprt`).
+    """The sequential test of a head-to-head (:class:`nardy.arena.competition.stats.Sprt`).
 
     ``mode="elo"`` tests win rates (H0 ``elo0``, H1 ``elo1``); ``mode="points"`` tests points per
     game (H0 ``mu0``, H1 ``mu1``, games worth at most ``max_points``).

@@ -1,8 +1,8 @@
 """Tournaments on a Ray cluster: ``nardy arena run T.toml --executor ray [--ray-address ADDR]``.
 
-The engine (:class:`nardy.arena.tournament.Tournament`) stays on the driver: it schedules, stores
+The engine (:class:`nardy.arena.competition.tournament.Tournament`) stays on the driver: it schedules, stores
 and rates exactly as with the local executors. Only the games move: each one is a Ray task, a pure
-function from its :class:`~nardy.arena.tournament.GameTask` (ids, seed, seats) to its record. No
+function from its :class:`~nardy.arena.competition.tournament.GameTask` (ids, seed, seats) to its record. No
 task writes anything; the driver is the single writer, and stores each record (several that end
 together in one transaction) under the key ``(tournament_id, game_id)``, so a game is stored once
 whatever Ray does:
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from nardy.arena.schedule import TournamentDef
-from nardy.arena.sprt_luck import LuckAdjuster
-from nardy.arena.tournament import (
+from nardy.arena.competition.schedule import TournamentDef
+from nardy.arena.competition.sprt_luck import LuckAdjuster
+from nardy.arena.competition.tournament import (
     LUCK_FIELD,
     BuiltinPlayer,
     CommandPlayer,
@@ -187,7 +187,7 @@ def play_game_task(
     worker's cache of open bots. ``faults``: the bots' fault counts so far (a disqualified bot
     stays disqualified); the game's own faults go back in its record. ``luck``: also analyse
     the game for a luck-adjusted SPRT, on this worker, into the record's
-    :data:`~nardy.arena.tournament.LUCK_FIELD` (which the driver takes off before storing)."""
+    :data:`~nardy.arena.competition.tournament.LUCK_FIELD` (which the driver takes off before storing)."""
     players = (_worker_player(specs[0]), _worker_player(specs[1]))
     counters = {players[0].name: _counter(faults[0]), players[1].name: _counter(faults[1])}
     record = run_task_in_thread(task, players, counters, threading.Event())
@@ -214,7 +214,7 @@ class _Pending:
 
 
 class RayExecutor:
-    """A :class:`nardy.arena.tournament.GameExecutor` that plays each game as a Ray task.
+    """A :class:`nardy.arena.competition.tournament.GameExecutor` that plays each game as a Ray task.
 
     ``address``: the cluster to join (``host:port`` of the head, ``ray://host:10001``, ``auto``),
     or None for ``RAY_ADDRESS`` or else a Ray instance started for this process alone.

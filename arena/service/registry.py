@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nardy.arena.storage import SqlStore, StorageError, Store
+from nardy.arena.records.storage import SqlStore, StorageError, Store
 
 __all__ = ["BotRow", "Faults", "Registry", "TournamentEntry"]
 

@@ -1,8 +1,8 @@
 """The arena's domain errors and the one place that turns them into gRPC status codes.
 
-The arena (:class:`nardy.arena.server.Arena`) raises plain exceptions; the servicer's handlers
+The arena (:class:`nardy.arena.service.server.Arena`) raises plain exceptions; the servicer's handlers
 are wrapped in :func:`grpc_errors`, which ends the call with the status :func:`status_of` gives
-(``KeyError`` → ``NOT_FOUND``, :class:`~nardy.arena.storage.StorageError` → ``UNAVAILABLE``,
+(``KeyError`` → ``NOT_FOUND``, :class:`~nardy.arena.records.storage.StorageError` → ``UNAVAILABLE``,
 ``ValueError`` → ``INVALID_ARGUMENT`` …). The same decorator serves the synchronous unary
 handlers (run on the server's thread pool) and the ``grpc.aio`` coroutines and async generators
 (the streams), so no handler repeats an ``except … context.abort`` ladder.
@@ -17,8 +17,8 @@ from typing import Any, TypeVar, cast
 
 import grpc
 
-from nardy.arena.limits import LimitError
-from nardy.arena.storage import StorageError
+from nardy.arena.records.storage import StorageError
+from nardy.arena.service.limits import LimitError
 from nardy.bots.faults import BotError
 
 __all__ = [

@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from google.protobuf.duration_pb2 import Duration
 
+from nardy.arena.competition.schedule import SprtDef
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
-from nardy.arena.schedule import SprtDef
 from nardy.bots.faults import BotIllegalAnswerError, BotMalformedError
 from nardy.core.errors import IllegalPlayError, InvalidPlayError
 from nardy.core.game import BLACK, WHITE, Cube, CubeSettings, Segment
@@ -261,11 +261,11 @@ SPRT_DECISION_OF: dict[str | None, _arena_pb2.SprtDecision.ValueType] = {
     "H0": _arena_pb2.SPRT_DECISION_ACCEPT_H0,
     "H1": _arena_pb2.SPRT_DECISION_ACCEPT_H1,
 }
-"""The decision of :class:`nardy.arena.stats.Sprt` (None: undecided) → ``SprtDecision``."""
+"""The decision of :class:`nardy.arena.competition.stats.Sprt` (None: undecided) → ``SprtDecision``."""
 
 
 def sprt_settings_from_proto(msg: _arena_pb2.SprtSettings) -> dict[str, Any]:
-    """The ``sprt`` table of a tournament definition (:func:`nardy.arena.schedule.parse_definition`
+    """The ``sprt`` table of a tournament definition (:func:`nardy.arena.competition.schedule.parse_definition`
     checks it) from ``SprtSettings``: 0 for ``alpha``, ``beta`` or ``max_points`` means the
     default; the hypotheses are taken as given (0 is a valid H0)."""
     out: dict[str, Any]

@@ -3,7 +3,7 @@
 :func:`run_game` plays a :class:`nardy.core.game.Game` through the one game loop
 (:class:`nardy.bots.loop.GameLoop`), with the seats' clock (:class:`TimeControl`) and the
 :class:`FaultPolicy` as values. A remote bot sits in its seat as a :class:`RemoteDecider`: at each
-question it builds the request (:mod:`nardy.arena.convert`), asks its :class:`BotClient` with the
+question it builds the request (:mod:`nardy.arena.clients.convert`), asks its :class:`BotClient` with the
 loop's deadline and turns the response into the kernel's answer; an in-process bot sits there as
 itself. Every failure is a :class:`~nardy.bots.faults.BotError`; the policy says what happens
 then: forfeit the game (the default) or play a random legal answer and count a strike, and
@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from nardy.arena import convert
-from nardy.arena.bot_client import BotClient
+from nardy.arena.clients import convert
+from nardy.arena.clients.bot_client import BotClient
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
@@ -205,7 +205,7 @@ class RemoteDecider:
     loop gives it (:attr:`loop`), is asked with the limit's deadline, and its response becomes
     the kernel's answer, with the bot's comment and values as the record's ``info``. A failure is
     the client's :class:`~nardy.bots.faults.BotError` (timeout, malformed, crash, disconnect) or
-    the answer's (:mod:`nardy.arena.convert`: illegal, malformed).
+    the answer's (:mod:`nardy.arena.clients.convert`: illegal, malformed).
     """
 
     def __init__(

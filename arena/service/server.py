@@ -1,16 +1,16 @@
 """The arena: registered bots, games run with the kernel, and the gRPC server around them.
 
 * :class:`Arena` is the plain-Python core: it registers bots (server, dial-out or local process),
-  issues their tokens, runs games (:func:`nardy.arena.runner.run_game`) on a thread pool, keeps
+  issues their tokens, runs games (:func:`nardy.arena.clients.runner.run_game`) on a thread pool, keeps
   the records (optionally appended to a JSON-lines file), runs tournaments on the tournament
-  engine (:class:`nardy.arena.tournament.Tournament`, stored in a SQLite database), and shuts
+  engine (:class:`nardy.arena.competition.tournament.Tournament`, stored in a SQLite database), and shuts
   down gracefully.
 * :class:`ArenaServicer` is the thin translator between ``nardy.arena.v1`` messages and
   :class:`Arena` calls (:func:`standings_to_proto` and :class:`EventTranslator` for the
   engine's standings and events).
 * :class:`ArenaServer` is the gRPC server (``grpc.aio``: streams are coroutines, unary calls run
   on a thread pool): the servicer, the standard ``grpc.health.v1`` health service, server
-  reflection, message size and stream limits (:mod:`nardy.arena.streams`), and SIGTERM/SIGINT
+  reflection, message size and stream limits (:mod:`nardy.arena.service.streams`), and SIGTERM/SIGINT
   handling.
 """
 
@@ -48,10 +48,44 @@ from grpc_health.v1 import health_pb2 as _health_pb2  # type: ignore[import-unty
 from grpc_health.v1 import health_pb2_grpc as _health_pb2_grpc  # type: ignore[import-untyped,unused-ignore]
 from grpc_reflection.v1alpha import reflection as _reflection  # type: ignore[import-untyped,unused-ignore]
 
-from nardy.arena import convert
-from nardy.arena.audit import REVEALED_STATUSES, DiceAudit, public_dice
-from nardy.arena.audit import reveal as reveal_dice
-from nardy.arena.auth import (
+from nardy.arena.clients import convert
+from nardy.arena.clients.bot_client import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    BotClient,
+    GrpcBotClient,
+)
+from nardy.arena.clients.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
+from nardy.arena.clients.local import LocalBotProcess
+from nardy.arena.clients.runner import (
+    GameOutcome,
+    GameRecord,
+    Seat,
+    run_game,
+)
+from nardy.arena.competition.schedule import (
+    SprtDef,
+    TournamentDef,
+    parse_definition,
+    variants_refused,
+)
+from nardy.arena.competition.tournament import (
+    ClientPlayer,
+    Player,
+    PoolStandings,
+    Standings,
+    Tournament,
+    TournamentEvent,
+    standings_from_aggregates,
+    standings_from_store,
+)
+from nardy.arena.protocol import ARENA_ADMIN_METHODS, ARENA_SERVICE, ARENA_SERVICE_NAME
+from nardy.arena.protocol import arena_pb2 as _arena_pb2
+from nardy.arena.protocol import bot_pb2 as _bot_pb2
+from nardy.arena.protocol import game_pb2 as _game_pb2
+from nardy.arena.records.audit import REVEALED_STATUSES, DiceAudit, public_dice
+from nardy.arena.records.audit import reveal as reveal_dice
+from nardy.arena.records.storage import MEMORY, SqlStore, StorageError, Store, open_store
+from nardy.arena.service.auth import (
     Authenticator,
     Caller,
     bearer_token,
@@ -59,14 +93,8 @@ from nardy.arena.auth import (
     new_token,
     server_bot_token,
 )
-from nardy.arena.bot_client import (
-    DEFAULT_MAX_MESSAGE_BYTES,
-    BotClient,
-    GrpcBotClient,
-)
-from nardy.arena.dial_out import Connection, DialOutHub, FloodLimit, Undecodable
-from nardy.arena.feed import TournamentFeed
-from nardy.arena.limits import (
+from nardy.arena.service.feed import TournamentFeed
+from nardy.arena.service.limits import (
     ADMIN_WORKERS,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_MAX_CALLS,
@@ -78,14 +106,9 @@ from nardy.arena.limits import (
     LimitError,
     check_bot_address,
 )
-from nardy.arena.local import LocalBotProcess
-from nardy.arena.protocol import ARENA_ADMIN_METHODS, ARENA_SERVICE, ARENA_SERVICE_NAME
-from nardy.arena.protocol import arena_pb2 as _arena_pb2
-from nardy.arena.protocol import bot_pb2 as _bot_pb2
-from nardy.arena.protocol import game_pb2 as _game_pb2
-from nardy.arena.public import PublicView, public_view
-from nardy.arena.registry import BotRow, Registry
-from nardy.arena.rpc_errors import (
+from nardy.arena.service.public import PublicView, public_view
+from nardy.arena.service.registry import BotRow, Registry
+from nardy.arena.service.rpc_errors import (
     ArenaClosedError,
     BotExistsError,
     BotNotReadyError,
@@ -93,15 +116,7 @@ from nardy.arena.rpc_errors import (
     TournamentExistsError,
     grpc_errors,
 )
-from nardy.arena.runner import (
-    GameOutcome,
-    GameRecord,
-    Seat,
-    run_game,
-)
-from nardy.arena.schedule import SprtDef, TournamentDef, parse_definition, variants_refused
-from nardy.arena.storage import MEMORY, SqlStore, StorageError, Store, open_store
-from nardy.arena.streams import (
+from nardy.arena.service.streams import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_PEER,
     Allocator,
@@ -110,16 +125,6 @@ from nardy.arena.streams import (
     OperatorGate,
     PendingHellos,
     StreamLimiter,
-)
-from nardy.arena.tournament import (
-    ClientPlayer,
-    Player,
-    PoolStandings,
-    Standings,
-    Tournament,
-    TournamentEvent,
-    standings_from_aggregates,
-    standings_from_store,
 )
 from nardy.bots.faults import BotError, FaultCounter, FaultKind, FaultPolicy
 from nardy.bots.loop import TimeControl
@@ -206,7 +211,7 @@ _PROTO_STATUS: dict[str, _arena_pb2.TournamentStatus.ValueType] = {
     "failed": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
     "cancelled": _arena_pb2.TOURNAMENT_STATUS_CANCELLED,
 }
-"""The engine's status values (:data:`nardy.arena.tournament.Status`) as the proto's."""
+"""The engine's status values (:data:`nardy.arena.competition.tournament.Status`) as the proto's."""
 
 _FORMATS = frozenset(
     (
@@ -231,7 +236,7 @@ _RESUMABLE = ("pending", "running", "interrupted")
 @dataclass(slots=True)
 class ArenaTournament:
     """A tournament the arena runs: the tournament engine
-    (:class:`nardy.arena.tournament.Tournament`, storing into the arena's database) on a thread
+    (:class:`nardy.arena.competition.tournament.Tournament`, storing into the arena's database) on a thread
     of its own. ``done`` is set when the run returns; ``error`` says why it failed, if it did."""
 
     engine: Tournament
@@ -323,7 +328,7 @@ def sprt_to_proto(
     pool: PoolStandings, spec: SprtDef | None, out: _arena_pb2.SprtStatus | None = None
 ) -> _arena_pb2.SprtStatus:
     """The ``SprtStatus`` of a pool that runs an SPRT (``pool.sprt`` is set). ``spec`` is the
-    tournament's :class:`~nardy.arena.schedule.SprtDef` (the hypotheses and error rates; without
+    tournament's :class:`~nardy.arena.competition.schedule.SprtDef` (the hypotheses and error rates; without
     it ``settings`` stays empty)."""
     sprt = pool.sprt
     assert sprt is not None, f"pool {pool.label} runs no SPRT"
@@ -386,7 +391,7 @@ def standings_to_proto(
     sprt: SprtDef | None = None,
     dice: DiceAudit | None = None,
 ) -> _arena_pb2.GetStandingsResponse:
-    """The engine's :class:`~nardy.arena.tournament.Standings` as ``GetStandingsResponse``.
+    """The engine's :class:`~nardy.arena.competition.tournament.Standings` as ``GetStandingsResponse``.
 
     Bots are rated per variant pool (``Standing.pool``); an arena tournament has one pool. With
     several pools (a tournament file run into the same database) the rows of every pool follow
@@ -395,8 +400,8 @@ def standings_to_proto(
     match tournament. ``elo`` and ``elo_error`` (half the 95% interval, 1.96 SE) are 0 while a
     bot has no rating, and ``elo_se`` and the interval's ends are unset. ``pairings`` are the
     pools' head-to-head results, ``sprt`` the pools' tests (``sprt`` is the tournament's
-    :class:`~nardy.arena.schedule.SprtDef`, for the hypotheses). ``dice``: the commitment
-    (:mod:`nardy.arena.audit`), with seed and salt once revealed.
+    :class:`~nardy.arena.competition.schedule.SprtDef`, for the hypotheses). ``dice``: the commitment
+    (:mod:`nardy.arena.records.audit`), with seed and salt once revealed.
     """
     names = names or {}
     response = _arena_pb2.GetStandingsResponse(
@@ -453,7 +458,7 @@ def _result_proto(outcome: Mapping[str, Any] | None) -> _game_pb2.GameResult:
 
 
 class EventTranslator:
-    """Engine events (:class:`~nardy.arena.tournament.TournamentEvent`) as
+    """Engine events (:class:`~nardy.arena.competition.tournament.TournamentEvent`) as
     ``WatchTournamentResponse`` messages, one message per event with the engine's sequence.
 
     Every engine kind has its message: ``tournament_started`` → ``TournamentStartedEvent``,
@@ -571,12 +576,12 @@ class Arena:
         :param secret: the key server bots' tokens are derived from (the served arena uses its
             admin token); None: a random one, so server bots registered in an earlier process
             get new tokens.
-        :param limits: what one request may ask (:class:`~nardy.arena.limits.ArenaLimits`);
+        :param limits: what one request may ask (:class:`~nardy.arena.service.limits.ArenaLimits`);
             the default allows loopback and private bot addresses (the in-process arena of
             scripts and tests; ``nardy arena serve`` does not unless told).
         :param resume_wait: seconds a resumed tournament waits for its dial-out bots.
 
-        Raises :class:`~nardy.arena.storage.StorageError` when ``db`` cannot be used.
+        Raises :class:`~nardy.arena.records.storage.StorageError` when ``db`` cannot be used.
         """
         self.time_control = time_control or TimeControl()
         self.policy = policy or FaultPolicy()
@@ -747,7 +752,7 @@ class Arena:
     def add_local_bot(
         self, name: str, command: Sequence[str], *, max_restarts: int = 10
     ) -> BotEntry:
-        """Start a bot process (see :mod:`nardy.arena.local`), register it, restart it on crashes."""
+        """Start a bot process (see :mod:`nardy.arena.clients.local`), register it, restart it on crashes."""
         name = self._check_name(name)
         bot_id = f"local-{name}"  # stable: the same --local-bot on every start
         token = server_bot_token(self._secret, bot_id)
@@ -847,7 +852,7 @@ class Arena:
         """Start a game between two registered bots (White first) on the arena's pool.
 
         ``starter``: the colour that starts by rolling (a later game of a match), see
-        :func:`~nardy.arena.runner.run_game`.
+        :func:`~nardy.arena.clients.runner.run_game`.
 
         Raises :class:`ArenaClosedError` while shutting down, :class:`KeyError` for an unknown
         bot, and the kernel's errors for an unknown variant or option.
@@ -930,7 +935,7 @@ class Arena:
         sprt: Mapping[str, Any] | None = None,
     ) -> ArenaTournament:
         """Schedule a tournament between registered bots and start it on the tournament engine
-        (:class:`nardy.arena.tournament.Tournament`), stored in the arena's database.
+        (:class:`nardy.arena.competition.tournament.Tournament`), stored in the arena's database.
 
         Bots are named by their bot ids in the engine (and in its standings and records'
         seats); each may play up to ``concurrency`` games at once. Pairs of games share their
@@ -1199,7 +1204,7 @@ class Arena:
 
     def public_view(self, tournament_id: str) -> PublicView | None:
         """What anyone may see of a stored tournament while rounds of it are sealed
-        (:mod:`nardy.arena.public`); None when nothing is withheld (no duplicate dice, the seed
+        (:mod:`nardy.arena.service.public`); None when nothing is withheld (no duplicate dice, the seed
         published, or no round being played). Cached per live tournament until it stores
         another game or changes status; one computation at a time."""
         with self._lock:
@@ -1517,7 +1522,7 @@ class ArenaServicer:
 
     def _require_admin(self, context: Any) -> None:
         """Refuse the call unless it carries the admin token (checked again here though the
-        server's :class:`~nardy.arena.streams.Gate` checked it before reading the request)."""
+        server's :class:`~nardy.arena.service.streams.Gate` checked it before reading the request)."""
         refusal = self._admin_refusal(context)
         if refusal is not None:
             raise Refused(*refusal)
@@ -1555,7 +1560,7 @@ class ArenaServicer:
     ) -> AsyncIterator[_arena_pb2.ConnectResponse]:
         """A dial-out bot's stream: a coroutine on the server's event loop (no thread). Until
         its Hello names a dial-out bot's token it counts against the budget of silent streams
-        (:class:`~nardy.arena.streams.PendingHellos`) and must send that Hello in time."""
+        (:class:`~nardy.arena.service.streams.PendingHellos`) and must send that Hello in time."""
         slot = None
         try:
             if self.hellos is not None:
@@ -1695,9 +1700,9 @@ class ArenaServicer:
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> AsyncIterator[bytes]:
         """Events as they happen, as serialized ``WatchTournamentResponse`` messages: a
-        coroutine following the tournament's :class:`~nardy.arena.feed.TournamentFeed` (no
+        coroutine following the tournament's :class:`~nardy.arena.service.feed.TournamentFeed` (no
         thread per watcher, each event translated once); the stream limits apply
-        (:class:`~nardy.arena.streams.Gate`)."""
+        (:class:`~nardy.arena.service.streams.Gate`)."""
         loop = asyncio.get_running_loop()
         try:
             tournament = self.arena.tournament(request.tournament_id)
@@ -1926,7 +1931,7 @@ class ArenaServer:
     thousand open streams cost no threads, and the unary calls run on a pool of
     ``max_workers`` threads that streams never occupy. Streams and unary calls are limited per
     peer and in all, the calls admitted before their request is read, ``Connect`` streams must
-    say Hello in time (:mod:`nardy.arena.streams`); admin calls without the admin token are
+    say Hello in time (:mod:`nardy.arena.service.streams`); admin calls without the admin token are
     refused before their request is read, and no request over ``max_message_bytes`` is read.
     The admin's unary calls run on threads of their own, and ``admin_port`` adds the
     operator's own listener.
@@ -1957,7 +1962,7 @@ class ArenaServer:
             gives one); None: anyone may call them (tests, a private in-process arena).
         :param max_message_bytes: the largest message sent, and read on the operator's port;
             ``max_request_bytes``: the largest read on the public port (at most
-            ``max_message_bytes``; :data:`~nardy.arena.limits.DEFAULT_MAX_REQUEST_BYTES` says
+            ``max_message_bytes``; :data:`~nardy.arena.service.limits.DEFAULT_MAX_REQUEST_BYTES` says
             why it is small). A larger one is refused unread (``RESOURCE_EXHAUSTED``).
         :param max_workers: threads for the unary calls (streams take none).
         :param max_streams: streams open at once from everyone; ``max_streams_per_peer``: from
@@ -1966,12 +1971,12 @@ class ArenaServer:
             one IP address, the admin's not counted; the call over it is refused with
             ``RESOURCE_EXHAUSTED``. ``max_calls``: calls whose request is read and running, from
             everyone; the others wait unread, address by address
-            (:class:`~nardy.arena.streams.CallQueue`). The admin's calls run on threads of
+            (:class:`~nardy.arena.service.streams.CallQueue`). The admin's calls run on threads of
             their own (:data:`ADMIN_WORKERS`).
         :param hello_timeout: seconds a ``Connect`` may stay open before its Hello;
             ``max_pending_hellos``: such streams open at once, counted apart from
             ``max_streams`` (when full, a new one replaces the oldest of the address holding
-            the most, :class:`~nardy.arena.streams.PendingHellos`).
+            the most, :class:`~nardy.arena.service.streams.PendingHellos`).
         :param admin_port: where the operator's own listener serves (0: a free port; None:
             none), on ``admin_host``: a threaded gRPC server of its own that answers the unary
             calls to the admin token only (anything else is refused unread). A flood of
@@ -2107,7 +2112,7 @@ class ArenaServer:
 
     async def _trim_after_calls(self, every: float = 5.0) -> None:
         """Every ``every`` seconds in which counted calls came, hand the memory freed since
-        back to the system (:class:`~nardy.arena.streams.Allocator`): after a flood of large
+        back to the system (:class:`~nardy.arena.service.streams.Allocator`): after a flood of large
         anonymous calls the arena returns to within a few MB of idle instead of staying
         where the flood left it."""
         seen = self.calls.acquired

@@ -2,15 +2,15 @@
 
 Reading a tournament's standings from its games means reading every stored game; the ledger
 instead keeps, next to the games, the few numbers the standings are made of, and updates them in
-the same transaction that stores a game (:mod:`nardy.arena.storage`). Its totals are *additive*:
+the same transaction that stores a game (:mod:`nardy.arena.records.storage`). Its totals are *additive*:
 
 * per game: each bot's games, net points and forfeits, and the pairing's net points;
 * per unit (a game, or a match): once it is complete, its result (wins, losses, units);
 * per duplicate pair (the two legs of a round): once both are complete, the pair's sum and
   square, from which the pairing's mean and standard errors follow exactly;
-* per pool: the SPRT's state, fed pairs in schedule order (as :class:`~nardy.arena.tournament.
+* per pool: the SPRT's state, fed pairs in schedule order (as :class:`~nardy.arena.competition.tournament.
   Tally` feeds it). A luck-adjusted SPRT (``sprt.on = "luck-adjusted"``) is fed each game's
-  luck-adjusted points for ``a`` (:mod:`nardy.arena.sprt_luck`), which the ledger is given
+  luck-adjusted points for ``a`` (:mod:`nardy.arena.competition.sprt_luck`), which the ledger is given
   (``luck``): the values of the units complete but not fed yet (a pair waits for the earlier
   ones) are kept in the SPRT's state, under ``"adjusted"``.
 
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, Protocol
 
-from nardy.arena.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_at
-from nardy.arena.stats import Sprt, Summary, fit_ratings, summarize_sums
+from nardy.arena.competition.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_at
+from nardy.arena.competition.stats import Sprt, Summary, fit_ratings, summarize_sums
 
 __all__ = [
     "BOT_FIELDS",
@@ -79,7 +79,7 @@ POOL_FIELDS = ("games", "units_done")
 
 
 class Game(Protocol):
-    """What the ledger reads of a stored game (a :class:`~nardy.arena.storage.GameRow`)."""
+    """What the ledger reads of a stored game (a :class:`~nardy.arena.records.storage.GameRow`)."""
 
     @property
     def unit_id(self) -> str: ...
@@ -118,7 +118,7 @@ class Aggregates:
     finished: dict[tuple[str, int], float] = field(default_factory=dict)
     """The last finish time of each round's games (not additive: kept, never subtracted)."""
     sprt: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per pool with an SPRT, its state (:meth:`nardy.arena.stats.Sprt.state` plus ``round``)."""
+    """Per pool with an SPRT, its state (:meth:`nardy.arena.competition.stats.Sprt.state` plus ``round``)."""
 
     def merge(self, other: Aggregates, sign: int = 1) -> None:
         """Add (``sign=-1``: take away) ``other``'s additive totals."""
@@ -149,7 +149,7 @@ class Aggregates:
 
 @dataclass(slots=True)
 class UnitState:
-    """What the ledger remembers of one unit (as :class:`~nardy.arena.tournament.Tally` does)."""
+    """What the ledger remembers of one unit (as :class:`~nardy.arena.competition.tournament.Tally` does)."""
 
     games: int = 0
     score: tuple[int, int] = (0, 0)
@@ -177,7 +177,7 @@ def _a_result(unit: ScheduledUnit, state: UnitState) -> int:
 def new_sprt(spec: SprtDef, pool: PoolDef) -> Sprt:
     """A pool's sequential test as ``spec`` defines it (the engine's and the ledger's): on
     luck-adjusted points, the normal-model test, which uses their smaller spread
-    (:class:`~nardy.arena.stats.Sprt`)."""
+    (:class:`~nardy.arena.competition.stats.Sprt`)."""
     if spec.mode == "elo":
         return Sprt(spec.elo0, spec.elo1, spec.alpha, spec.beta)
     max_points = spec.max_points if pool.match_length is None else 1.0
@@ -191,7 +191,7 @@ UnitSource = Callable[[str], "UnitState | None"]
 """Reads a unit's stored state (None: no game of it stored)."""
 
 LuckSource = Callable[["Game"], float]
-"""A game's luck-adjusted points for ``a`` (:meth:`nardy.arena.sprt_luck.LuckAdjuster.a_points`)."""
+"""A game's luck-adjusted points for ``a`` (:meth:`nardy.arena.competition.sprt_luck.LuckAdjuster.a_points`)."""
 
 
 class Ledger:
@@ -227,7 +227,7 @@ class Ledger:
         return state if state is not None else self._source(unit_id)
 
     def unit(self, unit_id: str) -> ScheduledUnit | None:
-        """The scheduled unit (None: not in the schedule), as :func:`~nardy.arena.schedule.unit_from_id` finds it,
+        """The scheduled unit (None: not in the schedule), as :func:`~nardy.arena.competition.schedule.unit_from_id` finds it,
         with the pairings' and pools' indexes made once per ledger."""
         if unit_id in self._units:
             return self._units[unit_id]
@@ -250,7 +250,7 @@ class Ledger:
         sprt_state: Callable[[str], dict[str, Any] | None],
         adjusted: float | None = None,
     ) -> bool:
-        """Count one stored game (a :class:`~nardy.arena.storage.GameRow`); False when its unit
+        """Count one stored game (a :class:`~nardy.arena.records.storage.GameRow`); False when its unit
         is not in the schedule (the standings leave such a game out, as the engine does).
         ``sprt_state`` reads a pool's stored SPRT state (None: nothing fed yet). ``adjusted``: the
         game's luck-adjusted points for ``a`` when already known (else ``luck`` is asked, if a
@@ -452,7 +452,7 @@ def count(
 
 def summaries(values: Sequence[int]) -> tuple[Summary, Summary]:
     """A pairing's ``(paired, independent)`` summaries from its :data:`PAIRING_FIELDS` totals
-    (exactly those of :class:`nardy.arena.stats.PairingStats` over the same units)."""
+    (exactly those of :class:`nardy.arena.competition.stats.PairingStats` over the same units)."""
     p = dict(zip(PAIRING_FIELDS, values, strict=True))
     pairs = p["pairs"]
     # a pair's unit is (r1 + r2) / 2: its sum and square sum are pair_sum / 2 and pair_sq / 4.
@@ -465,7 +465,7 @@ def results_for_ratings(
     pairings: Mapping[tuple[str, str, str], Sequence[int]], pool: str
 ) -> dict[tuple[str, str], tuple[float, float]]:
     """``{(x, y): (x_wins, y_wins)}`` with ``x < y``, draws as halves (what
-    :func:`nardy.arena.stats.tally` makes of the same units)."""
+    :func:`nardy.arena.competition.stats.tally` makes of the same units)."""
     out: dict[tuple[str, str], tuple[float, float]] = {}
     for (label, a, b), values in pairings.items():
         p = dict(zip(PAIRING_FIELDS, values, strict=True))

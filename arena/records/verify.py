@@ -7,7 +7,7 @@
 * :func:`check_row` compares the columns of a stored game, the ones the standings are computed
   from, with its record.
 * :func:`verify_store` and :func:`verify_records` audit a tournament whose seed has been revealed
-  (:mod:`nardy.arena.audit`): the commitment, every game's seed and every roll re-derived from
+  (:mod:`nardy.arena.records.audit`): the commitment, every game's seed and every roll re-derived from
   the revealed seed (``docs/audit.md``), the setup of every match game, every game re-played,
   and every stored column.
 
@@ -24,10 +24,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nardy.arena import audit
-from nardy.arena.runner import kernel_outcome
-from nardy.arena.schedule import DefinitionError, TournamentDef, build_schedule, derive_seed
-from nardy.arena.storage import GameRow, StorageError, Store
+from nardy.arena.clients.runner import kernel_outcome
+from nardy.arena.competition.schedule import (
+    DefinitionError,
+    TournamentDef,
+    build_schedule,
+    derive_seed,
+)
+from nardy.arena.records import audit
+from nardy.arena.records.storage import GameRow, StorageError, Store
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (

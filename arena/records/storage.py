@@ -41,15 +41,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, Game, Ledger, UnitState
-from nardy.arena.schedule import DefinitionError, ScheduledUnit, TournamentDef
+from nardy.arena.competition.ledger import (
+    BOT_FIELDS,
+    PAIRING_FIELDS,
+    Aggregates,
+    Game,
+    Ledger,
+    UnitState,
+)
+from nardy.arena.competition.schedule import DefinitionError, ScheduledUnit, TournamentDef
 from nardy.core.errors import NardyError
 from nardy.core.record import GameRecord
 
 if TYPE_CHECKING:
     import psycopg
 
-    from nardy.arena.sprt_luck import LuckAdjuster
+    from nardy.arena.competition.sprt_luck import LuckAdjuster
 
 __all__ = [
     "MEMORY",
@@ -71,7 +78,7 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 2
-"""2: the standings ledger (:mod:`nardy.arena.ledger`); a version 1 database is migrated when
+"""2: the standings ledger (:mod:`nardy.arena.competition.ledger`); a version 1 database is migrated when
 a writer opens it (readers still read it, recounting standings from the games)."""
 
 READABLE_VERSIONS = ("1", str(SCHEMA_VERSION))
@@ -177,7 +184,7 @@ class GameRow:
         """The columns a stored game takes from its record: its ids and seats (the record's
         tags and seats), its dice seed and its outcome. The row is this codec of the record it
         stores beside them (``a``, ``b`` and ``finished`` are the schedule's and the clock's),
-        so that the audit checks one against the other (:func:`nardy.arena.verify.check_row`)."""
+        so that the audit checks one against the other (:func:`nardy.arena.records.verify.check_row`)."""
         tags = dict(record.tags)
         outcome = record.outcome
         winner = None if outcome is None else outcome.winner
@@ -208,7 +215,7 @@ class GameRow:
 
 @dataclass(frozen=True, slots=True)
 class DiceRow:
-    """A tournament's commitment to its seed (:mod:`nardy.arena.audit`, ``docs/audit.md``).
+    """A tournament's commitment to its seed (:mod:`nardy.arena.records.audit`, ``docs/audit.md``).
 
     ``salt`` is secret until ``revealed`` (a timestamp) is set; ``revealed_seed`` is the seed
     published at that moment."""
@@ -388,7 +395,7 @@ _SCHEMA = (
 """The tables, one statement each, with the few column types that differ between backends as
 ``{real}`` (a float64 timestamp), ``{int64}`` (a 63-bit seed) and ``{games_seq}`` (the column
 that orders games as stored, where the backend has no implicit one). The ``ledger_*`` tables hold
-the standings' running totals (:mod:`nardy.arena.ledger`), written with each game.
+the standings' running totals (:mod:`nardy.arena.competition.ledger`), written with each game.
 
 The ledger's integer columns are BIGINT on PostgreSQL (sums of squares of points grow)."""
 
@@ -760,7 +767,7 @@ class SqlStore(ABC):
                     ) from None
                 raise
 
-    # -- the standings ledger (nardy.arena.ledger) -----------------------------------------------
+    # -- the standings ledger (nardy.arena.competition.ledger) -----------------------------------------------
 
     def _definition(self, tournament_id: str) -> TournamentDef | None:
         """The tournament's definition as stored (None: absent or not a definition, in which
@@ -838,13 +845,13 @@ class SqlStore(ABC):
         )
 
     def _luck_points(self, game: Game) -> float:
-        """A stored game's luck-adjusted points for ``a`` (:mod:`nardy.arena.sprt_luck`, 0-ply),
+        """A stored game's luck-adjusted points for ``a`` (:mod:`nardy.arena.competition.sprt_luck`, 0-ply),
         for a luck-adjusted SPRT's ledger when the writer did not hand them over (the engine
         does: it analyses each game before storing it); the record is read if the row lacks it.
         Slow (about a second a game): a ledger rebuilt under a luck-adjusted SPRT analyses every
         game of its pairing again."""
         from nardy.analysis.records import RecordError
-        from nardy.arena.sprt_luck import LuckAdjuster
+        from nardy.arena.competition.sprt_luck import LuckAdjuster
 
         assert isinstance(game, GameRow)
         row = game
@@ -1116,7 +1123,7 @@ class SqlStore(ABC):
         except ValueError as exc:
             raise StorageError(f"{self.label}: the stored game is damaged: {exc}") from None
 
-    # -- dice commitments (nardy.arena.audit) ----------------------------------------------------
+    # -- dice commitments (nardy.arena.records.audit) ----------------------------------------------------
 
     @staticmethod
     def _dice(r: _Row) -> DiceRow:

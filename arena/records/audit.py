@@ -9,7 +9,7 @@ info and in every game record (``record["dice_commitment"]``). The seed and the 
 while games are played: the dice of every game derive from the seed (``docs/audit.md``), so
 whoever knows it knows every future roll. When the tournament ends (finished, stopped by its
 SPRT, or cancelled) :func:`reveal` publishes both, and anyone can recompute the commitment and
-every roll of every game (:mod:`nardy.arena.verify`, ``nardy arena verify``).
+every roll of every game (:mod:`nardy.arena.records.verify`, ``nardy arena verify``).
 
 The commitment binds the operator as well: once it is published, no other seed can be passed
 off as the tournament's, so the dice cannot be chosen after the fact.
@@ -23,7 +23,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from nardy.arena.storage import DiceRow, StorageError, Store
+from nardy.arena.records.storage import DiceRow, StorageError, Store
 
 __all__ = [
     "PREFIX",

@@ -1,7 +1,7 @@
 """The arena's gate: who may open a stream, which unary calls are read when, and the admin's
 calls refused before their body is read.
 
-The arena serves on a ``grpc.aio`` server (:class:`~nardy.arena.server.ArenaServer`): a
+The arena serves on a ``grpc.aio`` server (:class:`~nardy.arena.service.server.ArenaServer`): a
 long-lived stream (``WatchTournament``, a dial-out bot's ``Connect``, health ``Watch``,
 reflection) is a coroutine, not a worker thread, so open streams cannot starve the unary calls
 (``GetStandings``, ``ListBots``, the admin's calls), which run on a thread pool of their own.
@@ -42,8 +42,8 @@ from typing import Any
 import grpc
 from grpc import aio
 
-from nardy.arena.auth import Caller, bearer_token
-from nardy.arena.limits import (
+from nardy.arena.service.auth import Caller, bearer_token
+from nardy.arena.service.limits import (
     DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_PEER,
     MAX_ANONYMOUS_REQUEST_BYTES,
@@ -669,7 +669,7 @@ class Gate(aio.ServerInterceptor):
         """:param admin_methods: full method names (``/pkg.Service/Method``) that need the
             admin token.
         :param caller: who presents a bearer token (None: no token), as
-            :meth:`~nardy.arena.auth.Authenticator.caller` says.
+            :meth:`~nardy.arena.service.auth.Authenticator.caller` says.
         :param self_limited: streaming methods that count their streams themselves.
         :param calls: admits the unary calls that are not the admin's before their request is
             read; they run on ``pool``. None: not limited.

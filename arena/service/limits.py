@@ -2,7 +2,7 @@
 
 Every value of a request is checked against :class:`ArenaLimits` before anything is allocated,
 and a value out of range is a :class:`LimitError` (``INVALID_ARGUMENT``) naming the field and
-the limit. Scheduling is lazy (:mod:`nardy.arena.schedule`), so a tournament at the limits costs
+the limit. Scheduling is lazy (:mod:`nardy.arena.competition.schedule`), so a tournament at the limits costs
 memory in proportion to its pairings, not its games.
 
 Server bots: the arena dials the address it is given, so an open address policy would let a
@@ -39,7 +39,7 @@ __all__ = [
 
 DEFAULT_MAX_STREAMS = 4_000
 """Streams open at once on one arena, from everyone (``--max-streams``; see
-:mod:`nardy.arena.streams`)."""
+:mod:`nardy.arena.service.streams`)."""
 
 DEFAULT_MAX_STREAMS_PER_PEER = 64
 """Streams open at once from one IP address (``--max-streams-per-peer``)."""
@@ -56,7 +56,7 @@ everyone (``--max-calls``): what bounds the request bodies the arena holds for a
 callers whatever the number of their addresses. A 4 MiB body costs about 13 MB while it is
 read and refused (the transport's buffers, the bytes, the allocator's slack): 12 keep a flood
 of them at +136 to +156 MB, under the 200 MB of issue 34 (``benchmarks/load_arena.py
-unary-flood``). The other calls wait their turn unread (:class:`~nardy.arena.streams.CallQueue`)."""
+unary-flood``). The other calls wait their turn unread (:class:`~nardy.arena.service.streams.CallQueue`)."""
 
 DEFAULT_MAX_REQUEST_BYTES = 32 * 1024
 """Largest message the public port reads (``--max-request-bytes``); the operator's port reads up

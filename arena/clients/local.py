@@ -4,7 +4,7 @@ A local bot is a command that runs a ``BotService`` server and announces where i
 one line on standard output, ``LISTENING <host>:<port>`` (``nardy bot serve --port 0`` does). The
 :class:`LocalBotProcess` supervisor starts it, reads that line, and watches the process: when it
 exits unexpectedly it is started again (up to ``max_restarts`` times, with a short backoff) and
-the bot's :class:`~nardy.arena.bot_client.GrpcBotClient` is pointed at the new address. Calls that
+the bot's :class:`~nardy.arena.clients.bot_client.GrpcBotClient` is pointed at the new address. Calls that
 fail while the bot is down are ordinary ``crash`` faults.
 """
 

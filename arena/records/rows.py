@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nardy.arena.storage import TournamentRow
+from nardy.arena.records.storage import TournamentRow
 
 __all__ = ["progress_unit", "tournament_json"]
 

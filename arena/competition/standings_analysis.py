@@ -14,7 +14,7 @@ from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import GameInput, RecordError, from_arena_record
 from nardy.analysis.report import results_table
 from nardy.analysis.stats import BotResult, bot_results, judge_of, searchers_for, self_judged
-from nardy.arena.storage import StorageError, open_store
+from nardy.arena.records.storage import StorageError, open_store
 from nardy.engines.evaluator import STRONGEST
 
 __all__ = ["AnalysisError", "PoolAnalysis", "analysed_standings", "analysis_table"]

@@ -2,9 +2,9 @@
 
 ::
 
-    from nardy.arena.schedule import load_definition
-    from nardy.arena.storage import open_store
-    from nardy.arena.tournament import Tournament
+    from nardy.arena.competition.schedule import load_definition
+    from nardy.arena.records.storage import open_store
+    from nardy.arena.competition.tournament import Tournament
 
     t = Tournament(load_definition("tournament.toml"), open_store("arena.db"))
     t.subscribe(print)                     # every TournamentEvent, as it happens
@@ -13,13 +13,13 @@
 
 Bots plug in through the small :class:`Player` protocol: :class:`BuiltinPlayer` (a
 :func:`nardy.bots.make_bot` bot, in-process), :class:`EndpointPlayer` (a gRPC ``BotService``
-through :class:`nardy.arena.bot_client.GrpcBotClient`), :class:`CommandPlayer` (a ``BotService``
+through :class:`nardy.arena.clients.bot_client.GrpcBotClient`), :class:`CommandPlayer` (a ``BotService``
 program the engine starts itself), :class:`ClientPlayer` (a bot the caller already has a client
 for: the arena server's registered bots) and :class:`PythonPlayer` (any
 :class:`~nardy.bots.Bot` factory, for tests and embedding). Every game is played by the one game
 loop (:class:`nardy.bots.loop.GameLoop`): a game between two in-process bots with the fault policy
 and no clock (:func:`play_local_game`, in a worker process when both are built-ins), a game with a
-remote bot through the arena's runner (:func:`nardy.arena.runner.run_game`: the clock too), where
+remote bot through the arena's runner (:func:`nardy.arena.clients.runner.run_game`: the clock too), where
 an in-process bot sits in its seat as itself. Both write the same record, and both start a later
 game of a match with the colour :meth:`nardy.core.match.Match.starter` names.
 
@@ -54,19 +54,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from nardy.arena import audit
-from nardy.arena.bot_client import BotClient, GrpcBotClient
-from nardy.arena.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, new_sprt
-from nardy.arena.ledger import ratings as ledger_ratings
-from nardy.arena.ledger import summaries as pairing_summaries
-from nardy.arena.local import LocalBotProcess, LocalBotStartError
-from nardy.arena.runner import (
+from nardy.arena.clients.bot_client import BotClient, GrpcBotClient
+from nardy.arena.clients.local import LocalBotProcess, LocalBotStartError
+from nardy.arena.clients.runner import (
     GameRecord,
     Seat,
     loop_outcome,
     run_game,
 )
-from nardy.arena.schedule import (
+from nardy.arena.competition.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, new_sprt
+from nardy.arena.competition.ledger import ratings as ledger_ratings
+from nardy.arena.competition.ledger import summaries as pairing_summaries
+from nardy.arena.competition.schedule import (
     BotEntry,
     DefinitionError,
     PoolDef,
@@ -77,10 +76,11 @@ from nardy.arena.schedule import (
     unit_streams,
     variants_refused,
 )
-from nardy.arena.sprt_luck import LuckAdjuster
-from nardy.arena.stats import PairingStats, Sprt, fit_ratings, tally
-from nardy.arena.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
-from nardy.arena.verify import ReplayReport, cached_variant, check_row, replay_record
+from nardy.arena.competition.sprt_luck import LuckAdjuster
+from nardy.arena.competition.stats import PairingStats, Sprt, fit_ratings, tally
+from nardy.arena.records import audit
+from nardy.arena.records.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
+from nardy.arena.records.verify import ReplayReport, cached_variant, check_row, replay_record
 from nardy.bots import Bot, builtin_bot_names, is_builtin_bot
 from nardy.bots.faults import BotError, FaultCounter, FaultPolicy
 from nardy.bots.loop import GameLoop, TimeControl
@@ -290,7 +290,7 @@ class EndpointPlayer:
 
 
 class CommandPlayer(EndpointPlayer):
-    """A ``BotService`` process the engine starts for the run (:class:`nardy.arena.local.
+    """A ``BotService`` process the engine starts for the run (:class:`nardy.arena.clients.local.
     LocalBotProcess`: it must print ``LISTENING host:port``; restarted if it crashes) and stops
     after it. With a token, the process gets it as ``NARDY_BOT_TOKEN`` and calls carry it."""
 
@@ -332,7 +332,7 @@ class CommandPlayer(EndpointPlayer):
 
 
 class ClientPlayer:
-    """A remote bot the caller already has a :class:`~nardy.arena.bot_client.BotClient` for
+    """A remote bot the caller already has a :class:`~nardy.arena.clients.bot_client.BotClient` for
     (e.g. a bot registered with the arena server, over either transport). Not closed here."""
 
     def __init__(
@@ -579,7 +579,7 @@ def _run_task_in_worker(task: GameTask) -> dict[str, Any]:
 def _play_runner_game(
     task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
 ) -> dict[str, Any] | None:
-    """A game with at least one remote bot, through :func:`nardy.arena.runner.run_game`.
+    """A game with at least one remote bot, through :func:`nardy.arena.clients.runner.run_game`.
     Returns None when the game was aborted because the tournament is stopping."""
     variant = cached_variant(task.variant, task.options)
     seats = []
@@ -627,7 +627,7 @@ def _play_runner_game(
 def run_task_in_thread(
     task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
 ) -> Any:
-    """Thread-pool entry point (and a Ray worker's, :mod:`nardy.arena.ray_executor`): the record, or
+    """Thread-pool entry point (and a Ray worker's, :mod:`nardy.arena.competition.ray_executor`): the record, or
     None for a game aborted by a stop."""
     bots = (players[0].new_bot(task.bot_seed(0)), players[1].new_bot(task.bot_seed(1)))
     if bots[0] is not None and bots[1] is not None:
@@ -869,7 +869,7 @@ class Tally:
         there is no luck-adjusted SPRT, or :meth:`add` will not use them: a game already counted,
         not scheduled, or aborted).
 
-        It analyses the game (:class:`~nardy.arena.sprt_luck.LuckAdjuster`), which takes a
+        It analyses the game (:class:`~nardy.arena.competition.sprt_luck.LuckAdjuster`), which takes a
         while, so the one thread that adds rows calls it *before* taking the lock that guards the
         tally (it reads, and only that thread writes, what it reads): standings and other games'
         results are not held up meanwhile. ``known``: the value analysed elsewhere (e.g. on the
@@ -1136,7 +1136,7 @@ def standings_from_store(store: Store, tournament_id: str | None = None) -> Stan
     """The standings of a stored (finished or running) tournament; the most recently updated
     one if ``tournament_id`` is None.
 
-    Read from the ledger's totals (:mod:`nardy.arena.ledger`: a few rows per pairing, whatever
+    Read from the ledger's totals (:mod:`nardy.arena.competition.ledger`: a few rows per pairing, whatever
     the number of games), after checking them against totals the database sums from the games'
     columns; when they disagree (a column changed after the game was stored), or the database
     has no ledger, the standings are recounted from the games (:func:`standings_from_records`),
@@ -1163,7 +1163,7 @@ def ledger_matches_columns(
 ) -> bool:
     """Whether the ledger's per-game totals (each bot's games, net points, forfeits and seats,
     each pairing's net points, each pool's games) equal those of the games' columns, as
-    summed by :meth:`~nardy.arena.storage.SqlStore.column_totals`."""
+    summed by :meth:`~nardy.arena.records.storage.SqlStore.column_totals`."""
     pools = {p.label for p in definition.pools}
     pairings = set(definition.pairings())
     bots: dict[tuple[str, str], list[int]] = {}
@@ -1486,13 +1486,13 @@ class RunResult:
 LUCK_FIELD = "luck_adjusted_a"
 """A key a :class:`GameExecutor` may add to a record under a luck-adjusted SPRT: the game's
 luck-adjusted points for ``a``, analysed where the game ran (one whose ``analyse_luck`` attribute
-the engine sets to True does: :class:`nardy.arena.ray_executor.RayExecutor`). The engine takes it
+the engine sets to True does: :class:`nardy.arena.competition.ray_executor.RayExecutor`). The engine takes it
 off before storing the record, and analyses the game itself when it is absent."""
 
 
 @runtime_checkable
 class GameExecutor(Protocol):
-    """Plays games away from the engine's process (:class:`nardy.arena.ray_executor.RayExecutor`).
+    """Plays games away from the engine's process (:class:`nardy.arena.competition.ray_executor.RayExecutor`).
 
     It gets the players unopened (it opens them where the games run, e.g. starts a ``command``
     bot on the node that plays) and the engine's fault counters (to carry a bot's faults from
@@ -1582,7 +1582,7 @@ class Tournament:
         self._faults: dict[str, FaultCounter] = {}
         self.on_record = on_record
         self.dice: audit.DiceAudit | None = None
-        """The public view of the dice commitment (:mod:`nardy.arena.audit`), set by :meth:`run`."""
+        """The public view of the dice commitment (:mod:`nardy.arena.records.audit`), set by :meth:`run`."""
 
     @property
     def units_total(self) -> int:
@@ -1704,7 +1704,7 @@ class Tournament:
         return self.dice
 
     def reveal_dice(self) -> audit.DiceAudit:
-        """Publish the seed and salt (:func:`nardy.arena.audit.reveal`): called when the
+        """Publish the seed and salt (:func:`nardy.arena.records.audit.reveal`): called when the
         tournament has finished or its SPRT decided, and by whoever cancels it for good."""
         self.dice = audit.reveal(self.store, self.tournament_id, self.definition.seed)
         return self.dice

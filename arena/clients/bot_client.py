@@ -2,7 +2,7 @@
 typed :class:`~nardy.bots.faults.BotError`.
 
 :class:`BotClient` is the interface the game runner uses; :class:`GrpcBotClient` calls a bot that
-runs as a ``nardy.bot.v1.BotService`` server, and :class:`nardy.arena.dial_out.DialOutHub` sends
+runs as a ``nardy.bot.v1.BotService`` server, and :class:`nardy.arena.clients.dial_out.DialOutHub` sends
 the same requests down a bot's Connect stream. The driver owns the clock (python-chess
 ``SimpleEngine._timeout_for``): every call carries a gRPC deadline.
 """

@@ -17,7 +17,7 @@ from nardy.engines.search import Searcher
 if TYPE_CHECKING:
     # Only the row's shape: the store analyses its games with this module (luck-adjusted SPRT
     # ledgers), so importing the store here would close a cycle.
-    from nardy.arena.storage import GameRow
+    from nardy.arena.records.storage import GameRow
 
 __all__ = ["LuckAdjuster"]
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from nardy.arena.audit import REVEALED_STATUSES
-from nardy.arena.ledger import Aggregates, count, round_size
-from nardy.arena.schedule import TournamentDef
-from nardy.arena.storage import GameRow, LedgerSnapshot, SqlStore, TournamentRow
-from nardy.arena.tournament import ledger_matches_columns
+from nardy.arena.competition.ledger import Aggregates, count, round_size
+from nardy.arena.competition.schedule import TournamentDef
+from nardy.arena.competition.tournament import ledger_matches_columns
+from nardy.arena.records.audit import REVEALED_STATUSES
+from nardy.arena.records.storage import GameRow, LedgerSnapshot, SqlStore, TournamentRow
 
 __all__ = ["PublicView", "public_view"]
 
@@ -38,7 +38,7 @@ class PublicView:
     consistent: bool | None = None
     """Whether the ledger's totals equal what the database sums from the games' columns at
     the same moment (None: not checked; False: a column was changed after its game was
-    stored, see :func:`nardy.arena.tournament.standings_from_store`)."""
+    stored, see :func:`nardy.arena.competition.tournament.standings_from_store`)."""
 
     def shows(self, game: GameRow) -> bool:
         return (game.pool, game.round) not in self.sealed
