@@ -194,12 +194,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "answer; drawn from 0.5-1.5 times it); 0 (the default): every client acts the moment "
         "its state arrives, the server's worst case",
     )
+    parser.add_argument(
+        "--pythonpath",
+        metavar="DIR",
+        help="run the server as python -m nardy from the package copied into DIR (its nardy/ "
+        "folder) instead of the installed command: two copies, before and after a change, "
+        "measured in turns under the same load",
+    )
     args = parser.parse_args(argv)
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        command = [_nardy()]
+        if args.pythonpath:
+            env["PYTHONPATH"] = str(Path(args.pythonpath).resolve())
+            command = [sys.executable, "-m", "nardy"]
         server = subprocess.Popen(
-            [_nardy(), "web", "--port", str(port), "--db", str(Path(folder) / "arena.db")],
+            [*command, "web", "--port", str(port), "--db", str(Path(folder) / "arena.db")],
             cwd=folder,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -247,6 +258,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     trips = [t for r in results for t in r.get("trips", [])]
     cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     return {
+        "server": args.pythonpath or "installed",
+        "load_average_1min": os.getloadavg()[0],
         "games_at_once": args.games,
         "variant": args.variant,
         "bot": args.bot,

@@ -163,9 +163,16 @@ def _el(parent: ET.Element, tag: str, **attrs: object) -> ET.Element:
     for key, value in attrs.items():
         if value is None:
             continue
-        name = key.rstrip("_").replace("_", "-")
+        name = _ATTRIBUTE_NAMES.get(key)
+        if name is None:
+            name = _ATTRIBUTE_NAMES[key] = key.rstrip("_").replace("_", "-")
         out[name] = svg_number(value) if isinstance(value, float) else str(value)
     return ET.SubElement(parent, tag, out)
+
+
+_ATTRIBUTE_NAMES: dict[str, str] = {}
+""":func:`_el`'s keyword → attribute name, worked out once per keyword (a board has about 120
+elements, and the Play page draws several a move)."""
 
 
 def _steps_of(play: str | Iterable[Step] | None) -> list[Step]:

@@ -28,6 +28,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,7 +42,7 @@ from nardy.arena.clients.runner import kernel_outcome
 from nardy.arena.records.storage import POSTGRES_SCHEMES
 from nardy.bots.registry import installed_bots
 from nardy.core.game import COLOURS, DoubleDecision, GameResult, PlayDecision, TakeDecision
-from nardy.core.notation import BAR, OFF, Step
+from nardy.core.notation import BAR, OFF, Step, parse_steps
 from nardy.core.plugins import registry
 from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
@@ -56,7 +57,6 @@ from nardy.web.play_session import (
     PlayStore,
     SeatSpec,
     new_secret,
-    next_steps,
 )
 from nardy.web.templating import template_environment
 from nardy.words import result_words
@@ -75,6 +75,9 @@ LONG_POLL_S = 25.0
 """Seconds a long poll (``GET /api/play/{id}?after=VERSION``) waits for a change at most: under
 the 30 s after which proxies commonly close an idle request, and a page whose game stands still
 asks again at this pace only."""
+BOARDS_KEPT = 1024
+"""How many drawn boards the Play page keeps (about 15 KB each): the latest few of each game
+being played, where a board is asked for again (:func:`_drawn`)."""
 RECENT = 20
 """How many of the latest games the form lists (to watch, or to analyse once over)."""
 
@@ -622,18 +625,53 @@ def _board_svg(
     if game.cube_settings.enabled:
         side: CubeOwner = None if owner is None else "mover" if owner == mover else "opponent"
         cube = (game.cube.value, side)
+    # A play's arrows are drawn from its steps' sources and destinations, in order, whether it
+    # is given as text or as steps (nardy.svg): so the board after a play and the last frame of
+    # it, or the last step entered and the play confirmed, are one drawing, drawn once.
+    steps = parse_steps(last) if isinstance(last, str) else last or ()
+    arrows = tuple((s.src, s.dst) for s in steps)
+    return _drawn(
+        position,
+        variant,
+        mover != viewer,
+        _colour_name(mover),
+        arrows,
+        cube,
+        names,
+        score if session.match_length else None,
+        session.match_length or 0,
+        session.match.crawford_game,
+    )
+
+
+@lru_cache(maxsize=BOARDS_KEPT)
+def _drawn(
+    position: Position,
+    variant: Variant,
+    flipped: bool,
+    mover: Colour,
+    arrows: tuple[tuple[int, int], ...],
+    cube: tuple[int, CubeOwner] | None,
+    names: tuple[str, str],
+    score: tuple[int, int] | None,
+    match_length: int,
+    crawford: bool,
+) -> str:
+    """A Play page's board (:func:`nardy.svg.board` with the page's options), remembered: a
+    move shows one board several times (a step's, then the play's; the opponent's last frame,
+    then his play's), and every seat and spectator of a game asks for the same ones."""
     svg = board(
         position,
         variant,
-        flipped=mover != viewer,
-        mover=_colour_name(mover),
-        last_play=last,
+        flipped=flipped,
+        mover=mover,
+        last_play=[Step(src, dst, 0) for src, dst in arrows],
         cube=cube,
         pips=True,
         names=names,
-        score=score if session.match_length else None,
-        match_length=session.match_length or 0,
-        crawford=session.match.crawford_game,
+        score=score,
+        match_length=match_length,
+        crawford=crawford,
     )
     return str(svg._repr_svg_())
 
@@ -656,7 +694,7 @@ def state_json(
     offered: list[Step] = []
     complete = False
     if isinstance(decision, PlayDecision) and decision.player == seat:
-        offered, complete = next_steps(session.game.variant, decision, session.entered)
+        offered, complete = session.offered(decision)
     result = session.game_result
     names = {COLOURS[c]: _seat_name(session.seats[c], c, seat) for c in (0, 1)}
     result_out = None

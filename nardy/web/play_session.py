@@ -206,12 +206,17 @@ def remaining_dice(dice: Sequence[int], steps: Iterable[Step]) -> tuple[int, ...
 
 
 def next_steps(
-    variant: Variant, decision: PlayDecision, entered: Sequence[Step]
+    variant: Variant,
+    decision: PlayDecision,
+    entered: Sequence[Step],
+    segment: _Segment | None = None,
 ) -> tuple[list[Step], bool]:
     """The steps that may follow ``entered`` in the segment of ``decision``, and whether the
     entered steps already make a legal play (then nothing may follow: every legal play of a
-    segment uses the same number of dice, RULES.md §2.3 "N")."""
-    seg = _Segment(variant, decision.plays)
+    segment uses the same number of dice, RULES.md §2.3 "N"). ``segment``: the search of an
+    earlier call for the same decision, whose memory of what is reachable serves this one too
+    (:meth:`PlaySession.offered`)."""
+    seg = segment or _Segment(variant, decision.plays)
     position = apply_steps(decision.position, entered, pins=seg.pins)
     left = seg.need - len(entered)
     if left <= 0 or _key(position) in seg.targets:
@@ -338,6 +343,10 @@ class PlaySession:
         self._listen_lock = threading.Lock()
         self.bots: list[Bot | None] = [None, None]
         self.bot_error = ""
+        self._offered: (
+            tuple[PlayDecision, _Segment, dict[tuple[Step, ...], tuple[list[Step], bool]]] | None
+        ) = None
+        """:meth:`offered`'s memory: the decision, its search, the answers by steps entered."""
         self.game: Game = self._start_game(seed)
 
     # -- building and replaying -------------------------------------------------------------------
@@ -519,13 +528,27 @@ class PlaySession:
             raise PlayError(f"it is {COLOURS[decision.player]}'s turn, not yours")
         return decision
 
+    def offered(self, decision: PlayDecision) -> tuple[list[Step], bool]:
+        """:func:`next_steps` after the steps entered, for the current ``decision``, remembered:
+        a step is checked against what the page was offered, which the state computed already,
+        and each step's search goes on from the last one's (one search per decision). Called
+        with :attr:`lock` held."""
+        memo = self._offered
+        if memo is None or memo[0] is not decision:
+            memo = self._offered = (decision, _Segment(self.game.variant, decision.plays), {})
+        key = tuple(self.entered)
+        found = memo[2].get(key)
+        if found is None:
+            found = memo[2][key] = next_steps(self.game.variant, decision, key, memo[1])
+        return found
+
     def step(self, colour: int | None, src: int, dst: int, die: int | None) -> None:
         """Enter one step of the current segment; refused unless :func:`next_steps` offers it."""
         with self.lock:
             decision = self._require_turn(colour)
             if not isinstance(decision, PlayDecision):
                 raise PlayError("a cube decision is pending, not a play")
-            offered, _ = next_steps(self.game.variant, decision, self.entered)
+            offered, _ = self.offered(decision)
             matching = [
                 s
                 for s in offered
@@ -790,6 +813,11 @@ class PlayStore:
             try:
                 db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
+                # As the arena's file (nardy.arena.records.storage): a killed or restarted
+                # server loses no committed action; only a power cut may lose the last few. With
+                # the default (FULL) every action waited for the disk, one game after another
+                # under the file's one lock: 1 ms idle, far more under load.
+                db.execute("PRAGMA synchronous=NORMAL")
                 db.execute(
                     "CREATE TABLE IF NOT EXISTS play_sessions (id TEXT PRIMARY KEY, "
                     "data TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0, "

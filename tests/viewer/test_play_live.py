@@ -49,6 +49,9 @@ def _acts(session: PlaySession, me: int, rng: random.Random) -> str:
         session.cube(me, "take")
         return "take"
     offered, complete = next_steps(session.game.variant, decision, session.entered)
+    # What the session remembers of its searches (PlaySession.offered, which refereed the
+    # steps so far and answers the page) is what a search afresh finds.
+    assert session.offered(decision) == (offered, complete)
     if session.entered and rng.random() < 0.15:
         session.undo(me)
         return "undo"
@@ -135,6 +138,42 @@ def test_a_state_that_did_not_change_is_answered_without_being_built_again(
         mine = [client.get(f"/api/play/{game}", headers={"X-Nardy-Seat": secret}) for _ in "ab"]
         assert len(built) == 2 and mine[0].json()["seat"] == "white"
         assert mine[0].content == mine[1].content
+
+
+def test_a_board_shown_twice_is_drawn_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last step's board is the confirmed play's, and the opponent's last frame is his
+    play's (the same arrows, given as steps or as text): each move draws them once; and a second
+    game, seated and played alike, draws none of its boards again."""
+    drawn: list[str] = []
+    original = play_module.board
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        svg = original(*args, **kwargs)
+        drawn.append(str(svg))
+        return svg
+
+    monkeypatch.setattr(play_module, "board", counting)
+    play_module._drawn.cache_clear()
+    asked: list[str] = []
+    after: list[int] = []  # boards drawn after each game
+    for _ in "ab":
+        seats = (SeatSpec("human", secret="w"), SeatSpec("bot", bot="heuristic"))
+        session = PlaySession("d", "backgammon", {}, None, seats, 8)
+        rng = random.Random(4)
+        memo: FramesMemo = {}
+        confirms = 0
+        while confirms < 6 and session.game_result is None:
+            if session.bot_to_move():
+                assert session.bot_move()
+            elif _acts(session, 0, rng) == "confirm":
+                confirms += 1
+            state = state_json(session, 0, memo)
+            asked += [state["board"], *(state["last_play"] or {"frames": []})["frames"]]
+        after.append(len(drawn))
+    assert len(drawn) == len(set(drawn)), "a board was drawn twice"
+    assert after[0] == after[1] > 10, "the second game drew again"
+    assert len(set(asked)) == len(drawn) < len(asked) / 3
+    assert set(asked) == set(drawn)
 
 
 @pytest.fixture
