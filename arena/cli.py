@@ -269,8 +269,9 @@ def serve_arena(
     """
     from nardy.arena.records.storage import StorageError
     from nardy.arena.service.auth import AuthError, load_or_create_admin_token
+    from nardy.arena.service.core import Arena
     from nardy.arena.service.limits import ArenaLimits
-    from nardy.arena.service.server import Arena, ArenaServer
+    from nardy.arena.service.server import ArenaServer
     from nardy.bots.faults import FaultPolicy
     from nardy.bots.loop import TimeControl
 

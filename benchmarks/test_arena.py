@@ -26,7 +26,8 @@ pytest.importorskip("grpc")
 
 from nardy.arena.protocol import bot_pb2
 from nardy.arena.sdk import BotBase, DialOutClient, dial_out, serve_bot
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 
 GAMES = int(os.environ.get("NARDY_ARENA_BENCH_GAMES", "20"))
 LIMIT_MS = float(os.environ.get("NARDY_ARENA_BENCH_LIMIT_MS", "5"))

@@ -140,7 +140,7 @@ class Authenticator:
 
     def __init__(self, admin_token: str | None) -> None:
         """:param admin_token: None disables the admin check (every caller is admin): for the
-        in-process :class:`~nardy.arena.service.server.Arena` and tests, never for a served arena."""
+        in-process :class:`~nardy.arena.service.core.Arena` and tests, never for a served arena."""
         self._admin_hash = None if admin_token is None else hash_token(admin_token)
 
     @property

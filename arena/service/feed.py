@@ -3,7 +3,7 @@
 A thousand ``WatchTournament`` streams on one tournament would otherwise translate every event
 (standings included) a thousand times on the server's event loop, and the unary calls would
 wait behind that work. A :class:`TournamentFeed` subscribes to the engine once, translates each
-event in order on the event loop (with one :class:`~nardy.arena.service.server.EventTranslator`, which
+event in order on the event loop (with one :class:`~nardy.arena.service.servicer.EventTranslator`, which
 has seen every event since the first), keeps the serialized messages, and each watcher follows
 the list from its start (``replay``) or from the moment it joined.
 """

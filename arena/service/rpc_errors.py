@@ -1,6 +1,6 @@
 """The arena's domain errors and the one place that turns them into gRPC status codes.
 
-The arena (:class:`nardy.arena.service.server.Arena`) raises plain exceptions; the servicer's handlers
+The arena (:class:`nardy.arena.service.core.Arena`) raises plain exceptions; the servicer's handlers
 are wrapped in :func:`grpc_errors`, which ends the call with the status :func:`status_of` gives
 (``KeyError`` → ``NOT_FOUND``, :class:`~nardy.arena.records.storage.StorageError` → ``UNAVAILABLE``,
 ``ValueError`` → ``INVALID_ARGUMENT`` …). The same decorator serves the synchronous unary

@@ -15,7 +15,8 @@ if str(Path(__file__).parent) not in sys.path:
 pytest.importorskip("grpc")
 
 from nardy.arena.sdk import BotBase, BotServer, RandomBot, serve_bot
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
 

@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 from bot_process import BotProcess
 
+from nardy.arena.clients.runner import GameRecord
 from nardy.arena.sdk import DialOutRejectedError, RandomBot, backoff_delays, dial_out, serve_bot
-from nardy.arena.service.server import Arena, ArenaServer, GameRecord, wait_until
+from nardy.arena.service.core import Arena, wait_until
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
 

@@ -10,8 +10,10 @@ import grpc
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, bot_pb2
 from nardy.arena.records.storage import open_store
 from nardy.arena.sdk import RandomBot, serve_bot
+from nardy.arena.service.core import Arena
 from nardy.arena.service.registry import Registry
-from nardy.arena.service.server import Arena, ArenaClosedError, ArenaServer
+from nardy.arena.service.rpc_errors import ArenaClosedError
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
 

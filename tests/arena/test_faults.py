@@ -19,7 +19,8 @@ from nardy.arena.clients.dial_out import DialOutHub
 from nardy.arena.clients.runner import GameRecord
 from nardy.arena.protocol import arena_pb2
 from nardy.arena.sdk import BotServer, RandomBot
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
 

@@ -33,6 +33,7 @@ from nardy.arena.protocol import bot_pb2
 from nardy.arena.records.storage import SqliteStore
 from nardy.arena.sdk import BotServer, builtin, dial_out
 from nardy.arena.service.server import ArenaServer
+from nardy.arena.service.servicer import table_to_proto
 from nardy.arena.tournament_cli import main as tournament_cli
 from nardy.bots.faults import BotCrashedError
 from nardy.bots.loop import TimeControl
@@ -91,7 +92,7 @@ def test_go_bot_plays_a_backgammon_round_robin(
         assert t.done.wait(120) and not t.error, t.error
     finally:
         client.stop()
-    standings = arena.standings(t.tournament_id)
+    standings = table_to_proto(arena.standings(t.tournament_id))
     assert standings.games_played == standings.games_total == 6
     rows = arena.store.games(t.tournament_id, records=True)
     assert len(rows) == 6

@@ -34,12 +34,9 @@ from nardy.arena.records import audit
 from nardy.arena.records.storage import SqliteStore
 from nardy.arena.records.verify import verify_store
 from nardy.arena.sdk import BotServer, RandomBot, builtin, dial_out
-from nardy.arena.service.server import (
-    Arena,
-    ArenaServer,
-    EventTranslator,
-    standings_to_proto,
-)
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
+from nardy.arena.service.servicer import EventTranslator, standings_to_proto, table_to_proto
 from nardy.arena.tournament_cli import main as tournament_cli
 from nardy.bots.loop import TimeControl
 from nardy.core.game import BLACK, WHITE
@@ -333,7 +330,7 @@ def test_match_tournament_from_create_tournament(
         assert t.done.wait(60) and not t.error
     finally:
         client.stop()
-    standings = arena.standings(t.tournament_id)
+    standings = table_to_proto(arena.standings(t.tournament_id))
     assert standings.status == arena_pb2.TOURNAMENT_STATUS_FINISHED
     assert standings.games_played == standings.games_total == 2  # matches
     rows = arena.store.games(t.tournament_id, records=True)
@@ -521,7 +518,7 @@ def test_standings_survive_a_restart_with_db(
         ids = _register_three(server, bot_server)
         t = server.arena.create_tournament(ids, variant="backgammon", games_per_pairing=2, seed=8)
         assert t.done.wait(60) and not t.error
-        before = server.arena.standings(t.tournament_id)
+        before = table_to_proto(server.arena.standings(t.tournament_id))
     finally:
         server.stop(grace=1)
     lines = [json.loads(line) for line in records.read_text().splitlines()]
@@ -572,7 +569,7 @@ def test_shutdown_in_the_middle_of_a_tournament(
     assert ended.wait(30)
     server.stop(grace=0.2)
     assert t.done.is_set()
-    standings = arena.standings(t.tournament_id)
+    standings = table_to_proto(arena.standings(t.tournament_id))
     assert standings.status == arena_pb2.TOURNAMENT_STATUS_CANCELLED
     assert 1 <= standings.games_played < 200
     assert t.engine.history[-1].kind == "tournament_ended"

@@ -16,6 +16,7 @@ from bot_process import BotProcess
 
 from nardy.arena.sdk import BotServer, builtin, dial_out
 from nardy.arena.service.server import ArenaServer
+from nardy.arena.service.servicer import table_to_proto
 from nardy.bots.loop import TimeControl
 
 JS_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "js"
@@ -96,7 +97,7 @@ def test_js_dial_out_bot_plays_a_round_robin(
         assert t.done.wait(120) and not t.error, t.error
     finally:
         assert bot.stop() == 0, bot.lines
-    standings = arena.standings(t.tournament_id)
+    standings = table_to_proto(arena.standings(t.tournament_id))
     assert standings.games_played == standings.games_total == 6
     rows = arena.store.games(t.tournament_id, records=True)
     assert len(rows) == 6

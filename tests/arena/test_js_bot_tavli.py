@@ -19,6 +19,7 @@ from nardy.arena.protocol import bot_pb2
 from nardy.arena.records.verify import verify_store
 from nardy.arena.sdk import BotServer, KernelBot
 from nardy.arena.service.server import ArenaServer
+from nardy.arena.service.servicer import table_to_proto
 from nardy.bots import make_bot
 from nardy.bots.loop import TimeControl
 
@@ -68,7 +69,7 @@ def test_js_bot_plays_a_tavli_round_robin(
         time_control=TimeControl(per_decision=5.0, reserve=0.0, slack=0.5),
     )
     assert t.done.wait(180) and not t.error, t.error
-    standings = arena.standings(t.tournament_id)
+    standings = table_to_proto(arena.standings(t.tournament_id))
     assert standings.games_played == standings.games_total == 2  # two matches
     rows = arena.store.games(t.tournament_id, records=True)
     matches: dict[str, list[dict[str, object]]] = {}

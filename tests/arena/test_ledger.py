@@ -31,7 +31,7 @@ from nardy.arena.competition.tournament import (
 )
 from nardy.arena.operator_cli import standings_table
 from nardy.arena.records.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
-from nardy.arena.service.server import standings_to_proto
+from nardy.arena.service.servicer import standings_to_proto
 from nardy.arena.tournament_cli import _pool_tables
 
 REPO = Path(__file__).resolve().parents[2]

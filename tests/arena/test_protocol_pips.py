@@ -17,7 +17,8 @@ import pytest
 from nardy.arena.clients import convert
 from nardy.arena.protocol import bot_pb2
 from nardy.arena.sdk import BotServer, RandomBot
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.loop import TimeControl
 from nardy.core import load_variant, variant_names
 from nardy.core.board_text import pip_counts as kernel_pip_counts

@@ -13,7 +13,8 @@ from nardy.arena.competition.schedule import TournamentDef, parse_definition
 from nardy.arena.competition.tournament import Tournament
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
 from nardy.arena.records.storage import SqliteStore
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 
 TOKEN = "a" * 43
 

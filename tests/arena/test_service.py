@@ -19,7 +19,8 @@ from rawstream import RawStream
 from nardy.arena.clients.dial_out import DialOutHub
 from nardy.arena.protocol import ARENA_SERVICE_NAME, arena_pb2, bot_pb2, bot_pb2_grpc
 from nardy.arena.sdk import BotServer, RandomBot
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 
 from nardy.arena.protocol import ARENA_ADMIN_METHODS, ARENA_SERVICE, ARENA_SERVICE_NAME, arena_pb2
-from nardy.arena.service.server import ArenaServicer, add_arena_servicer
+from nardy.arena.service.servicer import ArenaServicer, add_arena_servicer
 
 
 @dataclass

@@ -167,7 +167,7 @@ def test_a_malformed_file_is_refused_on_opening(tmp_path: Path) -> None:
 
 
 def test_every_command_refuses_a_malformed_database_in_one_line(tmp_path: Path) -> None:
-    from nardy.arena.service.server import Arena
+    from nardy.arena.service.core import Arena
     from nardy.cli import cli
 
     db = tmp_path / "t.db"

@@ -11,7 +11,8 @@ import pytest
 
 from nardy.arena.protocol import bot_pb2, game_pb2
 from nardy.arena.sdk import Answer, BotServer, RandomBot, dial_out
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 from nardy.core.position import Position
 
 

@@ -29,8 +29,9 @@ from nardy.arena.competition.schedule import derive_seed, parse_definition, unit
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, bot_pb2, game_pb2
 from nardy.arena.records.storage import SqliteStore
 from nardy.arena.sdk import BotBase, BotServer, RandomBot, dial_out, serve_bot
+from nardy.arena.service.core import Arena
 from nardy.arena.service.limits import ArenaLimits, LimitError, check_bot_address
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
 

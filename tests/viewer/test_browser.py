@@ -254,7 +254,8 @@ def test_live_standings_from_the_arenas_watch_stream(tmp_path: Path) -> None:
 
     from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
     from nardy.arena.sdk import builtin, serve_bot
-    from nardy.arena.service.server import Arena, ArenaServer
+    from nardy.arena.service.core import Arena
+    from nardy.arena.service.server import ArenaServer
     from nardy.bots.loop import TimeControl
 
     db = tmp_path / "arena.db"

@@ -21,7 +21,8 @@ from starlette.testclient import TestClient
 from nardy.arena.clients import convert
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, bot_pb2
 from nardy.arena.sdk import builtin, dial_out, serve_bot
-from nardy.arena.service.server import Arena, ArenaServer
+from nardy.arena.service.core import Arena
+from nardy.arena.service.server import ArenaServer
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import Game, PlayDecision
