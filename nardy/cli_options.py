@@ -33,14 +33,17 @@ __all__ = [
     "executor_option",
     "load_variant",
     "one_game_variant",
+    "one_line",
     "ply_option",
     "ray_address_option",
 ]
 
 
-def load_variant(name: str, assignments: Sequence[str]) -> Variant:
+def load_variant(name: str, assignments: Sequence[str], name_hint: str = "'--variant'") -> Variant:
     """The variant ``--variant NAME`` and ``-o KEY=VALUE`` … name; a bad name or option is a
-    usage error on the option that gave it (one line, no traceback)."""
+    usage error on the option that gave it (``name_hint``: where the name came from, for a
+    command that takes it as an argument), one line, no traceback. Every command's one way to
+    load a variant by name with options."""
     from nardy.core.options import parse_option_assignments
     from nardy.core.plugins import load_variant as load
 
@@ -48,9 +51,14 @@ def load_variant(name: str, assignments: Sequence[str]) -> Variant:
         options = parse_option_assignments(assignments)
         return load(name, options)
     except UnknownVariantError as error:
-        raise click.BadParameter(str(error), param_hint="'--variant'") from None
+        raise click.BadParameter(one_line(str(error)), param_hint=name_hint) from None
     except InvalidOptionError as error:
-        raise click.BadParameter(str(error), param_hint="'-o'") from None
+        raise click.BadParameter(one_line(str(error)), param_hint="'-o'") from None
+
+
+def one_line(text: str) -> str:
+    """An error's text on one line (a message that lists choices may span several)."""
+    return " ".join(text.split())
 
 
 def one_game_variant(variant: Variant, what: str) -> Variant:

@@ -9,11 +9,9 @@ from pathlib import Path
 
 import click
 
+from nardy.cli_options import load_variant, one_game_variant, one_line
+
 __all__ = ["benchmark_command"]
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 @click.command("benchmark")
@@ -60,19 +58,7 @@ def benchmark_command(
       nardy benchmark --variant backgammon --bot neural:1 --json
       nardy benchmark --variant long --generate 500     # make or extend the positions
     """
-    from nardy.core.errors import InvalidOptionError, UnknownVariantError
-    from nardy.core.plugins import load_variant
-
-    try:
-        variant = load_variant(variant_name)
-    except (UnknownVariantError, InvalidOptionError) as error:
-        raise click.BadParameter(_one_line(str(error)), param_hint="'--variant'") from None
-    if variant.is_match_variant:
-        raise click.BadParameter(
-            f"{variant.name} is a match of {', '.join(variant.info.cycle)}: each has its own "
-            "benchmark",
-            param_hint="'--variant'",
-        )
+    variant = one_game_variant(load_variant(variant_name, ()), "a benchmark")
     if generate_count is None and not bots:
         raise click.UsageError("give --bot BOT (or --generate N)")
     from nardy.analysis.benchmark import (
@@ -104,22 +90,22 @@ def benchmark_command(
         try:
             held = generate(variant, generate_count, directory=directory, on_entry=report)
         except BenchmarkError as error:
-            raise click.ClickException(_one_line(str(error))) from None
+            raise click.ClickException(one_line(str(error))) from None
         click.echo(f"{benchmark_path(variant.name, directory)}: {held} positions")
         if not bots:
             return
     try:
         entries = read_benchmark(variant, path)
     except BenchmarkError as error:
-        raise click.ClickException(_one_line(str(error))) from None
+        raise click.ClickException(one_line(str(error))) from None
     scores = []
     for name in bots:
         try:
             scores.append(score(variant, name, entries))
         except BenchmarkError as error:
-            raise click.ClickException(_one_line(str(error))) from None
+            raise click.ClickException(one_line(str(error))) from None
         except ValueError as error:  # an unknown or unusable bot
-            raise click.BadParameter(_one_line(str(error)), param_hint="'--bot'") from None
+            raise click.BadParameter(one_line(str(error)), param_hint="'--bot'") from None
     if as_json:
         click.echo(json.dumps([s.to_json() for s in scores]))
         return

@@ -18,7 +18,13 @@ from nardy.cli_options import (
 )
 
 if TYPE_CHECKING:
-    from nardy.analysis.game import GameAnalysis
+    from collections.abc import Sequence
+
+    from rich.progress import Progress
+
+    from nardy.analysis.game import DecisionAnalysis, GameAnalysis
+    from nardy.analysis.rollout_errors import RolloutSettings
+    from nardy.engines.search import Searcher
 
 __all__ = ["analyze_command", "database_games"]
 
@@ -50,6 +56,78 @@ def database_games(target: str, tournament: str | None = None) -> list[GameInput
         return games
     finally:
         store.close()
+
+
+class _Truncation(click.ParamType[Any, Any]):
+    """``--rollout-truncate``: a number of rolls (0 or more), or ``full`` (None: to the end)."""
+
+    name = "PLIES|full"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value is None or isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "full":
+            return None
+        try:
+            number = int(value)
+        except ValueError:
+            number = -1
+        if number < 0:
+            self.fail(f"{value!r} is not a number of rolls (0 or more) or 'full'", param, ctx)
+        return number
+
+
+def _rollout_line(item: DecisionAnalysis) -> str | None:
+    """A rolled-out decision's figures, under its line (``--rollout``): the play made and the
+    rolled-out best, each ± its SE, and the loss ± the SE of the paired difference."""
+    found = item.rollout
+    if found is None:
+        return None
+    data = found.played_json(item.played)
+    plays = data["plays"]
+    best = plays[0]
+    made = next((p for p in plays if p["play"] == (item.played or "(no move)")), None)
+    length = "full" if found.truncate is None else f"truncated after {found.truncate} rolls"
+    line = f"       rolled out ({found.trials} trials, {length}): "
+    if made is not None:
+        line += f"played {made['equity']:+.3f} ± {made['se']:.3f}, "
+    line += f"best {best['play']} {best['equity']:+.3f} ± {best['se']:.3f}"
+    if data["loss"] is not None:
+        se = "" if data["loss_se"] is None else f" ± {data['loss_se']:.3f}"
+        line += f", lost {data['loss']:.3f}{se}"
+    return line
+
+
+def _rolled_out(
+    games: Sequence[GameInput],
+    analyses: list[GameAnalysis],
+    searchers: Sequence[Searcher],
+    settings: RolloutSettings,
+    progress: Progress,
+) -> list[GameAnalysis]:
+    """The analyses with their errors rolled out (:mod:`nardy.analysis.rollout_errors`), in this
+    process (with ``--executor ray`` too: the games were analysed on the cluster), with a
+    progress bar of the trials on stderr."""
+    from nardy.analysis.rollout_errors import rollout_errors, to_roll_out
+
+    marked = sum(len(to_roll_out(a.decisions)) for a in analyses)
+    task = progress.add_task(
+        f"rolling out {marked} error{'s' if marked != 1 else ''}",
+        total=marked * settings.trials,
+    )
+    try:
+        return [
+            rollout_errors(
+                game,
+                analysis,
+                searcher,
+                settings,
+                on_trials=lambda n: progress.advance(task, n),
+            )
+            for game, analysis, searcher in zip(games, analyses, searchers, strict=True)
+        ]
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _print_game(analysis: GameAnalysis, show: str) -> None:
@@ -90,6 +168,9 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
             f"({item.equity_played:+.3f}), best {item.best or '(no move)'} "
             f"({item.equity_best:+.3f}), lost {item.loss:.3f}{label}{luck}"
         )
+        rolled = _rollout_line(item)
+        if rolled is not None:
+            click.echo(rolled)
     for player in analysis.players:
         if player.match_result is None:
             click.echo(
@@ -147,6 +228,38 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
     "With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
     "else a Ray instance on this machine)."
 )
+@click.option(
+    "--rollout",
+    "roll_out",
+    is_flag=True,
+    help="Roll out the plays marked error or blunder (their top plays, the play made and the "
+    "best, the same dice for each) and show the rolled-out equities ± SE beside the evaluator's.",
+)
+@click.option(
+    "--rollout-trials",
+    type=click.IntRange(2),
+    default=72,
+    show_default=True,
+    help="With --rollout: trials per play.",
+)
+@click.option(
+    "--rollout-truncate",
+    type=_Truncation(),
+    default="5",
+    show_default=True,
+    help="With --rollout: rolls after which each game stops and is valued by the evaluator, "
+    "or 'full' (to the end).",
+)
+@click.option(
+    "--rollout-seed", type=int, default=0, show_default=True, help="With --rollout: the dice."
+)
+@click.option(
+    "--rollout-top",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="With --rollout: the best plays by the search rolled out.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print everything as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def analyze_command(
@@ -159,6 +272,11 @@ def analyze_command(
     show: str,
     executor: str,
     ray_address: str | None,
+    roll_out: bool,
+    rollout_trials: int,
+    rollout_truncate: int | None,
+    rollout_seed: int,
+    rollout_top: int,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -173,6 +291,7 @@ def analyze_command(
       nardy play -v long --bots neural,heuristic --games 20 --jsonl games.jsonl
       nardy analyze games.jsonl
       nardy analyze games.jsonl --ply 1 --json > analysis.json
+      nardy analyze games.jsonl --rollout --rollout-trials 144
       nardy analyze --db arena.db --tournament ladder
       nardy analyze --db arena.db --executor ray --ray-address head:6379
     """
@@ -215,6 +334,13 @@ def analyze_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from nardy.analysis.rollout_errors import RolloutSettings
+
+    rollout_settings = (
+        RolloutSettings(rollout_trials, rollout_truncate, rollout_seed, rollout_top)
+        if roll_out
+        else None
+    )
     console = Console(stderr=True)
     analyses: list[GameAnalysis] = []
     with Progress(
@@ -254,12 +380,15 @@ def analyze_command(
                     )
         except RecordError as error:
             raise click.ClickException(str(error)) from None
+        if rollout_settings is not None:
+            analyses = _rolled_out(games, analyses, searchers, rollout_settings, progress)
     results = bot_results(analyses)
     if as_json:
         out: dict[str, Any] = {
             "ply": ply,
             "luck_ply": luck_ply,
             "evaluator": judged_by,
+            **({"rollout": rollout_settings.to_json()} if rollout_settings is not None else {}),
             "games": [a.to_json(decisions=show != "none") for a in analyses],
             "bots": {name: result.to_json() for name, result in results.items()},
         }

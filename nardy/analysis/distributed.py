@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -27,7 +28,7 @@ from nardy.analysis.records import GameInput, RecordError
 from nardy.engines.search import Searcher
 from nardy.ray_address import unreachable
 
-__all__ = ["RAY_MISSING", "RayAnalysisError", "analyse_on_ray", "analyse_task"]
+__all__ = ["RAY_MISSING", "RayAnalysisError", "analyse_on_ray", "analyse_task", "ray_session"]
 
 RAY_MISSING = "nardy analyze --executor ray needs ray: pip install 'nardy[ray]'"
 
@@ -60,13 +61,43 @@ def analyse_task(game: GameInput, evaluator: str, ply: int, luck_ply: int) -> Ga
         return str(error)
 
 
-def _ray() -> ModuleType:
+def _ray(missing: str = RAY_MISSING) -> ModuleType:
     try:
         import ray
     except ImportError:
-        raise RayAnalysisError(RAY_MISSING) from None
+        raise RayAnalysisError(missing) from None
     module: ModuleType = ray  # (untyped where the nardy[ray] extra is not installed)
     return module
+
+
+@contextmanager
+def ray_session(
+    address: str | None, num_cpus: int | None = None, missing: str = RAY_MISSING
+) -> Iterator[ModuleType]:
+    """Ray, connected to the cluster at ``address`` (``host:port`` of its head, ``ray://…``,
+    ``auto``; None: ``RAY_ADDRESS``, else a Ray instance started for this call with ``num_cpus``
+    CPUs, default all) for the block, and disconnected after it where this call connected.
+    :class:`RayAnalysisError` (``missing`` where Ray is not installed) if it cannot be used. The
+    analysis's and the rollout's (:mod:`nardy.analysis.rollout_ray`) one way onto a cluster."""
+    ray = _ray(missing)
+    problem = None if address is None else unreachable(address)
+    if problem is not None:
+        raise RayAnalysisError(problem)
+    owned = not ray.is_initialized()
+    if owned:
+        kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+        if address is None and num_cpus is not None:
+            kwargs["num_cpus"] = num_cpus
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            where = address or "a local Ray instance"
+            raise RayAnalysisError(f"cannot connect to Ray at {where}: {error}") from None
+    try:
+        yield ray
+    finally:
+        if owned:
+            ray.shutdown()
 
 
 def analyse_on_ray(
@@ -88,21 +119,7 @@ def analyse_on_ray(
     the cluster cannot be used, :class:`RecordError` for a game that does not replay."""
     if in_flight is not None and in_flight < 1:
         raise ValueError(f"in_flight must be 1 or more, not {in_flight}")
-    ray = _ray()
-    problem = None if address is None else unreachable(address)
-    if problem is not None:
-        raise RayAnalysisError(problem)
-    owned = not ray.is_initialized()
-    if owned:
-        kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-        if address is None and num_cpus is not None:
-            kwargs["num_cpus"] = num_cpus
-        try:
-            ray.init(address=address, **kwargs)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            where = address or "a local Ray instance"
-            raise RayAnalysisError(f"cannot connect to Ray at {where}: {error}") from None
-    try:
+    with ray_session(address, num_cpus) as ray:
         remote = ray.remote(num_cpus=1, max_retries=3)(analyse_task)
         limit = in_flight or 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
         results: list[GameAnalysis | None] = [None] * len(games)
@@ -132,6 +149,3 @@ def analyse_on_ray(
             for ref in pending:
                 ray.cancel(ref, force=True)
         return [r for r in results if r is not None]
-    finally:
-        if owned:
-            ray.shutdown()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nardy.analysis.cube import (
     CubeAnalysis,
@@ -22,6 +22,9 @@ from nardy.core.game import COLOURS, DoubleDecision, Game, PlayDecision, TakeDec
 from nardy.core.record import MatchInfo, Replay
 from nardy.core.turnplan import NO_TRANSFER, Transfer, transfer_groups
 from nardy.engines.search import RankedPlay, Searcher, handed_over
+
+if TYPE_CHECKING:
+    from nardy.analysis.rollout import Rollout
 
 __all__ = [
     "MARKS",
@@ -77,6 +80,9 @@ class DecisionAnalysis:
     match_luck: float | None = None
     """In a match game with a match equity table: the same luck in match equity (``2·MWC − 1``,
     :class:`MatchOutcome`), what the roll did to the mover's chance of winning the match."""
+    rollout: Rollout | None = None
+    """The decision rolled out (``nardy analyze --rollout``: :mod:`nardy.analysis.rollout_errors`),
+    or None."""
 
     @property
     def mark(self) -> str | None:
@@ -119,6 +125,8 @@ class DecisionAnalysis:
             }
             if self.cube.mwc is not None:
                 out["cube"]["mwc"] = [round(x, 5) for x in self.cube.mwc]
+        if self.rollout is not None:
+            out["rollout"] = self.rollout.played_json(self.played)
         return out
 
 

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -47,11 +48,14 @@ from nardy.engines.search import RankedPlay, Searcher
 
 __all__ = [
     "DEFAULT_TRIALS",
+    "BatchRunner",
     "PlayRollout",
     "Rollout",
     "Trial",
+    "TrialJob",
     "play_out",
     "record_decision",
+    "roll_decisions",
     "rollout",
 ]
 
@@ -168,6 +172,20 @@ class Rollout:
             ],
         }
 
+    def played_json(self, played: str) -> dict[str, Any]:
+        """The rollout beside an analysed decision (``nardy analyze --rollout --json``): the
+        :meth:`to_json` form less what the decision already says (variant, position, dice), with
+        the loss of the play made (``played``, its text) against the rolled-out best and that
+        loss's SE (None: it is the best, or was not rolled out)."""
+        out = self.to_json()
+        for key in ("variant", "position", "dice"):
+            del out[key]
+        made = next((p for p in out["plays"] if p["play"] == (played or "(no move)")), None)
+        out["loss"] = None if made is None else made["loss"]
+        out["loss_se"] = None if made is None else made["loss_se"]
+        out["plays"] = out.pop("plays")
+        return out
+
 
 class _Dice:
     """The throws of one trial: the same stream for every candidate (common random numbers)."""
@@ -247,6 +265,47 @@ def _start(variant: Variant, position: Position, roll: tuple[int, int]) -> Game:
     return game
 
 
+BatchRunner = Callable[[int, int], list[list[Trial]]]
+"""Runs trials ``first`` to ``first + count − 1`` of every candidate: their trials, candidate by
+candidate (a :class:`TrialJob`'s, here or on a cluster)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrialJob:
+    """The trials of one rollout, as a value a worker process can be sent (Ray): the decision,
+    the candidates by index, and how each trial is played. Trial ``t`` depends on nothing else
+    (its dice are ``Random(f"{seed}:{t}")``), so any split of the trials gives the same ones."""
+
+    variant: Variant
+    position: Position
+    roll: tuple[int, int]
+    plays: tuple[int, ...]
+    """The candidates' indices in the decision's legal plays."""
+    seed: int
+    truncate: int | None
+    reduce: bool
+    """Whether the luck of the rolls is measured (variance reduction)."""
+
+    def run(self, searcher: Searcher, first: int, count: int) -> list[list[Trial]]:
+        """Trials ``first`` … ``first + count − 1`` of every candidate, played by ``searcher``
+        (the rollout's evaluator)."""
+        out: list[list[Trial]] = [[] for _ in self.plays]
+        for t in range(first, first + count):
+            for found, index in zip(out, self.plays, strict=True):
+                game = _start(self.variant, self.position, self.roll)
+                game.decide(index)
+                found.append(
+                    play_out(
+                        searcher,
+                        game,
+                        _Dice(self.seed, t),
+                        truncate=self.truncate,
+                        reduce=self.reduce,
+                    )
+                )
+        return out
+
+
 def rollout(
     variant: Variant,
     position: Position,
@@ -254,6 +313,7 @@ def rollout(
     *,
     evaluator: str | Evaluator = "neural",
     top: int = 3,
+    include: Sequence[int] = (),
     ply: int = 0,
     trials: int = DEFAULT_TRIALS,
     target_se: float | None = None,
@@ -261,11 +321,15 @@ def rollout(
     seed: int = 0,
     variance_reduction: bool = True,
     on_trials: Callable[[int], None] | None = None,
+    executor: Callable[[TrialJob], BatchRunner] | None = None,
 ) -> Rollout:
     """Roll out the ``top`` plays (by the search at ``ply``) of ``position`` with the throw
-    ``roll`` (module doc). With ``target_se``, trials stop, in batches of 36, once every
+    ``roll`` (module doc), and the plays whose indices (in the legal plays) ``include`` names
+    where they are not among them (``nardy analyze --rollout``: the play made and the best). With ``target_se``, trials stop, in batches of 36, once every
     candidate's SE (estimated from 36 trials at least) is at most that (``trials`` is then the
-    most). ``on_trials(n)``: n more trials of every candidate done. Raises the kernel's errors
+    most). ``on_trials(n)``: n more trials of every candidate done. ``executor(job)``: where the
+    trials run (:func:`nardy.analysis.rollout_ray.on_ray`; default: here, by ``job.run``), the
+    same trials wherever they run. Raises the kernel's errors
     for an illegal position or roll and :class:`ValueError` for an unknown evaluator."""
     if trials < 2:
         raise ValueError(f"a rollout needs at least 2 trials, not {trials}")
@@ -283,29 +347,28 @@ def rollout(
     chosen = evaluator if not isinstance(evaluator, str) else make_evaluator(evaluator, variant)
     searcher = Searcher(variant, chosen)
     dice = decision.segment.dice
-    ranked: list[RankedPlay] = searcher.rank(decision.position, dice, ply)[:top]
+    ranking: list[RankedPlay] = searcher.rank(decision.position, dice, ply)
+    ranked = ranking[:top]
+    for index in include:
+        if not 0 <= index < len(ranking):
+            raise ValueError(f"there is no play {index} (the decision has {len(ranking)})")
+        if all(p.index != index for p in ranked):
+            ranked.append(next(p for p in ranking if p.index == index))
     # The search and the game list the same legal plays in the same order (both are the
     # variant's legal_plays of the segment); checked, since the candidates are played by index.
     texts = [play.text for play in decision.plays]
     if any(texts[p.index] != p.text for p in ranked):
         raise GameStateError("the game's plays differ from the search's")
     plays = [PlayRollout(p.index, p.text, p.equity) for p in ranked]
+    job = TrialJob(
+        variant, position, roll, tuple(p.index for p in plays), seed, truncate, variance_reduction
+    )
+    run: BatchRunner = executor(job) if executor is not None else partial(job.run, searcher)
     done = 0
     while done < trials:
         batch = min(_BATCH, trials - done)
-        for t in range(done, done + batch):
-            for candidate in plays:
-                game = _start(variant, position, roll)
-                game.decide(candidate.index)
-                candidate.trials.append(
-                    play_out(
-                        searcher,
-                        game,
-                        _Dice(seed, t),
-                        truncate=truncate,
-                        reduce=variance_reduction,
-                    )
-                )
+        for candidate, found in zip(plays, run(done, batch), strict=True):
+            candidate.trials.extend(found)
         done += batch
         if on_trials is not None:
             on_trials(batch)
@@ -328,6 +391,34 @@ def rollout(
     )
 
 
+def _numbered(game: GameInput) -> Iterator[tuple[int, PlayDecision | None, tuple[int, int] | None]]:
+    """The decisions of a recorded game in ``nardy analyze``'s numbering (every play decision,
+    forced ones too, and the cube decisions it rates, from 1): each number with its play decision
+    (None: a cube decision) and, for the first segment of a roll, the roll (else None). Raises
+    :class:`RecordError` if the record does not replay."""
+    count = 0
+    run = Replay(game.record, auto_forced=False, variant=game.variant)
+    for step in run:
+        decision = step.decision
+        if isinstance(decision, PlayDecision):
+            count += 1
+            events = run.game.events
+            last = events[-1] if events else None
+            roll = None
+            if decision.segment.kind == "roll" and last is not None and last.kind == "roll":
+                a, b = last.data["dice"]
+                roll = (a, b)
+            yield count, decision, roll
+        elif step.answer is not None:
+            # The cube decisions `nardy analyze` rates are numbered too (not a beaver's take).
+            rated = not (isinstance(decision, TakeDecision) and decision.after_beaver)
+            if game.rate_cube and rated:
+                count += 1
+                yield count, None, None
+        if step.answer is None:
+            break
+
+
 def record_decision(game: GameInput, number: int) -> tuple[Position, tuple[int, int]]:
     """The position (the mover's view) and roll of decision ``number`` of a recorded game, in
     ``nardy analyze``'s numbering (every play decision, forced ones too, and the cube decisions it
@@ -337,31 +428,33 @@ def record_decision(game: GameInput, number: int) -> tuple[Position, tuple[int, 
     label = game.label
     count = 0
     try:
-        run = Replay(game.record, auto_forced=False, variant=game.variant)
-        for step in run:
-            decision = step.decision
-            if isinstance(decision, PlayDecision):
-                count += 1
-                if count == number:
-                    events = run.game.events
-                    last = events[-1] if events else None
-                    if decision.segment.kind != "roll" or last is None or last.kind != "roll":
-                        raise RecordError(
-                            f"{label}: decision {number} is a {decision.segment.description}, "
-                            "not the first segment of a roll: roll out a roll's first decision"
-                        )
-                    a, b = last.data["dice"]
-                    return decision.position, (a, b)
-            elif step.answer is not None:
-                # The cube decisions `nardy analyze` rates are numbered too (not a beaver's take).
-                rated = not (isinstance(decision, TakeDecision) and decision.after_beaver)
-                count += game.rate_cube and rated
-                if count == number:
-                    raise RecordError(f"{label}: decision {number} is a cube decision")
-            if step.answer is None:
-                break
+        for count, decision, roll in _numbered(game):
+            if count != number:
+                continue
+            if decision is None:
+                raise RecordError(f"{label}: decision {number} is a cube decision")
+            if roll is None:
+                raise RecordError(
+                    f"{label}: decision {number} is a {decision.segment.description}, "
+                    "not the first segment of a roll: roll out a roll's first decision"
+                )
+            return decision.position, roll
     except RecordError as error:
         if str(error).startswith(f"{label}: "):
             raise
         raise RecordError(f"{label}: {error}") from None
     raise RecordError(f"{label}: there is no decision {number} (the game has {count})")
+
+
+def roll_decisions(game: GameInput) -> dict[int, tuple[Position, tuple[int, int]]]:
+    """Every decision of a recorded game that a rollout can start from (the first segment of a
+    roll, :func:`record_decision`), by its number: its position (the mover's view) and roll.
+    :class:`RecordError` if the record does not replay."""
+    try:
+        return {
+            number: (decision.position, roll)
+            for number, decision, roll in _numbered(game)
+            if decision is not None and roll is not None
+        }
+    except RecordError as error:
+        raise RecordError(f"{game.label}: {error}") from None

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+
+from nardy.cli_options import (
+    check_ray_address,
+    executor_option,
+    load_variant,
+    one_game_variant,
+    one_line,
+    ray_address_option,
+)
 
 if TYPE_CHECKING:
     from nardy.core.position import Position
@@ -15,33 +25,18 @@ if TYPE_CHECKING:
 __all__ = ["rollout_command"]
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _from_position(
     position_text: str, variant_name: str, options: tuple[str, ...], dice: tuple[int, int] | None
 ) -> tuple[Variant, Position, tuple[int, int]]:
-    from nardy.core.errors import InvalidOptionError, UnknownVariantError
     from nardy.core.gnubg import parse_position_text
-    from nardy.core.options import parse_option_assignments
-    from nardy.core.plugins import load_variant
 
     if dice is None:
         raise click.UsageError("give the roll: --dice A B")
-    try:
-        variant = load_variant(variant_name, parse_option_assignments(options))
-    except (UnknownVariantError, InvalidOptionError) as error:
-        raise click.BadParameter(_one_line(str(error)), param_hint="'--variant'") from None
-    if variant.is_match_variant:
-        raise click.BadParameter(
-            f"{variant.name} is a match of {', '.join(variant.info.cycle)}: name one of them",
-            param_hint="'--variant'",
-        )
+    variant = one_game_variant(load_variant(variant_name, options), "a rollout")
     try:
         position = parse_position_text(position_text, variant)
     except ValueError as error:
-        raise click.BadParameter(_one_line(str(error)), param_hint="'POSITION'") from None
+        raise click.BadParameter(one_line(str(error)), param_hint="'POSITION'") from None
     return variant, position, dice
 
 
@@ -61,7 +56,7 @@ def _from_record(
         game = games[game_number - 1]
         position, roll = record_decision(game, decision)
     except RecordError as error:
-        raise click.ClickException(_one_line(str(error))) from None
+        raise click.ClickException(one_line(str(error))) from None
     return game.variant, position, roll
 
 
@@ -122,6 +117,14 @@ def _from_record(
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--no-reduction", is_flag=True, help="No variance reduction (plain results, faster).")
+@executor_option(
+    "Where the trials are played: this process, or in parallel on a Ray cluster (the same "
+    "result for the same seed)."
+)
+@ray_address_option(
+    "With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
+    "else a Ray instance on this machine)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the rollout as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def rollout_command(
@@ -140,6 +143,8 @@ def rollout_command(
     truncate: int | None,
     seed: int,
     no_reduction: bool,
+    executor: str,
+    ray_address: str | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -156,7 +161,9 @@ def rollout_command(
       nardy rollout 4HPwATDgc/ABMA --dice 3 1 --truncate 10 --se 0.02 --trials 1296
       nardy rollout ------/-----o/------/-----O -v long --dice 6 5 --json
       nardy rollout --record games.jsonl --game 2 --decision 7
+      nardy rollout 4HPwATDgc/ABMA --dice 4 2 --executor ray --ray-address head:6379
     """
+    check_ray_address(executor, ray_address)
     if record is not None:
         if position_text is not None or dice is not None:
             raise click.UsageError("give POSITION --dice A B, or --record FILE --decision N")
@@ -188,25 +195,37 @@ def rollout_command(
         transient=True,
     ) as progress:
         task = progress.add_task(f"rolling out {top} play(s)", total=trials)
-        try:
-            found = rollout(
-                variant,
-                position,
-                roll,
-                evaluator=evaluator,
-                top=top,
-                ply=ply,
-                trials=trials,
-                target_se=target_se,
-                truncate=truncate,
-                seed=seed,
-                variance_reduction=not no_reduction,
-                on_trials=lambda n: progress.advance(task, n),
-            )
-        except NardyError as error:  # an illegal roll here, a finished game
-            raise click.ClickException(_one_line(str(error))) from None
-        except ValueError as error:  # an unknown or unusable evaluator
-            raise click.BadParameter(_one_line(str(error)), param_hint="'--evaluator'") from None
+        with ExitStack() as stack:
+            run_on = None
+            if executor == "ray":
+                from nardy.analysis.distributed import RayAnalysisError, ray_session
+                from nardy.analysis.rollout_ray import RAY_MISSING, on_ray
+
+                try:
+                    ray = stack.enter_context(ray_session(ray_address, missing=RAY_MISSING))
+                except RayAnalysisError as error:
+                    raise click.ClickException(one_line(str(error))) from None
+                run_on = on_ray(ray, evaluator)
+            try:
+                found = rollout(
+                    variant,
+                    position,
+                    roll,
+                    evaluator=evaluator,
+                    top=top,
+                    ply=ply,
+                    trials=trials,
+                    target_se=target_se,
+                    truncate=truncate,
+                    seed=seed,
+                    variance_reduction=not no_reduction,
+                    on_trials=lambda n: progress.advance(task, n),
+                    executor=run_on,
+                )
+            except NardyError as error:  # an illegal roll here, a finished game, a Ray task
+                raise click.ClickException(one_line(str(error))) from None
+            except ValueError as error:  # an unknown or unusable evaluator
+                raise click.BadParameter(one_line(str(error)), param_hint="'--evaluator'") from None
     if as_json:
         click.echo(json.dumps(found.to_json()))
         return

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from nardy.core.errors import InvalidOptionError, UnknownVariantError
+from nardy.cli_options import load_variant
 
 MAX_SEED = 2**63 - 1
 
@@ -50,16 +50,10 @@ def check_variant_command(
       nardy check-variant hypergammon -o checkers=2 --games 500 --seed 7
     """
     from nardy.core.options import parse_option_assignments
-    from nardy.core.plugins import load_variant
     from nardy.testing import check_variant
 
-    try:
-        options = parse_option_assignments(assignments)
-        variant = load_variant(name, options)
-    except UnknownVariantError as error:
-        raise click.BadParameter(str(error), param_hint="'NAME'") from None
-    except InvalidOptionError as error:
-        raise click.BadParameter(str(error), param_hint="'-o'") from None
+    variant = load_variant(name, assignments, name_hint="'NAME'")
+    options = parse_option_assignments(assignments)
     if variant.is_match_variant:
         games_of = " and ".join(f"nardy check-variant {v}" for v in variant.info.cycle)
         raise click.BadParameter(

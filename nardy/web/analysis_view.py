@@ -11,10 +11,17 @@ from the spectator's own data access (:meth:`nardy.web.data.Spectator.game`), so
 spectator does not show (a sealed round's) is never analysed either.
 
 :mod:`nardy.web.equity_graph` draws the graph.
+
+A play decision the page shows can be rolled out on request (``?rollout=1``: the link under its
+ranking), by the one rollout there is (:func:`nardy.analysis.rollout_errors.rollout_decision`,
+as ``nardy analyze --rollout`` rolls out errors) with :data:`ROLLOUT`'s settings and the page's
+evaluator; the rollouts made are kept (the most recent :data:`ROLLOUTS_KEPT`) and shown beside
+the evaluator's figures whenever the decision is shown again, in the page and its JSON.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import threading
@@ -25,6 +32,8 @@ from typing import Any, Generic, TypeVar
 
 from nardy.analysis.game import DecisionAnalysis, GameAnalysis, analyse_game
 from nardy.analysis.records import RecordError, from_arena_record
+from nardy.analysis.rollout import Rollout, roll_decisions
+from nardy.analysis.rollout_errors import RolloutSettings, rollout_decision
 from nardy.core.errors import NardyError
 from nardy.core.game import COLOURS
 from nardy.core.notation import Step, parse_steps
@@ -53,6 +62,7 @@ __all__ = [
     "offered_evaluators",
     "shown_ranking",
     "step_labels",
+    "with_rollout",
 ]
 
 EVALUATORS = ("neural", "gnubg")
@@ -69,6 +79,11 @@ def offered_evaluators() -> tuple[str, ...]:
 
 CACHE_SIZE = 32
 """Analysed games kept in memory."""
+ROLLOUT = RolloutSettings(trials=36, truncate=5, seed=0, top=3)
+"""How the page rolls out a decision: 36 trials of the top 3 plays (and the play made), truncated
+after 5 rolls, variance-reduced; about 5 to 10 s of one core in backgammon (docs/analysis.md)."""
+ROLLOUTS_KEPT = 256
+"""Rolled-out decisions kept in memory."""
 EVALUATOR_CACHE = 4
 """Loaded evaluators kept (a net per variant)."""
 
@@ -137,8 +152,12 @@ class Coalescing(Generic[K, V]):
 class Analyst:
     """Analyses games of any variant for the spectator, cached and coalesced per game."""
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    def __init__(self, size: int = CACHE_SIZE, rollout: RolloutSettings = ROLLOUT) -> None:
         self.results: Coalescing[tuple[str, str, str], GameAnalysis] = Coalescing(size)
+        self.rollout_settings = rollout
+        self.rollouts: Coalescing[tuple[str, str, str, int], Rollout | None] = Coalescing(
+            ROLLOUTS_KEPT
+        )
         self._evaluators: Coalescing[str, tuple[Evaluator, threading.Lock]] = Coalescing(
             EVALUATOR_CACHE
         )
@@ -166,7 +185,21 @@ class Analyst:
             game = from_arena_record(game_id, dict(record))
         except RecordError as error:
             raise NoAnalysis(f"the game's record cannot be analysed: {error}") from None
-        variant = game.variant
+        evaluator, lock = self._evaluator(spec, game.variant)
+        # One analysis at a time per evaluator (gnubg's is not thread-safe); a fresh searcher
+        # each time, so that its position caches go with the game.
+        with lock:
+            try:
+                analysis = analyse_game(game, Searcher(game.variant, evaluator), 0)
+            except RecordError as error:
+                raise NoAnalysis(f"the game cannot be analysed: {error}") from None
+        with self._count_lock:
+            self.computed += 1
+        return analysis
+
+    def _evaluator(self, spec: str, variant: Variant) -> tuple[Evaluator, threading.Lock]:
+        """The evaluator ``spec`` of ``variant``, loaded once, and the lock that lets one
+        computation at a time use it; :class:`NoEvaluator` if there is none."""
         key = json.dumps([spec, variant.name, variant.options], sort_keys=True, default=str)
 
         def load() -> tuple[Evaluator, threading.Lock]:
@@ -177,17 +210,52 @@ class Analyst:
                     f"there is no {spec} analysis of {variant.name} games: {error}"
                 ) from None
 
-        evaluator, lock = self._evaluators.get(key, load)
-        # One analysis at a time per evaluator (gnubg's is not thread-safe); a fresh searcher
-        # each time, so that its position caches go with the game.
-        with lock:
-            try:
-                analysis = analyse_game(game, Searcher(variant, evaluator), 0)
-            except RecordError as error:
-                raise NoAnalysis(f"the game cannot be analysed: {error}") from None
-        with self._count_lock:
-            self.computed += 1
-        return analysis
+        return self._evaluators.get(key, load)
+
+    def rolled_out(
+        self,
+        tournament_id: str,
+        game_id: str,
+        record: Mapping[str, Any],
+        spec: str,
+        decision: DecisionAnalysis,
+        *,
+        compute: bool,
+    ) -> Rollout | None:
+        """The rollout of a decision of a stored game's analysis by ``spec``: the one kept, or,
+        with ``compute``, made now (coalesced as analyses are); None where none is kept and
+        ``compute`` is false, and where the decision cannot be rolled out (a cube decision, a
+        forced play, a segment after the first of a roll)."""
+        key = (tournament_id, game_id, spec, decision.number)
+        if not compute and key not in self.rollouts:
+            return None
+        return self.rollouts.get(key, lambda: self._rollout(game_id, record, spec, decision))
+
+    def _rollout(
+        self, game_id: str, record: Mapping[str, Any], spec: str, decision: DecisionAnalysis
+    ) -> Rollout | None:
+        if decision.kind != "play" or decision.choices < 2:
+            return None
+        try:
+            game = from_arena_record(game_id, dict(record))
+            start = roll_decisions(game).get(decision.number)
+        except RecordError as error:
+            raise NoAnalysis(f"the game's record cannot be rolled out: {error}") from None
+        if start is None:
+            return None
+        evaluator, lock = self._evaluator(spec, game.variant)
+        with lock:  # as the analysis: one computation at a time per evaluator
+            return rollout_decision(
+                decision, start, Searcher(game.variant, evaluator), 0, self.rollout_settings
+            )
+
+
+def with_rollout(analysis: GameAnalysis, number: int, found: Rollout) -> GameAnalysis:
+    """A copy of ``analysis`` whose decision ``number`` (1-based) carries the rollout ``found``
+    (the cached analysis itself is shared between requests and stays as it was)."""
+    decisions = list(analysis.decisions)
+    decisions[number - 1] = dataclasses.replace(decisions[number - 1], rollout=found)
+    return dataclasses.replace(analysis, decisions=decisions)
 
 
 def evaluators_for(variant: str, current: str) -> list[str]:
@@ -281,13 +349,17 @@ def analysis_page(
     evaluator: str,
     number: int,
     url: Callable[..., str],
+    *,
+    rollout_url: str | None = None,
+    rollout_refused: bool = False,
 ) -> dict[str, Any]:
     """What analysis.html shows of decision ``number`` (1-based) of a game's ``analysis``,
     whichever page it is on (a tournament's game, a game played on the Play page): the
     decision, its step on the game page, the ranking, the board, the equity graph, the result.
     ``url(n, evaluator)`` is the link to decision ``n``. The page names decisions by the game
     page's step numbers (``labels``; ``asked`` is the game page's count), forced plays as
-    such."""
+    such. ``rollout_url``: the link that rolls the decision out (None: no link); with
+    ``rollout_refused`` the page says the decision cannot be rolled out."""
     decisions = analysis.decisions
     steps = replay.steps
     plies = decision_steps(decisions, steps)
@@ -318,6 +390,8 @@ def analysis_page(
         else analysis_board(decision, step, replay.variant, seats, replay.match),
         "url": url,
         "white_equity": white_equity,
+        "rollout_url": rollout_url,
+        "rollout_refused": rollout_refused,
     }
 
 

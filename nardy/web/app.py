@@ -13,6 +13,7 @@ Routes (each HTML page has a JSON twin under ``/api``):
   game (analysed in the background, :mod:`nardy.web.tournament_analysis`);
 * ``/t/{tournament}/a/{game}?d=N&evaluator=E`` a game's analysis: the equity graph, each decision's
   error, the best play beside the one made, the luck of each roll (:mod:`nardy.web.analysis_view`);
+  ``&rollout=1`` rolls the decision out (kept, and shown with it from then on);
 * ``/position/{id}?variant=long`` one position.
 
 Every endpoint does its own I/O in a worker thread (plain ``def``); templates only format.
@@ -60,6 +61,7 @@ from nardy.web.analysis_view import (
     decision_at,
     decision_steps,
     offered_evaluators,
+    with_rollout,
 )
 from nardy.web.arena_bots import ArenaBots
 from nardy.web.arena_watch import ArenaWatch
@@ -530,6 +532,18 @@ class _Views:
                 return analysis_url(tournament_id, game_id, ply=step, evaluator=e)
             return analysis_url(tournament_id, game_id, d=n, evaluator=e)
 
+        # A rollout of the decision shown: the one kept, or made now on ?rollout=1 (the link).
+        wanted = choice_param(q, "rollout", ("", "1")) == "1"
+        decision = analysis.decisions[number - 1] if analysis.decisions else None
+        found = None
+        if decision is not None:
+            found = self.analyst.rolled_out(
+                tournament_id, game_id, row.record or {}, evaluator, decision, compute=wanted
+            )
+            if found is not None:
+                analysis = with_rollout(analysis, number, found)
+        rollable = decision is not None and decision.kind == "play" and decision.choices > 1
+        link = url(number)
         page = analysis_page(
             analysis,
             replay,
@@ -538,6 +552,10 @@ class _Views:
             evaluator,
             number,
             url,
+            rollout_url=None
+            if found is not None or wanted or not rollable
+            else f"{link}{'&' if '?' in link else '?'}rollout=1",
+            rollout_refused=wanted and found is None,
         )
         return {
             "row": row,
