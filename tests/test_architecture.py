@@ -439,3 +439,83 @@ def test_no_private_name_is_used_across_modules() -> None:
     """A module's ``_name`` is its own: another module that needs it asks for a public name with
     a docstring (one home, a stated contract), not for the implementation behind it."""
     assert _private_names_used_across_modules() == KNOWN_PRIVATE_USES
+
+
+# -- docs/architecture.md: the arena's rooms ------------------------------------------------------
+
+ROOMS_BELOW_THE_SERVICE = ("competition", "clients", "records")
+ARENA_API = ("nardy.arena.protocol.arena_pb2", "nardy.arena._gen.nardy.arena")
+
+
+def _rooms() -> dict[str, str]:
+    """Path → room of the arena, from the rooms table of docs/architecture.md."""
+    found: dict[str, str] = {}
+    for room, paths in re.findall(
+        r"^\| (\w+) \| (.+?) \| [^|]+ \|$", _section("The arena's rooms"), re.M
+    ):
+        for path in re.findall(r"`([^`]+)`", paths):
+            found[path] = room
+    return found
+
+
+def _arena_rooms() -> dict[str, str | None]:
+    """Module → its room (None: in no row), for every module of nardy.arena."""
+    rooms = _rooms()
+
+    def room_of(path: Path) -> str | None:
+        relative = path.relative_to(ROOT).as_posix()
+        matches = [
+            p for p in rooms if relative == p or (p.endswith("/") and relative.startswith(p))
+        ]
+        return rooms[max(matches, key=len)] if matches else None
+
+    return {
+        name: room_of(path) for name, path in _modules().items() if name.startswith("nardy.arena")
+    }
+
+
+def test_every_arena_module_is_in_one_room() -> None:
+    rooms = _rooms()
+    assert set(rooms.values()) == {"faces", "service", *ROOMS_BELOW_THE_SERVICE}
+    assert [p for p in rooms if not (ROOT / p).exists()] == []
+    # Each room but the faces is a subpackage: its folder, with nothing of it elsewhere.
+    assert {f"arena/{room}/" for room in ("service", *ROOMS_BELOW_THE_SERVICE)} <= set(rooms)
+    assert [name for name, room in _arena_rooms().items() if room is None] == []
+
+
+def test_the_rooms_import_as_the_drawing_says() -> None:
+    """Nothing below the service imports it, and a room reaches the faces only through
+    ``nardy.arena.protocol`` (the commands and the SDK are built on the rooms, not under them)."""
+    room = _arena_rooms()
+    wrong = []
+    for name, imported in _import_graph().items():
+        own = room.get(name)
+        if own is None or own == "faces":
+            continue
+        for target in sorted(imported):
+            theirs = room.get(target)
+            if own in ROOMS_BELOW_THE_SERVICE and theirs == "service":
+                wrong.append(f"{name} ({own}) imports {target} (the service)")
+            if theirs == "faces" and target != "nardy.arena.protocol":
+                wrong.append(f"{name} ({own}) imports {target} (a face)")
+    assert wrong == []
+
+
+def test_only_the_servicer_translates_the_arena_api() -> None:
+    """Of the service, the competition and the records, only the servicer makes or reads
+    ``nardy.arena.v1`` messages: the core answers with values (the clients speak the bots'
+    protocol, the dial-out stream included)."""
+    room = _arena_rooms()
+    users = set()
+    for name, tree in _trees().items():
+        if room.get(name) not in ("service", "competition", "records"):
+            continue
+        for node in ast.walk(tree):
+            modules: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            if any(m.startswith(ARENA_API) for m in modules):
+                users.add(name)
+    assert users == {"nardy.arena.service.servicer"}

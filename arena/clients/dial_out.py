@@ -206,6 +206,14 @@ class DialOutHub(BotClient):
             conn.close(code, message, status)
             self.detach(conn)
 
+    def shut_down(self) -> None:
+        """Close the current stream because the arena shuts down: the bot is told so
+        (``ERROR_CODE_SHUTTING_DOWN``, ending the stream ``UNAVAILABLE``) and may reconnect to
+        the arena's next process."""
+        self.close_stream(
+            _arena_pb2.ERROR_CODE_SHUTTING_DOWN, "the arena is shutting down", "UNAVAILABLE"
+        )
+
     def on_message(
         self, conn: Connection, message: _arena_pb2.ConnectRequest | Undecodable
     ) -> None:

@@ -57,7 +57,6 @@ from nardy.arena.competition.tournament import (
     standings_from_aggregates,
     standings_from_store,
 )
-from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.records.audit import REVEALED_STATUSES, DiceAudit, public_dice
 from nardy.arena.records.audit import reveal as reveal_dice
@@ -1127,9 +1126,7 @@ class Arena:
                 t.done.wait()
         for entry in self.bots:
             if isinstance(entry.client, DialOutHub):
-                entry.client.close_stream(
-                    _arena_pb2.ERROR_CODE_SHUTTING_DOWN, "the arena is shutting down", "UNAVAILABLE"
-                )
+                entry.client.shut_down()
             if entry.process is not None:
                 entry.process.stop()
             entry.client.close()
