@@ -363,13 +363,62 @@ def _quarter_may_close(b: Board, steps: int) -> bool:
     return held + steps >= 6
 
 
-class _MultisetSearch:
+class _EqualDice:
+    """What the four equal-dice searches share (:class:`_MultisetSearch`, :class:`_OrderedSearch`,
+    :class:`_PinMultiset`, :class:`_PinSearch`): the board they step on in place, the die and the
+    number of steps, the points a checker can step from, the plays of the most dice so far (§2.3
+    item 4, the maximum-dice rule) and the path of steps of the node being searched.
+
+    Each search is a class rather than a closure so that the compiled build calls its ``search``
+    method directly (a nested function is called through the Python calling convention, its
+    arguments boxed at every node); the state every node shares lives in attributes.
+    """
+
+    def __init__(
+        self, b: Board, die: int, total: int, movable: list[int], all_checkers: int, exact: bool
+    ) -> None:
+        self.b = b
+        self.die = die
+        self.total = total
+        self.last = total - 1
+        self.movable = movable
+        """Points a checker can step from, descending (each search says which)."""
+        self.all_checkers = all_checkers  # §3.11: N, the checkers of the layout
+        self.exact = exact
+        self.plain = _PLAIN[die]
+        self.plays: Plays = {}
+        """The plays of the most dice so far (replaced when a longer play is found)."""
+        self.best = -1
+        """The most dice of a play so far."""
+        self.path: list[Step] = [_NO_STEP] * 4
+        """The steps of the node being searched, one per depth: a play's tuple is built once,
+        when it is recorded (``(*path, step)`` at every node built a list and a tuple)."""
+
+    def every_die(self) -> None:
+        """A play of every die is found: the plays of fewer dice so far are dropped."""
+        if self.best < self.total:
+            self.best = self.total
+            self.plays = {}
+
+    def ending(self, key: BoardKey, depth: int, step: Step) -> None:
+        """Keeps a play whose step at ``depth`` ends the game: it counts as using every die (§2.3
+        item 2: the last checker off "counts as having used all dice"; §3.12.2, the mother)."""
+        self.every_die()
+        self.plays.setdefault(key, _steps_with(self.path, depth, step))
+
+    def short(self, key: BoardKey, depth: int) -> None:
+        """Keeps a leaf of ``depth`` dice, short of the segment's (no step could follow), unless a
+        play of more dice is known (only the longest leaves are plays)."""
+        if depth >= self.best:
+            if depth > self.best:
+                self.best = depth
+                self.plays = {}
+            self.plays.setdefault(key, _steps_of(self.path, depth))
+
+
+class _MultisetSearch(_EqualDice):
     """The fast path's search of equal dice (:meth:`MoveGenerator._fast_equal`): steps from
     non-increasing source points, one order per multiset of steps.
-
-    A class rather than a closure so that the compiled build calls :meth:`search` directly (a
-    nested function is called through the Python calling convention, its arguments boxed); the
-    state every node shares lives in attributes.
     """
 
     def __init__(
@@ -383,27 +432,12 @@ class _MultisetSearch:
         exact: bool,
         hits: bool,
     ) -> None:
-        self.b = b
-        self.die = die
-        self.total = total
-        self.last = total - 1
-        self.movable = movable
-        """Points a checker can step from (see :meth:`MoveGenerator._fast_equal`), descending;
-        the bear-off points from index ``board_end`` on."""
+        # movable: see MoveGenerator._fast_equal; the bear-off points from index board_end on.
+        super().__init__(b, die, total, movable, all_checkers, exact)
         self.board_end = board_end
         self.count = len(movable)
-        self.all_checkers = all_checkers  # §3.11: N, the checkers of the layout
-        self.exact = exact
-        self.plain = _PLAIN[die]
         self.hitting = _HITTING[die]
         self.blot = -1 if hits else 99  # a landing point's value that means a hit
-        self.plays: Plays = {}
-        """The plays of the most dice so far (replaced when a longer play is found)."""
-        self.best = -1
-        """The most dice of a play so far."""
-        self.path: list[Step] = [_NO_STEP] * 4
-        """The steps of the node being searched, one per depth: a play's tuple is built once,
-        when it is recorded (``(*path, step)`` at every node built a list and a tuple)."""
 
     def search(self, start: int, depth: int, outside: int, head_left: int) -> None:
         b = self.b
@@ -413,7 +447,6 @@ class _MultisetSearch:
         plain = self.plain
         hitting = self.hitting
         exact = self.exact
-        total = self.total
         stop = 1 if b[BAR] else self.board_end if outside else self.count
         moved = False
         if depth == self.last:
@@ -449,9 +482,7 @@ class _MultisetSearch:
                     step = plain[p]
                 if not moved:
                     moved = True
-                    if self.best < total:
-                        self.best = total
-                        self.plays = {}
+                    self.every_die()
                 self.plays.setdefault(key, _steps_with(self.path, depth, step))
         else:
             for j in range(start, stop):
@@ -488,44 +519,26 @@ class _MultisetSearch:
                     b[0] += 1
                     moved = True
                     if b[0] == self.all_checkers:
-                        # §2.3 item 2: the last checker off "counts as having used all dice".
-                        if self.best < total:
-                            self.best = total
-                            self.plays = {}
-                        self.plays.setdefault(tuple(b), _steps_with(self.path, depth, plain[p]))
+                        self.ending(tuple(b), depth, plain[p])
                     else:
                         self.path[depth] = plain[p]
                         self.search(j, depth + 1, outside, head_left)
                     b[p] += 1
                     b[0] -= 1
         if not moved and depth >= self.best:
-            # A leaf short of the segment's dice (only the longest leaves are plays).
-            if depth > self.best:
-                self.best = depth
-                self.plays = {}
-            self.plays.setdefault(tuple(b), _steps_of(self.path, depth))
+            self.short(tuple(b), depth)
 
 
-class _OrderedSearch:
+class _OrderedSearch(_EqualDice):
     """The ordered search's equal dice (:meth:`MoveGenerator._ordered_equal`): every order of the
     steps, depth first, with the per-step rules inline; states keyed by one integer.
-
-    A class rather than a closure, as :class:`_MultisetSearch` (the compiled build calls
-    :meth:`search` directly, its arguments unboxed), with the path of steps on a stack.
     """
 
     def __init__(
         self, generator: MoveGenerator, b: Board, die: int, total: int, movable: list[int]
     ) -> None:
-        self.b = b
-        self.die = die
-        self.total = total
-        self.last = total - 1
-        self.movable = movable
-        """Points that can ever step by ``die``, descending (see ``_ordered_equal``)."""
-        self.plain = _PLAIN[die]
-        self.all_checkers = generator.checkers  # §3.11: N, the checkers of the layout
-        self.exact = generator.exact_bear_off
+        # movable: the points that can ever step by die (see MoveGenerator._ordered_equal).
+        super().__init__(b, die, total, movable, generator.checkers, generator.exact_bear_off)
         self.home_never = generator.home_moves == "never"
         self.home_until = generator.home_moves == "until_all_home"
         block = generator._block_setup(b)
@@ -536,17 +549,11 @@ class _OrderedSearch:
         self.block_full = block[4]
         self.quarter_step = generator.quarter_step
         self.quarter_end = generator.quarter_end
-        self.plays: Plays = {}
-        """The plays of the most dice so far (replaced when a longer play is found)."""
-        self.best = -1
-        """The most dice of a play so far."""
         self.seen: set[int] = set()
         """State keys already recorded (or failing an end check). A key's dice are fixed by the
         key, so one never comes back with more dice."""
         self.visited: set[int] = set()
         """State keys already expanded."""
-        self.path: list[Step] = [_NO_STEP] * 4
-        """The steps of the node being searched, one per depth (see :class:`_MultisetSearch`)."""
 
     def end_fails(self, held: int) -> bool:
         """Whether the board fails an end-of-segment check (six-block, Fevga's quarter)."""
@@ -753,7 +760,7 @@ def _pin_movable(b: Board, die: int, stuck: bool) -> tuple[list[int], int, int]:
     return movable, board_end, outside
 
 
-class _PinMultiset:
+class _PinMultiset(_EqualDice):
     """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) unless the mother rule
     can end the game at a step it plays too early (:meth:`MoveGenerator._mother_order`): steps from non-increasing source points (one order per
     multiset of steps, as :class:`_MultisetSearch`), the pinned points' bits kept at
@@ -769,28 +776,15 @@ class _PinMultiset:
         generator: MoveGenerator,
         live: bool,
     ) -> None:
-        self.b = b
-        self.die = die
-        self.total = total
-        self.last = total - 1
+        # movable: see _pin_movable; the bear-off points from index board_end on.
+        super().__init__(b, die, total, movable, generator.checkers, generator.exact_bear_off)
         self.live = live
         """Whether the mother rule can end the game in this segment (see
         :meth:`MoveGenerator._mother_order`)."""
         self.simple = generator.mother == 2
         self.o = generator.opp_head
-        self.movable = movable
-        """Points a checker can step from (:func:`_pin_movable`), descending; the bear-off points
-        from index ``board_end`` on."""
         self.board_end = board_end
         self.count = len(movable)
-        self.all_checkers = generator.checkers
-        self.exact = generator.exact_bear_off
-        self.plain = _PLAIN[die]
-        self.plays: Plays = {}
-        """The plays of the most dice so far (replaced when a longer play is found)."""
-        self.best = -1
-        """The most dice of a play so far."""
-        self.path: list[Step] = [_NO_STEP] * 4
 
     def search(self, start: int, depth: int, outside: int) -> None:
         b = self.b
@@ -798,7 +792,6 @@ class _PinMultiset:
         movable = self.movable
         plain = self.plain
         exact = self.exact
-        total = self.total
         stop = self.board_end if outside else self.count
         mask = b[PINS]
         moved = False
@@ -854,15 +847,10 @@ class _PinMultiset:
                     b[PINS] = mask
                 if not moved:
                     moved = True
-                    if self.best < total:
-                        self.best = total
-                        self.plays = {}
+                    self.every_die()
                 self.plays.setdefault(key, _steps_with(path, depth, plain[p]))
             if not moved and depth >= self.best:
-                if depth > self.best:
-                    self.best = depth
-                    self.plays = {}
-                self.plays.setdefault(_pin_key(b), _steps_of(path, depth))
+                self.short(_pin_key(b), depth)
             return
         for j in range(start, stop):
             p = movable[j]
@@ -898,14 +886,8 @@ class _PinMultiset:
                 and (m >> self.o) & 1 == 1
                 and (self.simple or b[HEAD] <= 0)
             ):
-                # A step that ends the game: the last checker off or the mother rule (which
-                # counts as using every die).
-                if self.best < total:
-                    self.best = total
-                    self.plays = {}
-                self.plays.setdefault(
-                    tuple(b) if m else tuple(b[:PINS]), _steps_with(self.path, depth, plain[p])
-                )
+                # A step that ends the game: the last checker off or the mother rule.
+                self.ending(tuple(b) if m else tuple(b[:PINS]), depth, plain[p])
             else:
                 self.path[depth] = plain[p]
                 self.search(j, depth + 1, outside - 1 if p > 6 and t <= 6 else outside)
@@ -917,11 +899,7 @@ class _PinMultiset:
             if mask != m:
                 b[PINS] = mask
         if not moved and depth >= self.best:
-            # A leaf short of the segment's dice (only the longest leaves are plays).
-            if depth > self.best:
-                self.best = depth
-                self.plays = {}
-            self.plays.setdefault(_pin_key(b), _steps_of(self.path, depth))
+            self.short(_pin_key(b), depth)
 
 
 _SOURCE_PRIME: Final = (
@@ -956,7 +934,7 @@ keys a state by the product over its steps of their sources' primes: the multise
 (unique factorisation), which decides the board (below), in a small int (at most 89**4)."""
 
 
-class _PinSearch:
+class _PinSearch(_EqualDice):
     """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) when the mother rule can
     end the game in the segment, which makes the order of the steps matter (or when asked to, for
     the tests comparing both searches): every order, each state reached once.
@@ -977,25 +955,14 @@ class _PinSearch:
         movable: list[int],
         live: bool,
     ) -> None:
-        self.b = b
-        self.die = die
-        self.total = total
-        self.movable = movable
-        """Points a checker can step from (:func:`_pin_movable`), descending."""
-        self.plain = _PLAIN[die]
-        self.all_checkers = generator.checkers
-        self.exact = generator.exact_bear_off
+        # movable: see _pin_movable.
+        super().__init__(b, die, total, movable, generator.checkers, generator.exact_bear_off)
         self.live = live
         """Whether the mother rule can end the game in this segment."""
         self.simple = generator.mother == 2
         self.o = generator.opp_head
-        self.plays: Plays = {}
-        """The plays of the most dice so far (replaced when a longer play is found)."""
-        self.best = -1
-        """The most dice of a play so far."""
         self.reached: set[int] = {1}
         """States already reached (the start is the empty product)."""
-        self.path: list[Step] = [_NO_STEP] * 4
 
     def search(self, depth: int, h: int, outside: int) -> None:
         """Expands the state ``h`` at ``depth`` (reached for the first time)."""
@@ -1043,13 +1010,7 @@ class _PinSearch:
                 or (live and b[o] > 0 and (m >> o) & 1 == 1 and (self.simple or b[HEAD] <= 0))
             ):
                 # The last die, or a step that ends the game (which counts as using every die).
-                if self.best < total:
-                    self.best = total
-                    self.plays = {}
-                self.plays.setdefault(
-                    tuple(b) if m else tuple(b[:PINS]),
-                    _steps_with(self.path, depth, self.plain[p]),
-                )
+                self.ending(tuple(b) if m else tuple(b[:PINS]), depth, self.plain[p])
             else:
                 self.path[depth] = self.plain[p]
                 self.search(depth + 1, h1, outside - 1 if p > 6 and t <= 6 else outside)
@@ -1061,11 +1022,7 @@ class _PinSearch:
             if mask != m:
                 b[PINS] = mask
         if not moved and depth >= self.best:
-            # A leaf short of the segment's dice (only the longest leaves are plays).
-            if depth > self.best:
-                self.best = depth
-                self.plays = {}
-            self.plays.setdefault(_pin_key(b), _steps_of(self.path, depth))
+            self.short(_pin_key(b), depth)
 
 
 class MoveGenerator:
