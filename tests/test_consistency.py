@@ -81,3 +81,25 @@ def test_the_recipe_reproduces_the_shipped_backgammon_net(tmp_path: Path) -> Non
     before, after = net.meta["consistency"]["history"][0]["held_out_rms_v0_minus_v1"]
     assert after < before and len(lines) == config.rounds
     assert ValueNet.load(tmp_path / "c.npz").meta["kind"] == "consistent"
+
+
+def test_a_refit_stands_only_for_the_net_it_was_fitted_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once another net ships as VARIANT.npz (an outcome net), the old refit is not its own:
+    neural:1 must not search over it."""
+    from nardy.engines import net as nets
+
+    monkeypatch.setattr(nets, "_weights_file", lambda name: tmp_path / name)
+    for stem, meta in (
+        ("toy", {"sha256": "aaa"}),
+        ("toy.consistent", {"consistency": {"shipped_sha256": "aaa"}}),
+    ):
+        (tmp_path / f"{stem}.npz").write_bytes(b"")
+        (tmp_path / f"{stem}.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert nets.shipped_consistent_weights("toy") == tmp_path / "toy.consistent.npz"
+    assert nets.shipped_value_weights("toy") == tmp_path / "toy.npz"
+    (tmp_path / "toy.json").write_text(json.dumps({"sha256": "bbb"}), encoding="utf-8")
+    (tmp_path / "toy.value.npz").write_bytes(b"")  # the value net kept beside the new one
+    assert nets.shipped_consistent_weights("toy") is None
+    assert nets.shipped_value_weights("toy") == tmp_path / "toy.value.npz"

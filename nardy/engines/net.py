@@ -58,6 +58,7 @@ __all__ = [
     "load_net",
     "scale_for",
     "shipped_consistent_weights",
+    "shipped_value_weights",
     "shipped_weights",
 ]
 
@@ -196,9 +197,15 @@ class ValueNet:
 _CACHE: dict[tuple[str, int], ValueNet] = {}
 
 
+def _weights_file(name: str) -> Path:
+    return Path(str(resources.files("nardy.engines") / "weights" / name))
+
+
 def shipped_weights(variant_name: str) -> Path:
-    """The path of the weights shipped in the package for ``variant_name``."""
-    path = Path(str(resources.files("nardy.engines") / "weights" / f"{variant_name}.npz"))
+    """The path of the net ``neural`` plays for ``variant_name`` (``VARIANT.npz``): an outcome net
+    of batched TD where one has been measured stronger and shipped, else the value net of policy
+    iteration (docs/bots.md)."""
+    path = _weights_file(f"{variant_name}.npz")
     if not path.is_file():
         raise ValueError(
             f"no shipped neural weights for variant {variant_name!r}; "
@@ -207,13 +214,39 @@ def shipped_weights(variant_name: str) -> Path:
     return path
 
 
+def shipped_value_weights(variant_name: str) -> Path:
+    """The value net of policy iteration shipped for ``variant_name`` (the format
+    :class:`ValueNet` reads, which the self-consistent refits start from): ``VARIANT.value.npz``
+    where an outcome net has taken its place as ``VARIANT.npz``, else ``VARIANT.npz``."""
+    kept = _weights_file(f"{variant_name}.value.npz")
+    return kept if kept.is_file() else shipped_weights(variant_name)
+
+
+def _sha256_of_sidecar(path: Path) -> object:
+    try:
+        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return meta.get("sha256") if isinstance(meta, dict) else None
+
+
 def shipped_consistent_weights(variant_name: str) -> Path | None:
     """The self-consistent refit of ``variant_name``'s shipped weights, where one ships
-    (``VARIANT.consistent.npz``: its 0-ply value fitted to its own 1-ply, docs/analysis.md)."""
-    path = Path(
-        str(resources.files("nardy.engines") / "weights" / f"{variant_name}.consistent.npz")
+    (``VARIANT.consistent.npz``: its 0-ply value fitted to its own 1-ply, docs/analysis.md).
+    A refit stands for the net it was fitted from only: once another net is shipped (an outcome
+    net replacing the value net), the old refit is not the new net's and None is returned."""
+    path = _weights_file(f"{variant_name}.consistent.npz")
+    shipped = _weights_file(f"{variant_name}.npz")
+    if not path.is_file() or not shipped.is_file():
+        return None
+    try:
+        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return path  # a broken refit is reported by the loader that reads it
+    fitted_from = (
+        meta.get("consistency", {}).get("shipped_sha256") if isinstance(meta, dict) else None
     )
-    return path if path.is_file() else None
+    return path if fitted_from in (None, _sha256_of_sidecar(shipped)) else None
 
 
 class NetEngine:
