@@ -35,19 +35,14 @@ from nardy.arena.competition.schedule import (
     SPRT_INPUTS,
     DefinitionError,
     TournamentDef,
+    TournamentError,
     check_builtins,
     definition_from_flags,
     load_definition,
 )
+from nardy.arena.competition.standings import PoolStandings, Standings, standings_from_store
 from nardy.arena.competition.stats import MIN_UNITS_SHOWN, se_shown
-from nardy.arena.competition.tournament import (
-    PoolStandings,
-    Standings,
-    Tournament,
-    TournamentError,
-    TournamentEvent,
-    standings_from_store,
-)
+from nardy.arena.competition.tournament import Tournament, TournamentEvent
 from nardy.arena.records.audit import DiceAudit, public_dice
 from nardy.arena.records.rows import tournament_json
 from nardy.arena.records.storage import StorageError, open_store

@@ -37,11 +37,11 @@ import pytest
 
 from nardy.arena.competition.ray_executor import portable
 from nardy.arena.competition.schedule import iter_schedule, parse_definition
+from nardy.arena.competition.standings import Tally
 from nardy.arena.competition.tournament import (
     BuiltinPlayer,
     GameTask,
     Player,
-    Tally,
     Tournament,
     row_from_record,
 )

@@ -149,7 +149,7 @@ class Aggregates:
 
 @dataclass(slots=True)
 class UnitState:
-    """What the ledger remembers of one unit (as :class:`~nardy.arena.competition.tournament.Tally` does)."""
+    """What the ledger remembers of one unit (as :class:`~nardy.arena.competition.standings.Tally` does)."""
 
     games: int = 0
     score: tuple[int, int] = (0, 0)

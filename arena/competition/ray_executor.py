@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from nardy.arena.competition.schedule import TournamentDef
+from nardy.arena.competition.schedule import TournamentDef, TournamentError
 from nardy.arena.competition.sprt_luck import LuckAdjuster
 from nardy.arena.competition.tournament import (
     LUCK_FIELD,
@@ -46,7 +46,6 @@ from nardy.arena.competition.tournament import (
     GameTask,
     Player,
     PythonPlayer,
-    TournamentError,
     row_from_record,
     run_task_in_thread,
 )

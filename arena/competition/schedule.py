@@ -41,6 +41,7 @@ __all__ = [
     "ScheduledUnit",
     "SprtDef",
     "TournamentDef",
+    "TournamentError",
     "UnitStream",
     "build_schedule",
     "derive_seed",
@@ -61,6 +62,10 @@ _NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 
 class DefinitionError(NardyError, ValueError):
     """A tournament definition (TOML file or flags) is invalid; the message names the field."""
+
+
+class TournamentError(NardyError, RuntimeError):
+    """The tournament cannot run (a bot unreachable, a game that crashed the engine ...)."""
 
 
 # -- seeds ------------------------------------------------------------------------------------------

@@ -49,14 +49,12 @@ from nardy.arena.competition.schedule import (
     parse_definition,
     variants_refused,
 )
-from nardy.arena.competition.tournament import (
-    ClientPlayer,
-    Player,
+from nardy.arena.competition.standings import (
     Standings,
-    Tournament,
     standings_from_aggregates,
     standings_from_store,
 )
+from nardy.arena.competition.tournament import ClientPlayer, Player, Tournament
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.records.audit import REVEALED_STATUSES, DiceAudit, public_dice
 from nardy.arena.records.audit import reveal as reveal_dice

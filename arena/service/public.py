@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from nardy.arena.competition.ledger import Aggregates, count, round_size
 from nardy.arena.competition.schedule import TournamentDef
-from nardy.arena.competition.tournament import ledger_matches_columns
+from nardy.arena.competition.standings import ledger_matches_columns
 from nardy.arena.records.audit import REVEALED_STATUSES
 from nardy.arena.records.storage import GameRow, LedgerSnapshot, SqlStore, TournamentRow
 
@@ -38,7 +38,7 @@ class PublicView:
     consistent: bool | None = None
     """Whether the ledger's totals equal what the database sums from the games' columns at
     the same moment (None: not checked; False: a column was changed after its game was
-    stored, see :func:`nardy.arena.competition.tournament.standings_from_store`)."""
+    stored, see :func:`nardy.arena.competition.standings.standings_from_store`)."""
 
     def shows(self, game: GameRow) -> bool:
         return (game.pool, game.round) not in self.sealed

@@ -34,11 +34,8 @@ from nardy.arena.clients.runner import (
 from nardy.arena.competition.schedule import (
     SprtDef,
 )
-from nardy.arena.competition.tournament import (
-    PoolStandings,
-    Standings,
-    TournamentEvent,
-)
+from nardy.arena.competition.standings import PoolStandings, Standings
+from nardy.arena.competition.tournament import TournamentEvent
 from nardy.arena.protocol import ARENA_SERVICE, ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
@@ -167,7 +164,7 @@ def standings_to_proto(
     sprt: SprtDef | None = None,
     dice: DiceAudit | None = None,
 ) -> _arena_pb2.GetStandingsResponse:
-    """The engine's :class:`~nardy.arena.competition.tournament.Standings` as ``GetStandingsResponse``.
+    """The engine's :class:`~nardy.arena.competition.standings.Standings` as ``GetStandingsResponse``.
 
     Bots are rated per variant pool (``Standing.pool``); an arena tournament has one pool. With
     several pools (a tournament file run into the same database) the rows of every pool follow

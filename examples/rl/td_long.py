@@ -35,7 +35,8 @@ import numpy as np
 from rich.console import Console
 
 from nardy.arena.competition.schedule import definition_from_flags
-from nardy.arena.competition.tournament import Standings, Tournament
+from nardy.arena.competition.standings import Standings
+from nardy.arena.competition.tournament import Tournament
 from nardy.arena.records.storage import open_store
 from nardy.arena.sdk import KernelBot, serve_bot
 from nardy.arena.tournament_cli import render_standings

@@ -44,7 +44,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from nardy.arena.competition.tournament import Standings
+from nardy.arena.competition.standings import Standings
 from nardy.arena.records.rows import tournament_json
 from nardy.arena.records.storage import POSTGRES_SCHEMES, StorageError, redact_url
 from nardy.core import load_variant

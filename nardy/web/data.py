@@ -27,7 +27,7 @@ from typing import Any
 
 from nardy.arena.competition.ledger import points_se
 from nardy.arena.competition.schedule import DefinitionError, TournamentDef
-from nardy.arena.competition.tournament import (
+from nardy.arena.competition.standings import (
     Standings,
     standings_from_aggregates,
     standings_from_records,

@@ -6,7 +6,7 @@ import math
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
-from nardy.arena.competition.tournament import PoolStandings
+from nardy.arena.competition.standings import PoolStandings
 from nardy.svg import svg_number
 
 __all__ = ["elo_plot"]

@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nardy.arena.competition.tournament import PoolStandings
+from nardy.arena.competition.standings import PoolStandings
 from nardy.arena.records.rows import progress_unit
 from nardy.arena.records.storage import GameRow
 from nardy.arena.records.verify import cached_variant

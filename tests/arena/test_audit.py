@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_audit_independent import MT, derive
 
-from nardy.arena.competition.schedule import TournamentDef, derive_seed, parse_definition
-from nardy.arena.competition.tournament import (
-    PythonPlayer,
-    Tournament,
+from nardy.arena.competition.schedule import (
+    TournamentDef,
     TournamentError,
-    TournamentEvent,
+    derive_seed,
+    parse_definition,
 )
+from nardy.arena.competition.tournament import PythonPlayer, Tournament, TournamentEvent
 from nardy.arena.records import audit
 from nardy.arena.records.storage import SqliteStore
 from nardy.arena.records.verify import verify_store

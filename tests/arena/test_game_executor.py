@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from nardy.arena.competition import ray_executor
 from nardy.arena.competition.ray_executor import RemoteBot, play_game_task, portable
-from nardy.arena.competition.schedule import iter_schedule, parse_definition
+from nardy.arena.competition.schedule import TournamentError, iter_schedule, parse_definition
 from nardy.arena.competition.tournament import (
     ClientPlayer,
     EndpointPlayer,
@@ -24,7 +24,6 @@ from nardy.arena.competition.tournament import (
     Player,
     PythonPlayer,
     Tournament,
-    TournamentError,
 )
 from nardy.arena.records.storage import SqliteStore
 from nardy.arena.tournament_cli import main as cli

@@ -27,8 +27,8 @@ from per_game_bot import PerGameRandomBot
 
 from nardy.arena.clients.bot_client import GrpcBotClient
 from nardy.arena.clients.runner import Seat, run_game
-from nardy.arena.competition.schedule import parse_definition
-from nardy.arena.competition.tournament import Tournament, TournamentError, replay_record
+from nardy.arena.competition.schedule import TournamentError, parse_definition
+from nardy.arena.competition.tournament import Tournament, replay_record
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
 from nardy.arena.records import audit
 from nardy.arena.records.storage import SqliteStore

@@ -20,15 +20,15 @@ from rich.console import Console
 
 from nardy.arena.competition.ledger import Aggregates, count
 from nardy.arena.competition.schedule import TournamentDef, build_schedule, parse_definition
-from nardy.arena.competition.tournament import (
+from nardy.arena.competition.standings import (
     Standings,
     Tally,
-    Tournament,
     ledger_matches_columns,
     standings_from_aggregates,
     standings_from_records,
     standings_from_store,
 )
+from nardy.arena.competition.tournament import Tournament
 from nardy.arena.operator_cli import standings_table
 from nardy.arena.records.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
 from nardy.arena.service.servicer import standings_to_proto

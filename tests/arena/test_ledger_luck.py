@@ -15,11 +15,7 @@ from test_ledger import _random_games, _same
 from nardy.arena.competition.ledger import count
 from nardy.arena.competition.schedule import TournamentDef, parse_definition
 from nardy.arena.competition.sprt_luck import LuckAdjuster
-from nardy.arena.competition.tournament import (
-    Tally,
-    standings_from_aggregates,
-    standings_from_store,
-)
+from nardy.arena.competition.standings import Tally, standings_from_aggregates, standings_from_store
 from nardy.arena.records.storage import GameRow, SqliteStore
 
 SPRT = {"mode": "points", "mu0": 0.0, "mu1": 0.5, "alpha": 0.3, "beta": 0.3}

@@ -10,14 +10,14 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from nardy.arena.competition.schedule import parse_definition
-from nardy.arena.competition.tournament import (
+from nardy.arena.competition.standings import (
     BotStanding,
     PoolStandings,
     Standings,
-    Tournament,
     _ranked_bots,
     standings_from_store,
 )
+from nardy.arena.competition.tournament import Tournament
 from nardy.arena.records.storage import SqliteStore
 from nardy.arena.tournament_cli import main as cli
 from nardy.arena.tournament_cli import render_standings

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from nardy.arena.competition.schedule import TournamentDef, load_definition
-from nardy.arena.competition.tournament import Tournament, standings_from_store
+from nardy.arena.competition.standings import standings_from_store
+from nardy.arena.competition.tournament import Tournament
 from nardy.arena.records.storage import SqliteStore
 from nardy.testing.ray_cluster import LoopbackCluster, namespace_unavailable
 

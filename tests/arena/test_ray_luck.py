@@ -16,13 +16,8 @@ from test_game_executor import ThreadsLikeRay
 from nardy.arena.competition.ray_executor import play_game_task
 from nardy.arena.competition.schedule import parse_definition
 from nardy.arena.competition.sprt_luck import LuckAdjuster
-from nardy.arena.competition.tournament import (
-    LUCK_FIELD,
-    GameTask,
-    Player,
-    Tournament,
-    standings_from_store,
-)
+from nardy.arena.competition.standings import standings_from_store
+from nardy.arena.competition.tournament import LUCK_FIELD, GameTask, Player, Tournament
 from nardy.arena.records.storage import SqliteStore
 from nardy.bots.faults import FaultCounter
 

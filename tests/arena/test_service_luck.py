@@ -13,8 +13,8 @@ from google.protobuf.duration_pb2 import Duration
 from nardy.arena.clients.convert import sprt_settings_from_proto, sprt_settings_to_proto
 from nardy.arena.competition.schedule import DefinitionError, parse_definition
 from nardy.arena.competition.sprt_luck import LuckAdjuster
+from nardy.arena.competition.standings import standings_from_store
 from nardy.arena.competition.stats import Sprt
-from nardy.arena.competition.tournament import standings_from_store
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
 from nardy.arena.sdk import BotServer, RandomBot, builtin
 from nardy.arena.service.server import ArenaServer

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from nardy.arena.competition.schedule import DefinitionError, parse_definition
 from nardy.arena.competition.sprt_luck import LuckAdjuster
-from nardy.arena.competition.tournament import Tournament, standings_from_store
+from nardy.arena.competition.standings import standings_from_store
+from nardy.arena.competition.tournament import Tournament
 from nardy.arena.records.storage import SqliteStore
 from nardy.arena.tournament_cli import main as cli
 

@@ -776,7 +776,7 @@ def test_the_ledger_on_both_backends(backend: Backend) -> None:
 
     from test_ledger import _definition, _random_games, _same, _tally
 
-    from nardy.arena.competition.tournament import standings_from_aggregates
+    from nardy.arena.competition.standings import standings_from_aggregates
     from nardy.arena.records.storage import SqlStore
 
     d = _definition(games=5)
@@ -808,11 +808,8 @@ def test_the_ledger_on_both_backends(backend: Backend) -> None:
 def test_a_schema_1_database_is_migrated_on_both_backends(backend: Backend, tmp_path: Path) -> None:
     from test_ledger import _bots, _same, _schema_1_module
 
-    from nardy.arena.competition.tournament import (
-        Tournament,
-        standings_from_records,
-        standings_from_store,
-    )
+    from nardy.arena.competition.standings import standings_from_records, standings_from_store
+    from nardy.arena.competition.tournament import Tournament
 
     old_module = _schema_1_module(tmp_path)
     old = (

@@ -92,8 +92,8 @@ def test_the_engine_refuses_an_endpoint_bot_that_lists_too_few_variants(
 ) -> None:
     """`nardy arena run` with a bot server: its GetInfo variants are read when it is opened, and a
     tavli pool needs tavli or all three game variants listed."""
-    from nardy.arena.competition.schedule import definition_from_flags
-    from nardy.arena.competition.tournament import Tournament, TournamentError
+    from nardy.arena.competition.schedule import TournamentError, definition_from_flags
+    from nardy.arena.competition.tournament import Tournament
     from nardy.arena.records.storage import SqliteStore
 
     short = bot_server(_Declaring(("portes", "plakoto"))).address

@@ -19,16 +19,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from nardy.arena.competition.schedule import TournamentDef, parse_definition
+from nardy.arena.competition.schedule import TournamentDef, TournamentError, parse_definition
+from nardy.arena.competition.standings import _ranked_bots, standings_from_store
 from nardy.arena.competition.stats import fit_ratings, tally
 from nardy.arena.competition.tournament import (
     PythonPlayer,
     Tournament,
-    TournamentError,
     TournamentEvent,
-    _ranked_bots,
     replay_record,
-    standings_from_store,
 )
 from nardy.arena.records.storage import GameRow, SqliteStore
 from nardy.arena.tournament_cli import main as cli
@@ -602,8 +600,8 @@ def test_a_pairing_of_few_pairs_prints_no_standard_error() -> None:
     MIN_UNITS_SHOWN pairs the table prints n/a (docs/statistics.md), from it on the numbers."""
     from rich.console import Console
 
+    from nardy.arena.competition.standings import PairingStanding, PoolStandings
     from nardy.arena.competition.stats import MIN_UNITS_SHOWN
-    from nardy.arena.competition.tournament import PairingStanding, PoolStandings
     from nardy.arena.tournament_cli import _pool_tables
 
     def pairing(b: str, pairs: int) -> PairingStanding:

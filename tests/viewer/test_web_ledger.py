@@ -13,7 +13,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'nardy[web]'")
 
 from nardy.arena.competition.schedule import parse_definition
-from nardy.arena.competition.tournament import Tournament, standings_from_records
+from nardy.arena.competition.standings import standings_from_records
+from nardy.arena.competition.tournament import Tournament
 from nardy.arena.records.storage import SqliteStore
 from nardy.web import data
 from nardy.web.data import Spectator
