@@ -12,6 +12,7 @@ import json
 import socket
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -93,3 +94,24 @@ def test_rollout_on_ray_equals_the_local_run(cluster: LoopbackCluster) -> None:
     assert got == expected  # every play's equity, SE and loss, bit for bit
     other = CliRunner().invoke(cli, [*args[:-4], "--seed", "6", "--json", "-q"])
     assert json.loads(other.output)["plays"] != got["plays"]  # the seed matters
+
+
+@pytest.mark.slow  # a Ray cluster
+def test_analyze_rollout_on_ray_equals_the_local_run(
+    cluster: LoopbackCluster, tmp_path: Path
+) -> None:
+    games = tmp_path / "games.jsonl"
+    play = ["play", "-v", "backgammon", "--bots", "random,heuristic", "--games", "1"]
+    result = CliRunner().invoke(cli, [*play, "--seed", "5", "--jsonl", str(games), "-q"])
+    assert result.exit_code == 0, result.output
+    args = ["analyze", str(games), "--evaluator", "heuristic", "--json", "-q", "--rollout"]
+    args += ["--rollout-trials", "40", "--rollout-truncate", "2", "--rollout-seed", "4"]
+    local = CliRunner().invoke(cli, args)
+    assert local.exit_code == 0, local.output
+    ray_args = [*args, "--executor", "ray", "--ray-address", ADDRESS]
+    on_ray = cluster.run([sys.executable, "-m", "nardy", *ray_args], timeout=300)
+    assert on_ray.returncode == 0, on_ray.stderr[-3000:]
+    expected, got = json.loads(local.output), json.loads(on_ray.stdout)
+    rolled = [d for g in got["games"] for d in g["decisions"] if "rollout" in d]
+    assert rolled and all(d["rollout"]["trials"] == 40 for d in rolled)
+    assert got == expected  # the analyses and every rollout, bit for bit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +19,13 @@ from nardy.cli_options import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+    from types import ModuleType
 
     from rich.progress import Progress
 
     from nardy.analysis.game import DecisionAnalysis, GameAnalysis
+    from nardy.analysis.rollout import BatchRunner, TrialJob
     from nardy.analysis.rollout_errors import RolloutSettings
     from nardy.engines.search import Searcher
 
@@ -104,11 +107,20 @@ def _rolled_out(
     searchers: Sequence[Searcher],
     settings: RolloutSettings,
     progress: Progress,
+    ray: ModuleType | None,
+    judges: Sequence[str],
 ) -> list[GameAnalysis]:
-    """The analyses with their errors rolled out (:mod:`nardy.analysis.rollout_errors`), in this
-    process (with ``--executor ray`` too: the games were analysed on the cluster), with a
-    progress bar of the trials on stderr."""
+    """The analyses with their errors rolled out (:mod:`nardy.analysis.rollout_errors`), with a
+    progress bar of the trials on stderr: here, or with ``ray`` (``--executor ray``) their trials
+    on the cluster, each game's by its judge (``judges``, by name), with the same result."""
     from nardy.analysis.rollout_errors import rollout_errors, to_roll_out
+
+    executors: dict[str, Callable[[TrialJob], BatchRunner]] = {}
+    if ray is not None:
+        from nardy.analysis.rollout_ray import on_ray
+
+        for name in set(judges):
+            executors[name] = on_ray(ray, name)
 
     marked = sum(len(to_roll_out(a.decisions)) for a in analyses)
     task = progress.add_task(
@@ -123,8 +135,11 @@ def _rolled_out(
                 searcher,
                 settings,
                 on_trials=lambda n: progress.advance(task, n),
+                executor=executors.get(judge),
             )
-            for game, analysis, searcher in zip(games, analyses, searchers, strict=True)
+            for game, analysis, searcher, judge in zip(
+                games, analyses, searchers, judges, strict=True
+            )
         ]
     except RecordError as error:
         raise click.ClickException(str(error)) from None
@@ -343,22 +358,28 @@ def analyze_command(
     )
     console = Console(stderr=True)
     analyses: list[GameAnalysis] = []
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=console,
-        disable=quiet or not console.is_terminal,
-        transient=True,
-    ) as progress:
+    with (
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=console,
+            disable=quiet or not console.is_terminal,
+            transient=True,
+        ) as progress,
+        ExitStack() as stack,
+    ):
         task = progress.add_task(
             f"analysing {len(games)} game{'s' if len(games) != 1 else ''}",
             total=sum(len(g.actions) for g in games),
         )
+        ray = None
         try:
             if executor == "ray":
-                from nardy.analysis.distributed import analyse_on_ray
+                from nardy.analysis.distributed import analyse_on_ray, ray_session
 
+                if rollout_settings is not None:  # one session: the analyses, then the rollouts
+                    ray = stack.enter_context(ray_session(ray_address))
                 analyses = analyse_on_ray(
                     games,
                     evaluator,
@@ -381,7 +402,10 @@ def analyze_command(
         except RecordError as error:
             raise click.ClickException(str(error)) from None
         if rollout_settings is not None:
-            analyses = _rolled_out(games, analyses, searchers, rollout_settings, progress)
+            judged = [judge_of(evaluator, game) for game in games]
+            analyses = _rolled_out(
+                games, analyses, searchers, rollout_settings, progress, ray, judged
+            )
     results = bot_results(analyses)
     if as_json:
         out: dict[str, Any] = {

@@ -24,7 +24,7 @@ from typing import Any
 
 from nardy.analysis.game import DecisionAnalysis, GameAnalysis
 from nardy.analysis.records import GameInput
-from nardy.analysis.rollout import Rollout, roll_decisions, rollout
+from nardy.analysis.rollout import BatchRunner, Rollout, TrialJob, roll_decisions, rollout
 from nardy.core.position import Position
 from nardy.engines.search import Searcher
 
@@ -76,11 +76,12 @@ def rollout_decision(
     settings: RolloutSettings,
     *,
     on_trials: Callable[[int], None] | None = None,
+    executor: Callable[[TrialJob], BatchRunner] | None = None,
 ) -> Rollout:
     """The rollout of one analysed play ``decision`` (at ``ply``) from ``start``, its position and
     roll (:func:`~nardy.analysis.rollout.roll_decisions`), by the searcher's evaluator: the top
     plays, and the play made and the analysis's best (module doc). Also the spectator's, for the
-    decision its analysis page shows."""
+    decision its analysis page shows. ``executor``: where the trials run (the rollout's)."""
     position, roll = start
     # The play made and the analysis's best, by their index in the legal plays (the same list,
     # in the same order, as the rollout's game has: rollout() checks it by text).
@@ -97,6 +98,7 @@ def rollout_decision(
         truncate=settings.truncate,
         seed=settings.seed,
         on_trials=on_trials,
+        executor=executor,
     )
 
 
@@ -107,13 +109,15 @@ def rollout_errors(
     settings: RolloutSettings,
     *,
     on_trials: Callable[[int], None] | None = None,
+    executor: Callable[[TrialJob], BatchRunner] | None = None,
 ) -> GameAnalysis:
     """``analysis`` of ``game`` with each of its errors rolled out (module doc) by the
     searcher's evaluator: a copy whose decisions carry their :class:`~nardy.analysis.rollout.
     Rollout` (``DecisionAnalysis.rollout``). ``on_trials(n)``: n more trials of a decision's every
     play done (a decision that cannot be rolled out reports its ``settings.trials`` at once, so
-    that a progress bar's total stays right). :class:`~nardy.analysis.records.RecordError` if the
-    record does not replay."""
+    that a progress bar's total stays right); ``executor``: where the trials run
+    (:func:`nardy.analysis.rollout_ray.on_ray`; default here). :class:`~nardy.analysis.records.
+    RecordError` if the record does not replay."""
     wanted = to_roll_out(analysis.decisions)
     if not wanted:
         return analysis
@@ -128,7 +132,13 @@ def rollout_errors(
             decisions.append(decision)
             continue
         found = rollout_decision(
-            decision, start, searcher, analysis.ply, settings, on_trials=on_trials
+            decision,
+            start,
+            searcher,
+            analysis.ply,
+            settings,
+            on_trials=on_trials,
+            executor=executor,
         )
         decisions.append(dataclasses.replace(decision, rollout=found))
     return dataclasses.replace(analysis, decisions=decisions)
