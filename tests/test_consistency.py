@@ -88,6 +88,7 @@ def test_a_refit_stands_only_for_the_net_it_was_fitted_from(
 ) -> None:
     """Once another net ships as VARIANT.npz (an outcome net), the old refit is not its own:
     neural:1 must not search over it."""
+    from nardy.bots.neural import NeuralBot
     from nardy.engines import net as nets
 
     monkeypatch.setattr(nets, "_weights_file", lambda name: tmp_path / name)
@@ -97,9 +98,19 @@ def test_a_refit_stands_only_for_the_net_it_was_fitted_from(
     ):
         (tmp_path / f"{stem}.npz").write_bytes(b"")
         (tmp_path / f"{stem}.json").write_text(json.dumps(meta), encoding="utf-8")
-    assert nets.shipped_consistent_weights("toy") == tmp_path / "toy.consistent.npz"
-    assert nets.shipped_value_weights("toy") == tmp_path / "toy.npz"
+    refit, shipped = tmp_path / "toy.consistent.npz", tmp_path / "toy.npz"
+    assert nets.shipped_consistent_weights("toy") == refit
+    assert nets.fitted_from(refit, shipped)
+    assert nets.shipped_value_weights("toy") == shipped
     (tmp_path / "toy.json").write_text(json.dumps({"sha256": "bbb"}), encoding="utf-8")
     (tmp_path / "toy.value.npz").write_bytes(b"")  # the value net kept beside the new one
-    assert nets.shipped_consistent_weights("toy") is None
+    assert not nets.fitted_from(refit, shipped)
     assert nets.shipped_value_weights("toy") == tmp_path / "toy.value.npz"
+    # The bot asks the same question of the real files: it searches over a refit of its own net.
+    monkeypatch.undo()
+    for name in ("fevga", "giul", "long"):
+        bot = NeuralBot(0, ply=1, variant=load_variant(name))
+        kept = nets.shipped_consistent_weights(name)
+        assert kept is not None
+        searched = bot.search_weights() == kept
+        assert searched == nets.fitted_from(kept, nets.shipped_weights(name))

@@ -33,6 +33,7 @@ from nardy.engines.net import (
     Net,
     ValueNet,
     engine_for,
+    fitted_from,
     load_net,
     shipped_consistent_weights,
     shipped_weights,
@@ -177,10 +178,11 @@ class NeuralBot(Bot):
         measured so (docs/analysis.md, "Search depth")."""
         if self.weights_path is not None or self._engine is None:
             return None
-        path = shipped_consistent_weights(self._engine.variant.name)
-        if path is None or not ValueNet.load(path).meta.get("search"):
-            return None
-        return path
+        name = self._engine.variant.name
+        path = shipped_consistent_weights(name)
+        if path is None or not fitted_from(path, shipped_weights(name)):
+            return None  # no refit, or the refit of a net no longer shipped for `neural`
+        return path if ValueNet.load(path).meta.get("search") else None
 
     def offer_double(self, decision: DoubleDecision) -> bool:
         if 2 * decision.cube.value > self.MAX_REDOUBLE or self.dead_cube(decision):

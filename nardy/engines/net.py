@@ -55,6 +55,7 @@ __all__ = [
     "NetEngine",
     "ValueNet",
     "engine_for",
+    "fitted_from",
     "load_net",
     "scale_for",
     "shipped_consistent_weights",
@@ -231,22 +232,25 @@ def _sha256_of_sidecar(path: Path) -> object:
 
 
 def shipped_consistent_weights(variant_name: str) -> Path | None:
-    """The self-consistent refit of ``variant_name``'s shipped weights, where one ships
-    (``VARIANT.consistent.npz``: its 0-ply value fitted to its own 1-ply, docs/analysis.md).
-    A refit stands for the net it was fitted from only: once another net is shipped (an outcome
-    net replacing the value net), the old refit is not the new net's and None is returned."""
+    """The self-consistent refit shipped for ``variant_name``, where one ships
+    (``VARIANT.consistent.npz``: a value net's 0-ply value fitted to its own 1-ply,
+    docs/analysis.md); :func:`fitted_from` says which net it is a refit of."""
     path = _weights_file(f"{variant_name}.consistent.npz")
-    shipped = _weights_file(f"{variant_name}.npz")
-    if not path.is_file() or not shipped.is_file():
-        return None
+    return path if path.is_file() else None
+
+
+def fitted_from(refit: Path, net: Path) -> bool:
+    """Whether the refit at ``refit`` was fitted from the net at ``net`` (its sidecar's
+    ``shipped_sha256`` is ``net``'s sha256; a refit that does not say is taken to be). A refit
+    stands for the net it was fitted from only: once an outcome net ships in a value net's place,
+    the value net's refit is not the new net's."""
     try:
-        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        meta = json.loads(refit.with_suffix(".json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return path  # a broken refit is reported by the loader that reads it
-    fitted_from = (
-        meta.get("consistency", {}).get("shipped_sha256") if isinstance(meta, dict) else None
-    )
-    return path if fitted_from in (None, _sha256_of_sidecar(shipped)) else None
+        return True  # a broken refit is reported by the loader that reads it
+    consistency = meta.get("consistency") if isinstance(meta, dict) else None
+    base = consistency.get("shipped_sha256") if isinstance(consistency, dict) else None
+    return base is None or base == _sha256_of_sidecar(net)
 
 
 class NetEngine:
