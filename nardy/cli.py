@@ -37,6 +37,7 @@ from nardy.cli_options import (
     evaluator_option,
     load_variant,
     one_game_variant,
+    one_line,
     ply_option,
 )
 from nardy.core import movegen_build
@@ -93,12 +94,8 @@ class _OneLineUsageError(click.ClickException):
     exit_code = 2
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _usage_error(error: click.UsageError) -> click.ClickException:
-    message = _one_line(error.format_message())
+    message = one_line(error.format_message())
     if error.ctx is not None:
         message += f" (see '{error.ctx.command_path} --help')"
     return _OneLineUsageError(message)
@@ -144,9 +141,9 @@ class NardyGroup(TableGroup):
                 if error.filename and error.strerror
                 else str(error)
             )
-            raise click.ClickException(_one_line(message)) from None
+            raise click.ClickException(one_line(message)) from None
         except (NardyError, ValueError) as error:
-            raise click.ClickException(_one_line(str(error))) from None
+            raise click.ClickException(one_line(str(error))) from None
 
     def load(self, name: str) -> click.Command | None:
         """The command :data:`COMMANDS` names, or a stand-in that explains why it cannot load."""
@@ -155,7 +152,7 @@ class NardyGroup(TableGroup):
         except ImportError as error:
             return _stand_in(name, error)
         except Exception as error:  # a broken optional module must not break the rest of the CLI
-            return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
+            return _unavailable(name, f"'nardy {name}' is unavailable: {one_line(str(error))}")
 
 
 def _stand_in(name: str, error: ImportError) -> click.Command | None:
@@ -166,7 +163,7 @@ def _stand_in(name: str, error: ImportError) -> click.Command | None:
         return None  # this installation lacks the command's module (a wheel without it)
     if (error.name or "").split(".")[0] in ("grpc", "google"):
         return _unavailable(name, f"'nardy {name}' needs gRPC: pip install nardy[arena]")
-    return _unavailable(name, f"'nardy {name}' is unavailable: {_one_line(str(error))}")
+    return _unavailable(name, f"'nardy {name}' is unavailable: {one_line(str(error))}")
 
 
 def _unavailable(name: str, message: str) -> click.Command:
@@ -1150,9 +1147,9 @@ def hint(
             cube_owner=_CUBE_OWNERS[cube_owner],
         )
     except ValueError as error:  # an unknown or unusable evaluator
-        raise click.BadParameter(_one_line(str(error)), param_hint="'--evaluator'") from None
+        raise click.BadParameter(one_line(str(error)), param_hint="'--evaluator'") from None
     except NardyError as error:  # the game is over, or the dice cannot be played here
-        raise click.ClickException(_one_line(str(error))) from None
+        raise click.ClickException(one_line(str(error))) from None
     if as_json:
         click.echo(json.dumps(found.to_json()))
         return
