@@ -85,14 +85,14 @@ def rollout_decision(
     position, roll = start
     # The play made and the analysis's best, by their index in the legal plays (the same list,
     # in the same order, as the rollout's game has: rollout() checks it by text).
-    made = next(r.index for r in decision.ranking if r.text == decision.played)
+    made = [r.index for r in decision.ranking if r.text == decision.played][:1]
     return rollout(
         searcher.variant,
         position,
         roll,
         evaluator=searcher.evaluator,
         top=settings.top,
-        include=(decision.ranking[0].index, made),
+        include=(decision.ranking[0].index, *made),
         ply=ply,
         trials=settings.trials,
         truncate=settings.truncate,
