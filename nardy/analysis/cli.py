@@ -313,6 +313,9 @@ def analyze_command(
     if (record is None) == (db is None):
         raise click.UsageError("give a RECORD file or --db D (not both)")
     check_ray_address(executor, ray_address)
+    if roll_out and show == "none" and not as_json:
+        # The rolled-out figures are printed under their decisions: none would be shown.
+        raise click.UsageError("--rollout with --show none shows nothing: --show marked, or --json")
     # Imported here: `nardy --help` must work in an install without numpy (the neural extra).
     try:
         from nardy.analysis.game import analyse_game
