@@ -295,7 +295,9 @@ class GameListing:
 
 
 class Arena:
-    """Registered bots and the games between them (no gRPC server; see :class:`ArenaServer`)."""
+    """Registered bots and the games between them, answering with values (no gRPC server: see
+    :class:`~nardy.arena.service.server.ArenaServer`; no message: see
+    :mod:`nardy.arena.service.servicer`)."""
 
     def __init__(
         self,
