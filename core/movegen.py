@@ -283,11 +283,6 @@ class SegmentPlays:
         )
 
 
-_NONE_YET: Final[Plays] = {}
-_NO_KEYS_YET: Final[set[BoardKey]] = set()
-"""Empty placeholders of a search's containers that most segments never need; replaced by new
-ones before anything is added, never changed."""
-
 _BAR_ONLY: Final = [BAR]
 """The only source while the mover has a checker on the bar (§2.2: enter first); never changed. A
 list, not a tuple: the compiled build indexes a ``list[int]`` directly."""
@@ -318,6 +313,45 @@ def _with_point(occupied: list[int], t: int) -> list[int]:
     found.append(t)
     found.extend(occupied[k:])
     return found
+
+
+class _OneDie:
+    """The one-die candidates of two different dice (:meth:`MoveGenerator._fast_two`,
+    :meth:`MoveGenerator._pin_two`): boards after a first step that no second step can follow.
+    They are plays only when no play uses both dice (§2.3 item 4, the maximum-dice rule), so one
+    is made only where a segment has such a board (most have a two-dice play)."""
+
+    def __init__(self, larger: int) -> None:
+        self.larger = larger
+        self.plays: Plays = {}
+        self.by_larger: set[BoardKey] = set()
+        """The results the larger die reaches (§2.3 item 5)."""
+
+    def add(self, key: BoardKey, die: int, step: Step) -> None:
+        """A candidate: the board ``key`` after ``step`` of ``die``. A result both dice reach
+        keeps its first place and the larger die's step."""
+        if die == self.larger:
+            if key not in self.by_larger:
+                self.by_larger.add(key)
+                self.plays[key] = (step,)
+        elif key not in self.plays:
+            self.plays[key] = (step,)
+
+    def kept(self, block_points: tuple[int, ...] | None) -> tuple[int, Plays] | None:
+        """The one-die plays: the candidates passing the six-block end check (§3.3.5, its points
+        given where it applies), of the larger die where it has one (§2.3 item 5: "if N = 1, D
+        consists of two different values and a remaining candidate uses the larger value, only
+        candidates using the larger value remain"); None when every candidate fails the check."""
+        plays = self.plays
+        if block_points is not None:
+            plays = {k: s for k, s in plays.items() if not _has_run_of_six(k, block_points)}
+            if not plays:
+                return None
+        if self.by_larger:
+            larger = {k: s for k, s in plays.items() if k in self.by_larger}
+            if larger:
+                return 1, larger
+        return 1, plays
 
 
 def _checker_above(b: Board, p: int) -> bool:
@@ -482,7 +516,9 @@ class _MultisetSearch(_EqualDice):
                     step = plain[p]
                 if not moved:
                     moved = True
-                    self.every_die()
+                    # (Tested here: a call at every node costs the pure build.)
+                    if self.best < self.total:
+                        self.every_die()
                 self.plays.setdefault(key, _steps_with(self.path, depth, step))
         else:
             for j in range(start, stop):
@@ -847,7 +883,9 @@ class _PinMultiset(_EqualDice):
                     b[PINS] = mask
                 if not moved:
                     moved = True
-                    self.every_die()
+                    # (Tested here: a call at every node costs the pure build.)
+                    if self.best < self.total:
+                        self.every_die()
                 self.plays.setdefault(key, _steps_with(path, depth, plain[p]))
             if not moved and depth >= self.best:
                 self.short(_pin_key(b), depth)
@@ -1218,9 +1256,7 @@ class MoveGenerator:
         # Board sources after a first step that landed on a point the mover did not hold.
         merged: dict[int, list[int]] = {}
         plays: Plays = {}
-        # One-die candidates, made only where needed (most segments have a two-dice play).
-        singles: Plays = _NONE_YET
-        by_larger: set[BoardKey] = _NO_KEYS_YET
+        singles: _OneDie | None = None
         pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
         first_sources = _BAR_ONLY if on_bar else occupied
         x = d1
@@ -1309,17 +1345,9 @@ class MoveGenerator:
                             b[q] += 1
                             b[0] -= 1
                     if not more and not plays:
-                        # A one-die candidate; it matters only if no play uses both dice.
-                        if singles is _NONE_YET:
-                            singles = {}
-                            by_larger = set()
-                        key = tuple(b)
-                        if x == larger:
-                            if key not in by_larger:
-                                by_larger.add(key)
-                                singles[key] = (s1,)
-                        elif key not in singles:
-                            singles[key] = (s1,)
+                        if singles is None:
+                            singles = _OneDie(larger)
+                        singles.add(tuple(b), x, s1)
                 # Undo the first step.
                 b[p] += 1
                 if t >= 1:
@@ -1335,16 +1363,10 @@ class MoveGenerator:
                 if not plays:
                     return None  # every two-dice play fails the end check: candidates are shorter
             return 2, plays
-        if singles:
-            if block_points is not None:
-                singles = {k: s for k, s in singles.items() if not _has_run_of_six(k, block_points)}
-            if singles:
-                # §2.3 item 5, the larger-die rule.
-                if by_larger:
-                    kept = {k: s for k, s in singles.items() if k in by_larger}
-                    if kept:
-                        return 1, kept
-                return 1, singles
+        if singles is not None:
+            one = singles.kept(block_points)
+            if one is not None:
+                return one
         return 0, {tuple(b): ()}
 
     def _fast_equal(
@@ -1858,9 +1880,7 @@ class MoveGenerator:
         mask = b[PINS]
         occupied, outside = _occupied(b)
         plays: Plays = {}
-        # One-die candidates, made only where needed (most segments have a two-dice play).
-        singles: Plays = _NONE_YET
-        by_larger: set[BoardKey] = _NO_KEYS_YET
+        singles: _OneDie | None = None
         # The pairs of steps played in the first order: bit q of firsts[p] for p by x, then q by y
         # (a list of ints, not a set of pairs: the compiled build makes no object per pair).
         firsts = [0] * 25
@@ -1995,16 +2015,9 @@ class MoveGenerator:
                     if bits:
                         firsts[p] = bits
                     if not more and not plays:
-                        # A one-die candidate; it matters only if no play uses both dice.
-                        if singles is _NONE_YET:
-                            singles = {}
-                            by_larger = set()
-                        key = tuple(b) if m1 else tuple(b[:PINS])
-                        if x == larger:
-                            by_larger.add(key)
-                            singles[key] = (s1,)
-                        else:
-                            singles.setdefault(key, (s1,))
+                        if singles is None:
+                            singles = _OneDie(larger)
+                        singles.add(tuple(b) if m1 else tuple(b[:PINS]), x, s1)
                 # Undo the first step.
                 if t >= 1:
                     b[t] = v
@@ -2015,11 +2028,10 @@ class MoveGenerator:
                     b[PINS] = mask
         if plays:
             return 2, plays
-        if singles:
-            # §2.3 item 5, the larger-die rule.
-            if by_larger:
-                return 1, {k: s for k, s in singles.items() if k in by_larger}
-            return 1, singles
+        if singles is not None:
+            one = singles.kept(None)
+            if one is not None:
+                return one
         return 0, {_pin_key(b): ()}
 
     # -- the general search (RULES.md §2.3) -----------------------------------------------------
