@@ -2,13 +2,16 @@
 and the round trip of a move against a 0-ply bot.
 
 A real ``nardy web`` process (the installed command) on a free loopback port; ``--games``
-clients play one game each at once through the JSON API as the page does: each reads its state,
-enters random offered steps, confirms, and times from the confirming request to the state that
-shows the bot's reply played and its own turn again (or the game over). While the bot thinks it
+clients play games at once through the JSON API as the page does: each reads its state,
+enters random offered steps, confirms (taking each action's answer as its next state, as the
+page does), and times from the confirming request to the state that shows the bot's reply
+played and its own turn again (or the game over). While the bot thinks it
 waits as the page does, with a long poll (``GET /api/play/{id}?after=VERSION``), or with
-``--poll SECONDS`` polls the state at that pace. Games are started from ``127.0.0.2``,
-``127.0.0.3`` … so that the Play page's limit on new games per address (20 in 10 minutes) is met
-as real visitors would meet it. Prints JSON::
+``--poll SECONDS`` polls the state at that pace. A client whose game ends starts another, so
+that the games at once stay ``--games``. Each game is started from an address of its own
+(``127.0.0.2``, ``127.0.0.3`` …, ``127.1.0.2`` for a client's second game), so that the Play
+page's limit on new games per address (20 in 10 minutes) is met as real visitors would meet it;
+its limit for everyone (600 in 10 minutes) bounds a run's length (``starts_refused``). Prints JSON::
 
     python benchmarks/load_play.py --games 100 --seconds 30
 
@@ -31,9 +34,6 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
-
-GAMES_PER_ADDRESS = 20
-"""The Play page's limit of new games per address (nardy.web.play.NEW_GAMES_PER_ADDRESS)."""
 
 
 def _free_port() -> int:
@@ -94,17 +94,28 @@ def play(
     until: float,
     poll: float,
     think: float = 0.0,
+    reread: bool = False,
 ) -> dict[str, Any]:
-    """One human game, until it ends or ``until``: the round trips. (One game a client: the
-    Play page lets an address start 20 games in 10 minutes, and the clients share 5.)"""
-    client = Client(port, source)
+    """Human games one after another until ``until`` (a new one as soon as one ends, so that
+    the games at once stay as many as the clients): the round trips. Each game comes from an
+    address of its own (``source`` with its third number the game's: the Play page lets an
+    address start 20 games in 10 minutes); a start refused by the page's limit for everyone
+    (600 in 10 minutes) ends the client, counted in ``refused``.
+
+    As the page (play.js ``act``), it takes the state an action answers with and asks for the
+    state again only while it waits (``reread``: it asks again after every action too)."""
     rng = random.Random(seed)
     trips: list[float] = []
-    games = errors = 0
-    while games == 0:
+    games = errors = refused = 0
+    while time.monotonic() < until and not errors:
+        first, _, _, last = source.split(".")
+        client = Client(port, f"{first}.{games % 250}.{seed // 250}.{last}")
         status, made = client.request(
             "POST", "/api/play", {"variant": variant, "opponent": {"kind": "bot", "bot": bot}}
         )
+        if status == 429:
+            refused += 1
+            break
         if status != 201:
             errors += 1
             break
@@ -112,12 +123,16 @@ def play(
         game, seat = made["id"], made["seat_url"].split("#seat=", 1)[1]
         confirmed: float | None = None
         version: int | None = None  # the version seen while waiting for the bot (long poll)
+        answered: Any = None  # the state the last action answered with
         while time.monotonic() < until:
-            query = "" if version is None else f"?after={version}"
-            status, state = client.request("GET", f"/api/play/{game}{query}", seat=seat)
-            if status != 200:
-                errors += 1
-                break
+            if answered is not None:
+                state, answered = answered, None
+            else:
+                query = "" if version is None else f"?after={version}"
+                status, state = client.request("GET", f"/api/play/{game}{query}", seat=seat)
+                if status != 200:
+                    errors += 1
+                    break
             mine = state["decision"] is not None and state["decision"]["player"] == state["seat"]
             if state["result"] is not None or mine:
                 if confirmed is not None:
@@ -146,11 +161,12 @@ def play(
                 time.sleep(rng.uniform(0.5, 1.5) * think)  # a person looks, then clicks
             if action[0] == "/confirm":  # the play in; the bot's reply out
                 confirmed = time.monotonic()
-            status, _ = client.request("POST", f"/api/play/{game}{action[0]}", action[1], seat)
+            status, state = client.request("POST", f"/api/play/{game}{action[0]}", action[1], seat)
             if status != 200:
                 errors += 1
                 break
-    return {"trips": trips, "games": games, "errors": errors}
+            answered = None if reread else state
+    return {"trips": trips, "games": games, "errors": errors, "refused": refused}
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -201,6 +217,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "folder) instead of the installed command: two copies, before and after a change, "
         "measured in turns under the same load",
     )
+    parser.add_argument(
+        "--reread",
+        action="store_true",
+        help="after every action ask for the state again (GET) instead of reading the state the "
+        "action answered with, as the page does: how this script measured before 2026-12-05",
+    )
     args = parser.parse_args(argv)
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
@@ -237,13 +259,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             assets = time.monotonic() - static
 
             cpu_before = _cpu_seconds(server.pid)
+            clients_before = time.process_time()
             until = time.monotonic() + args.seconds
             results: list[dict[str, Any]] = [{} for _ in range(args.games)]
 
             def run(i: int) -> None:
-                source = f"127.0.0.{2 + i // GAMES_PER_ADDRESS}"
+                source = f"127.0.0.{2 + i % 250}"
                 results[i] = play(
-                    port, source, args.variant, args.bot, i, until, args.poll, args.think
+                    port,
+                    source,
+                    args.variant,
+                    args.bot,
+                    i,
+                    until,
+                    args.poll,
+                    args.think,
+                    args.reread,
                 )
 
             threads = [threading.Thread(target=run, args=(i,)) for i in range(args.games)]
@@ -252,6 +283,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             for thread in threads:
                 thread.join()
             cpu_after = _cpu_seconds(server.pid)
+            clients_cpu = time.process_time() - clients_before
         finally:
             server.terminate()
             server.wait(10)
@@ -266,10 +298,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "seconds": args.seconds,
         "poll": args.poll or "long",
         "think_s": args.think,
+        "reread": args.reread,
         "play_page_first_load_ms": round(1000 * first_load, 1),
         "play_page_assets_ms": round(1000 * assets, 1),
         "games_played": sum(r.get("games", 0) for r in results),
         "errors": sum(r.get("errors", 0) for r in results),
+        "starts_refused": sum(r.get("refused", 0) for r in results),
         "round_trip": _percentiles(trips),
         # What the server spent (all its threads) per move timed: the load's own cost, which
         # the round trip shows only once the machine's cores run short.
@@ -277,6 +311,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "server_cpu_ms_per_move": None
         if cpu is None or not trips
         else round(1000 * cpu / len(trips), 1),
+        # What this script's clients spent meanwhile, on the same machine's cores.
+        "clients_cpu_s": round(clients_cpu, 2),
     }
 
 

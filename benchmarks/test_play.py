@@ -31,7 +31,7 @@ def test_concurrent_human_games_against_a_0_ply_bot(benchmark: Any) -> None:
         iterations=1,
     )
     print(result)
-    assert result["errors"] == 0, result
+    assert result["errors"] == 0 and result["starts_refused"] == 0, result
     assert result["round_trip"]["n"] >= GAMES, result
     benchmark.extra_info.update(
         {

@@ -454,7 +454,7 @@ def test_a_cube_on_offer_lies_on_the_takers_half() -> None:
 def test_the_fast_writer_writes_what_elementtree_writes(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """nardy.svg writes its tree with its own serializer (a third of ElementTree's time); every
+    """nardy.svg writes its tree with its own serializer (about half ElementTree's time); every
     board along a game of every variant, with every option drawn and hostile text in the names
     and colours, is character for character what ``ET.tostring`` writes."""
     import nardy.svg
