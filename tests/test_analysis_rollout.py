@@ -125,6 +125,10 @@ def test_full_rollouts_and_bad_truncation(games: Path) -> None:
     # A full game's result is whole points: the plain results of 2 trials average to halves.
     for play in found["plays"]:
         assert (play["plain_equity"] * 2) == pytest.approx(round(play["plain_equity"] * 2))
+    for option, value in (("--rollout-trials", "9"), ("--rollout-seed", "0")):
+        result = CliRunner().invoke(cli, ["analyze", str(games), option, value])
+        assert result.exit_code == 2
+        assert f"{option} goes with --rollout" in result.output
     result = CliRunner().invoke(cli, ["analyze", str(games), "--rollout", "--show", "none"])
     assert result.exit_code == 2
     assert "--rollout with --show none shows nothing" in result.output

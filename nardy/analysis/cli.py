@@ -313,6 +313,12 @@ def analyze_command(
     if (record is None) == (db is None):
         raise click.UsageError("give a RECORD file or --db D (not both)")
     check_ray_address(executor, ray_address)
+    if not roll_out:
+        context = click.get_current_context()
+        for name in ("rollout_trials", "rollout_truncate", "rollout_seed", "rollout_top"):
+            if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
+                option = "--" + name.replace("_", "-")
+                raise click.UsageError(f"{option} goes with --rollout")
     if roll_out and show == "none" and not as_json:
         # The rolled-out figures are printed under their decisions: none would be shown.
         raise click.UsageError("--rollout with --show none shows nothing: --show marked, or --json")
