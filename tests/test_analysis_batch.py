@@ -20,6 +20,7 @@ from nardy.core.variant import Variant
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.evaluator import Evaluator, shortlist, shortlists
 from nardy.engines.heuristic_batch import evaluate_keys, evaluate_many
+from nardy.engines.net import shipped_value_weights
 from nardy.engines.search import MAX_REROLLS, ROLLS, Option, _OneTurn, _TurnOver
 
 
@@ -91,7 +92,8 @@ class _ShortlistOnly:
 @pytest.mark.parametrize("name", ["long", "giul", "fevga"])
 def test_short_lists_of_many_groups_are_each_groups_own(name: str) -> None:
     variant = load_variant(name)
-    neural = make_evaluator("neural", variant)
+    # The value nets' short lists (long's outcome net, shipped, has none: it ranks every play).
+    neural = make_evaluator(f"neural:{shipped_value_weights(name)}", variant)
     assert getattr(neural, "candidates", 0) > 0
     plugin = _ShortlistOnly(neural)
     heuristic = make_evaluator("heuristic", variant)

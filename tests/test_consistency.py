@@ -11,7 +11,7 @@ import pytest
 from nardy.core import load_variant
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.evaluator import consistent_weights
-from nardy.engines.net import ValueNet, shipped_weights
+from nardy.engines.net import ValueNet, shipped_value_weights
 from nardy.train.consistency import (
     ConsistencyConfig,
     collect_positions,
@@ -34,7 +34,7 @@ def test_consistent_net_loads_and_answers(name: str) -> None:
     # The sidecar says how the net was made and from which shipped net it started.
     meta = json.loads(consistent_weights(name).with_suffix(".json").read_text(encoding="utf-8"))
     assert meta["variant"] == name and meta["kind"] == "consistent"
-    shipped = ValueNet.load(shipped_weights(name))
+    shipped = ValueNet.load(shipped_value_weights(name))
     assert meta["consistency"]["shipped_sha256"] == shipped.meta["sha256"]
     # Its short list (the heuristic's k best) is the shipped net's, so luck is taken over the
     # same plays the bot chooses among.
@@ -56,10 +56,12 @@ def test_one_ply_targets_are_the_searchers_values() -> None:
     positions = collect_positions(variant, 2, seed=3, round_index=0)
     assert positions.afterstates and len(positions.games) == len(positions.afterstates)
     assert set(np.abs(positions.outcomes)) <= {1 / 3, 2 / 3, 1.0}
-    net = ValueNet.load(shipped_weights("backgammon"))
+    net = ValueNet.load(shipped_value_weights("backgammon"))
     sample = positions.afterstates[:5]
     values = one_ply_targets(variant, net, sample)
-    searcher = Searcher(variant, make_evaluator("neural", variant))
+    searcher = Searcher(
+        variant, make_evaluator(f"neural:{shipped_value_weights('backgammon')}", variant)
+    )
     assert np.allclose(values[0], searcher.values(sample, 0))
     assert np.allclose(values[1], searcher.values(sample, 1))
     assert inconsistency(values) == pytest.approx(

@@ -19,7 +19,14 @@ from nardy.bots.neural import NeuralBot  # noqa: E402
 from nardy.core import load_variant, variant_names  # noqa: E402
 from nardy.core.dice import SeededDice  # noqa: E402
 from nardy.core.game import Cube, DoubleDecision, Game, PlayDecision, TakeDecision  # noqa: E402
-from nardy.engines.net import INPUTS, ValueNet, shipped_weights  # noqa: E402
+from nardy.engines.net import (  # noqa: E402
+    INPUTS,
+    ValueNet,
+    load_net,
+    shipped_value_weights,
+    shipped_weights,
+)
+from nardy.engines.outcome_net import OutcomeNet  # noqa: E402
 from nardy.train.td import TrainConfig, train  # noqa: E402
 
 BUILT_IN = (
@@ -43,10 +50,18 @@ def test_shipped_weights_load_for_every_built_in_variant(name: str) -> None:
     assert name in variant_names()
     path = shipped_weights(name)
     assert path.stat().st_size < 300_000
-    net = ValueNet.load(path)
+    net = load_net(path)
     assert net.meta["variant"] == name
-    assert net.w.shape == (net.hidden, INPUTS)
     assert net.meta["games"] > 0 and net.meta["history"], "a training record travels with them"
+    # The policy-iteration value net stays shipped, as VARIANT.value.npz where an outcome net of
+    # batched TD (docs/bots.md) has taken its place.
+    value = ValueNet.load(shipped_value_weights(name))
+    assert value.meta["variant"] == name and value.w.shape == (value.hidden, INPUTS)
+    if isinstance(net, OutcomeNet):
+        assert net.meta["method"] == "batched-td"
+        assert shipped_value_weights(name) != path
+    else:
+        assert shipped_value_weights(name) == path
 
 
 @pytest.mark.parametrize("name", ["portes", "plakoto"])
@@ -100,7 +115,7 @@ def _forward_by_hand(net: ValueNet, row: list[float]) -> float:
 @pytest.mark.parametrize("name", ["backgammon", "long"])
 def test_one_batch_for_all_plays_equals_the_network_row_by_row(name: str) -> None:
     variant = load_variant(name)
-    bot = NeuralBot(0, variant=variant)
+    bot = NeuralBot(0, shipped_value_weights(name), variant=variant)  # the value net's pass
     position = variant.start_position()
     plays = variant.legal_plays(position, (6, 5) if name == "long" else (3, 1))
     decision = PlayDecision(0, None, position, plays)  # type: ignore[arg-type]
@@ -154,7 +169,7 @@ def test_cube_rule() -> None:
 def test_weights_errors_are_clear(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no weights file"):
         NeuralBot(0, tmp_path / "missing.npz")
-    source = shipped_weights("long")
+    source = shipped_value_weights("long")  # the value net's own checks
     copy = tmp_path / "long.npz"
     copy.write_bytes(source.read_bytes())
     with pytest.raises(ValueError, match="sidecar"):

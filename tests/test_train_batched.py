@@ -167,7 +167,7 @@ def test_the_neural_bot_plays_outcome_weights_and_old_ones_still_load(tmp_path: 
     from nardy.bots import play_game
     from nardy.bots.neural import NeuralBot
     from nardy.core.dice import SeededDice
-    from nardy.engines.net import ValueNet, load_net, shipped_weights
+    from nardy.engines.net import ValueNet, load_net, shipped_value_weights
 
     _run(tmp_path / "w.npz", 20)
     variant = load_variant("hypergammon")
@@ -178,7 +178,7 @@ def test_the_neural_bot_plays_outcome_weights_and_old_ones_still_load(tmp_path: 
     # The equity the cube rule reads is the net's: minus the opponent's afterstate equity.
     position = variant.start_position()
     assert bot.equity(position) == pytest.approx(-bot.afterstate_equity(variant.flip(position)))
-    assert isinstance(load_net(shipped_weights("backgammon")), ValueNet)
+    assert isinstance(load_net(shipped_value_weights("backgammon")), ValueNet)
     with pytest.raises(ValueError, match="trained for 'hypergammon'"):
         NeuralBot(0, tmp_path / "w.npz", variant=load_variant("backgammon"))
 

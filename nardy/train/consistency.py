@@ -52,7 +52,7 @@ from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.engines.evaluator import NeuralEvaluator
-from nardy.engines.net import NetEngine, ValueNet, scale_for, shipped_weights
+from nardy.engines.net import NetEngine, ValueNet, scale_for, shipped_value_weights
 from nardy.engines.search import Searcher
 from nardy.train.policy_iteration import IterationConfig, Samples, ends_the_turn, fit
 
@@ -102,16 +102,20 @@ def _dice_seed(seed: int, round_index: int, game: int) -> int:
 
 
 def collect_positions(variant: Variant, games: int, seed: int, round_index: int) -> Positions:
-    """Step 1 of the module docstring: the shipped neural bot's games, no cube."""
+    """Step 1 of the module docstring: the shipped value net's games (the net a refit is of,
+    :func:`~nardy.engines.net.shipped_value_weights`), no cube."""
     scale = scale_for(variant)
+    weights = shipped_value_weights(variant.name)
     afterstates: list[Position] = []
     game_ids: list[int] = []
     outcomes: list[float] = []
     for index in range(games):
         dice_seed = _dice_seed(seed, round_index, index)
-        neural = NeuralBot(dice_seed, variant=variant)
+        neural = NeuralBot(dice_seed, weights, variant=variant)
         opponent: Bot = (
-            HeuristicBot(dice_seed) if index % 2 == 0 else NeuralBot(dice_seed, variant=variant)
+            HeuristicBot(dice_seed)
+            if index % 2 == 0
+            else NeuralBot(dice_seed, weights, variant=variant)
         )
         opponent.start_game(variant, 1)
         bots: tuple[Bot, Bot] = (neural, opponent) if index % 4 < 2 else (opponent, neural)
@@ -164,7 +168,7 @@ def train_consistent(
     say: Any = print,
 ) -> ValueNet:
     """Run the recipe of the module docstring; writes ``out`` (.npz and .json sidecar)."""
-    net = start if start is not None else ValueNet.load(shipped_weights(variant.name))
+    net = start if start is not None else ValueNet.load(shipped_value_weights(variant.name))
     scale = scale_for(variant)
     bot = NeuralBot(0)
     bot.bind(variant, net)
@@ -172,7 +176,7 @@ def train_consistent(
     began = time.perf_counter()
     origin = {
         "start_sha256": net.meta.get("sha256"),
-        "shipped_sha256": ValueNet.load(shipped_weights(variant.name)).meta.get("sha256"),
+        "shipped_sha256": ValueNet.load(shipped_value_weights(variant.name)).meta.get("sha256"),
     }
     for round_index in range(config.rounds):
         clock = time.perf_counter()
