@@ -45,6 +45,16 @@ There are three searches (docs/performance.md explains the choices and their mea
   fast=False)``): a make/unmake depth-first search over every order of the steps that records
   every node as a candidate and skips states it has already expanded.
 
+What the searches share, each in one place: the equal-dice searches' state and their bookkeeping
+of the plays of the most dice (:class:`_EqualDice`, the base of :class:`_MultisetSearch`,
+:class:`_OrderedSearch`, :class:`_PinMultiset` and :class:`_PinSearch`); the one-die candidates of
+two different dice and the larger-die rule (:class:`_OneDie`); and in the three two-dice loops
+(:meth:`MoveGenerator._fast_two`, :meth:`MoveGenerator._ordered_two`,
+:meth:`MoveGenerator._pin_two`) one record of the pairs of steps already played in the first
+order, a bit mask per source. The loops themselves stay apart, each with only its rule set's
+checks inline (one loop would test the others' at every step; not tried yet: docs/performance.md,
+"One search's parts in one place").
+
 All searches return the same plays (results and dice used). The fast path and the ordered search
 also give the general search's order and representative steps, with one exception: a result
 that one die and two dice both reach (a bear-off from a lower point, e.g. ``6/off`` and
@@ -1257,7 +1267,7 @@ class MoveGenerator:
         merged: dict[int, list[int]] = {}
         plays: Plays = {}
         singles: _OneDie | None = None
-        pairs: set[int] = set()  # x-source * 32 + y-source of the pairs played in the first order
+        firsts = [0] * 26  # the pairs played in the first order (see _pin_two), the bar's too
         first_sources = _BAR_ONLY if on_bar else occupied
         x = d1
         y = d2
@@ -1307,6 +1317,7 @@ class MoveGenerator:
                         sources = occupied
                     head_left = limit - 1 if p == HEAD else limit
                     more = False
+                    bits = 0
                     for q in sources:
                         if b[q] <= 0 or (q == HEAD and head_left <= 0):
                             continue
@@ -1317,8 +1328,8 @@ class MoveGenerator:
                                 continue
                             more = True
                             if first_order:
-                                pairs.add(p * 32 + q)
-                            elif q * 32 + p in pairs:
+                                bits |= 1 << q
+                            elif (firsts[q] >> p) & 1 == 1:
                                 continue  # the same two steps in the other order: the same result
                             b[q] -= 1
                             if w == blot:
@@ -1336,14 +1347,16 @@ class MoveGenerator:
                                 continue
                             more = True
                             if first_order:
-                                pairs.add(p * 32 + q)
-                            elif q * 32 + p in pairs:
+                                bits |= 1 << q
+                            elif (firsts[q] >> p) & 1 == 1:
                                 continue
                             b[q] -= 1
                             b[0] += 1
                             plays.setdefault(tuple(b), (s1, plain_y[q]))
                             b[q] += 1
                             b[0] -= 1
+                    if bits:
+                        firsts[p] = bits
                     if not more and not plays:
                         if singles is None:
                             singles = _OneDie(larger)
@@ -1533,7 +1546,7 @@ class MoveGenerator:
         passed = not self.runner or b[0] > 0 or occupied[-1] <= 11
         home_blocked = home_never or (home_until and not outside)
         merged: dict[int, list[int]] = {}
-        pairs: set[int] = set()  # x-source * 32 + y-source of the legal pairs of the first order
+        firsts = [0] * 25  # the legal pairs of the first order (see _pin_two)
         # Result → steps; None marks a one-die result of the first order that a two-dice play
         # may reach later (a bear-off), keeping the general search's order of results.
         plays: dict[BoardKey, tuple[Step, ...] | None] = {}
@@ -1611,9 +1624,10 @@ class MoveGenerator:
                             sources = merged[t] = _with_point(occupied, t)
                     else:
                         sources = occupied
+                    bits = 0
                     for q in sources:
                         c = b[q]
-                        if c <= 0 or (not first and q * 32 + p in pairs):
+                        if c <= 0 or (not first and (firsts[q] >> p) & 1 == 1):
                             # (The same two steps were legal in the first order: the same result,
                             # as the board edits of two steps commute.)
                             continue
@@ -1643,7 +1657,7 @@ class MoveGenerator:
                                 or (quarter_step and held2 == 6)
                             ):
                                 if first:
-                                    pairs.add(p * 32 + q)
+                                    bits |= 1 << q
                                 key = tuple(b)
                                 if key not in plays:
                                     # The end-of-segment checks (§2.3 item 3). A block the
@@ -1680,7 +1694,7 @@ class MoveGenerator:
                                 or (quarter_step and held1 == 6)
                             ):
                                 if first:
-                                    pairs.add(p * 32 + q)
+                                    bits |= 1 << q
                                 key = tuple(b)
                                 if key not in plays:
                                     if b[0] == all_checkers or not (
@@ -1702,6 +1716,8 @@ class MoveGenerator:
                                     plays[key] = (s1, plain_y[q])
                             b[q] = c
                             b[0] -= 1
+                    if bits:
+                        firsts[p] = bits
                 # Undo the first step.
                 b[p] += 1
                 if t >= 1:
