@@ -24,23 +24,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, Protocol
 
 from nardy.arena.competition.schedule import PoolDef, ScheduledUnit, SprtDef, TournamentDef, unit_at
 from nardy.arena.competition.stats import Sprt, Summary, fit_ratings, summarize_sums
+from nardy.arena.records.ledger_rows import (
+    BOT_FIELDS,
+    PAIRING_FIELDS,
+    Aggregates,
+    UnitState,
+    add_values,
+)
 
 __all__ = [
-    "BOT_FIELDS",
     "FORFEITS",
-    "PAIRING_FIELDS",
-    "POOL_FIELDS",
-    "Aggregates",
     "Game",
     "Ledger",
     "LuckSource",
-    "UnitState",
     "count",
     "new_sprt",
     "points_se",
@@ -51,31 +52,6 @@ __all__ = [
 ]
 
 FORFEITS = ("time_forfeit", "bot_failure")
-
-BOT_FIELDS = ("games", "units", "wins", "losses", "forfeits", "net", "seats", "net_sq")
-"""Per pool and bot: decided games (draws included), complete units, unit wins and losses (its
-drawn units are ``units - wins - losses``), games lost by forfeit, net points, and over every
-stored game (``seats``, aborted ones included) the sum of squares of its points from the bot's
-view (``net_sq``: the SE of points per game)."""
-
-PAIRING_FIELDS = (
-    "units",
-    "a_wins",
-    "b_wins",
-    "a_net",
-    "pairs",
-    "unpaired",
-    "pair_sum",
-    "pair_sq",
-    "game_sum",
-    "game_sq",
-)
-"""Per pool and pairing: complete units and who won them, ``a``'s net points over every game,
-complete duplicate pairs and lone units, and over the pairs ``sum(r1 + r2)``, ``sum((r1 +
-r2)^2)``, ``sum(r)``, ``sum(r^2)`` of the units' results ``r`` from ``a``'s view."""
-
-POOL_FIELDS = ("games", "units_done")
-"""Per pool: games counted, units complete (aborted ones included)."""
 
 
 class Game(Protocol):
@@ -95,68 +71,6 @@ class Game(Protocol):
     def termination(self) -> str: ...
     @property
     def finished(self) -> float: ...
-
-
-def _zeros(n: int) -> list[int]:
-    return [0] * n
-
-
-def _add(into: dict[Any, list[int]], key: Any, values: Sequence[int], sign: int = 1) -> None:
-    row = into.setdefault(key, _zeros(len(values)))
-    for i, v in enumerate(values):
-        row[i] += sign * v
-
-
-@dataclass
-class Aggregates:
-    """The ledger's totals of one tournament (or of some of its rounds)."""
-
-    bots: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    pairings: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
-    pools: dict[str, list[int]] = field(default_factory=dict)
-    rounds: dict[tuple[str, int], list[int]] = field(default_factory=dict)
-    finished: dict[tuple[str, int], float] = field(default_factory=dict)
-    """The last finish time of each round's games (not additive: kept, never subtracted)."""
-    sprt: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per pool with an SPRT, its state (:meth:`nardy.arena.competition.stats.Sprt.state` plus ``round``)."""
-
-    def merge(self, other: Aggregates, sign: int = 1) -> None:
-        """Add (``sign=-1``: take away) ``other``'s additive totals."""
-        for key, values in other.bots.items():
-            _add(self.bots, key, values, sign)
-        for pkey, values in other.pairings.items():
-            _add(self.pairings, pkey, values, sign)
-        for pool, values in other.pools.items():
-            _add(self.pools, pool, values, sign)
-        for rkey, values in other.rounds.items():
-            _add(self.rounds, rkey, values, sign)
-        if sign > 0:
-            for rkey, when in other.finished.items():
-                self.finished[rkey] = max(when, self.finished.get(rkey, when))
-            self.sprt.update(other.sprt)
-
-    def subtract(self, other: Aggregates) -> None:
-        """Take ``other``'s totals away (e.g. the rounds a spectator may not see yet)."""
-        self.merge(other, -1)
-        for rkey in other.rounds:
-            self.rounds.pop(rkey, None)
-            self.finished.pop(rkey, None)
-
-    @property
-    def games(self) -> int:
-        return sum(v[0] for v in self.pools.values())
-
-
-@dataclass(slots=True)
-class UnitState:
-    """What the ledger remembers of one unit (as :class:`~nardy.arena.competition.standings.Tally` does)."""
-
-    games: int = 0
-    score: tuple[int, int] = (0, 0)
-    last_a: int = 0
-    """The last game's points from ``a``'s view (a money game's result)."""
-    done: bool = False
-    aborted: bool = False
 
 
 def round_size(d: TournamentDef, r: int) -> int:
@@ -263,20 +177,20 @@ class Ledger:
         white_net = 0 if row.winner is None else row.points if row.winner == 0 else -row.points
         if row.winner is not None:
             winner, loser = (row.white, row.black) if row.winner == 0 else (row.black, row.white)
-            _add(d.bots, (unit.pool, winner), _bot(games=1, net=row.points))
+            add_values(d.bots, (unit.pool, winner), _bot(games=1, net=row.points))
             forfeit = 1 if row.termination in FORFEITS else 0
-            _add(d.bots, (unit.pool, loser), _bot(games=1, net=-row.points, forfeits=forfeit))
+            add_values(d.bots, (unit.pool, loser), _bot(games=1, net=-row.points, forfeits=forfeit))
         elif row.termination == "draw":
             # A draw (plakoto, RULES.md §3.12.2) is a game played by both, for 0 points.
-            _add(d.bots, (unit.pool, row.white), _bot(games=1))
-            _add(d.bots, (unit.pool, row.black), _bot(games=1))
-        _add(d.bots, (unit.pool, row.white), _bot(seats=1, net_sq=white_net * white_net))
-        _add(d.bots, (unit.pool, row.black), _bot(seats=1, net_sq=white_net * white_net))
+            add_values(d.bots, (unit.pool, row.white), _bot(games=1))
+            add_values(d.bots, (unit.pool, row.black), _bot(games=1))
+        add_values(d.bots, (unit.pool, row.white), _bot(seats=1, net_sq=white_net * white_net))
+        add_values(d.bots, (unit.pool, row.black), _bot(seats=1, net_sq=white_net * white_net))
         a_points = white_net if unit.leg == 0 else -white_net
-        _add(d.pairings, (unit.pool, unit.a, unit.b), _pairing(a_net=a_points))
-        _add(d.pools, unit.pool, (1, 0))
+        add_values(d.pairings, (unit.pool, unit.a, unit.b), _pairing(a_net=a_points))
+        add_values(d.pools, unit.pool, (1, 0))
         rkey = (unit.pool, unit.round)
-        _add(d.rounds, rkey, (1, 0))
+        add_values(d.rounds, rkey, (1, 0))
         d.finished[rkey] = max(row.finished, d.finished.get(rkey, row.finished))
         # -- its unit and the unit's duplicate pair
         old = self.unit_state(unit.unit_id)
@@ -331,20 +245,20 @@ class Ledger:
         if state is None or not state.done:
             return
         d = self.delta
-        _add(d.pools, unit.pool, (0, 1), sign)
-        _add(d.rounds, (unit.pool, unit.round), (0, 1), sign)
+        add_values(d.pools, unit.pool, (0, 1), sign)
+        add_values(d.rounds, (unit.pool, unit.round), (0, 1), sign)
         if state.aborted:
             return
         res = _a_result(unit, state)
         a_won, b_won = int(res > 0), int(res < 0)
-        _add(
+        add_values(
             d.pairings,
             (unit.pool, unit.a, unit.b),
             _pairing(units=1, a_wins=a_won, b_wins=b_won),
             sign,
         )
-        _add(d.bots, (unit.pool, unit.a), _bot(units=1, wins=a_won, losses=b_won), sign)
-        _add(d.bots, (unit.pool, unit.b), _bot(units=1, wins=b_won, losses=a_won), sign)
+        add_values(d.bots, (unit.pool, unit.a), _bot(units=1, wins=a_won, losses=b_won), sign)
+        add_values(d.bots, (unit.pool, unit.b), _bot(units=1, wins=b_won, losses=a_won), sign)
 
     def _pair_totals(
         self,
@@ -363,14 +277,14 @@ class Ledger:
             return
         key = (unit.pool, unit.a, unit.b)
         if len(values) == 1:
-            _add(self.delta.pairings, key, _pairing(unpaired=1), sign)
+            add_values(self.delta.pairings, key, _pairing(unpaired=1), sign)
             return
         total = values[0] + values[1]
         squares = values[0] ** 2 + values[1] ** 2
         pair = _pairing(
             pairs=1, pair_sum=total, pair_sq=total * total, game_sum=total, game_sq=squares
         )
-        _add(self.delta.pairings, key, pair, sign)
+        add_values(self.delta.pairings, key, pair, sign)
 
     def _load_sprt(
         self, pool_label: str, stored: Callable[[str], dict[str, Any] | None]

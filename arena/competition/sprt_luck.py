@@ -15,8 +15,9 @@ from nardy.analysis.records import RecordError, from_arena_record
 from nardy.engines.search import Searcher
 
 if TYPE_CHECKING:
-    # Only the row's shape: the store analyses its games with this module (luck-adjusted SPRT
-    # ledgers), so importing the store here would close a cycle.
+    # Only the row's shape: a store opened without a keeper takes the competition's
+    # (nardy.arena.competition.totals), which analyses games with this module, so importing the
+    # store here would close a cycle.
     from nardy.arena.records.storage import GameRow
 
 __all__ = ["LuckAdjuster"]

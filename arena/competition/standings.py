@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nardy.arena.competition.ledger import BOT_FIELDS, PAIRING_FIELDS, Aggregates, new_sprt
+from nardy.arena.competition.ledger import new_sprt
 from nardy.arena.competition.ledger import ratings as ledger_ratings
 from nardy.arena.competition.ledger import summaries as pairing_summaries
 from nardy.arena.competition.schedule import (
@@ -32,6 +32,7 @@ from nardy.arena.competition.schedule import (
 )
 from nardy.arena.competition.sprt_luck import LuckAdjuster
 from nardy.arena.competition.stats import PairingStats, Sprt, fit_ratings, tally
+from nardy.arena.records.ledger_rows import BOT_FIELDS, PAIRING_FIELDS, Aggregates
 from nardy.arena.records.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
 from nardy.arena.records.verify import check_row
 from nardy.core.game import (

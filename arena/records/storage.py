@@ -19,6 +19,11 @@ standings``) may read the file at the same time. ``synchronous=NORMAL`` in WAL m
 killed process without losing a committed game; after a power cut the last few commits may be
 missing (those games are simply played again on resume), and the file is never corrupted.
 
+The store only stores: beside each game it writes the tournament's running totals in the same
+transaction, as its :class:`TotalsKeeper` (the competition's,
+:mod:`nardy.arena.competition.totals`) counts them from the rows of that transaction
+(:class:`LedgerTables`); it neither parses a definition nor analyses a game.
+
 PostgreSQL: any number of processes may write and read at once, each on its own connection; the
 server's durability settings apply. A connection that broke (e.g. the server restarted) is opened
 again by the next call; the call that found it broken fails with a :class:`StorageError`.
@@ -27,7 +32,6 @@ again by the next call; the call that found it broken fails with a :class:`Stora
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import sqlite3
@@ -41,40 +45,36 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-from nardy.arena.competition.ledger import (
-    BOT_FIELDS,
-    PAIRING_FIELDS,
-    Aggregates,
-    Game,
-    Ledger,
-    UnitState,
-)
-from nardy.arena.competition.schedule import DefinitionError, ScheduledUnit, TournamentDef
+from nardy.arena.records.ledger_rows import BOT_FIELDS, PAIRING_FIELDS, Aggregates, UnitState
 from nardy.core.errors import NardyError
 from nardy.core.record import GameRecord
 
 if TYPE_CHECKING:
     import psycopg
 
-    from nardy.arena.competition.sprt_luck import LuckAdjuster
+    from nardy.arena.competition.schedule import ScheduledUnit
 
 __all__ = [
     "MEMORY",
     "POSTGRES_SCHEMES",
     "SCHEMA_VERSION",
     "TERMINATIONS",
+    "Counted",
     "DiceRow",
     "DuplicateGameError",
     "GameRow",
     "LedgerSnapshot",
+    "LedgerTables",
     "MalformedDatabaseError",
     "PostgresStore",
     "SqlStore",
     "SqliteStore",
     "StorageError",
     "Store",
+    "TotalsKeeper",
     "TournamentRow",
     "open_store",
+    "totals_keeper",
 ]
 
 SCHEMA_VERSION = 2
@@ -491,16 +491,17 @@ class SqlStore(ABC):
     _order: ClassVar[str]
     """The column (or ``rowid``) that orders the games of a tournament as stored."""
 
-    def __init__(self, label: str, error: type[Exception]) -> None:
+    def __init__(
+        self, label: str, error: type[Exception], keeper: TotalsKeeper | None = None
+    ) -> None:
         """:param label: names the database in error messages (never with a password).
-        :param error: the base class of the driver's errors."""
+        :param error: the base class of the driver's errors.
+        :param keeper: keeps the running totals as games are stored (:func:`totals_keeper`)."""
         self.label = label
         self._error = error
         self._lock = threading.Lock()
         self.has_ledger = True
-        self._definitions: dict[str, tuple[str, TournamentDef | None]] = {}
-        self._adjuster: LuckAdjuster | None = None
-        """Analyses the games a luck-adjusted SPRT's ledger needs (:meth:`_luck_points`)."""
+        self._keeper = totals_keeper() if keeper is None else keeper
 
     # -- what a backend supplies -------------------------------------------------------------------
 
@@ -714,7 +715,7 @@ class SqlStore(ABC):
             try:
                 with self._transaction():  # one transaction: the game, its record, its totals
                     self._execute(_ADD_GAME, values)
-                    self._update_ledger(
+                    self._count(
                         [dataclasses.replace(row, record=record)],
                         None if adjusted is None else {row.game_id: adjusted},
                     )
@@ -750,7 +751,7 @@ class SqlStore(ABC):
                 with self._transaction():
                     for v in values:
                         self._execute(_ADD_GAME, v)
-                    self._update_ledger(
+                    self._count(
                         [dataclasses.replace(row, record=record) for row, record in games],
                         adjusted,
                     )
@@ -769,196 +770,15 @@ class SqlStore(ABC):
 
     # -- the standings ledger (nardy.arena.competition.ledger) -----------------------------------------------
 
-    def _definition(self, tournament_id: str) -> TournamentDef | None:
-        """The tournament's definition as stored (None: absent or not a definition, in which
-        case its games are stored without totals, and its standings cannot be shown)."""
-        rows = self._execute(
-            "SELECT definition FROM tournaments WHERE tournament_id = ?", (tournament_id,)
-        ).rows
-        if not rows:
-            return None
-        text = rows[0]["definition"]
-        cached = self._definitions.get(tournament_id)
-        if cached is not None and cached[0] == text:
-            return cached[1]
-        try:
-            definition: TournamentDef | None = TournamentDef.from_json(json.loads(text))
-        except (KeyError, TypeError, ValueError, DefinitionError):
-            definition = None
-        self._definitions[tournament_id] = (text, definition)
-        return definition
-
-    def _stored_unit(self, tournament_id: str, unit_id: str) -> UnitState | None:
-        rows = self._execute(
-            "SELECT * FROM ledger_units WHERE tournament_id = ? AND unit_id = ?",
-            (tournament_id, unit_id),
-        ).rows
-        if not rows:
-            return None
-        r = rows[0]
-        return UnitState(
-            r["games"], (r["score0"], r["score1"]), r["last_a"], bool(r["done"]), bool(r["aborted"])
-        )
-
-    def _stored_sprt(self, tournament_id: str, pool: str) -> dict[str, Any] | None:
-        rows = self._execute(
-            "SELECT sprt FROM ledger_pools WHERE tournament_id = ? AND pool = ?",
-            (tournament_id, pool),
-        ).rows
-        return json.loads(rows[0]["sprt"]) if rows and rows[0]["sprt"] else None
-
-    def _update_ledger(
-        self, games: Sequence[GameRow], adjusted: Mapping[str, float] | None = None
-    ) -> None:
-        """Count ``games`` (just inserted, in this transaction) into their tournaments' totals;
-        ``adjusted``: luck-adjusted points for ``a`` by game id (those missing that a
-        luck-adjusted SPRT needs are analysed here: :meth:`_luck_points`)."""
-        by_tournament: dict[str, list[GameRow]] = {}
-        for row in games:
-            by_tournament.setdefault(row.tournament_id, []).append(row)
-        known = adjusted or {}
-        for tournament_id, rows in by_tournament.items():
-            definition = self._definition(tournament_id)
-            if definition is None:
-                continue
-            if self._luck_sprt_stale(tournament_id, definition):
-                self._rebuild_ledger(tournament_id)  # counts these games too
-                continue
-            ledger = Ledger(
-                definition, functools.partial(self._stored_unit, tournament_id), self._luck_points
-            )
-            sprt = functools.partial(self._stored_sprt, tournament_id)
-            for row in rows:
-                ledger.add(row, sprt, known.get(row.game_id))
-            self._write_ledger(tournament_id, ledger)
-
-    def _luck_sprt_stale(self, tournament_id: str, definition: TournamentDef) -> bool:
-        """Whether a luck-adjusted SPRT's totals were kept by a nardy whose ledger kept none
-        (games counted, no ``adjusted`` in the pool's state): they are then rebuilt, once."""
-        if definition.sprt is None or definition.sprt.on != "luck-adjusted":
-            return False
-        rows = self._execute(
-            "SELECT games, sprt FROM ledger_pools WHERE tournament_id = ?", (tournament_id,)
-        ).rows
-        return any(
-            r["games"] and (not r["sprt"] or "adjusted" not in json.loads(r["sprt"])) for r in rows
-        )
-
-    def _luck_points(self, game: Game) -> float:
-        """A stored game's luck-adjusted points for ``a`` (:mod:`nardy.arena.competition.sprt_luck`, 0-ply),
-        for a luck-adjusted SPRT's ledger when the writer did not hand them over (the engine
-        does: it analyses each game before storing it); the record is read if the row lacks it.
-        Slow (about a second a game): a ledger rebuilt under a luck-adjusted SPRT analyses every
-        game of its pairing again."""
-        from nardy.analysis.records import RecordError
-        from nardy.arena.competition.sprt_luck import LuckAdjuster
-
-        assert isinstance(game, GameRow)
-        row = game
-        if row.record is None:
-            found = self._execute(
-                "SELECT record FROM games WHERE tournament_id = ? AND game_id = ?",
-                (row.tournament_id, row.game_id),
-            ).rows
-            if found:
-                row = dataclasses.replace(row, record=json.loads(found[0]["record"]))
-        if self._adjuster is None:
-            self._adjuster = LuckAdjuster()
-        try:
-            return self._adjuster.a_points(row)
-        except RecordError as error:
-            raise StorageError(f"{self.label}: luck-adjusted SPRT: {error}") from None
-
-    def _add_totals(
-        self, table: str, keys: Sequence[str], fields: Sequence[str], rows: list[tuple[Any, ...]]
-    ) -> None:
-        columns = (*keys, *fields)
-        sql = (
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
-            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
-            + ", ".join(f"{f} = {table}.{f} + excluded.{f}" for f in fields)
-        )
-        for values in rows:
-            self._execute(sql, values)
-
-    def _write_ledger(self, tournament_id: str, ledger: Ledger) -> None:
-        t = tournament_id
-        for unit_id, u in ledger.changed.items():
-            self._execute(
-                "INSERT INTO ledger_units (tournament_id, unit_id, games, score0, score1, last_a, "
-                "done, aborted) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (tournament_id, unit_id) DO UPDATE SET games = excluded.games, "
-                "score0 = excluded.score0, score1 = excluded.score1, last_a = excluded.last_a, "
-                "done = excluded.done, aborted = excluded.aborted",
-                (
-                    t,
-                    unit_id,
-                    u.games,
-                    u.score[0],
-                    u.score[1],
-                    u.last_a,
-                    int(u.done),
-                    int(u.aborted),
-                ),
-            )
-        d = ledger.delta
-        self._add_totals(
-            "ledger_bots",
-            ("tournament_id", "pool", "bot"),
-            BOT_FIELDS,
-            [(t, *key, *values) for key, values in d.bots.items()],
-        )
-        self._add_totals(
-            "ledger_pairings",
-            ("tournament_id", "pool", "a", "b"),
-            PAIRING_FIELDS,
-            [(t, *key, *values) for key, values in d.pairings.items()],
-        )
-        for pool, (games, done) in d.pools.items():
-            sprt = d.sprt.get(pool)
-            self._execute(
-                "INSERT INTO ledger_pools (tournament_id, pool, games, units_done, sprt) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tournament_id, pool) DO UPDATE SET "
-                "games = ledger_pools.games + excluded.games, "
-                "units_done = ledger_pools.units_done + excluded.units_done, "
-                "sprt = COALESCE(excluded.sprt, ledger_pools.sprt)",
-                (t, pool, games, done, None if sprt is None else _compact(sprt)),
-            )
-        for (pool, rnd), (games, done) in d.rounds.items():
-            when = d.finished.get((pool, rnd), 0.0)
-            self._execute(
-                "INSERT INTO ledger_rounds (tournament_id, pool, round, games, units_done, "
-                "finished) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tournament_id, pool, round) "
-                "DO UPDATE SET games = ledger_rounds.games + excluded.games, "
-                "units_done = ledger_rounds.units_done + excluded.units_done, finished = CASE "
-                "WHEN excluded.finished > ledger_rounds.finished THEN excluded.finished "
-                "ELSE ledger_rounds.finished END",
-                (t, pool, rnd, games, done, when),
-            )
+    def _count(self, games: Sequence[GameRow], adjusted: Mapping[str, float] | None = None) -> None:
+        """Count ``games`` (just inserted, in this transaction) into their totals: the keeper's
+        job (:class:`TotalsKeeper`), on this transaction's rows."""
+        self._keeper.count(LedgerTables(self), games, adjusted)
 
     def _rebuild_ledger(self, tournament_id: str) -> None:
         """Count a tournament's stored games into its totals from nothing (in the caller's
-        transaction), a batch at a time in the order stored."""
-        for table in _LEDGER_TABLES:
-            self._execute(f"DELETE FROM {table} WHERE tournament_id = ?", (tournament_id,))
-        self._definitions.pop(tournament_id, None)
-        last = -1
-        while True:
-            rows = self._execute(
-                f"SELECT {self._order} AS ord, {_GAME_COLUMNS} FROM games "
-                f"WHERE tournament_id = ? AND {self._order} > ? ORDER BY {self._order} LIMIT ?",
-                (tournament_id, last, _LEDGER_BATCH),
-            ).rows
-            if not rows:
-                return
-            last = rows[-1]["ord"]
-            games = []
-            for r in rows:
-                try:
-                    games.append(self._game(r, False))
-                except (ValueError, KeyError):
-                    continue  # a damaged row: left out here, refused by the standings' check
-            self._update_ledger(games)
+        transaction), by the keeper."""
+        self._keeper.rebuild(LedgerTables(self), tournament_id)
 
     def ledger(self, tournament_id: str) -> Aggregates | None:
         """The tournament's running totals (None: the database has no ledger, a schema 1
@@ -1184,18 +1004,201 @@ class SqlStore(ABC):
 # -- SQLite ---------------------------------------------------------------------------------------
 
 
+class Counted(Protocol):
+    """What a keeper counted, to be added to the stored totals
+    (:class:`nardy.arena.competition.ledger.Ledger`)."""
+
+    @property
+    def changed(self) -> Mapping[str, UnitState]:
+        """The units changed, as they now are."""
+
+    @property
+    def delta(self) -> Aggregates:
+        """What the games counted add to the totals."""
+
+
+class TotalsKeeper(Protocol):
+    """Keeps a tournament's running totals in the store's ``ledger_*`` tables
+    (:class:`nardy.arena.competition.totals.TotalsKeeper`): the store calls it inside the
+    transaction that stores games, so that games and totals commit together."""
+
+    def count(
+        self,
+        tables: LedgerTables,
+        games: Sequence[GameRow],
+        adjusted: Mapping[str, float] | None = None,
+    ) -> None: ...
+
+    def rebuild(self, tables: LedgerTables, tournament_id: str) -> None: ...
+
+
+class LedgerTables:
+    """The rows a :class:`TotalsKeeper` reads and writes, in the store's open transaction (made
+    by the store for one call of its keeper; never used outside it)."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self._store = store
+
+    def error(self, message: str) -> StorageError:
+        """The store's error for ``message`` (prefixed with the database's label)."""
+        return StorageError(f"{self._store.label}: {message}")
+
+    def definition_text(self, tournament_id: str) -> str | None:
+        """The tournament's stored definition (JSON), None if it is not stored."""
+        rows = self._store._execute(
+            "SELECT definition FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+        ).rows
+        return str(rows[0]["definition"]) if rows else None
+
+    def unit(self, tournament_id: str, unit_id: str) -> UnitState | None:
+        rows = self._store._execute(
+            "SELECT * FROM ledger_units WHERE tournament_id = ? AND unit_id = ?",
+            (tournament_id, unit_id),
+        ).rows
+        if not rows:
+            return None
+        r = rows[0]
+        return UnitState(
+            r["games"], (r["score0"], r["score1"]), r["last_a"], bool(r["done"]), bool(r["aborted"])
+        )
+
+    def sprt(self, tournament_id: str, pool: str) -> dict[str, Any] | None:
+        rows = self._store._execute(
+            "SELECT sprt FROM ledger_pools WHERE tournament_id = ? AND pool = ?",
+            (tournament_id, pool),
+        ).rows
+        return json.loads(rows[0]["sprt"]) if rows and rows[0]["sprt"] else None
+
+    def pool_sprts(self, tournament_id: str) -> list[tuple[int, str | None]]:
+        """Each pool's games counted and its SPRT's state as stored (JSON text, or None)."""
+        rows = self._store._execute(
+            "SELECT games, sprt FROM ledger_pools WHERE tournament_id = ?", (tournament_id,)
+        ).rows
+        return [(r["games"], r["sprt"]) for r in rows]
+
+    def with_record(self, game: object) -> GameRow:
+        """``game`` (a stored row) with its record, read from the database if the row lacks it."""
+        assert isinstance(game, GameRow)
+        row = game
+        if row.record is None:
+            found = self._store._execute(
+                "SELECT record FROM games WHERE tournament_id = ? AND game_id = ?",
+                (row.tournament_id, row.game_id),
+            ).rows
+            if found:
+                row = dataclasses.replace(row, record=json.loads(found[0]["record"]))
+        return row
+
+    def stored_games(self, tournament_id: str) -> Iterator[list[GameRow]]:
+        """The tournament's stored games in the order stored, a batch at a time (a damaged row
+        is left out here, and refused by the standings' check)."""
+        store = self._store
+        last = -1
+        while True:
+            rows = store._execute(
+                f"SELECT {store._order} AS ord, {_GAME_COLUMNS} FROM games "
+                f"WHERE tournament_id = ? AND {store._order} > ? ORDER BY {store._order} LIMIT ?",
+                (tournament_id, last, _LEDGER_BATCH),
+            ).rows
+            if not rows:
+                return
+            last = rows[-1]["ord"]
+            games = []
+            for r in rows:
+                try:
+                    games.append(store._game(r, False))
+                except (ValueError, KeyError):
+                    continue
+            yield games
+
+    def _add_totals(
+        self, table: str, keys: Sequence[str], fields: Sequence[str], rows: list[tuple[Any, ...]]
+    ) -> None:
+        columns = (*keys, *fields)
+        sql = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
+            + ", ".join(f"{f} = {table}.{f} + excluded.{f}" for f in fields)
+        )
+        for values in rows:
+            self._store._execute(sql, values)
+
+    def write(self, tournament_id: str, ledger: Counted) -> None:
+        """Add what ``ledger`` counted to the stored totals (its units as they now are)."""
+        t = tournament_id
+        for unit_id, u in ledger.changed.items():
+            self._store._execute(
+                "INSERT INTO ledger_units (tournament_id, unit_id, games, score0, score1, last_a, "
+                "done, aborted) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (tournament_id, unit_id) DO UPDATE SET games = excluded.games, "
+                "score0 = excluded.score0, score1 = excluded.score1, last_a = excluded.last_a, "
+                "done = excluded.done, aborted = excluded.aborted",
+                (
+                    t,
+                    unit_id,
+                    u.games,
+                    u.score[0],
+                    u.score[1],
+                    u.last_a,
+                    int(u.done),
+                    int(u.aborted),
+                ),
+            )
+        d = ledger.delta
+        self._add_totals(
+            "ledger_bots",
+            ("tournament_id", "pool", "bot"),
+            BOT_FIELDS,
+            [(t, *key, *values) for key, values in d.bots.items()],
+        )
+        self._add_totals(
+            "ledger_pairings",
+            ("tournament_id", "pool", "a", "b"),
+            PAIRING_FIELDS,
+            [(t, *key, *values) for key, values in d.pairings.items()],
+        )
+        for pool, (games, done) in d.pools.items():
+            sprt = d.sprt.get(pool)
+            self._store._execute(
+                "INSERT INTO ledger_pools (tournament_id, pool, games, units_done, sprt) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tournament_id, pool) DO UPDATE SET "
+                "games = ledger_pools.games + excluded.games, "
+                "units_done = ledger_pools.units_done + excluded.units_done, "
+                "sprt = COALESCE(excluded.sprt, ledger_pools.sprt)",
+                (t, pool, games, done, None if sprt is None else _compact(sprt)),
+            )
+        for (pool, rnd), (games, done) in d.rounds.items():
+            when = d.finished.get((pool, rnd), 0.0)
+            self._store._execute(
+                "INSERT INTO ledger_rounds (tournament_id, pool, round, games, units_done, "
+                "finished) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tournament_id, pool, round) "
+                "DO UPDATE SET games = ledger_rounds.games + excluded.games, "
+                "units_done = ledger_rounds.units_done + excluded.units_done, finished = CASE "
+                "WHEN excluded.finished > ledger_rounds.finished THEN excluded.finished "
+                "ELSE ledger_rounds.finished END",
+                (t, pool, rnd, games, done, when),
+            )
+
+    def clear(self, tournament_id: str) -> None:
+        """Delete the tournament's totals (before they are counted again from its games)."""
+        for table in _LEDGER_TABLES:
+            self._store._execute(f"DELETE FROM {table} WHERE tournament_id = ?", (tournament_id,))
+
+
 class SqliteStore(SqlStore):
     """A :class:`Store` in one SQLite file. Safe to share between threads (one lock)."""
 
     _types: ClassVar[Mapping[str, str]] = {"real": "REAL", "int64": "INTEGER", "games_seq": ""}
     _order: ClassVar[str] = "rowid"
 
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, readonly: bool = False, keeper: TotalsKeeper | None = None
+    ) -> None:
         """Open (``readonly``: an existing file, never created nor changed by this object).
         ``":memory:"`` is a private in-memory database (gone with this object)."""
         self.path = Path(path)
         self.in_memory = str(path) == MEMORY
-        super().__init__(str(self.path), sqlite3.Error)
+        super().__init__(str(self.path), sqlite3.Error, keeper)
         if self.in_memory and readonly:
             raise StorageError("an in-memory database cannot be opened read-only")
         if readonly and not self.path.exists():
@@ -1318,14 +1321,21 @@ class PostgresStore(SqlStore):
     }
     _order: ClassVar[str] = "seq"
 
-    def __init__(self, url: str, *, readonly: bool = False, connect_timeout: int = 10) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        readonly: bool = False,
+        connect_timeout: int = 10,
+        keeper: TotalsKeeper | None = None,
+    ) -> None:
         try:
             import psycopg
         except ImportError:
             raise StorageError(
                 "PostgreSQL storage needs psycopg: pip install 'nardy[postgres]'"
             ) from None
-        super().__init__(redact_url(url), psycopg.Error)
+        super().__init__(redact_url(url), psycopg.Error, keeper)
         self._psycopg = psycopg
         self._url = url
         self._readonly = readonly
@@ -1399,10 +1409,12 @@ def _create_private(path: Path) -> None:
         raise StorageError(f"{path}: {exc.strerror or exc}") from None
 
 
-def open_store(target: str | Path, *, readonly: bool = False) -> Store:
+def open_store(
+    target: str | Path, *, readonly: bool = False, keeper: TotalsKeeper | None = None
+) -> Store:
     """The store at ``target``: a SQLite file path (created if needed unless ``readonly``),
     :data:`MEMORY` (``":memory:"``) for a database that lives in this process only, or a
-    ``postgresql://`` URL (:class:`PostgresStore`)."""
+    ``postgresql://`` URL (:class:`PostgresStore`). ``keeper``: see :func:`totals_keeper`."""
     text = str(target)
     if isinstance(target, Path) and text.startswith(("postgresql:/", "postgres:/")):
         # Path("postgresql://h/db") is "postgresql:/h/db": the URL is lost; say so.
@@ -1410,5 +1422,16 @@ def open_store(target: str | Path, *, readonly: bool = False) -> Store:
             "a PostgreSQL URL was taken for a file path (which drops a slash); pass it as a string"
         )
     if text.startswith(POSTGRES_SCHEMES):
-        return PostgresStore(text, readonly=readonly)
-    return SqliteStore(text, readonly=readonly)
+        return PostgresStore(text, readonly=readonly, keeper=keeper)
+    return SqliteStore(text, readonly=readonly, keeper=keeper)
+
+
+def totals_keeper() -> TotalsKeeper:
+    """The keeper of a store opened without one: the competition's
+    (:class:`nardy.arena.competition.totals.TotalsKeeper`), what every writer of tournaments
+    needs. The one place the records reach the competition, and only here, when a store is
+    opened: what the totals are (the definition's rounds, the SPRT, the luck analysis) is the
+    competition's, while every store must keep them in the transaction of its games."""
+    from nardy.arena.competition.totals import TotalsKeeper as CompetitionKeeper
+
+    return CompetitionKeeper()

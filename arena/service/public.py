@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from nardy.arena.competition.ledger import Aggregates, count, round_size
+from nardy.arena.competition.ledger import count, round_size
 from nardy.arena.competition.schedule import TournamentDef
 from nardy.arena.competition.standings import ledger_matches_columns
 from nardy.arena.records.audit import REVEALED_STATUSES
+from nardy.arena.records.ledger_rows import Aggregates
 from nardy.arena.records.storage import GameRow, LedgerSnapshot, SqlStore, TournamentRow
 
 __all__ = ["PublicView", "public_view"]

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from nardy.arena.competition.ledger import Aggregates, count
+from nardy.arena.competition.ledger import count
 from nardy.arena.competition.schedule import TournamentDef, build_schedule, parse_definition
 from nardy.arena.competition.standings import (
     Standings,
@@ -30,6 +30,7 @@ from nardy.arena.competition.standings import (
 )
 from nardy.arena.competition.tournament import Tournament
 from nardy.arena.operator_cli import standings_table
+from nardy.arena.records.ledger_rows import Aggregates
 from nardy.arena.records.storage import SCHEMA_VERSION, GameRow, SqliteStore, StorageError
 from nardy.arena.service.servicer import standings_to_proto
 from nardy.arena.tournament_cli import _pool_tables
