@@ -215,9 +215,9 @@ def _create_request(path: Path, bots: dict[str, str]) -> _arena_pb2.CreateTourna
     if d.reserve:
         request.time_control.per_game.FromNanoseconds(int(d.reserve * 1e9))
     if d.sprt is not None:
-        from nardy.arena.clients import convert
+        from nardy.arena.service.servicer import sprt_settings_to_proto
 
-        convert.sprt_settings_to_proto(d.sprt, match_length=pool.match_length, out=request.sprt)
+        sprt_settings_to_proto(d.sprt, match_length=pool.match_length, out=request.sprt)
     return request
 
 

@@ -501,6 +501,34 @@ def test_the_rooms_import_as_the_drawing_says() -> None:
     assert wrong == []
 
 
+ACROSS_THE_ROOMS_BELOW: dict[str, set[str]] = {
+    "nardy.arena.records.storage": {"nardy.arena.competition.totals"},
+    "nardy.arena.records.verify": {
+        "nardy.arena.competition.schedule",
+        "nardy.arena.clients.runner",
+    },
+}
+"""The imports from one room below the service into another that docs/architecture.md names
+("What is still across rooms"): a store opened without a keeper takes the competition's; the
+verifier checks stored games against their schedule and reads an outcome as the runner does."""
+
+
+def test_the_records_and_the_clients_reach_no_other_room() -> None:
+    """The store only stores: the records import another room only where the architecture says
+    (the default keeper of the totals, the verifier), the clients none (the SPRT's messages are
+    the servicer's); the competition uses both."""
+    room = _arena_rooms()
+    found: dict[str, set[str]] = {}
+    for name, imported in _import_graph().items():
+        if room.get(name) not in ("records", "clients"):
+            continue
+        for target in imported:
+            theirs = room.get(target)
+            if theirs in ROOMS_BELOW_THE_SERVICE and theirs != room.get(name):
+                found.setdefault(name, set()).add(target)
+    assert found == ACROSS_THE_ROOMS_BELOW
+
+
 def test_only_the_servicer_translates_the_arena_api() -> None:
     """Of the service, the competition and the records, only the servicer makes or reads
     ``nardy.arena.v1`` messages: the core answers with values (the clients speak the bots'

@@ -13,8 +13,6 @@ from typing import Any, Literal
 
 from google.protobuf.duration_pb2 import Duration
 
-from nardy.arena.competition.schedule import SprtDef
-from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
 from nardy.bots.faults import BotIllegalAnswerError, BotMalformedError
@@ -30,8 +28,6 @@ __all__ = [
     "MAX_INFO_VALUES",
     "PLAYER_OF",
     "SEGMENT_KIND_OF",
-    "SPRT_DECISION_OF",
-    "SPRT_INPUT_NAMES",
     "cube_answer",
     "cube_state",
     "double_answer",
@@ -43,8 +39,6 @@ __all__ = [
     "position_to_proto",
     "seconds",
     "segment_to_proto",
-    "sprt_settings_from_proto",
-    "sprt_settings_to_proto",
     "variant_spec",
 ]
 
@@ -252,59 +246,3 @@ def info_from_mapping(comment: str, values: Mapping[str, Any], out: _bot_pb2.Dec
 def kind_of_segment(kind: int) -> Literal["roll", "stage", "reroll", "transfer"]:
     """``nardy.game.v1.SegmentKind`` → kernel segment kind (unknown → ``"roll"``)."""
     return _KIND_OF_SEGMENT.get(kind, "roll")
-
-
-# -- tournaments ------------------------------------------------------------------------------------
-
-SPRT_DECISION_OF: dict[str | None, _arena_pb2.SprtDecision.ValueType] = {
-    None: _arena_pb2.SPRT_DECISION_CONTINUE,
-    "H0": _arena_pb2.SPRT_DECISION_ACCEPT_H0,
-    "H1": _arena_pb2.SPRT_DECISION_ACCEPT_H1,
-}
-"""The decision of :class:`nardy.arena.competition.stats.Sprt` (None: undecided) → ``SprtDecision``."""
-
-
-def sprt_settings_from_proto(msg: _arena_pb2.SprtSettings) -> dict[str, Any]:
-    """The ``sprt`` table of a tournament definition (:func:`nardy.arena.competition.schedule.parse_definition`
-    checks it) from ``SprtSettings``: 0 for ``alpha``, ``beta`` or ``max_points`` means the
-    default; the hypotheses are taken as given (0 is a valid H0)."""
-    out: dict[str, Any]
-    if msg.mode == _arena_pb2.SPRT_MODE_POINTS:
-        out = {"mode": "points", "mu0": msg.mu0, "mu1": msg.mu1}
-        if msg.max_points:
-            out["max_points"] = msg.max_points
-    else:
-        out = {"mode": "elo", "elo0": msg.elo0, "elo1": msg.elo1}
-    if msg.alpha:
-        out["alpha"] = msg.alpha
-    if msg.beta:
-        out["beta"] = msg.beta
-    if msg.input != _arena_pb2.SPRT_INPUT_UNSPECIFIED:
-        # An unknown value goes through as itself, for parse_definition to refuse by name.
-        out["on"] = SPRT_INPUT_NAMES.get(msg.input, f"SprtInput {msg.input}")
-    return out
-
-
-SPRT_INPUT_NAMES: dict[_arena_pb2.SprtInput.ValueType, str] = {
-    _arena_pb2.SPRT_INPUT_POINTS: "points",
-    _arena_pb2.SPRT_INPUT_LUCK_ADJUSTED: "luck-adjusted",
-}
-"""``SprtInput`` → the definition's ``sprt.on``."""
-
-
-def sprt_settings_to_proto(
-    spec: SprtDef, *, match_length: int | None = None, out: _arena_pb2.SprtSettings | None = None
-) -> _arena_pb2.SprtSettings:
-    """The ``SprtSettings`` a pool's test runs with (a match pool scores matches +-1, so its
-    ``max_points`` is 1)."""
-    msg = _arena_pb2.SprtSettings() if out is None else out
-    msg.alpha, msg.beta = spec.alpha, spec.beta
-    if spec.mode == "points":
-        msg.mode = _arena_pb2.SPRT_MODE_POINTS
-        msg.mu0, msg.mu1 = spec.mu0, spec.mu1
-        msg.max_points = spec.max_points if match_length is None else 1.0
-        msg.input = {v: k for k, v in SPRT_INPUT_NAMES.items()}[spec.on]
-    else:
-        msg.mode = _arena_pb2.SPRT_MODE_ELO
-        msg.elo0, msg.elo1 = spec.elo0, spec.elo1
-    return msg

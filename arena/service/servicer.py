@@ -62,10 +62,14 @@ from nardy.bots.loop import TimeControl
 from nardy.core.game import COLOURS
 
 __all__ = [
+    "SPRT_DECISION_OF",
+    "SPRT_INPUT_NAMES",
     "ArenaServicer",
     "EventTranslator",
     "add_arena_servicer",
     "dice_to_proto",
+    "sprt_settings_from_proto",
+    "sprt_settings_to_proto",
     "sprt_to_proto",
     "standings_to_proto",
     "table_to_proto",
@@ -97,6 +101,62 @@ def _finite(x: float | None) -> float | None:
     return x if x is not None and math.isfinite(x) else None
 
 
+# -- SPRT settings (nardy.arena.v1) ------------------------------------------------------------------------------------
+
+SPRT_DECISION_OF: dict[str | None, _arena_pb2.SprtDecision.ValueType] = {
+    None: _arena_pb2.SPRT_DECISION_CONTINUE,
+    "H0": _arena_pb2.SPRT_DECISION_ACCEPT_H0,
+    "H1": _arena_pb2.SPRT_DECISION_ACCEPT_H1,
+}
+"""The decision of :class:`nardy.arena.competition.stats.Sprt` (None: undecided) → ``SprtDecision``."""
+
+
+def sprt_settings_from_proto(msg: _arena_pb2.SprtSettings) -> dict[str, Any]:
+    """The ``sprt`` table of a tournament definition (:func:`nardy.arena.competition.schedule.parse_definition`
+    checks it) from ``SprtSettings``: 0 for ``alpha``, ``beta`` or ``max_points`` means the
+    default; the hypotheses are taken as given (0 is a valid H0)."""
+    out: dict[str, Any]
+    if msg.mode == _arena_pb2.SPRT_MODE_POINTS:
+        out = {"mode": "points", "mu0": msg.mu0, "mu1": msg.mu1}
+        if msg.max_points:
+            out["max_points"] = msg.max_points
+    else:
+        out = {"mode": "elo", "elo0": msg.elo0, "elo1": msg.elo1}
+    if msg.alpha:
+        out["alpha"] = msg.alpha
+    if msg.beta:
+        out["beta"] = msg.beta
+    if msg.input != _arena_pb2.SPRT_INPUT_UNSPECIFIED:
+        # An unknown value goes through as itself, for parse_definition to refuse by name.
+        out["on"] = SPRT_INPUT_NAMES.get(msg.input, f"SprtInput {msg.input}")
+    return out
+
+
+SPRT_INPUT_NAMES: dict[_arena_pb2.SprtInput.ValueType, str] = {
+    _arena_pb2.SPRT_INPUT_POINTS: "points",
+    _arena_pb2.SPRT_INPUT_LUCK_ADJUSTED: "luck-adjusted",
+}
+"""``SprtInput`` → the definition's ``sprt.on``."""
+
+
+def sprt_settings_to_proto(
+    spec: SprtDef, *, match_length: int | None = None, out: _arena_pb2.SprtSettings | None = None
+) -> _arena_pb2.SprtSettings:
+    """The ``SprtSettings`` a pool's test runs with (a match pool scores matches +-1, so its
+    ``max_points`` is 1)."""
+    msg = _arena_pb2.SprtSettings() if out is None else out
+    msg.alpha, msg.beta = spec.alpha, spec.beta
+    if spec.mode == "points":
+        msg.mode = _arena_pb2.SPRT_MODE_POINTS
+        msg.mu0, msg.mu1 = spec.mu0, spec.mu1
+        msg.max_points = spec.max_points if match_length is None else 1.0
+        msg.input = {v: k for k, v in SPRT_INPUT_NAMES.items()}[spec.on]
+    else:
+        msg.mode = _arena_pb2.SPRT_MODE_ELO
+        msg.elo0, msg.elo1 = spec.elo0, spec.elo1
+    return msg
+
+
 def sprt_to_proto(
     pool: PoolStandings, spec: SprtDef | None, out: _arena_pb2.SprtStatus | None = None
 ) -> _arena_pb2.SprtStatus:
@@ -108,10 +168,10 @@ def sprt_to_proto(
     msg = _arena_pb2.SprtStatus() if out is None else out
     msg.pool = pool.label
     if spec is not None:
-        convert.sprt_settings_to_proto(spec, match_length=pool.match_length, out=msg.settings)
+        sprt_settings_to_proto(spec, match_length=pool.match_length, out=msg.settings)
     msg.llr = sprt.llr
     msg.lower_bound, msg.upper_bound = sprt.bounds
-    msg.decision = convert.SPRT_DECISION_OF.get(sprt.decision, _arena_pb2.SPRT_DECISION_UNSPECIFIED)
+    msg.decision = SPRT_DECISION_OF.get(sprt.decision, _arena_pb2.SPRT_DECISION_UNSPECIFIED)
     msg.pairs = sprt.pairs
     msg.games = pool.units_done
     msg.decided_at_pairs = sprt.decided_at or 0
@@ -571,9 +631,7 @@ class ArenaServicer:
             seed=request.seed,
             time_control=time_control,
             concurrency=request.concurrency or 4,
-            sprt=(
-                convert.sprt_settings_from_proto(request.sprt) if request.HasField("sprt") else None
-            ),
+            sprt=(sprt_settings_from_proto(request.sprt) if request.HasField("sprt") else None),
         )
         response = _arena_pb2.CreateTournamentResponse(
             tournament_id=tournament.tournament_id, games_total=tournament.units_total

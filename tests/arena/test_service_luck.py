@@ -10,7 +10,6 @@ import grpc
 import pytest
 from google.protobuf.duration_pb2 import Duration
 
-from nardy.arena.clients.convert import sprt_settings_from_proto, sprt_settings_to_proto
 from nardy.arena.competition.schedule import DefinitionError, parse_definition
 from nardy.arena.competition.sprt_luck import LuckAdjuster
 from nardy.arena.competition.standings import standings_from_store
@@ -18,6 +17,7 @@ from nardy.arena.competition.stats import Sprt
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
 from nardy.arena.sdk import BotServer, RandomBot, builtin
 from nardy.arena.service.server import ArenaServer
+from nardy.arena.service.servicer import sprt_settings_from_proto, sprt_settings_to_proto
 
 LUCK = arena_pb2.SprtSettings(
     mode=arena_pb2.SPRT_MODE_POINTS,
