@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _FOLDERS = {"nardy.core": "core", "nardy.variants": "variants", "nardy.arena": "arena"}
 

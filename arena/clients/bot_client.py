@@ -29,7 +29,7 @@ from nardy.bots.faults import (
 
 __all__ = ["ARENA_NAME", "BotClient", "GrpcBotClient", "channel_options", "rpc_status"]
 
-ARENA_NAME = "nardy-arena 0.1.0"
+ARENA_NAME = "nardy-arena 0.2.0"
 """Sent to bots in ``GetInfoRequest.arena``."""
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
