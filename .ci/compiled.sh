@@ -83,9 +83,11 @@ step "install into a fresh venv"
 step "tests against the installed compiled package"
 mkdir "$work/run"
 cp -r tests/data "$work/run/data"
-cp tests/conftest.py tests/rules_cases.py tests/test_oracle.py tests/test_rules_cases.py \
-  tests/test_conformance.py tests/test_compiled.py tests/test_properties.py tests/test_batch.py \
-  tests/test_batchgen.py "$work/run/"
+mkdir "$work/run/core" "$work/run/variants"
+cp tests/conftest.py tests/rules_cases.py "$work/run/"
+cp tests/core/test_oracle.py tests/core/test_rules_cases.py tests/core/test_compiled.py \
+  tests/core/test_properties.py tests/core/test_batch.py tests/core/test_batchgen.py "$work/run/core/"
+cp tests/variants/test_conformance.py "$work/run/variants/"
 printf '[pytest]\nmarkers =\n    slow: long-running tests\naddopts = -ra --strict-markers -p no:cacheprovider\n' \
   >"$work/run/pytest.ini"
 cat >"$work/run/test_compiled_build.py" <<'EOF'

@@ -11,7 +11,7 @@ equal steps of 1…6), keeping a change when the number of distinct results does
     python benchmarks/search_max_plays.py --variant long --seconds 10
 
 It prints one JSON line per variant: the largest count found, with its position id and dice, so
-each figure can be checked (tests/test_env_spaces.py replays them). A hill climb finds a lower
+each figure can be checked (tests/env/test_env_spaces.py replays them). A hill climb finds a lower
 bound of the true maximum; the action spaces keep a margin above it.
 """
 

@@ -2,7 +2,7 @@
 
 The cases live in ``tests/data/rules_cases.yaml``: one YAML document per fenced ```yaml block
 of the repository's ``RULES.md`` §5, each block's text kept byte for byte (regenerate the file with
-``python tests/tools/extract_rules_cases.py``; ``tests/test_rules_drift.py`` checks it).
+``python tests/tools/extract_rules_cases.py``; ``tests/core/test_rules_drift.py`` checks it).
 
 This module has no dependency on the kernel. It
 
@@ -33,7 +33,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = TESTS_DIR.parent
 DATA_PATH = TESTS_DIR / "data" / "rules_cases.yaml"
 RULES_PATH = REPO_ROOT / "RULES.md"
-"""The repository's copy of the rules (tests/test_rules_drift.py checks it against the authority
+"""The repository's copy of the rules (tests/core/test_rules_drift.py checks it against the authority
 named by :data:`AUTHORITY_ENV`, where that is set)."""
 AUTHORITY_ENV = "NARDY_RULES_AUTHORITY"
 """An environment variable naming the authoritative RULES.md this copy must equal (a project's
@@ -83,7 +83,7 @@ _DATA_HEADER = (
     "# GENERATED from ../shared/RULES.md section 5 by tests/tools/extract_rules_cases.py;\n"
     "# do not edit by hand.\n"
     "# One YAML document per fenced yaml block of RULES.md section 5, each block's text verbatim,\n"
-    "# in the order of RULES.md. tests/test_rules_drift.py checks that the two agree.\n"
+    "# in the order of RULES.md. tests/core/test_rules_drift.py checks that the two agree.\n"
 )
 _DOC_SEPARATOR = "---\n"
 

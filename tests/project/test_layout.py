@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nardy.core.position
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:

@@ -1,7 +1,7 @@
 """The machine-readable cases of RULES.md §5 (kinds ``plays`` and ``score``) against the kernel.
 
 Cases are read from tests/data/rules_cases.yaml (a verbatim copy of the §5 blocks, see
-tests/test_rules_drift.py). Kinds ``turn`` and ``procedure`` are tested elsewhere.
+tests/core/test_rules_drift.py). Kinds ``turn`` and ``procedure`` are tested elsewhere.
 """
 
 from __future__ import annotations

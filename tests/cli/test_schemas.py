@@ -81,7 +81,7 @@ def test_tournament_definitions_match_the_schema() -> None:
 
     from nardy.arena.competition.schedule import DefinitionError, parse_definition
 
-    examples = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+    examples = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.toml"))
     assert examples
     for path in examples:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -2,7 +2,7 @@
 Ray cluster; the trials split in order; and the clear errors of a cluster that cannot be used.
 
 The cluster is a head of two CPUs (``ray start --block``) in a network namespace of its own where
-loopback is the only interface (as in ``tests/test_analysis_ray.py``); the driver runs in it
+loopback is the only interface (as in ``tests/analysis/test_analysis_ray.py``); the driver runs in it
 (``nsenter``), and every Ray process is stopped by process id.
 """
 

@@ -103,7 +103,7 @@ def test_builtin_bots_are_entry_points_of_the_same_group_as_third_parties() -> N
     from importlib import metadata
     from pathlib import Path
 
-    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     declared = pyproject["project"]["entry-points"]["nardy.bots"]
     found = {
         ep.name: ep.value

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("gymnasium", reason="the rl extra is not installed")
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "rl" / "vector_mc.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rl" / "vector_mc.py"
 
 
 @pytest.mark.slow  # training and 40 games against random: a few seconds

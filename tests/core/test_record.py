@@ -30,7 +30,7 @@ from nardy.core.record import (
     replay,
 )
 
-DATA = Path(__file__).parent / "data" / "records"
+DATA = Path(__file__).parents[1] / "data" / "records"
 
 
 def _lines(name: str) -> list[str]:

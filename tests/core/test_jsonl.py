@@ -16,7 +16,7 @@ import pytest
 from nardy.core import Position, load_variant
 from nardy.core.jsonl import answer_query, run_jsonl, run_jsonl_stream
 
-ORACLE = Path(__file__).parent / "data" / "backgammon-oracle.jsonl.gz"
+ORACLE = Path(__file__).parents[1] / "data" / "backgammon-oracle.jsonl.gz"
 OPENING = "b----E/-C---e/E---c-/e----B"
 
 

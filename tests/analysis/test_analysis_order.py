@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "measure_error_order.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "measure_error_order.py"
 
 
 def _ladder(*args: Any) -> dict[str, tuple[float, float, int]]:

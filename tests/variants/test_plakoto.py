@@ -1,5 +1,5 @@
 """Plakoto and portes (RULES.md §3.12): pinned checkers in positions, the mother rule, draws, and
-whole games cross-checked against an independent reference (tests/plakoto_reference.py)."""
+whole games cross-checked against an independent reference (tests/variants/plakoto_reference.py)."""
 
 from __future__ import annotations
 

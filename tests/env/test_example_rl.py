@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("numpy", reason="the rl extra is not installed")
 pytest.importorskip("grpc", reason="the arena extra is not installed")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rl" / "td_long.py"
 
 

@@ -498,7 +498,7 @@ def test_play_records_speak_the_arena_records_words(tmp_path: Path) -> None:
     termination and multiplier; `reason` stays as the old name of termination."""
     import re as regex
 
-    doc = (Path(__file__).parent.parent / "docs" / "tournaments.md").read_text()
+    doc = (Path(__file__).parents[2] / "docs" / "tournaments.md").read_text()
     listed = regex.search(r"`result` \(([^)]*)\)", doc)
     assert listed is not None
     arena_keys = set(regex.findall(r"`(\w+)`", listed[1])) - {"reason"}  # arena: a free text

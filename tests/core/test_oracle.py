@@ -25,7 +25,7 @@ from nardy.core.notation import format_steps, parse_steps, play_text
 from nardy.core.position import Position
 from nardy.core.variant import Variant, apply_steps
 
-ORACLE = Path(__file__).parent / "data" / "backgammon-oracle.jsonl.gz"
+ORACLE = Path(__file__).parents[1] / "data" / "backgammon-oracle.jsonl.gz"
 
 
 def _oracle_cases() -> list[dict[str, Any]]:

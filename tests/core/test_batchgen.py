@@ -169,7 +169,7 @@ def test_c_gives_the_references_answers(
 @needs_c
 def test_c_agrees_with_the_oracle() -> None:
     """100 % of the oracle's cases, every one answered in C: the oracle's result sets (the order
-    and steps are legal_plays's: tests/test_batch.py, on the oracle too)."""
+    and steps are legal_plays's: tests/core/test_batch.py, on the oracle too)."""
     variant = load_variant("backgammon")
     cases = _oracle_cases()
     pairs = [(Position.from_json(c["position"]), _steps(c["dice"])) for c in cases]

@@ -40,7 +40,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Installed dependencies and build outputs (an example bot's node_modules, say) are not our docs.
 NOT_OURS = {"node_modules", ".venv", "build", "dist", "__pycache__"}
 DOCS = sorted(

@@ -25,7 +25,7 @@ from nardy.core.match import Match
 from nardy.core.position import Position
 
 TESTED = {"BG-01", "BG-21", "BG-22", "BG-23", "BG-24", "TT-01", "L-28"}
-# §3.12's procedures are scripted with the plakoto and tavli tests (tests/test_plakoto.py).
+# §3.12's procedures are scripted with the plakoto and tavli tests (tests/variants/test_plakoto.py).
 TESTED |= {"PL-06", "TV-01"}
 
 

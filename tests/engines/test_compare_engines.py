@@ -16,7 +16,7 @@ import pytest
 
 from nardy.core import _engine
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "compare_engines.py"
 
 # Importing any of these raises ImportError once it is None in sys.modules.

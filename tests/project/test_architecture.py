@@ -12,7 +12,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KERNEL = "nardy.core"
 
 ALLOWED_UPWARD: dict[str, set[str]] = {}

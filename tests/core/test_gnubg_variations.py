@@ -46,7 +46,7 @@ from nardy.core.variant import Variant, apply_steps
 
 pytestmark = pytest.mark.slow  # GNU Backgammon cross-checks
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nardy-nackgammon"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nardy-nackgammon"
 
 
 def _nackgammon() -> Variant:
