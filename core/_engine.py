@@ -56,7 +56,7 @@ def load_source(name: str = MODULE) -> ModuleType:
     """Executes the generator's Python source as module ``name`` (registered in sys.modules).
 
     With another name than :data:`MODULE` this gives the pure generator beside the loaded one, to
-    compare the two (tests/test_compiled.py)."""
+    compare the two (tests/core/test_compiled.py)."""
     spec = importlib.util.spec_from_file_location(name, source_path())
     if spec is None or spec.loader is None:  # pragma: no cover - the file ships with the package
         raise ImportError(f"cannot load {source_path()}")

@@ -8,7 +8,7 @@ evaluate them, to build training targets) and no :class:`~nardy.core.variant.Pla
     batch.offsets[k], batch.offsets[k + 1]    # the plays of pair k are rows offsets[k] … offsets[k+1]-1
 
 Each answer is exactly :meth:`Variant.legal_plays <nardy.core.variant.Variant.legal_plays>`'s, in
-its order (tests/test_batch.py). A result board is 28 signed bytes from the view of the player who
+its order (tests/core/test_batch.py). A result board is 28 signed bytes from the view of the player who
 moved (:func:`~nardy.core.movegen.board_of`): ``[his borne-off count, points 1…24 (positive his,
 negative the opponent's), his bar, the opponent's bar, the opponent's borne-off count]``. With
 ``steps=True`` each play also has 4 × (source, destination, hit) in ``steps`` (bar 25, off 0, hit

@@ -32,7 +32,7 @@ class SeededDice:
     def roll(self) -> Roll:
         # The sequence of randint(1, 6): randint calls randrange(1, 7), which draws 3 random bits and
         # draws again while they are 6 or 7 (CPython's Random._randbelow). Drawn here directly, a
-        # roll costs 0.15 µs instead of 0.5 (a game has ~110 rolls); tests/test_dice.py checks the
+        # roll costs 0.15 µs instead of 0.5 (a game has ~110 rolls); tests/core/test_dice.py checks the
         # sequence against randint's.
         bits = self._random.getrandbits
         a = bits(3)

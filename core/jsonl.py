@@ -145,7 +145,7 @@ def answer_query(variant: Variant, obj: Any) -> dict[str, Any]:
 # The answers of well-formed queries are written by hand (play text is plain ASCII, positions are ints),
 # straight from the generator's result keys and step tuples: no Play, Position or dict per play, the
 # play text joined from the step tables (notation.play_text). The output is byte-identical to
-# json.dumps of answer_query's dicts (tests/test_jsonl.py checks both paths against each other).
+# json.dumps of answer_query's dicts (tests/core/test_jsonl.py checks both paths against each other).
 
 _PLAY_FORMAT = '{"text":"%s","result":{"points":[' + ",".join(["%d"] * 24) + '],"bar":[%d,%d'
 """A play up to the opponent's bar, from ``(text, *key[1:27])`` (see :func:`~nardy.core.movegen.board_of`)."""

@@ -20,7 +20,7 @@ The table is computed backwards from the end of the match:
 
 Match winning chances (MWC) are probabilities; ``mwc(me, opponent)`` takes the points each needs.
 The figures lie within about 2 % of the published tables of the same era (Woolsey's, for
-example; ``tests/test_analysis_match.py`` checks a few).
+example; ``tests/analysis/test_analysis_match.py`` checks a few).
 
 **Other variants** (:func:`table_for`). The model needs a game worth 1 or 2 (× the cube), with a
 third outcome counted as the second: backgammon's single/gammon/backgammon, and long nardy's

@@ -5,7 +5,7 @@ batch is split into one contiguous run of trials per CPU of the cluster, each a 
 its trials of every candidate (:meth:`~nardy.analysis.rollout.TrialJob.run`) and returns them.
 Trial ``t`` depends only on the job and ``t`` (its dice are ``Random(f"{seed}:{t}")``), and a
 searcher's caches only spare work, so the driver, putting the runs back in order, has the trials
-of the local rollout: the same result for the same seed (``tests/test_rollout_ray.py``).
+of the local rollout: the same result for the same seed (``tests/analysis/test_rollout_ray.py``).
 
 The evaluator goes to the workers by name (the built-in ones and those of installed plugins; one
 registered at run time in the driver is not known there), and a worker keeps one searcher per

@@ -30,7 +30,7 @@ class RandomBot(Bot):
     @property
     def rng(self) -> random.Random:
         """The generator its choices are drawn from: a batched flow that plays for it draws from
-        the same one, so its games are this bot's (tests/test_env_vector.py)."""
+        the same one, so its games are this bot's (tests/env/test_env_vector.py)."""
         return self._random
 
     def choose_play(self, decision: PlayDecision) -> int:

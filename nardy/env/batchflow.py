@@ -21,7 +21,7 @@ and the turn plans' stages, often have one play or none) or whose opponent decid
 (:meth:`LeanBatch._decide_alone`), where a whole-batch round would cost as much for one game as
 for hundreds.
 
-Each game is still the single environment's episode for its seed (tests/test_env_vector.py
+Each game is still the single environment's episode for its seed (tests/env/test_env_vector.py
 compares them step by step): the same rules as :class:`~nardy.core.lean.LeanGame` (which is the
 reference, itself tested against the kernel's game), and each game's dice are exactly
 :class:`~nardy.env.driver.NumpyDice`'s stream — a block of ``NumpyDice.BATCH`` rolls drawn from

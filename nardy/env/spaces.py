@@ -7,7 +7,7 @@ largest number of distinct legal plays any segment can have.
 **Measured.** ``benchmarks/search_max_plays.py`` searched for it (hill climbs over legal positions
 for every segment's dice, two seeds × 20-25 s per variant, plus random one-checker-per-point
 positions). :data:`MEASURED_MAX` holds the largest count found per variant with its position, and
-``tests/test_env_spaces.py`` re-counts each. Every worst case is the same shape: the mover's 15
+``tests/env/test_env_spaces.py`` re-counts each. Every worst case is the same shape: the mover's 15
 checkers one per point, playing 1-1.
 
 **Chosen.** A search finds a lower bound, so the space keeps a margin: 1.5 × the largest measured
