@@ -14,17 +14,12 @@ if str(Path(__file__).parent) not in sys.path:
 
 pytest.importorskip("grpc")
 
+from arena_clock import CLOCK
+
 from nardy.arena.sdk import BotBase, BotServer, RandomBot, serve_bot
 from nardy.arena.service.core import Arena
 from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
-from nardy.bots.loop import TimeControl
-
-CLOCK = TimeControl(per_decision=20.0, reserve=0.0, slack=0.05)
-"""The default clock of the tests' arena: a healthy game must never lose on time, also on a
-loaded machine (a 0.5 s clock did: a paused test process forfeited games on time). A test of
-timeouts sets its own short clock; 20 s is below the tests' usual 30 s wait for a result, so a
-bot that hangs shows as a timeout fault in the record."""
 
 
 @pytest.fixture

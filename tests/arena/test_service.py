@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import CLOCK
+from arena_clock import CLOCK
 from rawstream import RawStream
 
 from nardy.arena.clients.dial_out import DialOutHub

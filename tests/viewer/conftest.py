@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from named_bots import NAMED_BOTS
 
 from nardy.arena.competition.schedule import definition_from_flags
 from nardy.arena.competition.tournament import PythonPlayer, Tournament
@@ -78,9 +79,6 @@ class _NamedPlayer(PythonPlayer):
 
     def info(self) -> dict[str, str]:
         return {**super().info(), "name": self.shown}
-
-
-NAMED_BOTS = {"local-heur": "heur", "local-rnd": "rnd"}
 
 
 @pytest.fixture(scope="session")

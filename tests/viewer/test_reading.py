@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'nardy[web]'")
 pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the dev extra)")
 
-from conftest import NAMED_BOTS
+from named_bots import NAMED_BOTS
 from starlette.testclient import TestClient
 
 from nardy.arena.records.storage import GameRow, open_store
