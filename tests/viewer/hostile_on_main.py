@@ -17,9 +17,11 @@ from urllib.parse import quote
 from starlette.testclient import TestClient
 
 import nardy.web.app as appmod
-from nardy.arena.competition.schedule import build_schedule, parse_definition
-from nardy.arena.competition.tournament import Tournament
-from nardy.arena.records.storage import SqliteStore
+
+# The modules of commit 521f21d, which this script runs against (before the arena's rooms).
+from nardy.arena.schedule import build_schedule, parse_definition
+from nardy.arena.storage import SqliteStore
+from nardy.arena.tournament import Tournament
 
 
 def _subsequence(short: list[Any], long: list[Any]) -> bool:
