@@ -177,17 +177,25 @@ class OutcomeNet:
         """The outcome probabilities (the module docstring) of each row of ``inputs``."""
         return self.outcomes_of_hidden(self.hidden_of(inputs))
 
-    def equity_of_outcomes(self, p: F32) -> F32:
-        """Cubeless equity in points of each row of outcome probabilities."""
+    def equity_of_outcomes(self, p: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """Cubeless equity in points of each row of outcome probabilities (in their dtype)."""
         levels = self.levels
-        out: F32 = 2.0 * p[:, 0] - 1.0 + p[:, 1:levels].sum(axis=1) - p[:, levels:].sum(axis=1)
+        out: npt.NDArray[Any] = (
+            2.0 * p[:, 0] - 1.0 + p[:, 1:levels].sum(axis=1) - p[:, levels:].sum(axis=1)
+        )
         return out
 
     def values(self, inputs: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """``U`` (equity / scale, the unit of the prior-input net) of each row of ``inputs``:
-        rows may carry a prior column beyond the encoding (it is not read)."""
-        equity = self.equity_of_outcomes(self.outcomes(inputs))
-        out: npt.NDArray[np.float64] = equity.astype(np.float64) / self.scale
+        rows may carry a prior column beyond the encoding (it is not read). What play and
+        analysis read, so computed in float64 from the float32 weights: a float32 product's
+        rounding depends on the other rows multiplied with it, and one position's value would
+        then differ between a local analysis and a Ray worker's batches (the trainer's
+        :meth:`outcomes` stays float32)."""
+        x = np.asarray(inputs, dtype=np.float64)[:, :INPUTS]
+        hidden = np.tanh(x @ self.w1.T.astype(np.float64) + self.b1)
+        p = 1.0 / (1.0 + np.exp(-(hidden @ self.w2.T.astype(np.float64) + self.b2)))
+        out: npt.NDArray[np.float64] = self.equity_of_outcomes(p) / self.scale
         return out
 
     # -- files -----------------------------------------------------------------------------------
