@@ -10,16 +10,16 @@ by process id.
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from ray_head import free_port, two_cpu_head
 
 from nardy.cli import cli
-from nardy.testing.ray_cluster import LoopbackCluster, namespace_unavailable
+from nardy.testing.ray_cluster import LoopbackCluster
 
 HEAD_PORT = 6393
 ADDRESS = f"127.0.0.1:{HEAD_PORT}"
@@ -50,7 +50,7 @@ def test_ray_address_needs_the_ray_executor(tmp_path: Path) -> None:
 def test_an_unreachable_cluster_is_a_clear_error(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     games = _games(tmp_path)
-    port = _free_port()
+    port = free_port()
     args = ["analyze", str(games), "-q", "--executor", "ray"]
     result = CliRunner().invoke(cli, [*args, "--ray-address", f"127.0.0.1:{port}"])
     assert result.exit_code == 1
@@ -58,24 +58,10 @@ def test_an_unreachable_cluster_is_a_clear_error(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
-def _free_port() -> int:
-    """A local port nobody listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
-
-
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LoopbackCluster]:
     """A two-CPU Ray head in a network namespace of its own."""
-    pytest.importorskip("ray", reason="needs ray: pip install 'nardy[ray]'")
-    reason = namespace_unavailable()
-    if reason is not None:
-        pytest.skip(reason)
-    with LoopbackCluster(HEAD_PORT) as c:
-        c.add_head(num_cpus=2)
-        yield c
+    yield from two_cpu_head(HEAD_PORT)
 
 
 @pytest.mark.slow  # a Ray cluster

@@ -9,17 +9,17 @@ loopback is the only interface (as in ``tests/analysis/test_analysis_ray.py``); 
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from ray_head import free_port, two_cpu_head
 
 from nardy.analysis.rollout_ray import split
 from nardy.cli import cli
-from nardy.testing.ray_cluster import LoopbackCluster, namespace_unavailable
+from nardy.testing.ray_cluster import LoopbackCluster
 
 HEAD_PORT = 6395
 ADDRESS = f"127.0.0.1:{HEAD_PORT}"
@@ -53,31 +53,17 @@ def test_without_ray_or_a_cluster_one_clear_error() -> None:
         assert "nardy rollout --executor ray needs ray: pip install 'nardy[ray]'" in result.output
         assert "Traceback" not in result.output
         return
-    port = _free_port()
+    port = free_port()
     result = CliRunner().invoke(cli, [*args, "--ray-address", f"127.0.0.1:{port}"])
     assert result.exit_code == 1
     assert f"cannot connect to Ray at 127.0.0.1:{port}" in result.output
     assert "Traceback" not in result.output
 
 
-def _free_port() -> int:
-    """A local port nobody listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
-
-
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LoopbackCluster]:
     """A two-CPU Ray head in a network namespace of its own."""
-    pytest.importorskip("ray", reason="needs ray: pip install 'nardy[ray]'")
-    reason = namespace_unavailable()
-    if reason is not None:
-        pytest.skip(reason)
-    with LoopbackCluster(HEAD_PORT) as c:
-        c.add_head(num_cpus=2)
-        yield c
+    yield from two_cpu_head(HEAD_PORT)
 
 
 @pytest.mark.slow  # a Ray cluster
