@@ -56,6 +56,18 @@ def probabilities_from_equity(equity: float) -> Outcomes:
     return Outcomes((1.0 + equity) / 2.0, 0.0, 0.0, 0.0, 0.0)
 
 
+def _outcomes(probabilities: Probabilities) -> Outcomes:
+    """The evaluator's five probabilities as gnubg's :class:`Outcomes`, whose methods (the
+    outcomes' points, the gammonless ``single``) the cube models read."""
+    return Outcomes(
+        probabilities.win,
+        probabilities.win_gammon,
+        probabilities.win_backgammon,
+        probabilities.lose_gammon,
+        probabilities.lose_backgammon,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class CubeAnalysis:
     """Cubeful equities of one cube decision, normalised to the cube, from the doubler's side."""
@@ -99,13 +111,7 @@ def analyse_cube(
     """The cube decision of the player on roll with these cubeless ``probabilities``; ``owner``
     is the cube's before the double (``centre`` or ``me``). Jacoby: gammons count single while
     the cube is centred."""
-    p = Outcomes(
-        probabilities.win,
-        probabilities.win_gammon,
-        probabilities.win_backgammon,
-        probabilities.lose_gammon,
-        probabilities.lose_backgammon,
-    )
+    p = _outcomes(probabilities)
     centred = p.single() if jacoby and owner == "centre" else p
     return CubeAnalysis(janowski(centred, owner), 2.0 * janowski(p, "opponent"), 1.0)
 
@@ -132,13 +138,7 @@ def analyse_match_cube(
     """The match-play cube decision of the player on roll (module doc): equities in EMG, and
     the match winning chances in :attr:`CubeAnalysis.mwc`."""
     met = table or default_table()
-    p = Outcomes(
-        probabilities.win,
-        probabilities.win_gammon,
-        probabilities.win_backgammon,
-        probabilities.lose_gammon,
-        probabilities.lose_backgammon,
-    )
+    p = _outcomes(probabilities)
     me, opponent = score.me, score.opponent
     # The game's end makes the next game the Crawford game only if nobody was 1-away before.
     done = score.crawford_done or me == 1 or opponent == 1
