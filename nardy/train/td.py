@@ -137,6 +137,16 @@ class _Trainer:
         e_v = np.zeros_like(net.v)
         e_c = 0.0
         e_a = 0.0
+
+        def learn(delta: float) -> None:
+            # θ ← θ + α δ e with the traces as they stand (the last play's gradient not yet in).
+            step = alpha * clip(delta)
+            net.w += step * e_w
+            net.b += step * e_b
+            net.v += step * e_v
+            net.c += step * e_c
+            net.a += step * e_a
+
         previous: float | None = None
         steps = 0
         while True:
@@ -152,12 +162,7 @@ class _Trainer:
             sign = 1.0 if decision.player == 0 else -1.0
             current = sign * float(values[best])
             if previous is not None:
-                step = alpha * clip(current - previous)
-                net.w += step * e_w
-                net.b += step * e_b
-                net.v += step * e_v
-                net.c += step * e_c
-                net.a += step * e_a
+                learn(current - previous)
             h = hidden[best]
             x = inputs[best]
             grad_hidden = sign * net.v * (1.0 - h * h)
@@ -174,12 +179,7 @@ class _Trainer:
         assert result is not None
         if previous is not None:
             target = (result.points if result.winner == 0 else -result.points) / self.scale
-            step = alpha * clip(target - previous)
-            net.w += step * e_w
-            net.b += step * e_b
-            net.v += step * e_v
-            net.c += step * e_c
-            net.a += step * e_a
+            learn(target - previous)
         return steps
 
 
