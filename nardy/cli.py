@@ -39,6 +39,7 @@ from nardy.cli_options import (
     one_game_variant,
     one_line,
     ply_option,
+    progress_bar,
 )
 from nardy.core import movegen_build
 from nardy.core.dice import MAX_SEED
@@ -246,14 +247,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 # -- nardy variants -----------------------------------------------------------------------------------
-
-
-def _value_text(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 @click.command()
@@ -535,7 +528,7 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     from rich.table import Table
 
     from nardy.arena.competition.stats import MIN_UNITS_SHOWN, se_shown
-    from nardy.listing import table_console
+    from nardy.listing import table_console, value_text
 
     unit = summary["unit"]
     n = summary["units"]
@@ -609,7 +602,7 @@ def _print_summary(summary: dict[str, Any], labels: tuple[str, str]) -> None:
     rate = summary["games_played"] / seconds if seconds > 0 else float("inf")
     console.print(
         f"Colours alternate every {unit}; White won {summary['white_wins']} of {n}. "
-        f"Options: {', '.join(f'{k}={_value_text(v)}' for k, v in options.items()) or 'defaults'}. "
+        f"Options: {', '.join(f'{k}={value_text(v)}' for k, v in options.items()) or 'defaults'}. "
         f"{seconds:.1f} s, {rate:.0f} games/s.",
         highlight=False,
     )
@@ -728,13 +721,6 @@ def play(
         seed = random.SystemRandom().randrange(2**31)
 
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
 
     err_console = Console(stderr=True)
     units: list[_Unit] = []
@@ -751,15 +737,8 @@ def play(
     try:
         with (
             deferred_interrupt() as ctrl_c,
-            Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=err_console,
-                disable=quiet or human or not err_console.is_terminal,  # a bar under the board
-                transient=True,
-            ) as progress,
+            # no bar under a human's board
+            progress_bar(err_console, quiet=quiet or human, remaining=True) as progress,
         ):
             task = progress.add_task(f"{variant.name}: {labels[0]} vs {labels[1]}", total=games)
             for index in range(games):

@@ -1,11 +1,12 @@
-"""What several ``nardy`` commands share: their options and the helpers that read them, and the
-group whose subcommands are a lazy table (:class:`TableGroup`: ``nardy`` itself, ``nardy arena``,
-``nardy bot``).
+"""What several ``nardy`` commands share: their options and the helpers that read them, the
+progress bar they draw (:func:`progress_bar`), and the group whose subcommands are a lazy table
+(:class:`TableGroup`: ``nardy`` itself, ``nardy arena``, ``nardy bot``).
 
 A command module takes its shared options from here (``@VARIANT_OPTION``, ``@OPTIONS_OPTION``,
 …) instead of copying their names, defaults and help, so that ``--variant`` or ``--executor``
-read the same in every command. Only click is imported: the command modules load this module when
-their command is looked up (``nardy.cli``'s table of commands), not the package behind it.
+read the same in every command. Only click is imported (rich when a bar is drawn): the command modules
+load this module when their command is looked up (``nardy.cli``'s table of commands), not the
+package behind it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import click
 from nardy.core.errors import InvalidOptionError, UnknownVariantError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
     from nardy.core.variant import Variant
 
 FC = TypeVar("FC", bound=Callable[..., object])
@@ -35,6 +39,7 @@ __all__ = [
     "one_game_variant",
     "one_line",
     "ply_option",
+    "progress_bar",
     "ray_address_option",
 ]
 
@@ -143,6 +148,48 @@ def ply_option(maximum: int, help: str) -> Callable[[FC], FC]:
     """``--ply N``: the depth of a search, 0 (the evaluator alone) to ``maximum``."""
     return click.option(
         "--ply", type=click.IntRange(0, maximum), default=0, show_default=True, help=help
+    )
+
+
+# -- progress ---------------------------------------------------------------------------------------
+
+
+def progress_bar(
+    console: Console,
+    *,
+    quiet: bool,
+    elapsed: bool = False,
+    remaining: bool = False,
+    transient: bool = True,
+) -> Progress:
+    """A command's progress bar on ``console`` (standard error): the task, the bar, done of
+    total, and the time spent and the time left where asked. Drawn only on a terminal and unless
+    ``quiet``, so that piped output and logs carry no bar; ``transient``: gone once done, leaving
+    the command's own output alone on the screen."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as RichProgress
+
+    columns: list[ProgressColumn] = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+    ]
+    if elapsed:
+        columns.append(TimeElapsedColumn())
+    if remaining:
+        columns.append(TimeRemainingColumn())
+    return RichProgress(
+        *columns,
+        console=console,
+        disable=quiet or not console.is_terminal,
+        transient=transient,
     )
 
 

@@ -15,6 +15,7 @@ from nardy.cli_options import (
     evaluator_option,
     executor_option,
     ply_option,
+    progress_bar,
     ray_address_option,
 )
 
@@ -356,7 +357,6 @@ def analyze_command(
         )
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from nardy.analysis.rollout_errors import RolloutSettings
 
@@ -368,14 +368,7 @@ def analyze_command(
     console = Console(stderr=True)
     analyses: list[GameAnalysis] = []
     with (
-        Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=console,
-            disable=quiet or not console.is_terminal,
-            transient=True,
-        ) as progress,
+        progress_bar(console, quiet=quiet) as progress,
         ExitStack() as stack,
     ):
         task = progress.add_task(

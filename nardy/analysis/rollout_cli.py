@@ -11,10 +11,13 @@ import click
 
 from nardy.cli_options import (
     check_ray_address,
+    evaluator_option,
     executor_option,
     load_variant,
     one_game_variant,
     one_line,
+    ply_option,
+    progress_bar,
     ray_address_option,
 )
 
@@ -80,23 +83,15 @@ def _from_record(
     default=None,
     help="With --record: the decision's number, as nardy analyze numbers them.",
 )
-@click.option(
-    "--evaluator",
-    default="neural",
-    show_default=True,
-    help="Plays the games, values truncated ends and measures luck: neural[:FILE], "
+@evaluator_option(
+    "neural",
+    "Plays the games, values truncated ends and measures luck: neural[:FILE], "
     "neural-consistent, heuristic, gnubg (backgammon) or an installed one.",
 )
 @click.option(
     "--top", type=click.IntRange(1), default=3, show_default=True, help="Plays rolled out."
 )
-@click.option(
-    "--ply",
-    type=click.IntRange(0, 3),
-    default=0,
-    show_default=True,
-    help="Depth of the search that chooses the plays to roll out.",
-)
+@ply_option(3, "Depth of the search that chooses the plays to roll out.")
 @click.option(
     "--trials", type=click.IntRange(2), default=144, show_default=True, help="Trials per play."
 )
@@ -181,19 +176,11 @@ def rollout_command(
     except ImportError as error:
         raise click.ClickException(f"nardy rollout needs numpy ({error})") from None
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from nardy.core.errors import NardyError
 
     console = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=console,
-        disable=quiet or not console.is_terminal,
-        transient=True,
-    ) as progress:
+    with progress_bar(console, quiet=quiet) as progress:
         task = progress.add_task(f"rolling out {top} play(s)", total=trials)
         with ExitStack() as stack:
             run_on = None

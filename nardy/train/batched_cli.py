@@ -14,36 +14,10 @@ from nardy.train.batched import BatchedConfig, checkpoint_path, train
 
 
 def run_batched(
-    variant: Variant,
-    out: Path,
-    *,
-    games: int,
-    seed: int,
-    hidden: int,
-    envs: int,
-    chunk: int,
-    lam: float,
-    learning_rate: float,
-    batch: int,
-    eval_games: int,
-    resume: bool,
-    quiet: bool,
+    variant: Variant, config: BatchedConfig, out: Path, *, resume: bool, quiet: bool
 ) -> None:
     """Train and report: a progress line every 30 s and one per chunk (plain lines, so that a
     background run's log reads as well as a terminal)."""
-    config = BatchedConfig(
-        variant=variant.name,
-        games=games,
-        seed=seed,
-        hidden=hidden,
-        envs=envs,
-        chunk=chunk,
-        lam=lam,
-        learning_rate=learning_rate,
-        batch=batch,
-        eval_games=eval_games,
-        options=dict(variant.options),
-    )
 
     def say(text: str) -> None:
         if not quiet:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+C = TypeVar("C", bound="DataclassInstance")
 
 _THREAD_VARIABLES = (
     "OMP_NUM_THREADS",
@@ -255,64 +262,44 @@ def train(
 
     variant = one_game_variant(load_variant(variant_name, option_items), "training a net")
     if method == "batched-td":
+        from nardy.train.batched import BatchedConfig
         from nardy.train.batched_cli import run_batched
 
-        run_batched(
-            variant,
-            out,
+        batched = _config(
+            BatchedConfig,
+            context.params,
+            variant=variant.name,
             games=games or 100_000,
-            seed=seed,
             hidden=hidden or 128,
-            envs=envs,
-            chunk=chunk,
-            lam=lam,
-            learning_rate=learning_rate,
-            batch=batch,
-            eval_games=eval_games,
-            resume=resume,
-            quiet=quiet,
+            options=dict(variant.options),
         )
+        run_batched(variant, batched, out, resume=resume, quiet=quiet)
         return
     from nardy.train.policy_iteration import IterationConfig
     from nardy.train.td import Evaluation, TrainConfig, best_path
     from nardy.train.td import train as run
 
     if method == "policy-iteration":
+        iteration = _config(
+            IterationConfig,
+            context.params,
+            variant=variant.name,
+            games=games or 18_000,
+            hidden=hidden or 128,
+            candidates=_short_lists(candidates),
+            options=variant.options,
+        )
         _train_by_policy_iteration(
-            variant,
-            IterationConfig(
-                variant=variant.name,
-                iterations=iterations,
-                games=games or 18_000,
-                seed=seed,
-                hidden=hidden or 128,
-                epochs=epochs,
-                batch=batch,
-                learning_rate=learning_rate,
-                explore=explore,
-                eval_games=eval_games,
-                candidates=_short_lists(candidates),
-                options=variant.options,
-            ),
-            out,
-            resume=resume,
-            workers=workers,
-            quiet=quiet,
+            variant, iteration, out, resume=resume, workers=workers, quiet=quiet
         )
         return
     games = games or 10_000
-    config = TrainConfig(
+    config = _config(
+        TrainConfig,
+        context.params,
         variant=variant.name,
         games=games,
-        seed=seed,
         hidden=hidden or 64,
-        alpha=alpha,
-        lam=lam,
-        prior=prior,
-        delta_clip=delta_clip,
-        eval_every=eval_every,
-        eval_games=eval_games,
-        checkpoint_every=checkpoint_every,
         options=variant.options,
     )
     from rich.console import Console
@@ -342,25 +329,18 @@ def train(
 
 
 def _progress_bars(console: Any, quiet: bool) -> Any:
-    """Rich progress bars on ``console`` (stderr), drawn only on a terminal and unless quiet."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """Progress bars that stay on the screen (a training run's record of its phases)."""
+    from nardy.cli_options import progress_bar
 
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal or quiet,
-    )
+    return progress_bar(console, quiet=quiet, elapsed=True, remaining=True, transient=False)
+
+
+def _config(kind: type[C], params: Mapping[str, Any], **given: Any) -> C:
+    """A method's config: each field the value of the option named for it (the options are
+    named for the fields), or ``given``'s (a default that depends on the method, a value read
+    from its option). A field without either is a KeyError: no field takes its default unseen."""
+    fields = dataclasses.fields(kind)
+    return kind(**{f.name: given[f.name] if f.name in given else params[f.name] for f in fields})
 
 
 def _short_lists(text: str) -> tuple[int, ...]:
