@@ -721,6 +721,7 @@ def play(
         seed = random.SystemRandom().randrange(2**31)
 
     from rich.console import Console
+    from rich.progress import TimeRemainingColumn
 
     err_console = Console(stderr=True)
     units: list[_Unit] = []
@@ -738,7 +739,7 @@ def play(
         with (
             deferred_interrupt() as ctrl_c,
             # no bar under a human's board
-            progress_bar(err_console, quiet=quiet or human, remaining=True) as progress,
+            progress_bar(err_console, quiet or human, TimeRemainingColumn()) as progress,
         ):
             task = progress.add_task(f"{variant.name}: {labels[0]} vs {labels[1]}", total=games)
             for index in range(games):

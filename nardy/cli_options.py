@@ -21,7 +21,7 @@ from nardy.core.errors import InvalidOptionError, UnknownVariantError
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import Progress, ProgressColumn
 
     from nardy.core.variant import Variant
 
@@ -155,38 +155,20 @@ def ply_option(maximum: int, help: str) -> Callable[[FC], FC]:
 
 
 def progress_bar(
-    console: Console,
-    *,
-    quiet: bool,
-    elapsed: bool = False,
-    remaining: bool = False,
-    transient: bool = True,
+    console: Console, quiet: bool, *times: ProgressColumn, transient: bool = True
 ) -> Progress:
     """A command's progress bar on ``console`` (standard error): the task, the bar, done of
-    total, and the time spent and the time left where asked. Drawn only on a terminal and unless
+    total, then ``times`` (rich's time columns: spent, left). Drawn only on a terminal and unless
     ``quiet``, so that piped output and logs carry no bar; ``transient``: gone once done, leaving
     the command's own output alone on the screen."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        ProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
     from rich.progress import Progress as RichProgress
 
-    columns: list[ProgressColumn] = [
+    return RichProgress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-    ]
-    if elapsed:
-        columns.append(TimeElapsedColumn())
-    if remaining:
-        columns.append(TimeRemainingColumn())
-    return RichProgress(
-        *columns,
+        *times,
         console=console,
         disable=quiet or not console.is_terminal,
         transient=transient,

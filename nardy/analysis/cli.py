@@ -368,7 +368,7 @@ def analyze_command(
     console = Console(stderr=True)
     analyses: list[GameAnalysis] = []
     with (
-        progress_bar(console, quiet=quiet) as progress,
+        progress_bar(console, quiet) as progress,
         ExitStack() as stack,
     ):
         task = progress.add_task(

@@ -180,7 +180,7 @@ def rollout_command(
     from nardy.core.errors import NardyError
 
     console = Console(stderr=True)
-    with progress_bar(console, quiet=quiet) as progress:
+    with progress_bar(console, quiet) as progress:
         task = progress.add_task(f"rolling out {top} play(s)", total=trials)
         with ExitStack() as stack:
             run_on = None

@@ -57,6 +57,10 @@ _ONLY_FOR = {
 }
 """Options that mean something to some methods only (given with another, they are an error)."""
 
+_DEFAULTS = {"policy-iteration": (18_000, 128), "td": (10_000, 64), "batched-td": (100_000, 128)}
+"""Each method's default --games and --hidden (its own scale: games per iteration, in all, in
+lockstep chunks)."""
+
 
 @click.command()
 @click.option("--variant", "-v", "variant_name", required=True, help="The variant to train for.")
@@ -261,18 +265,18 @@ def train(
     from nardy.cli_options import load_variant, one_game_variant
 
     variant = one_game_variant(load_variant(variant_name, option_items), "training a net")
+    default_games, default_hidden = _DEFAULTS[method]
+    given: dict[str, Any] = {
+        "variant": variant.name,
+        "games": games or default_games,
+        "hidden": hidden or default_hidden,
+        "options": dict(variant.options),
+    }
     if method == "batched-td":
         from nardy.train.batched import BatchedConfig
         from nardy.train.batched_cli import run_batched
 
-        batched = _config(
-            BatchedConfig,
-            context.params,
-            variant=variant.name,
-            games=games or 100_000,
-            hidden=hidden or 128,
-            options=dict(variant.options),
-        )
+        batched = _config(BatchedConfig, context.params, given)
         run_batched(variant, batched, out, resume=resume, quiet=quiet)
         return
     from nardy.train.policy_iteration import IterationConfig
@@ -280,28 +284,14 @@ def train(
     from nardy.train.td import train as run
 
     if method == "policy-iteration":
-        iteration = _config(
-            IterationConfig,
-            context.params,
-            variant=variant.name,
-            games=games or 18_000,
-            hidden=hidden or 128,
-            candidates=_short_lists(candidates),
-            options=variant.options,
-        )
+        given["candidates"] = _short_lists(candidates)
+        iteration = _config(IterationConfig, context.params, given)
         _train_by_policy_iteration(
             variant, iteration, out, resume=resume, workers=workers, quiet=quiet
         )
         return
-    games = games or 10_000
-    config = _config(
-        TrainConfig,
-        context.params,
-        variant=variant.name,
-        games=games,
-        hidden=hidden or 64,
-        options=variant.options,
-    )
+    config = _config(TrainConfig, context.params, given)
+    games = config.games
     from rich.console import Console
 
     console = Console(stderr=True)
@@ -330,12 +320,14 @@ def train(
 
 def _progress_bars(console: Any, quiet: bool) -> Any:
     """Progress bars that stay on the screen (a training run's record of its phases)."""
+    from rich.progress import TimeElapsedColumn, TimeRemainingColumn
+
     from nardy.cli_options import progress_bar
 
-    return progress_bar(console, quiet=quiet, elapsed=True, remaining=True, transient=False)
+    return progress_bar(console, quiet, TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
 
 
-def _config(kind: type[C], params: Mapping[str, Any], **given: Any) -> C:
+def _config(kind: type[C], params: Mapping[str, Any], given: Mapping[str, Any]) -> C:
     """A method's config: each field the value of the option named for it (the options are
     named for the fields), or ``given``'s (a default that depends on the method, a value read
     from its option). A field without either is a KeyError: no field takes its default unseen."""
