@@ -31,7 +31,6 @@ from nardy.engines.evaluator import NeuralEvaluator
 from nardy.engines.net import (
     Engine,
     Net,
-    ValueNet,
     engine_for,
     fitted_from,
     load_net,
@@ -182,7 +181,7 @@ class NeuralBot(Bot):
         path = shipped_consistent_weights(name)
         if path is None or not fitted_from(path, shipped_weights(name)):
             return None  # no refit, or the refit of a net no longer shipped for `neural`
-        return path if ValueNet.load(path).meta.get("search") else None
+        return path if load_net(path).meta.get("search") else None
 
     def offer_double(self, decision: DoubleDecision) -> bool:
         if 2 * decision.cube.value > self.MAX_REDOUBLE or self.dead_cube(decision):

@@ -33,7 +33,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -46,12 +46,14 @@ __all__ = [
     "FORMAT",
     "OutcomeEngine",
     "OutcomeNet",
+    "cross_entropy",
     "flip_outcomes",
     "is_outcome_sidecar",
     "outcome_targets",
 ]
 
 F32 = npt.NDArray[np.float32]
+Floats = TypeVar("Floats", np.float32, np.float64)
 
 FORMAT = "nardy-outcome-v1"
 """The weights format written in every outcome net's sidecar; its loader refuses any other."""
@@ -75,11 +77,11 @@ def _flip_map(levels: int) -> tuple[npt.NDArray[np.intp], F32, F32]:
     return perm, sign, offset
 
 
-def flip_outcomes(p: F32, levels: int) -> F32:
-    """Outcome probabilities (rows of ``p``) seen from the other side: his P(win ≥ 1) is
-    1 − mine, his P(win ≥ k) my P(lose ≥ k) and the reverse (k ≥ 2)."""
+def flip_outcomes(p: npt.NDArray[Floats], levels: int) -> npt.NDArray[Floats]:
+    """Outcome probabilities (rows of ``p``, float32 or float64, kept) seen from the other
+    side: his P(win ≥ 1) is 1 − mine, his P(win ≥ k) my P(lose ≥ k) and the reverse (k ≥ 2)."""
     perm, sign, offset = _flip_map(levels)
-    out: F32 = p[..., perm] * sign + offset
+    out: npt.NDArray[Floats] = p[..., perm] * sign + offset
     return out
 
 
@@ -93,6 +95,17 @@ def outcome_targets(points: npt.NDArray[Any], levels: int) -> F32:
     out[:, levels:] = -points[:, None] >= k[1:]
     out[points == 0, 0] = 0.5
     return out
+
+
+def cross_entropy(p: npt.NDArray[Any], y: npt.NDArray[Any]) -> float:
+    """The mean over rows of the outcomes' summed binary cross-entropy of targets ``y`` (each
+    output a probability: a game's 0/1 outcome or a search's expectation) by predictions ``p``,
+    clipped away from 0 and 1 as the trainer's step clips them."""
+    if not len(p):
+        return 0.0
+    clipped = np.clip(p, 1e-6, 1 - 1e-6)
+    total = -(y * np.log(clipped) + (1 - y) * np.log(1 - clipped)).sum()
+    return float(total / p.shape[0])
 
 
 def read_sidecar(path: Path) -> object:
@@ -192,11 +205,20 @@ class OutcomeNet:
         rounding depends on the other rows multiplied with it, and one position's value would
         then differ between a local analysis and a Ray worker's batches (the trainer's
         :meth:`outcomes` stays float32)."""
+        out: npt.NDArray[np.float64] = (
+            self.equity_of_outcomes(self.probabilities(inputs)) / self.scale
+        )
+        return out
+
+    def probabilities(self, inputs: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """The outcome probabilities of each row of ``inputs`` in float64, as :meth:`values`
+        computes them (so a search's targets and its values agree to the last bit)."""
         x = np.asarray(inputs, dtype=np.float64)[:, :INPUTS]
         hidden = np.tanh(x @ self.w1.T.astype(np.float64) + self.b1)
-        p = 1.0 / (1.0 + np.exp(-(hidden @ self.w2.T.astype(np.float64) + self.b2)))
-        out: npt.NDArray[np.float64] = self.equity_of_outcomes(p) / self.scale
-        return out
+        p: npt.NDArray[np.float64] = 1.0 / (
+            1.0 + np.exp(-(hidden @ self.w2.T.astype(np.float64) + self.b2))
+        )
+        return p
 
     # -- files -----------------------------------------------------------------------------------
 

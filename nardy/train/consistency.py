@@ -1,32 +1,46 @@
-"""Self-consistent analysis nets: a value net fitted so that its 0-ply value of an afterstate
-matches its own 1-ply value (numpy only, deterministic).
+"""Self-consistent nets: a net fitted so that its 0-ply value of an afterstate matches its own
+1-ply value (numpy only, deterministic); for the outcome nets, generations of the net.
 
 Why: without the cube, a game's luck-adjusted result telescopes into the two sides' 0-ply errors
 plus the evaluator's *inconsistency* — its value of each position minus the mean over the
 opponent's 21 rolls of its value after his best reply — summed over the game (docs/analysis.md).
 Luck adjustment cannot remove that term; an evaluator whose ``V₀`` equals its ``V₁`` has none.
 
-The recipe, for one variant, starting from the shipped weights of :mod:`nardy.engines.net`:
+The recipe, for one variant, starting from the shipped weights of :mod:`nardy.engines.net`
+(``net = "value"``: the value net of policy iteration, :func:`~nardy.engines.net.
+shipped_value_weights`; ``net = "shipped"``: the net ``neural`` plays, ``VARIANT.npz``, an outcome
+net of batched TD where one ships):
 
-1. **Positions**: ``games`` games per round without the cube, played by the *shipped* neural bot:
+1. **Positions**: ``games`` games per round without the cube, played through the kernel's game
+   loop (:class:`~nardy.core.game.Game`). With the value net, by the *shipped* neural bot:
    even-numbered games against ``heuristic`` (colours alternating), odd-numbered ones against
-   itself — the games the analysis is asked about. Every play whose result ends the mover's turn
-   (as :mod:`nardy.train.policy_iteration` defines it) and does not end the game gives one sample:
-   that afterstate.
+   itself — the games the analysis is asked about. With ``net = "shipped"``, by the *current*
+   net against itself (a generation's self-play, as gnubg's and wildbg's loops play it). Every
+   play whose result ends the mover's turn (as :mod:`nardy.train.policy_iteration` defines it)
+   and does not end the game gives one sample: that afterstate.
 2. **Targets**: the current net's 1-ply value of each sample, ``V₁(r) = −Σ_rolls w · max_plays
    V₀(result)`` (:class:`~nardy.engines.search.Searcher`, batched; short lists and whole-turn
    plans exactly as the analysis uses them), optionally mixed with the game's outcome
-   (``outcome_weight``) to keep the fixed point tied to real results.
-3. **Fit**: the net is regressed onto the targets (mean squared error, Adam), warm-started from
+   (``outcome_weight``) to keep the fixed point tied to real results. An outcome net's targets
+   are the 1-ply search's outcome *probabilities* (:func:`nardy.train.generations.
+   one_ply_outcomes`), whose equity is that ``V₁``.
+3. **Fit**: the net is regressed onto the targets (a value net: mean squared error; an outcome
+   net: cross-entropy, :func:`nardy.train.generations.fit_outcomes`; Adam), warm-started from
    the current net; one game in 20 is held out and the epoch with the lowest held-out error kept.
 4. Repeat with fresh games (new dice) for ``rounds`` rounds. Each round reports the held-out root
-   mean square of ``V₀ − V₁`` (points) before and after its fit.
+   mean square and standard deviation of ``V₀ − V₁`` (points) before and after its fit.
+
+The sidecar's ``consistency.shipped_sha256`` names the net the refit was fitted from: a refit
+stands for that net only (:func:`nardy.engines.net.fitted_from`; ``neural:1`` searches over
+``VARIANT.consistent.npz`` only while it is a refit of ``VARIANT.npz``).
 
 Determinism: game ``k`` of round ``i`` uses the dice ``SeededDice(seed · 1,000,003 + i ·
 10,000,019 + k + 5,000,000)`` (apart from those of ``nardy train``) and the mini-batch order
 ``default_rng((seed, i))``.
 
     python -m nardy.train.consistency --variant backgammon --rounds 3 --games 150 --out W.npz
+    python -m nardy.train.consistency --variant backgammon --net shipped --rounds 2 --games 400 \
+        --out backgammon.consistent.npz
 """
 
 from __future__ import annotations
@@ -51,10 +65,21 @@ from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+from nardy.encoding import encode_batch
 from nardy.engines.evaluator import NeuralEvaluator
-from nardy.engines.net import NetEngine, ValueNet, scale_for, shipped_value_weights
+from nardy.engines.net import (
+    Net,
+    NetEngine,
+    ValueNet,
+    load_net,
+    scale_for,
+    shipped_value_weights,
+    shipped_weights,
+)
+from nardy.engines.outcome_net import OutcomeNet, outcome_targets
 from nardy.engines.search import Searcher
-from nardy.train.policy_iteration import IterationConfig, Samples, ends_the_turn, fit
+from nardy.train.generations import fit_outcomes, one_ply_outcomes
+from nardy.train.policy_iteration import HOLD_OUT, IterationConfig, Samples, ends_the_turn, fit
 
 __all__ = [
     "ConsistencyConfig",
@@ -62,6 +87,7 @@ __all__ = [
     "collect_positions",
     "inconsistency",
     "one_ply_targets",
+    "spread",
     "train_consistent",
 ]
 
@@ -85,6 +111,8 @@ class ConsistencyConfig:
     learning_rate: float = 3e-4
     outcome_weight: float = 0.0
     """Target = (1 − w) · V₁ + w · the game's outcome (both ÷ the variant's scale)."""
+    net: str = "value"
+    """Which net is refitted (the module docstring): ``value`` or ``shipped``."""
 
 
 @dataclass(slots=True)
@@ -101,9 +129,12 @@ def _dice_seed(seed: int, round_index: int, game: int) -> int:
     return seed * 1_000_003 + round_index * ROUND_STRIDE + game + DICE_OFFSET
 
 
-def collect_positions(variant: Variant, games: int, seed: int, round_index: int) -> Positions:
-    """Step 1 of the module docstring: the shipped value net's games (the net a refit is of,
-    :func:`~nardy.engines.net.shipped_value_weights`), no cube."""
+def collect_positions(
+    variant: Variant, games: int, seed: int, round_index: int, player: Net | None = None
+) -> Positions:
+    """Step 1 of the module docstring, no cube: the shipped value net's games (the net a refit is
+    of, :func:`~nardy.engines.net.shipped_value_weights`), or with ``player`` that net's games
+    against itself."""
     scale = scale_for(variant)
     weights = shipped_value_weights(variant.name)
     afterstates: list[Position] = []
@@ -111,14 +142,21 @@ def collect_positions(variant: Variant, games: int, seed: int, round_index: int)
     outcomes: list[float] = []
     for index in range(games):
         dice_seed = _dice_seed(seed, round_index, index)
-        neural = NeuralBot(dice_seed, weights, variant=variant)
-        opponent: Bot = (
-            HeuristicBot(dice_seed)
-            if index % 2 == 0
-            else NeuralBot(dice_seed, weights, variant=variant)
-        )
-        opponent.start_game(variant, 1)
-        bots: tuple[Bot, Bot] = (neural, opponent) if index % 4 < 2 else (opponent, neural)
+        bots: tuple[Bot, Bot]
+        if player is not None:
+            # A 0-ply bot is a function of the position: one bot sits in both seats.
+            neural = NeuralBot(dice_seed)
+            neural.bind(variant, player)
+            bots = (neural, neural)
+        else:
+            neural = NeuralBot(dice_seed, weights, variant=variant)
+            opponent: Bot = (
+                HeuristicBot(dice_seed)
+                if index % 2 == 0
+                else NeuralBot(dice_seed, weights, variant=variant)
+            )
+            opponent.start_game(variant, 1)
+            bots = (neural, opponent) if index % 4 < 2 else (opponent, neural)
         game = Game(variant, SeededDice(dice_seed), cube=CubeSettings())
         movers: list[int] = []
         while (decision := game.decision) is not None:
@@ -160,75 +198,129 @@ def inconsistency(values: Array) -> float:
     return float(np.sqrt(np.mean((values[0] - values[1]) ** 2))) if values.shape[1] else 0.0
 
 
+def spread(values: Array) -> float:
+    """Standard deviation of ``V₀ − V₁`` (points): the part of the inconsistency a constant
+    offset does not explain, which is what reorders a search's plays."""
+    return float(np.std(values[0] - values[1])) if values.shape[1] else 0.0
+
+
+def _values(variant: Variant, net: Net, afterstates: list[Position]) -> Array:
+    """``V₀`` and ``V₁`` of each afterstate by either format of net."""
+    if isinstance(net, OutcomeNet):
+        return one_ply_outcomes(variant, net, afterstates)[0]
+    return one_ply_targets(variant, net, afterstates)
+
+
+def _fit_round(
+    variant: Variant,
+    net: Net,
+    positions: Positions,
+    config: ConsistencyConfig,
+    rng: np.random.Generator,
+) -> tuple[Net, Array, list[float], int, float]:
+    """Steps 2 and 3 of the module docstring for one round: the fitted net, the positions'
+    ``V₀`` and ``V₁`` before the fit, the held-out losses, the epoch kept and the seconds the
+    targets took."""
+    scale = scale_for(variant)
+    w = config.outcome_weight
+    clock = time.perf_counter()
+    if isinstance(net, OutcomeNet):
+        values, probabilities = one_ply_outcomes(variant, net, positions.afterstates)
+        target_s = time.perf_counter() - clock
+        results = outcome_targets(positions.outcomes * scale, net.levels)
+        targets = ((1.0 - w) * probabilities + w * results).astype(np.float32)
+        inputs = encode_batch(positions.afterstates).astype(np.float32)
+        fitted, losses, kept = fit_outcomes(
+            net,
+            inputs,
+            targets,
+            positions.games,
+            epochs=config.epochs,
+            batch=config.batch,
+            learning_rate=config.learning_rate,
+            rng=rng,
+        )
+        return fitted, values, losses, kept, target_s
+    values = one_ply_targets(variant, net, positions.afterstates)
+    target_s = time.perf_counter() - clock
+    bot = NeuralBot(0)
+    bot.bind(variant, net)
+    samples = Samples(
+        bot.inputs_of(positions.afterstates).astype(np.float32),
+        (((1.0 - w) * values[1] + w * positions.outcomes * scale) / scale).astype(np.float32),
+        positions.games,
+    )
+    settings = IterationConfig(
+        variant.name,
+        epochs=config.epochs,
+        batch=config.batch,
+        learning_rate=config.learning_rate,
+    )
+    value_net, losses, kept = fit(net, samples, settings, rng)
+    return value_net, values, losses, kept, target_s
+
+
+def _base(variant: Variant, config: ConsistencyConfig) -> Path:
+    """The weights file a run refits (the module docstring's ``net``)."""
+    if config.net == "value":
+        return shipped_value_weights(variant.name)
+    if config.net == "shipped":
+        return shipped_weights(variant.name)
+    raise ValueError(f"net must be 'value' or 'shipped', not {config.net!r}")
+
+
 def train_consistent(
     variant: Variant,
     config: ConsistencyConfig,
     out: Path,
-    start: ValueNet | None = None,
+    start: Net | None = None,
     say: Any = print,
-) -> ValueNet:
+) -> Net:
     """Run the recipe of the module docstring; writes ``out`` (.npz and .json sidecar)."""
-    net = start if start is not None else ValueNet.load(shipped_value_weights(variant.name))
-    scale = scale_for(variant)
-    bot = NeuralBot(0)
-    bot.bind(variant, net)
+    base = _base(variant, config)
+    net = start if start is not None else load_net(base)
     history: list[dict[str, Any]] = []
     began = time.perf_counter()
     origin = {
         "start_sha256": net.meta.get("sha256"),
-        "shipped_sha256": ValueNet.load(shipped_value_weights(variant.name)).meta.get("sha256"),
+        "shipped_sha256": load_net(base).meta.get("sha256"),
     }
     for round_index in range(config.rounds):
         clock = time.perf_counter()
-        positions = collect_positions(variant, config.games, config.seed, round_index)
+        player = net if config.net == "shipped" else None
+        positions = collect_positions(variant, config.games, config.seed, round_index, player)
         play_s = time.perf_counter() - clock
         clock = time.perf_counter()
-        values = one_ply_targets(variant, net, positions.afterstates)
-        target_s = time.perf_counter() - clock
-        w = config.outcome_weight
-        targets = ((1.0 - w) * values[1] + w * positions.outcomes * scale) / scale
-        bot.bind(variant, net)
-        samples = Samples(
-            bot.inputs_of(positions.afterstates).astype(np.float32),
-            targets.astype(np.float32),
-            positions.games,
+        net, values, losses, kept, target_s = _fit_round(
+            variant, net, positions, config, np.random.default_rng((config.seed, round_index))
         )
-        settings = IterationConfig(
-            variant.name,
-            epochs=config.epochs,
-            batch=config.batch,
-            learning_rate=config.learning_rate,
+        fit_s = time.perf_counter() - clock - target_s
+        held_out = positions.games % HOLD_OUT == 0
+        refit = _values(
+            variant, net, [p for p, h in zip(positions.afterstates, held_out, strict=True) if h]
         )
-        clock = time.perf_counter()
-        net, losses, kept = fit(
-            net, samples, settings, np.random.default_rng((config.seed, round_index))
-        )
-        fit_s = time.perf_counter() - clock
-        held_out = positions.games % 20 == 0
-        before = inconsistency(values[:, held_out])
-        after = inconsistency(
-            one_ply_targets(
-                variant, net, [p for p, h in zip(positions.afterstates, held_out, strict=True) if h]
-            )
-        )
+        before, after = inconsistency(values[:, held_out]), inconsistency(refit)
+        sd_before, sd_after = spread(values[:, held_out]), spread(refit)
         entry = {
             "round": round_index + 1,
             "samples": len(positions.afterstates),
             "play_seconds": round(play_s, 1),
             "target_seconds": round(target_s, 1),
             "fit_seconds": round(fit_s, 1),
-            "held_out_mse": [round(x, 6) for x in losses],
+            "held_out_loss": [round(x, 6) for x in losses],
             "epoch_kept": kept,
             "held_out_rms_v0_minus_v1": [round(before, 5), round(after, 5)],
+            "held_out_sd_v0_minus_v1": [round(sd_before, 5), round(sd_after, 5)],
         }
         history.append(entry)
         say(
-            f"round {round_index + 1}/{config.rounds}: {entry['samples']} samples, "
-            f"RMS(V0-V1) held out {before:.4f} -> {after:.4f} points, epoch {kept}, "
-            f"{play_s:.0f}+{target_s:.0f}+{fit_s:.0f} s"
+            f"round {round_index + 1}/{config.rounds}: {config.games} games, "
+            f"{entry['samples']} samples, RMS(V0-V1) held out {before:.4f} -> {after:.4f} "
+            f"points (SD {sd_before:.4f} -> {sd_after:.4f}), epoch {kept}, "
+            f"{play_s:.0f} s play, {target_s:.0f} s targets, {fit_s:.0f} s fit"
         )
         # Written after every round, so that a run cut short leaves its last complete round.
-        net.meta = {
+        meta: dict[str, Any] = {
             **net.meta,
             "kind": "consistent",
             "method": "consistency",
@@ -240,6 +332,7 @@ def train_consistent(
                 **origin,
             },
         }
+        net.meta = meta
         out.parent.mkdir(parents=True, exist_ok=True)
         net.save(out)
     return net
@@ -258,13 +351,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--learning-rate", type=float, default=3e-4)
     parser.add_argument("--outcome-weight", type=float, default=0.0)
-    parser.add_argument("--start", type=Path, help="weights to start from (default: shipped)")
+    parser.add_argument(
+        "--net",
+        choices=("value", "shipped"),
+        default="value",
+        help="refit the value net (VARIANT.value.npz where an outcome net ships) or the net "
+        "neural plays (VARIANT.npz: generations of an outcome net, on its own self-play)",
+    )
+    parser.add_argument("--start", type=Path, help="weights to start from (default: --net's)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 2 or args.epochs < 1 or not 0 <= args.outcome_weight <= 1:
         parser.error("--rounds ≥ 1, --games ≥ 2, --epochs ≥ 1 and 0 ≤ --outcome-weight ≤ 1")
     try:
         variant = load_variant(args.variant)
-        start = ValueNet.load(args.start) if args.start else None
+        start = load_net(args.start) if args.start else None
     except ValueError as error:
         parser.error(str(error))
     config = ConsistencyConfig(
@@ -276,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         args.batch,
         args.learning_rate,
         args.outcome_weight,
+        args.net,
     )
     train_consistent(variant, config, args.out, start, say=lambda t: print(t, flush=True))
     return 0
