@@ -74,11 +74,7 @@ class _Remote:
         token = os.environ.get(ADMIN_TOKEN_ENV)
         if not token and not self.token_file.exists():
             # An arena that is starting writes its token file: wait for it to answer first.
-            self.call(
-                lambda: self.stub.ListBots(
-                    _arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True
-                )
-            )
+            self.unary(self.stub.ListBots, _arena_pb2.ListBotsRequest(), timeout=10)
         if not token:
             try:
                 token = read_admin_token(self.token_file)
@@ -101,6 +97,16 @@ class _Remote:
                 details = f"no answer from an arena at {self.address} ({details})"
             name = code.name if code is not None else "ERROR"
             raise click.ClickException(f"{name}: {details}") from None
+
+    def unary(
+        self, rpc: Callable[..., _T], request: object, *, timeout: float, admin: bool = False
+    ) -> _T:
+        """One unary call (:meth:`call`), with the admin token where ``admin`` (the operator's
+        calls: registering, creating, cancelling)."""
+        metadata = self.admin_metadata() if admin else None
+        return self.call(
+            lambda: rpc(request, timeout=timeout, wait_for_ready=True, metadata=metadata)
+        )
 
 
 def _remote_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -260,9 +266,7 @@ def _take_until_end(
 def bots_command(address: str, admin_token_file: Path) -> None:
     """List the arena's bots: name, kind, connected, last seen, faults."""
     remote = _Remote(address, admin_token_file)
-    response = remote.call(
-        lambda: remote.stub.ListBots(_arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True)
-    )
+    response = remote.unary(remote.stub.ListBots, _arena_pb2.ListBotsRequest(), timeout=10)
     table = Table(title=f"bots of {address}", title_justify="left")
     for name in ("Name", "Kind", "Address", "Connected", "Last seen (UTC)", "Faults"):
         table.add_column(name, no_wrap=True)
@@ -306,11 +310,7 @@ def register_command(
         request.server.address = server_address
     else:
         request.dial_out.SetInParent()
-    response = remote.call(
-        lambda: remote.stub.RegisterBot(
-            request, timeout=30, wait_for_ready=True, metadata=remote.admin_metadata()
-        )
-    )
+    response = remote.unary(remote.stub.RegisterBot, request, timeout=30, admin=True)
     click.echo(f"registered {name} (id {response.bot_id})")
     if token_file is not None:
         try:
@@ -335,15 +335,9 @@ def create_command(
 ) -> None:
     """Create a tournament from a TOML file (bots: names of registered bots)."""
     remote = _Remote(address, admin_token_file)
-    listing = remote.call(
-        lambda: remote.stub.ListBots(_arena_pb2.ListBotsRequest(), timeout=10, wait_for_ready=True)
-    )
+    listing = remote.unary(remote.stub.ListBots, _arena_pb2.ListBotsRequest(), timeout=10)
     request = _create_request(toml, {b.name: b.bot_id for b in listing.bots})
-    response = remote.call(
-        lambda: remote.stub.CreateTournament(
-            request, timeout=60, wait_for_ready=True, metadata=remote.admin_metadata()
-        )
-    )
+    response = remote.unary(remote.stub.CreateTournament, request, timeout=60, admin=True)
     if id_only:
         click.echo(response.tournament_id)
     else:
@@ -357,10 +351,8 @@ def create_command(
 def list_command(address: str, admin_token_file: Path) -> None:
     """List the arena's tournaments, newest first."""
     remote = _Remote(address, admin_token_file)
-    response = remote.call(
-        lambda: remote.stub.ListTournaments(
-            _arena_pb2.ListTournamentsRequest(), timeout=30, wait_for_ready=True
-        )
+    response = remote.unary(
+        remote.stub.ListTournaments, _arena_pb2.ListTournamentsRequest(), timeout=30
     )
     table = Table(title=f"tournaments of {address}", title_justify="left")
     for name in ("Tournament", "Status", "Games", "Bots", "Variant", "Created (UTC)"):
@@ -391,14 +383,8 @@ def watch_command(tournament_id: str, address: str, admin_token_file: Path) -> N
 def cancel_command(tournament_id: str, address: str, admin_token_file: Path) -> None:
     """Cancel a tournament: games in progress are aborted; it is never resumed."""
     remote = _Remote(address, admin_token_file)
-    response = remote.call(
-        lambda: remote.stub.CancelTournament(
-            _arena_pb2.CancelTournamentRequest(tournament_id=tournament_id),
-            timeout=60,
-            wait_for_ready=True,
-            metadata=remote.admin_metadata(),
-        )
-    )
+    request = _arena_pb2.CancelTournamentRequest(tournament_id=tournament_id)
+    response = remote.unary(remote.stub.CancelTournament, request, timeout=60, admin=True)
     click.echo(f"{tournament_id}: {_status(response.status)}")
 
 
@@ -421,7 +407,7 @@ def games_command(
     request = _arena_pb2.ListGamesRequest(
         tournament_id=tournament_id, bot=bot, termination=termination, limit=max(0, limit)
     )
-    response = remote.call(lambda: remote.stub.ListGames(request, timeout=30, wait_for_ready=True))
+    response = remote.unary(remote.stub.ListGames, request, timeout=30)
     table = Table(title=f"games of {tournament_id}", title_justify="left")
     for name in ("Game", "White", "Black", "Winner", "Points", "Termination"):
         table.add_column(name, no_wrap=True)
@@ -498,15 +484,9 @@ def standings_command(
     if tournament is None:
         click.get_current_context().invoke(_local_standings(), **local_options)
         return
-    tournament_id = tournament
     remote = _Remote(address, admin_token_file)
-    response = remote.call(
-        lambda: remote.stub.GetStandings(
-            _arena_pb2.GetStandingsRequest(tournament_id=tournament_id),
-            timeout=30,
-            wait_for_ready=True,
-        )
-    )
+    request = _arena_pb2.GetStandingsRequest(tournament_id=tournament)
+    response = remote.unary(remote.stub.GetStandings, request, timeout=30)
     _console().print(standings_table(response))
 
 
