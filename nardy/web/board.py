@@ -44,6 +44,7 @@ from nardy.svg import CubeOwner as SvgCubeOwner
 from nardy.svg import board
 from nardy.web.analysis_view import offered_evaluators
 from nardy.web.present import BadQuery, choice_param, int_param, text_param
+from nardy.web.variant_options import option_specs
 
 __all__ = [
     "MAX_PLY",
@@ -83,17 +84,7 @@ def board_variants() -> list[dict[str, Any]]:
                 "checkers": variant.checkers,
                 "bar": variant.rules.hitting.hits,
                 "pins": variant.rules.hitting.pins,
-                "options": [
-                    {
-                        "name": o.name,
-                        "default": o.default,
-                        "choices": list(o.choices),
-                        "kind": o.kind.__name__,
-                        "help": o.help,
-                    }
-                    for o in info.options
-                    if o.name != "match_length"  # one game's position: no match to play
-                ],
+                "options": option_specs(info),
             }
         )
     return out

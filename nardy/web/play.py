@@ -59,6 +59,7 @@ from nardy.web.play_session import (
     new_secret,
 )
 from nardy.web.templating import template_environment
+from nardy.web.variant_options import option_specs
 from nardy.words import result_words
 
 __all__ = ["BOT_CHOICES", "play_routes", "play_store_path"]
@@ -259,17 +260,7 @@ class _PlayViews:
                     "name": name,
                     "title": info.title,
                     "match_only": bool(info.cycle),
-                    "options": [
-                        {
-                            "name": o.name,
-                            "default": o.default,
-                            "choices": list(o.choices),
-                            "kind": o.kind.__name__,
-                            "help": o.help,
-                        }
-                        for o in info.options
-                        if o.name != "match_length"
-                    ],
+                    "options": option_specs(info),
                 }
             )
         others = [n for n, b in installed_bots().items() if not b.builtin]

@@ -62,30 +62,8 @@
     const box = $("variant-options");
     for (const label of box.querySelectorAll("label")) label.remove();
     for (const o of variant().options) {
-      const label = document.createElement("label");
-      label.title = o.help;
-      let input;
-      if (o.kind === "bool") {
-        input = document.createElement("input");
-        input.type = "checkbox";
-        input.checked = !!o.default;
-      } else if (o.choices.length) {
-        input = document.createElement("select");
-        for (const c of o.choices) {
-          const opt = document.createElement("option");
-          opt.value = String(c);
-          opt.textContent = String(c);
-          if (c === o.default) opt.selected = true;
-          input.append(opt);
-        }
-      } else {
-        input = document.createElement("input");
-        input.type = o.kind === "int" ? "number" : "text";
-        input.value = o.default === null ? "" : String(o.default);
-      }
-      input.dataset.option = o.name;
+      const { label, input } = variantOptionField(o, String);
       input.setAttribute("form", "none");
-      label.append(o.name + " ", input);
       box.append(label);
     }
     box.hidden = !variant().options.length;

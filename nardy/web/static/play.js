@@ -23,31 +23,9 @@
       legend.textContent = "Options";
       options.append(legend);
       for (const o of v.options) {
-        const label = document.createElement("label");
-        label.title = o.help;
-        let input;
-        if (o.kind === "bool") {
-          input = document.createElement("input");
-          input.type = "checkbox";
-          input.checked = !!o.default;
-        } else if (o.choices.length) {
-          input = document.createElement("select");
-          for (const c of o.choices) {
-            const opt = document.createElement("option");
-            opt.value = JSON.stringify(c);
-            opt.textContent = String(c);
-            if (c === o.default) opt.selected = true;
-            input.append(opt);
-          }
-        } else {
-          input = document.createElement("input");
-          input.type = o.kind === "int" ? "number" : "text";
-          input.value = o.default === null ? "" : String(o.default);
-        }
+        const { label, input } = variantOptionField(o, JSON.stringify);
         input.name = "opt-" + o.name;
-        input.dataset.option = o.name;
         input.dataset.kind = o.kind;
-        label.append(o.name + " ", input);
         options.append(label);
       }
       if (v.match_only && !length.value) length.value = "3";
