@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +11,10 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from nardy.cli import COMMANDS, cli
-from nardy.cli_options import TableGroup
+from nardy.cli_options import TableGroup, progress_bar
 
 
 @pytest.mark.parametrize("group", ["nardy", "arena", "bot"])
@@ -62,3 +64,64 @@ def test_the_shared_ray_address_rule_reads_the_same_in_every_command(
     result = CliRunner().invoke(cli, [*args, "--ray-address", "head:6379"])
     assert result.exit_code == 2, result.output
     assert "--ray-address goes with --executor ray" in result.output
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only_and_unless_quiet() -> None:
+    """``nardy play``, ``analyze``, ``rollout`` and ``train`` draw one bar (``progress_bar``): on
+    a terminal unless quiet, never into a pipe or a log; the times a command asks for follow the
+    count; it is gone once done unless the command keeps it (train's phases)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+
+    terminal = Console(file=io.StringIO(), force_terminal=True)
+    piped = Console(file=io.StringIO(), force_terminal=False)
+    kept = progress_bar(terminal, False, TimeRemainingColumn(), transient=False)
+    assert not kept.disable and not kept.live.transient
+    kinds = [TextColumn, BarColumn, MofNCompleteColumn, TimeRemainingColumn]
+    assert [type(column) for column in kept.columns] == kinds
+    assert progress_bar(terminal, False).live.transient
+    assert progress_bar(terminal, True).disable
+    assert progress_bar(piped, False).disable
+
+
+def test_an_operator_call_waits_for_the_arena_and_carries_the_token_only_where_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``nardy arena bots|register|create|list|cancel|games|standings`` make their unary calls one
+    way (``_Remote.unary``): waiting for an arena that is starting (``wait_for_ready``, up to the
+    call's timeout), with the admin token on the operator's calls only; a failure is one line."""
+    import grpc
+
+    from nardy.arena.operator_cli import _Remote
+    from nardy.arena.service.auth import ADMIN_TOKEN_ENV
+
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, "secret")
+    remote = _Remote("127.0.0.1:1", tmp_path / "absent.token")
+    calls: list[tuple[str, dict[str, object]]] = []
+
+    def rpc(request: str, **settings: object) -> str:
+        calls.append((request, settings))
+        return f"answer to {request}"
+
+    assert remote.unary(rpc, "create", timeout=60, admin=True) == "answer to create"
+    assert remote.unary(rpc, "list", timeout=30) == "answer to list"
+    token = (("authorization", "Bearer secret"),)
+    assert calls == [
+        ("create", {"timeout": 60, "wait_for_ready": True, "metadata": token}),
+        ("list", {"timeout": 30, "wait_for_ready": True, "metadata": None}),
+    ]
+
+    class Late(grpc.RpcError):
+        def code(self) -> grpc.StatusCode:
+            return grpc.StatusCode.DEADLINE_EXCEEDED
+
+        def details(self) -> str:
+            return "Deadline Exceeded"
+
+    def late(request: str, **settings: object) -> str:
+        raise Late()
+
+    with pytest.raises(click.ClickException) as failure:
+        remote.unary(late, "list", timeout=30)
+    assert failure.value.message == (
+        "DEADLINE_EXCEEDED: no answer from an arena at 127.0.0.1:1 (Deadline Exceeded)"
+    )
