@@ -430,8 +430,8 @@ def test_analyze_rejects_bad_input(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("variant_name", "search_net"),
     [
-        ("fevga", "neural-consistent"),  # its refit ships, flagged for search
-        ("long", "neural"),  # an outcome net ships: its value net's refit is not its own
+        ("fevga", "neural"),  # an outcome net ships: its value net's refit is not its own
+        ("long", "neural"),  # the same
         ("backgammon", "neural"),  # a refit ships, not flagged: the search reads the play net
         ("mad", "neural"),  # no refit ships
     ],
