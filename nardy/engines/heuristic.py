@@ -84,9 +84,10 @@ SAME_AHEAD_OPP: tuple[tuple[int, ...], ...] = tuple(
 AHEAD_MINE: tuple[tuple[int, ...], ...] = tuple(
     tuple(i - k for k in range(1, 7) if i - k >= 0) for i in range(24)
 )
-# Opposite direction, for the opponent's checker on my index i: his next six points, my i+1 … i+6.
-_OPPOSITE_AHEAD_OPP: tuple[tuple[int, ...], ...] = tuple(
-    tuple(i + k for k in range(1, 7) if i + k <= 23) for i in range(24)
+# Opposite direction, for the opponent's checker on my index i: his next six points, my i+1 … i+6,
+# as a bit mask of my point indexes (bit j = index j).
+_OPPOSITE_AHEAD_OPP: tuple[int, ...] = tuple(
+    sum(1 << (i + k) for k in range(1, 7) if i + k <= 23) for i in range(24)
 )
 
 # Value of blocking k of the six points in front of an opposing checker (convex: primes count most).
@@ -221,6 +222,27 @@ def _scan(
     return my_pips, opp_pips, my_back, opp_back, stack
 
 
+def _blocking(points: tuple[int, ...], closed: int) -> float:
+    """The opposite-direction blocking score: :data:`BLOCK_VALUE` of each opposing checker (on
+    the board) by how many of the six points in front of it are closed to it (``closed``: bit i
+    = my point index i closed; made points, and in a pinning variant a point where I pin)."""
+    block = 0.0
+    for index, count in enumerate(points):
+        if count < 0:
+            block -= count * BLOCK_VALUE[(closed & _OPPOSITE_AHEAD_OPP[index]).bit_count()]
+    return block
+
+
+def _hit_mask(blot: int, shooters: list[int]) -> int:
+    """The distances (bit d = distance d) from which opposing checkers on ``shooters`` (my point
+    numbers, 0 for the bar; opposite direction, so a shooter hits upwards) reach my ``blot``."""
+    mask = 0
+    for shooter in shooters:
+        if shooter < blot:
+            mask |= 1 << (blot - shooter)
+    return mask
+
+
 def pips(position: Position, opposite: bool) -> tuple[int, int]:
     """(mover's, opponent's) pip counts; the bar counts 25 (opposite direction)."""
     mine = 25 * position.bar[0]
@@ -254,11 +276,13 @@ def evaluate_opposite(position: Position, w: Weights) -> float:
     home_points = 0
     opp_home_points = 0
     made = 0.0
+    closed = 0  # my made points (bit i = index i)
     blots: list[int] = []
     shooters: list[int] = [0] if opp_bar else []
     for index, count in enumerate(points):
         if count >= 2:
             made += w.point_value[index]
+            closed |= 1 << index
             if index < 6:
                 home_points += 1
         elif count == 1:
@@ -268,14 +292,7 @@ def evaluate_opposite(position: Position, w: Weights) -> float:
             if count <= -2 and index >= 18:
                 opp_home_points += 1
     value += made
-    block = 0.0
-    for index, count in enumerate(points):
-        if count < 0:
-            held = 0
-            for ahead in _OPPOSITE_AHEAD_OPP[index]:
-                if points[ahead] >= 2:
-                    held += 1
-            block -= count * BLOCK_VALUE[held]
+    block = _blocking(points, closed)
     if opp_bar:
         held = sum(1 for index in range(6) if points[index] >= 2)
         block += opp_bar * BLOCK_VALUE[held]
@@ -287,10 +304,7 @@ def evaluate_opposite(position: Position, w: Weights) -> float:
         hit_cost = w.blot_base + 1.5 * opp_home_points
         risk = 0.0
         for blot in blots:
-            mask = 0
-            for shooter in shooters:
-                if shooter < blot:
-                    mask |= 1 << (blot - shooter)
+            mask = _hit_mask(blot, shooters)
             if mask:
                 risk += _shots(mask) * (hit_cost + 25 - blot)
         value -= risk / 36.0
@@ -350,30 +364,21 @@ def evaluate_pin(position: Position, w: Weights) -> float:
     blots: list[int] = []
     shooters: list[int] = []
     made = 0.0
+    closed_bits = 0  # ``closed`` as bits (bit i = index i): a closed point holds my checker
     for index, count in enumerate(points):
         if closed[index] and count > 0:
             made += w.point_value[index]
+            closed_bits |= 1 << index
         elif count == 1:
             blots.append(index + 1)
         elif count < 0:
             shooters.append(index + 1)
     value += made
-    block = 0.0
-    for index, count in enumerate(points):
-        if count < 0:
-            held = 0
-            for ahead in _OPPOSITE_AHEAD_OPP[index]:
-                if closed[ahead]:
-                    held += 1
-            block -= count * BLOCK_VALUE[held]
-    value += w.block * block
+    value += w.block * _blocking(points, closed_bits)
     if blots and shooters:
         risk = 0.0
         for blot in blots:
-            mask = 0
-            for shooter in shooters:
-                if shooter < blot:
-                    mask |= 1 << (blot - shooter)
+            mask = _hit_mask(blot, shooters)
             if mask:
                 cost = w.pin_base + w.pin_depth * blot / 24
                 if blot == 24:  # my mother, alone on my 24
