@@ -22,7 +22,7 @@ There are three searches (docs/performance.md explains the choices and their mea
   as the best leaf so far. The end-of-segment six-block check is applied to the plays that use the
   most dice; when none of them passes (a rare case), the general search below answers instead.
   ``core/_batchgen.c`` is a C translation of this path for the batch API (nardy.core.batch): a
-  change here is made there too (tests/test_batchgen.py compares the two).
+  change here is made there too (tests/core/test_batchgen.py compares the two).
 * **The ordered search**, for rule sets without hitting whose steps depend on their order
   (per-step six-block, the runner rule, restricted home moves, per-step quarter; nardgammon, mad,
   mad_gulbar, fevga, giul). Two different dice are played by two nested loops with every per-step
@@ -47,13 +47,18 @@ There are three searches (docs/performance.md explains the choices and their mea
 
 What the searches share, each in one place: the equal-dice searches' state and their bookkeeping
 of the plays of the most dice (:class:`_EqualDice`, the base of :class:`_MultisetSearch`,
-:class:`_OrderedSearch`, :class:`_PinMultiset` and :class:`_PinSearch`); the one-die candidates of
-two different dice and the larger-die rule (:class:`_OneDie`); and in the three two-dice loops
+:class:`_OrderedSearch`, :class:`_PinMultiset` and :class:`_PinSearch`); a step made and taken back in place, with a hit
+(:func:`_hit_step`, :func:`_hit_unstep`: the fast path and the general search) or with pins
+(:func:`_pin_step`, :func:`_pin_unstep`, the end of the game by the mother rule
+:func:`_pin_ends_game`: the pinning search); the per-step six-block check (:func:`_step_blocks`:
+the ordered and the general search); the one-die candidates of two different dice and the
+larger-die rule (:class:`_OneDie`); and in the three two-dice loops
 (:meth:`MoveGenerator._fast_two`, :meth:`MoveGenerator._ordered_two`,
 :meth:`MoveGenerator._pin_two`) one record of the pairs of steps already played in the first
-order, a bit mask per source. The loops themselves stay apart, each with only its rule set's
-checks inline (one loop would test the others' at every step; not tried yet: docs/performance.md,
-"One search's parts in one place").
+order, a bit mask per source. Each equal-dice search makes the last die's steps in the loop of the
+others. The two-dice loops themselves stay apart, each with only its rule set's checks inline (one
+loop would test the others' at every step; not tried yet: docs/performance.md, "One search's parts
+in one place").
 
 All searches return the same plays (results and dice used). The fast path and the ordered search
 also give the general search's order and representative steps, with one exception: a result
@@ -215,7 +220,7 @@ def position_from_json(obj: object, checkers: int | None) -> Position | None:
     (``bar`` and ``off`` may be left out) and whose counts balance, read in one pass.
 
     Returns None for anything else, valid or not: the full checks then decide, and name every
-    problem (``Position.from_json``'s slow path; the two agree, tests/test_position.py).
+    problem (``Position.from_json``'s slow path; the two agree, tests/core/test_position.py).
     """
     if type(obj) is not dict:
         return None
@@ -364,6 +369,35 @@ class _OneDie:
         return 1, plays
 
 
+def _hit_step(b: Board, p: int, t: int, blot: int) -> int:
+    """Moves the mover's checker from ``p`` to ``t`` (``t < 1``: off), a legal step of a rule set
+    without pins: a ``blot`` there (-1 where the rule set hits, else a value no point has) goes to
+    the opponent's bar. Returns ``t``'s count before the step (0 for a bear-off), for
+    :func:`_hit_unstep`."""
+    b[p] -= 1
+    if t < 1:
+        b[0] += 1
+        return 0
+    v = b[t]
+    if v == blot:
+        b[t] = 1
+        b[OPP_BAR] += 1
+    else:
+        b[t] = v + 1
+    return v
+
+
+def _hit_unstep(b: Board, p: int, t: int, v: int, blot: int) -> None:
+    """Takes back :func:`_hit_step` from ``p`` to ``t``, which held ``v``."""
+    b[p] += 1
+    if t < 1:
+        b[0] -= 1
+    else:
+        b[t] = v
+        if v == blot:
+            b[OPP_BAR] -= 1
+
+
 def _checker_above(b: Board, p: int) -> bool:
     """Whether the mover has a checker on a home point higher than ``p`` (standard bear-off)."""
     return any(b[q] > 0 for q in range(p + 1, 7))
@@ -400,6 +434,15 @@ def _block_through(b: Board, t: int, lowest: int) -> bool:
     return run >= 6
 
 
+def _step_blocks(
+    b: Board, t: int, v: int, full: bool, points: tuple[int, ...], lowest: int
+) -> bool:
+    """Whether a step landing on ``t`` (which held ``v``) leaves a six-block that the per-step
+    rule forbids (§3.3.5): with ``full`` (the start has a block already) any block among
+    ``points``, else one through ``t`` when it was empty (a step onto a held point makes none)."""
+    return _has_run_of_six(b, points) if full else v == 0 and _block_through(b, t, lowest)
+
+
 def _quarter_may_close(b: Board, steps: int) -> bool:
     """Whether ``steps`` steps can make the mover hold all of his points 19…24 (Fevga's quarter,
     RULES.md §3.9): each step newly holds at most one point."""
@@ -419,7 +462,14 @@ class _EqualDice:
     """
 
     def __init__(
-        self, b: Board, die: int, total: int, movable: list[int], all_checkers: int, exact: bool
+        self,
+        generator: MoveGenerator,
+        b: Board,
+        die: int,
+        total: int,
+        movable: list[int],
+        board_end: int,
+        mother: int = 0,
     ) -> None:
         self.b = b
         self.die = die
@@ -427,9 +477,23 @@ class _EqualDice:
         self.last = total - 1
         self.movable = movable
         """Points a checker can step from, descending (each search says which)."""
-        self.all_checkers = all_checkers  # §3.11: N, the checkers of the layout
-        self.exact = exact
+        self.count = len(movable)
+        self.board_end = board_end
+        """The index in :attr:`movable` where the bear-off points begin, for the searches that
+        list them last (:class:`_MultisetSearch`, :class:`_PinMultiset`; the others give
+        :attr:`count`)."""
+        self.all_checkers = generator.checkers  # §3.11: N, the checkers of the layout
+        self.exact = generator.exact_bear_off
         self.plain = _PLAIN[die]
+        self.hitting = _HITTING[die]
+        self.blot = -1 if generator.hits else 99  # a landing point's value that means a hit
+        self.mother = mother
+        """The pinning searches: the mother rule (:attr:`MoveGenerator.mother`) where it can end
+        the game in this segment, else 0 (see :meth:`MoveGenerator._mother_order`)."""
+        self.o = generator.opp_head
+        self.reached: set[int] = set()
+        """:class:`_PinSearch`: the states already reached (each a product of primes, never 1:
+        the start is not reached again)."""
         self.plays: Plays = {}
         """The plays of the most dice so far (replaced when a longer play is found)."""
         self.best = -1
@@ -445,9 +509,11 @@ class _EqualDice:
             self.plays = {}
 
     def ending(self, key: BoardKey, depth: int, step: Step) -> None:
-        """Keeps a play whose step at ``depth`` ends the game: it counts as using every die (§2.3
-        item 2: the last checker off "counts as having used all dice"; §3.12.2, the mother)."""
-        self.every_die()
+        """Keeps a play of every die: its step at ``depth`` is the last die's, or it ends the game,
+        which counts as using every die (§2.3 item 2: the last checker off "counts as having used
+        all dice"; §3.12.2, the mother)."""
+        if self.best < self.total:
+            self.every_die()
         self.plays.setdefault(key, _steps_with(self.path, depth, step))
 
     def short(self, key: BoardKey, depth: int) -> None:
@@ -465,24 +531,6 @@ class _MultisetSearch(_EqualDice):
     non-increasing source points, one order per multiset of steps.
     """
 
-    def __init__(
-        self,
-        b: Board,
-        die: int,
-        total: int,
-        movable: list[int],
-        board_end: int,
-        all_checkers: int,
-        exact: bool,
-        hits: bool,
-    ) -> None:
-        # movable: see MoveGenerator._fast_equal; the bear-off points from index board_end on.
-        super().__init__(b, die, total, movable, all_checkers, exact)
-        self.board_end = board_end
-        self.count = len(movable)
-        self.hitting = _HITTING[die]
-        self.blot = -1 if hits else 99  # a landing point's value that means a hit
-
     def search(self, start: int, depth: int, outside: int, head_left: int) -> None:
         b = self.b
         die = self.die
@@ -492,85 +540,33 @@ class _MultisetSearch(_EqualDice):
         hitting = self.hitting
         exact = self.exact
         stop = 1 if b[BAR] else self.board_end if outside else self.count
+        last = depth == self.last  # the last die: every legal step ends a play
         moved = False
-        if depth == self.last:
-            # The last die: every legal step ends a play.
-            for j in range(start, stop):
-                p = movable[j]
-                if b[p] <= 0 or (p == HEAD and head_left <= 0):
-                    continue
-                t = p - die
-                if t >= 1:
-                    v = b[t]
-                    b[p] -= 1
-                    if v == blot:
-                        b[t] = 1
-                        b[OPP_BAR] += 1
-                        key = tuple(b)
-                        b[OPP_BAR] -= 1
-                        step = hitting[p]
-                    else:
-                        b[t] = v + 1
-                        key = tuple(b)
-                        step = plain[p]
-                    b[t] = v
-                    b[p] += 1
-                else:
-                    if t < 0 and (exact or _checker_above(b, p)):
-                        continue
-                    b[p] -= 1
-                    b[0] += 1
-                    key = tuple(b)
-                    b[0] -= 1
-                    b[p] += 1
-                    step = plain[p]
-                if not moved:
-                    moved = True
-                    # (Tested here: a call at every node costs the pure build.)
-                    if self.best < self.total:
-                        self.every_die()
-                self.plays.setdefault(key, _steps_with(self.path, depth, step))
-        else:
-            for j in range(start, stop):
-                p = movable[j]
-                if b[p] <= 0 or (p == HEAD and head_left <= 0):
-                    continue
-                t = p - die
-                if t >= 1:
-                    v = b[t]
-                    b[p] -= 1
-                    if v == blot:
-                        b[t] = 1
-                        b[OPP_BAR] += 1
-                        step = hitting[p]
-                    else:
-                        b[t] = v + 1
-                        step = plain[p]
-                    moved = True
-                    self.path[depth] = step
-                    self.search(
-                        j,
-                        depth + 1,
-                        outside - 1 if p > 6 and t <= 6 else outside,
-                        head_left - 1 if p == HEAD else head_left,
-                    )
-                    b[p] += 1
-                    b[t] = v
-                    if v == blot:
-                        b[OPP_BAR] -= 1
-                else:
-                    if t < 0 and (exact or _checker_above(b, p)):
-                        continue
-                    b[p] -= 1
-                    b[0] += 1
-                    moved = True
-                    if b[0] == self.all_checkers:
-                        self.ending(tuple(b), depth, plain[p])
-                    else:
-                        self.path[depth] = plain[p]
-                        self.search(j, depth + 1, outside, head_left)
-                    b[p] += 1
-                    b[0] -= 1
+        for j in range(start, stop):
+            p = movable[j]
+            if b[p] <= 0 or (p == HEAD and head_left <= 0):
+                continue
+            t = p - die
+            if t < 0 and (exact or _checker_above(b, p)):
+                continue
+            moved = True
+            v = _hit_step(b, p, t, blot)
+            step = hitting[p] if v == blot else plain[p]
+            if last or b[0] == self.all_checkers:
+                # The last die, or the last checker off (which counts as using every die).
+                # (Inline: a call at every leaf costs the pure build.)
+                if self.best < self.total:
+                    self.every_die()
+                self.plays.setdefault(tuple(b), _steps_with(self.path, depth, step))
+            else:
+                self.path[depth] = step
+                self.search(
+                    j,
+                    depth + 1,
+                    outside - 1 if p > 6 and t <= 6 else outside,
+                    head_left - 1 if p == HEAD else head_left,
+                )
+            _hit_unstep(b, p, t, v, blot)
         if not moved and depth >= self.best:
             self.short(tuple(b), depth)
 
@@ -584,7 +580,7 @@ class _OrderedSearch(_EqualDice):
         self, generator: MoveGenerator, b: Board, die: int, total: int, movable: list[int]
     ) -> None:
         # movable: the points that can ever step by die (see MoveGenerator._ordered_equal).
-        super().__init__(b, die, total, movable, generator.checkers, generator.exact_bear_off)
+        super().__init__(generator, b, die, total, movable, len(movable))
         self.home_never = generator.home_moves == "never"
         self.home_until = generator.home_moves == "until_all_home"
         block = generator._block_setup(b)
@@ -656,14 +652,7 @@ class _OrderedSearch(_EqualDice):
                 if t >= 19 and not v:
                     held1 += 1
                 if not (
-                    (
-                        block_step
-                        and (
-                            _has_run_of_six(b, block_points)
-                            if block_full
-                            else not v and _block_through(b, t, self.lowest)
-                        )
-                    )
+                    (block_step and _step_blocks(b, t, v, block_full, block_points, self.lowest))
                     or (quarter_step and held1 == 6)
                 ):
                     h1 = h + _WEIGHT[t] - _WEIGHT[p]
@@ -743,24 +732,55 @@ def _pin_key(b: Board) -> BoardKey:
 def pin_move(b: Board, p: int, t: int) -> None:
     """Moves the mover's checker from ``p`` to ``t`` (0 = off), a legal step: a lone opposing
     checker on ``t`` is pinned; the last checker leaving ``p`` frees the one pinned beneath.
-    (:class:`~nardy.core.variant.Variant` applies steps with it; the searches make theirs inline.)"""
-    c = b[p] - 1
-    mask = b[PINS]
-    if c == 0 and (mask >> p) & 1 == 1:
-        b[p] = -1
-        mask ^= 1 << p
+    (:class:`~nardy.core.variant.Variant` applies steps with it; the searches with
+    :func:`_pin_step`.)"""
+    _pin_step(b, p, b[p], t, b[PINS])
+
+
+def _pin_step(b: Board, p: int, c: int, t: int, mask: int) -> int:
+    """:func:`pin_move` in a search: ``c`` is ``b[p]`` and ``mask`` the pinned bits ``b[PINS]``;
+    returns the pinned bits after the step (written to ``b[PINS]`` only when they change, which
+    few steps do). :func:`_pin_unstep` takes it back."""
+    m = mask
+    if c == 1 and (mask >> p) & 1 == 1:
+        b[p] = -1  # the last checker of a pinning stack frees the one beneath
+        m ^= 1 << p
     else:
-        b[p] = c
+        b[p] = c - 1
     if t >= 1:
         v = b[t]
         if v == -1:
             b[t] = 1
-            mask |= 1 << t
+            m |= 1 << t
         else:
             b[t] = v + 1
     else:
         b[0] += 1
-    b[PINS] = mask
+    if m != mask:
+        b[PINS] = m
+    return m
+
+
+def _pin_unstep(b: Board, p: int, c: int, t: int, v: int, mask: int, m: int) -> None:
+    """Takes back :func:`_pin_step` from ``p`` (which held ``c``) to ``t`` (which held ``v``),
+    the pinned bits going from ``mask`` to ``m``."""
+    if t >= 1:
+        b[t] = v
+    else:
+        b[0] -= 1
+    b[p] = c
+    if m != mask:
+        b[PINS] = mask
+
+
+def _pin_ends_game(b: Board, m: int, checkers: int, mother: int, o: int) -> bool:
+    """Whether the board after a step of the mover ends the game: his last checker is off (§2.3
+    item 2), or the mother rule (§3.12.2; ``mother`` as :attr:`MoveGenerator.mother`, 0 where it
+    cannot end this segment) with the opponent's mother on ``o`` pinned (``m``, the pinned bits)
+    and, under the standard rule, none of the mover's checkers left on his 24."""
+    return b[0] == checkers or (
+        mother != 0 and b[o] > 0 and (m >> o) & 1 == 1 and (mother == 2 or b[HEAD] <= 0)
+    )
 
 
 def _pin_open(b: Board, t: int, mask: int, stuck: bool) -> bool:
@@ -808,29 +828,9 @@ def _pin_movable(b: Board, die: int, stuck: bool) -> tuple[list[int], int, int]:
 
 class _PinMultiset(_EqualDice):
     """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) unless the mother rule
-    can end the game at a step it plays too early (:meth:`MoveGenerator._mother_order`): steps from non-increasing source points (one order per
-    multiset of steps, as :class:`_MultisetSearch`), the pinned points' bits kept at
-    :data:`PINS`."""
-
-    def __init__(
-        self,
-        b: Board,
-        die: int,
-        total: int,
-        movable: list[int],
-        board_end: int,
-        generator: MoveGenerator,
-        live: bool,
-    ) -> None:
-        # movable: see _pin_movable; the bear-off points from index board_end on.
-        super().__init__(b, die, total, movable, generator.checkers, generator.exact_bear_off)
-        self.live = live
-        """Whether the mother rule can end the game in this segment (see
-        :meth:`MoveGenerator._mother_order`)."""
-        self.simple = generator.mother == 2
-        self.o = generator.opp_head
-        self.board_end = board_end
-        self.count = len(movable)
+    can end the game at a step it plays too early (:meth:`MoveGenerator._mother_order`): steps
+    from non-increasing source points (one order per multiset of steps, as
+    :class:`_MultisetSearch`), the pinned points' bits kept at :data:`PINS`."""
 
     def search(self, start: int, depth: int, outside: int) -> None:
         b = self.b
@@ -839,67 +839,9 @@ class _PinMultiset(_EqualDice):
         plain = self.plain
         exact = self.exact
         stop = self.board_end if outside else self.count
+        last = depth == self.last  # the last die: every legal step ends a play
         mask = b[PINS]
         moved = False
-        if depth == self.last:
-            # The last die: every legal step ends a play.
-            path = self.path
-            for j in range(start, stop):
-                p = movable[j]
-                c = b[p]
-                if c <= 0:
-                    continue
-                t = p - die
-                if t >= 1:
-                    v = b[t]
-                    if v != -1 and (c > 1 or (mask >> p) & 1 == 0):
-                        # The common step, which pins and frees nothing.
-                        b[p] = c - 1
-                        b[t] = v + 1
-                        key = tuple(b) if mask else tuple(b[:PINS])
-                        b[t] = v
-                        b[p] = c
-                    else:
-                        m = mask
-                        if c == 1 and (mask >> p) & 1 == 1:
-                            b[p] = -1
-                            m ^= 1 << p
-                        else:
-                            b[p] = c - 1
-                        if v == -1:
-                            b[t] = 1
-                            m |= 1 << t
-                        else:
-                            b[t] = v + 1
-                        b[PINS] = m
-                        key = tuple(b) if m else tuple(b[:PINS])
-                        b[t] = v
-                        b[p] = c
-                        b[PINS] = mask
-                else:
-                    if t < 0 and (exact or _checker_above(b, p)):
-                        continue
-                    m = mask
-                    if c == 1 and (mask >> p) & 1 == 1:
-                        b[p] = -1
-                        m ^= 1 << p
-                    else:
-                        b[p] = c - 1
-                    b[0] += 1
-                    b[PINS] = m
-                    key = tuple(b) if m else tuple(b[:PINS])
-                    b[0] -= 1
-                    b[p] = c
-                    b[PINS] = mask
-                if not moved:
-                    moved = True
-                    # (Tested here: a call at every node costs the pure build.)
-                    if self.best < self.total:
-                        self.every_die()
-                self.plays.setdefault(key, _steps_with(path, depth, plain[p]))
-            if not moved and depth >= self.best:
-                self.short(_pin_key(b), depth)
-            return
         for j in range(start, stop):
             p = movable[j]
             c = b[p]
@@ -910,42 +852,14 @@ class _PinMultiset(_EqualDice):
                 continue
             moved = True
             # The step (legal: its landing point is open, see _pin_movable).
-            m = mask
-            if c == 1 and (mask >> p) & 1 == 1:
-                b[p] = -1  # the last checker of a pinning stack frees the one beneath
-                m ^= 1 << p
-            else:
-                b[p] = c - 1
-            v = 0
-            if t >= 1:
-                v = b[t]
-                if v == -1:
-                    b[t] = 1
-                    m |= 1 << t
-                else:
-                    b[t] = v + 1
-            else:
-                b[0] += 1
-            if m != mask:
-                b[PINS] = m
-            if b[0] == self.all_checkers or (
-                self.live
-                and b[self.o] > 0
-                and (m >> self.o) & 1 == 1
-                and (self.simple or b[HEAD] <= 0)
-            ):
-                # A step that ends the game: the last checker off or the mother rule.
+            v = b[t] if t >= 1 else 0
+            m = _pin_step(b, p, c, t, mask)
+            if last or _pin_ends_game(b, m, self.all_checkers, self.mother, self.o):
                 self.ending(tuple(b) if m else tuple(b[:PINS]), depth, plain[p])
             else:
                 self.path[depth] = plain[p]
                 self.search(j, depth + 1, outside - 1 if p > 6 and t <= 6 else outside)
-            if t >= 1:
-                b[t] = v
-            else:
-                b[0] -= 1
-            b[p] = c
-            if mask != m:
-                b[PINS] = mask
+            _pin_unstep(b, p, c, t, v, mask, m)
         if not moved and depth >= self.best:
             self.short(_pin_key(b), depth)
 
@@ -994,31 +908,11 @@ class _PinSearch(_EqualDice):
     while the mover holds its point). A step to a state already reached is not made again: the
     first arrival recorded it (as a play) or expanded it."""
 
-    def __init__(
-        self,
-        generator: MoveGenerator,
-        b: Board,
-        die: int,
-        total: int,
-        movable: list[int],
-        live: bool,
-    ) -> None:
-        # movable: see _pin_movable.
-        super().__init__(b, die, total, movable, generator.checkers, generator.exact_bear_off)
-        self.live = live
-        """Whether the mother rule can end the game in this segment."""
-        self.simple = generator.mother == 2
-        self.o = generator.opp_head
-        self.reached: set[int] = {1}
-        """States already reached (the start is the empty product)."""
-
     def search(self, depth: int, h: int, outside: int) -> None:
         """Expands the state ``h`` at ``depth`` (reached for the first time)."""
         b = self.b
         die = self.die
-        live = self.live
-        o = self.o
-        total = self.total
+        last = depth + 1 == self.total  # the last die: every legal step ends a play
         reached = self.reached
         mask = b[PINS]
         moved = False
@@ -1034,41 +928,14 @@ class _PinSearch(_EqualDice):
             if h1 in reached:
                 continue
             reached.add(h1)
-            m = mask
-            if c == 1 and (mask >> p) & 1 == 1:
-                b[p] = -1
-                m ^= 1 << p
-            else:
-                b[p] = c - 1
-            v = 0
-            if t >= 1:
-                v = b[t]
-                if v == -1:
-                    b[t] = 1
-                    m |= 1 << t
-                else:
-                    b[t] = v + 1
-            else:
-                b[0] += 1
-            if m != mask:
-                b[PINS] = m
-            if (
-                depth + 1 == total
-                or b[0] == self.all_checkers
-                or (live and b[o] > 0 and (m >> o) & 1 == 1 and (self.simple or b[HEAD] <= 0))
-            ):
-                # The last die, or a step that ends the game (which counts as using every die).
+            v = b[t] if t >= 1 else 0
+            m = _pin_step(b, p, c, t, mask)
+            if last or _pin_ends_game(b, m, self.all_checkers, self.mother, self.o):
                 self.ending(tuple(b) if m else tuple(b[:PINS]), depth, self.plain[p])
             else:
                 self.path[depth] = self.plain[p]
                 self.search(depth + 1, h1, outside - 1 if p > 6 and t <= 6 else outside)
-            if t >= 1:
-                b[t] = v
-            else:
-                b[0] -= 1
-            b[p] = c
-            if mask != m:
-                b[PINS] = mask
+            _pin_unstep(b, p, c, t, v, mask, m)
         if not moved and depth >= self.best:
             self.short(_pin_key(b), depth)
 
@@ -1269,38 +1136,23 @@ class MoveGenerator:
         singles: _OneDie | None = None
         firsts = [0] * 26  # the pairs played in the first order (see _pin_two), the bar's too
         first_sources = _BAR_ONLY if on_bar else occupied
-        x = d1
-        y = d2
-        for first_order in (True, False):
-            if not first_order:
-                x = d2
-                y = d1
+        for order in range(2):  # (not over a tuple of pairs: the compiled build boxes them)
+            first_order = order == 0
+            x = d2 if order else d1
+            y = d1 if order else d2
             plain_x = _PLAIN[x]
             plain_y = _PLAIN[y]
             hitting_y = _HITTING[y]
             for p in first_sources:
                 t = p - x
                 if t >= 1:
-                    v = b[t]
-                    if v <= closed_at:
+                    if b[t] <= closed_at:
                         continue
-                    b[p] -= 1
-                    if v == blot:
-                        b[t] = 1
-                        b[OPP_BAR] += 1
-                        s1 = _HITTING[x][p]
-                    else:
-                        b[t] = v + 1
-                        s1 = plain_x[p]
-                    out1 = outside - 1 if p > 6 and t <= 6 else outside
-                else:
-                    if outside or (t < 0 and (exact or _checker_above(b, p))):
-                        continue
-                    v = 0
-                    b[p] -= 1
-                    b[0] += 1
-                    out1 = 0
-                    s1 = plain_x[p]
+                elif outside or (t < 0 and (exact or _checker_above(b, p))):
+                    continue
+                v = _hit_step(b, p, t, blot)
+                s1 = _HITTING[x][p] if v == blot else plain_x[p]
+                out1 = outside - 1 if p > 6 and t <= 6 else outside
                 if b[0] == all_checkers:
                     # §2.3 item 2: bearing off the last checker "counts as having used all dice".
                     plays.setdefault(tuple(b), (s1,))
@@ -1326,49 +1178,38 @@ class MoveGenerator:
                             w = b[u]
                             if w <= closed_at:
                                 continue
-                            more = True
-                            if first_order:
-                                bits |= 1 << q
-                            elif (firsts[q] >> p) & 1 == 1:
-                                continue  # the same two steps in the other order: the same result
-                            b[q] -= 1
-                            if w == blot:
-                                b[u] = 1
-                                b[OPP_BAR] += 1
-                                plays.setdefault(tuple(b), (s1, hitting_y[q]))
-                                b[OPP_BAR] -= 1
-                            else:
-                                b[u] = w + 1
-                                plays.setdefault(tuple(b), (s1, plain_y[q]))
-                            b[u] = w
-                            b[q] += 1
+                        elif out1 or (u < 0 and (exact or _checker_above(b, q))):
+                            continue
                         else:
-                            if out1 or (u < 0 and (exact or _checker_above(b, q))):
-                                continue
-                            more = True
-                            if first_order:
-                                bits |= 1 << q
-                            elif (firsts[q] >> p) & 1 == 1:
-                                continue
-                            b[q] -= 1
+                            w = 0
+                        more = True
+                        if first_order:
+                            bits |= 1 << q
+                        elif (firsts[q] >> p) & 1 == 1:
+                            continue  # the same two steps in the other order: the same result
+                        b[q] -= 1
+                        if u < 1:
                             b[0] += 1
                             plays.setdefault(tuple(b), (s1, plain_y[q]))
-                            b[q] += 1
                             b[0] -= 1
+                        elif w == blot:
+                            b[u] = 1
+                            b[OPP_BAR] += 1
+                            plays.setdefault(tuple(b), (s1, hitting_y[q]))
+                            b[OPP_BAR] -= 1
+                            b[u] = w
+                        else:
+                            b[u] = w + 1
+                            plays.setdefault(tuple(b), (s1, plain_y[q]))
+                            b[u] = w
+                        b[q] += 1
                     if bits:
                         firsts[p] = bits
                     if not more and not plays:
                         if singles is None:
                             singles = _OneDie(larger)
                         singles.add(tuple(b), x, s1)
-                # Undo the first step.
-                b[p] += 1
-                if t >= 1:
-                    b[t] = v
-                    if v == blot:
-                        b[OPP_BAR] -= 1
-                else:
-                    b[0] -= 1
+                _hit_unstep(b, p, t, v, blot)
 
         if plays:
             if block_points is not None:
@@ -1388,7 +1229,6 @@ class MoveGenerator:
         """Equal dice: steps from non-increasing source points, one order per multiset
         (:class:`_MultisetSearch`)."""
         closed_at = self.closed_at
-        exact = self.exact_bear_off
         # Points a checker can step from by ``die``: held now, or reachable by earlier steps, and
         # with an open landing point or a bear-off. Whether a point is closed to the mover cannot
         # change during the segment (his own steps only add his checkers; a hit blot's point
@@ -1414,7 +1254,7 @@ class MoveGenerator:
         for p in range(die, 0, -1):
             if b[p] > 0 or reached[p]:
                 movable.append(p)
-        search = _MultisetSearch(b, die, total, movable, board_end, self.checkers, exact, self.hits)
+        search = _MultisetSearch(self, b, die, total, movable, board_end)
         search.search(0, 0, outside, limit)
         used = search.best
         plays = search.plays
@@ -1550,12 +1390,10 @@ class MoveGenerator:
         # Result → steps; None marks a one-die result of the first order that a two-dice play
         # may reach later (a bear-off), keeping the general search's order of results.
         plays: dict[BoardKey, tuple[Step, ...] | None] = {}
-        x = d1
-        y = d2
-        for first in (True, False):
-            if not first:
-                x = d2
-                y = d1
+        for order in range(2):  # (not over a tuple of pairs: the compiled build boxes them)
+            first = order == 0
+            x = d2 if order else d1
+            y = d1 if order else d2
             plain_x = _PLAIN[x]
             plain_y = _PLAIN[y]
             for p in occupied:
@@ -1574,14 +1412,9 @@ class MoveGenerator:
                         held1 -= 1
                     if t >= 19 and not v:
                         held1 += 1
-                    if (
-                        block_step
-                        and (
-                            _has_run_of_six(b, block_points)
-                            if block_full
-                            else not v and _block_through(b, t, lowest)
-                        )
-                    ) or (quarter_step and held1 == 6):
+                    if (block_step and _step_blocks(b, t, v, block_full, block_points, lowest)) or (
+                        quarter_step and held1 == 6
+                    ):
                         b[p] += 1
                         b[t] = v
                         continue
@@ -1645,76 +1478,49 @@ class MoveGenerator:
                                 held2 -= 1
                             if u >= 19 and not w:
                                 held2 += 1
-                            if not (
-                                (
-                                    block_step
-                                    and (
-                                        _has_run_of_six(b, block_points)
-                                        if block_full
-                                        else not w and _block_through(b, u, lowest)
-                                    )
-                                )
-                                or (quarter_step and held2 == 6)
-                            ):
-                                if first:
-                                    bits |= 1 << q
-                                key = tuple(b)
-                                if key not in plays:
-                                    # The end-of-segment checks (§2.3 item 3). A block the
-                                    # start did not have runs through a newly held point.
-                                    if not (
-                                        (
-                                            block_end
-                                            and (
-                                                _has_run_of_six(b, block_points)
-                                                if block_full
-                                                else (not w and _block_through(b, u, lowest))
-                                                or (
-                                                    t >= 1
-                                                    and not v
-                                                    and b[t] > 0
-                                                    and _block_through(b, t, lowest)
-                                                )
-                                            )
-                                        )
-                                        or (quarter_end and held2 == 6)
-                                    ):
-                                        plays[key] = (s1, plain_y[q])
-                                elif plays[key] is None:
-                                    plays[key] = (s1, plain_y[q])
-                            b[q] = c
-                            b[u] = w
+                            fails = block_step and _step_blocks(
+                                b, u, w, block_full, block_points, lowest
+                            )
+                            new = 0 if w else u  # the point the second step newly holds
                         else:
                             if out1 or (u < 0 and (exact or _checker_above(b, q))):
                                 continue
                             b[q] = c - 1
                             b[0] += 1
-                            if not (
-                                (block_full and _has_run_of_six(b, block_points))
-                                or (quarter_step and held1 == 6)
-                            ):
-                                if first:
-                                    bits |= 1 << q
-                                key = tuple(b)
-                                if key not in plays:
-                                    if b[0] == all_checkers or not (
-                                        (
-                                            block_end
-                                            and (
-                                                _has_run_of_six(b, block_points)
-                                                if block_full
-                                                else t >= 1
+                            held2 = held1
+                            fails = block_full and _has_run_of_six(b, block_points)
+                            new = 0
+                        if not (fails or (quarter_step and held2 == 6)):
+                            if first:
+                                bits |= 1 << q
+                            key = tuple(b)
+                            if key not in plays:
+                                # The end-of-segment checks (§2.3 item 3). A block the start did
+                                # not have runs through a newly held point.
+                                if b[0] == all_checkers or not (
+                                    (
+                                        block_end
+                                        and (
+                                            _has_run_of_six(b, block_points)
+                                            if block_full
+                                            else (new > 0 and _block_through(b, new, lowest))
+                                            or (
+                                                t >= 1
                                                 and not v
                                                 and b[t] > 0
                                                 and _block_through(b, t, lowest)
                                             )
                                         )
-                                        or (quarter_end and held1 == 6)
-                                    ):
-                                        plays[key] = (s1, plain_y[q])
-                                elif plays[key] is None:
+                                    )
+                                    or (quarter_end and held2 == 6)
+                                ):
                                     plays[key] = (s1, plain_y[q])
-                            b[q] = c
+                            elif plays[key] is None:
+                                plays[key] = (s1, plain_y[q])
+                        b[q] = c
+                        if u >= 1:
+                            b[u] = w
+                        else:
                             b[0] -= 1
                     if bits:
                         firsts[p] = bits
@@ -1787,20 +1593,21 @@ class MoveGenerator:
             bits ^= low
         total = len(dice)
         two = total == 2 and dice[0] != dice[1]
-        mother = self._mother_order(b, dice[0], dice[1] if two else dice[0], total, stuck)
+        order = self._mother_order(b, dice[0], dice[1] if two else dice[0], total, stuck)
+        mother = self.mother if order else 0  # the mother rule where it can end this segment
         if two:
-            used, plays = self._pin_two(b, dice[0], dice[1], stuck, mother != 0)
+            used, plays = self._pin_two(b, dice[0], dice[1], stuck, mother)
             return SegmentPlays(dice, used, plays, None)
         die = dice[0]
         movable, board_end, outside = _pin_movable(b, die, stuck)
-        if mother == 2 or not self.canonical:
+        if order == 2 or not self.canonical:
             # Every order when the mother rule may end the game in the segment at a step the
             # multiset search would play earlier (or when asked to, for the tests comparing both
             # searches).
-            search = _PinSearch(self, b, die, total, movable, mother != 0)
+            search = _PinSearch(self, b, die, total, movable, board_end, mother)
             search.search(0, 1, outside)
             return SegmentPlays(dice, search.best, search.plays, None)
-        multiset = _PinMultiset(b, die, total, movable, board_end, self, mother != 0)
+        multiset = _PinMultiset(self, b, die, total, movable, board_end, mother)
         multiset.search(0, 0, outside)
         return SegmentPlays(dice, multiset.best, multiset.plays, None)
 
@@ -1880,17 +1687,17 @@ class MoveGenerator:
         )
         return 2 if found else 0
 
-    def _pin_two(self, b: Board, d1: int, d2: int, stuck: bool, live: bool) -> tuple[int, Plays]:
+    def _pin_two(self, b: Board, d1: int, d2: int, stuck: bool, mother: int) -> tuple[int, Plays]:
         """Two different dice, both orders; the one-die plays only when no play uses both.
 
         Each step is made in place: landing on a free opposing blot pins it (its bit set), the last
         checker leaving a pinning stack frees the one beneath (an opposing blot again). Whether a
         point is closed cannot change during the segment (see :func:`_pin_movable`), so the
         sources of each die are the points whose step by it lands on an open point (or bears off,
-        unless the mover has a pinned checker), chosen once."""
+        unless the mover has a pinned checker), chosen once. ``mother``: the mother rule where it
+        can end the game in this segment, else 0."""
         all_checkers = self.checkers
         exact = self.exact_bear_off
-        simple = self.mother == 2
         o = self.opp_head
         larger = d1 if d1 > d2 else d2
         mask = b[PINS]
@@ -1900,64 +1707,32 @@ class MoveGenerator:
         # The pairs of steps played in the first order: bit q of firsts[p] for p by x, then q by y
         # (a list of ints, not a set of pairs: the compiled build makes no object per pair).
         firsts = [0] * 25
-        x = d1
-        y = d2
-        for first_order in (True, False):
-            if not first_order:
-                x = d2
-                y = d1
+        for order in range(2):  # (not over a tuple of pairs: the compiled build boxes them)
+            first_order = order == 0
+            x = d2 if order else d1
+            y = d1 if order else d2
             plain_x = _PLAIN[x]
             plain_y = _PLAIN[y]
             # Sources of the second step (the first step's landing point added where it was not
             # held before and can step on), descending.
-            second: list[int] = []
-            for q in occupied:
-                u = q - y
-                if u < 1:
-                    if not stuck:
-                        second.append(q)
-                else:
-                    w = b[u]
-                    if w >= 0 or (w == -1 and (mask >> u) & 1 == 0):
-                        second.append(q)
+            second = [q for q in occupied if _pin_open(b, q - y, mask, stuck)]
             merged: dict[int, list[int]] = {}
             for p in occupied:
                 t = p - x
-                if t >= 1:
-                    v = b[t]
-                    if v < -1 or (v == -1 and (mask >> t) & 1 == 1):
-                        continue  # closed
-                elif stuck or outside or (t < 0 and (exact or _checker_above(b, p))):
+                if t < 1 and (stuck or outside or (t < 0 and (exact or _checker_above(b, p)))):
                     continue
-                else:
-                    v = 0
+                if not _pin_open(b, t, mask, stuck):
+                    continue
                 c = b[p]
-                m1 = mask
-                if c == 1 and (mask >> p) & 1 == 1:
-                    b[p] = -1  # the last checker of a pinning stack frees the one beneath
-                    m1 ^= 1 << p
-                else:
-                    b[p] = c - 1
-                if t >= 1:
-                    if v == -1:
-                        b[t] = 1
-                        m1 |= 1 << t
-                    else:
-                        b[t] = v + 1
-                    out1 = outside - 1 if p > 6 and t <= 6 else outside
-                else:
-                    b[0] += 1
-                    out1 = outside
-                if m1 != mask:
-                    b[PINS] = m1
+                v = b[t] if t >= 1 else 0
+                m1 = _pin_step(b, p, c, t, mask)
                 s1 = plain_x[p]
-                if b[0] == all_checkers or (
-                    live and b[o] > 0 and (m1 >> o) & 1 == 1 and (simple or b[HEAD] <= 0)
-                ):
+                if _pin_ends_game(b, m1, all_checkers, mother, o):
                     # §2.3 item 2 and §3.12.2: a step that ends the game ends the segment and
                     # counts as using every die.
                     plays.setdefault(tuple(b) if m1 else tuple(b[:PINS]), (s1,))
                 else:
+                    out1 = outside - 1 if p > 6 and t <= 6 else outside
                     more = False
                     bits = 0
                     sources = second
@@ -1974,74 +1749,35 @@ class MoveGenerator:
                         if cq <= 0:
                             continue  # (p, emptied by the first step)
                         u = q - y
-                        if u >= 1:
-                            more = True
-                            if first_order:
-                                bits |= 1 << q
-                            elif (firsts[q] >> p) & 1 == 1:
-                                # The same two steps in the other order: the same board (a
-                                # point's pinned state follows from its counts), and neither
-                                # ended the game.
-                                continue
-                            w = b[u]
-                            if w != -1 and (cq > 1 or (m1 >> q) & 1 == 0):
-                                # The common step, which pins and frees nothing.
-                                b[q] = cq - 1
-                                b[u] = w + 1
-                                plays.setdefault(
-                                    tuple(b) if m1 else tuple(b[:PINS]), (s1, plain_y[q])
-                                )
-                                b[u] = w
-                                b[q] = cq
-                                continue
-                            m2 = m1
-                            if cq == 1 and (m1 >> q) & 1 == 1:
-                                b[q] = -1
-                                m2 ^= 1 << q
-                            else:
-                                b[q] = cq - 1
-                            if w == -1:
-                                b[u] = 1
-                                m2 |= 1 << u
-                            else:
-                                b[u] = w + 1
-                            b[PINS] = m2
-                            plays.setdefault(tuple(b) if m2 else tuple(b[:PINS]), (s1, plain_y[q]))
+                        if u < 1 and (out1 or (u < 0 and (exact or _checker_above(b, q)))):
+                            continue
+                        more = True
+                        if first_order:
+                            bits |= 1 << q
+                        elif (firsts[q] >> p) & 1 == 1:
+                            # The same two steps in the other order: the same board (a point's
+                            # pinned state follows from its counts), and neither ended the game.
+                            continue
+                        w = b[u] if u >= 1 else 0
+                        if u >= 1 and w != -1 and (cq > 1 or (m1 >> q) & 1 == 0):
+                            # The common step, which pins and frees nothing (inline: most leaves
+                            # make it, and the compiled build's calls of _pin_step cost 4 %).
+                            b[q] = cq - 1
+                            b[u] = w + 1
+                            plays.setdefault(tuple(b) if m1 else tuple(b[:PINS]), (s1, plain_y[q]))
                             b[u] = w
-                        else:
-                            if out1 or (u < 0 and (exact or _checker_above(b, q))):
-                                continue
-                            more = True
-                            if first_order:
-                                bits |= 1 << q
-                            elif (firsts[q] >> p) & 1 == 1:
-                                continue
-                            m2 = m1
-                            if cq == 1 and (m1 >> q) & 1 == 1:
-                                b[q] = -1
-                                m2 ^= 1 << q
-                            else:
-                                b[q] = cq - 1
-                            b[0] += 1
-                            b[PINS] = m2
-                            plays.setdefault(tuple(b) if m2 else tuple(b[:PINS]), (s1, plain_y[q]))
-                            b[0] -= 1
-                        b[q] = cq
-                        b[PINS] = m1
+                            b[q] = cq
+                            continue
+                        m2 = _pin_step(b, q, cq, u, m1)
+                        plays.setdefault(tuple(b) if m2 else tuple(b[:PINS]), (s1, plain_y[q]))
+                        _pin_unstep(b, q, cq, u, w, m1, m2)
                     if bits:
                         firsts[p] = bits
                     if not more and not plays:
                         if singles is None:
                             singles = _OneDie(larger)
                         singles.add(tuple(b) if m1 else tuple(b[:PINS]), x, s1)
-                # Undo the first step.
-                if t >= 1:
-                    b[t] = v
-                else:
-                    b[0] -= 1
-                b[p] = c
-                if mask != m1:
-                    b[PINS] = mask
+                _pin_unstep(b, p, c, t, v, mask, m1)
         if plays:
             return 2, plays
         if singles is not None:
@@ -2158,25 +1894,16 @@ class MoveGenerator:
                         continue
                     t = p - die
                     if t >= 1:
-                        v = b[t]
-                        if v <= closed_at or (p <= 6 and home_blocked):
+                        if b[t] <= closed_at or (p <= 6 and home_blocked):
                             continue
-                        b[p] -= 1
-                        if v == blot:
-                            b[t] = 1
-                            b[OPP_BAR] += 1
-                            step = hitting[p]
-                        else:
-                            b[t] = v + 1
-                            step = plain[p]
+                    elif outside or (t < 0 and (exact or _checker_above(b, p))):
+                        continue  # bear-off only while all home (§2.5)
+                    v = _hit_step(b, p, t, blot)
+                    step = hitting[p] if v == blot else plain[p]
+                    if t >= 1:
                         # Per-step checks (§2.2 item 3).
                         ok = not (
-                            block_step
-                            and (
-                                _has_run_of_six(b, block_points)
-                                if block_full
-                                else v == 0 and _block_through(b, t, lowest)
-                            )
+                            block_step and _step_blocks(b, t, v, block_full, block_points, lowest)
                         ) and not (
                             quarter_step
                             and (quarter_full or (v == 0 and t >= 19))
@@ -2184,14 +1911,6 @@ class MoveGenerator:
                         )
                         entered = 1 if p > 6 and t <= 6 else 0
                     else:
-                        if outside:
-                            continue  # bear-off only while all home (§2.5)
-                        if t < 0 and (exact or _checker_above(b, p)):
-                            continue
-                        v = 0
-                        b[p] -= 1
-                        b[0] += 1
-                        step = plain[p]
                         # A bear-off adds no point to the mover's: it makes no block and closes
                         # no quarter that the position before it did not have.
                         ok = not (
@@ -2233,13 +1952,7 @@ class MoveGenerator:
                                 entry[0] = total
                                 entry[1] = tuple(steps)
                         steps.pop()
-                    b[p] += 1
-                    if t >= 1:
-                        b[t] = v
-                        if v == blot:
-                            b[OPP_BAR] -= 1
-                    else:
-                        b[0] -= 1
+                    _hit_unstep(b, p, t, v, blot)
 
         outside = b[BAR] + sum(c for c in b[7:25] if c > 0)
         node(dice, 0, outside, BAR, [p for p in range(24, 0, -1) if b[p] > 0])
