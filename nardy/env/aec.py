@@ -21,6 +21,7 @@ from nardy import encoding
 from nardy.core.board_text import render_board
 from nardy.core.variant import Variant
 from nardy.env.driver import Driver, EnvConfig, NumpyDice
+from nardy.env.gym import decision_space
 
 AGENTS = ("player_0", "player_1")
 """White and Black (PettingZoo's agent naming)."""
@@ -77,14 +78,7 @@ class NardyAECEnv(AECEnv[str, dict[str, np.ndarray], int | None], EzPickle):  # 
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         n = self.config.actions
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    self.config.obs_low, self.config.obs_high, (self.config.obs_size,), np.float32
-                ),
-                "action_mask": spaces.Box(0, 1, (n,), np.int8),
-            }
-        )
+        obs_space = decision_space(self.config)
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(n) for a in AGENTS}
         size, high = self.config.obs_size, self.config.obs_high

@@ -28,6 +28,19 @@ from nardy.env.driver import Driver, EnvConfig, NumpyDice
 Seat = Literal["white", "black", "random"]
 
 
+def decision_space(config: EnvConfig) -> spaces.Dict:
+    """What an agent observes at each of its decisions, here and in the AEC environment: the
+    encoder's features of the position and the mask of the legal actions."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(
+                config.obs_low, config.obs_high, (config.obs_size,), np.float32
+            ),
+            "action_mask": spaces.Box(0, 1, (config.actions,), np.int8),
+        }
+    )
+
+
 class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     """A single agent plays one game per episode against ``opponent``."""
 
@@ -74,14 +87,7 @@ class NardyGymEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self.render_mode = render_mode
         n = self.config.actions
         self.action_space: spaces.Discrete = spaces.Discrete(n)  # type: ignore[assignment]
-        self.observation_space: spaces.Dict = spaces.Dict(  # type: ignore[assignment]
-            {
-                "observation": spaces.Box(
-                    self.config.obs_low, self.config.obs_high, (self.config.obs_size,), np.float32
-                ),
-                "action_mask": spaces.Box(0, 1, (n,), np.int8),
-            }
-        )
+        self.observation_space: spaces.Dict = decision_space(self.config)  # type: ignore[assignment]
         self.driver: Driver | None = None
         self.colour = 0
         self.opponent: Bot | None = None
