@@ -443,6 +443,17 @@ def _step_blocks(
     return _has_run_of_six(b, points) if full else v == 0 and _block_through(b, t, lowest)
 
 
+def _held_after(held: int, p: int, c: int, t: int, v: int) -> int:
+    """The mover's points among 19…24 (Fevga's quarter, RULES.md §3.9: closed when he holds all
+    six), ``held`` before a step from ``p``, which held ``c`` of his checkers, to ``t`` (on the
+    board), which held ``v``."""
+    if p >= 19 and c == 1:
+        held -= 1
+    if t >= 19 and v == 0:
+        held += 1
+    return held
+
+
 def _quarter_may_close(b: Board, steps: int) -> bool:
     """Whether ``steps`` steps can make the mover hold all of his points 19…24 (Fevga's quarter,
     RULES.md §3.9): each step newly holds at most one point."""
@@ -535,10 +546,9 @@ class _MultisetSearch(_EqualDice):
         b = self.b
         die = self.die
         movable = self.movable
-        blot = self.blot
-        plain = self.plain
-        hitting = self.hitting
         exact = self.exact
+        # The die's steps, and the value of a landing point that makes a hit.
+        plain, hitting, blot = self.plain, self.hitting, self.blot
         stop = 1 if b[BAR] else self.board_end if outside else self.count
         last = depth == self.last  # the last die: every legal step ends a play
         moved = False
@@ -619,9 +629,8 @@ class _OrderedSearch(_EqualDice):
         all_checkers = self.all_checkers
         plain = self.plain
         last = self.last
-        block_step = self.block_step
-        block_full = self.block_full
-        block_points = self.block_points
+        # The per-step checks (§3.3.5, §3.9).
+        block_step, block_full, block_points = self.block_step, self.block_full, self.block_points
         quarter_step = self.quarter_step
         # This position is a candidate (unless it fails an end check); only the ones with the
         # most dice so far are kept.
@@ -646,11 +655,7 @@ class _OrderedSearch(_EqualDice):
                 v = b[t]
                 b[p] = c - 1
                 b[t] = v + 1
-                held1 = held
-                if p >= 19 and c == 1:
-                    held1 -= 1
-                if t >= 19 and not v:
-                    held1 += 1
+                held1 = _held_after(held, p, c, t, v)
                 if not (
                     (block_step and _step_blocks(b, t, v, block_full, block_points, self.lowest))
                     or (quarter_step and held1 == 6)
@@ -1140,8 +1145,7 @@ class MoveGenerator:
             first_order = order == 0
             x = d2 if order else d1
             y = d1 if order else d2
-            plain_x = _PLAIN[x]
-            plain_y = _PLAIN[y]
+            plain_x, plain_y = _PLAIN[x], _PLAIN[y]
             hitting_y = _HITTING[y]
             for p in first_sources:
                 t = p - x
@@ -1394,8 +1398,7 @@ class MoveGenerator:
             first = order == 0
             x = d2 if order else d1
             y = d1 if order else d2
-            plain_x = _PLAIN[x]
-            plain_y = _PLAIN[y]
+            plain_x, plain_y = _PLAIN[x], _PLAIN[y]
             for p in occupied:
                 at_head = p == HEAD
                 if at_head and (limit <= 0 or (not passed and b[HEAD] != all_checkers)):
@@ -1405,13 +1408,9 @@ class MoveGenerator:
                     v = b[t]
                     if v <= closed_at or (p <= 6 and home_blocked):
                         continue
+                    held1 = _held_after(held, p, b[p], t, v)
                     b[p] -= 1
                     b[t] = v + 1
-                    held1 = held
-                    if p >= 19 and not b[p]:
-                        held1 -= 1
-                    if t >= 19 and not v:
-                        held1 += 1
                     if (block_step and _step_blocks(b, t, v, block_full, block_points, lowest)) or (
                         quarter_step and held1 == 6
                     ):
@@ -1473,11 +1472,7 @@ class MoveGenerator:
                                 continue
                             b[q] = c - 1
                             b[u] = w + 1
-                            held2 = held1
-                            if q >= 19 and c == 1:
-                                held2 -= 1
-                            if u >= 19 and not w:
-                                held2 += 1
+                            held2 = _held_after(held1, q, c, u, w)
                             fails = block_step and _step_blocks(
                                 b, u, w, block_full, block_points, lowest
                             )
@@ -1711,8 +1706,7 @@ class MoveGenerator:
             first_order = order == 0
             x = d2 if order else d1
             y = d1 if order else d2
-            plain_x = _PLAIN[x]
-            plain_y = _PLAIN[y]
+            plain_x, plain_y = _PLAIN[x], _PLAIN[y]
             # Sources of the second step (the first step's landing point added where it was not
             # held before and can step on), descending.
             second = [q for q in occupied if _pin_open(b, q - y, mask, stuck)]
