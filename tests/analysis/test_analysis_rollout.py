@@ -16,8 +16,8 @@ from nardy.analysis.rollout import record_decision, roll_decisions
 from nardy.analysis.rollout_errors import ROLLED_OUT_MARKS
 from nardy.cli import cli
 
-FAST = ["--evaluator", "heuristic", "--rollout-trials", "4", "--rollout-truncate", "2"]
-"""Cheap rollouts: the weak evaluator, 4 trials, 2 rolls deep."""
+FAST = ["--evaluator", "heuristic", "--rollout-trials", "2", "--rollout-truncate", "2"]
+"""Cheap rollouts: the weak evaluator, 2 trials (the fewest), 2 rolls deep."""
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +25,17 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two backgammon games of random against heuristic: random's plays give many errors."""
     path = tmp_path_factory.mktemp("rollout") / "games.jsonl"
     args = ["play", "-v", "backgammon", "--bots", "random,heuristic", "--games", "2"]
+    result = CliRunner().invoke(cli, [*args, "--seed", "5", "--jsonl", str(path), "-q"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture(scope="module")
+def short_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One hypergammon game of random against heuristic: a few errors, and rollouts to the end of
+    a 3-checker game are short (a backgammon game's full rollouts take a minute)."""
+    path = tmp_path_factory.mktemp("short") / "games.jsonl"
+    args = ["play", "-v", "hypergammon", "--bots", "random,heuristic", "--games", "1"]
     result = CliRunner().invoke(cli, [*args, "--seed", "5", "--jsonl", str(path), "-q"])
     assert result.exit_code == 0, result.output
     return path
@@ -43,7 +54,7 @@ def _json(games: Path, *args: str) -> Any:
 def test_the_marked_first_segments_are_rolled_out_and_nothing_else(games: Path) -> None:
     out = _json(games, "--rollout", *FAST)
     assert out["rollout"] == {
-        "trials": 4,
+        "trials": 2,
         "truncate": 2,
         "seed": 0,
         "top": 3,
@@ -63,7 +74,7 @@ def test_the_marked_first_segments_are_rolled_out_and_nothing_else(games: Path) 
                 continue
             rolled += 1
             found = decision["rollout"]
-            assert found["trials"] == 4 and found["truncate"] == 2
+            assert found["trials"] == 2 and found["truncate"] == 2
             plays = {p["play"]: p for p in found["plays"]}
             # The play made and the analysis's best are rolled out, whatever the top 3 are.
             assert decision["played"] in plays and decision["best"] in plays
@@ -80,7 +91,7 @@ def test_the_figures_are_nardy_rollouts_of_the_same_decision(games: Path) -> Non
     decision = next(d for d in out["games"][1]["decisions"] if "rollout" in d)
     args = ["rollout", "--record", str(games), "--game", "2"]
     args += ["--decision", str(decision["number"]), "--evaluator", "heuristic"]
-    args += ["--trials", "4", "--truncate", "2", "--seed", "11", "--top", "5", "--json"]
+    args += ["--trials", "2", "--truncate", "2", "--seed", "11", "--top", "5", "--json"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     alone = {p["play"]: p for p in json.loads(result.output)["plays"]}
@@ -91,9 +102,10 @@ def test_the_figures_are_nardy_rollouts_of_the_same_decision(games: Path) -> Non
     assert decision["rollout"]["plays"][0]["play"] in alone
 
 
-def test_without_rollout_the_output_is_unchanged(games: Path) -> None:
+def test_without_rollout_the_output_is_unchanged(short_game: Path) -> None:
+    games = short_game
     plain = _analyze(games, "--evaluator", "heuristic", "--show", "all").stdout
-    rolled = _analyze(games, "--evaluator", "heuristic", "--show", "all", "--rollout", *FAST)
+    rolled = _analyze(games, "--show", "all", "--rollout", *FAST, "--rollout-top", "1")
     lines = rolled.stdout.splitlines()
     extra = [line for line in lines if line.strip().startswith("rolled out (")]
     assert extra
@@ -107,7 +119,8 @@ def test_without_rollout_the_output_is_unchanged(games: Path) -> None:
     assert not any("rollout" in d for g in data["games"] for d in g["decisions"])
 
 
-def test_full_rollouts_and_bad_truncation(games: Path) -> None:
+def test_full_rollouts_and_bad_truncation(short_game: Path) -> None:
+    games = short_game
     out = _json(games, "--evaluator", "heuristic", "--rollout", "--rollout-trials", "2")
     assert out["rollout"]["truncate"] == 5  # the default
     out = _json(
