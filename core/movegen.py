@@ -36,10 +36,9 @@ There are three searches (docs/performance.md explains the choices and their mea
   the board carries a 29th entry, the points holding a pinned checker (:data:`PINS`). A point's
   closedness cannot change in the mover's segment, so each die's sources are chosen once. Two
   different dice are played by two nested loops in both orders (a pair of steps once); equal dice
-  by the fast path's multiset search (:class:`_PinMultiset`), or over every order
-  (:class:`_PinSearch`, states keyed by the multiset of their sources) only where the mother rule
-  can end the game at a step that search would play too early
-  (:meth:`MoveGenerator._mother_order`). ``core/_batchgen.c`` translates this search too (the
+  by one loop (:class:`_PinSearch`) as the fast path's multiset search, or over every order
+  (states keyed by the multiset of their sources) only where the mother rule can end the game at
+  a step the multiset search would play too early (:meth:`MoveGenerator._mother_order`). ``core/_batchgen.c`` translates this search too (the
   pinned points' bits in each result's key); a change here is made there too.
 * **The general search**, for everything else and for comparison (``MoveGenerator(rules,
   fast=False)``): a make/unmake depth-first search over every order of the steps that records
@@ -47,7 +46,7 @@ There are three searches (docs/performance.md explains the choices and their mea
 
 What the searches share, each in one place: the equal-dice searches' state and their bookkeeping
 of the plays of the most dice (:class:`_EqualDice`, the base of :class:`_MultisetSearch`,
-:class:`_OrderedSearch`, :class:`_PinMultiset` and :class:`_PinSearch`); a step made and taken back in place, with a hit
+:class:`_OrderedSearch` and :class:`_PinSearch`); a step made and taken back in place, with a hit
 (:func:`_hit_step`, :func:`_hit_unstep`: the fast path and the general search) or with pins
 (:func:`_pin_step`, :func:`_pin_unstep`, the end of the game by the mother rule
 :func:`_pin_ends_game`: the pinning search); the per-step six-block check (:func:`_step_blocks`:
@@ -462,8 +461,8 @@ def _quarter_may_close(b: Board, steps: int) -> bool:
 
 
 class _EqualDice:
-    """What the four equal-dice searches share (:class:`_MultisetSearch`, :class:`_OrderedSearch`,
-    :class:`_PinMultiset`, :class:`_PinSearch`): the board they step on in place, the die and the
+    """What the three equal-dice searches share (:class:`_MultisetSearch`, :class:`_OrderedSearch`,
+    :class:`_PinSearch`): the board they step on in place, the die and the
     number of steps, the points a checker can step from, the plays of the most dice so far (§2.3
     item 4, the maximum-dice rule) and the path of steps of the node being searched.
 
@@ -481,6 +480,7 @@ class _EqualDice:
         movable: list[int],
         board_end: int,
         mother: int = 0,
+        every_order: bool = False,
     ) -> None:
         self.b = b
         self.die = die
@@ -491,7 +491,7 @@ class _EqualDice:
         self.count = len(movable)
         self.board_end = board_end
         """The index in :attr:`movable` where the bear-off points begin, for the searches that
-        list them last (:class:`_MultisetSearch`, :class:`_PinMultiset`; the others give
+        list them last (:class:`_MultisetSearch`, :class:`_PinSearch`; the other gives
         :attr:`count`)."""
         self.all_checkers = generator.checkers  # §3.11: N, the checkers of the layout
         self.exact = generator.exact_bear_off
@@ -502,9 +502,11 @@ class _EqualDice:
         """The pinning searches: the mother rule (:attr:`MoveGenerator.mother`) where it can end
         the game in this segment, else 0 (see :meth:`MoveGenerator._mother_order`)."""
         self.o = generator.opp_head
+        self.every_order = every_order
+        """:class:`_PinSearch`: every order of the steps, not one per multiset of steps."""
         self.reached: set[int] = set()
-        """:class:`_PinSearch`: the states already reached (each a product of primes, never 1:
-        the start is not reached again)."""
+        """:class:`_PinSearch` in every order: the states already reached (each a product of
+        primes, never 1: the start is not reached again)."""
         self.plays: Plays = {}
         """The plays of the most dice so far (replaced when a longer play is found)."""
         self.best = -1
@@ -831,44 +833,6 @@ def _pin_movable(b: Board, die: int, stuck: bool) -> tuple[list[int], int, int]:
     return movable, board_end, outside
 
 
-class _PinMultiset(_EqualDice):
-    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) unless the mother rule
-    can end the game at a step it plays too early (:meth:`MoveGenerator._mother_order`): steps
-    from non-increasing source points (one order per multiset of steps, as
-    :class:`_MultisetSearch`), the pinned points' bits kept at :data:`PINS`."""
-
-    def search(self, start: int, depth: int, outside: int) -> None:
-        b = self.b
-        die = self.die
-        movable = self.movable
-        plain = self.plain
-        exact = self.exact
-        stop = self.board_end if outside else self.count
-        last = depth == self.last  # the last die: every legal step ends a play
-        mask = b[PINS]
-        moved = False
-        for j in range(start, stop):
-            p = movable[j]
-            c = b[p]
-            if c <= 0:
-                continue
-            t = p - die
-            if t < 0 and (exact or _checker_above(b, p)):
-                continue
-            moved = True
-            # The step (legal: its landing point is open, see _pin_movable).
-            v = b[t] if t >= 1 else 0
-            m = _pin_step(b, p, c, t, mask)
-            if last or _pin_ends_game(b, m, self.all_checkers, self.mother, self.o):
-                self.ending(tuple(b) if m else tuple(b[:PINS]), depth, plain[p])
-            else:
-                self.path[depth] = plain[p]
-                self.search(j, depth + 1, outside - 1 if p > 6 and t <= 6 else outside)
-            _pin_unstep(b, p, c, t, v, mask, m)
-        if not moved and depth >= self.best:
-            self.short(_pin_key(b), depth)
-
-
 _SOURCE_PRIME: Final = (
     1,
     2,
@@ -902,44 +866,63 @@ keys a state by the product over its steps of their sources' primes: the multise
 
 
 class _PinSearch(_EqualDice):
-    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`) when the mother rule can
-    end the game in the segment, which makes the order of the steps matter (or when asked to, for
-    the tests comparing both searches): every order, each state reached once.
+    """The pinning search's equal dice (:meth:`MoveGenerator._pinning`), the pinned points' bits
+    kept at :data:`PINS`, in one of two ways (:attr:`every_order`):
 
-    A state is keyed by the multiset of its steps' sources (:data:`_SOURCE_PRIME`): with one die
-    ``d`` the board decides that multiset and the other way round (a point ``x`` gains the steps
-    from ``x + d`` and loses those from ``x``, so the counts of sources follow from the board
-    from 24 down), and the pinned bits follow from the counts (an opposing blot is pinned exactly
-    while the mover holds its point). A step to a state already reached is not made again: the
-    first arrival recorded it (as a play) or expanded it."""
+    * steps from non-increasing source points (one order per multiset of steps, as
+      :class:`_MultisetSearch`), unless the mother rule can end the game at a step this plays too
+      early (:meth:`MoveGenerator._mother_order`);
+    * where it can, which makes the order of the steps matter (or when asked to, for the tests
+      comparing both ways), every order, each state reached once.
 
-    def search(self, depth: int, h: int, outside: int) -> None:
-        """Expands the state ``h`` at ``depth`` (reached for the first time)."""
+    Every order keys a state by the multiset of its steps' sources (:data:`_SOURCE_PRIME`): with
+    one die ``d`` the board decides that multiset and the other way round (a point ``x`` gains the
+    steps from ``x + d`` and loses those from ``x``, so the counts of sources follow from the
+    board from 24 down), and the pinned bits follow from the counts (an opposing blot is pinned
+    exactly while the mover holds its point). A step to a state already reached is not made
+    again: the first arrival recorded it (as a play) or expanded it."""
+
+    def search(self, start: int, depth: int, outside: int, h: int) -> None:
+        """Expands a node: its steps from the source ``movable[start]`` on (every order: from the
+        first); ``h`` its state, reached for the first time (every order only)."""
         b = self.b
         die = self.die
-        last = depth + 1 == self.total  # the last die: every legal step ends a play
-        reached = self.reached
+        movable = self.movable
+        plain = self.plain
+        every_order = self.every_order
+        # The bear-off points (from board_end on) only when the mover is all home.
+        stop = self.board_end if outside else self.count
+        last = depth == self.last  # the last die: every legal step ends a play
         mask = b[PINS]
         moved = False
-        for p in self.movable:
+        for j in range(start, stop):
+            p = movable[j]
             c = b[p]
             if c <= 0:
                 continue
             t = p - die
-            if t < 1 and (outside or (t < 0 and (self.exact or _checker_above(b, p)))):
+            if t < 0 and (self.exact or _checker_above(b, p)):
                 continue
             moved = True
-            h1 = h * _SOURCE_PRIME[p]
-            if h1 in reached:
-                continue
-            reached.add(h1)
+            h1 = h
+            if every_order:
+                h1 = h * _SOURCE_PRIME[p]
+                if h1 in self.reached:
+                    continue
+                self.reached.add(h1)
+            # The step (legal: its landing point is open, see _pin_movable).
             v = b[t] if t >= 1 else 0
             m = _pin_step(b, p, c, t, mask)
             if last or _pin_ends_game(b, m, self.all_checkers, self.mother, self.o):
-                self.ending(tuple(b) if m else tuple(b[:PINS]), depth, self.plain[p])
+                self.ending(tuple(b) if m else tuple(b[:PINS]), depth, plain[p])
             else:
-                self.path[depth] = self.plain[p]
-                self.search(depth + 1, h1, outside - 1 if p > 6 and t <= 6 else outside)
+                self.path[depth] = plain[p]
+                self.search(
+                    0 if every_order else j,
+                    depth + 1,
+                    outside - 1 if p > 6 and t <= 6 else outside,
+                    h1,
+                )
             _pin_unstep(b, p, c, t, v, mask, m)
         if not moved and depth >= self.best:
             self.short(_pin_key(b), depth)
@@ -1595,16 +1578,13 @@ class MoveGenerator:
             return SegmentPlays(dice, used, plays, None)
         die = dice[0]
         movable, board_end, outside = _pin_movable(b, die, stuck)
-        if order == 2 or not self.canonical:
-            # Every order when the mother rule may end the game in the segment at a step the
-            # multiset search would play earlier (or when asked to, for the tests comparing both
-            # searches).
-            search = _PinSearch(self, b, die, total, movable, board_end, mother)
-            search.search(0, 1, outside)
-            return SegmentPlays(dice, search.best, search.plays, None)
-        multiset = _PinMultiset(self, b, die, total, movable, board_end, mother)
-        multiset.search(0, 0, outside)
-        return SegmentPlays(dice, multiset.best, multiset.plays, None)
+        # Every order when the mother rule may end the game in the segment at a step the
+        # multiset search would play earlier (or when asked to, for the tests comparing both
+        # searches).
+        every_order = order == 2 or not self.canonical
+        search = _PinSearch(self, b, die, total, movable, board_end, mother, every_order)
+        search.search(0, 0, outside, 1)
+        return SegmentPlays(dice, search.best, search.plays, None)
 
     def _mother_order(self, b: Board, d1: int, d2: int, total: int, stuck: bool) -> int:
         """Whether the mother rule (RULES.md §3.12.2) may end the game in a segment of ``total``
