@@ -46,7 +46,7 @@ def test_which_bot_plays_by_the_judges_net(bot: str, evaluator: str, itself: boo
 
 def _games(tmp_path: Path, variant: str, bots: str) -> Path:
     out = tmp_path / "games.jsonl"
-    args = ["play", "-q", "-v", variant, "--bots", bots, "--games", "2", "--seed", "3"]
+    args = ["play", "-q", "-v", variant, "--bots", bots, "--games", "1", "--seed", "3"]
     result = CliRunner().invoke(main, [*args, "--jsonl", str(out)])
     assert result.exit_code == 0, result.output
     return out

@@ -108,7 +108,7 @@ def test_a_bot_judged_by_its_own_net_is_named_under_the_table(tmp_path: Path) ->
     store = open_store(str(path))
     try:
         d = definition_from_flags(
-            variants=["long"], bots="neural,heuristic", games=2, seed=3, name="long"
+            variants=["long"], bots="neural,heuristic", games=1, seed=3, name="long"
         )
         assert Tournament(d, store).run().status == "finished"
     finally:
