@@ -6,7 +6,7 @@
  * the legal results straight into byte buffers: no Python object per result. It is a line-by-line
  * translation of MoveGenerator._fast, _fast_two, _fast_equal and _MultisetSearch.search, so it
  * gives the same results in the same order with the same representative steps (core/movegen.py is
- * the reference; tests/test_batchgen.py compares).
+ * the reference; tests/core/test_batchgen.py compares).
  *
  * For the ordered search's rule sets (MoveGenerator.ordered: order-dependent rules without
  * hitting; nardgammon, mad, mad_gulbar, fevga, giul) it translates MoveGenerator._ordered: the
@@ -16,7 +16,7 @@
  * dice).
  *
  * For the pinning rule sets (MoveGenerator.pins: plakoto, RULES.md §3.12.2) it translates
- * MoveGenerator._pinning: _mother_order, _pin_two, _PinMultiset and _PinSearch. The board then
+ * MoveGenerator._pinning: _mother_order, _pin_two and _PinSearch. The board then
  * carries the pinned points' bits at b[PINS], and a result's key (KEY bytes) carries them after
  * its 28 board bytes; they are written to their own buffer (ResultBatch.pinned). A game the mother
  * rule ended goes to Python, which says so.
@@ -162,6 +162,17 @@ static Entry *map_append(Map *m, const int8_t *board, size_t slot) {
     return e;
 }
 
+/* Appends a new item for key, not in the map, at slot (from map_find), growing the map first where
+ * it is full (the slot found again); NULL when out of memory. Its steps are left to the caller. */
+static Entry *map_insert(Map *m, const int8_t *key, size_t slot) {
+    const int grown = map_reserve(m);
+    if (grown < 0)
+        return NULL;
+    if (grown)
+        map_find(m, key, &slot);
+    return map_append(m, key, slot);
+}
+
 /* -- the generator's state ------------------------------------------------------------------- */
 
 typedef struct {
@@ -196,7 +207,7 @@ typedef struct {
     /* The equal dice search (_MultisetSearch). */
     int die, total, last, best, board_end, count;
     int movable[26];
-    /* The pinning search's equal dice (_PinMultiset, _PinSearch). */
+    /* The pinning search (_pin_two, _PinSearch). */
     int live; /* the mother rule can end the game in this segment */
 } Gen;
 
@@ -228,12 +239,10 @@ static int setdefault(Map *m, const int8_t *key, int (*path)[3], int depth, cons
     size_t slot;
     if (map_find(m, key, &slot) >= 0)
         return 0;
-    int grown = map_reserve(m);
-    if (grown < 0)
+    Entry *e = map_insert(m, key, slot);
+    if (!e)
         return -1;
-    if (grown)
-        map_find(m, key, &slot);
-    set_steps(map_append(m, key, slot)->steps, path, depth, step);
+    set_steps(e->steps, path, depth, step);
     return 0;
 }
 
@@ -291,6 +300,79 @@ static int no_play(Gen *g) {
 /* -- two different dice (MoveGenerator._fast_two) --------------------------------------------- */
 
 /* The mover's points, descending, and (returned) his checkers outside home (points 7..24). */
+/* _hit_step: moves the mover's checker from p to t (t < 1: off), a legal step of a rule set
+ * without pins; a blot there (§2.2: "a step onto a point with exactly one opposing checker hits
+ * it"; blot is -1 where the rule set hits, else a value no point has) goes to the opponent's bar.
+ * Returns t's count before the step (0 for a bear-off), for hit_unstep. */
+static int hit_step(int *b, int p, int t, int blot) {
+    b[p]--;
+    if (t < 1) {
+        b[0]++;
+        return 0;
+    }
+    const int v = b[t];
+    if (v == blot) {
+        b[t] = 1;
+        b[OPP_BAR]++;
+    } else
+        b[t] = v + 1;
+    return v;
+}
+
+/* Undoes hit_step from p to t, which held v. */
+static void hit_unstep(int *b, int p, int t, int v, int blot) {
+    b[p]++;
+    if (t < 1)
+        b[0]--;
+    else {
+        b[t] = v;
+        if (v == blot)
+            b[OPP_BAR]--;
+    }
+}
+
+/* _OneDie.add: a one-die candidate, the board b after the first step s1 of the larger die or not
+ * (it matters only if no play uses both dice); a result both dice reach keeps its first place and
+ * the larger die's step. *have_singles says whether g->singles and g->larger hold this segment's
+ * candidates yet (they are cleared for its first). -1 when out of memory. */
+static int add_single(Gen *g, int *have_singles, const int *b, int by_larger, int (*s1)[3]) {
+    int8_t key[KEY];
+    size_t slot;
+    if (!*have_singles) {
+        *have_singles = 1;
+        map_clear(&g->singles);
+        map_clear(&g->larger);
+    }
+    key_of(b, key);
+    if (!by_larger)
+        return setdefault(&g->singles, key, s1, 1, NULL);
+    if (map_find(&g->larger, key, &slot) >= 0)
+        return 0;
+    /* by_larger.add(key); singles[key] = (s1,) (replacing the steps, keeping the place of a
+     * result the smaller die reached first) */
+    if (setdefault(&g->larger, key, NULL, 0, NULL) < 0)
+        return -1;
+    const Py_ssize_t found = map_find(&g->singles, key, &slot);
+    if (found >= 0) {
+        set_steps(g->singles.items[found].steps, s1, 1, NULL);
+        return 0;
+    }
+    return setdefault(&g->singles, key, s1, 1, NULL);
+}
+
+/* _with_point: the n descending points of `points` with t, which they lack, in its place, written
+ * to `found`; returns their number (n + 1). The sources of a second step after a first step that
+ * landed on a point the mover did not hold. */
+static int with_point(const int *points, int n, int t, int *found) {
+    int k = 0, m = 0;
+    while (k < n && points[k] > t)
+        found[m++] = points[k++];
+    found[m++] = t;
+    while (k < n)
+        found[m++] = points[k++];
+    return m;
+}
+
 static int occupied_points(const int *b, int *occupied, int *n) {
     int outside = 0;
     *n = 0;
@@ -322,29 +404,14 @@ static int fast_two(Gen *g, int d1, int d2, int limit) {
         const int x = order ? d2 : d1, y = order ? d1 : d2;
         for (int i = 0; i < n_first; i++) {
             const int p = first_sources[i], t = p - x;
-            int v, out1, s1[3];
             if (t >= 1) {
-                v = b[t];
-                if (v <= closed_at) /* §2.2 item 2: the point is closed */
+                if (b[t] <= closed_at) /* §2.2 item 2: the point is closed */
                     continue;
-                b[p]--;
-                s1[0] = p, s1[1] = t, s1[2] = v == blot;
-                if (v == blot) { /* §2.2: "a step onto a point with exactly one opposing checker hits it" */
-                    b[t] = 1;
-                    b[OPP_BAR]++;
-                } else
-                    b[t] = v + 1;
-                out1 = p > 6 && t <= 6 ? outside - 1 : outside;
-            } else {
-                /* §2.2 bear-off: "only if the mover is all home"; standard or exact rule. */
-                if (outside || (t < 0 && (exact || checker_above(b, p))))
-                    continue;
-                v = 0;
-                b[p]--;
-                b[0]++;
-                out1 = 0;
-                s1[0] = p, s1[1] = 0, s1[2] = 0;
-            }
+            } else if (outside || (t < 0 && (exact || checker_above(b, p))))
+                continue; /* §2.2 bear-off: "only if the mover is all home"; standard or exact rule */
+            const int v = hit_step(b, p, t, blot);
+            int s1[3] = {p, t >= 1 ? t : 0, v == blot};
+            const int out1 = p > 6 && t <= 6 ? outside - 1 : outside;
             if (b[0] == all) {
                 /* §2.3 item 2: bearing off the last checker "counts as having used all dice". */
                 if (setdefault_board(&g->plays, b, &s1, 1, NULL) < 0)
@@ -357,14 +424,8 @@ static int fast_two(Gen *g, int d1, int d2, int limit) {
                     sources = bar_only;
                     n_sources = 1;
                 } else if (t >= 1 && v <= 0) {
-                    int k = 0, m = 0;
-                    while (k < n_occupied && occupied[k] > t)
-                        merged[m++] = occupied[k++];
-                    merged[m++] = t;
-                    while (k < n_occupied)
-                        merged[m++] = occupied[k++];
+                    n_sources = with_point(occupied, n_occupied, t, merged);
                     sources = merged;
-                    n_sources = m;
                 } else {
                     sources = occupied;
                     n_sources = n_occupied;
@@ -416,44 +477,11 @@ static int fast_two(Gen *g, int d1, int d2, int limit) {
                     if (setdefault(&g->plays, key, &s1, 1, s2) < 0)
                         return NO_MEMORY;
                 }
-                if (!more && !g->plays.n) {
-                    /* A one-die candidate; it matters only if no play uses both dice. */
-                    if (!have_singles) {
-                        have_singles = 1;
-                        map_clear(&g->singles);
-                        map_clear(&g->larger);
-                    }
-                    size_t slot;
-                    key_of(b, key);
-                    Py_ssize_t found;
-                    if (x == larger) {
-                        /* by_larger.add(key); singles[key] = (s1,) (replacing the steps, keeping
-                         * the place of a result the smaller die reached first) */
-                        if (map_find(&g->larger, key, &slot) < 0) {
-                            int grown = map_reserve(&g->larger);
-                            if (grown < 0)
-                                return NO_MEMORY;
-                            if (grown)
-                                map_find(&g->larger, key, &slot);
-                            map_append(&g->larger, key, slot);
-                            found = map_find(&g->singles, key, &slot);
-                            if (found >= 0)
-                                set_steps(g->singles.items[found].steps, &s1, 1, NULL);
-                            else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
-                                return NO_MEMORY;
-                        }
-                    } else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
-                        return NO_MEMORY;
-                }
+                if (!more && !g->plays.n &&
+                    add_single(g, &have_singles, b, x == larger, &s1) < 0)
+                    return NO_MEMORY;
             }
-            /* Undo the first step. */
-            b[p]++;
-            if (t >= 1) {
-                b[t] = v;
-                if (v == blot)
-                    b[OPP_BAR]--;
-            } else
-                b[0]--;
+            hit_unstep(b, p, t, v, blot); /* undo the first step */
         }
     }
     if (g->plays.n) {
@@ -494,6 +522,15 @@ static int fast_two(Gen *g, int d1, int d2, int limit) {
 
 /* -- equal dice (MoveGenerator._fast_equal, _MultisetSearch) ---------------------------------- */
 
+/* The state every equal-dice search starts from (_EqualDice): `total` steps of `die`, no play. */
+static void start_equal(Gen *g, int die, int total) {
+    g->die = die;
+    g->total = total;
+    g->last = total - 1;
+    g->best = -1;
+    map_clear(&g->plays);
+}
+
 /* Keeps the board (or a step from it) as a play of `used` dice, if no play so far uses more. */
 static int record(Gen *g, int used, const int8_t *key, int depth, const int *step) {
     if (g->best < used) {
@@ -516,52 +553,24 @@ static int search(Gen *g, int start, int depth, int outside, int head_left) {
         if (b[p] <= 0 || (p == HEAD && head_left <= 0))
             continue;
         const int t = p - die;
-        int step[3] = {p, t >= 1 ? t : 0, 0};
-        if (t >= 1) {
-            const int v = b[t];
-            b[p]--;
-            if (v == blot) {
-                b[t] = 1;
-                b[OPP_BAR]++;
-                step[2] = 1;
-            } else
-                b[t] = v + 1;
-            moved = 1;
-            if (depth == g->last) {
-                /* The last die: every legal step ends a play. */
-                key_of(b, key);
-                if (record(g, g->total, key, depth, step) < 0)
-                    return -1;
-            } else {
-                memcpy(g->path[depth], step, sizeof step);
-                if (search(g, j, depth + 1, p > 6 && t <= 6 ? outside - 1 : outside,
-                           p == HEAD ? head_left - 1 : head_left) < 0)
-                    return -1;
-            }
-            b[p]++;
-            b[t] = v;
-            if (v == blot)
-                b[OPP_BAR]--;
+        if (t < 0 && (exact || checker_above(b, p)))
+            continue;
+        moved = 1;
+        const int v = hit_step(b, p, t, blot);
+        int step[3] = {p, t >= 1 ? t : 0, v == blot};
+        if (depth == g->last || b[0] == g->checkers) {
+            /* The last die, or §2.3 item 2: the last checker off "counts as having used all
+             * dice". */
+            key_of(b, key);
+            if (record(g, g->total, key, depth, step) < 0)
+                return -1;
         } else {
-            if (t < 0 && (exact || checker_above(b, p)))
-                continue;
-            b[p]--;
-            b[0]++;
-            moved = 1;
-            if (depth == g->last || b[0] == g->checkers) {
-                /* The last die, or §2.3 item 2: the last checker off "counts as having used all
-                 * dice". */
-                key_of(b, key);
-                if (record(g, g->total, key, depth, step) < 0)
-                    return -1;
-            } else {
-                memcpy(g->path[depth], step, sizeof step);
-                if (search(g, j, depth + 1, outside, head_left) < 0)
-                    return -1;
-            }
-            b[p]++;
-            b[0]--;
+            memcpy(g->path[depth], step, sizeof step);
+            if (search(g, j, depth + 1, p > 6 && t <= 6 ? outside - 1 : outside,
+                       p == HEAD ? head_left - 1 : head_left) < 0)
+                return -1;
         }
+        hit_unstep(b, p, t, v, blot);
     }
     if (!moved && depth >= g->best) {
         /* A leaf short of the segment's dice (§2.3 item 4: only the longest are plays). */
@@ -601,11 +610,7 @@ static int fast_equal(Gen *g, int die, int total, int limit) {
         if (b[p] > 0 || reached[p])
             g->movable[n++] = p;
     g->count = n;
-    g->die = die;
-    g->total = total;
-    g->last = total - 1;
-    g->best = -1;
-    map_clear(&g->plays);
+    start_equal(g, die, total);
     if (search(g, 0, 0, outside, limit) < 0)
         return NO_MEMORY;
     if (g->end_blocks && g->best && !filter_blocks(&g->plays, g))
@@ -768,12 +773,9 @@ static int put_play(Map *m, const int *b, int (*path)[3], int depth, const int *
     }
     if (how == PUT_OVER_PLACEHOLDER)
         return 0;
-    int grown = map_reserve(m);
-    if (grown < 0)
+    Entry *e = map_insert(m, key, slot);
+    if (!e)
         return -1;
-    if (grown)
-        map_find(m, key, &slot);
-    Entry *e = map_append(m, key, slot);
     set_steps(e->steps, path, depth, step);
     e->alive = how == PUT_PLAY;
     return 0;
@@ -875,12 +877,7 @@ static int ordered_two(Gen *g, int d1, int d2, int limit) {
                 int merged[25], n_sources = 0;
                 const int *sources = occupied;
                 if (t >= 1 && !v) { /* the first step made t a source */
-                    int k = 0;
-                    while (k < n_occupied && occupied[k] > t)
-                        merged[n_sources++] = occupied[k++];
-                    merged[n_sources++] = t;
-                    while (k < n_occupied)
-                        merged[n_sources++] = occupied[k++];
+                    n_sources = with_point(occupied, n_occupied, t, merged);
                     sources = merged;
                 } else
                     n_sources = n_occupied;
@@ -1118,11 +1115,7 @@ static int ordered_equal(Gen *g, int die, int total, int limit) {
         }
     }
     g->count = n;
-    g->die = die;
-    g->total = total;
-    g->last = total - 1;
-    g->best = -1;
-    map_clear(&g->plays);
+    start_equal(g, die, total);
     map_clear(&g->singles);
     map_clear(&g->larger);
     const int passed = !g->runner || b[0] > 0 || low <= 11;
@@ -1167,12 +1160,9 @@ static int general_record(Gen *g, int used, int by_larger, int depth) {
     key_of(g->b, key);
     Py_ssize_t found = map_find(&g->plays, key, &slot);
     if (found < 0) {
-        int grown = map_reserve(&g->plays);
-        if (grown < 0)
+        Entry *e = map_insert(&g->plays, key, slot);
+        if (!e)
             return -1;
-        if (grown)
-            map_find(&g->plays, key, &slot);
-        Entry *e = map_append(&g->plays, key, slot);
         set_steps(e->steps, g->path, depth, NULL);
         e->used = (int8_t)used;
         e->larger = (int8_t)by_larger;
@@ -1420,7 +1410,7 @@ static int ordered_generate(Gen *g, const int *dice, int n_dice, int limit) {
  * stays beneath the stack until its last checker leaves. The board carries the pinned points' bits
  * at b[PINS] (core/movegen.py's PINS), and a result's key carries them too (KEY), so a position
  * without pins has the same key as in any rule set. A line-by-line translation of _pinning,
- * _mother_order, _pin_two, _PinMultiset and _PinSearch (which every caller reaches through
+ * _mother_order, _pin_two and _PinSearch (which every caller reaches through
  * pinning()). */
 
 #define BIT(mask, p) (((mask) >> (p)) & 1)
@@ -1586,14 +1576,8 @@ static int pin_two(Gen *g, int d1, int d2, int stuck) {
                 const int *sources = second;
                 if (t >= 1 && v <= 0 && pin_open(b, t - y, mask, stuck)) {
                     /* The first step's landing point, newly his, is a source too. */
-                    int k = 0, n = 0;
-                    while (k < n_second && second[k] > t)
-                        merged[n++] = second[k++];
-                    merged[n++] = t;
-                    while (k < n_second)
-                        merged[n++] = second[k++];
+                    n_sources = with_point(second, n_second, t, merged);
                     sources = merged;
-                    n_sources = n;
                 }
                 for (int j = 0; j < n_sources; j++) {
                     const int q = sources[j], cq = b[q];
@@ -1616,27 +1600,9 @@ static int pin_two(Gen *g, int d1, int d2, int stuck) {
                 }
                 if (bits)
                     firsts[p] = bits;
-                if (!more && !g->plays.n) {
-                    /* A one-die candidate; it matters only if no play uses both dice. */
-                    if (!have_singles) {
-                        have_singles = 1;
-                        map_clear(&g->singles);
-                        map_clear(&g->larger);
-                    }
-                    key_of(b, key);
-                    if (x == larger) {
-                        /* by_larger.add(key); singles[key] = (s1,) */
-                        size_t slot;
-                        if (setdefault(&g->larger, key, NULL, 0, NULL) < 0)
-                            return NO_MEMORY;
-                        const Py_ssize_t found = map_find(&g->singles, key, &slot);
-                        if (found >= 0)
-                            set_steps(g->singles.items[found].steps, &s1, 1, NULL);
-                        else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
-                            return NO_MEMORY;
-                    } else if (setdefault(&g->singles, key, &s1, 1, NULL) < 0)
-                        return NO_MEMORY;
-                }
+                if (!more && !g->plays.n &&
+                    add_single(g, &have_singles, b, x == larger, &s1) < 0)
+                    return NO_MEMORY;
             }
             pin_unstep(b, p, t, c, v, mask); /* undo the first step */
         }
@@ -1687,46 +1653,6 @@ static int pin_movable(Gen *g, int stuck) {
     return outside;
 }
 
-/* _PinMultiset.search: equal dice from non-increasing sources (one order per multiset of steps),
- * stopping where the game ends. -1 when out of memory. */
-static int pin_multiset(Gen *g, int start, int depth, int outside) {
-    int *b = g->b;
-    const int die = g->die, exact = g->exact, mask = b[PINS];
-    const int stop = outside ? g->board_end : g->count;
-    int moved = 0;
-    int8_t key[KEY];
-    for (int j = start; j < stop; j++) {
-        const int p = g->movable[j], c = b[p];
-        if (c <= 0)
-            continue;
-        const int t = p - die;
-        if (t < 0 && (exact || checker_above(b, p)))
-            continue;
-        moved = 1;
-        /* The step (legal: its landing point is open, see pin_movable). */
-        const int v = pin_step(b, p, t);
-        int step[3] = {p, t >= 1 ? t : 0, 0};
-        if (depth == g->last || pin_ends(g, b)) {
-            /* The last die (every legal step ends a play), or a step that ends the game. */
-            key_of(b, key);
-            if (record(g, g->total, key, depth, step) < 0)
-                return -1;
-        } else {
-            memcpy(g->path[depth], step, sizeof step);
-            if (pin_multiset(g, j, depth + 1, p > 6 && t <= 6 ? outside - 1 : outside) < 0)
-                return -1;
-        }
-        pin_unstep(b, p, t, c, v, mask);
-    }
-    if (!moved && depth >= g->best) {
-        /* A leaf short of the segment's dice (only the longest leaves are plays). */
-        key_of(b, key);
-        if (record(g, depth, key, depth, NULL) < 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* _SOURCE_PRIME: the every-order search keys a state by the product of its steps' sources' primes
  * (the multiset of sources, which decides the board; at most 89**4 < 2**32). */
 static const uint32_t source_prime[25] = {1,  2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37,
@@ -1743,41 +1669,52 @@ static int reach(Gen *g, uint32_t h) {
     return setdefault(&g->singles, key, NULL, 0, NULL) < 0 ? -1 : 1;
 }
 
-/* _PinSearch.search: equal dice in every order, each state expanded once, where the mother rule
- * can end the game at a step the multiset search would play too early. -1 when out of memory. */
-static int pin_search(Gen *g, int depth, uint32_t h, int outside) {
+/* _PinSearch.search: equal dice from non-increasing sources (one order per multiset of steps), or
+ * with `every` in every order, each state expanded once (where the mother rule can end the game at
+ * a step the multiset search would play too early), stopping where the game ends; h is the node's
+ * state (every order only). -1 when out of memory. */
+static int pin_search(Gen *g, int every, int start, int depth, int outside, uint32_t h) {
     int *b = g->b;
     const int die = g->die, exact = g->exact, mask = b[PINS];
+    /* The bear-off points (from board_end on) only when the mover is all home. */
+    const int stop = outside ? g->board_end : g->count;
     int moved = 0;
     int8_t key[KEY];
-    for (int j = 0; j < g->count; j++) {
+    for (int j = start; j < stop; j++) {
         const int p = g->movable[j], c = b[p];
         if (c <= 0)
             continue;
         const int t = p - die;
-        if (t < 1 && (outside || (t < 0 && (exact || checker_above(b, p)))))
+        if (t < 0 && (exact || checker_above(b, p)))
             continue;
         moved = 1;
-        const uint32_t h1 = h * source_prime[p];
-        const int fresh = reach(g, h1);
-        if (fresh < 0)
-            return -1;
-        if (!fresh)
-            continue; /* the first arrival recorded or expanded it */
+        uint32_t h1 = h;
+        if (every) {
+            h1 = h * source_prime[p];
+            const int fresh = reach(g, h1);
+            if (fresh < 0)
+                return -1;
+            if (!fresh)
+                continue; /* the first arrival recorded or expanded it */
+        }
+        /* The step (legal: its landing point is open, see pin_movable). */
         const int v = pin_step(b, p, t);
         int step[3] = {p, t >= 1 ? t : 0, 0};
-        if (depth + 1 == g->total || pin_ends(g, b)) {
+        if (depth == g->last || pin_ends(g, b)) {
+            /* The last die (every legal step ends a play), or a step that ends the game. */
             key_of(b, key);
             if (record(g, g->total, key, depth, step) < 0)
                 return -1;
         } else {
             memcpy(g->path[depth], step, sizeof step);
-            if (pin_search(g, depth + 1, h1, p > 6 && t <= 6 ? outside - 1 : outside) < 0)
+            if (pin_search(g, every, every ? 0 : j, depth + 1,
+                           p > 6 && t <= 6 ? outside - 1 : outside, h1) < 0)
                 return -1;
         }
         pin_unstep(b, p, t, c, v, mask);
     }
     if (!moved && depth >= g->best) {
+        /* A leaf short of the segment's dice (only the longest leaves are plays). */
         key_of(b, key);
         if (record(g, depth, key, depth, NULL) < 0)
             return -1;
@@ -1798,17 +1735,11 @@ static int pinning(Gen *g, const int *dice, int n_dice) {
     g->live = mother != 0;
     if (two)
         return pin_two(g, dice[0], dice[1], stuck);
-    g->die = dice[0];
-    g->total = n_dice;
-    g->last = n_dice - 1;
-    g->best = -1;
+    start_equal(g, dice[0], n_dice);
     const int outside = pin_movable(g, stuck);
-    map_clear(&g->plays);
-    if (mother == 2) {
-        map_clear(&g->singles);
-        if (reach(g, 1) < 0 || pin_search(g, 0, 1, outside) < 0)
-            return NO_MEMORY;
-    } else if (pin_multiset(g, 0, 0, outside) < 0)
+    if (mother == 2)
+        map_clear(&g->singles); /* the states reached */
+    if (pin_search(g, mother == 2, 0, 0, outside, 1) < 0)
         return NO_MEMORY;
     g->result = &g->plays;
     return g->best;
@@ -2199,7 +2130,7 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
     const int sort = index_out != Py_None;
     int64_t rows = PyByteArray_GET_SIZE(boards) / BOARD;
     Py_ssize_t index = start, count = PyList_GET_SIZE(pairs);
-    int failed = 0;
+    int emitted = PAIR_DONE;
     for (; index < count; index++) {
         PyObject *pair = PyList_GET_ITEM(pairs, index);
         int board[BOARD + 1], dice[4], n_dice;
@@ -2207,16 +2138,13 @@ static PyObject *legal_results(PyObject *self, PyObject *args) {
             !read_position(PyTuple_GET_ITEM(pair, 0), (PyTypeObject *)type, gen.pins, board) ||
             !(n_dice = read_dice(PyTuple_GET_ITEM(pair, 1), dice)))
             break;
-        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, pins_out != Py_None,
-                             &rows);
-        if (done == PAIR_TO_PYTHON)
+        emitted =
+            emit_pair(board, dice, n_dice, sort, steps != Py_None, pins_out != Py_None, &rows);
+        if (emitted != PAIR_DONE)
             break;
-        if (done == PAIR_NO_MEMORY) {
-            failed = 1;
-            break;
-        }
     }
-    return finish(failed, index, offsets, dice_used, boards, steps, index_out, pins_out);
+    return finish(emitted == PAIR_NO_MEMORY, index, offsets, dice_used, boards, steps, index_out,
+                  pins_out);
 }
 
 PyDoc_STRVAR(legal_results_of_boards_doc,
@@ -2293,7 +2221,7 @@ static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
     const int8_t *dice_bytes = (const int8_t *)dice_in.buf;
     const char *pin_bytes = pins_in != Py_None ? (const char *)pins_buffer.buf : NULL;
     Py_ssize_t index = start < 0 ? 0 : start;
-    int failed = 0;
+    int emitted = PAIR_DONE;
     for (; index < count; index++) {
         int board[BOARD + 1], dice[4], n_dice;
         int64_t pins = 0;
@@ -2302,16 +2230,13 @@ static PyObject *legal_results_of_boards(PyObject *self, PyObject *args) {
         if (!read_board(board_bytes + BOARD * index, pins, board) ||
             !(n_dice = read_dice_bytes(dice_bytes + 4 * index, dice)))
             break;
-        int done = emit_pair(board, dice, n_dice, sort, steps != Py_None, pins_out != Py_None,
-                             &rows);
-        if (done == PAIR_TO_PYTHON)
+        emitted =
+            emit_pair(board, dice, n_dice, sort, steps != Py_None, pins_out != Py_None, &rows);
+        if (emitted != PAIR_DONE)
             break;
-        if (done == PAIR_NO_MEMORY) {
-            failed = 1;
-            break;
-        }
     }
-    found = finish(failed, index, offsets, dice_used, boards, steps, index_out, pins_out);
+    found = finish(emitted == PAIR_NO_MEMORY, index, offsets, dice_used, boards, steps, index_out,
+                   pins_out);
 done:
     if (pins_buffer.obj)
         PyBuffer_Release(&pins_buffer);
