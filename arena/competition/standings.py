@@ -33,7 +33,14 @@ from nardy.arena.competition.schedule import (
 from nardy.arena.competition.sprt_luck import LuckAdjuster
 from nardy.arena.competition.stats import PairingStats, Sprt, fit_ratings, tally
 from nardy.arena.records.ledger_rows import BOT_FIELDS, PAIRING_FIELDS, Aggregates
-from nardy.arena.records.storage import GameRow, SqlStore, StorageError, Store, TournamentRow
+from nardy.arena.records.storage import (
+    GameRow,
+    SqlStore,
+    StorageError,
+    Store,
+    TournamentRow,
+    stored_tournament,
+)
 from nardy.arena.records.verify import check_row
 from nardy.core.game import (
     WHITE,
@@ -496,17 +503,7 @@ def _new_sprt(d: TournamentDef, pool: PoolDef) -> Sprt:
 def _stored_tournament(
     store: Store, tournament_id: str | None
 ) -> tuple[TournamentRow, TournamentDef]:
-    rows = store.tournaments()
-    if not rows:
-        raise StorageError("the database holds no tournament")
-    if tournament_id is None:
-        row = rows[0]
-    else:
-        matches = [r for r in rows if r.tournament_id == tournament_id]
-        if not matches:
-            known = ", ".join(r.tournament_id for r in rows)
-            raise StorageError(f"no tournament {tournament_id!r} (stored: {known})")
-        row = matches[0]
+    row = stored_tournament(store, tournament_id)
     try:
         definition = TournamentDef.from_json(row.definition)
     except (KeyError, TypeError, DefinitionError) as exc:

@@ -74,6 +74,7 @@ __all__ = [
     "TotalsKeeper",
     "TournamentRow",
     "open_store",
+    "stored_tournament",
     "totals_keeper",
 ]
 
@@ -297,6 +298,21 @@ class Store(Protocol):
         """Publish the seed (once: a second call keeps the first reveal); the row after it."""
 
     def close(self) -> None: ...
+
+
+def stored_tournament(store: Store, tournament_id: str | None = None) -> TournamentRow:
+    """A stored tournament's row: ``tournament_id``'s, or the most recently updated one when
+    None; :class:`StorageError`, one line, when the store has no such tournament."""
+    rows = store.tournaments()
+    if not rows:
+        raise StorageError("the database holds no tournament")
+    if tournament_id is None:
+        return rows[0]
+    for row in rows:
+        if row.tournament_id == tournament_id:
+            return row
+    known = ", ".join(r.tournament_id for r in rows)
+    raise StorageError(f"no tournament {tournament_id!r} (stored: {known})")
 
 
 # -- the shared SQL -------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from nardy.arena.competition.schedule import (
     derive_seed,
 )
 from nardy.arena.records import audit
-from nardy.arena.records.storage import GameRow, StorageError, Store
+from nardy.arena.records.storage import GameRow, StorageError, Store, stored_tournament
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
@@ -550,17 +550,7 @@ def _revealed(report: VerifyReport, dice: audit.DiceAudit | None) -> tuple[int, 
 def verify_store(store: Store, tournament_id: str | None = None) -> VerifyReport:
     """Audit a stored tournament (the most recently updated one if ``tournament_id`` is None)
     from its revealed seed; raises :class:`StorageError` only when it cannot be read at all."""
-    rows = store.tournaments()
-    if not rows:
-        raise StorageError("the database holds no tournament")
-    if tournament_id is None:
-        row = rows[0]
-    else:
-        found = [r for r in rows if r.tournament_id == tournament_id]
-        if not found:
-            known = ", ".join(r.tournament_id for r in rows)
-            raise StorageError(f"no tournament {tournament_id!r} (stored: {known})")
-        row = found[0]
+    row = stored_tournament(store, tournament_id)
     report = VerifyReport(row.tournament_id)
     try:
         definition = TournamentDef.from_json(row.definition)

@@ -592,6 +592,7 @@ def _counted_stream(
     behaviour: Callable[..., Any] = handler.unary_stream  # a coroutine or async generator
     cap = max_request_bytes if anonymous else None
     deserialize = _capped(handler.request_deserializer, cap)
+    served: Callable[..., Any]
     if inspect.isasyncgenfunction(behaviour):
 
         async def generator(
@@ -605,25 +606,21 @@ def _counted_stream(
             finally:
                 slot.release()
 
-        return grpc.stream_stream_rpc_method_handler(
-            generator,
-            request_deserializer=deserialize,
-            response_serializer=handler.response_serializer,
-        )
+        served = generator
+    else:
 
-    async def coroutine(
-        request_iterator: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
-    ) -> Any:
-        slot = await open_slot(limiter, context)
-        try:
-            return await behaviour(await _read_request(context, cap), context)
-        finally:
-            slot.release()
+        async def coroutine(
+            request_iterator: AsyncIterator[Any], context: aio.ServicerContext[Any, Any]
+        ) -> Any:
+            slot = await open_slot(limiter, context)
+            try:
+                return await behaviour(await _read_request(context, cap), context)
+            finally:
+                slot.release()
 
+        served = coroutine
     return grpc.stream_stream_rpc_method_handler(
-        coroutine,
-        request_deserializer=deserialize,
-        response_serializer=handler.response_serializer,
+        served, request_deserializer=deserialize, response_serializer=handler.response_serializer
     )
 
 
