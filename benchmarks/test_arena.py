@@ -81,7 +81,7 @@ def test_overhead_per_decision(setup, transport, benchmark) -> None:
         record = arena.play_game(white, black, seed=next(seeds))
         assert record.outcome is not None and record.outcome.termination == "borne_off"
         latencies.extend(record.latencies())
-        walls.append(record.elapsed / len(record.decisions))
+        walls.append(record.elapsed / len(record.answers))
 
     arena.play_game(white, black, seed=10**7)  # warm up channels and caches
     benchmark.pedantic(one_game, rounds=GAMES, iterations=1)

@@ -41,6 +41,7 @@ from nardy.core.game import (
     Decision,
     DoubleDecision,
     Game,
+    GameEvent,
     GameResult,
     PlayDecision,
     cube_settings_for,
@@ -175,6 +176,26 @@ class Event:
         return out
 
     @classmethod
+    def of(cls, event: GameEvent) -> Event:
+        """An entry of a game's log as the kernel wrote it (:attr:`nardy.core.game.Game.events`),
+        taken as it is: :meth:`from_json` checks what a file says, the kernel's own data needs
+        no check, and the arena makes a record of every game it plays (this costs a quarter)."""
+        data = event.data
+        if "dice" in data or "steps" in data:
+            data = dict(data)
+            if "dice" in data:
+                data["dice"] = tuple(data["dice"])
+            if "steps" in data:
+                data["steps"] = tuple(tuple(step) for step in data["steps"])  # (value, count)
+        return cls(event.kind, event.player, **data)
+
+    def __reduce__(self) -> tuple[type[Event], tuple[Any, ...]]:
+        """Pickled as its fields in order: an arena game's record crosses to the tournament's
+        engine from a worker process or a Ray node, and the dataclass's own pickling of a
+        frozen, slotted event costs several times more."""
+        return Event, tuple([getattr(self, name) for name in _EVENT_FIELDS])
+
+    @classmethod
     def from_json(cls, data: Any) -> Event:
         if not isinstance(data, Mapping):
             raise RecordError(f"an event is a JSON object, not {data!r}")
@@ -204,6 +225,8 @@ class Event:
         except (TypeError, ValueError) as error:
             raise RecordError(f"a malformed {kind} event ({error})") from None
 
+
+_EVENT_FIELDS: Final = tuple(f.name for f in dataclasses.fields(Event))
 
 _EVENT_KEYS: Final[dict[str, set[str]]] = {
     "opening": {"dice"},
@@ -334,6 +357,19 @@ class Answer:
             out["answer"] = self.answer
         return out
 
+    def __reduce__(self) -> tuple[type[Answer], tuple[Any, ...]]:
+        """Pickled as its fields in order (as :meth:`Event.__reduce__`, and why)."""
+        return Answer, (
+            self.seq,
+            self.player,
+            self.kind,
+            self.answer,
+            self.latency_ms,
+            self.info,
+            self.fault,
+            self.fallback,
+        )
+
     @classmethod
     def from_json(cls, data: Any) -> Answer:
         try:
@@ -448,6 +484,10 @@ class GameRecord:
     def is_arena(self) -> bool:
         return bool(self.game_id)
 
+    def latencies(self) -> list[float]:
+        """Seconds each decision of an arena game took (its answers' latency), in order."""
+        return [a.latency_ms / 1000 for a in self.answers if a.latency_ms is not None]
+
     # -- JSON -------------------------------------------------------------------------------------
 
     def kernel_json(self) -> dict[str, Any]:
@@ -561,12 +601,16 @@ def from_json(data: Any) -> GameRecord:
     raise RecordError("neither a `nardy play --jsonl` line nor an arena game record")
 
 
-def _kernel_fields(kernel: Mapping[str, Any]) -> dict[str, Any]:
+def _kernel_fields(
+    kernel: Mapping[str, Any], events: tuple[Event, ...] | None = None
+) -> dict[str, Any]:
+    """The record's fields of the kernel's record; ``events``: its log, typed already."""
     try:
         variant = kernel["variant"]
         options = kernel.get("options") or {}
         rolls = tuple((int(a), int(b)) for a, b in kernel["rolls"])
-        events = tuple(Event.from_json(e) for e in kernel["events"])
+        if events is None:
+            events = tuple(Event.from_json(e) for e in kernel["events"])
     except (KeyError, TypeError, ValueError) as error:
         raise RecordError(f"not a game record ({error!r})") from None
     if not isinstance(variant, str) or not isinstance(options, Mapping):
@@ -710,7 +754,7 @@ def _from_arena(data: Mapping[str, Any]) -> GameRecord:
 def of_game(game: Game, **fields: Any) -> GameRecord:
     """The record of ``game`` as it stands (its log so far and its result), with ``fields`` of
     the record (seed, players, match, …) as the caller knows them."""
-    kernel = _kernel_fields(game.record())
+    kernel = _kernel_fields(game.record(), tuple(Event.of(e) for e in game.events))
     if "setup" in fields:
         kernel.pop("starter")
     kernel.update(fields)

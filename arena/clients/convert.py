@@ -20,6 +20,7 @@ from nardy.core.errors import IllegalPlayError, InvalidPlayError
 from nardy.core.game import BLACK, WHITE, Cube, CubeSettings, Segment
 from nardy.core.notation import Step
 from nardy.core.position import Position
+from nardy.core.record import Outcome
 from nardy.core.variant import LegalPlays, Play, Variant
 
 __all__ = [
@@ -28,12 +29,14 @@ __all__ = [
     "MAX_INFO_VALUES",
     "PLAYER_OF",
     "SEGMENT_KIND_OF",
+    "TERMINATION_OF",
     "cube_answer",
     "cube_state",
     "double_answer",
     "duration",
     "info_to_json",
     "legal_play",
+    "outcome_to_proto",
     "play_index",
     "position_from_proto",
     "position_to_proto",
@@ -57,6 +60,16 @@ SEGMENT_KIND_OF: dict[str, _game_pb2.SegmentKind.ValueType] = {
     "transfer": _game_pb2.SEGMENT_KIND_TRANSFERRED,
 }
 """Kernel :data:`~nardy.core.game.SegmentKind` → ``nardy.game.v1.SegmentKind``."""
+TERMINATION_OF: dict[str, _game_pb2.Termination.ValueType] = {
+    "borne_off": _game_pb2.TERMINATION_BORNE_OFF,
+    "double_dropped": _game_pb2.TERMINATION_DOUBLE_DROPPED,
+    "time_forfeit": _game_pb2.TERMINATION_TIME_FORFEIT,
+    "bot_failure": _game_pb2.TERMINATION_BOT_FAILURE,
+    "aborted": _game_pb2.TERMINATION_ABORTED,
+    "mother": _game_pb2.TERMINATION_MOTHER,
+    "draw": _game_pb2.TERMINATION_DRAW,
+}
+"""An outcome's ``termination`` (:class:`nardy.core.record.Outcome`) → ``nardy.game.v1.Termination``."""
 _KIND_OF_SEGMENT: dict[int, Literal["roll", "stage", "reroll", "transfer"]] = {
     v: k  # type: ignore[misc]
     for k, v in SEGMENT_KIND_OF.items()
@@ -241,6 +254,18 @@ def info_from_mapping(comment: str, values: Mapping[str, Any], out: _bot_pb2.Dec
         out.comment = comment
     for key, value in values.items():
         out.values[str(key)] = str(value)
+
+
+def outcome_to_proto(outcome: Outcome) -> _game_pb2.GameResult:
+    """A game's outcome as the protocol's ``GameResult`` (``result_name`` is its termination)."""
+    return _game_pb2.GameResult(
+        winner=_game_pb2.COLOR_UNSPECIFIED if outcome.winner is None else COLOR_OF[outcome.winner],
+        points=outcome.points,
+        multiplier=outcome.multiplier,
+        result_name=outcome.termination,
+        termination=TERMINATION_OF[outcome.termination],
+        reason=outcome.reason,
+    )
 
 
 def kind_of_segment(kind: int) -> Literal["roll", "stage", "reroll", "transfer"]:

@@ -7,8 +7,9 @@ question it builds the request (:mod:`nardy.arena.clients.convert`), asks its :c
 loop's deadline and turns the response into the kernel's answer; an in-process bot sits there as
 itself. Every failure is a :class:`~nardy.bots.faults.BotError`; the policy says what happens
 then: forfeit the game (the default) or play a random legal answer and count a strike, and
-disqualify the bot after ``max_faults`` faults. Whatever a bot does, the game ends with a
-:class:`GameRecord` that is valid JSON-ready data.
+disqualify the bot after ``max_faults`` faults. Whatever a bot does, the game ends with the
+kernel's record of it (:class:`nardy.core.record.GameRecord`, :func:`played_record`): the one
+game-record type, whose JSON line (``to_json``) is the arena's stored record.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any
 
 from nardy.arena.clients import convert
 from nardy.arena.clients.bot_client import BotClient
@@ -27,48 +28,41 @@ from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import bot_pb2 as _bot_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
 from nardy.bots.decider import Decider, Reply
-from nardy.bots.faults import FAULT_KINDS, FaultCounter, FaultKind, FaultPolicy
+from nardy.bots.faults import FaultCounter, FaultPolicy
 from nardy.bots.loop import GameLoop, Limit, Played, TimeControl
 from nardy.core.dice import DiceSource, SeededDice
 from nardy.core.game import (
     BLACK,
-    COLOURS,
     WHITE,
     CubeSettings,
     DoubleDecision,
     Game,
     GameEvent,
-    GameResult,
     PlayDecision,
     TakeDecision,
 )
-from nardy.core.record import MatchInfo, outcome_of
+from nardy.core.record import (
+    Answer,
+    GameRecord,
+    MatchInfo,
+    Outcome,
+    Player,
+    Setup,
+    of_game,
+    outcome_of,
+)
 from nardy.core.variant import Variant
 
 __all__ = [
-    "GameOutcome",
-    "GameRecord",
     "RemoteDecider",
     "Seat",
-    "Termination",
     "kernel_outcome",
     "loop_outcome",
+    "play_request",
+    "played_record",
     "run_game",
+    "take_request",
 ]
-
-Termination = Literal[
-    "borne_off", "double_dropped", "time_forfeit", "bot_failure", "aborted", "mother", "draw"
-]
-
-TERMINATION_PROTO: dict[Termination, _game_pb2.Termination.ValueType] = {
-    "borne_off": _game_pb2.TERMINATION_BORNE_OFF,
-    "double_dropped": _game_pb2.TERMINATION_DOUBLE_DROPPED,
-    "time_forfeit": _game_pb2.TERMINATION_TIME_FORFEIT,
-    "bot_failure": _game_pb2.TERMINATION_BOT_FAILURE,
-    "aborted": _game_pb2.TERMINATION_ABORTED,
-    "mother": _game_pb2.TERMINATION_MOTHER,
-    "draw": _game_pb2.TERMINATION_DRAW,
-}
 
 
 @dataclass(slots=True)
@@ -82,89 +76,18 @@ class Seat:
     faults: FaultCounter = field(default_factory=FaultCounter)
     bot: Decider | None = None
     """An in-process decider (a :class:`~nardy.bots.Bot`) sitting here instead of a client."""
+    info: Mapping[str, Any] = field(default_factory=dict)
+    """What the record says about the bot besides its id and name (a tournament's player's
+    ``kind``, version ...), written before them in the record's seat."""
+
+    def record_seat(self) -> Player:
+        """The seat as the game's record holds it."""
+        return Player(self.name, {**self.info, "bot_id": self.bot_id, "name": self.name})
 
 
-@dataclass(frozen=True, slots=True)
-class GameOutcome:
-    """How an arena game ended (kernel result, forfeit or abort)."""
-
-    winner: int | None
-    points: int
-    multiplier: int
-    termination: Termination
-    reason: str = ""
-
-    def to_proto(self) -> _game_pb2.GameResult:
-        return _game_pb2.GameResult(
-            winner=(
-                convert.COLOR_OF[self.winner]
-                if self.winner is not None
-                else _game_pb2.COLOR_UNSPECIFIED
-            ),
-            points=self.points,
-            multiplier=self.multiplier,
-            result_name=self.termination,
-            termination=TERMINATION_PROTO[self.termination],
-            reason=self.reason,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "winner": None if self.winner is None else COLOURS[self.winner],
-            "points": self.points,
-            "multiplier": self.multiplier,
-            "termination": self.termination,
-            "reason": self.reason,
-        }
-
-
-def kernel_outcome(result: GameResult) -> GameOutcome:
-    """The arena outcome of a game the kernel ended: a draw (plakoto, RULES.md §3.12.2) has no
-    winner and scores 0."""
-    ended = outcome_of(result)  # the kernel's words for how it ended (nardy.core.record)
-    termination = cast(Termination, ended.termination)
-    return GameOutcome(ended.winner, ended.points, ended.multiplier, termination)
-
-
-@dataclass(slots=True)
-class GameRecord:
-    """Everything about one arena game, JSON-ready through :meth:`to_json`."""
-
-    game_id: str
-    match_id: str
-    variant: str
-    options: dict[str, Any]
-    seed: int | None
-    bots: tuple[dict[str, str], dict[str, str]]
-    decisions: list[dict[str, Any]] = field(default_factory=list)
-    faults: tuple[dict[FaultKind, int], dict[FaultKind, int]] = field(
-        default_factory=lambda: (dict.fromkeys(FAULT_KINDS, 0), dict.fromkeys(FAULT_KINDS, 0))
-    )
-    outcome: GameOutcome | None = None
-    kernel: dict[str, Any] = field(default_factory=dict)
-    started: float = 0.0
-    elapsed: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "game_id": self.game_id,
-            "match_id": self.match_id,
-            "variant": self.variant,
-            "options": {k: v for k, v in self.options.items()},
-            "seed": self.seed,
-            "white": self.bots[0],
-            "black": self.bots[1],
-            "result": None if self.outcome is None else self.outcome.to_json(),
-            "faults": {"white": dict(self.faults[0]), "black": dict(self.faults[1])},
-            "decisions": self.decisions,
-            "game": self.kernel,
-            "started": self.started,
-            "elapsed_s": round(self.elapsed, 6),
-        }
-
-    def latencies(self) -> list[float]:
-        """Latency (seconds) of every answered decision."""
-        return [d["latency_ms"] / 1000 for d in self.decisions if "latency_ms" in d]
+kernel_outcome = outcome_of
+"""The outcome of a game the kernel ended (:func:`nardy.core.record.outcome_of`), under the name
+the web's Play page imports it by."""
 
 
 def turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], str]:
@@ -194,6 +117,37 @@ def turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], st
         i -= 1
     opponent_play = " | ".join(t for t in reversed(texts) if t)
     return segment_no, dice or [], opponent_play
+
+
+def play_request(decision: PlayDecision, events: list[GameEvent]) -> _bot_pb2.ChoosePlayRequest:
+    """The request for ``decision`` but for its context's game, clock and match (the asker's):
+    the position, this turn's dice, the segment and its legal plays, the opponent's last play.
+    The arena's games and the web's arena bots (:mod:`nardy.web.arena_bots`) both ask so."""
+    request = _bot_pb2.ChoosePlayRequest()
+    ctx = request.context
+    convert.position_to_proto(decision.position, ctx.position)
+    number, dice, opponent_play = turn_facts(events, decision.player)
+    if decision.segment.kind != "transfer":
+        ctx.dice.extend(dice)
+    convert.segment_to_proto(decision.segment, number, ctx.segment)
+    ctx.opponent_last_play = opponent_play
+    for index, play in enumerate(decision.plays):
+        convert.legal_play(index, play, ctx.legal_plays.add())
+    return request
+
+
+def take_request(decision: TakeDecision, game: Game) -> _bot_pb2.RespondToDoubleRequest:
+    """The request for a take ``decision`` but for its context's game, clock and match: the
+    position seen from the doubler, the mover (bot.proto), the cube offered, the opponent's
+    last play."""
+    request = _bot_pb2.RespondToDoubleRequest()
+    convert.position_to_proto(game.position, request.context.position)
+    # decision.cube is the cube before this double (2v after a beaver): taking doubles it.
+    request.offered_value = 2 * decision.cube.value
+    request.beaver_allowed = decision.beaver_allowed
+    request.answering_beaver = decision.after_beaver
+    request.context.opponent_last_play = turn_facts(game.events, decision.player)[2]
+    return request
 
 
 class RemoteDecider:
@@ -268,19 +222,9 @@ class RemoteDecider:
     # -- the three questions ------------------------------------------------------------------
 
     def choose_play(self, decision: PlayDecision) -> Reply:
-        request = _bot_pb2.ChoosePlayRequest()
-        ctx = request.context
-        me = decision.player
-        timeout = self._context(ctx, me, on_roll=True)
-        convert.position_to_proto(decision.position, ctx.position)
         game, _ = self._asking()
-        number, dice, opponent_play = turn_facts(game.events, me)
-        if decision.segment.kind != "transfer":
-            ctx.dice.extend(dice)
-        convert.segment_to_proto(decision.segment, number, ctx.segment)
-        ctx.opponent_last_play = opponent_play
-        for index, play in enumerate(decision.plays):
-            convert.legal_play(index, play, ctx.legal_plays.add())
+        request = play_request(decision, game.events)
+        timeout = self._context(request.context, decision.player, on_roll=True)
         response = self.client.choose_play(request, timeout)
         return self._reply(convert.play_index(response, decision.plays), response.info)
 
@@ -292,34 +236,57 @@ class RemoteDecider:
         return self._reply(convert.double_answer(response), response.info)
 
     def respond_to_double(self, decision: TakeDecision) -> Reply:
-        request = _bot_pb2.RespondToDoubleRequest()
-        me = decision.player
         game, _ = self._asking()
+        request = take_request(decision, game)
+        me = decision.player
         timeout = self._context(request.context, me, on_roll=me == game.mover)
-        # The position is seen from the doubler, the mover (bot.proto).
-        convert.position_to_proto(game.position, request.context.position)
-        # decision.cube is the cube before this double (2v after a beaver): taking doubles it.
-        request.offered_value = 2 * decision.cube.value
-        request.beaver_allowed = decision.beaver_allowed
-        request.answering_beaver = decision.after_beaver
-        _, _, opponent_play = turn_facts(game.events, me)
-        request.context.opponent_last_play = opponent_play
         response = self.client.respond_to_double(request, timeout)
         return self._reply(convert.cube_answer(response, decision.beaver_allowed), response.info)
 
 
-def loop_outcome(played: Played) -> GameOutcome | None:
+def loop_outcome(played: Played) -> Outcome | None:
     """The arena outcome of a game the loop played: aborted, forfeited (the winner scores the
-    cube's value, single) or ended by the rules (:func:`kernel_outcome`); None if none of these."""
+    cube's value, single) or ended by the rules (:func:`~nardy.core.record.outcome_of`); None if
+    none of these."""
     if played.aborted is not None:
-        return GameOutcome(None, 0, 0, "aborted", played.aborted)
+        return Outcome(None, 0, 0, "aborted", played.aborted)
     forfeit = played.forfeit
     if forfeit is not None:
-        return GameOutcome(
+        return Outcome(
             1 - forfeit.loser, played.game.cube.value, 1, forfeit.termination, forfeit.reason
         )
     result = played.game.result
-    return None if result is None else kernel_outcome(result)
+    return None if result is None else outcome_of(result)
+
+
+def played_record(
+    played: Played,
+    *,
+    game_id: str,
+    seed: int | None,
+    players: tuple[Player, Player],
+    match: MatchInfo,
+    started: float,
+    setup: Setup | None = None,
+    tags: tuple[tuple[str, Any], ...] = (),
+) -> GameRecord:
+    """The kernel's record of an arena game the one loop played: the game's log and result, the
+    answers with their latency and faults, the faults counted, the outcome; ``setup`` and
+    ``tags`` are a tournament's (its ids, and how it set the game up)."""
+    return of_game(
+        played.game,
+        seed=seed,
+        players=players,
+        match=match,
+        setup=setup,
+        outcome=loop_outcome(played),
+        answers=tuple(Answer.from_json(entry) for entry in played.decisions),
+        faults=played.faults,
+        game_id=game_id,
+        started=started,
+        elapsed=played.elapsed,
+        tags=tags,
+    )
 
 
 def run_game(
@@ -336,6 +303,8 @@ def run_game(
     stop: threading.Event | None = None,
     on_end: Callable[[GameRecord], None] | None = None,
     starter: int | None = None,
+    setup: Setup | None = None,
+    tags: tuple[tuple[str, Any], ...] = (),
 ) -> GameRecord:
     """Play one game; ``seats[0]`` is White. Never raises for anything a bot does.
 
@@ -348,21 +317,11 @@ def run_game(
         None: the variant's own start (an opening throw, or White where White always starts).
     :param stop: when set, the game stops before its next decision and is recorded as aborted.
     :param on_end: called with the finished record before the bots are told the game ended.
+    :param setup: the record's setup, and ``tags`` its tags (:func:`played_record`).
     """
     match = match or MatchInfo()
     game = Game(variant, dice if dice is not None else SeededDice(seed), starter=starter, cube=cube)
-    record = GameRecord(
-        game_id=game_id,
-        match_id=match.match_id,
-        variant=variant.name,
-        options=dict(variant.options),
-        seed=seed,
-        bots=(
-            {"bot_id": seats[0].bot_id, "name": seats[0].name},
-            {"bot_id": seats[1].bot_id, "name": seats[1].name},
-        ),
-        started=time.time(),
-    )
+    started = time.time()
     spec = convert.variant_spec(variant)
     deciders: list[Decider] = []
     remotes: list[RemoteDecider] = []
@@ -385,15 +344,20 @@ def run_game(
     )
     for remote in remotes:
         remote.loop = loop
-    played = loop.play()
-    record.decisions = played.decisions
-    record.faults = played.faults
-    record.outcome = loop_outcome(played)
-    record.kernel = game.record()
-    record.elapsed = played.elapsed
+    record = played_record(
+        loop.play(),
+        game_id=game_id,
+        seed=seed,
+        players=(seats[0].record_seat(), seats[1].record_seat()),
+        match=match,
+        started=started,
+        setup=setup,
+        tags=tags,
+    )
     if on_end is not None:
         on_end(record)
     assert record.outcome is not None
+    result = convert.outcome_to_proto(record.outcome)
     for colour in (WHITE, BLACK):
         client = seats[colour].client
         if client is None:
@@ -402,7 +366,7 @@ def run_game(
             game_id=game_id,
             match_id=match.match_id,
             color=convert.COLOR_OF[colour],
-            result=record.outcome.to_proto(),
+            result=result,
             match_over=True,
         )
         with contextlib.suppress(Exception):

@@ -50,6 +50,7 @@ from nardy.arena.competition.tournament import (
     run_task_in_thread,
 )
 from nardy.bots.faults import FAULT_KINDS, FaultCounter, FaultPolicy
+from nardy.core.record import GameRecord
 from nardy.ray_address import unreachable
 
 __all__ = ["RAY_MISSING", "RayExecutor", "play_game_task"]
@@ -57,8 +58,6 @@ __all__ = ["RAY_MISSING", "RayExecutor", "play_game_task"]
 log = logging.getLogger(__name__)
 
 RAY_MISSING = "the Ray executor needs ray: pip install 'nardy[ray]'"
-
-Record = dict[str, Any]
 
 
 def _ray() -> ModuleType:
@@ -162,10 +161,10 @@ _ADJUSTER: list[LuckAdjuster] = []
 """The worker process's luck analysis (its nets and caches kept from game to game)."""
 
 
-def _worker_luck(record: Record, task: GameTask) -> float | None:
+def _worker_luck(record: GameRecord, task: GameTask) -> float | None:
     """The game's luck-adjusted points for ``a`` (None for an aborted game, or a record the
     analysis refuses: the driver then analyses it and reports the problem)."""
-    row = dataclasses.replace(row_from_record(record, task), record=dict(record))
+    row = dataclasses.replace(row_from_record(record, task), record=record.to_json())
     if row.winner is None and row.termination != "draw":
         return None
     if not _ADJUSTER:
@@ -181,22 +180,22 @@ def play_game_task(
     specs: tuple[PortablePlayer, PortablePlayer],
     faults: tuple[Mapping[str, Any], Mapping[str, Any]],
     luck: bool = False,
-) -> Record:
+) -> GameRecord:
     """The body of a game's Ray task: play it, return its record; no side effects beyond the
     worker's cache of open bots. ``faults``: the bots' fault counts so far (a disqualified bot
     stays disqualified); the game's own faults go back in its record. ``luck``: also analyse
     the game for a luck-adjusted SPRT, on this worker, into the record's
-    :data:`~nardy.arena.competition.tournament.LUCK_FIELD` (which the driver takes off before storing)."""
+    :data:`~nardy.arena.competition.tournament.LUCK_FIELD` tag (which the driver takes off before
+    storing)."""
     players = (_worker_player(specs[0]), _worker_player(specs[1]))
     counters = {players[0].name: _counter(faults[0]), players[1].name: _counter(faults[1])}
     record = run_task_in_thread(task, players, counters, threading.Event())
     assert record is not None  # only a stop aborts a game, and a task is never asked to stop
-    out = dict(record)
     if luck:
-        value = _worker_luck(out, task)
+        value = _worker_luck(record, task)
         if value is not None:
-            out[LUCK_FIELD] = value
-    return out
+            return dataclasses.replace(record, tags_after=(*record.tags_after, (LUCK_FIELD, value)))
+    return record
 
 
 # ==================================================================================================
@@ -206,7 +205,7 @@ def play_game_task(
 
 @dataclass(slots=True)
 class _Pending:
-    future: cf.Future[Record | None]
+    future: cf.Future[GameRecord | None]
     task: GameTask
     counters: tuple[FaultCounter, FaultCounter] | None
     """The driver's counters to add the game's faults to (games with a remote bot)."""
@@ -294,12 +293,12 @@ class RayExecutor:
         players: tuple[Player, Player],
         faults: Mapping[str, FaultCounter],
         stop: threading.Event,
-    ) -> cf.Future[Record | None]:
+    ) -> cf.Future[GameRecord | None]:
         self.connect()
         specs = (self._spec(players[0]), self._spec(players[1]))
         white, black = faults[players[0].name], faults[players[1].name]
         remote = isinstance(specs[0], RemoteBot) or isinstance(specs[1], RemoteBot)
-        future: cf.Future[Record | None] = cf.Future()
+        future: cf.Future[GameRecord | None] = cf.Future()
         future.set_running_or_notify_cancel()
         ref = self._remote.remote(
             task, specs, (_snapshot(white), _snapshot(black)), self.analyse_luck
@@ -350,7 +349,9 @@ class RayExecutor:
         assert self._ray is not None
         try:
             values: list[Any] = self._ray.get(refs)
-            outcomes: list[tuple[Record | None, BaseException | None]] = [(v, None) for v in values]
+            outcomes: list[tuple[GameRecord | None, BaseException | None]] = [
+                (v, None) for v in values
+            ]
         except Exception:  # at least one failed: take them one by one
             outcomes = []
             for ref in refs:
@@ -408,14 +409,14 @@ class RayExecutor:
 
 
 def _count_faults(
-    record: Mapping[str, Any], task: GameTask, counters: tuple[FaultCounter, FaultCounter]
+    record: GameRecord, task: GameTask, counters: tuple[FaultCounter, FaultCounter]
 ) -> None:
     """Add a game's faults to the driver's counters (what the shared counters of a local run
     do during the game): a bot that reaches ``max_faults`` is disqualified for later games."""
     policy = FaultPolicy(on_fault=task.on_fault, max_faults=task.max_faults)
-    faults = record.get("faults") or {}
-    for colour, counter in zip(("white", "black"), counters, strict=True):
-        for kind, n in (faults.get(colour) or {}).items():
+    faults = record.faults or ({}, {})
+    for colour_faults, counter in zip(faults, counters, strict=True):
+        for kind, n in colour_faults.items():
             if kind in FAULT_KINDS:
                 for _ in range(int(n)):
                     counter.record(kind, policy)

@@ -55,12 +55,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from nardy.arena.clients.bot_client import BotClient, GrpcBotClient
 from nardy.arena.clients.local import LocalBotProcess, LocalBotStartError
-from nardy.arena.clients.runner import (
-    GameRecord,
-    Seat,
-    loop_outcome,
-    run_game,
-)
+from nardy.arena.clients.runner import Seat, played_record, run_game
 from nardy.arena.competition.schedule import (
     BotEntry,
     DefinitionError,
@@ -86,7 +81,6 @@ from nardy.bots.registry import BotMaker
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
-    COLOURS,
     WHITE,
     CubeSettings,
     Game,
@@ -94,7 +88,8 @@ from nardy.core.game import (
 )
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
-from nardy.core.record import MatchInfo
+from nardy.core.record import GameRecord, MatchInfo, Setup, from_json
+from nardy.core.record import Player as RecordPlayer
 
 __all__ = [
     "LUCK_FIELD",
@@ -114,6 +109,7 @@ __all__ = [
     "check_definition",
     "play_local_game",
     "replay_record",
+    "typed_record",
 ]
 
 log = logging.getLogger(__name__)
@@ -453,41 +449,53 @@ class GameTask:
     def bot_seed(self, colour: int) -> int:
         return self.unit.bot_seed(self.white if colour == WHITE else self.black, self.game_no)
 
-    def setup(self) -> dict[str, Any]:
-        """How the game was set up (stored in its record; replays use it)."""
-        return {
-            "starter": self.starter,
-            "cube": dict(self.cube),
-            "match": {
-                "length": self.unit.match_length or 0,
-                "score": list(self.score),
-                "game_no": self.game_no,
-                "crawford": self.crawford,
-                "post_crawford": self.post_crawford,
-            },
-            "bot_seeds": [self.bot_seed(0), self.bot_seed(1)],
-        }
-
-    def annotate(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Add the tournament's fields to a runner-shaped record."""
-        unit = self.unit
-        record.update(
-            tournament_id=self.tournament_id,
-            pool=unit.pool,
-            unit_id=unit.unit_id,
-            pair_id=unit.pair_id,
-            round=unit.round,
-            leg=unit.leg,
-            game_no=self.game_no,
-            setup=self.setup(),
+    def match_info(self) -> MatchInfo:
+        """Where the game stands in its unit (the unit is its match: ``match_id``)."""
+        return MatchInfo(
+            self.unit.match_length or 0,
+            self.score,
+            self.game_no,
+            self.crawford,  # post-Crawford follows from these (MatchInfo.post_crawford)
+            self.unit.unit_id,
         )
-        return record
+
+    def tags(self) -> tuple[tuple[str, Any], ...]:
+        """The tournament's fields of the game's record, in the order it writes them."""
+        unit = self.unit
+        return (
+            ("tournament_id", self.tournament_id),
+            ("pool", unit.pool),
+            ("unit_id", unit.unit_id),
+            ("pair_id", unit.pair_id),
+            ("round", unit.round),
+            ("leg", unit.leg),
+        )
+
+    def record_setup(self) -> Setup:
+        """How the game was set up (stored in its record; replays use it)."""
+        return Setup(self.starter, CubeSettings(**self.cube), (self.bot_seed(0), self.bot_seed(1)))
+
+    def annotate(self, record: GameRecord | Mapping[str, Any]) -> GameRecord:
+        """``record`` (typed, or its JSON line's dict) with the tournament's fields: its tags,
+        where it stands in its unit and its setup."""
+        return dataclasses.replace(
+            typed_record(record),
+            match=self.match_info(),
+            setup=self.record_setup(),
+            tags=self.tags(),
+        )
+
+
+def typed_record(record: GameRecord | Mapping[str, Any]) -> GameRecord:
+    """The kernel's record, read through its JSON codec when an executor hands it over as a
+    JSON line's dict (:func:`nardy.core.record.from_json`)."""
+    return record if isinstance(record, GameRecord) else from_json(record)
 
 
 def play_local_game(
     task: GameTask, bots: tuple[Bot, Bot], infos: tuple[dict[str, str], dict[str, str]]
-) -> dict[str, Any]:
-    """Play one game between two in-process bots; return its record (the runner's JSON shape).
+) -> GameRecord:
+    """Play one game between two in-process bots; return its record.
 
     The one game loop (:class:`nardy.bots.loop.GameLoop`) plays it with the task's fault policy
     and no clock: a bot that raises, or answers something the rules do not allow, commits a fault
@@ -500,15 +508,7 @@ def play_local_game(
     game = Game(
         variant, SeededDice(task.seed), starter=task.starter, cube=CubeSettings(**task.cube)
     )
-    record = GameRecord(
-        game_id=task.game_id,
-        match_id=task.unit.unit_id,
-        variant=variant.name,
-        options=dict(variant.options),
-        seed=task.seed,
-        bots=(infos[0], infos[1]),
-        started=time.time(),
-    )
+    started = time.time()
     played = GameLoop(
         game,
         bots,
@@ -518,12 +518,19 @@ def play_local_game(
         fallback=random.Random(f"{task.seed}:{task.game_id}:fallback"),
         match=(task.unit.match_length, task.score),
     ).play()
-    record.decisions = played.decisions
-    record.faults = played.faults
-    record.outcome = loop_outcome(played)
-    record.kernel = game.record()
-    record.elapsed = played.elapsed
-    return task.annotate(record.to_json())
+    return played_record(
+        played,
+        game_id=task.game_id,
+        seed=task.seed,
+        players=(
+            RecordPlayer(infos[0]["name"], infos[0]),
+            RecordPlayer(infos[1]["name"], infos[1]),
+        ),
+        match=task.match_info(),
+        started=started,
+        setup=task.record_setup(),
+        tags=task.tags(),
+    )
 
 
 def _worker_init(parent: int) -> None:
@@ -551,7 +558,7 @@ def _worker_bot(name: str, seed: int) -> Bot:
     return maker(seed)
 
 
-def _run_task_in_worker(task: GameTask) -> dict[str, Any]:
+def _run_task_in_worker(task: GameTask) -> GameRecord:
     """Process-pool entry point: both bots are built-ins, rebuilt here from their names."""
     white, black = task.builtins
     assert white is not None and black is not None
@@ -565,7 +572,7 @@ def _run_task_in_worker(task: GameTask) -> dict[str, Any]:
 
 def _play_runner_game(
     task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
-) -> dict[str, Any] | None:
+) -> GameRecord | None:
     """A game with at least one remote bot, through :func:`nardy.arena.clients.runner.run_game`.
     Returns None when the game was aborted because the tournament is stopping."""
     variant = cached_variant(task.variant, task.options)
@@ -574,14 +581,15 @@ def _play_runner_game(
         # An in-process bot sits in its seat as itself (the same decider protocol as the
         # remote one's client), on the same clock.
         bot = player.new_bot(task.bot_seed(colour))
-        display = player.info().get("name") or player.name
+        info = player.info()
         seats.append(
             Seat(
                 bot_id=player.name,
-                name=display,
+                name=info.get("name") or player.name,
                 client=player.client() if bot is None else None,
                 faults=faults[player.name],
                 bot=bot,
+                info=info,
             )
         )
     record = run_game(
@@ -590,30 +598,23 @@ def _play_runner_game(
         game_id=task.game_id,
         seed=task.seed,
         dice=SeededDice(task.seed),
-        match=MatchInfo(
-            task.unit.match_length or 0,
-            task.score,
-            task.game_no,
-            task.crawford,  # post-Crawford follows from these (MatchInfo.post_crawford)
-            task.unit.unit_id,
-        ),
+        match=task.match_info(),
         time_control=TimeControl(per_decision=task.per_decision, reserve=task.reserve),
         policy=FaultPolicy(on_fault=task.on_fault, max_faults=task.max_faults),
         cube=CubeSettings(**task.cube),
         stop=stop,
         starter=task.starter,
+        setup=task.record_setup(),
+        tags=task.tags(),
     )
     if record.outcome is not None and record.outcome.termination == "aborted" and stop.is_set():
         return None
-    data = record.to_json()
-    data["white"] = {**players[0].info(), **data["white"]}
-    data["black"] = {**players[1].info(), **data["black"]}
-    return task.annotate(data)
+    return record
 
 
 def run_task_in_thread(
     task: GameTask, players: tuple[Player, Player], faults: Mapping[str, Any], stop: threading.Event
-) -> Any:
+) -> GameRecord | None:
     """Thread-pool entry point (and a Ray worker's, :mod:`nardy.arena.competition.ray_executor`): the record, or
     None for a game aborted by a stop."""
     bots = (players[0].new_bot(task.bot_seed(0)), players[1].new_bot(task.bot_seed(1)))
@@ -622,18 +623,17 @@ def run_task_in_thread(
     return _play_runner_game(task, players, faults, stop)
 
 
-def row_from_record(record: Mapping[str, Any], task: GameTask) -> GameRow:
-    """The storage row of a finished game."""
-    result = record.get("result") or {}
-    winner_name = result.get("winner")
-    winner = None if winner_name is None else COLOURS.index(winner_name)
+def row_from_record(record: GameRecord | Mapping[str, Any], task: GameTask) -> GameRow:
+    """The storage row of a finished game (without its record's JSON)."""
+    outcome = typed_record(record).outcome
+    winner = None if outcome is None else outcome.winner
     return GameRow.of_unit(
         task.tournament_id,
         task.unit,
         task.game_no,
         winner=winner,
-        points=int(result.get("points") or 0) if winner is not None else 0,
-        termination=str(result.get("termination") or "aborted"),
+        points=outcome.points if outcome is not None and winner is not None else 0,
+        termination="aborted" if outcome is None else outcome.termination,
         finished=time.time(),
     )
 
@@ -745,7 +745,7 @@ class RunResult:
 
 
 LUCK_FIELD = "luck_adjusted_a"
-"""A key a :class:`GameExecutor` may add to a record under a luck-adjusted SPRT: the game's
+"""A tag a :class:`GameExecutor` may add to a record under a luck-adjusted SPRT: the game's
 luck-adjusted points for ``a``, analysed where the game ran (one whose ``analyse_luck`` attribute
 the engine sets to True does: :class:`nardy.arena.competition.ray_executor.RayExecutor`). The engine takes it
 off before storing the record, and analyses the game itself when it is absent."""
@@ -757,7 +757,8 @@ class GameExecutor(Protocol):
 
     It gets the players unopened (it opens them where the games run, e.g. starts a ``command``
     bot on the node that plays) and the engine's fault counters (to carry a bot's faults from
-    game to game); ``submit_game`` returns a future of the game's record, or of None for a game
+    game to game); ``submit_game`` returns a future of the game's record (the kernel's
+    :class:`~nardy.core.record.GameRecord`, or its JSON line's dict), or of None for a game
     aborted because ``stop`` was set. The engine stays the only writer: it stores each record.
     """
 
@@ -767,7 +768,7 @@ class GameExecutor(Protocol):
         players: tuple[Player, Player],
         faults: Mapping[str, FaultCounter],
         stop: threading.Event,
-    ) -> cf.Future[dict[str, Any] | None]: ...
+    ) -> cf.Future[GameRecord | Mapping[str, Any] | None]: ...
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None: ...
 
@@ -800,7 +801,7 @@ class Tournament:
         executor: Literal["auto", "inline", "thread", "process"] | GameExecutor = "auto",
         standings_interval: float = 0.5,
         faults: Mapping[str, FaultCounter] | None = None,
-        on_record: Callable[[dict[str, Any]], None] | None = None,
+        on_record: Callable[[GameRecord], None] | None = None,
     ) -> None:
         """:param players: players for some bots of the definition (the others are built from
             their entries: :func:`player_for`).
@@ -1231,7 +1232,7 @@ class Tournament:
         fill()
         while active:
             done, _ = cf.wait(list(active), timeout=0.2, return_when=cf.FIRST_COMPLETED)
-            finished: list[tuple[GameTask, dict[str, Any], GameRow]] = []
+            finished: list[tuple[GameTask, GameRecord, dict[str, Any], GameRow]] = []
             for future in done:
                 task = active.pop(future)
                 record = future.result()  # an engine error propagates (the run fails)
@@ -1239,37 +1240,43 @@ class Tournament:
                     busy[task.white] -= 1
                     busy[task.black] -= 1
                     continue
-                known = record.pop(LUCK_FIELD, None)  # analysed where it ran (not stored)
-                if known is not None:
-                    analysed[task.game_id] = float(known)
+                record = typed_record(record)
+                # The executor's luck analysis, done where the game ran, is not stored.
+                after = tuple(tag for tag in record.tags_after if tag[0] != LUCK_FIELD)
+                for key, known in record.tags_after:
+                    if key == LUCK_FIELD:
+                        analysed[task.game_id] = float(known)
                 if self.dice is not None:
-                    record["dice_commitment"] = {
+                    commitment = {
                         **self.dice.record_field(),
                         "duplicate": self.definition.duplicate,
                     }
-                finished.append((task, record, row_from_record(record, task)))
+                    after += (("dice_commitment", commitment),)
+                if after != record.tags_after:
+                    record = dataclasses.replace(record, tags_after=after)
+                finished.append((task, record, record.to_json(), row_from_record(record, task)))
             # A luck-adjusted SPRT's points are analysed before the games are stored (outside
             # the results lock), so the store's ledger keeps the same SPRT as the tally.
             adjusted: dict[str, float] = {}
             if self.tally.luck is not None:
-                for _, record, row in finished:
+                for _, _, data, row in finished:
                     points = self.tally.luck_points(
-                        dataclasses.replace(row, record=record), analysed.pop(row.game_id, None)
+                        dataclasses.replace(row, record=data), analysed.pop(row.game_id, None)
                     )
                     if points is not None:
                         adjusted[row.game_id] = points
             # (handed over only then: a Store without a luck-adjusted SPRT need not take them)
             given = (adjusted,) if self.tally.luck is not None else ()
             if len(finished) > 1:  # games that ended together: one transaction
-                self.store.save_games([(row, record) for _, record, row in finished], *given)
+                self.store.save_games([(row, data) for _, _, data, row in finished], *given)
             elif finished:
-                row, record = finished[0][2], finished[0][1]
-                self.store.save_game(row, record, *[a.get(row.game_id) for a in given])
-            for task, record, row in finished:
+                _, _, data, row = finished[0]
+                self.store.save_game(row, data, *[a.get(row.game_id) for a in given])
+            for task, record, data, row in finished:
                 unit = task.unit
                 played += 1
                 if records is not None:
-                    records.write(record)
+                    records.write(data)
                 if self.on_record is not None:
                     try:
                         self.on_record(record)
@@ -1286,8 +1293,8 @@ class Tournament:
                         unit.pool,
                         task.white,
                         task.black,
-                        record.get("result"),
-                        len(record.get("decisions", ())),
+                        data["result"],
+                        len(record.answers),
                     ),
                 )
                 match = matches.get(unit.unit_id)

@@ -38,11 +38,7 @@ from nardy.arena.clients.bot_client import (
 )
 from nardy.arena.clients.dial_out import DialOutHub, FloodLimit
 from nardy.arena.clients.local import LocalBotProcess
-from nardy.arena.clients.runner import (
-    GameRecord,
-    Seat,
-    run_game,
-)
+from nardy.arena.clients.runner import Seat, run_game
 from nardy.arena.competition.schedule import (
     SprtDef,
     TournamentDef,
@@ -81,7 +77,7 @@ from nardy.bots.faults import BotError, FaultCounter, FaultKind, FaultPolicy
 from nardy.bots.loop import TimeControl
 from nardy.core.game import CubeSettings
 from nardy.core.plugins import load_variant
-from nardy.core.record import MatchInfo
+from nardy.core.record import GameRecord, MatchInfo
 
 BotRequest = (
     _bot_pb2.ChoosePlayRequest | _bot_pb2.DecideDoubleRequest | _bot_pb2.RespondToDoubleRequest
@@ -646,10 +642,10 @@ class Arena:
             self.records.append(record)
             self._append_line(line)
 
-    def _store_tournament_record(self, record: Mapping[str, Any]) -> None:
+    def _store_tournament_record(self, record: GameRecord) -> None:
         """A tournament game's record (already in the database) for the records file."""
         if self.records_path is not None:
-            line = json.dumps(record, sort_keys=True)
+            line = json.dumps(record.to_json(), sort_keys=True)
             with self._records_lock:
                 self._append_line(line)
 

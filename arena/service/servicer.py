@@ -28,14 +28,11 @@ from nardy.arena.clients.bot_client import (
     DEFAULT_MAX_MESSAGE_BYTES,
 )
 from nardy.arena.clients.dial_out import Connection, DialOutHub, Undecodable
-from nardy.arena.clients.runner import (
-    GameOutcome,
-)
 from nardy.arena.competition.schedule import (
     SprtDef,
 )
 from nardy.arena.competition.standings import PoolStandings, Standings
-from nardy.arena.competition.tournament import TournamentEvent
+from nardy.arena.competition.tournament import GameSummary, TournamentEvent
 from nardy.arena.protocol import ARENA_SERVICE, ARENA_SERVICE_NAME
 from nardy.arena.protocol import arena_pb2 as _arena_pb2
 from nardy.arena.protocol import game_pb2 as _game_pb2
@@ -60,6 +57,7 @@ from nardy.arena.service.streams import (
 from nardy.bots.faults import BotError
 from nardy.bots.loop import TimeControl
 from nardy.core.game import COLOURS
+from nardy.core.record import Outcome
 
 __all__ = [
     "SPRT_DECISION_OF",
@@ -288,13 +286,25 @@ def _result_proto(outcome: Mapping[str, Any] | None) -> _game_pb2.GameResult:
     if not outcome:
         return _game_pb2.GameResult()
     winner = outcome.get("winner")
-    return GameOutcome(
-        winner=None if winner is None else COLOURS.index(winner),
-        points=int(outcome.get("points") or 0),
-        multiplier=int(outcome.get("multiplier") or 0),
-        termination=outcome.get("termination", "aborted"),
-        reason=str(outcome.get("reason") or ""),
-    ).to_proto()
+    return convert.outcome_to_proto(
+        Outcome(
+            winner=None if winner is None else COLOURS.index(winner),
+            points=int(outcome.get("points") or 0),
+            multiplier=int(outcome.get("multiplier") or 0),
+            termination=outcome.get("termination", "aborted"),
+            reason=str(outcome.get("reason") or ""),
+        )
+    )
+
+
+def _game_ids(
+    game: GameSummary, out: _arena_pb2.GameStartedEvent | _arena_pb2.GameEndedEvent
+) -> None:
+    """A game event's ids: the game's, its match's and its bots'."""
+    out.game_id = game.game_id
+    out.match_id = game.match_id
+    out.white_bot_id = game.white
+    out.black_bot_id = game.black
 
 
 class EventTranslator:
@@ -349,25 +359,12 @@ class EventTranslator:
         out.time.FromNanoseconds(int(event.time * 1e9))
         game = event.game
         if event.kind == "game_started" and game is not None:
-            out.game_started.CopyFrom(
-                _arena_pb2.GameStartedEvent(
-                    game_id=game.game_id,
-                    match_id=game.match_id,
-                    white_bot_id=game.white,
-                    black_bot_id=game.black,
-                )
-            )
+            _game_ids(game, out.game_started)
         elif event.kind == "game_ended" and game is not None:
-            out.game_ended.CopyFrom(
-                _arena_pb2.GameEndedEvent(
-                    game_id=game.game_id,
-                    match_id=game.match_id,
-                    white_bot_id=game.white,
-                    black_bot_id=game.black,
-                    result=_result_proto(game.outcome),
-                    decisions=game.decisions,
-                )
-            )
+            ended = out.game_ended
+            _game_ids(game, ended)
+            ended.result.CopyFrom(_result_proto(game.outcome))
+            ended.decisions = game.decisions
         elif event.kind == "tournament_started":
             started = out.tournament_started
             started.status = _PROTO_STATUS.get(

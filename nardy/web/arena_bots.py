@@ -172,22 +172,11 @@ class ArenaBot(Bot):
 
     def choose_play(self, decision: PlayDecision) -> int:
         from nardy.arena.clients import convert
-        from nardy.arena.clients.runner import turn_facts  # the runner's own reading of the turn
-        from nardy.arena.protocol import bot_pb2
+        from nardy.arena.clients.runner import play_request  # the request a game's runner sends
         from nardy.bots.faults import BotError
 
-        request = bot_pb2.ChoosePlayRequest()
-        ctx = request.context
-        me = decision.player
-        self._context(ctx, me, on_roll=True)
-        convert.position_to_proto(decision.position, ctx.position)
-        number, dice, opponent_play = turn_facts(self.session.game.events, me)
-        if decision.segment.kind != "transfer":
-            ctx.dice.extend(dice)
-        convert.segment_to_proto(decision.segment, number, ctx.segment)
-        ctx.opponent_last_play = opponent_play
-        for index, play in enumerate(decision.plays):
-            convert.legal_play(index, play, ctx.legal_plays.add())
+        request = play_request(decision, self.session.game.events)
+        self._context(request.context, decision.player, on_roll=True)
         response = self._ask("choose_play", request)
         try:
             return convert.play_index(response, decision.plays)
@@ -209,20 +198,13 @@ class ArenaBot(Bot):
 
     def respond_to_double(self, decision: TakeDecision) -> CubeAnswer:
         from nardy.arena.clients import convert
-        from nardy.arena.clients.runner import turn_facts
-        from nardy.arena.protocol import bot_pb2
+        from nardy.arena.clients.runner import take_request
         from nardy.bots.faults import BotError
 
         game = self.session.game
-        request = bot_pb2.RespondToDoubleRequest()
+        request = take_request(decision, game)
         me = decision.player
         self._context(request.context, me, on_roll=me == game.mover)
-        # The position is seen from the doubler, the mover (bot.proto).
-        convert.position_to_proto(game.position, request.context.position)
-        request.offered_value = 2 * decision.cube.value
-        request.beaver_allowed = decision.beaver_allowed
-        request.answering_beaver = decision.after_beaver
-        request.context.opponent_last_play = turn_facts(game.events, me)[2]
         try:
             return convert.cube_answer(
                 self._ask("respond_to_double", request), decision.beaver_allowed

@@ -12,12 +12,12 @@ import pytest
 from pinned_positions import pinned_positions
 
 from nardy.arena.clients import convert
-from nardy.arena.clients.runner import kernel_outcome
 from nardy.arena.protocol import game_pb2
 from nardy.core import load_variant
 from nardy.core.errors import InvalidPositionError
 from nardy.core.game import BLACK, WHITE, GameResult
 from nardy.core.position import Position
+from nardy.core.record import outcome_of
 
 
 def test_pinned_positions_round_trip_through_the_wire() -> None:
@@ -73,9 +73,9 @@ def test_impossible_pins_are_refused() -> None:
 def test_plakoto_ends_reach_the_protocol(
     result: GameResult, winner: int | None, points: int, termination: int
 ) -> None:
-    outcome = kernel_outcome(result)
+    outcome = outcome_of(result)
     assert (outcome.winner, outcome.points) == (winner, points)
-    msg = outcome.to_proto()
+    msg = convert.outcome_to_proto(outcome)
     assert msg.termination == termination
     assert msg.points == points
     if winner is None:

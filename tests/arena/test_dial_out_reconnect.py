@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from bot_process import BotProcess
 
-from nardy.arena.clients.runner import GameRecord
 from nardy.arena.sdk import DialOutRejectedError, RandomBot, backoff_delays, dial_out, serve_bot
 from nardy.arena.service.core import Arena, wait_until
 from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
+from nardy.core.record import GameRecord
 
 pytestmark = pytest.mark.slow  # arena servers restarted in subprocesses
 
@@ -129,8 +129,8 @@ def _play_through_an_outage(
 def _assert_clean_finish(record: GameRecord, bot_id: str) -> None:
     assert record.outcome is not None and record.outcome.termination == "borne_off", record.outcome
     assert all(sum(f.values()) == 0 for f in record.faults), record.faults
-    colour = "White" if record.bots[0]["bot_id"] == bot_id else "Black"
-    assert any(d["player"] == colour for d in record.decisions)
+    colour = "White" if (record.players[0].seat or {}).get("bot_id") == bot_id else "Black"
+    assert any(d["player"] == colour for d in record.to_json()["decisions"])
 
 
 def test_python_dial_out_bot_reports_and_survives_an_arena_restart() -> None:

@@ -16,13 +16,13 @@ from faulty_bots import HangingBot, OutOfRangeBot, serve_garbage
 from rawstream import RawStream
 
 from nardy.arena.clients.dial_out import DialOutHub
-from nardy.arena.clients.runner import GameRecord
 from nardy.arena.protocol import arena_pb2
 from nardy.arena.sdk import BotServer, RandomBot
 from nardy.arena.service.core import Arena
 from nardy.arena.service.server import ArenaServer
 from nardy.bots.faults import FaultPolicy
 from nardy.bots.loop import TimeControl
+from nardy.core.record import GameRecord
 
 HERE = Path(__file__).parent
 
@@ -42,7 +42,7 @@ def _only_fault(record: GameRecord, colour: int, kind: str) -> None:
     others = {k: v for k, v in record.faults[colour].items() if k != kind}
     assert sum(others.values()) == 0, record.faults
     assert sum(record.faults[1 - colour].values()) == 0
-    faulty = [d for d in record.decisions if "fault" in d]
+    faulty = [d for d in record.to_json()["decisions"] if "fault" in d]
     assert faulty and all(d["fault"]["kind"] == kind for d in faulty)
     json.dumps(record.to_json())
 
@@ -66,7 +66,7 @@ class TestServerBotFaults:
         _only_fault(record, 0, "timeout")
         assert record.outcome is not None
         assert record.outcome.termination == "time_forfeit" and record.outcome.winner == 1
-        late = next(d for d in record.decisions if "fault" in d)
+        late = next(d for d in record.to_json()["decisions"] if "fault" in d)
         assert 150 <= late["latency_ms"] < 5000
         assert bad.faults.counts["timeout"] == 1
 
@@ -131,7 +131,7 @@ class TestServerBotFaults:
         with healthy_game(arena, healthy_pair):
             record = arena.play_game(good.bot_id, bad.bot_id, seed=6, policy=policy)
         assert record.faults[1]["illegal"] == 3
-        fallbacks = [d for d in record.decisions if d.get("fallback")]
+        fallbacks = [d for d in record.to_json()["decisions"] if d.get("fallback")]
         assert len(fallbacks) == 2  # strikes 1 and 2 were played randomly; the 3rd disqualifies
         assert record.outcome is not None and record.outcome.termination == "bot_failure"
         assert "disqualified" in record.outcome.reason
@@ -218,7 +218,7 @@ class TestDialOutFaults:
             record = game.result()
             again.close()
         assert record.outcome is not None and record.outcome.termination == "borne_off"
-        resumed = [d for d in record.decisions if d["seq"] == first.sequence]
+        resumed = [d for d in record.to_json()["decisions"] if d["seq"] == first.sequence]
         assert len(resumed) == 1 and "fault" not in resumed[0]  # answered after the reconnect
         assert sum(record.faults[0].values()) == 0
 

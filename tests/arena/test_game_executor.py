@@ -29,6 +29,7 @@ from nardy.arena.records.storage import SqliteStore
 from nardy.arena.tournament_cli import main as cli
 from nardy.bots import RandomBot
 from nardy.bots.faults import FaultCounter
+from nardy.core.record import GameRecord
 
 HERE = Path(__file__).resolve().parent
 
@@ -45,7 +46,7 @@ class ThreadsLikeRay:
         self.peak_unstored = 0
         """The most games submitted and not yet stored at once: the back-pressure bound."""
 
-    def count_stored(self, record: dict[str, Any]) -> None:
+    def count_stored(self, record: GameRecord) -> None:
         self.stored += 1
 
     def submit_game(
@@ -54,7 +55,7 @@ class ThreadsLikeRay:
         players: tuple[Player, Player],
         faults: Mapping[str, FaultCounter],
         stop: threading.Event,
-    ) -> cf.Future[dict[str, Any] | None]:
+    ) -> cf.Future[GameRecord | None]:
         import pickle
 
         specs = (portable(players[0]), portable(players[1]))
@@ -153,10 +154,11 @@ def test_fault_counts_come_back_to_the_driver() -> None:
     t = Tournament(d, SqliteStore(":memory:"))
     task = t._task(next(iter_schedule(d)), None, 1)
     counters = (FaultCounter(), FaultCounter())
-    record = {"faults": {"white": {"timeout": 2, "crash": 0}, "black": {}}}
+    record = GameRecord("backgammon", {}, faults=({"timeout": 2, "crash": 0}, {}))
     ray_executor._count_faults(record, task, counters)
     assert counters[0].counts["timeout"] == 2 and not counters[0].disqualified
-    ray_executor._count_faults({"faults": {"white": {"illegal": 1}}}, task, counters)
+    again_record = GameRecord("backgammon", {}, faults=({"illegal": 1}, {}))
+    ray_executor._count_faults(again_record, task, counters)
     assert counters[0].disqualified and counters[1].total == 0
     again = ray_executor._counter(ray_executor._snapshot(counters[0]))
     assert again.disqualified and again.total == 3

@@ -82,11 +82,11 @@ def test_run_game_starter_with_remote_bots(
         for client in clients:
             client.close()
     assert record.outcome is not None and record.outcome.termination == "borne_off"
-    events = record.kernel["events"]
+    events = record.events
     # No opening throw: the starter rolls first.
-    assert "opening" not in {e["kind"] for e in events}
-    assert events[0]["player"] == ("White", "Black")[starter]
-    assert default.kernel["events"][0]["kind"] == "opening"
+    assert "opening" not in {e.kind for e in events}
+    assert events[0].player == starter
+    assert default.events[0].kind == "opening"
 
 
 @pytest.mark.slow  # over 2 s (the fast loop's budget); .ci/run runs it

@@ -20,6 +20,7 @@ from nardy.arena.competition.standings import standings_from_store
 from nardy.arena.competition.tournament import LUCK_FIELD, GameTask, Player, Tournament
 from nardy.arena.records.storage import SqliteStore
 from nardy.bots.faults import FaultCounter
+from nardy.core.record import GameRecord
 
 
 class LuckyThreads(ThreadsLikeRay):
@@ -33,7 +34,7 @@ class LuckyThreads(ThreadsLikeRay):
         players: tuple[Player, Player],
         faults: Mapping[str, FaultCounter],
         stop: threading.Event,
-    ) -> cf.Future[dict[str, Any] | None]:
+    ) -> cf.Future[GameRecord | None]:
         from nardy.arena.competition import ray_executor
 
         specs = (ray_executor.portable(players[0]), ray_executor.portable(players[1]))

@@ -65,19 +65,19 @@ def test_requests_carry_the_loops_number_and_limit() -> None:
     client = Recording()
     record = _play(client, FaultPolicy())
     assert record.outcome is not None and record.outcome.termination == "borne_off"
-    remote = [d for d in record.decisions if d["player"] == "Black"]
+    remote = [d for d in record.to_json()["decisions"] if d["player"] == "Black"]
     assert [r.context.sequence for r in client.requests] == [d["seq"] for d in remote]
     first = client.requests[0].context
     assert first.time_left.seconds == 5 and first.decision_time_limit.seconds == 2
     assert not first.HasField("previous_answer_latency")
     assert client.requests[1].context.HasField("previous_answer_latency")
-    assert {d["player"] for d in record.decisions} == {"White", "Black"}
+    assert {d["player"] for d in record.to_json()["decisions"]} == {"White", "Black"}
 
 
 def test_a_remote_fault_is_the_loops_fault() -> None:
     record = _play(Recording(fail=4), FaultPolicy(on_fault="random", max_faults=0))
     assert record.outcome is not None and record.outcome.termination == "borne_off"
-    faults = [d for d in record.decisions if "fault" in d]
+    faults = [d for d in record.to_json()["decisions"] if "fault" in d]
     assert faults and all(d["fault"]["kind"] == "malformed" and d["fallback"] for d in faults)
     assert record.faults[1]["malformed"] == len(faults) and record.faults[0]["malformed"] == 0
     record = _play(Recording(fail=4), FaultPolicy())

@@ -80,14 +80,16 @@ class TestServerTransport:
         _check_record(arena, record.to_json())
         _check_requests(white_bot.requests, record.game_id)
         _check_requests(black_bot.requests, record.game_id)
-        assert any(d.get("info", {}).get("comment") == "random" for d in record.decisions)
+        assert any(
+            d.get("info", {}).get("comment") == "random" for d in record.to_json()["decisions"]
+        )
 
     def test_same_seed_same_game(self, arena: Arena, bot_server: Callable[..., BotServer]) -> None:
         def play() -> list[object]:
             a = arena.register_server_bot("a", bot_server(RandomBot(5)).address)
             b = arena.register_server_bot("b", bot_server(RandomBot(6)).address)
             record = arena.play_game(a.bot_id, b.bot_id, seed=9)
-            return [(d["seq"], d["answer"]) for d in record.decisions]
+            return [(d["seq"], d["answer"]) for d in record.to_json()["decisions"]]
 
         assert play() == play()
 
@@ -314,7 +316,7 @@ class TestKernelBots:
                 assert record.outcome is not None
                 assert record.outcome.termination in ("borne_off", "double_dropped")
                 assert all(sum(f.values()) == 0 for f in record.faults)
-                kinds |= {d["kind"] for d in record.decisions}
+                kinds |= {d["kind"] for d in record.to_json()["decisions"]}
         finally:
             client.stop()
         assert {"play", "double"} <= kinds
