@@ -20,7 +20,6 @@ cluster: ``benchmarks/measure_ray.py``.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import copy
 import dataclasses
 import json
 import os
@@ -47,6 +46,7 @@ from nardy.arena.competition.tournament import (
 )
 from nardy.arena.records.storage import GameRow, SqliteStore, Store, open_store
 from nardy.bots.faults import FaultCounter
+from nardy.core.record import GameRecord, from_json
 
 POSTGRES = os.environ.get("NARDY_BENCH_POSTGRES_URL")
 BATCH = 32
@@ -120,7 +120,7 @@ class _Instant:
     record (re-labelled), so the engine's own cost per game is all that is timed."""
 
     def __init__(self, record: dict[str, Any]) -> None:
-        self.record = record
+        self.record = from_json(record)  # the kernel's record, as a worker hands it over
 
     def submit_game(
         self,
@@ -128,10 +128,9 @@ class _Instant:
         players: tuple[Player, Player],
         faults: Mapping[str, FaultCounter],
         stop: threading.Event,
-    ) -> cf.Future[dict[str, Any] | None]:
-        record = copy.copy(self.record)
-        record["game_id"] = task.game_id
-        future: cf.Future[dict[str, Any] | None] = cf.Future()
+    ) -> cf.Future[GameRecord | None]:
+        record = dataclasses.replace(self.record, game_id=task.game_id)
+        future: cf.Future[GameRecord | None] = cf.Future()
         future.set_result(task.annotate(record))
         return future
 
@@ -233,8 +232,9 @@ def test_network_per_game(sample, benchmark) -> None:
     )
     args = (task, specs, ({}, {}))
     text = json.dumps(record, separators=(",", ":")).encode()
+    typed = from_json(record)  # what a worker hands back: the kernel's record
     sizes = benchmark(
-        lambda: (len(pickle.dumps(args)), len(pickle.dumps(record)), len(zlib.compress(text, 6)))
+        lambda: (len(pickle.dumps(args)), len(pickle.dumps(typed)), len(zlib.compress(text, 6)))
     )
     for key, value in zip(("task_bytes", "record_bytes", "record_zlib_bytes"), sizes, strict=True):
         benchmark.extra_info[key] = value
