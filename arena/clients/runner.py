@@ -87,7 +87,7 @@ class Seat:
 
 kernel_outcome = outcome_of
 """The outcome of a game the kernel ended (:func:`nardy.core.record.outcome_of`), under the name
-the web's Play page imports it by."""
+the web's Play page and the verifier import it by."""
 
 
 def turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], str]:
