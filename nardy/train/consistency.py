@@ -113,6 +113,8 @@ class ConsistencyConfig:
     """Target = (1 − w) · V₁ + w · the game's outcome (both ÷ the variant's scale)."""
     net: str = "value"
     """Which net is refitted (the module docstring): ``value`` or ``shipped``."""
+    rivals: int = 0
+    """Results of each decision sampled beside the played one (:func:`collect_positions`)."""
 
 
 @dataclass(slots=True)
@@ -123,6 +125,8 @@ class Positions:
     afterstates: list[Position]
     games: npt.NDArray[np.int64]
     outcomes: npt.NDArray[np.float64]
+    played: npt.NDArray[np.bool_]
+    """Whether each afterstate was played (False: a rival, see :func:`collect_positions`)."""
 
 
 def _dice_seed(seed: int, round_index: int, game: int) -> int:
@@ -130,16 +134,29 @@ def _dice_seed(seed: int, round_index: int, game: int) -> int:
 
 
 def collect_positions(
-    variant: Variant, games: int, seed: int, round_index: int, player: Net | None = None
+    variant: Variant,
+    games: int,
+    seed: int,
+    round_index: int,
+    player: Net | None = None,
+    rivals: int = 0,
 ) -> Positions:
     """Step 1 of the module docstring, no cube: the shipped value net's games (the net a refit is
     of, :func:`~nardy.engines.net.shipped_value_weights`), or with ``player`` that net's games
-    against itself."""
+    against itself. ``rivals`` (with ``player``, where a turn is one segment: RULES.md §2.9's
+    four steps of a double, so every legal result ends the turn): after each sampled play, that
+    many more results of the same decision, the best others by the player's 0-ply value. Why:
+    the played result is the one whose value is most overestimated (it won the comparison), so a
+    fit to the played results alone lowers them against the results they beat, and the net then
+    plays those."""
+    if rivals and (player is None or variant.rules.turn.doubles != "four"):
+        raise ValueError("rivals need the current net's self-play and one-segment turns")
     scale = scale_for(variant)
     weights = shipped_value_weights(variant.name)
     afterstates: list[Position] = []
     game_ids: list[int] = []
     outcomes: list[float] = []
+    played: list[bool] = []
     for index in range(games):
         dice_seed = _dice_seed(seed, round_index, index)
         bots: tuple[Bot, Bot]
@@ -169,12 +186,27 @@ def collect_positions(
             if game.result is None and ends_the_turn(game, decision.player, logged):
                 afterstates.append(result)
                 movers.append(decision.player)
+                played.append(True)
+                if rivals and len(decision.plays) > 1:
+                    engine = neural.engine
+                    values = engine.net.values(engine.inputs_of_plays(decision.plays))
+                    values[choice] = -np.inf
+                    order = np.argsort(-values, kind="stable")[: min(rivals, len(values) - 1)]
+                    for other in order:
+                        afterstates.append(decision.plays[int(other)].result)
+                        movers.append(decision.player)
+                        played.append(False)
         outcome = game.result
         assert outcome is not None
         value = outcome.points / scale
         outcomes.extend(value if mover == outcome.winner else -value for mover in movers)
         game_ids.extend([index] * len(movers))
-    return Positions(afterstates, np.asarray(game_ids, np.int64), np.asarray(outcomes, np.float64))
+    return Positions(
+        afterstates,
+        np.asarray(game_ids, np.int64),
+        np.asarray(outcomes, np.float64),
+        np.asarray(played, np.bool_),
+    )
 
 
 def _evaluator(variant: Variant, net: ValueNet) -> NeuralEvaluator:
@@ -288,14 +320,17 @@ def train_consistent(
     for round_index in range(config.rounds):
         clock = time.perf_counter()
         player = net if config.net == "shipped" else None
-        positions = collect_positions(variant, config.games, config.seed, round_index, player)
+        positions = collect_positions(
+            variant, config.games, config.seed, round_index, player, config.rivals
+        )
         play_s = time.perf_counter() - clock
         clock = time.perf_counter()
         net, values, losses, kept, target_s = _fit_round(
             variant, net, positions, config, np.random.default_rng((config.seed, round_index))
         )
         fit_s = time.perf_counter() - clock - target_s
-        held_out = positions.games % HOLD_OUT == 0
+        # Measured on the played results of the held-out games (the positions a game asks about).
+        held_out = (positions.games % HOLD_OUT == 0) & positions.played
         refit = _values(
             variant, net, [p for p, h in zip(positions.afterstates, held_out, strict=True) if h]
         )
@@ -358,13 +393,18 @@ def main(argv: list[str] | None = None) -> int:
         help="refit the value net (VARIANT.value.npz where an outcome net ships) or the net "
         "neural plays (VARIANT.npz: generations of an outcome net, on its own self-play)",
     )
+    parser.add_argument("--rivals", type=int, default=0)
     parser.add_argument("--start", type=Path, help="weights to start from (default: --net's)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 2 or args.epochs < 1 or not 0 <= args.outcome_weight <= 1:
         parser.error("--rounds ≥ 1, --games ≥ 2, --epochs ≥ 1 and 0 ≤ --outcome-weight ≤ 1")
+    if args.rivals < 0 or (args.rivals and args.net != "shipped"):
+        parser.error("--rivals is a count ≥ 0, with --net shipped only")
     try:
         variant = load_variant(args.variant)
         start = load_net(args.start) if args.start else None
+        if args.rivals:
+            collect_positions(variant, 0, 0, 0, start or load_net(shipped_weights(variant.name)), 1)
     except ValueError as error:
         parser.error(str(error))
     config = ConsistencyConfig(
@@ -377,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         args.learning_rate,
         args.outcome_weight,
         args.net,
+        args.rivals,
     )
     train_consistent(variant, config, args.out, start, say=lambda t: print(t, flush=True))
     return 0

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from nardy.core import load_variant
+from nardy.encoding import encode_batch
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.net import load_net, shipped_value_weights, shipped_weights
 from nardy.engines.outcome_net import OutcomeNet
@@ -134,3 +135,23 @@ def test_the_command_line_names_bad_input(capsys: pytest.CaptureFixture[str]) ->
             main(argv)
         assert stop.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_rivals_are_sampled_beside_the_played_results() -> None:
+    """A rival is another result of the same decision (the best other by the player's 0-ply
+    value), marked as not played; the games themselves are those of a run without rivals."""
+    variant = load_variant("backgammon")
+    net = _outcome_net("backgammon")
+    plain = collect_positions(variant, 2, seed=5, round_index=0, player=net)
+    both = collect_positions(variant, 2, seed=5, round_index=0, player=net, rivals=1)
+    assert plain.played.all() and not both.played.all()
+    kept = [p for p, played in zip(both.afterstates, both.played, strict=True) if played]
+    assert kept == plain.afterstates
+    rivals = [p for p, played in zip(both.afterstates, both.played, strict=True) if not played]
+    assert rivals and all(r not in plain.afterstates for r in rivals[:20])
+    # Each rival follows its played result and is valued no higher by the net at 0-ply.
+    values = net.values(encode_batch(both.afterstates))
+    for k in np.flatnonzero(~both.played):
+        assert both.played[k - 1] and values[k] <= values[k - 1]
+    with pytest.raises(ValueError, match="rivals need"):
+        collect_positions(variant, 1, seed=5, round_index=0, rivals=1)
