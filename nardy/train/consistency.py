@@ -17,7 +17,8 @@ net of batched TD where one ships):
    itself — the games the analysis is asked about. With ``net = "shipped"``, by the *current*
    net against itself (a generation's self-play, as gnubg's and wildbg's loops play it). Every
    play whose result ends the mover's turn (as :mod:`nardy.train.policy_iteration` defines it)
-   and does not end the game gives one sample: that afterstate.
+   and does not end the game gives one sample: that afterstate (with ``rivals`` K, also the K
+   best other results of its decision: :func:`collect_positions` says why).
 2. **Targets**: the current net's 1-ply value of each sample, ``V₁(r) = −Σ_rolls w · max_plays
    V₀(result)`` (:class:`~nardy.engines.search.Searcher`, batched; short lists and whole-turn
    plans exactly as the analysis uses them), optionally mixed with the game's outcome
