@@ -105,7 +105,8 @@ class ConsistencyConfig:
     variant: str
     rounds: int = 3
     games: int = 150
-    """Games per round (half against heuristic, half self-play)."""
+    """Games per round (the value net: half against heuristic, half self-play; ``net = "shipped"``:
+    all self-play of the current net)."""
     seed: int = 1
     epochs: int = 6
     batch: int = 128
