@@ -15,6 +15,12 @@ from pathlib import Path
 
 import pytest
 
+# Single-threaded BLAS in every test process, as the engines ask for it (nardy.engines.blas): that
+# counts only before numpy is first imported, and a test module importing numpy before nardy left
+# each xdist worker's BLAS waking threads on cores the other worker is using (measured with two
+# processes on two cores: the rollout and net-fitting tests 3 to 4 times slower).
+from nardy.engines import blas  # noqa: F401
+
 _TESTS_DIR = str(Path(__file__).resolve().parent)
 if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
