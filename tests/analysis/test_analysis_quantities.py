@@ -33,12 +33,14 @@ def registered() -> Iterator[None]:
     unregister_quantity(PLAYS_SEEN.name)
 
 
-def _records(tmp_path: Path) -> Path:
+def _records(tmp_path: Path, games: int = 3) -> Path:
+    """Backgammon games of heuristic against random (a table's columns need one, averages over
+    games three)."""
     out = tmp_path / "games.jsonl"
     played = CliRunner().invoke(
         cli,
         [
-            *("play", "-v", "backgammon", "--bots", "heuristic,random", "--games", "3"),
+            *("play", "-v", "backgammon", "--bots", "heuristic,random", "--games", str(games)),
             *("--seed", "4", "-o", "cube=false", "--jsonl", str(out), "-q"),
         ],
     )
@@ -70,13 +72,13 @@ def test_a_registered_quantity_is_averaged_per_player_and_over_games(
 
 
 def test_a_registered_quantity_is_a_column_of_the_table(tmp_path: Path, registered: None) -> None:
-    text = _analyze(_records(tmp_path)).stdout
+    text = _analyze(_records(tmp_path, games=1)).stdout
     assert "mean loss" in text and "plays" in text
 
 
 def test_without_a_registered_quantity_the_json_is_unchanged(tmp_path: Path) -> None:
     assert quantities() == ()
-    report = json.loads(_analyze(_records(tmp_path), "--json").stdout)
+    report = json.loads(_analyze(_records(tmp_path, games=1), "--json").stdout)
     for game in report["games"]:
         assert all("quantities" not in p for p in game["players"].values())
     assert all("quantities" not in b for b in report["bots"].values())
