@@ -182,7 +182,7 @@ class Searcher:
             return self._values0(afterstates)
         return self._values_deep(afterstates, ply, transfers)
 
-    def _terminal(self, position: Position) -> float | None:
+    def terminal(self, position: Position) -> float | None:
         """The exact value of an afterstate that ends the game (mover's view), or None: the last
         checker off (§2.6), or in plakoto the mother rule (§3.12.2: "if both players' mothers are
         pinned, the game ends at once as a draw"; a lone pinned mother, 2 points to the pinner)."""
@@ -202,7 +202,7 @@ class Searcher:
         for i, position in enumerate(afterstates):
             known = cache.get(position)
             if known is None:
-                known = self._terminal(position)
+                known = self.terminal(position)
                 if known is not None:
                     cache[position] = known
             if known is None:
@@ -230,7 +230,7 @@ class Searcher:
         starts: list[tuple[int, int, Position]] = []
         finished: dict[int, float] = {}
         for i, position in enumerate(afterstates):
-            terminal = self._terminal(position)
+            terminal = self.terminal(position)
             if terminal is not None:
                 out[i] = terminal
                 continue
@@ -277,7 +277,7 @@ class Searcher:
             after: dict[Position, None] = {}
             for start in frontier:
                 for play in self.variant.legal_plays(start, (value,) * count):
-                    terminal = self._terminal(play.result)
+                    terminal = self.terminal(play.result)
                     if terminal is not None:
                         won = terminal if won is None else max(won, terminal)
                     else:
@@ -402,7 +402,7 @@ class Searcher:
         """A turn whose roll was played as one segment to ``end`` with ``used`` dice: over, but
         where a double played in full is re-rolled (RULES.md §2.9) and one played in part hands
         its other steps over (§2.10)."""
-        if roll[0] != roll[1] or not self._rerolls or self._terminal(end) is not None:
+        if roll[0] != roll[1] or not self._rerolls or self.terminal(end) is not None:
             return [(1.0, end, NO_TRANSFER)]
         if used == 4:
             return self._rerolled(end, rerolls)
@@ -466,7 +466,7 @@ class Searcher:
         the 6s, or the mover home at the stage's start, or coming home in it, where
         ``fourth_step_extra`` grants one more stage to an entry on the fourth step)."""
         turn = self.variant.rules.turn
-        if used < 4 or len(set(dice)) != 1 or self._terminal(result) is not None:
+        if used < 4 or len(set(dice)) != 1 or self.terminal(result) is not None:
             return None  # a double played in part ends the turn (its rest handed over or lost)
         if turn.doubles == "reroll" and kind in ("roll", "reroll"):
             # The re-rolls already made are not known here; the first roll's count is used.
@@ -598,7 +598,7 @@ class Searcher:
         """The value at ``ply`` for the player about to roll in each position (his view), after
         he plays the handed groups ``then``: ``V_ply`` from the other side, as the search values
         the opponent's start (a position he has already won is scored exactly)."""
-        terminals = [self._terminal(position) for position in positions]
+        terminals = [self.terminal(position) for position in positions]
         todo = [n for n, terminal in enumerate(terminals) if terminal is None]
         flipped = [self.variant.flip(positions[n]) for n in todo]
         deep = self.values(flipped, ply, [then] * len(flipped) if then else None)

@@ -52,7 +52,7 @@ from nardy.core.variant import Variant
 from nardy.encoding import BOARD_ENCODER
 from nardy.engines.outcome_net import OutcomeNet, flip_outcomes, outcome_targets
 
-__all__ = ["BatchedConfig", "checkpoint_path", "train"]
+__all__ = ["Adam", "BatchedConfig", "checkpoint_path", "fit_step", "train"]
 
 F32 = npt.NDArray[np.float32]
 
@@ -110,7 +110,7 @@ def scale_for(variant: Variant) -> float:
     return 15.0 if variant.rules.scoring.per_checker else 3.0
 
 
-class _Adam:
+class Adam:
     """Adam over the net's four arrays (float32 moments, one step counter)."""
 
     def __init__(self, net: OutcomeNet, state: dict[str, F32] | None, steps: int) -> None:
@@ -143,7 +143,7 @@ class _Adam:
             params[k] -= (size * m / (np.sqrt(v) + eps)).astype(np.float32)
 
 
-def _fit(net: OutcomeNet, adam: _Adam, x: F32, y: F32, rate: float) -> float:
+def fit_step(net: OutcomeNet, adam: Adam, x: F32, y: F32, rate: float) -> float:
     """One Adam step on the mean cross-entropy of ``y`` by the net's outcomes of ``x``; returns
     the loss before the step."""
     h = net.hidden_of(x)
@@ -204,7 +204,7 @@ class _Run:
                         f"the checkpoint was made with {key}={saved.get(key)!r}, not {mine[key]!r}"
                     )
             self.net = net
-            self.adam = _Adam(net, state, int(net.meta["adam_steps"]))
+            self.adam = Adam(net, state, int(net.meta["adam_steps"]))
             self.games = int(net.meta["games"])
             self.chunks = int(net.meta["chunks"])
             self.seconds = float(net.meta["seconds"])
@@ -213,7 +213,7 @@ class _Run:
         else:
             rng = np.random.default_rng(config.seed)
             self.net = OutcomeNet.initial(config.hidden, self.levels, rng, {})
-            self.adam = _Adam(self.net, None, 0)
+            self.adam = Adam(self.net, None, 0)
             self.games = self.chunks = self.positions = 0
             self.seconds = 0.0
             self.history = []
@@ -299,7 +299,7 @@ class _Run:
                 self.games += 1
             if waiting >= config.batch or (done >= target and waiting):
                 xs, ys = np.concatenate(waiting_x), np.concatenate(waiting_y)
-                losses.append(_fit(net, self.adam, xs, ys, config.learning_rate))
+                losses.append(fit_step(net, self.adam, xs, ys, config.learning_rate))
                 self.positions += xs.shape[0]
                 waiting_x, waiting_y, waiting = [], [], 0
                 if not np.isfinite(net.w1).all():

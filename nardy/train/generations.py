@@ -52,7 +52,7 @@ from nardy.engines.outcome_net import (
     outcome_targets,
 )
 from nardy.engines.search import ROLLS, Searcher
-from nardy.train.batched import _Adam, _fit
+from nardy.train.batched import Adam, fit_step
 from nardy.train.policy_iteration import HOLD_OUT
 
 __all__ = ["fit_outcomes", "one_ply_outcomes"]
@@ -93,9 +93,9 @@ def _one_ply(
     groups: list[tuple[int, float, int, int]] = []
     options = 0
     for i, position in enumerate(afterstates):
-        # A result that ends the game is scored exactly (Searcher._terminal: RULES.md §2.6, and
+        # A result that ends the game is scored exactly (Searcher.terminal: RULES.md §2.6, and
         # plakoto's mother rule §3.12.2), as the search scores it.
-        terminal = searcher._terminal(position)
+        terminal = searcher.terminal(position)
         if terminal is not None:
             value[i] = terminal
             target[i] = outcome_targets(np.array([terminal]), levels)[0]
@@ -117,7 +117,7 @@ def _one_ply(
     # search's evaluator computes it (OutcomeNet.values × scale), from one forward pass.
     v0 = np.empty(len(ends))
     p0 = np.empty((len(ends), target.shape[1]))
-    exact = [searcher._terminal(end) for end in ends]
+    exact = [searcher.terminal(end) for end in ends]
     open_ = [k for k, known in enumerate(exact) if known is None]
     if open_:
         p0[open_] = net.probabilities(encode_batch([ends[k] for k in open_]))
@@ -158,14 +158,14 @@ def fit_outcomes(
     train_x, train_y = inputs[~held_out], targets[~held_out]
     check_x, check_y = inputs[held_out], targets[held_out]
     current = net.copy()
-    adam = _Adam(current, None, 0)
+    adam = Adam(current, None, 0)
     losses = [cross_entropy(current.outcomes(check_x), check_y)]
     best, kept = current.copy(), 0
     for epoch in range(1, epochs + 1):
         order = rng.permutation(len(train_x))
         for start in range(0, len(order), batch):
             rows = order[start : start + batch]
-            _fit(current, adam, train_x[rows], train_y[rows], learning_rate)
+            fit_step(current, adam, train_x[rows], train_y[rows], learning_rate)
         if not all(np.isfinite(a).all() for a in current.params().values()):
             raise RuntimeError(f"the fit diverged in epoch {epoch}: lower --learning-rate")
         losses.append(cross_entropy(current.outcomes(check_x), check_y))
