@@ -23,9 +23,15 @@ def _ladder(*args: Any) -> dict[str, tuple[float, float, int]]:
 
 
 @pytest.mark.slow  # games played and analysed
-@pytest.mark.parametrize("variant", ["backgammon", "long", "fevga"])
-def test_error_rate_order_matches_the_points_order(variant: str) -> None:
-    results = _ladder(variant, ["random", "heuristic"], 2, "neural", 0, 1)
+@pytest.mark.parametrize(
+    ("variant", "games"),
+    # fevga's outcome net (shipped after 0.2.0) judges random's few decisive errors against
+    # heuristic's many small ones less steadily: over 2 games two seeds of three put random
+    # ahead, over 6 none.
+    [("backgammon", 2), ("long", 2), ("fevga", 6)],
+)
+def test_error_rate_order_matches_the_points_order(variant: str, games: int) -> None:
+    results = _ladder(variant, ["random", "heuristic"], games, "neural", 0, 1)
     (random_points, random_rate, random_n), (heuristic_points, heuristic_rate, heuristic_n) = (
         results["random"],
         results["heuristic"],
