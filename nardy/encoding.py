@@ -363,6 +363,27 @@ def _context_bytes(context: Context) -> bytes:
 
 
 @lru_cache(maxsize=4096)
+def segment_context(
+    phase: Phase,
+    segment: tuple[int, ...],
+    later: tuple[int, ...],
+    reroll: bool,
+    first_turn: bool,
+    head_limit: int | None,
+) -> Context:
+    """The context of a decision without cube or match (the learning environments' games) from
+    its turn-plan state alone: few of these exist, and every step of every game asks for one."""
+    return Context(
+        phase=phase,
+        segment=segment,
+        later=later,
+        reroll=reroll,
+        first_turn=first_turn,
+        head_limit=head_limit,
+    )
+
+
+@lru_cache(maxsize=4096)
 def context_vector(context: Context) -> Array:
     """Contexts repeat (the same phase, dice and cube over and over): compute each once."""
     vector = context.vector()

@@ -244,7 +244,6 @@ class LeanBatch:
                     phase="stage", segment=(x,) * 4, later=later, head_limit=limit
                 )
                 self._stage_contexts[x - 1, home] = context.vector()
-        self._game_contexts: dict[tuple[object, ...], npt.NDArray[np.float32]] = {}
         self._jacoby = cube_settings_for(variant, match_length=None).jacoby
         # The turn plan of every game (the kernel's LeanGame's fields as arrays).
         self.steps = np.zeros((n, 4), dtype=np.int8)
@@ -810,21 +809,9 @@ class LeanBatch:
             segment = self.variant.generator.checked_segment(position, steps)
             assert segment is not None
             limit = segment.head_limit
-        key = (kind, steps, later, reroll, first, limit)
-        vector = self._game_contexts.get(key)
-        if vector is None:
-            if len(self._game_contexts) >= 4096:
-                self._game_contexts.clear()
-            context = encoding.Context(
-                phase=kind,
-                segment=steps,
-                later=later,
-                reroll=reroll,
-                first_turn=first,
-                head_limit=limit,
-            )
-            vector = self._game_contexts[key] = context.vector()
-        return vector
+        return encoding.context_vector(
+            encoding.segment_context(kind, steps, later, reroll, first, limit)
+        )
 
     # -- the dice ----------------------------------------------------------------------------
 

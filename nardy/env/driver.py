@@ -75,7 +75,6 @@ def _masks(actions: int) -> Mask:
 
 _NO_CUBE: Final = encoding.Context(cube=False)
 """The context of a lean game's board seen by the player who does not decide."""
-_LEAN_CONTEXTS: dict[tuple[object, ...], encoding.Context] = {}
 
 
 def lean_context(game: LeanGame) -> encoding.Context:
@@ -89,20 +88,7 @@ def lean_context(game: LeanGame) -> encoding.Context:
     kind, dice = game.kind, game.dice
     later = game.later() if kind == "stage" or kind == "transfer" else ()
     reroll = reroll_follows(game.turn, kind, dice)
-    key = (kind, dice, later, reroll, first, limit)
-    context = _LEAN_CONTEXTS.get(key)
-    if context is None:
-        if len(_LEAN_CONTEXTS) >= 4096:
-            _LEAN_CONTEXTS.clear()
-        context = _LEAN_CONTEXTS[key] = encoding.Context(
-            phase=kind,
-            segment=dice,
-            later=later,
-            reroll=reroll,
-            first_turn=first,
-            head_limit=limit,
-        )
-    return context
+    return encoding.segment_context(kind, dice, later, reroll, first, limit)
 
 
 def _lean_position(game: LeanGame, colour: int) -> Position:
