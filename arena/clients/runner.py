@@ -56,7 +56,6 @@ from nardy.core.variant import Variant
 __all__ = [
     "RemoteDecider",
     "Seat",
-    "kernel_outcome",
     "loop_outcome",
     "play_request",
     "played_record",
@@ -83,11 +82,6 @@ class Seat:
     def record_seat(self) -> Player:
         """The seat as the game's record holds it."""
         return Player(self.name, {**self.info, "bot_id": self.bot_id, "name": self.name})
-
-
-kernel_outcome = outcome_of
-"""The outcome of a game the kernel ended (:func:`nardy.core.record.outcome_of`), under the name
-the web's Play page and the verifier import it by."""
 
 
 def turn_facts(events: list[GameEvent], player: int) -> tuple[int, list[int], str]:

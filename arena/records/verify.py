@@ -24,7 +24,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nardy.arena.clients.runner import kernel_outcome
 from nardy.arena.competition.schedule import (
     DefinitionError,
     TournamentDef,
@@ -46,7 +45,7 @@ from nardy.core.game import (
 )
 from nardy.core.match import Match
 from nardy.core.plugins import load_variant
-from nardy.core.record import GameRecord, RecordError, Replay, from_json
+from nardy.core.record import GameRecord, RecordError, Replay, from_json, outcome_of
 from nardy.core.variant import Variant
 
 __all__ = [
@@ -195,7 +194,7 @@ def _check_outcome(record: GameRecord, game: Game) -> str | None:
     said = (winner, outcome.points, outcome.multiplier, termination)
     result = game.result
     if result is not None:
-        ended = kernel_outcome(result)  # plakoto's mother end and draw included
+        ended = outcome_of(result)  # plakoto's mother end and draw included
         want: tuple[Any, ...] = (
             None if ended.winner is None else COLOURS[ended.winner],
             ended.points,

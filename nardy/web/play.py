@@ -38,13 +38,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
-from nardy.arena.clients.runner import kernel_outcome
 from nardy.arena.records.storage import POSTGRES_SCHEMES
 from nardy.bots.registry import installed_bots
 from nardy.core.game import COLOURS, DoubleDecision, GameResult, PlayDecision, TakeDecision
 from nardy.core.notation import BAR, OFF, Step, parse_steps
 from nardy.core.plugins import registry
 from nardy.core.position import Position
+from nardy.core.record import outcome_of
 from nardy.core.variant import Variant, apply_steps
 from nardy.svg import PINNED_LEGEND, Colour, CubeOwner, board
 from nardy.web.arena_bots import ArenaBots
@@ -768,7 +768,7 @@ def _result_text(result: GameResult, variant: Variant, names: dict[str, str]) ->
     """The result in the arena pages' words (its outcome format: multiplier, termination); a
     resignation says who resigned, then what the winner scores for it."""
     if not result.resigned:
-        outcome = kernel_outcome(result).to_json()
+        outcome = outcome_of(result).to_json()
         return result_words(outcome, variant, cube=result.cube_value, names=names)
     outcome = {
         "winner": COLOURS[result.winner],

@@ -67,6 +67,7 @@ from nardy.core.match import Match
 from nardy.core.movegen import BoardKey, board_of
 from nardy.core.notation import BAR, OFF, Step
 from nardy.core.position import Position
+from nardy.core.record import outcome_of
 from nardy.core.variant import LegalPlays, Variant, apply_steps
 from nardy.web.arena_bots import PREFIX as ARENA_PREFIX
 from nardy.web.arena_bots import ArenaBot, ArenaBots
@@ -685,10 +686,10 @@ class PlaySession:
         return session
 
     def arena_record(self, number: int) -> dict[str, Any]:
-        """Game ``number`` (1, 2, …) as the arena stores a game (:class:`arena.runner.GameRecord`'s
-        JSON: seats, setup, decisions, the kernel's record under ``game``, the outcome), so the
-        spectator's replay and analysis read it as they read a tournament's."""
-        from nardy.arena.clients.runner import kernel_outcome
+        """Game ``number`` (1, 2, …) as the arena stores a game (the kernel's
+        :class:`~nardy.core.record.GameRecord` as JSON: seats, setup, decisions, the kernel's
+        record under ``game``, the outcome), so the spectator's replay and analysis read it as
+        they read a tournament's."""
 
         if not 1 <= number <= len(self.logs):
             raise KeyError(number)
@@ -702,7 +703,7 @@ class PlaySession:
         result = self.results_by_game().get(number)
         outcome = None
         if result is not None:
-            outcome = kernel_outcome(result).to_json()
+            outcome = outcome_of(result).to_json()
             if result.resigned:
                 outcome["termination"] = "resigned"
         names = []

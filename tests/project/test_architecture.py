@@ -503,14 +503,11 @@ def test_the_rooms_import_as_the_drawing_says() -> None:
 
 ACROSS_THE_ROOMS_BELOW: dict[str, set[str]] = {
     "nardy.arena.records.storage": {"nardy.arena.competition.totals"},
-    "nardy.arena.records.verify": {
-        "nardy.arena.competition.schedule",
-        "nardy.arena.clients.runner",
-    },
+    "nardy.arena.records.verify": {"nardy.arena.competition.schedule"},
 }
 """The imports from one room below the service into another that docs/architecture.md names
 ("What is still across rooms"): a store opened without a keeper takes the competition's; the
-verifier checks stored games against their schedule and reads an outcome as the runner does."""
+verifier checks stored games against their schedule."""
 
 
 def test_the_records_and_the_clients_reach_no_other_room() -> None:
