@@ -53,11 +53,11 @@ def test_js_bot_plays_long_nardy_against_python(
         assert record.outcome is not None and record.outcome.termination == "borne_off", (
             record.outcome
         )
-        assert all(sum(f.values()) == 0 for f in record.faults)
-        js_colour = "White" if record.bots[0]["bot_id"] == js.bot_id else "Black"
-        js_decisions = [d for d in record.decisions if d["player"] == js_colour]
-        assert js_decisions
-        assert all(d.get("info", {}).get("values", {}).get("engine") == "js" for d in js_decisions)
+        assert record.faults is not None and all(sum(f.values()) == 0 for f in record.faults)
+        js_colour = 0 if (record.players[0].seat or {}).get("bot_id") == js.bot_id else 1
+        js_answers = [a for a in record.answers if a.player == js_colour]
+        assert js_answers
+        assert all((a.info or {}).get("values", {}).get("engine") == "js" for a in js_answers)
 
 
 def _decisions_of(row_record: dict[str, object], bot_id: str) -> list[dict[str, object]]:
