@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from nardy.engines import blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
+
 import numpy as np
 
 from nardy.analysis.records import GameInput, RecordError
