@@ -912,6 +912,16 @@ class LeanBatch:
             _write_pins(board, rows, self._pinned[start:end])
         return encoding.with_context(board, encoder, None)
 
+    def result_keys(self, i: int) -> list[list[int]]:
+        """Game ``i``'s legal results as board keys (:func:`row_key`), key ``a`` for action
+        ``a``, the decider's view: what a bot's evaluation of the results reads
+        (:func:`nardy.engines.heuristic_batch.evaluate_keys`)."""
+        start = int(self._start[i])
+        pins = self._pinned if self.pinning else None
+        return [
+            row_key(self._results, pins, row) for row in range(start, start + int(self.counts[i]))
+        ]
+
     def rolls(self, i: int) -> list[tuple[int, int]]:
         """Every roll game ``i`` has drawn, in order (the opening throw's included)."""
         if not self._blocks[i]:

@@ -34,7 +34,9 @@ from gymnasium.vector import AutoresetMode
 from nardy import encoding
 from nardy.bots import Bot
 from nardy.core.batch import BOARD, legal_results
+from nardy.core.game import PlayDecision
 from nardy.core.lean import LeanGame
+from nardy.core.movegen import BoardKey
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.env.batchflow import LeanBatch, LeanVersus, applies, row_key
@@ -231,6 +233,20 @@ class BatchedSelfPlay:
             encoding.encoder_size(encoder)  # a clear error for an unknown encoder
             return self._flow.afterstates(i, encoder)
         return self.driver(i).afterstates(encoder)
+
+    def afterstate_keys(self, i: int) -> list[BoardKey]:
+        """Game ``i``'s afterstates as board keys (:func:`~nardy.core.movegen.board_of`), key
+        ``a`` for action ``a``, from the decider's view: the rows of :meth:`afterstates` before
+        encoding, for an evaluation that reads positions (a heuristic opponent in training:
+        :mod:`nardy.train.batched`). Empty for a cube decision."""
+        if self._flow is not None and self._started:
+            return [tuple(key) for key in self._flow.result_keys(i)]
+        driver = self.driver(i)
+        decision = driver.decision
+        if not isinstance(decision, PlayDecision):
+            return []
+        keys = decision.plays.board_keys()
+        return [keys[a] for a in driver.order()]
 
     def driver(self, i: int) -> Driver:
         """Game ``i``'s :class:`Driver` (in the whole-batch flow, a replay of the game at its

@@ -28,6 +28,29 @@ SIGTERM) writes the checkpoint at once, a chunk cut short; a chunk that runs pas
 ``checkpoint_seconds`` writes one too (marked ``partial``) and goes on unchanged. The sidecar keeps
 the training curve: per chunk the games, seconds, games per second, loss and, with
 ``eval_games``, points per game against ``heuristic`` in duplicate pairs.
+
+**Meeting other play** (both off by default; off, a run is the greedy self-play above, weight
+for weight). Greedy self-play reaches only the positions its own play leads to: in plakoto
+``heuristic`` pins the net's checkers in bulk, positions self-play never meets and the net rated
+as wins (docs/bots.md, *Training record*).
+
+* ``versus_heuristic`` — a fraction of the lockstep games (the first ``round(fraction · envs)``,
+  at least one) is played against ``heuristic``: in game ``i`` it plays White for even ``i``, Black
+  for odd, choosing as the ``heuristic`` bot does (its evaluation of every legal result,
+  :func:`~nardy.engines.heuristic_batch.evaluate_keys`; ties go to the first result in the
+  canonical order, where the bot draws among them). Both sides' afterstates are learnt with the
+  same λ-returns: they are the game's own sequence of positions, each target the outcome the
+  pair's play reached (the net's value then averages over the opponents it meets).
+* ``explore`` — ε-greedy self-play: in the other games each decision with more than one legal
+  play is played at random with probability ε. The random play's own afterstate keeps its return,
+  but the return of the afterstate before it does not pass through it: it bootstraps from the
+  value of the play the greedy policy would have made (the trace is cut, as in Watkins's Q(λ)),
+  so a deliberate mistake is not taught as the consequence of the position before it.
+
+The decisions of both go through the same batched turn flow (:meth:`~nardy.env.vector.
+BatchedSelfPlay.afterstate_keys` for the heuristic: the batch's results, no rule written here);
+the random draws come from a generator seeded by the seed and the chunk, so a run stays
+deterministic and resumable.
 """
 
 from __future__ import annotations
@@ -50,11 +73,17 @@ import numpy.typing as npt
 
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_ENCODER
+from nardy.engines.heuristic import HeuristicEvaluation
+from nardy.engines.heuristic_batch import evaluate_keys
 from nardy.engines.outcome_net import OutcomeNet, flip_outcomes, outcome_targets
 
 __all__ = ["Adam", "BatchedConfig", "checkpoint_path", "fit_step", "train"]
 
 F32 = npt.NDArray[np.float32]
+Step = tuple[F32, F32, int] | tuple[F32, F32, int, F32]
+"""A decision in a game's trail: the chosen afterstate's encoding, the net's outcome
+probabilities of it, its mover and, where the play was explored, the greedy play's
+probabilities."""
 
 SEED_STRIDE = 1_000_003
 """Chunk ``c``'s environment seed is ``seed · SEED_STRIDE + c · envs``: no two chunks share a
@@ -81,6 +110,21 @@ class BatchedConfig:
     eval_games: int = 0
     """Games against ``heuristic`` after each chunk (duplicate pairs; 0: none)."""
     options: dict[str, Any] = field(default_factory=dict)
+    versus_heuristic: float = 0.0
+    """Fraction of the lockstep games played against ``heuristic`` (the module docstring)."""
+    explore: float = 0.0
+    """ε of ε-greedy play in the self-play games (the module docstring)."""
+    init: str = ""
+    """Weights to start from instead of random ones (an outcome net of the variant with
+    ``hidden`` units, e.g. a self-play run's, to go on against other play); the optimiser
+    starts afresh. Empty: random weights from the seed."""
+
+    def check(self) -> None:
+        """A ValueError naming the option for a value out of its range."""
+        for name in ("versus_heuristic", "explore"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, not {value!r}")
 
 
 _SAME_RUN = (
@@ -93,8 +137,14 @@ _SAME_RUN = (
     "learning_rate",
     "batch",
     "options",
+    "versus_heuristic",
+    "explore",
+    "init",
 )
 """Config fields a resumed run must share with its checkpoint (``games`` may grow)."""
+
+_ADDED: dict[str, Any] = {"versus_heuristic": 0.0, "explore": 0.0, "init": ""}
+"""Fields newer than some checkpoints: a checkpoint without one was made with its default."""
 
 
 def checkpoint_path(out: Path) -> Path:
@@ -199,9 +249,10 @@ class _Run:
             saved = net.meta.get("config", {})
             mine = asdict(config)
             for key in _SAME_RUN:
-                if saved.get(key) != mine[key]:
+                made = saved.get(key, _ADDED.get(key))
+                if made != mine[key]:
                     raise ValueError(
-                        f"the checkpoint was made with {key}={saved.get(key)!r}, not {mine[key]!r}"
+                        f"the checkpoint was made with {key}={made!r}, not {mine[key]!r}"
                     )
             self.net = net
             self.adam = Adam(net, state, int(net.meta["adam_steps"]))
@@ -210,6 +261,12 @@ class _Run:
             self.seconds = float(net.meta["seconds"])
             self.positions = int(net.meta["positions"])
             self.history: list[dict[str, Any]] = list(net.meta.get("history", []))
+        elif config.init:
+            self.net = self.initial_weights(Path(config.init))
+            self.adam = Adam(self.net, None, 0)
+            self.games = self.chunks = self.positions = 0
+            self.seconds = 0.0
+            self.history = []
         else:
             rng = np.random.default_rng(config.seed)
             self.net = OutcomeNet.initial(config.hidden, self.levels, rng, {})
@@ -218,9 +275,28 @@ class _Run:
             self.seconds = 0.0
             self.history = []
         self.net.meta = {"levels": self.levels, "scale": scale_for(variant)}
+        self.rivals = 0
+        """Games ``0 … rivals − 1`` are played against ``heuristic`` (``versus_heuristic``)."""
+        self.heuristic: HeuristicEvaluation | None = None
+        if config.versus_heuristic > 0:
+            self.rivals = max(1, round(config.versus_heuristic * config.envs))
+            self.heuristic = HeuristicEvaluation.of(variant)
         self.playing = False
         """A chunk is in play (a checkpoint now is of a chunk cut short)."""
         self.started = time.perf_counter() - self.seconds
+
+    def initial_weights(self, path: Path) -> OutcomeNet:
+        """``config.init``'s net, checked to be one this run could have made (a ValueError)."""
+        net, _ = OutcomeNet.load(path)
+        made_for = net.meta.get("variant")
+        if made_for != self.variant.name:
+            raise ValueError(f"{path}: weights for {made_for!r}, not {self.variant.name!r}")
+        if net.hidden != self.config.hidden or net.levels != self.levels:
+            raise ValueError(
+                f"{path}: {net.hidden} hidden units and {net.levels} levels, not "
+                f"{self.config.hidden} and {self.levels} (--hidden)"
+            )
+        return net
 
     # -- files -------------------------------------------------------------------------------
 
@@ -264,7 +340,7 @@ class _Run:
         config, net = self.config, self.net
         n = config.envs
         env = self.env(self.chunks)
-        trails: list[list[tuple[F32, F32, int]]] = [[] for _ in range(n)]
+        trails: list[list[Step]] = [[] for _ in range(n)]
         waiting_x: list[F32] = []
         waiting_y: list[F32] = []
         waiting = 0
@@ -274,6 +350,12 @@ class _Run:
         cpu_start = time.process_time()
         shown = last_save = chunk_start
         games_before = self.games
+        explore = config.explore
+        # Seeded by the run's seed and the chunk: a resumed run draws what one run would.
+        rng = np.random.default_rng((config.seed, self.chunks)) if explore else None
+        rivals = self.rivals
+        against: list[float] = []
+        """The net's points in each finished game against ``heuristic``."""
         self.playing = True
         while done < target:
             counts = env.counts.copy()
@@ -281,16 +363,32 @@ class _Run:
             p = net.outcomes(x)
             equity = net.equity_of_outcomes(p)
             best = _argmax_by_game(equity, counts)
-            rows = np.cumsum(counts) - counts + best
+            starts = np.cumsum(counts) - counts
+            rows = starts + best
             movers = env.agents.tolist()
+            chosen = best
+            if rivals:
+                chosen = self.heuristic_plays(env, chosen, movers)
+            explored = None
+            if rng is not None:
+                chosen, explored = _explore(rng, chosen, counts, explore, rivals)
             chosen_x, chosen_p = x[rows], p[rows]
+            if chosen is not best:
+                taken = starts + chosen
+                chosen_x, chosen_p = x[taken], p[taken]
             for i in range(n):
-                trails[i].append((chosen_x[i], chosen_p[i], movers[i]))
-            _, rewards, terminated, _ = env.step(best)
+                if explored is not None and explored[i]:
+                    # The greedy play's value: what the afterstate before bootstraps from.
+                    trails[i].append((chosen_x[i], chosen_p[i], movers[i], p[rows[i]].copy()))
+                else:
+                    trails[i].append((chosen_x[i], chosen_p[i], movers[i]))
+            _, rewards, terminated, _ = env.step(chosen)
             for i in np.flatnonzero(terminated).tolist():
                 if done >= target:
                     break
                 trail, trails[i] = trails[i], []
+                if i < rivals:
+                    against.append(float(rewards[i, 1 - i % 2]))
                 xs, ys = self.targets(trail, float(rewards[i, 0]))
                 waiting_x.append(xs)
                 waiting_y.append(ys)
@@ -330,6 +428,10 @@ class _Run:
             "games_per_cpu_second": round(done / elapsed, 1),
             "loss": round(float(np.mean(losses)), 5) if losses else None,
         }
+        if against:
+            # A training curve, not an evaluation: the net plays greedily, without duplicate dice.
+            entry["heuristic_games"] = len(against)
+            entry["points_vs_heuristic"] = round(float(np.mean(against)), 4)
         self.history.append(entry)
         self.save()
         if config.eval_games:
@@ -337,9 +439,28 @@ class _Run:
             entry.update(evaluate(self.variant, self.out, config.eval_games))
             self.save()
 
-    def targets(self, trail: list[tuple[F32, F32, int]], white_points: float) -> tuple[F32, F32]:
+    def heuristic_plays(
+        self, env: Any, chosen: npt.NDArray[np.int64], movers: list[int]
+    ) -> npt.NDArray[np.int64]:
+        """``chosen`` with the plays of ``heuristic`` where it decides (game ``i < rivals``, its
+        colour ``i % 2`` to move, more than one legal play): the first result of highest value
+        by its evaluation, all games' results evaluated in one call."""
+        evaluation = self.heuristic
+        assert evaluation is not None
+        games = [i for i in range(self.rivals) if movers[i] == i % 2 and env.counts[i] > 1]
+        if not games:
+            return chosen
+        groups = [env.afterstate_keys(i) for i in games]
+        values = evaluate_keys(evaluation, [key for keys in groups for key in keys])
+        sizes = np.array([len(keys) for keys in groups], dtype=np.int64)
+        out = chosen.copy()
+        out[games] = _argmax_by_game(values, sizes)
+        return out
+
+    def targets(self, trail: list[Step], white_points: float) -> tuple[F32, F32]:
         """The λ-return targets of one finished game's chosen afterstates, each from its mover's
-        view (the module docstring)."""
+        view (the module docstring). A step with a fourth item was explored: the item is the
+        greedy play's outcome probabilities, and the return before it stops there."""
         levels = self.levels
         xs = np.stack([t[0] for t in trail])
         values = np.stack([t[1] for t in trail])
@@ -347,10 +468,45 @@ class _Run:
         # White's frame: a Black mover's probabilities seen from White's side.
         values[black] = flip_outcomes(values[black], levels)
         z = outcome_targets(np.array([white_points]), levels)
-        seq = np.concatenate([values[1:], z])
-        g = self.returns.matrix(len(trail)) @ seq
+        cuts = [t for t, step in enumerate(trail) if len(step) > 3]
+        if cuts:
+            g = self.cut_returns(trail, values, z, black, cuts)
+        else:
+            seq = np.concatenate([values[1:], z])
+            g = self.returns.matrix(len(trail)) @ seq
         g[black] = flip_outcomes(g[black], levels)
         return xs, g.astype(np.float32)
+
+    def cut_returns(
+        self,
+        trail: list[Step],
+        values: F32,
+        z: F32,
+        black: npt.NDArray[np.bool_],
+        cuts: list[int],
+    ) -> F32:
+        """The λ-returns in White's frame with the trace cut before each explored step ``k``:
+        ``G_{k−1}`` is the greedy play's value at ``k`` (``G_t = (1 − λ) V_{t+1} + λ G_{t+1}``
+        elsewhere, ``G_{T−1} = z``), by the recursion itself."""
+        lam = np.float32(self.config.lam)
+        greedy: dict[int, F32] = {}
+        for k in cuts:
+            step = trail[k]
+            assert len(step) == 4
+            value = step[3][None, :]
+            if black[k]:
+                value = flip_outcomes(value, self.levels)
+            greedy[k] = value[0]
+        length = len(trail)
+        g = np.empty_like(values)
+        g[length - 1] = z[0]
+        for t in range(length - 2, -1, -1):
+            following = t + 1
+            if following in greedy:
+                g[t] = greedy[following]
+            else:
+                g[t] = (1 - lam) * values[following] + lam * g[following]
+        return g
 
 
 CHECKPOINT_SECONDS = 30 * 60.0
@@ -358,7 +514,26 @@ CHECKPOINT_SECONDS = 30 * 60.0
 minutes)."""
 
 
-def _argmax_by_game(values: F32, counts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def _explore(
+    rng: np.random.Generator,
+    chosen: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    epsilon: float,
+    rivals: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """ε-greedy: each self-play game's (``i ≥ rivals``) decision is played at random with
+    probability ``epsilon``; returns the plays and which were explored (a random play other than
+    the chosen one). Every game draws every step, so the draws do not depend on the play."""
+    draw = rng.random(counts.size)
+    pick = (rng.random(counts.size) * counts).astype(np.int64)
+    explored = (draw < epsilon) & (pick != chosen)
+    explored[:rivals] = False
+    return np.where(explored, pick, chosen), explored
+
+
+def _argmax_by_game(
+    values: npt.NDArray[np.floating[Any]], counts: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
     """Per game (consecutive runs of ``counts`` rows) the index of its first highest value."""
     starts = np.cumsum(counts) - counts
     top = np.maximum.reduceat(values, starts)
@@ -467,6 +642,7 @@ def train(
     and its checkpoint after every chunk. Returns the net. A KeyboardInterrupt writes the
     checkpoint and is raised again."""
     out = Path(out)
+    config.check()
     run = _Run(variant, config, out, resume=resume)
     quiet: Say = say or (lambda text: None)
     with _terminate_as_interrupt():

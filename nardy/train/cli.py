@@ -53,7 +53,16 @@ _ONLY_FOR = {
         "candidates",
         "workers",
     ),
-    "batched-td": ("lam", "batch", "learning_rate", "envs", "chunk"),
+    "batched-td": (
+        "lam",
+        "batch",
+        "learning_rate",
+        "envs",
+        "chunk",
+        "explore",
+        "versus_heuristic",
+        "init",
+    ),
 }
 """Options that mean something to some methods only (given with another, they are an error)."""
 
@@ -114,7 +123,25 @@ lockstep chunks)."""
     default=0.0,
     show_default=True,
     type=click.FloatRange(0, 1),
-    help="[policy-iteration] Fraction of decisions played at random in self-play.",
+    help="[policy-iteration, batched-td] Fraction of decisions played at random in self-play "
+    "(batched-td: the return before a random play bootstraps from the greedy play's value).",
+)
+@click.option(
+    "--versus-heuristic",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    metavar="FRACTION",
+    help="[batched-td] Fraction of the lockstep games played against heuristic instead of "
+    "self-play: the net learns from positions heuristic's play leads to (in plakoto, mass "
+    "pins that self-play never meets).",
+)
+@click.option(
+    "--init",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="WEIGHTS",
+    help="[batched-td] Start from these outcome weights (the variant's, the same --hidden) "
+    "instead of random ones, e.g. a self-play run's to go on with --versus-heuristic.",
 )
 @click.option(
     "--candidates",
@@ -209,6 +236,8 @@ def train(
     batch: int,
     learning_rate: float,
     explore: float,
+    versus_heuristic: float,
+    init: str | None,
     candidates: str,
     workers: int,
     seed: int,
@@ -274,6 +303,8 @@ def train(
     }
     if method == "batched-td":
         from nardy.train.batched import BatchedConfig
+
+        given["init"] = init or ""
         from nardy.train.batched_cli import run_batched
 
         batched = _config(BatchedConfig, context.params, given)
