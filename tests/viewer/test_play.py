@@ -251,6 +251,7 @@ def _play_out(
                 assert client.post(f"/api/play/{game_id}/next", headers=h).status_code == 200
                 continue
             return dict(seen[0][1])
+        acted = False
         for secret, state in seen:
             d = state["decision"]
             if d is None or d["player"] != state["seat"]:
@@ -266,8 +267,9 @@ def _play_out(
                 step = rng.choice(state["offered"])
                 r = client.post(f"/api/play/{game_id}/step", json=step, headers=h)
             assert r.status_code == 200, r.text
-        else:
-            time.sleep(0.01)  # a bot is thinking
+            acted = True
+        if not acted:
+            time.sleep(0.01)  # no seat's turn: a bot is thinking
     raise AssertionError("the game did not end")
 
 
