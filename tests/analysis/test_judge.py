@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from shipped_nets import hide_shipped_net
 
 from nardy.cli import cli as main
 from nardy.core import load_variant
@@ -22,8 +23,12 @@ def test_backgammon_is_judged_by_gnubg_where_installed_else_by_the_shipped_net()
     assert strongest_evaluator(load_variant("backgammon")) == expected
 
 
-def test_a_variant_with_a_shipped_net_is_judged_by_it_and_one_without_by_the_heuristic() -> None:
+def test_a_variant_with_a_shipped_net_is_judged_by_it_and_one_without_by_the_heuristic(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     assert strongest_evaluator(load_variant("long")) == "neural"
+    assert strongest_evaluator(load_variant("hypergammon")) == "neural"
+    hide_shipped_net(monkeypatch, "hypergammon", tmp_path)  # as a plugin variant without a net
     assert strongest_evaluator(load_variant("hypergammon")) == "heuristic"
 
 
@@ -68,7 +73,10 @@ def test_analyze_names_its_judge_and_warns_when_a_bot_is_judged_by_its_own_net(
     assert "judged by heuristic" in result.output and "warning" not in result.output
 
 
-def test_analyze_json_says_which_evaluator_judged(tmp_path: Path) -> None:
+def test_analyze_json_says_which_evaluator_judged(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_shipped_net(monkeypatch, "hypergammon", tmp_path / "no-nets")
     games = _games(tmp_path, "hypergammon", "heuristic,random")
     result = CliRunner().invoke(main, ["analyze", str(games), "--json", "--show", "none"])
     assert result.exit_code == 0, result.output

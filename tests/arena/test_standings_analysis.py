@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from shipped_nets import hide_shipped_net
 
 from nardy.arena.competition.schedule import definition_from_flags
 from nardy.arena.competition.tournament import Tournament
@@ -18,7 +19,7 @@ from nardy.engines.evaluator import strongest_evaluator
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Backgammon and hypergammon (which has no evaluator), heuristic against random."""
+    """Backgammon and hypergammon, heuristic against random."""
     path = tmp_path_factory.mktemp("analysed") / "arena.db"
     store = open_store(str(path))
     try:
@@ -80,8 +81,14 @@ def test_the_analysis_agrees_with_the_standings(db: Path) -> None:
     ],
 )
 def test_what_cannot_be_analysed_is_a_clear_error(
-    db: Path, name: str, evaluator: str, words: str
+    db: Path,
+    name: str,
+    evaluator: str,
+    words: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
+    hide_shipped_net(monkeypatch, "hypergammon", tmp_path)  # as a plugin variant without a net
     tid = _tournament(db, name)
     result = CliRunner().invoke(
         main,

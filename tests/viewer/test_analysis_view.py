@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'nardy[web]'")
 
+from shipped_nets import hide_shipped_net
 from starlette.testclient import TestClient
 
 from nardy.analysis.game import GameAnalysis, analyse_game
@@ -192,7 +193,10 @@ def test_the_game_page_links_to_its_analysis(
     assert f'href="{_url(tournament_id, row.game_id)}"' in page.text
 
 
-def test_a_variant_without_an_evaluator_says_so(client: TestClient, finished_db: Path) -> None:
+def test_a_variant_without_an_evaluator_says_so(
+    client: TestClient, finished_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_shipped_net(monkeypatch, "hypergammon", tmp_path)  # as a plugin variant without a net
     tournament_id, row = _shortest(finished_db, "hypergammon")
     page = client.get(_url(tournament_id, row.game_id))
     assert page.status_code == 404
@@ -467,7 +471,9 @@ def test_a_pool_without_an_evaluator_is_left_out_saying_why(
     finished_db: Path,
     game: tuple[str, GameRow, GameAnalysis],
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
+    hide_shipped_net(monkeypatch, "hypergammon", tmp_path)  # as a plugin variant without a net
     _, row, _ = game
     _, hyper = _shortest(finished_db, "hypergammon")
     app, tournament_id, _ = _showing(finished_db, monkeypatch, [hyper.game_id, row.game_id])
