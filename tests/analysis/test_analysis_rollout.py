@@ -51,12 +51,21 @@ def _json(games: Path, *args: str) -> Any:
     return json.loads(_analyze(games, "--json", *args).stdout)
 
 
-def test_the_marked_first_segments_are_rolled_out_and_nothing_else(games: Path) -> None:
-    out = _json(games, "--rollout", *FAST)
+@pytest.fixture(scope="module")
+def rolled_out(games: Path) -> Any:
+    """The two games analysed with cheap rollouts of their errors, seed 11 (the default seed, 0,
+    is :func:`test_full_rollouts_and_bad_truncation`'s): one analysis for the tests that read it."""
+    return _json(games, "--rollout", *FAST, "--rollout-seed", "11")
+
+
+def test_the_marked_first_segments_are_rolled_out_and_nothing_else(
+    games: Path, rolled_out: Any
+) -> None:
+    out = rolled_out
     assert out["rollout"] == {
         "trials": 2,
         "truncate": 2,
-        "seed": 0,
+        "seed": 11,
         "top": 3,
         "marks": ["blunder", "error"],
     }
@@ -86,9 +95,8 @@ def test_the_marked_first_segments_are_rolled_out_and_nothing_else(games: Path) 
     assert rolled >= 5
 
 
-def test_the_figures_are_nardy_rollouts_of_the_same_decision(games: Path) -> None:
-    out = _json(games, "--rollout", *FAST, "--rollout-seed", "11")
-    decision = next(d for d in out["games"][1]["decisions"] if "rollout" in d)
+def test_the_figures_are_nardy_rollouts_of_the_same_decision(games: Path, rolled_out: Any) -> None:
+    decision = next(d for d in rolled_out["games"][1]["decisions"] if "rollout" in d)
     args = ["rollout", "--record", str(games), "--game", "2"]
     args += ["--decision", str(decision["number"]), "--evaluator", "heuristic"]
     args += ["--trials", "2", "--truncate", "2", "--seed", "11", "--top", "5", "--json"]
@@ -122,7 +130,7 @@ def test_without_rollout_the_output_is_unchanged(short_game: Path) -> None:
 def test_full_rollouts_and_bad_truncation(short_game: Path) -> None:
     games = short_game
     out = _json(games, "--evaluator", "heuristic", "--rollout", "--rollout-trials", "2")
-    assert out["rollout"]["truncate"] == 5  # the default
+    assert out["rollout"]["truncate"] == 5 and out["rollout"]["seed"] == 0  # the defaults
     out = _json(
         games,
         "--evaluator",
