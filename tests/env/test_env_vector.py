@@ -350,7 +350,7 @@ def test_vector_env_masks_are_all_zero_exactly_where_a_game_just_ended(opponent:
     terminated = np.zeros(8, dtype=np.bool_)
     rng = np.random.default_rng(3)
     ended = 0
-    for _ in range(250):
+    for _ in range(100):  # 16 games end in them against random, 27 against heuristic
         mask = obs["action_mask"]
         np.testing.assert_array_equal(~mask.any(axis=1), terminated)
         ended += int(terminated.sum())
