@@ -241,7 +241,10 @@ def _imported_modules(
     return {module for module in found if module in known and module != name}
 
 
+@functools.cache
 def _import_graph() -> dict[str, set[str]]:
+    """Each module's imports of the package's modules, found once for the tests below (which
+    only read it)."""
     modules = _modules()
     known = set(modules)
     trees = _trees()
