@@ -18,8 +18,23 @@ of them lives here.
   minus its mean over the 21 rolls (:meth:`~nardy.engines.search.Searcher.luck`), and the
   trial's result less the luck of the mover's rolls plus that of the opponent's is the estimate.
   The luck has mean 0 whatever the evaluator (the dice are fair), so the estimate stays unbiased;
-  the better the evaluator, the more of the dice's noise it takes out. Re-rolls inside a turn
-  (RULES.md §2.9) keep their luck: the turn's first roll is valued with them played greedily.
+  the better the evaluator, the more of the dice's noise it takes out. Any luck of the form
+  f(roll) − (the mean of f over the 21 rolls), f a function of the position the roll is thrown
+  in, has mean 0 given everything before that throw, so a sum of such terms keeps the estimate
+  unbiased however well or badly f values the throw: f need only be cheap and go with the
+  result.
+* **Re-roll chains** (RULES.md §2.9: ``gulbar``, ``khachapuri``): every throw of the chain, the
+  roll and each re-roll, has its own luck, its f the 0-ply value after the throw's first segment
+  alone, played greedily, and a double played in full valued as the roller's 0-ply equity on
+  roll where it ends, the re-roll still to come (:meth:`~nardy.engines.search.Searcher.throw_luck`).
+  The turn's luck is then the sum of its throws' and telescopes to the value where the turn ends
+  less the mean over the first roll, short only of how far the equity on roll differs from the
+  mean over the re-roll's 21 segments. :meth:`~nardy.engines.search.Searcher.luck` (``nardy
+  analyze``'s) values a double's turn with its re-rolls played out greedily, 21 turns each and
+  again for a double among them, at every roll of every trial: a rollout of gulbar took minutes
+  a position, where this luck takes 21 segments a throw, and took out about as much of the noise
+  in gulbar and more in khachapuri, the re-rolls' own luck included (docs/analysis.md,
+  *Benchmark positions*).
 * The SE of each play is the standard error of its trials' estimates; that of a difference
   between two plays, of the paired differences trial by trial (smaller than either, the dice
   being shared). Both are also given without the variance reduction, from the same trials.
@@ -225,11 +240,14 @@ def play_out(
     luck from the view of White (colour 0, the mover of the decision rolled out)."""
     luck = 0.0
     rolls = 0
+    # Where doubles are re-rolled every throw has its luck, valued by its first segment alone
+    # (module doc); elsewhere each roll's, by the whole turn it makes.
+    chained = searcher.variant.rules.turn.doubles == "reroll"
     while game.result is None:
         chance = game.chance
         if chance is not None:
+            sign = 1.0 if game.mover == 0 else -1.0
             if chance.kind == "roll":
-                sign = 1.0 if game.mover == 0 else -1.0
                 if truncate is not None and rolls >= truncate:
                     equity = searcher.equity(game.position, 0)
                     return Trial(sign * equity, luck)
@@ -238,10 +256,16 @@ def play_out(
                 rolls += 1
                 a, b = dice.throw()
                 if reduce:
-                    luck += sign * searcher.luck(game.position, (a, b), 0)
+                    if chained:
+                        luck += sign * searcher.throw_luck(game.position, (a, b))
+                    else:
+                        luck += sign * searcher.luck(game.position, (a, b), 0)
                 game.roll(a, b)
-            else:  # a re-roll within the turn (its luck is in the turn's first roll's value)
-                game.roll(*dice.throw())
+            else:  # a re-roll of the chain, within the roller's turn (RULES.md §2.9)
+                a, b = dice.throw()
+                if reduce and chained:
+                    luck += sign * searcher.throw_luck(game.position, (a, b))
+                game.roll(a, b)
             continue
         decision = game.decision
         if not isinstance(decision, PlayDecision):

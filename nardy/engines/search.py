@@ -60,7 +60,7 @@ from nardy.core.turnplan import (
     chain_handover,
     stage_handover,
 )
-from nardy.core.variant import Variant
+from nardy.core.variant import LegalPlays, Variant
 from nardy.engines.evaluator import Evaluator, shortlist, shortlists
 
 __all__ = [
@@ -370,15 +370,7 @@ class Searcher:
         if len(cache) > _OPTIONS_LIMIT:
             cache.clear()
         if batched:
-            legal = [
-                self.variant.legal_plays(position, (a, b) if a != b else (a,) * 4)
-                for a, b in (rolls[n] for n in batched)
-            ]
-            keys = [plays.board_keys() for plays in legal]
-            results = [
-                [position_of(key) for key in (group if kept is None else [group[j] for j in kept])]
-                for group, kept in zip(keys, shortlists(self.evaluator, keys), strict=True)
-            ]
+            legal, results = self._first_segments(position, [rolls[n] for n in batched])
             if self._simple:
                 found = [[[(1.0, result, NO_TRANSFER)] for result in group] for group in results]
             else:
@@ -397,6 +389,23 @@ class Searcher:
                 have = cache[(position, roll)] = [self._greedy_turn(position, roll)]
             out.append(have)
         return out
+
+    def _first_segments(
+        self, position: Position, rolls: Sequence[Roll]
+    ) -> tuple[list[LegalPlays], list[list[Position]]]:
+        """The legal plays of each roll's first segment from ``position`` (a double's four steps)
+        and the results a choice is made among (the evaluator's short list, or all of them),
+        the short lists chosen in one batch from the generator's board keys so that only the
+        results kept become positions."""
+        legal = [
+            self.variant.legal_plays(position, (a, b) if a != b else (a,) * 4) for a, b in rolls
+        ]
+        keys = [plays.board_keys() for plays in legal]
+        results = [
+            [position_of(key) for key in (group if kept is None else [group[j] for j in kept])]
+            for group, kept in zip(keys, shortlists(self.evaluator, keys), strict=True)
+        ]
+        return legal, results
 
     def _after_segment(self, end: Position, roll: Roll, used: int, rerolls: int) -> Option:
         """A turn whose roll was played as one segment to ``end`` with ``used`` dice: over, but
@@ -631,6 +640,49 @@ class Searcher:
         key = (min(roll[0], roll[1]), max(roll[0], roll[1]))
         mean = sum(weight * values[r] for r, weight in ROLLS)
         return values[key] - mean
+
+    def throw_values(self, position: Position) -> list[float]:
+        """For each of the 21 rolls (:data:`ROLLS` order), a cheap value of that throw for the
+        player on roll in ``position``: his 0-ply value after the first segment of the turn, its
+        play chosen greedily (as the search's turns and the rollouts choose), the rest of the
+        turn not played out. Where that segment is a double played in full and the variant
+        re-rolls it (RULES.md §2.9: "if the player managed all 4 moves, he throws again"), the
+        value is his 0-ply equity on roll there, the re-roll still to come; a double played in
+        part is valued where it ends (``V₀`` cannot see the steps it hands over).
+
+        It is the value :meth:`luck` takes with the re-rolls' turns not enumerated: that values
+        each double's re-rolls, 21 greedy turns each and again for a double among them, at every
+        roll, where this is 21 segments and one evaluation per double (a rollout of gulbar took
+        minutes a position). A throw of a re-roll chain (§2.9: "every roll is its own segment")
+        is valued the same way from where it is thrown."""
+        rolls = [roll for roll, _ in ROLLS]
+        legal, results = self._first_segments(position, rolls)
+        picks = self._greedy_picks(results)
+        ends = [group[pick] for group, pick in zip(results, picks, strict=True)]
+        rerolled = [
+            self._rerolls and a == b and plays.dice_used == 4 and self.terminal(end) is None
+            for (a, b), plays, end in zip(rolls, legal, ends, strict=True)
+        ]
+        # The values of the ends are in the cache already where their segment had a choice.
+        valued = self._values0(
+            [
+                self.variant.flip(end) if again else end
+                for end, again in zip(ends, rerolled, strict=True)
+            ]
+        )
+        return [
+            -float(value) if again else float(value)
+            for value, again in zip(valued, rerolled, strict=True)
+        ]
+
+    def throw_luck(self, position: Position, roll: Sequence[int]) -> float:
+        """The luck of a throw (a roll or a re-roll of a chain) by :meth:`throw_values`: the
+        value of ``roll`` minus the mean of the values over all rolls (so its expectation is
+        exactly 0, whatever the values)."""
+        values = self.throw_values(position)
+        key = (min(roll[0], roll[1]), max(roll[0], roll[1]))
+        mean = sum(weight * value for (_, weight), value in zip(ROLLS, values, strict=True))
+        return values[[r for r, _ in ROLLS].index(key)] - mean
 
 
 def handed_over(
