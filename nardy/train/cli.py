@@ -138,10 +138,11 @@ lockstep chunks)."""
 )
 @click.option(
     "--init",
-    type=click.Path(exists=True, dir_okay=False),
+    type=click.Path(dir_okay=False),
     metavar="WEIGHTS",
     help="[batched-td] Start from these outcome weights (the variant's, the same --hidden) "
-    "instead of random ones, e.g. a self-play run's to go on with --versus-heuristic.",
+    "instead of random ones, e.g. a self-play run's to go on with --versus-heuristic (read at "
+    "the run's start: --resume wants the same value, not the file).",
 )
 @click.option(
     "--candidates",

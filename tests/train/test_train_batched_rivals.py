@@ -208,7 +208,10 @@ def test_a_run_may_start_from_given_weights(tmp_path: Path) -> None:
     options = {"init": str(tmp_path / "start.npz"), "versus_heuristic": 0.5}
     first = _run(tmp_path / "i1.npz", 40, **options)
     _run(tmp_path / "i2.npz", 20, **options)
+    # A resumed run reads its checkpoint, not the weights it started from.
+    (tmp_path / "start.npz").rename(tmp_path / "moved.npz")
     assert _same(first, _run(tmp_path / "i2.npz", 40, resume=True, **options))
+    (tmp_path / "moved.npz").rename(tmp_path / "start.npz")
     with pytest.raises(ValueError, match="8 hidden units and 3 levels, not 9 and 3"):
         _run(tmp_path / "x.npz", 20, init=str(tmp_path / "start.npz"), hidden=9)
     plakoto = BatchedConfig("plakoto", games=8, chunk=8, hidden=8, envs=4)
@@ -220,5 +223,5 @@ def test_a_run_may_start_from_given_weights(tmp_path: Path) -> None:
         )
     args = ["-v", "hypergammon", "--method", "batched-td", "--out", str(tmp_path / "m.npz")]
     missing = CliRunner().invoke(train_command, [*args, "--init", str(tmp_path / "none.npz")])
-    assert missing.exit_code == 2 and "does not exist" in missing.output
+    assert missing.exit_code == 1 and "no weights file" in missing.output
     assert "Traceback" not in missing.output
