@@ -130,7 +130,9 @@ def test_a_filtered_ranking_puts_the_plays_searched_deeper_first(name: str) -> N
     # not outrank the searched ones because the search lowered their (optimistic) values.
     variant = load_variant(name)
     searcher = Searcher(variant, make_evaluator("neural", variant))
-    game = Game(variant, SeededDice(3), cube=CubeSettings())
+    # Seed 4: with khachapuri's shipped net the case the order is for comes up in its second
+    # decision (seed 3 met it with the net before, not with this one).
+    game = Game(variant, SeededDice(4), cube=CubeSettings())
     bots = (make_bot("neural", 1), make_bot("neural", 2))
     for colour, bot in enumerate(bots):
         bot.start_game(variant, colour)
