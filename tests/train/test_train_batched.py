@@ -9,6 +9,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="training needs numpy")
 
+from batched_runs import SMALL, run_small, same_weights  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
 from nardy.core import load_variant  # noqa: E402
@@ -26,17 +27,6 @@ from nardy.train.batched import (  # noqa: E402
     versus_random,
 )
 from nardy.train.cli import train as train_command  # noqa: E402
-
-SMALL = {"variant": "hypergammon", "seed": 4, "hidden": 8, "envs": 8}
-
-
-def _run(out: Path, games: int, chunk: int = 20, resume: bool = False, **kw: object) -> OutcomeNet:
-    config = BatchedConfig(**{**SMALL, "games": games, "chunk": chunk, **kw})  # type: ignore[arg-type]
-    return train(load_variant("hypergammon"), config, out, resume=resume)
-
-
-def _same(a: OutcomeNet, b: OutcomeNet) -> bool:
-    return all(np.array_equal(x, b.params()[k]) for k, x in a.params().items())
 
 
 def test_outcomes_seen_from_the_other_side() -> None:
@@ -74,26 +64,26 @@ def test_argmax_by_game_takes_the_first_best_of_each_game() -> None:
 
 
 def test_training_is_deterministic_and_resumable(tmp_path: Path) -> None:
-    first = _run(tmp_path / "a.npz", 40)
-    second = _run(tmp_path / "b.npz", 40)
-    assert _same(first, second)
+    first = run_small(tmp_path / "a.npz", 40)
+    second = run_small(tmp_path / "b.npz", 40)
+    assert same_weights(first, second)
     # One chunk, then the next from the checkpoint: the weights of both chunks in one run.
-    _run(tmp_path / "c.npz", 20)
-    resumed = _run(tmp_path / "c.npz", 40, resume=True)
-    assert _same(first, resumed)
+    run_small(tmp_path / "c.npz", 20)
+    resumed = run_small(tmp_path / "c.npz", 40, resume=True)
+    assert same_weights(first, resumed)
     meta = json.loads((tmp_path / "c.json").read_text())
     assert meta["games"] == 40 and [e["games"] for e in meta["history"]] == [20, 40]
     assert meta["format"] == "nardy-outcome-v1" and meta["kind"] == "weights"
     # Another seed is another run.
-    assert not _same(first, _run(tmp_path / "d.npz", 40, seed=5))
+    assert not same_weights(first, run_small(tmp_path / "d.npz", 40, seed=5))
 
 
 def test_resume_refuses_another_run(tmp_path: Path) -> None:
-    _run(tmp_path / "a.npz", 20)
+    run_small(tmp_path / "a.npz", 20)
     with pytest.raises(ValueError, match="made with hidden=8, not 9"):
-        _run(tmp_path / "a.npz", 40, resume=True, hidden=9)
+        run_small(tmp_path / "a.npz", 40, resume=True, hidden=9)
     with pytest.raises(ValueError, match="no checkpoint"):
-        _run(tmp_path / "none.npz", 40, resume=True)
+        run_small(tmp_path / "none.npz", 40, resume=True)
 
 
 def test_interrupt_writes_a_checkpoint_and_resume_finishes(tmp_path: Path) -> None:
@@ -112,7 +102,7 @@ def test_interrupt_writes_a_checkpoint_and_resume_finishes(tmp_path: Path) -> No
 
 
 def test_corrupt_or_mismatched_weights_give_one_clear_error(tmp_path: Path) -> None:
-    _run(tmp_path / "w.npz", 20)
+    run_small(tmp_path / "w.npz", 20)
     weights = tmp_path / "w.npz"
     OutcomeNet.load(weights)
     data = bytearray(weights.read_bytes())
@@ -120,7 +110,7 @@ def test_corrupt_or_mismatched_weights_give_one_clear_error(tmp_path: Path) -> N
     weights.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="sha256 differs"):
         OutcomeNet.load(weights)
-    _run(tmp_path / "x.npz", 20)
+    run_small(tmp_path / "x.npz", 20)
     sidecar = tmp_path / "x.json"
     meta = json.loads(sidecar.read_text())
     sidecar.write_text(json.dumps({**meta, "hidden": 9}))
@@ -169,7 +159,7 @@ def test_the_neural_bot_plays_outcome_weights_and_old_ones_still_load(tmp_path: 
     from nardy.core.dice import SeededDice
     from nardy.engines.net import ValueNet, load_net, shipped_value_weights
 
-    _run(tmp_path / "w.npz", 20)
+    run_small(tmp_path / "w.npz", 20)
     variant = load_variant("hypergammon")
     bot = NeuralBot(0, tmp_path / "w.npz", variant=variant)
     assert isinstance(bot.net, OutcomeNet)
@@ -187,7 +177,7 @@ def test_a_corrupt_outcome_weights_file_is_one_error_line_in_nardy_play(tmp_path
     import subprocess
     import sys
 
-    _run(tmp_path / "w.npz", 20)
+    run_small(tmp_path / "w.npz", 20)
     weights = tmp_path / "w.npz"
     weights.write_bytes(weights.read_bytes()[:-10])
     command = [sys.executable, "-m", "nardy", "play", "--variant", "hypergammon", "--games", "1"]
@@ -202,7 +192,7 @@ def test_a_corrupt_outcome_weights_file_is_one_error_line_in_nardy_play(tmp_path
 
 
 def test_the_curve_records_an_evaluation_against_heuristic_per_chunk(tmp_path: Path) -> None:
-    net = _run(tmp_path / "e.npz", 40, eval_games=4)
+    net = run_small(tmp_path / "e.npz", 40, eval_games=4)
     curve = net.meta["history"]
     assert [e["games"] for e in curve] == [20, 40]
     assert all(e["eval_games"] == 4 and -3 <= e["vs_heuristic"] <= 3 for e in curve)

@@ -11,6 +11,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="training needs numpy")
 
+from batched_runs import run_small, same_weights  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
 from nardy import encoding  # noqa: E402
@@ -18,7 +19,6 @@ from nardy.core import load_variant  # noqa: E402
 from nardy.core.game import PlayDecision  # noqa: E402
 from nardy.core.movegen import position_of  # noqa: E402
 from nardy.engines.heuristic import HeuristicEvaluation  # noqa: E402
-from nardy.engines.outcome_net import OutcomeNet  # noqa: E402
 from nardy.env.vector import batched_env  # noqa: E402
 from nardy.train.batched import (  # noqa: E402
     BatchedConfig,
@@ -29,17 +29,6 @@ from nardy.train.batched import (  # noqa: E402
     train,
 )
 from nardy.train.cli import train as train_command  # noqa: E402
-
-SMALL = {"variant": "hypergammon", "seed": 4, "hidden": 8, "envs": 8}
-
-
-def _run(out: Path, games: int, chunk: int = 20, resume: bool = False, **kw: object) -> OutcomeNet:
-    config = BatchedConfig(**{**SMALL, "games": games, "chunk": chunk, **kw})  # type: ignore[arg-type]
-    return train(load_variant("hypergammon"), config, out, resume=resume)
-
-
-def _same(a: OutcomeNet, b: OutcomeNet) -> bool:
-    return all(np.array_equal(x, b.params()[k]) for k, x in a.params().items())
 
 
 @pytest.mark.parametrize("variant", ["plakoto", "hypergammon"])
@@ -138,18 +127,18 @@ def test_the_return_before_an_explored_play_is_the_greedy_value() -> None:
 def test_other_play_changes_the_run_and_stays_deterministic_and_resumable(
     tmp_path: Path,
 ) -> None:
-    plain = _run(tmp_path / "p.npz", 40)
+    plain = run_small(tmp_path / "p.npz", 40)
     for name, options in {
         "h": {"versus_heuristic": 0.5},
         "e": {"explore": 0.2},
         "b": {"versus_heuristic": 0.25, "explore": 0.1},
     }.items():
-        first = _run(tmp_path / f"{name}1.npz", 40, **options)
-        assert not _same(first, plain), name
-        assert _same(first, _run(tmp_path / f"{name}2.npz", 40, **options)), name
-        _run(tmp_path / f"{name}3.npz", 20, **options)
-        resumed = _run(tmp_path / f"{name}3.npz", 40, resume=True, **options)
-        assert _same(first, resumed), name
+        first = run_small(tmp_path / f"{name}1.npz", 40, **options)
+        assert not same_weights(first, plain), name
+        assert same_weights(first, run_small(tmp_path / f"{name}2.npz", 40, **options)), name
+        run_small(tmp_path / f"{name}3.npz", 20, **options)
+        resumed = run_small(tmp_path / f"{name}3.npz", 40, resume=True, **options)
+        assert same_weights(first, resumed), name
     curve = json.loads((tmp_path / "h1.json").read_text())["history"]
     assert all(e["heuristic_games"] > 0 and -3 <= e["points_vs_heuristic"] <= 3 for e in curve)
     assert "heuristic_games" not in json.loads((tmp_path / "e1.json").read_text())["history"][0]
@@ -157,26 +146,26 @@ def test_other_play_changes_the_run_and_stays_deterministic_and_resumable(
 
 def test_resume_checks_the_options_and_reads_older_checkpoints(tmp_path: Path) -> None:
     out = tmp_path / "a.npz"
-    _run(out, 20, versus_heuristic=0.5)
+    run_small(out, 20, versus_heuristic=0.5)
     with pytest.raises(ValueError, match=r"made with versus_heuristic=0\.5, not 0\.25"):
-        _run(out, 40, resume=True, versus_heuristic=0.25)
+        run_small(out, 40, resume=True, versus_heuristic=0.25)
     with pytest.raises(ValueError, match=r"made with explore=0\.0, not 0\.1"):
-        _run(out, 40, resume=True, versus_heuristic=0.5, explore=0.1)
+        run_small(out, 40, resume=True, versus_heuristic=0.5, explore=0.1)
     # A checkpoint written before the options existed was made without them.
-    _run(tmp_path / "old.npz", 20)
+    run_small(tmp_path / "old.npz", 20)
     sidecar = checkpoint_path(tmp_path / "old.npz").with_suffix(".json")
     meta = json.loads(sidecar.read_text())
     for key in ("versus_heuristic", "explore"):
         del meta["config"][key]
     sidecar.write_text(json.dumps(meta))
-    assert _run(tmp_path / "old.npz", 40, resume=True).meta["games"] == 40
+    assert run_small(tmp_path / "old.npz", 40, resume=True).meta["games"] == 40
 
 
 def test_bad_values_are_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"versus_heuristic must be between 0 and 1, not 1\.5"):
-        _run(tmp_path / "x.npz", 20, versus_heuristic=1.5)
+        run_small(tmp_path / "x.npz", 20, versus_heuristic=1.5)
     with pytest.raises(ValueError, match=r"explore must be between 0 and 1, not -0\.1"):
-        _run(tmp_path / "x.npz", 20, explore=-0.1)
+        run_small(tmp_path / "x.npz", 20, explore=-0.1)
     base = ["--variant", "hypergammon", "--games", "8", "--out", str(tmp_path / "c.npz")]
     batched = [*base, "--method", "batched-td", "--envs", "4", "--hidden", "4"]
     runner = CliRunner()
@@ -199,21 +188,21 @@ def test_bad_values_are_one_clear_error(tmp_path: Path) -> None:
 def test_a_run_may_start_from_given_weights(tmp_path: Path) -> None:
     """--init: the run goes on from the given net (with a vanishing step the weights stay
     those), deterministic and resumable; weights of another variant or size are refused."""
-    start = _run(tmp_path / "start.npz", 20)
-    still = _run(tmp_path / "s.npz", 20, init=str(tmp_path / "start.npz"), learning_rate=1e-12)
+    start = run_small(tmp_path / "start.npz", 20)
+    still = run_small(tmp_path / "s.npz", 20, init=str(tmp_path / "start.npz"), learning_rate=1e-12)
     for key, array in start.params().items():
         np.testing.assert_allclose(still.params()[key], array, atol=1e-6)
-    fresh = _run(tmp_path / "f.npz", 20, learning_rate=1e-12)
+    fresh = run_small(tmp_path / "f.npz", 20, learning_rate=1e-12)
     assert not np.allclose(fresh.w1, start.w1, atol=1e-3)
     options = {"init": str(tmp_path / "start.npz"), "versus_heuristic": 0.5}
-    first = _run(tmp_path / "i1.npz", 40, **options)
-    _run(tmp_path / "i2.npz", 20, **options)
+    first = run_small(tmp_path / "i1.npz", 40, **options)
+    run_small(tmp_path / "i2.npz", 20, **options)
     # A resumed run reads its checkpoint, not the weights it started from.
     (tmp_path / "start.npz").rename(tmp_path / "moved.npz")
-    assert _same(first, _run(tmp_path / "i2.npz", 40, resume=True, **options))
+    assert same_weights(first, run_small(tmp_path / "i2.npz", 40, resume=True, **options))
     (tmp_path / "moved.npz").rename(tmp_path / "start.npz")
     with pytest.raises(ValueError, match="8 hidden units and 3 levels, not 9 and 3"):
-        _run(tmp_path / "x.npz", 20, init=str(tmp_path / "start.npz"), hidden=9)
+        run_small(tmp_path / "x.npz", 20, init=str(tmp_path / "start.npz"), hidden=9)
     plakoto = BatchedConfig("plakoto", games=8, chunk=8, hidden=8, envs=4)
     with pytest.raises(ValueError, match="weights for 'hypergammon', not 'plakoto'"):
         train(
