@@ -243,6 +243,9 @@ def cli() -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``nardy``)."""
+    from nardy import collector
+
+    collector.tune()
     cli.main(args=list(argv) if argv is not None else None, prog_name="nardy")
 
 

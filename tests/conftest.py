@@ -19,7 +19,13 @@ import pytest
 # counts only before numpy is first imported, and a test module importing numpy before nardy left
 # each xdist worker's BLAS waking threads on cores the other worker is using (measured with two
 # processes on two cores: the rollout and net-fitting tests 3 to 4 times slower).
-from nardy.engines import blas  # noqa: F401
+from nardy.engines import blas  # noqa: F401  # isort: skip
+
+# The collector's thresholds of the ``nardy`` command (nardy.collector), so that the tests run
+# the code as the command does (and the suite takes 125 s of CPU instead of 150).
+from nardy import collector  # isort: skip
+
+collector.tune()
 
 _TESTS_DIR = str(Path(__file__).resolve().parent)
 if _TESTS_DIR not in sys.path:

@@ -21,6 +21,7 @@ import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from importlib import metadata
 from typing import Any
 
@@ -68,7 +69,17 @@ class InstalledBot:
 
 
 def installed_bots() -> dict[str, InstalledBot]:
-    """Every installed bot by name (the built-ins first; a later duplicate name is ignored)."""
+    """Every installed bot by name (the built-ins first; a later duplicate name is ignored).
+
+    The entry points are read once per process, as the variants' plugins are
+    (:func:`nardy.core.plugins.plugin_manager`): reading them scans every installed distribution
+    (about 8 ms here), and a game loop resolves its bots' names for every game. A bot installed
+    while a process runs is found by the next process."""
+    return dict(_read_installed_bots())
+
+
+@cache
+def _read_installed_bots() -> dict[str, InstalledBot]:
     found: dict[str, InstalledBot] = {}
     for entry_point in metadata.entry_points(group=BOT_ENTRY_POINT_GROUP):
         dist = entry_point.dist.name if entry_point.dist is not None else None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -296,7 +297,10 @@ def register_evaluator(name: str, factory: EvaluatorFactory) -> None:
     _REGISTRY[name] = factory
 
 
+@cache
 def _entry_points() -> dict[str, str]:
+    """The installed evaluators' entry points, read once per process (as the bots' are,
+    :func:`nardy.bots.registry.installed_bots`); callers do not change the dict."""
     from importlib import metadata
 
     return {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
