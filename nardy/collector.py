@@ -12,8 +12,10 @@ collected), 3.66 s with those below and 3.47 s with the collector off; the test 
 CPU instead of 125 s. Reference cycles are still collected: the young generations are collected
 as before, only less often, and the oldest one after 100 collections of the middle one.
 
-Only programs call :func:`tune`; importing nardy as a library leaves a program's own collector
-alone.
+Only programs call :func:`tune`: the ``nardy`` command, the tests, and the worker processes
+nardy starts itself (the arena's and the trainer's process pools, the Ray tasks of analyses,
+rollouts and games, which do not inherit a spawned parent's settings). Importing nardy as a
+library leaves a program's own collector alone.
 """
 
 from __future__ import annotations

@@ -50,6 +50,7 @@ from nardy.arena.competition.tournament import (
     run_task_in_thread,
 )
 from nardy.bots.faults import FAULT_KINDS, FaultCounter, FaultPolicy
+from nardy.collector import tune as tune_collector
 from nardy.core.record import GameRecord
 from nardy.ray_address import unreachable
 
@@ -187,6 +188,7 @@ def play_game_task(
     the game for a luck-adjusted SPRT, on this worker, into the record's
     :data:`~nardy.arena.competition.tournament.LUCK_FIELD` tag (which the driver takes off before
     storing)."""
+    tune_collector()  # a Ray worker starts with Python's defaults (nardy.collector)
     players = (_worker_player(specs[0]), _worker_player(specs[1]))
     counters = {players[0].name: _counter(faults[0]), players[1].name: _counter(faults[1])}
     record = run_task_in_thread(task, players, counters, threading.Event())

@@ -78,6 +78,7 @@ from nardy.bots import Bot, builtin_bot_names, is_builtin_bot
 from nardy.bots.faults import BotError, FaultCounter, FaultPolicy
 from nardy.bots.loop import GameLoop, TimeControl
 from nardy.bots.registry import BotMaker
+from nardy.collector import tune as tune_collector
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
 from nardy.core.game import (
@@ -538,6 +539,7 @@ def _worker_init(parent: int) -> None:
     workers ignore SIGINT; and they exit when the engine's process is gone (e.g. SIGKILLed),
     as they would otherwise wait for tasks forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tune_collector()  # as the nardy command that spawned it (a spawned child starts afresh)
 
     def watch() -> None:
         while os.getppid() == parent:

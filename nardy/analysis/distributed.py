@@ -25,6 +25,7 @@ from typing import Any
 
 from nardy.analysis.game import GameAnalysis, analyse_game
 from nardy.analysis.records import GameInput, RecordError
+from nardy.collector import tune as tune_collector
 from nardy.engines.search import Searcher
 from nardy.ray_address import unreachable
 
@@ -51,6 +52,7 @@ def analyse_task(game: GameInput, evaluator: str, ply: int, luck_ply: int) -> Ga
     (a record that does not replay, an unusable evaluator) for the driver to report."""
     from nardy.analysis.stats import searchers_for
 
+    tune_collector()  # a Ray worker starts with Python's defaults (nardy.collector)
     key = (evaluator, _variant_key(game))
     try:
         searcher = _SEARCHERS.get(key)

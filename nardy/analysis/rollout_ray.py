@@ -21,6 +21,7 @@ from types import ModuleType
 
 from nardy.analysis.distributed import RayAnalysisError
 from nardy.analysis.rollout import BatchRunner, Trial, TrialJob
+from nardy.collector import tune as tune_collector
 from nardy.core.variant import Variant
 from nardy.engines.evaluator import make_evaluator
 from nardy.engines.search import Searcher
@@ -44,6 +45,7 @@ def _searcher(variant: Variant, evaluator: str) -> Searcher:
 def trials_task(job: TrialJob, evaluator: str, first: int, count: int) -> list[list[Trial]] | str:
     """Trials ``first`` … ``first + count − 1`` of every candidate of ``job``, in a worker; or
     the message of the error that stopped them (an evaluator the worker cannot load)."""
+    tune_collector()  # a Ray worker starts with Python's defaults (nardy.collector)
     try:
         return job.run(_searcher(job.variant, evaluator), first, count)
     except (ValueError, OSError, ImportError) as error:

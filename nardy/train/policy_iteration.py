@@ -59,6 +59,7 @@ import numpy.typing as npt
 
 from nardy.bots import HeuristicBot
 from nardy.bots.neural import NeuralBot
+from nardy.collector import tune as tune_collector
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
@@ -258,7 +259,9 @@ def _play_in_parallel(
     params = net.params() if net is not None else None
     meta = dict(net.meta) if net is not None else {}
     parts: list[Samples] = []
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(
+        workers, mp_context=get_context("spawn"), initializer=tune_collector
+    ) as pool:
         futures = [
             pool.submit(
                 _worker_samples,
