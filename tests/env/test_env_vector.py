@@ -65,6 +65,13 @@ def tail(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int
     return int(request.param)
 
 
+def _same(actual: Any, expected: Any) -> None:
+    """``np.testing.assert_array_equal``, its report only on a difference: the comparisons here
+    run some 200,000 times a run, where the full assertion costs 26 µs and ``np.array_equal`` 2."""
+    if not np.array_equal(actual, expected):
+        np.testing.assert_array_equal(actual, expected)
+
+
 def _single_decider(env: Any) -> tuple[int, np.ndarray, np.ndarray]:
     agent = env.agent_selection
     obs = env.observe(agent)
@@ -174,8 +181,8 @@ def _compare_with_aec_envs(
         for i, env in enumerate(singles):
             agent, observation, mask = _single_decider(env)
             assert info["agents"][i] == agent
-            np.testing.assert_array_equal(obs["observation"][i], observation)
-            np.testing.assert_array_equal(obs["action_mask"][i], mask)
+            _same(obs["observation"][i], observation)
+            _same(obs["action_mask"][i], mask)
             assert vec.counts[i] == mask.sum()
             pinned += bool(env.driver.view(agent)[0].pinned)
         actions = (rng.random(n) * vec.counts).astype(np.int64)
@@ -183,11 +190,11 @@ def _compare_with_aec_envs(
         actions[wrong] = np.where(rng.random(n) < 0.5, -1, vec.counts)[wrong]
         offences += int(wrong.sum())
         obs, rewards, terminated, info = vec.step(actions)
-        np.testing.assert_array_equal(info["illegal"], wrong)
+        _same(info["illegal"], wrong)
         for i, env in enumerate(singles):
             env.step(int(actions[i]))
             expected = [env.rewards["player_0"], env.rewards["player_1"]]
-            np.testing.assert_array_equal(rewards[i], expected)
+            _same(rewards[i], expected)
             done = all(env.terminations.values())
             assert bool(terminated[i]) == done
             if done:
@@ -307,17 +314,17 @@ def test_vector_env_equals_gymnasium_sync_vectorisation(
     ends = 0
     for _ in range(120):
         for key in ("observation", "action_mask"):
-            np.testing.assert_array_equal(a[key], b[key])
-        np.testing.assert_array_equal(info_a["colour"], info_b["colour"])
+            _same(a[key], b[key])
+        _same(info_a["colour"], info_b["colour"])
         counts = a["action_mask"].sum(axis=1)
         actions = (rng.random(n) * np.maximum(counts, 1)).astype(np.int64)
         wrong = (rng.random(n) < 0.025) & (counts > 0)
         actions[wrong] = counts[wrong]
         a, ra, ta, ua, info_a = ours.step(actions)
         b, rb, tb, ub, info_b = theirs.step(actions)
-        np.testing.assert_array_equal(ra, rb)
-        np.testing.assert_array_equal(ta, tb)
-        np.testing.assert_array_equal(ua, ub)
+        _same(ra, rb)
+        _same(ta, tb)
+        _same(ua, ub)
         ends += int(ta.sum())
     assert ends >= 1
     if variant == "mad" and tail == 0:  # (with a tail of 8 these four games are all a tail)
