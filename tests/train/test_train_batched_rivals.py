@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,11 +129,12 @@ def test_other_play_changes_the_run_and_stays_deterministic_and_resumable(
     tmp_path: Path,
 ) -> None:
     plain = run_small(tmp_path / "p.npz", 40)
-    for name, options in {
+    cases: dict[str, dict[str, Any]] = {
         "h": {"versus_heuristic": 0.5},
         "e": {"explore": 0.2},
         "b": {"versus_heuristic": 0.25, "explore": 0.1},
-    }.items():
+    }
+    for name, options in cases.items():
         first = run_small(tmp_path / f"{name}1.npz", 40, **options)
         assert not same_weights(first, plain), name
         assert same_weights(first, run_small(tmp_path / f"{name}2.npz", 40, **options)), name
@@ -194,7 +196,7 @@ def test_a_run_may_start_from_given_weights(tmp_path: Path) -> None:
         np.testing.assert_allclose(still.params()[key], array, atol=1e-6)
     fresh = run_small(tmp_path / "f.npz", 20, learning_rate=1e-12)
     assert not np.allclose(fresh.w1, start.w1, atol=1e-3)
-    options = {"init": str(tmp_path / "start.npz"), "versus_heuristic": 0.5}
+    options: dict[str, Any] = {"init": str(tmp_path / "start.npz"), "versus_heuristic": 0.5}
     first = run_small(tmp_path / "i1.npz", 40, **options)
     run_small(tmp_path / "i2.npz", 20, **options)
     # A resumed run reads its checkpoint, not the weights it started from.
