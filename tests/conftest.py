@@ -22,7 +22,7 @@ import pytest
 from nardy.engines import blas  # noqa: F401  # isort: skip
 
 # The collector's thresholds of the ``nardy`` command (nardy.collector), so that the tests run
-# the code as the command does (and the suite takes 125 s of CPU instead of 150).
+# the code as the command does (and the suite takes about a sixth less CPU).
 from nardy import collector  # isort: skip
 
 collector.tune()
