@@ -49,6 +49,16 @@ def _runs_slow_tests(config: pytest.Config) -> bool:
     return bool(config.getoption("--all") or config.getoption("markexpr") or named)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores. Some tests wait on servers, subprocesses and
+    threads (the arena's venue, the spectator's long polls, the terminal player); an extra worker
+    runs while they wait. Measured on the 2-core machine, the same CPU: 69 s with 3 workers
+    against 74 s with 2."""
+    import os
+
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if _runs_slow_tests(config):
         return
