@@ -7,6 +7,7 @@ other), so a player can enter every legal play and nothing else.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator
@@ -18,9 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the dev extra)")
-
-from starlette.testclient import TestClient
+pytest.importorskip("httpx2", reason="the test client needs httpx2 (the dev extra)")
 
 from nardy.bots.base import Bot
 from nardy.bots.random_bot import RandomBot
@@ -36,6 +35,7 @@ from nardy.web.app import create_app
 from nardy.web.play import NEW_GAMES_PER_ADDRESS, NewGameLimit
 from nardy.web.play_session import PlayError, PlaySession, SeatSpec, next_steps
 from tests import rules_cases as rc
+from tests.loop_client import LoopClient
 
 PLAYS_CASES = [c for c in rc.load_cases() if c.get("kind", rc.KIND_PLAYS) == rc.KIND_PLAYS]
 
@@ -196,8 +196,8 @@ def test_a_session_refuses_a_step_out_of_the_rules_with_a_reason(tmp_path: Path)
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(str(tmp_path / "arena.db"))) as c:
+def client(tmp_path: Path) -> Iterator[LoopClient]:
+    with LoopClient(create_app(str(tmp_path / "arena.db"))) as c:
         yield c
 
 
@@ -218,29 +218,44 @@ def _inlined(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-def _state_validator() -> jsonschema.Draft202012Validator:
-    """A validator of the play-state schema, its references inlined (:func:`_inlined`)."""
-    state = schema("play-state")
-    inlined = _inlined(state, state["$defs"])
-    assert "$ref" not in str(inlined)
-    return jsonschema.Draft202012Validator(inlined)
+class _StateChecker:
+    """Validates a game's play states against the play-state schema (references inlined,
+    :func:`_inlined`) the way a played-out game needs it cheaply: the whole state's shape
+    (required fields, no others) every time, but each field's value only the first time it is
+    seen. A game sends thousands of states that differ in a few fields each, and validating every
+    field of every state was two fifths of a played-out game's time. The log only grows, so
+    of each seat's log only the entries past those last seen are validated (validating all of
+    it at every state made the checks quadratic). Every value of every state is still validated
+    once."""
 
+    def __init__(self) -> None:
+        state = schema("play-state")
+        inlined = _inlined(state, state["$defs"])
+        assert "$ref" not in str(inlined)
+        fields = inlined["properties"]
+        self.shape = jsonschema.Draft202012Validator(
+            {**inlined, "properties": dict.fromkeys(fields, True)}
+        )
+        self.fields = {name: jsonschema.Draft202012Validator(sub) for name, sub in fields.items()}
+        self.seen: set[tuple[str, str]] = set()
+        self.logs: dict[str, list[Any]] = {}
 
-def _validate_state(
-    validator: jsonschema.Draft202012Validator, state: dict[str, Any], log: list[Any]
-) -> None:
-    """Validate a seat's ``state``, but of its ``log`` only the entries past ``log`` (the seat's
-    log when last validated, updated here) where it begins with those: a game's log only grows,
-    and validating all of it at every state made a played-out game's checks quadratic (two
-    thirds of the test's time). Each entry of every log is still validated once."""
-    entries = state["log"]
-    known = len(log) if entries[: len(log)] == log else 0
-    validator.validate({**state, "log": entries[known:]})
-    log[:] = entries
+    def validate(self, seat: str, state: dict[str, Any]) -> None:
+        self.shape.validate(state)
+        log = self.logs.setdefault(seat, [])
+        entries = state["log"]
+        known = len(log) if entries[: len(log)] == log else 0
+        self.fields["log"].validate(entries[known:])
+        log[:] = entries
+        for name, value in state.items():
+            key = (name, json.dumps(value, sort_keys=True))
+            if name != "log" and key not in self.seen:
+                self.fields[name].validate(value)
+                self.seen.add(key)
 
 
 def _play_out(
-    client: TestClient,
+    client: LoopClient,
     game_id: str,
     secrets: dict[str, str],
     rng: random.Random,
@@ -248,46 +263,68 @@ def _play_out(
     match: bool = False,
     frames: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Play the game to its end through the API, each seat entering random offered steps."""
-    validator = _state_validator()
-    logs: dict[str, list[Any]] = {secret: [] for secret in secrets.values()}
-    for _ in range(5000):
-        seen = []
+    """Play the game to its end through the API, each seat entering random offered steps.
+
+    Every state a seat is sent is validated: the reply to each of its actions (the seat's new
+    state) and, after each action, every other seat's state read anew."""
+    checker = _StateChecker()
+    states: dict[str, dict[str, Any]] = {}
+
+    def take(secret: str, state: dict[str, Any]) -> None:
+        checker.validate(secret, state)
+        if frames is not None and state["last_play"] is not None:
+            frames.append(state["last_play"])
+        states[secret] = state
+
+    def read(*skip: str) -> None:
         for secret in secrets.values():
-            state = client.get(f"/api/play/{game_id}", headers={"X-Nardy-Seat": secret}).json()
-            _validate_state(validator, state, logs[secret])
-            seen.append((secret, state))
-            if frames is not None and state["last_play"] is not None:
-                frames.append(state["last_play"])
-        if seen[0][1]["result"] is not None:
-            if match and seen[0][1]["can_next"]:
-                h = {"X-Nardy-Seat": seen[0][0]}
-                assert client.post(f"/api/play/{game_id}/next", headers=h).status_code == 200
-                continue
-            return dict(seen[0][1])
-        acted = False
-        for secret, state in seen:
-            d = state["decision"]
-            if d is None or d["player"] != state["seat"]:
-                continue
-            h = {"X-Nardy-Seat": secret}
-            if d["kind"] == "double":
-                r = client.post(f"/api/play/{game_id}/cube", json={"action": "roll"}, headers=h)
-            elif d["kind"] == "take":
-                r = client.post(f"/api/play/{game_id}/cube", json={"action": "take"}, headers=h)
-            elif state["complete"]:
-                r = client.post(f"/api/play/{game_id}/confirm", headers=h)
-            else:
-                step = rng.choice(state["offered"])
-                r = client.post(f"/api/play/{game_id}/step", json=step, headers=h)
-            assert r.status_code == 200, r.text
-            acted = True
-        if not acted:
+            if secret not in skip:
+                h = {"X-Nardy-Seat": secret}
+                take(secret, client.get(f"/api/play/{game_id}", headers=h).json())
+
+    def act(secret: str, state: dict[str, Any]) -> Any:
+        h = {"X-Nardy-Seat": secret}
+        d = state["decision"]
+        if state["result"] is not None:
+            return client.post(f"/api/play/{game_id}/next", headers=h)
+        if d["kind"] == "double":
+            return client.post(f"/api/play/{game_id}/cube", json={"action": "roll"}, headers=h)
+        if d["kind"] == "take":
+            return client.post(f"/api/play/{game_id}/cube", json={"action": "take"}, headers=h)
+        if state["complete"]:
+            return client.post(f"/api/play/{game_id}/confirm", headers=h)
+        step = rng.choice(state["offered"])
+        return client.post(f"/api/play/{game_id}/step", json=step, headers=h)
+
+    read()
+    for _ in range(5000):
+        first_secret, first = next(iter(states.items()))
+        if first["result"] is not None and not (match and first["can_next"]):
+            return dict(first)
+        if first["result"] is not None:
+            mover: str | None = first_secret
+        else:
+            mover = next(
+                (
+                    secret
+                    for secret, state in states.items()
+                    if state["decision"] is not None
+                    and state["decision"]["player"] == state["seat"]
+                ),
+                None,
+            )
+        if mover is None:
             time.sleep(0.01)  # no seat's turn: a bot is thinking
+            read()
+            continue
+        r = act(mover, states[mover])
+        assert r.status_code == 200, r.text
+        take(mover, r.json())
+        read(mover)
     raise AssertionError("the game did not end")
 
 
-def _new(client: TestClient, **body: Any) -> dict[str, Any]:
+def _new(client: LoopClient, **body: Any) -> dict[str, Any]:
     r = client.post("/api/play", json=body)
     assert r.status_code == 201, r.text
     jsonschema.Draft202012Validator(schema("play-new")).validate(body)
@@ -295,7 +332,7 @@ def _new(client: TestClient, **body: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("variant", ["long", "backgammon"])
-def test_a_whole_game_against_a_bot_through_the_api(client: TestClient, variant: str) -> None:
+def test_a_whole_game_against_a_bot_through_the_api(client: LoopClient, variant: str) -> None:
     made = _new(
         client,
         variant=variant,
@@ -321,7 +358,7 @@ def test_a_whole_game_against_a_bot_through_the_api(client: TestClient, variant:
     assert any(e["player"] == "White" for e in plays) and any(e["player"] == "Black" for e in plays)
 
 
-def test_a_friend_game_403_without_or_with_the_other_seat_secret(client: TestClient) -> None:
+def test_a_friend_game_403_without_or_with_the_other_seat_secret(client: LoopClient) -> None:
     made = _new(client, variant="backgammon", opponent={"kind": "friend"}, colour="white", seed=4)
     secrets = {"white": _seat(made["seat_url"]), "black": _seat(made["friend_url"])}
     game = made["id"]
@@ -346,7 +383,7 @@ def test_a_friend_game_403_without_or_with_the_other_seat_secret(client: TestCli
     assert end["result"] is not None
 
 
-def test_cube_double_take_then_resign_and_rematch(client: TestClient) -> None:
+def test_cube_double_take_then_resign_and_rematch(client: LoopClient) -> None:
     made = _new(client, variant="backgammon", opponent={"kind": "friend"}, seed=8)
     secrets = {"white": _seat(made["seat_url"]), "black": _seat(made["friend_url"])}
     game = made["id"]
@@ -392,7 +429,7 @@ def test_cube_double_take_then_resign_and_rematch(client: TestClient) -> None:
 
 def test_a_restart_resumes_every_game(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
-    with TestClient(create_app(db)) as c:
+    with LoopClient(create_app(db)) as c:
         made = _new(c, variant="long", opponent={"kind": "bot", "bot": "random"}, seed=5)
         secret = _seat(made["seat_url"])
         h = {"X-Nardy-Seat": secret}
@@ -406,14 +443,14 @@ def test_a_restart_resumes_every_game(tmp_path: Path) -> None:
             else:
                 time.sleep(0.02)
         before = c.get(f"/api/play/{made['id']}", headers=h).json()
-    with TestClient(create_app(db)) as c:
+    with LoopClient(create_app(db)) as c:
         after = c.get(f"/api/play/{made['id']}", headers=h).json()
     keep = ("board", "entered", "offered", "log", "decision", "score", "cube")
     assert {k: after[k] for k in keep} == {k: before[k] for k in keep}
     assert len(before["log"]) > 6
 
 
-def test_bad_requests_are_refused_in_words(client: TestClient) -> None:
+def test_bad_requests_are_refused_in_words(client: LoopClient) -> None:
     for body, word in (
         ({"variant": "chess"}, "no variant"),
         ({"variant": "long", "match_length": 0}, "match_length"),
@@ -438,7 +475,7 @@ def test_bad_requests_are_refused_in_words(client: TestClient) -> None:
     ],
 )
 def test_friends_play_every_turn_plan_through_the_api(
-    client: TestClient, variant: str, options: dict[str, Any], length: int | None
+    client: LoopClient, variant: str, options: dict[str, Any], length: int | None
 ) -> None:
     made = _new(
         client,
@@ -464,7 +501,7 @@ def test_friends_play_every_turn_plan_through_the_api(
         assert len(games) == 1
 
 
-def test_a_finished_game_opens_on_the_analysis_page(client: TestClient) -> None:
+def test_a_finished_game_opens_on_the_analysis_page(client: LoopClient) -> None:
     made = _new(client, variant="backgammon", opponent={"kind": "bot", "bot": "random"}, seed=6)
     end = _play_out(client, made["id"], {"white": _seat(made["seat_url"])}, random.Random(5))
     page = client.get(end["analysis_url"])
@@ -499,7 +536,7 @@ class Crasher(Bot):
 
 
 @pytest.fixture
-def trusting(tmp_path: Path) -> Iterator[TestClient]:
+def trusting(tmp_path: Path) -> Iterator[LoopClient]:
     """The Play routes seating ``module:Class`` bots too (a trusted caller's option)."""
     from starlette.applications import Starlette
 
@@ -507,11 +544,11 @@ def trusting(tmp_path: Path) -> Iterator[TestClient]:
     from nardy.web.play_session import PlayStore
 
     store = PlayStore(tmp_path / "play.db", module_bots=True)
-    with TestClient(Starlette(routes=play_routes(str(tmp_path / "a.db"), store=store))) as c:
+    with LoopClient(Starlette(routes=play_routes(str(tmp_path / "a.db"), store=store))) as c:
         yield c
 
 
-def test_the_page_seats_installed_bots_only(client: TestClient) -> None:
+def test_the_page_seats_installed_bots_only(client: LoopClient) -> None:
     """A ``module:Class`` name would have the server import any module a request names."""
     for name in ("tests.viewer.test_play:Doubler", "antigravity:x", "os:getcwd"):
         r = client.post(
@@ -522,7 +559,7 @@ def test_the_page_seats_installed_bots_only(client: TestClient) -> None:
     assert made["id"]
 
 
-def test_a_plugin_bot_doubles_and_the_human_passes(trusting: TestClient) -> None:
+def test_a_plugin_bot_doubles_and_the_human_passes(trusting: LoopClient) -> None:
     client = trusting
     made = _new(
         client,
@@ -556,7 +593,7 @@ def test_a_plugin_bot_doubles_and_the_human_passes(trusting: TestClient) -> None
     raise AssertionError("the bot never doubled")
 
 
-def test_a_failing_bot_is_reported_on_the_page(trusting: TestClient) -> None:
+def test_a_failing_bot_is_reported_on_the_page(trusting: LoopClient) -> None:
     client = trusting
     made = _new(
         client,
@@ -594,7 +631,7 @@ def test_a_spectator_whose_folder_cannot_be_written_still_serves(tmp_path: Path)
     """The played games' file opens on first use: the tournaments still show without it, and
     the Play page says why it cannot start a game (503), instead of the server not starting."""
     db = tmp_path / "missing" / "folder" / "arena.db"
-    with TestClient(create_app(str(db))) as c:
+    with LoopClient(create_app(str(db))) as c:
         assert c.get("/").status_code == 200
         assert c.get("/play").status_code == 200
         r = c.post("/api/play", json={"variant": "long"})
@@ -620,7 +657,7 @@ def test_new_game_limit_counts_a_sliding_window_per_address_and_in_all() -> None
     assert limit.admit("d") is None and limit.addresses == 1  # only d is remembered
 
 
-def test_an_address_starting_too_many_games_is_told_when_to_come_back(client: TestClient) -> None:
+def test_an_address_starting_too_many_games_is_told_when_to_come_back(client: LoopClient) -> None:
     made = [
         client.post("/api/play", json={"variant": "long", "opponent": {"kind": "friend"}})
         for _ in range(NEW_GAMES_PER_ADDRESS + 1)
