@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from nardy.engines import blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
 import numpy as np
 import numpy.typing as npt
 

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nardy.engines import blas  # noqa: F401  # isort: skip  # single-threaded BLAS, before numpy
 import numpy as np
 
 from nardy.bots import HeuristicBot, play_game
