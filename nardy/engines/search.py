@@ -51,7 +51,7 @@ import numpy.typing as npt
 from nardy.core.dice import Roll
 from nardy.core.errors import GameStateError
 from nardy.core.game import CubeSettings, Game, PlayDecision
-from nardy.core.movegen import position_of
+from nardy.core.movegen import BoardKey, board_of, position_of
 from nardy.core.position import Position
 from nardy.core.turnplan import (
     NO_TRANSFER,
@@ -85,7 +85,7 @@ ROLLS: tuple[tuple[Roll, float], ...] = tuple(
 MAX_REROLLS = 2
 """Re-rolls enumerated within one turn (the third and later are rare: (1/6)³ of the turns at most)."""
 _CACHE_LIMIT = 200_000
-"""Positions whose 0-ply value is kept (then the cache starts again): a few hundred MB at most."""
+"""Afterstates whose 0-ply value is kept (then the cache starts again): a few hundred MB at most."""
 _OPTIONS_LIMIT = 50_000
 """(position, roll) pairs whose options are kept."""
 
@@ -153,7 +153,10 @@ class Searcher:
     reply_filter: MoveFilter = field(default_factory=lambda: MoveFilter(extra=0, threshold=0.0))
     """Which replies inside the search are valued deeper than 0-ply: by default the 0-ply best
     only, as gnubg's n-ply evaluation does (the reply is chosen at 0-ply, valued at n−1)."""
-    _cache: dict[Position, float] = field(default_factory=dict, repr=False)
+    _cache: dict[BoardKey | Position, float] = field(default_factory=dict, repr=False)
+    """``V₀`` of afterstates: by their board keys (a position's one key, :func:`board_of`) where
+    a roll's turn can go on past its first segment, by positions elsewhere (module doc,
+    :meth:`_cached_values0`)."""
     _options: dict[tuple[Position, Roll], list[Option]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -164,6 +167,13 @@ class Searcher:
         rules = self.variant.rules
         self._mother = rules.hitting.pins and rules.game_end.mother != "off"
         """Whether a play can also end the game by the mother rule (RULES.md §3.12.2)."""
+        self._board_keyed = not self._simple
+        """Whether :attr:`_cache` is keyed by board keys. Where a double can re-roll or progress,
+        the greedy turns value every result of a segment by the key the generator gives it, and
+        only those not yet valued become positions: keyed by positions, making a position of
+        each result and hashing it took a third of a gulbar or khachapuri rollout. Where every
+        turn is one segment, the options hold positions, and keying them again cost 2–4 % of
+        an analysis."""
 
     # -- values of afterstates ------------------------------------------------------------------
 
@@ -197,27 +207,54 @@ class Searcher:
         return None
 
     def _values0(self, afterstates: Sequence[Position]) -> Array:
-        out = np.empty(len(afterstates))
+        if self._board_keyed:
+            return self._cached_values0([tuple(board_of(p)) for p in afterstates], afterstates)
+        return self._cached_values0(afterstates, afterstates)
+
+    def _key_values0(self, keys: Sequence[BoardKey]) -> Array:
+        """``V₀`` of the afterstates with board keys ``keys``."""
+        if self._board_keyed:
+            return self._cached_values0(keys, None)
+        positions = [position_of(key) for key in keys]
+        return self._cached_values0(positions, positions)
+
+    def _cached_values0(
+        self, keys: Sequence[BoardKey | Position], positions: Sequence[Position] | None
+    ) -> Array:
+        """``V₀`` of afterstates by their cache keys ``keys`` (:attr:`_board_keyed`), from the
+        cache or in one batch of those not in it (each once, in the order first met).
+        ``positions``: the same afterstates where the caller has them made; without them, only
+        those evaluated are made, from their board keys."""
+        out = np.empty(len(keys))
         cache = self._cache
-        todo: dict[Position, list[int]] = {}
-        for i, position in enumerate(afterstates):
-            known = cache.get(position)
+        todo: dict[BoardKey | Position, list[int]] = {}
+        made: list[Position] = []
+        for i, key in enumerate(keys):
+            known = cache.get(key)
             if known is None:
+                waiting = todo.get(key)
+                if waiting is not None:
+                    waiting.append(i)
+                    continue
+                if positions is not None:
+                    position = positions[i]
+                else:
+                    assert isinstance(key, tuple)
+                    position = position_of(key)
                 known = self.terminal(position)
-                if known is not None:
-                    cache[position] = known
-            if known is None:
-                todo.setdefault(position, []).append(i)
-            else:
-                out[i] = known
+                if known is None:
+                    todo[key] = [i]
+                    made.append(position)
+                    continue
+                cache[key] = known
+            out[i] = known
         if todo:
             if len(cache) > _CACHE_LIMIT:
                 cache.clear()
-            batch = list(todo)
-            values = self.evaluator.afterstate_equities(batch)
-            for position, value in zip(batch, values, strict=True):
-                cache[position] = float(value)
-                for i in todo[position]:
+            values = self.evaluator.afterstate_equities(made)
+            for (key, indices), value in zip(todo.items(), values, strict=True):
+                cache[key] = float(value)
+                for i in indices:
                     out[i] = value
         return out
 
@@ -373,11 +410,17 @@ class Searcher:
         if batched:
             legal, results = self._first_segments(position, [rolls[n] for n in batched])
             if self._simple:
-                found = [[[(1.0, result, NO_TRANSFER)] for result in group] for group in results]
+                found = [
+                    [[(1.0, position_of(key), NO_TRANSFER)] for key in group] for group in results
+                ]
             else:
                 picks = self._greedy_picks(results)
                 found = [
-                    [self._after_segment(group[pick], rolls[n], plays.dice_used, rerolls)]
+                    [
+                        self._after_segment(
+                            position_of(group[pick]), rolls[n], plays.dice_used, rerolls
+                        )
+                    ]
                     for n, group, pick, plays in zip(batched, results, picks, legal, strict=True)
                 ]
             for n, made in zip(batched, found, strict=True):
@@ -393,17 +436,17 @@ class Searcher:
 
     def _first_segments(
         self, position: Position, rolls: Sequence[Roll]
-    ) -> tuple[list[LegalPlays], list[list[Position]]]:
+    ) -> tuple[list[LegalPlays], list[list[BoardKey]]]:
         """The legal plays of each roll's first segment from ``position`` (a double's four steps)
-        and the results a choice is made among (the evaluator's short list, or all of them),
-        the short lists chosen in one batch from the generator's board keys so that only the
-        results kept become positions."""
+        and the board keys of the results a choice is made among (the evaluator's short list,
+        or all of them), the short lists chosen in one batch, so that only the results a caller
+        keeps become positions."""
         legal = [
             self.variant.legal_plays(position, (a, b) if a != b else (a,) * 4) for a, b in rolls
         ]
         keys = [plays.board_keys() for plays in legal]
         results = [
-            [position_of(key) for key in (group if kept is None else [group[j] for j in kept])]
+            group if kept is None else [group[j] for j in kept]
             for group, kept in zip(keys, shortlists(self.evaluator, keys), strict=True)
         ]
         return legal, results
@@ -418,12 +461,12 @@ class Searcher:
             return self._rerolled(end, rerolls)
         return [(1.0, end, handed_over(self.variant, (roll[0],) * 4, "roll", used))]
 
-    def _greedy_picks(self, groups: list[list[Position]]) -> list[int]:
+    def _greedy_picks(self, groups: list[list[BoardKey]]) -> list[int]:
         """The index of the result a greedy turn plays in each group of one segment's eligible
-        results: the first best by ``V₀`` (a single one without valuing it, as a forced play),
-        all groups valued in one batch."""
+        results (board keys): the first best by ``V₀`` (a single one without valuing it, as a
+        forced play), all groups valued in one batch."""
         valued = [group for group in groups if len(group) > 1]
-        values = self._values0([result for group in valued for result in group])
+        values = self._key_values0([result for group in valued for result in group])
         picks: list[int] = []
         k = 0
         for group in groups:
@@ -442,7 +485,7 @@ class Searcher:
         while game.stopped is None and isinstance(game.decision, PlayDecision):
             keys = game.decision.plays.board_keys()
             eligible = shortlists(self.evaluator, [keys])[0] or list(range(len(keys)))
-            pick = self._greedy_picks([[position_of(keys[j]) for j in eligible]])[0]
+            pick = self._greedy_picks([[keys[j] for j in eligible]])[0]
             game.decide(eligible[pick])
         if isinstance(game.stopped, _TurnOver):
             # The turn passed: the opponent (1 in the simulated game) holds what was handed over.
@@ -659,7 +702,7 @@ class Searcher:
         rolls = [roll for roll, _ in ROLLS]
         legal, results = self._first_segments(position, rolls)
         picks = self._greedy_picks(results)
-        ends = [group[pick] for group, pick in zip(results, picks, strict=True)]
+        ends = [position_of(group[pick]) for group, pick in zip(results, picks, strict=True)]
         rerolled = [
             self._rerolls and a == b and plays.dice_used == 4 and self.terminal(end) is None
             for (a, b), plays, end in zip(rolls, legal, ends, strict=True)
