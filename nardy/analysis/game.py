@@ -544,9 +544,8 @@ def _roll_luck(game: Game, searcher: Searcher, decision: PlayDecision, ply: int)
         return None
     a, b = last.data["dice"]
     if len(events) >= 2 and events[-2].kind == "opening":
-        values = searcher.roll_values(decision.position, ply)
-        return values[(min(a, b), max(a, b))]
-    return searcher.luck(decision.position, (a, b), ply)
+        return searcher.luck_values(decision.position, ply)[(min(a, b), max(a, b))]
+    return searcher.throw_luck(decision.position, (a, b), ply)
 
 
 def _handed_after(game: Game, decision: PlayDecision) -> Transfer:

@@ -242,7 +242,6 @@ def play_out(
     rolls = 0
     # Where doubles are re-rolled every throw has its luck, valued by its first segment alone
     # (module doc); elsewhere each roll's, by the whole turn it makes.
-    chained = searcher.variant.rules.turn.doubles == "reroll"
     while game.result is None:
         chance = game.chance
         if chance is not None:
@@ -256,14 +255,11 @@ def play_out(
                 rolls += 1
                 a, b = dice.throw()
                 if reduce:
-                    if chained:
-                        luck += sign * searcher.throw_luck(game.position, (a, b))
-                    else:
-                        luck += sign * searcher.luck(game.position, (a, b), 0)
+                    luck += sign * searcher.throw_luck(game.position, (a, b))
                 game.roll(a, b)
             else:  # a re-roll of the chain, within the roller's turn (RULES.md §2.9)
                 a, b = dice.throw()
-                if reduce and chained:
+                if reduce:
                     luck += sign * searcher.throw_luck(game.position, (a, b))
                 game.roll(a, b)
             continue

@@ -1,6 +1,7 @@
-"""Rollouts in re-roll variants (RULES.md §2.9): every throw of a chain has its own luck, valued
-by its first segment alone (Searcher.throw_luck), a luck with mean 0 over the 21 rolls, so the
-variance-reduced estimate stays unbiased; elsewhere the rollout's luck is Searcher.luck's."""
+"""Rollouts and analyses in re-roll variants (RULES.md §2.9): every throw of a chain has its own
+luck, valued by its first segment alone (Searcher.throw_luck), a luck with mean 0 over the 21
+rolls, so the variance-reduced estimate and the luck-adjusted results stay unbiased; elsewhere,
+and at a luck ply above 0, the luck is Searcher.luck's."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ from collections.abc import Sequence
 import pytest
 
 from nardy.analysis.benchmark import sample_decisions
+from nardy.analysis.game import analyse_game
+from nardy.analysis.records import from_kernel_record
 from nardy.analysis.rollout import _Dice, _start, play_out
+from nardy.bots import make_bot, play_game
+from nardy.core.dice import SeededDice
+from nardy.core.game import CubeSettings
 from nardy.core.plugins import load_variant
 from nardy.core.position import Position
 from nardy.core.variant import Variant
@@ -80,11 +86,7 @@ class _Counting(Searcher):
         super().__init__(variant, evaluator)
         self.asked: list[tuple[Position, tuple[int, int]]] = []
 
-    def throw_luck(self, position: Position, roll: Sequence[int]) -> float:
-        self.asked.append((position, (roll[0], roll[1])))
-        return 1.0
-
-    def luck(self, position: Position, roll: Sequence[int], ply: int = 0) -> float:
+    def throw_luck(self, position: Position, roll: Sequence[int], ply: int = 0) -> float:
         self.asked.append((position, (roll[0], roll[1])))
         return 1.0
 
@@ -105,3 +107,60 @@ def test_every_throw_of_a_chain_has_its_luck(variant: Variant, counted: int) -> 
     if counted == 2:
         # The re-roll is valued from where the double left the roller's checkers.
         assert searcher.asked[1][0] != searcher.asked[0][0]
+
+
+def test_the_analysis_counts_each_throw_of_a_chain_by_its_own_luck() -> None:
+    # A gulbar game analysed at 0-ply: the luck of every roll and of every re-roll is
+    # Searcher.throw_luck where it was thrown (the first roll after the opening throw carries
+    # that throw's luck too: its whole value). Following each double through its re-rolls
+    # (Searcher.luck) cost 99 % of a gulbar analysis.
+    bots = (make_bot("heuristic", 3), make_bot("random", 3))
+    record = play_game(GULBAR, bots, SeededDice(3), cube=CubeSettings()).record()
+    game = from_kernel_record("g", record, ("heuristic", "random"), CubeSettings())
+    searcher = Searcher(GULBAR, make_evaluator("heuristic", GULBAR))
+    analysis = analyse_game(game, searcher)
+    counted = [d for d in analysis.decisions if d.kind == "play" and d.luck is not None]
+    rerolls = 0
+    for decision in counted[1:]:
+        position = Position.from_id(decision.position, GULBAR.checkers)
+        roll = (decision.dice[0], decision.dice[1])
+        mover_luck = searcher.throw_luck(position, roll)
+        assert decision.luck == pytest.approx(mover_luck, abs=1e-9), decision.segment
+        rerolls += decision.segment.startswith("re-roll")
+    assert rerolls >= 2
+    first = counted[0]
+    start = Position.from_id(first.position, GULBAR.checkers)
+    worth = searcher.luck_values(start)[(min(first.dice[:2]), max(first.dice[:2]))]
+    assert first.luck == pytest.approx(worth, abs=1e-9)
+
+
+class _Which(Searcher):
+    """A searcher that says which values its luck was measured by."""
+
+    used = ""
+
+    def roll_values(self, position: Position, ply: int = 0) -> dict[tuple[int, int], float]:
+        self.used = f"roll values at {ply}"
+        return {roll: float(roll[0]) for roll, _ in ROLLS}
+
+    def throw_values(self, position: Position) -> list[float]:
+        self.used = "throw values"
+        return [float(roll[0]) for roll, _ in ROLLS]
+
+
+@pytest.mark.parametrize(
+    ("variant", "ply", "used"),
+    [
+        (KHACHAPURI, 0, "throw values"),
+        (KHACHAPURI, 1, "roll values at 1"),  # each double with its re-rolls (Searcher.luck)
+        (BACKGAMMON, 0, "roll values at 0"),
+    ],
+    ids=["chain-0", "chain-1", "no-chain-0"],
+)
+def test_only_a_chain_at_0_ply_is_measured_by_its_throws(
+    variant: Variant, ply: int, used: str
+) -> None:
+    searcher = _Which(variant, make_evaluator("heuristic", variant))
+    luck = searcher.throw_luck(variant.start_position(), (6, 6), ply)
+    assert searcher.used == used
+    assert luck == pytest.approx(6 - sum(w * roll[0] for roll, w in ROLLS))
