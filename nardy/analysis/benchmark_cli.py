@@ -38,6 +38,14 @@ __all__ = ["benchmark_command"]
     metavar="N",
     help="Make (or extend, resuming) the benchmark file to N positions, rolled out.",
 )
+@click.option(
+    "--max-trials",
+    type=click.IntRange(36),
+    default=None,
+    metavar="N",
+    help="With --generate: trials a play at most, where the SE target (0.02) has not stopped "
+    "the rollout sooner (default 1296). Khachapuri's per-checker scores need about 2,600-4,100.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def benchmark_command(
@@ -45,6 +53,7 @@ def benchmark_command(
     bots: tuple[str, ...],
     path: Path | None,
     generate_count: int | None,
+    max_trials: int | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -57,13 +66,17 @@ def benchmark_command(
       nardy benchmark --variant long --bot heuristic --bot neural
       nardy benchmark --variant backgammon --bot neural:1 --json
       nardy benchmark --variant long --generate 500     # make or extend the positions
+      nardy benchmark --variant khachapuri --generate 500 --max-trials 5184
     """
     variant = one_game_variant(load_variant(variant_name, ()), "a benchmark")
     if generate_count is None and not bots:
         raise click.UsageError("give --bot BOT (or --generate N)")
+    if max_trials is not None and generate_count is None:
+        raise click.UsageError("--max-trials goes with --generate N")
     from nardy.analysis.benchmark import (
         DATA_DIR,
         BenchmarkError,
+        Labelling,
         benchmark_path,
         generate,
         read_benchmark,
@@ -88,7 +101,8 @@ def benchmark_command(
                 )
 
         try:
-            held = generate(variant, generate_count, directory=directory, on_entry=report)
+            how = Labelling() if max_trials is None else Labelling(max_trials=max_trials)
+            held = generate(variant, generate_count, directory=directory, how=how, on_entry=report)
         except BenchmarkError as error:
             raise click.ClickException(one_line(str(error))) from None
         click.echo(f"{benchmark_path(variant.name, directory)}: {held} positions")

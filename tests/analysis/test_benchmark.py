@@ -105,3 +105,18 @@ def test_cli_scores_bots_and_refuses_unknown_ones(small: Path) -> None:
     assert len(result.output.strip().splitlines()) <= 3 and "Traceback" not in result.output
     result = runner.invoke(cli, ["benchmark", "-v", "nonesuch", "--bot", "random"])
     assert result.exit_code != 0 and "--variant" in result.output
+
+
+def test_the_cap_on_trials_is_an_option_of_the_generation(tmp_path: Path) -> None:
+    # Khachapuri scores per checker: 36 trials a play are far from the SE target (0.02), so each
+    # play stops at the cap.
+    path = benchmark_path("khachapuri", tmp_path)
+    args = ["benchmark", "-v", "khachapuri", "--generate", "1", "--file", str(path), "-q"]
+    result = CliRunner().invoke(cli, [*args, "--max-trials", "36"])
+    assert result.exit_code == 0, result.output
+    (line,) = _lines(path)
+    assert json.loads(line)["trials"] == 36
+    refused = CliRunner().invoke(cli, ["benchmark", "--bot", "random", "--max-trials", "72"])
+    assert refused.exit_code == 2 and "--max-trials goes with --generate" in refused.output
+    too_few = CliRunner().invoke(cli, [*args, "--max-trials", "10"])
+    assert too_few.exit_code == 2 and "10 is not in the range x>=36" in too_few.output
