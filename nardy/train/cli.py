@@ -116,7 +116,7 @@ lockstep chunks)."""
     default=1e-3,
     show_default=True,
     type=click.FloatRange(min=0, min_open=True),
-    help="[policy-iteration] Adam's step size.",
+    help="[policy-iteration, batched-td] Adam's step size.",
 )
 @click.option(
     "--explore",
