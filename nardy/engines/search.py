@@ -167,13 +167,12 @@ class Searcher:
         rules = self.variant.rules
         self._mother = rules.hitting.pins and rules.game_end.mother != "off"
         """Whether a play can also end the game by the mother rule (RULES.md §3.12.2)."""
-        self._board_keyed = not self._simple
-        """Whether :attr:`_cache` is keyed by board keys. Where a double can re-roll or progress,
-        the greedy turns value every result of a segment by the key the generator gives it, and
-        only those not yet valued become positions: keyed by positions, making a position of
-        each result and hashing it took a third of a gulbar or khachapuri rollout. Where every
-        turn is one segment, the options hold positions, and keying them again cost 2–4 % of
-        an analysis."""
+        self._board_keyed = True
+        """Whether :attr:`_cache` is keyed by board keys. The greedy turns (where a double can
+        re-roll or progress) and the 0-ply values of the 21 rolls (:meth:`roll_values`) value
+        every result of a segment by the key the generator gives it, and only those not yet
+        valued become positions: keyed by positions, making a position of each result and
+        hashing it took a third of a gulbar or khachapuri rollout, and of a trictrac one."""
 
     # -- values of afterstates ------------------------------------------------------------------
 
@@ -666,8 +665,26 @@ class Searcher:
 
     def roll_values(self, position: Position, ply: int = 0) -> dict[Roll, float]:
         """For each of the 21 rolls, the mover's equity after his best turn with it (``ply``)."""
+        if ply == 0 and self._simple:
+            return self._one_segment_roll_values(position)
         best = self._best_options(self.roll_options(position), ply)
         return {roll: value for (roll, _), value in zip(ROLLS, best, strict=True)}
+
+    def _one_segment_roll_values(self, position: Position) -> dict[Roll, float]:
+        """:meth:`roll_values` at 0-ply where every roll is one segment: the best ``V₀`` of each
+        roll's results, valued by their board keys without making options of them (the
+        luck of every roll of every rollout trial and analysed decision). The same values, in
+        the same batch, as :meth:`_best_options` of :meth:`roll_options` (``0.0 + 1.0 * v``,
+        as an option's probability-weighted sum has it, down to the sign of a zero)."""
+        rolls = [roll for roll, _ in ROLLS]
+        _, results = self._first_segments(position, rolls)
+        values = 0.0 + 1.0 * self._key_values0([key for group in results for key in group])
+        best: dict[Roll, float] = {}
+        k = 0
+        for roll, group in zip(rolls, results, strict=True):
+            best[roll] = float(values[k : k + len(group)].max())
+            k += len(group)
+        return best
 
     def equity(self, position: Position, ply: int = 0) -> float:
         """The cubeless equity of the player on roll in ``position`` at ``ply`` (0 = the
