@@ -153,10 +153,12 @@ class Searcher:
     reply_filter: MoveFilter = field(default_factory=lambda: MoveFilter(extra=0, threshold=0.0))
     """Which replies inside the search are valued deeper than 0-ply: by default the 0-ply best
     only, as gnubg's n-ply evaluation does (the reply is chosen at 0-ply, valued at n−1)."""
-    _cache: dict[BoardKey | Position, float] = field(default_factory=dict, repr=False)
-    """``V₀`` of afterstates: by their board keys (a position's one key, :func:`board_of`) where
-    a roll's turn can go on past its first segment, by positions elsewhere (module doc,
-    :meth:`_cached_values0`)."""
+    _cache: dict[BoardKey, float] = field(default_factory=dict, repr=False)
+    """``V₀`` of afterstates by their board keys (a position's one key, :func:`board_of`). The
+    greedy turns (where a double can re-roll or progress) and the 0-ply values of the 21 rolls
+    (:meth:`roll_values`) value every result of a segment by the key the generator gives it, and
+    only those not yet valued become positions: keyed by positions, making a position of each
+    result and hashing it took a third of a gulbar, khachapuri or trictrac rollout."""
     _options: dict[tuple[Position, Roll], list[Option]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -167,12 +169,6 @@ class Searcher:
         rules = self.variant.rules
         self._mother = rules.hitting.pins and rules.game_end.mother != "off"
         """Whether a play can also end the game by the mother rule (RULES.md §3.12.2)."""
-        self._board_keyed = True
-        """Whether :attr:`_cache` is keyed by board keys. The greedy turns (where a double can
-        re-roll or progress) and the 0-ply values of the 21 rolls (:meth:`roll_values`) value
-        every result of a segment by the key the generator gives it, and only those not yet
-        valued become positions: keyed by positions, making a position of each result and
-        hashing it took a third of a gulbar or khachapuri rollout, and of a trictrac one."""
 
     # -- values of afterstates ------------------------------------------------------------------
 
@@ -206,27 +202,18 @@ class Searcher:
         return None
 
     def _values0(self, afterstates: Sequence[Position]) -> Array:
-        if self._board_keyed:
-            return self._cached_values0([tuple(board_of(p)) for p in afterstates], afterstates)
-        return self._cached_values0(afterstates, afterstates)
+        return self._key_values0([tuple(board_of(p)) for p in afterstates], afterstates)
 
-    def _key_values0(self, keys: Sequence[BoardKey]) -> Array:
-        """``V₀`` of the afterstates with board keys ``keys``."""
-        if self._board_keyed:
-            return self._cached_values0(keys, None)
-        positions = [position_of(key) for key in keys]
-        return self._cached_values0(positions, positions)
-
-    def _cached_values0(
-        self, keys: Sequence[BoardKey | Position], positions: Sequence[Position] | None
+    def _key_values0(
+        self, keys: Sequence[BoardKey], positions: Sequence[Position] | None = None
     ) -> Array:
-        """``V₀`` of afterstates by their cache keys ``keys`` (:attr:`_board_keyed`), from the
-        cache or in one batch of those not in it (each once, in the order first met).
-        ``positions``: the same afterstates where the caller has them made; without them, only
-        those evaluated are made, from their board keys."""
+        """``V₀`` of the afterstates with board keys ``keys``, from :attr:`_cache` or in one
+        batch of those not in it (each once, in the order first met). ``positions``: the same
+        afterstates where the caller has them made; without them, only those evaluated are made,
+        from their keys."""
         out = np.empty(len(keys))
         cache = self._cache
-        todo: dict[BoardKey | Position, list[int]] = {}
+        todo: dict[BoardKey, list[int]] = {}
         made: list[Position] = []
         for i, key in enumerate(keys):
             known = cache.get(key)
@@ -235,11 +222,7 @@ class Searcher:
                 if waiting is not None:
                     waiting.append(i)
                     continue
-                if positions is not None:
-                    position = positions[i]
-                else:
-                    assert isinstance(key, tuple)
-                    position = position_of(key)
+                position = positions[i] if positions is not None else position_of(key)
                 known = self.terminal(position)
                 if known is None:
                     todo[key] = [i]
