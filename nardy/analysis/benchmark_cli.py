@@ -44,7 +44,7 @@ __all__ = ["benchmark_command"]
     default=None,
     metavar="N",
     help="With --generate: trials a play at most, where the SE target (0.02) has not stopped "
-    "the rollout sooner (default 1296). Khachapuri's per-checker scores need about 2,600-4,100.",
+    "the rollout sooner (default 1296). Khachapuri's per-checker scores often need thousands.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
