@@ -30,7 +30,6 @@ class LoopClient:
     own exceptions raised in the test, the app's lifespan run by ``with``."""
 
     def __init__(self, app: ASGIApp, base_url: str = "http://testserver") -> None:
-        self._app = app
         self._loop = asyncio.new_event_loop()
         self._client = httpx2.AsyncClient(
             transport=httpx2.ASGITransport(app=app),

@@ -680,10 +680,7 @@ class Searcher:
     def luck(self, position: Position, roll: Sequence[int], ply: int = 0) -> float:
         """The luck of ``roll`` for the player on roll in ``position``: his equity after his best
         turn with it minus the mean of that over all rolls (so its expectation is exactly 0)."""
-        values = self.roll_values(position, ply)
-        key = (min(roll[0], roll[1]), max(roll[0], roll[1]))
-        mean = sum(weight * values[r] for r, weight in ROLLS)
-        return values[key] - mean
+        return _luck_of(self.roll_values(position, ply), roll)
 
     def luck_values(self, position: Position, ply: int = 0) -> dict[Roll, float]:
         """For each of the 21 rolls, what a throw of it is worth to the player on roll in
@@ -736,10 +733,15 @@ class Searcher:
         each double with its re-rolls played out instead (:meth:`luck`, two re-rolls deep, 21
         greedy turns each) took 99 % of a gulbar analysis, about 5,000 CPU-s for 1,000 games.
         Elsewhere it is :meth:`luck`."""
-        values = self.luck_values(position, ply)
-        key = (min(roll[0], roll[1]), max(roll[0], roll[1]))
-        mean = sum(weight * values[r] for r, weight in ROLLS)
-        return values[key] - mean
+        return _luck_of(self.luck_values(position, ply), roll)
+
+
+def _luck_of(values: dict[Roll, float], roll: Sequence[int]) -> float:
+    """The value of ``roll`` among the 21 rolls' ``values`` minus their probability-weighted
+    mean: a luck whose expectation is exactly 0, whatever the values."""
+    key = (min(roll[0], roll[1]), max(roll[0], roll[1]))
+    mean = sum(weight * values[r] for r, weight in ROLLS)
+    return values[key] - mean
 
 
 def handed_over(
