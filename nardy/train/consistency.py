@@ -145,14 +145,14 @@ def collect_positions(
 ) -> Positions:
     """Step 1 of the module docstring, no cube: the shipped value net's games (the net a refit is
     of, :func:`~nardy.engines.net.shipped_value_weights`), or with ``player`` that net's games
-    against itself. ``rivals`` (with ``player``, where a turn is one segment: RULES.md §2.9's
-    four steps of a double, so every legal result ends the turn): after each sampled play, that
-    many more results of the same decision, the best others by the player's 0-ply value. Why:
-    the played result is the one whose value is most overestimated (it won the comparison), so a
-    fit to the played results alone lowers them against the results they beat, and the net then
-    plays those."""
-    if rivals and (player is None or variant.rules.turn.doubles != "four"):
-        raise ValueError("rivals need the current net's self-play and one-segment turns")
+    against itself. ``rivals`` (with ``player``): after each sampled play of a decision whose
+    every legal result ends the turn (:func:`_every_result_ends_the_turn`), that many more
+    results of the same decision, the best others by the player's 0-ply value. Why: the played
+    result is the one whose value is most overestimated (it won the comparison), so a fit to the
+    played results alone lowers them against the results they beat, and the net then plays
+    those."""
+    if rivals and player is None:
+        raise ValueError("rivals need the current net's self-play (--net shipped)")
     scale = scale_for(variant)
     weights = shipped_value_weights(variant.name)
     afterstates: list[Position] = []
@@ -189,7 +189,11 @@ def collect_positions(
                 afterstates.append(result)
                 movers.append(decision.player)
                 played.append(True)
-                if rivals and len(decision.plays) > 1:
+                if (
+                    rivals
+                    and len(decision.plays) > 1
+                    and _every_result_ends_the_turn(variant, decision)
+                ):
                     engine = neural.engine
                     values = engine.net.values(engine.inputs_of_plays(decision.plays))
                     values[choice] = -np.inf
@@ -209,6 +213,18 @@ def collect_positions(
         np.asarray(outcomes, np.float64),
         np.asarray(played, np.bool_),
     )
+
+
+def _every_result_ends_the_turn(variant: Variant, decision: PlayDecision) -> bool:
+    """Whether every legal result of ``decision`` ends its mover's turn, so that its rivals are
+    afterstates as the played one is: the turn's roll of two different dice (a turn goes on only
+    after a double: a progression's next stage, RULES.md §2.8, where a rolled double is already a
+    "stage", or a re-roll, §2.9; and only a double's steps are handed over, §2.10), or any roll
+    where a double is four steps and done (§2.4)."""
+    segment = decision.segment
+    if segment.kind != "roll":
+        return False
+    return variant.rules.turn.doubles == "four" or len(set(segment.dice)) == 2
 
 
 def _evaluator(variant: Variant, net: ValueNet) -> NeuralEvaluator:

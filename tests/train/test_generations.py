@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import shutil
@@ -12,18 +13,22 @@ import numpy as np
 import pytest
 
 from nardy.core import load_variant
+from nardy.core.dice import SeededDice
+from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.encoding import encode_batch
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.net import load_net, shipped_value_weights, shipped_weights
 from nardy.engines.outcome_net import OutcomeNet
 from nardy.train.consistency import (
     ConsistencyConfig,
+    _every_result_ends_the_turn,
     collect_positions,
     main,
     spread,
     train_consistent,
 )
 from nardy.train.generations import fit_outcomes, one_ply_outcomes
+from nardy.train.policy_iteration import ends_the_turn
 
 
 def _outcome_net(name: str) -> OutcomeNet:
@@ -160,3 +165,30 @@ def test_rivals_are_sampled_beside_the_played_results() -> None:
         assert both.played[k - 1] and values[k] <= values[k - 1]
     with pytest.raises(ValueError, match="rivals need"):
         collect_positions(variant, 1, seed=5, round_index=0, rivals=1)
+
+
+def test_rivals_of_a_progression_variant_are_results_that_end_the_turn() -> None:
+    """In giul (a doubles progression with transfer, RULES.md §2.8 and §2.10) rivals come only
+    from decisions whose every legal result ends the turn, which the kernel confirms for each:
+    the game of a run with rivals is the game without them."""
+    variant = load_variant("giul")
+    net = _outcome_net("giul")
+    plain = collect_positions(variant, 1, seed=5, round_index=0, player=net)
+    both = collect_positions(variant, 1, seed=5, round_index=0, player=net, rivals=2)
+    assert [p for p, played in zip(both.afterstates, both.played, strict=True) if played] == (
+        plain.afterstates
+    )
+    assert (~both.played).sum() > 0
+    game = Game(variant, SeededDice(3), cube=CubeSettings())
+    seen = {True: 0, False: 0}
+    while (decision := game.decision) is not None and sum(seen.values()) < 120:
+        assert isinstance(decision, PlayDecision)
+        every = _every_result_ends_the_turn(variant, decision)
+        seen[every] += 1
+        for choice in range(min(len(decision.plays), 3)) if every else ():
+            trial = copy.deepcopy(game)
+            logged = len(trial.events)
+            trial.decide(choice)
+            assert ends_the_turn(trial, decision.player, logged), (decision.segment, choice)
+        game.decide(0)
+    assert seen[True] and seen[False]
