@@ -65,6 +65,7 @@ from nardy.bots.neural import NeuralBot
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
+from nardy.core.turnplan import roll_plans
 from nardy.core.variant import Variant
 from nardy.encoding import encode_batch
 from nardy.engines.evaluator import NeuralEvaluator
@@ -217,14 +218,13 @@ def collect_positions(
 
 def _every_result_ends_the_turn(variant: Variant, decision: PlayDecision) -> bool:
     """Whether every legal result of ``decision`` ends its mover's turn, so that its rivals are
-    afterstates as the played one is: the turn's roll of two different dice (a turn goes on only
-    after a double: a progression's next stage, RULES.md §2.8, where a rolled double is already a
-    "stage", or a re-roll, §2.9; and only a double's steps are handed over, §2.10), or any roll
-    where a double is four steps and done (§2.4)."""
+    afterstates as the played one is: a roll's first segment that the turn plan makes the turn's
+    last whatever is played (:func:`~nardy.core.turnplan.roll_plan`: two different dice, or a
+    double of four steps; a progression's stage or a re-roll chain's double may go on)."""
     segment = decision.segment
     if segment.kind != "roll":
         return False
-    return variant.rules.turn.doubles == "four" or len(set(segment.dice)) == 2
+    return roll_plans(variant.rules.turn)[(segment.dice[0], segment.dice[1])][2]
 
 
 def _evaluator(variant: Variant, net: ValueNet) -> NeuralEvaluator:
