@@ -246,6 +246,8 @@ def play_out(
         chance = game.chance
         if chance is not None:
             sign = 1.0 if game.mover == 0 else -1.0
+            # A turn's first throw counts towards truncation; the kernel's other throws
+            # (a re-roll chain's, within the roller's turn) are thrown the same way.
             if chance.kind == "roll":
                 if truncate is not None and rolls >= truncate:
                     equity = searcher.equity(game.position, 0)
@@ -253,15 +255,10 @@ def play_out(
                 if rolls >= _MAX_TURNS:
                     raise GameStateError(f"a rollout game passed {_MAX_TURNS} turns")
                 rolls += 1
-                a, b = dice.throw()
-                if reduce:
-                    luck += sign * searcher.throw_luck(game.position, (a, b))
-                game.roll(a, b)
-            else:  # a re-roll of the chain, within the roller's turn (RULES.md §2.9)
-                a, b = dice.throw()
-                if reduce:
-                    luck += sign * searcher.throw_luck(game.position, (a, b))
-                game.roll(a, b)
+            a, b = dice.throw()
+            if reduce:
+                luck += sign * searcher.throw_luck(game.position, (a, b))
+            game.roll(a, b)
             continue
         decision = game.decision
         if not isinstance(decision, PlayDecision):
