@@ -13,6 +13,10 @@ own ``nardy``. A worker measures, with process CPU time (the machine may be shar
   child process (user + system CPU, including start-up), queries/s;
 * **games**: ``--games`` whole backgammon games between two random players through ``Game``
   (seeded dice and choices, cube refused), games/s;
+* **aec**, **batched** (docs/learning.md): random legal actions through ``raw_aec_env`` (``--aec-games``
+  games) and ``batched_env`` of 256 games (``--batched-steps`` steps), backgammon and long without the
+  cube, games per CPU-second; a digest of every observation and reward, so that the two installs'
+  episodes are compared byte for byte;
 * **doubles**: one clock read around every ``legal_plays(Position.from_json(p), steps)`` of the
   810 doubles of the oracle, the collector on as a program leaves it (``gc.collect()`` before the
   pass): p50 and p99.
@@ -46,6 +50,7 @@ from nardy.core.game import DoubleDecision, Game, PlayDecision, TakeDecision
 from nardy.core.jsonl import run_jsonl_stream
 
 queries_path, games = sys.argv[1], int(sys.argv[2])
+aec_games, batched_steps = int(sys.argv[4]), int(sys.argv[5])
 variant = load_variant("backgammon")
 data = open(queries_path, "rb").read()
 report = {}
@@ -113,6 +118,47 @@ for obj, steps in doubles:
 latencies.sort()
 report["doubles_p50_us"] = latencies[len(latencies) // 2] / 1000
 report["doubles_p99_us"] = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))] / 1000
+
+# The learning environments (docs/learning.md): random legal actions, as a user's loop picks them;
+# the digest covers every observation, mask and reward, so equal digests mean equal episodes.
+import numpy as np
+from nardy.env import batched_env, raw_aec_env
+
+for name in ("backgammon", "long"):
+    options = {"cube": False} if "cube" in load_variant(name).options else {}
+    env = raw_aec_env(name, **options)
+    rng = np.random.default_rng(7)
+    digest = hashlib.sha256()
+    gc.collect()
+    started = time.process_time()
+    for seed in range(aec_games):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, reward, terminated, truncated, _ = env.last()
+            digest.update(obs["observation"].tobytes())
+            digest.update(repr(reward).encode())
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+    report[f"aec_{name}"] = aec_games / (time.process_time() - started)
+    report[f"aec_{name}_digest"] = digest.hexdigest()
+
+    env = batched_env(name, 256, **options)
+    rng = np.random.default_rng(7)
+    env.reset(seed=7)
+    digest = hashlib.sha256()
+    finished = 0
+    gc.collect()
+    started = time.process_time()
+    for _step in range(batched_steps):
+        obs, rewards, terminated, _ = env.step((rng.random(256) * env.counts).astype(np.int64))
+        digest.update(obs["observation"].tobytes())
+        digest.update(np.asarray(rewards).tobytes())
+        finished += int(np.count_nonzero(terminated))
+    report[f"batched_{name}"] = finished / (time.process_time() - started)
+    report[f"batched_{name}_digest"] = digest.hexdigest()
 print(json.dumps(report))
 """
 
@@ -127,9 +173,20 @@ def write_queries(path: Path) -> int:
     return count
 
 
-def run_worker(python: str, queries: Path, games: int) -> dict[str, Any]:
+def run_worker(
+    python: str, queries: Path, games: int, aec_games: int, batched_steps: int
+) -> dict[str, Any]:
     done = subprocess.run(
-        [python, "-c", _WORKER, str(queries), str(games), str(ORACLE)],
+        [
+            python,
+            "-c",
+            _WORKER,
+            str(queries),
+            str(games),
+            str(ORACLE),
+            str(aec_games),
+            str(batched_steps),
+        ],
         capture_output=True,
         text=True,
         cwd=tempfile.gettempdir(),  # import the interpreter's own nardy, not this tree's folders
@@ -175,7 +232,25 @@ MEASURES = (
     ("games", "random-bot backgammon games/s (CPU)", lambda r: r["games"] / r["games_cpu"], True),
     ("p50", "doubles `legal_plays` from JSON, p50 µs", lambda r: r["doubles_p50_us"], False),
     ("p99", "doubles `legal_plays` from JSON, p99 µs", lambda r: r["doubles_p99_us"], False),
+    *(
+        (
+            f"{kind}-{name}",
+            f"{title} `{name}`, games/s (CPU)",
+            lambda r, key=f"{kind}_{name}": r[key],
+            True,
+        )
+        for kind, title in (
+            ("aec", "AEC env, random legal actions,"),
+            ("batched", "`batched_env` of 256 games, random legal actions,"),
+        )
+        for name in ("backgammon", "long")
+    ),
 )
+DIGESTS = (
+    "jsonl_digest",
+    *(f"{k}_{n}_digest" for k in ("aec", "batched") for n in ("backgammon", "long")),
+)
+"""The outputs both installs must give byte for byte."""
 
 
 def main() -> int:
@@ -186,6 +261,10 @@ def main() -> int:
     )
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--aec-games", type=int, default=100, help="AEC env games a variant")
+    parser.add_argument(
+        "--batched-steps", type=int, default=200, help="steps of the 256-game batched env"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         queries = Path(tmp) / "queries.jsonl"
@@ -196,10 +275,17 @@ def main() -> int:
             if rep % 2:
                 order.reverse()
             for name, python in order:
-                runs[name].append(run_worker(python, queries, args.games))
+                runs[name].append(
+                    run_worker(python, queries, args.games, args.aec_games, args.batched_steps)
+                )
             print(f"repetition {rep + 1}/{args.reps} done", file=sys.stderr, flush=True)
-    same = {r["jsonl_digest"] for r in runs["new"] + runs["base"]}
-    print(f"jsonl output identical in both installs: {'yes' if len(same) == 1 else 'NO'}")
+    identical = True
+    for key in DIGESTS:
+        same = len({r[key] for r in runs["new"] + runs["base"]}) == 1
+        identical &= same
+        print(
+            f"{key.removesuffix('_digest')} output identical in both installs: {'yes' if same else 'NO'}"
+        )
     print(f"repetitions: {args.reps}, paired; median [min–max]\n")
     print("| measure | this tree | baseline | ratio (paired median) [min–max] |")
     print("|---|---:|---:|---:|")
@@ -215,7 +301,7 @@ def main() -> int:
     print(
         "\nratio: this tree's rate ÷ the baseline's (for latencies: the baseline's ÷ this tree's)"
     )
-    return 0 if len(same) == 1 else 1
+    return 0 if identical else 1
 
 
 if __name__ == "__main__":
