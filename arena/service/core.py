@@ -7,7 +7,7 @@ value types (no protobuf message of the arena's own API: the servicer,
 appended to a JSON-lines file), runs tournaments on the tournament engine
 (:class:`nardy.arena.competition.tournament.Tournament`, stored in its database), answers queries
 with values (:class:`TournamentTable`, :class:`TournamentListing`, :class:`GameListing`,
-:class:`BotEntry`), and shuts down gracefully. The bots' own messages (``nardy.bot.v1``) pass
+:class:`RegisteredBot`), and shuts down gracefully. The bots' own messages (``nardy.bot.v1``) pass
 through it as they are: they are the clients' currency (:mod:`nardy.arena.clients`).
 """
 
@@ -91,10 +91,10 @@ BotResponse = (
 __all__ = [
     "Arena",
     "ArenaTournament",
-    "BotEntry",
     "BotRequest",
     "BotResponse",
     "GameListing",
+    "RegisteredBot",
     "TournamentListing",
     "TournamentTable",
     "wait_until",
@@ -104,7 +104,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
-class BotEntry:
+class RegisteredBot:
     """A registered bot."""
 
     bot_id: str
@@ -153,6 +153,11 @@ class BotEntry:
         if self.process is not None:
             out["restarts"] = self.process.restarts
         return out
+
+
+BotEntry = RegisteredBot
+"""Deprecated: the name before 0.3 (``nardy.arena.competition.schedule.BotEntry`` is a tournament
+definition's bot, a different thing); removed in the next minor release."""
 
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.+-]")
@@ -343,8 +348,8 @@ class Arena:
         watcher)."""
         self._public_locks: dict[str, threading.Lock] = {}
         self._public_tables: dict[str, tuple[PublicView, TournamentTable]] = {}
-        self._bots: dict[str, BotEntry] = {}
-        self._by_hash: dict[str, BotEntry] = {}
+        self._bots: dict[str, RegisteredBot] = {}
+        self._by_hash: dict[str, RegisteredBot] = {}
         self._secret = secret or new_token()
         self.limits = limits or ArenaLimits(allow_private_addresses=True)
         self.resume_wait = resume_wait
@@ -367,7 +372,9 @@ class Arena:
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}-{next(self._ids)}-{uuid.uuid4().hex[:12]}"
 
-    def _add(self, entry: BotEntry, *, persist: bool = False, unique: bool = False) -> BotEntry:
+    def _add(
+        self, entry: RegisteredBot, *, persist: bool = False, unique: bool = False
+    ) -> RegisteredBot:
         """Index a new bot (and store its registration); :class:`BotExistsError` for a name in
         use (with ``unique``), :class:`LimitError` for too many bots."""
         with self._lock:
@@ -393,7 +400,7 @@ class Arena:
         self._keep_faults(entry)
         return entry
 
-    def _keep_faults(self, entry: BotEntry) -> None:
+    def _keep_faults(self, entry: RegisteredBot) -> None:
         """Restore the bot's stored fault counts and store each change (a restarted arena keeps
         counting, and a disqualified bot stays disqualified)."""
         stored = self._stored_faults.get(entry.bot_id)
@@ -426,7 +433,7 @@ class Arena:
             client = GrpcBotClient(row.address, token)
         else:
             client = DialOutHub(row.bot_id, reconnect_grace=self.reconnect_grace, flood=self.flood)
-        entry = BotEntry(row.bot_id, row.name, token, row.kind, client, info, row.address)  # type: ignore[arg-type]
+        entry = RegisteredBot(row.bot_id, row.name, token, row.kind, client, info, row.address)  # type: ignore[arg-type]
         if row.kind != "server":
             entry.token_hash = row.token_hash
         with self._lock:
@@ -448,7 +455,7 @@ class Arena:
         info: _bot_pb2.BotInfo | None = None,
         verify: bool = True,
         unique: bool = False,
-    ) -> BotEntry:
+    ) -> RegisteredBot:
         """Register a ``BotService`` server; with ``verify``, its ``GetInfo`` must answer (with
         the bot's new token as bearer metadata; an ``UNAUTHENTICATED`` answer is accepted: the
         bot checks tokens and will be given its own).
@@ -471,7 +478,7 @@ class Arena:
                 if client.last_code != grpc.StatusCode.UNAUTHENTICATED:
                     client.close()
                     raise
-        entry = BotEntry(
+        entry = RegisteredBot(
             bot_id, name, token, "server", client, info or _bot_pb2.BotInfo(name=name), address
         )
         try:
@@ -482,20 +489,20 @@ class Arena:
 
     def register_dial_out_bot(
         self, name: str, *, info: _bot_pb2.BotInfo | None = None, unique: bool = False
-    ) -> BotEntry:
+    ) -> RegisteredBot:
         """Register a bot that will call ``Connect`` with the returned entry's token (the
         arena keeps only its hash)."""
         name = self._check_name(name)
         bot_id = name if unique else self._new_id("bot")
         hub = DialOutHub(bot_id, reconnect_grace=self.reconnect_grace, flood=self.flood)
-        entry = BotEntry(
+        entry = RegisteredBot(
             bot_id, name, new_token(), "dial_out", hub, info or _bot_pb2.BotInfo(name=name)
         )
         return self._add(entry, persist=True, unique=unique)
 
     def add_local_bot(
         self, name: str, command: Sequence[str], *, max_restarts: int = 10
-    ) -> BotEntry:
+    ) -> RegisteredBot:
         """Start a bot process (see :mod:`nardy.arena.clients.local`), register it, restart it on crashes."""
         name = self._check_name(name)
         bot_id = f"local-{name}"  # stable: the same --local-bot on every start
@@ -504,7 +511,7 @@ class Arena:
         address = process.start()
         client = GrpcBotClient(address, token)
         process.on_address = client.retarget
-        entry = BotEntry(
+        entry = RegisteredBot(
             bot_id,
             name,
             token,
@@ -516,17 +523,17 @@ class Arena:
         )
         return self._add(entry)
 
-    def bot(self, bot_id: str) -> BotEntry:
+    def bot(self, bot_id: str) -> RegisteredBot:
         """The registered bot ``bot_id``; raises :class:`KeyError`."""
         with self._lock:
             return self._bots[bot_id]
 
     @property
-    def bots(self) -> list[BotEntry]:
+    def bots(self) -> list[RegisteredBot]:
         with self._lock:
             return list(self._bots.values())
 
-    def bot_for_token(self, token: str) -> BotEntry | None:
+    def bot_for_token(self, token: str) -> RegisteredBot | None:
         """The bot that owns ``token`` (found by its hash, compared in constant time), or None."""
         digest = hash_token(token)
         with self._lock:
@@ -535,7 +542,7 @@ class Arena:
             return None
         return entry
 
-    def bot_by_name_or_id(self, key: str) -> BotEntry:
+    def bot_by_name_or_id(self, key: str) -> RegisteredBot:
         """A registered bot by id or name; raises :class:`KeyError`."""
         with self._lock:
             entry = self._bots.get(key)
@@ -788,7 +795,7 @@ class Arena:
         return tournament
 
     def _tournament_of(
-        self, definition: TournamentDef, entries: Sequence[BotEntry]
+        self, definition: TournamentDef, entries: Sequence[RegisteredBot]
     ) -> ArenaTournament:
         players: dict[str, Player] = {
             e.bot_id: ClientPlayer(
@@ -814,7 +821,7 @@ class Arena:
         )
         return ArenaTournament(engine)
 
-    def _check_ready(self, entries: Sequence[BotEntry]) -> None:
+    def _check_ready(self, entries: Sequence[RegisteredBot]) -> None:
         """Every bot can play now: a server bot answers GetInfo with its token, a dial-out bot
         is connected (waiting up to the verify timeout). Raises :class:`BotNotReadyError`."""
         for entry in entries:
@@ -1085,7 +1092,7 @@ class Arena:
         for row in self.store.games(tournament_id, records=True):
             yield json.dumps(row.record, sort_keys=True, separators=(",", ":"))
 
-    def list_bots(self) -> list[BotEntry]:
+    def list_bots(self) -> list[RegisteredBot]:
         """``ListBots``: every registered bot, as it stands now (the servicer shows them without
         their tokens)."""
         return self.bots

@@ -22,7 +22,7 @@ from rawstream import RawStream
 from sources import Sources
 
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
-from nardy.arena.service.core import Arena, BotEntry
+from nardy.arena.service.core import Arena, RegisteredBot
 from nardy.arena.service.server import ArenaServer
 from nardy.arena.service.streams import CallQueue
 
@@ -108,7 +108,7 @@ def test_calls_over_max_calls_wait_unread_and_the_admin_is_answered(
     release = threading.Event()
     listing = arena.list_bots
 
-    def slow_list_bots() -> list[BotEntry]:
+    def slow_list_bots() -> list[RegisteredBot]:
         release.wait(10)
         return listing()
 

@@ -25,7 +25,7 @@ from nardy.arena.clients.bot_client import GrpcBotClient
 from nardy.arena.protocol import ARENA_SERVICE_NAME, arena_pb2, arena_pb2_grpc
 from nardy.arena.sdk import RandomBot, serve_bot
 from nardy.arena.service.auth import write_secret_file
-from nardy.arena.service.core import Arena, BotEntry
+from nardy.arena.service.core import Arena, RegisteredBot
 from nardy.arena.service.server import ArenaServer
 from nardy.arena.service.streams import peer_host
 from nardy.bots.faults import BotCrashedError
@@ -363,7 +363,7 @@ def test_slow_unary_calls_are_limited_per_peer_and_the_admin_still_answers(
     release = threading.Event()
     listing = arena.list_bots
 
-    def slow_list_bots() -> list[BotEntry]:
+    def slow_list_bots() -> list[RegisteredBot]:
         release.wait(10)
         return listing()
 
