@@ -394,24 +394,61 @@ def train_consistent(
 def main(argv: list[str] | None = None) -> int:
     from nardy.core import load_variant
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", required=True)
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--games", type=int, default=150)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
-    parser.add_argument("--outcome-weight", type=float, default=0.0)
+    parser = argparse.ArgumentParser(
+        prog="python -m nardy.train.consistency",
+        description=" ".join(__doc__.split("\n\n")[0].split()),
+        epilog="examples:\n"
+        "  python -m nardy.train.consistency --variant backgammon --rounds 3 --games 150 "
+        "--out W.npz\n"
+        "  python -m nardy.train.consistency --variant giul --net shipped --rounds 3 --games 300 "
+        "--rivals 4 --out giul.npz\n"
+        "(docs/bots.md, Generations: the recipe and what it measured)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--variant", required=True, help="the variant whose net is refitted")
+    parser.add_argument(
+        "--out", required=True, type=Path, help="where the weights go (saved after every round)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of games, labels and fit (%(default)s)"
+    )
+    parser.add_argument("--games", type=int, default=150, help="games played a round (%(default)s)")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the dice and mini-batch order (%(default)s)"
+    )
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=6,
+        help="passes over a round's samples, the best held out kept (%(default)s)",
+    )
+    parser.add_argument(
+        "--batch", type=int, default=128, help="samples a gradient step (%(default)s)"
+    )
+    parser.add_argument(
+        "--learning-rate", type=float, default=3e-4, help="Adam's step size (%(default)s)"
+    )
+    parser.add_argument(
+        "--outcome-weight",
+        type=float,
+        default=0.0,
+        help="share of the game's outcome in each target, the rest the 1-ply value, 0 to 1 (%(default)s)",
+    )
     parser.add_argument(
         "--net",
         choices=("value", "shipped"),
         default="value",
         help="refit the value net (VARIANT.value.npz where an outcome net ships) or the net "
-        "neural plays (VARIANT.npz: generations of an outcome net, on its own self-play)",
+        "neural plays (VARIANT.npz: generations of an outcome net, on its own self-play; "
+        "%(default)s)",
     )
-    parser.add_argument("--rivals", type=int, default=0)
+    parser.add_argument(
+        "--rivals",
+        type=int,
+        default=0,
+        help="also fit the K best other results of each decision whose every result ends the "
+        "turn (--net shipped; %(default)s)",
+    )
     parser.add_argument("--start", type=Path, help="weights to start from (default: --net's)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 2 or args.epochs < 1 or not 0 <= args.outcome_weight <= 1:
