@@ -118,6 +118,9 @@ class ConsistencyConfig:
     """Which net is refitted (the module docstring): ``value`` or ``shipped``."""
     rivals: int = 0
     """Results of each decision sampled beside the played one (:func:`collect_positions`)."""
+    versus_heuristic: float = 0.0
+    """With ``net = "shipped"``: the share of a round's games the current net plays against
+    ``heuristic`` instead of itself (:func:`collect_positions`)."""
 
 
 @dataclass(slots=True)
@@ -143,6 +146,7 @@ def collect_positions(
     round_index: int,
     player: Net | None = None,
     rivals: int = 0,
+    versus_heuristic: float = 0.0,
 ) -> Positions:
     """Step 1 of the module docstring, no cube: the shipped value net's games (the net a refit is
     of, :func:`~nardy.engines.net.shipped_value_weights`), or with ``player`` that net's games
@@ -151,9 +155,16 @@ def collect_positions(
     results of the same decision, the best others by the player's 0-ply value. Why: the played
     result is the one whose value is most overestimated (it won the comparison), so a fit to the
     played results alone lowers them against the results they beat, and the net then plays
-    those."""
-    if rivals and player is None:
-        raise ValueError("rivals need the current net's self-play (--net shipped)")
+    those. ``versus_heuristic`` (with ``player``): that share of the games, spread evenly over
+    them, the player plays against ``heuristic`` (seats alternating), and both sides' plays are
+    sampled. Why: self-play's positions are the ones the net leads to; the positions a
+    different opponent leads to, and where it is beaten, may never come up there."""
+    if (rivals or versus_heuristic) and player is None:
+        raise ValueError(
+            "rivals and games against heuristic need the current net's games (--net shipped)"
+        )
+    if not 0.0 <= versus_heuristic <= 1.0:
+        raise ValueError(f"versus_heuristic is a share from 0 to 1, not {versus_heuristic}")
     scale = scale_for(variant)
     weights = shipped_value_weights(variant.name)
     afterstates: list[Position] = []
@@ -168,6 +179,10 @@ def collect_positions(
             neural = NeuralBot(dice_seed)
             neural.bind(variant, player)
             bots = (neural, neural)
+            if int((index + 1) * versus_heuristic) > int(index * versus_heuristic):
+                heuristic = HeuristicBot(dice_seed)
+                heuristic.start_game(variant, 1)
+                bots = (neural, heuristic) if index % 2 == 0 else (heuristic, neural)
         else:
             neural = NeuralBot(dice_seed, weights, variant=variant)
             opponent: Bot = (
@@ -339,7 +354,13 @@ def train_consistent(
         clock = time.perf_counter()
         player = net if config.net == "shipped" else None
         positions = collect_positions(
-            variant, config.games, config.seed, round_index, player, config.rivals
+            variant,
+            config.games,
+            config.seed,
+            round_index,
+            player,
+            config.rivals,
+            config.versus_heuristic,
         )
         play_s = time.perf_counter() - clock
         clock = time.perf_counter()
@@ -449,12 +470,21 @@ def main(argv: list[str] | None = None) -> int:
         help="also fit the K best other results of each decision whose every result ends the "
         "turn (--net shipped; %(default)s)",
     )
+    parser.add_argument(
+        "--versus-heuristic",
+        type=float,
+        default=0.0,
+        help="share of a round's games the current net plays against heuristic instead of itself "
+        "(--net shipped; %(default)s)",
+    )
     parser.add_argument("--start", type=Path, help="weights to start from (default: --net's)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 2 or args.epochs < 1 or not 0 <= args.outcome_weight <= 1:
         parser.error("--rounds ≥ 1, --games ≥ 2, --epochs ≥ 1 and 0 ≤ --outcome-weight ≤ 1")
     if args.rivals < 0 or (args.rivals and args.net != "shipped"):
         parser.error("--rivals is a count ≥ 0, with --net shipped only")
+    if not 0 <= args.versus_heuristic <= 1 or (args.versus_heuristic and args.net != "shipped"):
+        parser.error("--versus-heuristic is a share from 0 to 1, with --net shipped only")
     try:
         variant = load_variant(args.variant)
         start = load_net(args.start) if args.start else None
@@ -473,6 +503,7 @@ def main(argv: list[str] | None = None) -> int:
         args.outcome_weight,
         args.net,
         args.rivals,
+        args.versus_heuristic,
     )
     train_consistent(variant, config, args.out, start, say=lambda t: print(t, flush=True))
     return 0

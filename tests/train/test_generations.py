@@ -12,15 +12,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nardy.core import load_variant
+from nardy.bots import HeuristicBot
+from nardy.bots.neural import NeuralBot
+from nardy.core import Position, load_variant
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings, Game, PlayDecision
+from nardy.core.variant import Variant
 from nardy.encoding import encode_batch
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.net import load_net, shipped_value_weights, shipped_weights
 from nardy.engines.outcome_net import OutcomeNet
 from nardy.train.consistency import (
     ConsistencyConfig,
+    Positions,
+    _dice_seed,
     _every_result_ends_the_turn,
     collect_positions,
     main,
@@ -163,8 +168,51 @@ def test_rivals_are_sampled_beside_the_played_results() -> None:
     values = net.values(encode_batch(both.afterstates))
     for k in np.flatnonzero(~both.played):
         assert both.played[k - 1] and values[k] <= values[k - 1]
-    with pytest.raises(ValueError, match="rivals need"):
+    with pytest.raises(ValueError, match="rivals and games against heuristic need"):
         collect_positions(variant, 1, seed=5, round_index=0, rivals=1)
+
+
+def test_a_share_of_the_games_is_played_against_heuristic() -> None:
+    """With ``versus_heuristic`` the share of games it names (spread evenly) are the net's games
+    against ``heuristic``, seats alternating, every turn-ending play of both sides sampled; the
+    others are the self-play games of a run without it."""
+    variant = load_variant("giul")
+    net = _outcome_net("giul")
+    plain = collect_positions(variant, 4, seed=5, round_index=0, player=net)
+    mixed = collect_positions(variant, 4, seed=5, round_index=0, player=net, versus_heuristic=0.5)
+
+    def of_game(positions: Positions, k: int) -> list[Position]:
+        return [p for p, g in zip(positions.afterstates, positions.games, strict=True) if g == k]
+
+    # Games 1 and 3 (0-based) are against heuristic: int((k + 1) / 2) > int(k / 2).
+    assert of_game(mixed, 0) == of_game(plain, 0) and of_game(mixed, 2) == of_game(plain, 2)
+    for k in (1, 3):
+        expected = _turn_ends_of(variant, net, k, seed=5)
+        assert of_game(mixed, k) == expected != of_game(plain, k)
+    with pytest.raises(ValueError, match="share from 0 to 1"):
+        collect_positions(variant, 1, seed=5, round_index=0, player=net, versus_heuristic=1.5)
+
+
+def _turn_ends_of(variant: Variant, net: OutcomeNet, k: int, seed: int) -> list[Position]:
+    """Game ``k`` of round 0 played here by the net against ``heuristic`` (the net White in
+    even games), with the dice :func:`collect_positions` gives it: every afterstate that ends a
+    turn and not the game."""
+    dice_seed = _dice_seed(seed, 0, k)
+    neural = NeuralBot(dice_seed)
+    neural.bind(variant, net)
+    heuristic = HeuristicBot(dice_seed)
+    heuristic.start_game(variant, 1)
+    seats = (neural, heuristic) if k % 2 == 0 else (heuristic, neural)
+    game = Game(variant, SeededDice(dice_seed), cube=CubeSettings())
+    out: list[Position] = []
+    while (decision := game.decision) is not None:
+        assert isinstance(decision, PlayDecision)
+        choice = 0 if len(decision.plays) == 1 else seats[decision.player].choose_play(decision)
+        logged = len(game.events)
+        game.decide(choice)
+        if game.result is None and ends_the_turn(game, decision.player, logged):
+            out.append(decision.plays[choice].result)
+    return out
 
 
 def test_rivals_of_a_progression_variant_are_results_that_end_the_turn() -> None:
