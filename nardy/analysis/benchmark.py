@@ -50,6 +50,7 @@ __all__ = [
     "default_evaluator",
     "generate",
     "read_benchmark",
+    "refine",
     "sample_decisions",
     "score",
 ]
@@ -242,6 +243,79 @@ def generate(
         if on_entry is not None:
             on_entry(have)
     return have
+
+
+def refine(
+    variant: Variant,
+    *,
+    directory: Path = DATA_DIR,
+    evaluator: str | None = None,
+    how: Labelling = Labelling(),
+    on_entry: Callable[[int, int], None] | None = None,
+) -> tuple[int, int]:
+    """Roll out again, up to ``how.max_trials`` trials a play, every decision of the variant's
+    file that stopped at a smaller cap short of ``how.target_se``; returns how many were rolled
+    out again and how many are still short of the target. A rollout's trial ``t`` draws the
+    same dice whatever the cap (:func:`~nardy.analysis.rollout.rollout`), so a decision rolled
+    out again keeps its first trials and adds more. Each one is written as soon as it is done
+    (the file replaced whole), so an interrupted run loses at most one. ``on_entry(done,
+    total)`` after each.
+
+    Raises :class:`BenchmarkError` where the evaluator now ranks a decision's plays otherwise than
+    the file says (its net has changed since the file was made): more trials would then mix two
+    nets' rollouts in one file, so such a file is made again instead (``--generate`` into a new
+    file)."""
+    from nardy.engines.evaluator import make_evaluator
+    from nardy.engines.search import Searcher
+
+    path = benchmark_path(variant.name, directory)
+    read_benchmark(variant, path)  # a clear error for a missing or corrupt file
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        lines = [line.rstrip("\n") for line in handle if line.strip()]
+    chosen = evaluator or default_evaluator(variant)
+    searcher = Searcher(variant, make_evaluator(chosen, variant))
+    short = [
+        number
+        for number, line in enumerate(lines)
+        if _short_of(json.loads(line), how.target_se, how.max_trials)
+    ]
+    left = 0
+    for done, number in enumerate(short, 1):
+        data = json.loads(lines[number])
+        position = Position.from_id(data["position"], variant.checkers)
+        roll = (int(data["dice"][0]), int(data["dice"][1]))
+        decision = _decision(variant, position, roll)
+        search = [0.0] * len(decision.plays)
+        for play in searcher.rank(position, decision.segment.dice, 1):
+            search[play.index] = round(play.equity, 5)
+        if search != data["search"]:
+            raise BenchmarkError(
+                f"{path}:{number + 1}: the {chosen} evaluator now ranks this decision's plays "
+                "otherwise than the file (its net has changed since): make the file again, "
+                f"nardy benchmark --variant {variant.name} --generate N --file NEW"
+            )
+        lines[number] = _label(variant, position, roll, chosen, how)
+        left += _short_of(json.loads(lines[number]), how.target_se, how.max_trials + 1)
+        _write_lines(path, lines)
+        if on_entry is not None:
+            on_entry(done, len(short))
+    return len(short), left
+
+
+def _short_of(data: dict[str, Any], target_se: float, cap: int) -> bool:
+    """Whether a file's decision stopped short of the SE target at fewer than ``cap`` trials."""
+    worst = max(float(se) for _, se in data["rolled"].values())
+    return worst > target_se + 5e-6 and int(data["trials"]) < cap  # 5e-6: the file's rounding
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    """Replace ``path`` with ``lines`` (a gzip member a line, as :func:`generate` writes them),
+    through a temporary file: a reader never sees half a file."""
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("wb") as raw:
+        for line in lines:
+            raw.write(gzip.compress((line + "\n").encode(), mtime=0))
+    partial.replace(path)
 
 
 def read_benchmark(variant: Variant, path: Path | None = None) -> list[Entry]:

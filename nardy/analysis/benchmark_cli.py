@@ -39,12 +39,20 @@ __all__ = ["benchmark_command"]
     help="Make (or extend, resuming) the benchmark file to N positions, rolled out.",
 )
 @click.option(
+    "--refine",
+    "refine_file",
+    is_flag=True,
+    help="Roll out again, up to --max-trials, the file's positions that stopped at a smaller cap "
+    "short of the SE target (their first trials are kept: the same dice).",
+)
+@click.option(
     "--max-trials",
     type=click.IntRange(36),
     default=None,
     metavar="N",
-    help="With --generate: trials a play at most, where the SE target (0.02) has not stopped "
-    "the rollout sooner (default 1296). Khachapuri's per-checker scores often need thousands.",
+    help="With --generate or --refine: trials a play at most, where the SE target (0.02) has not "
+    "stopped the rollout sooner (default 1296). Khachapuri's per-checker scores often need "
+    "thousands.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
@@ -53,6 +61,7 @@ def benchmark_command(
     bots: tuple[str, ...],
     path: Path | None,
     generate_count: int | None,
+    refine_file: bool,
     max_trials: int | None,
     as_json: bool,
     quiet: bool,
@@ -67,12 +76,17 @@ def benchmark_command(
       nardy benchmark --variant backgammon --bot neural:1 --json
       nardy benchmark --variant long --generate 500     # make or extend the positions
       nardy benchmark --variant khachapuri --generate 500 --max-trials 5184
+      nardy benchmark --variant trictrac --refine --max-trials 5184   # more trials where short
     """
     variant = one_game_variant(load_variant(variant_name, ()), "a benchmark")
-    if generate_count is None and not bots:
-        raise click.UsageError("give --bot BOT (or --generate N)")
-    if max_trials is not None and generate_count is None:
-        raise click.UsageError("--max-trials goes with --generate N")
+    if generate_count is None and not refine_file and not bots:
+        raise click.UsageError("give --bot BOT (or --generate N, or --refine)")
+    if max_trials is not None and generate_count is None and not refine_file:
+        raise click.UsageError("--max-trials goes with --generate N or --refine")
+    if refine_file and max_trials is None:
+        raise click.UsageError(
+            "--refine needs --max-trials N, above the cap the file was made with"
+        )
     from nardy.analysis.benchmark import (
         DATA_DIR,
         BenchmarkError,
@@ -80,17 +94,21 @@ def benchmark_command(
         benchmark_path,
         generate,
         read_benchmark,
+        refine,
         score,
     )
 
+    directory = DATA_DIR if path is None else path.parent
+    if (generate_count is not None or refine_file) and (
+        path is not None and path.name != benchmark_path(variant.name).name
+    ):
+        raise click.BadParameter(
+            f"a generated file is named {benchmark_path(variant.name).name}",
+            param_hint="'--file'",
+        )
+    how = Labelling() if max_trials is None else Labelling(max_trials=max_trials)
+    started = time.monotonic()
     if generate_count is not None:
-        directory = DATA_DIR if path is None else path.parent
-        if path is not None and path.name != benchmark_path(variant.name).name:
-            raise click.BadParameter(
-                f"a generated file is named {benchmark_path(variant.name).name}",
-                param_hint="'--file'",
-            )
-        started = time.monotonic()
 
         def report(count: int) -> None:
             if not quiet:
@@ -101,13 +119,30 @@ def benchmark_command(
                 )
 
         try:
-            how = Labelling() if max_trials is None else Labelling(max_trials=max_trials)
             held = generate(variant, generate_count, directory=directory, how=how, on_entry=report)
         except BenchmarkError as error:
             raise click.ClickException(one_line(str(error))) from None
         click.echo(f"{benchmark_path(variant.name, directory)}: {held} positions")
-        if not bots:
-            return
+    if refine_file:
+
+        def refined(done: int, total: int) -> None:
+            if not quiet:
+                click.echo(
+                    f"{variant.name}: rolled out again {done}/{total} "
+                    f"({time.monotonic() - started:.0f} s)",
+                    err=True,
+                )
+
+        try:
+            again, left = refine(variant, directory=directory, how=how, on_entry=refined)
+        except BenchmarkError as error:
+            raise click.ClickException(one_line(str(error))) from None
+        click.echo(
+            f"{benchmark_path(variant.name, directory)}: {again} positions rolled out again, "
+            f"{left} still short of SE {how.target_se} at {how.max_trials} trials"
+        )
+    if not bots:
+        return
     try:
         entries = read_benchmark(variant, path)
     except BenchmarkError as error:

@@ -11,12 +11,15 @@ import pytest
 from click.testing import CliRunner
 
 from nardy.analysis.benchmark import (
+    DATA_DIR,
     BenchmarkError,
     Entry,
     Labelling,
+    _decision,
     benchmark_path,
     generate,
     read_benchmark,
+    refine,
     score,
 )
 from nardy.cli import cli
@@ -117,6 +120,69 @@ def test_the_cap_on_trials_is_an_option_of_the_generation(tmp_path: Path) -> Non
     (line,) = _lines(path)
     assert json.loads(line)["trials"] == 36
     refused = CliRunner().invoke(cli, ["benchmark", "--bot", "random", "--max-trials", "72"])
-    assert refused.exit_code == 2 and "--max-trials goes with --generate" in refused.output
+    assert refused.exit_code == 2 and "--max-trials goes with --generate N or --refine" in (
+        refused.output
+    )
     too_few = CliRunner().invoke(cli, [*args, "--max-trials", "10"])
     assert too_few.exit_code == 2 and "10 is not in the range x>=36" in too_few.output
+
+
+def test_refining_a_file_gives_the_lines_a_higher_cap_gives(tmp_path: Path) -> None:
+    """Positions that stopped at the cap short of the SE target, rolled out again with a higher
+    cap, are the lines generating them with that cap writes: the first trials are kept (the
+    same dice), more are added. A position at the new cap is not rolled out again."""
+    short = Labelling(top=3, target_se=0.001, truncate=2, max_trials=36)
+    higher = Labelling(top=3, target_se=0.001, truncate=2, max_trials=72)
+    made, direct = tmp_path / "made", tmp_path / "direct"
+    generate(LONG, 2, directory=made, evaluator="heuristic", how=short)
+    generate(LONG, 2, directory=direct, evaluator="heuristic", how=higher)
+    before = _lines(benchmark_path("long", made))
+    assert before != _lines(benchmark_path("long", direct))
+    seen: list[tuple[int, int]] = []
+    assert refine(
+        LONG, directory=made, evaluator="heuristic", how=higher, on_entry=lambda *a: seen.append(a)
+    ) == (2, 2)
+    assert seen == [(1, 2), (2, 2)]
+    assert _lines(benchmark_path("long", made)) == _lines(benchmark_path("long", direct))
+    assert refine(LONG, directory=made, evaluator="heuristic", how=higher) == (0, 0)
+    assert len(read_benchmark(LONG, benchmark_path("long", made))) == 2
+
+
+def test_refining_refuses_a_file_another_net_ranked(tmp_path: Path) -> None:
+    """A file whose decisions the evaluator now ranks otherwise (its net changed) is not mixed
+    with new rollouts: one clear error naming the line, the file left as it was."""
+    short = Labelling(top=3, target_se=0.001, truncate=2, max_trials=36)
+    generate(LONG, 1, directory=tmp_path, evaluator="heuristic", how=short)
+    path = benchmark_path("long", tmp_path)
+    (line,) = _lines(path)
+    data = json.loads(line)
+    data["search"][0] += 0.25
+    data["rolled"] = {index: [equity, 0.5] for index, (equity, _) in data["rolled"].items()}
+    path.write_bytes(gzip.compress((json.dumps(data) + "\n").encode()))
+    kept = path.read_bytes()
+    with pytest.raises(BenchmarkError, match=r"long.jsonl.gz:1: the heuristic evaluator now ranks"):
+        refine(LONG, directory=tmp_path, evaluator="heuristic", how=Labelling(max_trials=72))
+    assert path.read_bytes() == kept
+    result = CliRunner().invoke(
+        cli, ["benchmark", "-v", "long", "--refine", "--max-trials", "72", "--file", str(path)]
+    )
+    assert result.exit_code == 1 and "now ranks this decision's plays otherwise" in result.output
+    assert "Traceback" not in result.output
+    alone = CliRunner().invoke(cli, ["benchmark", "-v", "long", "--refine", "--file", str(path)])
+    assert alone.exit_code == 2 and "--refine needs --max-trials" in alone.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", sorted(DATA_DIR.glob("*.jsonl.gz")), ids=lambda p: p.name)
+def test_a_shipped_file_is_the_variants_decisions_now(path: Path) -> None:
+    """Each shipped benchmark file reads back, and each decision's results are the variant's
+    legal plays for that position and roll, in their order, as the kernel gives them now: a rule
+    change that moves them makes its file wrong, and this fails. At least three plays (all of a
+    decision with fewer) are rolled out in each."""
+    variant = load_variant(path.name.removesuffix(".jsonl.gz"))
+    entries = read_benchmark(variant, path)
+    assert 0 < len(entries) <= 500
+    for entry in entries:
+        plays = _decision(variant, entry.position, entry.roll).plays
+        assert tuple(play.result for play in plays) == entry.results, entry.position.id()
+        assert len(entry.rolled) >= min(3, len(plays))
