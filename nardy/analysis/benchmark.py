@@ -30,7 +30,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nardy.analysis.rollout import rollout
 from nardy.bots.registry import make_bot
@@ -39,6 +39,9 @@ from nardy.core.errors import NardyError
 from nardy.core.game import CubeSettings, Game, PlayDecision
 from nardy.core.position import Position
 from nardy.core.variant import Variant
+
+if TYPE_CHECKING:
+    from nardy.engines.search import Searcher
 
 __all__ = [
     "DATA_DIR",
@@ -183,11 +186,6 @@ def _label(
 
     searcher = Searcher(variant, make_evaluator(evaluator, variant))
     decision = _decision(variant, position, roll)
-    dice = decision.segment.dice
-    ranked = searcher.rank(position, dice, 1)
-    search = [0.0] * len(ranked)
-    for play in ranked:
-        search[play.index] = play.equity
     found = rollout(
         variant,
         position,
@@ -204,13 +202,21 @@ def _label(
         "position": position.id(),
         "dice": list(roll),
         "results": [play.result.id() for play in decision.plays],
-        "search": [round(value, 5) for value in search],
+        "search": _search_equities(searcher, decision),
         "rolled": {
             str(play.index): [round(play.equity(), 5), round(play.se(), 5)] for play in found.plays
         },
         "trials": found.trials,
     }
     return json.dumps(record, separators=(",", ":"))
+
+
+def _search_equities(searcher: Searcher, decision: PlayDecision) -> list[float]:
+    """Each legal play's 1-ply equity, in the order of the legal plays, as a file records it."""
+    search = [0.0] * len(decision.plays)
+    for play in searcher.rank(decision.position, decision.segment.dice, 1):
+        search[play.index] = round(play.equity, 5)
+    return search
 
 
 def generate(
@@ -274,38 +280,35 @@ def refine(
         lines = [line.rstrip("\n") for line in handle if line.strip()]
     chosen = evaluator or default_evaluator(variant)
     searcher = Searcher(variant, make_evaluator(chosen, variant))
+    recorded = [json.loads(line) for line in lines]
     short = [
         number
-        for number, line in enumerate(lines)
-        if _short_of(json.loads(line), how.target_se, how.max_trials)
+        for number, data in enumerate(recorded)
+        if _worst_se(data) > how.target_se and int(data["trials"]) < how.max_trials
     ]
     left = 0
     for done, number in enumerate(short, 1):
-        data = json.loads(lines[number])
+        data = recorded[number]
         position = Position.from_id(data["position"], variant.checkers)
         roll = (int(data["dice"][0]), int(data["dice"][1]))
-        decision = _decision(variant, position, roll)
-        search = [0.0] * len(decision.plays)
-        for play in searcher.rank(position, decision.segment.dice, 1):
-            search[play.index] = round(play.equity, 5)
-        if search != data["search"]:
+        if _search_equities(searcher, _decision(variant, position, roll)) != data["search"]:
             raise BenchmarkError(
                 f"{path}:{number + 1}: the {chosen} evaluator now ranks this decision's plays "
                 "otherwise than the file (its net has changed since): make the file again, "
                 f"nardy benchmark --variant {variant.name} --generate N --file NEW"
             )
         lines[number] = _label(variant, position, roll, chosen, how)
-        left += _short_of(json.loads(lines[number]), how.target_se, how.max_trials + 1)
+        left += _worst_se(json.loads(lines[number])) > how.target_se
         _write_lines(path, lines)
         if on_entry is not None:
             on_entry(done, len(short))
     return len(short), left
 
 
-def _short_of(data: dict[str, Any], target_se: float, cap: int) -> bool:
-    """Whether a file's decision stopped short of the SE target at fewer than ``cap`` trials."""
-    worst = max(float(se) for _, se in data["rolled"].values())
-    return worst > target_se + 5e-6 and int(data["trials"]) < cap  # 5e-6: the file's rounding
+def _worst_se(data: dict[str, Any]) -> float:
+    """The largest SE of a file's decision's rolled-out plays, less the file's rounding (5e-6),
+    to compare with the SE target."""
+    return max(float(se) for _, se in data["rolled"].values()) - 5e-6
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
