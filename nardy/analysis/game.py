@@ -225,7 +225,8 @@ class MatchOutcome:
     """A match game in match terms, White's view.
 
     A match is played for the match, not for points: a game's points add uncapped
-    (:meth:`~nardy.core.match.Match.add_result`), so a 3-point match can see a game "win 64", and points per game mean nothing there.
+    (:meth:`~nardy.core.match.Match.add_result`), so a 3-point match can see a game "win 64",
+    and points per game mean nothing there.
     Match equity (ME) is ``2·MWC − 1``, MWC the chance to win the match from the variant's match
     equity table (:func:`~nardy.analysis.met.table_for`): +1 a match won, −1 one lost, 0 at an
     even start, the unit ``nardy play --match`` reports. A game's result is the ME it moved:

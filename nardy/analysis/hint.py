@@ -86,8 +86,9 @@ def hint(
     ``ply`` by ``evaluator`` (a :func:`~nardy.engines.evaluator.make_evaluator` spec).
 
     The cube decision is given where the variant has a cube and ``cube_owner`` lets the mover
-    double (centred or his: the kernel's :class:`~nardy.core.game.Cube`). Raises :class:`ValueError` for an unknown evaluator
-    and the kernel's errors for an illegal position or dice."""
+    double (centred or his: the kernel's :class:`~nardy.core.game.Cube`). Raises
+    :class:`ValueError` for an unknown evaluator and the kernel's errors for an illegal position
+    or dice."""
     variant.validate(position)
     searcher = Searcher(variant, make_evaluator(evaluator, variant))
     equity = searcher.equity(position, ply)

@@ -8,8 +8,9 @@ mean estimates the same quantity as the raw one: a control variate that removes 
 of the variance as far as the evaluator sees it.
 
 A match is played for the match, not for points (the kernel's
-:meth:`~nardy.core.match.Match.add_result` adds a game's points uncapped: a dead cube can make a game of a 3-point match "win 64"). So the games of a match with a known
-score count in match terms (:class:`~nardy.analysis.game.MatchOutcome`): each bot's unit is the
+:meth:`~nardy.core.match.Match.add_result` adds a game's points uncapped: a dead cube can make a
+game of a 3-point match "win 64"). So the games of a match with a known score count in match
+terms (:class:`~nardy.analysis.game.MatchOutcome`): each bot's unit is the
 match, his result in it the match equity it moved (+1 a match won from an even start, −1 one
 lost), the luck of his rolls in the same unit, and the mean per match with its SE over matches.
 Points per game then count the money games only.

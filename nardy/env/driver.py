@@ -176,9 +176,10 @@ class Driver:
     ) -> None:
         """``dice``: where the dice come from; None for a game whose throws are chance nodes
         (:meth:`roll`, OpenSpiel). With the variant's ``match_length`` set, ``whole_match`` and a
-        dice source, the driver plays the whole match (the kernel's :class:`~nardy.core.match.Match`: who
-        starts each game, the Crawford game), one game after another; else one game. ``deferred``: a lean game's legal
-        plays are handed over by the caller (:class:`~nardy.core.lean.LeanGame`, a vector env)."""
+        dice source, the driver plays the whole match (the kernel's
+        :class:`~nardy.core.match.Match`: who starts each game, the Crawford game), one game after
+        another; else one game. ``deferred``: a lean game's legal plays are handed over by the
+        caller (:class:`~nardy.core.lean.LeanGame`, a vector env)."""
         self.config = config
         self.match_length: int | None = config.variant.options.get("match_length")
         self.match: Match | None = None
