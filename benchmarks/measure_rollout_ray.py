@@ -1,7 +1,10 @@
 """Wall time of one ``nardy rollout`` in this process's way (local) and on a loopback Ray cluster
-of 1 and of 2 CPUs (the figures of docs/analysis.md, *Rollouts*), with the load average.
+of 1 and of 2 CPUs (the figures of docs/analysis.md, *Rollouts*), with the load average; or,
+with ``--benchmark VARIANT``, of labelling the first ``--positions`` benchmark positions
+(``nardy benchmark --generate N``, the file's defaults but for ``--max-trials``).
 
     python benchmarks/measure_rollout_ray.py [--trials 72] [--truncate 5] [--evaluator neural]
+    python benchmarks/measure_rollout_ray.py --benchmark khachapuri --positions 4
 
 Each cluster is a head of N CPUs (``ray start --block`` on 127.0.0.1) in a network namespace of
 its own (run as root: :class:`~nardy.testing.ray_cluster.LoopbackCluster`), stopped by process
@@ -16,7 +19,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from nardy.testing.ray_cluster import LoopbackCluster
 
@@ -30,25 +35,46 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=72)
     parser.add_argument("--truncate", type=int, default=5)
     parser.add_argument("--evaluator", default="neural")
+    parser.add_argument("--benchmark", metavar="VARIANT", help="time benchmark labelling instead")
+    parser.add_argument("--positions", type=int, default=4, help="with --benchmark")
+    parser.add_argument("--max-trials", type=int, default=1296, help="with --benchmark")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "nardy", "rollout", args.position, "--dice", *args.dice]
-    command += ["--trials", str(args.trials), "--truncate", str(args.truncate)]
-    command += ["--evaluator", args.evaluator, "--json", "-q"]
+    scratch = Path(tempfile.mkdtemp(prefix="measure_rollout_ray_"))
+    os.chmod(scratch, 0o755)  # written by the command inside the cluster's namespace too
+
+    def command(name: str) -> list[str]:
+        if args.benchmark is None:
+            out = [sys.executable, "-m", "nardy", "rollout", args.position, "--dice", *args.dice]
+            out += ["--trials", str(args.trials), "--truncate", str(args.truncate)]
+            return [*out, "--evaluator", args.evaluator, "--json", "-q"]
+        path = scratch / name.replace(" ", "_") / f"{args.benchmark}.jsonl.gz"
+        out = [sys.executable, "-m", "nardy", "benchmark", "-v", args.benchmark, "-q"]
+        out += ["--generate", str(args.positions), "--max-trials", str(args.max_trials)]
+        return [*out, "--file", str(path)]
+
+    def result(name: str, stdout: str) -> object:
+        if args.benchmark is None:
+            return json.loads(stdout)
+        return (scratch / name.replace(" ", "_") / f"{args.benchmark}.jsonl.gz").read_bytes()
+
     results = {}
     print(f"load before: {os.getloadavg()}")
     start = time.perf_counter()
-    local = subprocess.run(command, capture_output=True, text=True, check=True)
-    results["local"] = (time.perf_counter() - start, json.loads(local.stdout))
+    local = subprocess.run(command("local"), capture_output=True, text=True, check=True)
+    results["local"] = (time.perf_counter() - start, result("local", local.stdout))
     for cpus in (1, 2):
+        name = f"ray {cpus} CPU"
         with LoopbackCluster(PORT) as cluster:
             cluster.add_head(num_cpus=cpus)
             address = f"127.0.0.1:{PORT}"
             start = time.perf_counter()
-            done = cluster.run([*command, "--executor", "ray", "--ray-address", address], 600)
+            done = cluster.run(
+                [*command(name), "--executor", "ray", "--ray-address", address], 3600
+            )
             took = time.perf_counter() - start
             if done.returncode != 0:
                 raise SystemExit(done.stderr[-2000:])
-            results[f"ray {cpus} CPU"] = (took, json.loads(done.stdout))
+            results[name] = (took, result(name, done.stdout))
     print(f"load after: {os.getloadavg()}")
     reference = results["local"][1]
     for name, (took, found) in results.items():

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nardy.analysis.rollout import rollout
+from nardy.analysis.rollout import Executor, rollout
 from nardy.bots.registry import make_bot
 from nardy.core.dice import SeededDice
 from nardy.core.errors import NardyError
@@ -180,6 +180,7 @@ def _label(
     roll: tuple[int, int],
     evaluator: str,
     how: Labelling,
+    executor: Executor | None = None,
 ) -> str:
     from nardy.engines.evaluator import make_evaluator
     from nardy.engines.search import Searcher
@@ -197,6 +198,7 @@ def _label(
         target_se=how.target_se,
         truncate=how.truncate,
         seed=zlib.crc32(position.id().encode()),
+        executor=executor,
     )
     record = {
         "position": position.id(),
@@ -227,10 +229,12 @@ def generate(
     evaluator: str | None = None,
     how: Labelling = Labelling(),
     on_entry: Callable[[int], None] | None = None,
+    executor: Executor | None = None,
 ) -> int:
     """Extend (or start) the variant's benchmark file to ``count`` decisions; each is written as
     soon as it is rolled out, so an interrupted run loses at most one. Returns how many the file
-    holds."""
+    holds. ``executor``: where each rollout's trials are played (the rollout's ``executor``, e.g.
+    :func:`nardy.analysis.rollout_ray.on_ray`); the lines are the same wherever they are played."""
     path = benchmark_path(variant.name, directory)
     have = len(read_benchmark(variant, path)) if path.exists() else 0
     if have >= count:
@@ -242,9 +246,9 @@ def generate(
         next(decisions)
     while have < count:
         position, roll = next(decisions)
-        line = _label(variant, position, roll, chosen, how)
-        with gzip.open(path, "at", encoding="utf-8") as handle:  # a gzip member a line
-            handle.write(line + "\n")
+        line = _label(variant, position, roll, chosen, how, executor)
+        with path.open("ab") as handle:
+            handle.write(_member(line))
         have += 1
         if on_entry is not None:
             on_entry(have)
@@ -258,6 +262,7 @@ def refine(
     evaluator: str | None = None,
     how: Labelling = Labelling(),
     on_entry: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> tuple[int, int]:
     """Roll out again, up to ``how.max_trials`` trials a play, every decision of the variant's
     file that stopped at a smaller cap short of ``how.target_se``; returns how many were rolled
@@ -265,7 +270,7 @@ def refine(
     same dice whatever the cap (:func:`~nardy.analysis.rollout.rollout`), so a decision rolled
     out again keeps its first trials and adds more. Each one is written as soon as it is done
     (the file replaced whole), so an interrupted run loses at most one. ``on_entry(done,
-    total)`` after each.
+    total)`` after each; ``executor`` as for :func:`generate`.
 
     Raises :class:`BenchmarkError` where the evaluator now ranks a decision's plays otherwise than
     the file says (its net has changed since the file was made): more trials would then mix two
@@ -297,7 +302,7 @@ def refine(
                 "otherwise than the file (its net has changed since): make the file again, "
                 f"nardy benchmark --variant {variant.name} --generate N --file NEW"
             )
-        lines[number] = _label(variant, position, roll, chosen, how)
+        lines[number] = _label(variant, position, roll, chosen, how, executor)
         left += _worst_se(json.loads(lines[number])) > how.target_se
         _write_lines(path, lines)
         if on_entry is not None:
@@ -311,13 +316,19 @@ def _worst_se(data: dict[str, Any]) -> float:
     return max(float(se) for _, se in data["rolled"].values()) - 5e-6
 
 
+def _member(line: str) -> bytes:
+    """One line of a file as the gzip member it is written as: with no time in its header, so
+    that the same decisions make the same bytes (a file made again can be compared whole)."""
+    return gzip.compress((line + "\n").encode(), mtime=0)
+
+
 def _write_lines(path: Path, lines: list[str]) -> None:
     """Replace ``path`` with ``lines`` (a gzip member a line, as :func:`generate` writes them),
     through a temporary file: a reader never sees half a file."""
     partial = path.with_name(path.name + ".partial")
     with partial.open("wb") as raw:
         for line in lines:
-            raw.write(gzip.compress((line + "\n").encode(), mtime=0))
+            raw.write(_member(line))
     partial.replace(path)
 
 

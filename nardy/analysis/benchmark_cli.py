@@ -5,13 +5,30 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from nardy.cli_options import load_variant, one_game_variant, one_line
+from nardy.cli_options import (
+    check_ray_address,
+    executor_option,
+    load_variant,
+    one_game_variant,
+    one_line,
+    ray_address_option,
+)
+
+if TYPE_CHECKING:
+    from nardy.analysis.benchmark import Labelling
+    from nardy.analysis.rollout import Executor
+    from nardy.core.variant import Variant
 
 __all__ = ["benchmark_command"]
+
+RAY_MISSING = "nardy benchmark --executor ray needs ray: pip install 'nardy[ray]'"
 
 
 @click.command("benchmark")
@@ -54,6 +71,14 @@ __all__ = ["benchmark_command"]
     "stopped the rollout sooner (default 1296). Khachapuri's per-checker scores often need "
     "thousands.",
 )
+@executor_option(
+    "With --generate or --refine: where the rollouts' trials are played, this process or in "
+    "parallel on a Ray cluster (the same file either way)."
+)
+@ray_address_option(
+    "With --executor ray: the cluster's head (host:port, ray://...; default RAY_ADDRESS, "
+    "else a Ray instance on this machine)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def benchmark_command(
@@ -63,6 +88,8 @@ def benchmark_command(
     generate_count: int | None,
     refine_file: bool,
     max_trials: int | None,
+    executor: str,
+    ray_address: str | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -77,12 +104,16 @@ def benchmark_command(
       nardy benchmark --variant long --generate 500     # make or extend the positions
       nardy benchmark --variant khachapuri --generate 500 --max-trials 5184
       nardy benchmark --variant trictrac --refine --max-trials 5184   # more trials where short
+      nardy benchmark --variant giul --generate 500 --executor ray --ray-address head:6379
     """
     variant = one_game_variant(load_variant(variant_name, ()), "a benchmark")
     if generate_count is None and not refine_file and not bots:
         raise click.UsageError("give --bot BOT (or --generate N, or --refine)")
     if max_trials is not None and generate_count is None and not refine_file:
         raise click.UsageError("--max-trials goes with --generate N or --refine")
+    if executor != "local" and generate_count is None and not refine_file:
+        raise click.UsageError("--executor goes with --generate N or --refine")
+    check_ray_address(executor, ray_address)
     if refine_file and max_trials is None:
         raise click.UsageError(
             "--refine needs --max-trials N, above the cap the file was made with"
@@ -92,9 +123,7 @@ def benchmark_command(
         BenchmarkError,
         Labelling,
         benchmark_path,
-        generate,
         read_benchmark,
-        refine,
         score,
     )
 
@@ -107,40 +136,12 @@ def benchmark_command(
             param_hint="'--file'",
         )
     how = Labelling() if max_trials is None else Labelling(max_trials=max_trials)
-    started = time.monotonic()
-    if generate_count is not None:
-
-        def report(count: int) -> None:
-            if not quiet:
-                click.echo(
-                    f"{variant.name}: {count}/{generate_count} "
-                    f"({time.monotonic() - started:.0f} s)",
-                    err=True,
-                )
-
-        try:
-            held = generate(variant, generate_count, directory=directory, how=how, on_entry=report)
-        except BenchmarkError as error:
-            raise click.ClickException(one_line(str(error))) from None
-        click.echo(f"{benchmark_path(variant.name, directory)}: {held} positions")
-    if refine_file:
-
-        def refined(done: int, total: int) -> None:
-            if not quiet:
-                click.echo(
-                    f"{variant.name}: rolled out again {done}/{total} "
-                    f"({time.monotonic() - started:.0f} s)",
-                    err=True,
-                )
-
-        try:
-            again, left = refine(variant, directory=directory, how=how, on_entry=refined)
-        except BenchmarkError as error:
-            raise click.ClickException(one_line(str(error))) from None
-        click.echo(
-            f"{benchmark_path(variant.name, directory)}: {again} positions rolled out again, "
-            f"{left} still short of SE {how.target_se} at {how.max_trials} trials"
-        )
+    if generate_count is not None or refine_file:
+        with _rollouts_on(variant, executor, ray_address) as run_on:
+            if generate_count is not None:
+                _generate(variant, generate_count, directory, how, run_on, quiet)
+            if refine_file:
+                _refine(variant, directory, how, run_on, quiet)
     if not bots:
         return
     try:
@@ -165,3 +166,77 @@ def benchmark_command(
             f"  {s.bot.ljust(width)}  error rate {s.error_rate:7.1f} ± {s.error_se:5.1f} mp a "
             f"decision, best play {100 * s.best_rate:5.1f} % ± {100 * s.best_se:.1f}"
         )
+
+
+@contextmanager
+def _rollouts_on(
+    variant: Variant, executor: str, ray_address: str | None
+) -> Iterator[Executor | None]:
+    """Where the labelling's rollouts play their trials: None (this process), or a Ray cluster
+    for as long as the labelling lasts (the evaluator goes to its workers by name)."""
+    if executor != "ray":
+        yield None
+        return
+    from nardy.analysis.benchmark import default_evaluator
+    from nardy.analysis.distributed import RayAnalysisError, ray_session
+    from nardy.analysis.rollout_ray import on_ray
+
+    try:
+        with ray_session(ray_address, missing=RAY_MISSING) as ray:
+            yield on_ray(ray, default_evaluator(variant))
+    except RayAnalysisError as error:  # no Ray, no cluster, or a task that failed
+        raise click.ClickException(one_line(str(error))) from None
+
+
+def _generate(
+    variant: Variant,
+    count: int,
+    directory: Path,
+    how: Labelling,
+    executor: Executor | None,
+    quiet: bool,
+) -> None:
+    from nardy.analysis.benchmark import BenchmarkError, benchmark_path, generate
+
+    started = time.monotonic()
+
+    def report(held: int) -> None:
+        if not quiet:
+            click.echo(
+                f"{variant.name}: {held}/{count} ({time.monotonic() - started:.0f} s)", err=True
+            )
+
+    try:
+        held = generate(
+            variant, count, directory=directory, how=how, on_entry=report, executor=executor
+        )
+    except BenchmarkError as error:
+        raise click.ClickException(one_line(str(error))) from None
+    click.echo(f"{benchmark_path(variant.name, directory)}: {held} positions")
+
+
+def _refine(
+    variant: Variant, directory: Path, how: Labelling, executor: Executor | None, quiet: bool
+) -> None:
+    from nardy.analysis.benchmark import BenchmarkError, benchmark_path, refine
+
+    started = time.monotonic()
+
+    def refined(done: int, total: int) -> None:
+        if not quiet:
+            click.echo(
+                f"{variant.name}: rolled out again {done}/{total} "
+                f"({time.monotonic() - started:.0f} s)",
+                err=True,
+            )
+
+    try:
+        again, left = refine(
+            variant, directory=directory, how=how, on_entry=refined, executor=executor
+        )
+    except BenchmarkError as error:
+        raise click.ClickException(one_line(str(error))) from None
+    click.echo(
+        f"{benchmark_path(variant.name, directory)}: {again} positions rolled out again, "
+        f"{left} still short of SE {how.target_se} at {how.max_trials} trials"
+    )

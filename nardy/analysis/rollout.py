@@ -66,6 +66,7 @@ from nardy.engines.search import RankedPlay, Searcher
 __all__ = [
     "DEFAULT_TRIALS",
     "BatchRunner",
+    "Executor",
     "PlayRollout",
     "Rollout",
     "Trial",
@@ -325,6 +326,11 @@ class TrialJob:
         return out
 
 
+Executor = Callable[[TrialJob], BatchRunner]
+"""Where a rollout's trials are played: given the job, the runner of its batches (the local run
+when none is given; :func:`nardy.analysis.rollout_ray.on_ray` on a Ray cluster)."""
+
+
 def rollout(
     variant: Variant,
     position: Position,
@@ -340,7 +346,7 @@ def rollout(
     seed: int = 0,
     variance_reduction: bool = True,
     on_trials: Callable[[int], None] | None = None,
-    executor: Callable[[TrialJob], BatchRunner] | None = None,
+    executor: Executor | None = None,
 ) -> Rollout:
     """Roll out the ``top`` plays (by the search at ``ply``) of ``position`` with the throw
     ``roll`` (module doc), and the plays whose indices (in the legal plays) ``include`` names

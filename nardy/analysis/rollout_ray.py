@@ -16,11 +16,10 @@ one way onto a cluster (:func:`nardy.analysis.distributed.ray_session`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from types import ModuleType
 
 from nardy.analysis.distributed import RayAnalysisError
-from nardy.analysis.rollout import BatchRunner, Trial, TrialJob
+from nardy.analysis.rollout import BatchRunner, Executor, Trial, TrialJob
 from nardy.collector import tune as tune_collector
 from nardy.core.variant import Variant
 from nardy.engines.evaluator import make_evaluator
@@ -65,7 +64,7 @@ def split(first: int, count: int, parts: int) -> list[tuple[int, int]]:
     return runs
 
 
-def on_ray(ray: ModuleType, evaluator: str) -> Callable[[TrialJob], BatchRunner]:
+def on_ray(ray: ModuleType, evaluator: str) -> Executor:
     """The rollout's ``executor`` on the cluster ``ray`` is connected to (module doc):
     ``rollout(..., evaluator=evaluator, executor=on_ray(ray, evaluator))``.
     :class:`RayAnalysisError` for a task that failed."""

@@ -172,6 +172,77 @@ def test_refining_refuses_a_file_another_net_ranked(tmp_path: Path) -> None:
     assert alone.exit_code == 2 and "--refine needs --max-trials" in alone.output
 
 
+def test_where_the_trials_are_played_changes_no_line(small: Path, tmp_path: Path) -> None:
+    """``--executor ray`` hands each rollout to an executor that splits its batches among the
+    cluster's CPUs (:func:`nardy.analysis.rollout_ray.on_ray`). An executor playing each batch as
+    two runs, with a searcher of its own, writes the file the local run writes, and refines a
+    file into the lines the local run writes with the higher cap."""
+    from nardy.analysis.rollout import BatchRunner, Trial, TrialJob
+    from nardy.analysis.rollout_ray import split
+    from nardy.engines.evaluator import make_evaluator
+    from nardy.engines.search import Searcher
+
+    jobs: list[TrialJob] = []
+
+    def two_runs(job: TrialJob) -> BatchRunner:
+        jobs.append(job)
+        searcher = Searcher(job.variant, make_evaluator("heuristic", job.variant))
+
+        def run(first: int, count: int) -> list[list[Trial]]:
+            out: list[list[Trial]] = [[] for _ in job.plays]
+            for start, n in split(first, count, 2):
+                for found, trials in zip(out, job.run(searcher, start, n), strict=True):
+                    found.extend(trials)
+            return out
+
+        return run
+
+    made = tmp_path / "made"
+    generate(LONG, 3, directory=made, evaluator="heuristic", how=QUICK, executor=two_runs)
+    assert len(jobs) == 3
+    # The same bytes: a line is a gzip member with no time in its header.
+    assert benchmark_path("long", made).read_bytes() == benchmark_path("long", small).read_bytes()
+
+    short = Labelling(top=3, target_se=0.001, truncate=2, max_trials=36)
+    higher = Labelling(top=3, target_se=0.001, truncate=2, max_trials=72)
+    again, direct = tmp_path / "again", tmp_path / "direct"
+    generate(LONG, 1, directory=again, evaluator="heuristic", how=short)
+    generate(LONG, 1, directory=direct, evaluator="heuristic", how=higher)
+    jobs.clear()
+    assert refine(LONG, directory=again, evaluator="heuristic", how=higher, executor=two_runs) == (
+        1,
+        1,
+    )
+    assert len(jobs) == 1
+    assert _lines(benchmark_path("long", again)) == _lines(benchmark_path("long", direct))
+
+
+def test_the_executor_goes_with_the_labelling_and_ray_missing_is_one_error(tmp_path: Path) -> None:
+    alone = CliRunner().invoke(cli, ["benchmark", "--bot", "random", "--executor", "ray"])
+    assert alone.exit_code == 2 and "--executor goes with --generate N or --refine" in alone.output
+    path = benchmark_path("long", tmp_path)
+    args = ["benchmark", "-v", "long", "--generate", "1", "--file", str(path), "-q"]
+    no_executor = CliRunner().invoke(cli, [*args, "--ray-address", "127.0.0.1:1"])
+    assert no_executor.exit_code == 2
+    assert "--ray-address goes with --executor ray" in no_executor.output
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        result = CliRunner().invoke(cli, [*args, "--executor", "ray"])
+        assert result.exit_code == 1
+        assert "nardy benchmark --executor ray needs ray: pip install 'nardy[ray]'" in result.output
+    else:
+        from ray_head import free_port
+
+        port = free_port()
+        address = f"127.0.0.1:{port}"
+        result = CliRunner().invoke(cli, [*args, "--executor", "ray", "--ray-address", address])
+        assert result.exit_code == 1
+        assert f"cannot connect to Ray at {address}" in result.output
+    assert "Traceback" not in result.output
+    assert not path.exists()  # nothing written
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(DATA_DIR.glob("*.jsonl.gz")), ids=lambda p: p.name)
 def test_a_shipped_file_is_the_variants_decisions_now(path: Path) -> None:

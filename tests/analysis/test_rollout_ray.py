@@ -101,3 +101,25 @@ def test_analyze_rollout_on_ray_equals_the_local_run(
     rolled = [d for g in got["games"] for d in g["decisions"] if "rollout" in d]
     assert rolled and all(d["rollout"]["trials"] == 40 for d in rolled)
     assert got == expected  # the analyses and every rollout, bit for bit
+
+
+@pytest.mark.slow  # a Ray cluster
+def test_benchmark_labelling_on_ray_writes_the_local_file(
+    cluster: LoopbackCluster, tmp_path: Path
+) -> None:
+    """``nardy benchmark --generate --executor ray``: the rollouts' trials split among the
+    cluster's CPUs, the file the same, byte for byte (its default evaluator: long's net)."""
+    files = {}
+    for where in ("local", "ray"):
+        path = tmp_path / where / "long.jsonl.gz"
+        args = ["benchmark", "-v", "long", "--generate", "2", "--max-trials", "72", "-q"]
+        args += ["--file", str(path)]
+        if where == "local":
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 0, result.output
+        else:
+            ray_args = [*args, "--executor", "ray", "--ray-address", ADDRESS]
+            on_ray = cluster.run([sys.executable, "-m", "nardy", *ray_args], timeout=300)
+            assert on_ray.returncode == 0, on_ray.stderr[-3000:]
+        files[where] = path.read_bytes()
+    assert files["ray"] == files["local"]
