@@ -70,7 +70,9 @@ __all__ = [
     "PlayRollout",
     "Rollout",
     "Trial",
+    "TrialDice",
     "TrialJob",
+    "play_on",
     "play_out",
     "record_decision",
     "roll_decisions",
@@ -205,7 +207,7 @@ class Rollout:
         return out
 
 
-class _Dice:
+class TrialDice:
     """The throws of one trial: the same stream for every candidate (common random numbers)."""
 
     def __init__(self, seed: int, trial: int) -> None:
@@ -228,17 +230,18 @@ def _policy(searcher: Searcher, decision: PlayDecision) -> int:
     return eligible[int(np.argmax(values))]
 
 
-def play_out(
+def play_on(
     searcher: Searcher,
     game: Game,
-    dice: _Dice,
+    dice: TrialDice,
     *,
     truncate: int | None,
     reduce: bool = True,
-) -> Trial:
+) -> float:
     """Play ``game`` (throws as chance nodes) on from where it stands to its end, or until
-    ``truncate`` more rolls have been thrown, choosing plays by :func:`_policy`; the result and
-    luck from the view of White (colour 0, the mover of the decision rolled out)."""
+    ``truncate`` more rolls have been thrown (it is then left with a roll to throw), choosing
+    plays by :func:`_policy`; returns the luck met, from the view of White (colour 0): his luck
+    less the opponent's (0 unless ``reduce``)."""
     luck = 0.0
     rolls = 0
     # Where doubles are re-rolled every throw has its luck, valued by its first segment alone
@@ -251,8 +254,7 @@ def play_out(
             # (a re-roll chain's, within the roller's turn) are thrown the same way.
             if chance.kind == "roll":
                 if truncate is not None and rolls >= truncate:
-                    equity = searcher.equity(game.position, 0)
-                    return Trial(sign * equity, luck)
+                    return luck
                 if rolls >= _MAX_TURNS:
                     raise GameStateError(f"a rollout game passed {_MAX_TURNS} turns")
                 rolls += 1
@@ -265,7 +267,25 @@ def play_out(
         if not isinstance(decision, PlayDecision):
             raise GameStateError(f"a cubeless rollout met a {type(decision).__name__}")
         game.decide(_policy(searcher, decision))
+    return luck
+
+
+def play_out(
+    searcher: Searcher,
+    game: Game,
+    dice: TrialDice,
+    *,
+    truncate: int | None,
+    reduce: bool = True,
+) -> Trial:
+    """One trial (:func:`play_on`): the game's points, or where it was truncated the evaluator's
+    equity of the player on roll there, and the luck, from the view of White (colour 0, the
+    mover of the decision rolled out)."""
+    luck = play_on(searcher, game, dice, truncate=truncate, reduce=reduce)
     result = game.result
+    if result is None:  # truncated, a roll to throw
+        sign = 1.0 if game.mover == 0 else -1.0
+        return Trial(sign * searcher.equity(game.position, 0), luck)
     points = 0.0 if result.draw else float(result.points)
     return Trial(points if result.winner == 0 else -points, luck)
 
@@ -318,7 +338,7 @@ class TrialJob:
                     play_out(
                         searcher,
                         game,
-                        _Dice(self.seed, t),
+                        TrialDice(self.seed, t),
                         truncate=self.truncate,
                         reduce=self.reduce,
                     )

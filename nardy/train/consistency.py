@@ -24,7 +24,9 @@ net of batched TD where one ships):
    plans exactly as the analysis uses them), optionally mixed with the game's outcome
    (``outcome_weight``) to keep the fixed point tied to real results. An outcome net's targets
    are the 1-ply search's outcome *probabilities* (:func:`nardy.train.generations.
-   one_ply_outcomes`), whose equity is that ``V₁``.
+   one_ply_outcomes`), whose equity is that ``V₁``; or, with ``targets = "rollout"``, the
+   outcome probabilities of truncated rollouts by the current net (:func:`nardy.train.
+   generations.rollout_outcomes`; the round still reports ``V₀ − V₁``).
 3. **Fit**: the net is regressed onto the targets (a value net: mean squared error; an outcome
    net: cross-entropy, :func:`nardy.train.generations.fit_outcomes`; Adam), warm-started from
    the current net; one game in 20 is held out and the epoch with the lowest held-out error kept.
@@ -80,7 +82,7 @@ from nardy.engines.net import (
 )
 from nardy.engines.outcome_net import OutcomeNet, outcome_targets
 from nardy.engines.search import Searcher
-from nardy.train.generations import fit_outcomes, one_ply_outcomes
+from nardy.train.generations import fit_outcomes, one_ply_outcomes, rollout_outcomes
 from nardy.train.policy_iteration import HOLD_OUT, IterationConfig, Samples, ends_the_turn, fit
 
 __all__ = [
@@ -121,6 +123,15 @@ class ConsistencyConfig:
     versus_heuristic: float = 0.0
     """With ``net = "shipped"``: the share of a round's games the current net plays against
     ``heuristic`` instead of itself (:func:`collect_positions`)."""
+    targets: str = "search"
+    """With ``net = "shipped"``: ``search``, the 1-ply search's outcome probabilities, or
+    ``rollout``, those of rollouts by the current net
+    (:func:`nardy.train.generations.rollout_outcomes`)."""
+    rollout_trials: int = 36
+    """With ``targets = "rollout"``: games played on from each sample."""
+    rollout_truncate: int | None = 2
+    """With ``targets = "rollout"``: rolls after which a game is valued by the net (None: played
+    to its end)."""
 
 
 @dataclass(slots=True)
@@ -282,15 +293,32 @@ def _fit_round(
     positions: Positions,
     config: ConsistencyConfig,
     rng: np.random.Generator,
+    round_index: int = 0,
 ) -> tuple[Net, Array, list[float], int, float]:
     """Steps 2 and 3 of the module docstring for one round: the fitted net, the positions'
     ``V₀`` and ``V₁`` before the fit, the held-out losses, the epoch kept and the seconds the
     targets took."""
     scale = scale_for(variant)
     w = config.outcome_weight
+    if config.targets not in ("search", "rollout"):
+        raise ValueError(f"targets must be 'search' or 'rollout', not {config.targets!r}")
+    if config.targets == "rollout" and not isinstance(net, OutcomeNet):
+        raise ValueError("rollout targets are an outcome net's (net = 'shipped')")
     clock = time.perf_counter()
     if isinstance(net, OutcomeNet):
-        values, probabilities = one_ply_outcomes(variant, net, positions.afterstates)
+        if config.targets == "rollout":
+            _, probabilities = rollout_outcomes(
+                variant,
+                net,
+                positions.afterstates,
+                trials=config.rollout_trials,
+                truncate=config.rollout_truncate,
+                seed=_dice_seed(config.seed, round_index, 0),
+            )
+            # The round's report measures the net against its 1-ply look-ahead either way.
+            values = one_ply_outcomes(variant, net, positions.afterstates)[0]
+        else:
+            values, probabilities = one_ply_outcomes(variant, net, positions.afterstates)
         target_s = time.perf_counter() - clock
         results = outcome_targets(positions.outcomes * scale, net.levels)
         targets = ((1.0 - w) * probabilities + w * results).astype(np.float32)
@@ -365,7 +393,12 @@ def train_consistent(
         play_s = time.perf_counter() - clock
         clock = time.perf_counter()
         net, values, losses, kept, target_s = _fit_round(
-            variant, net, positions, config, np.random.default_rng((config.seed, round_index))
+            variant,
+            net,
+            positions,
+            config,
+            np.random.default_rng((config.seed, round_index)),
+            round_index,
         )
         fit_s = time.perf_counter() - clock - target_s
         # Measured on the played results of the held-out games (the positions a game asks about).
@@ -423,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
         "--out W.npz\n"
         "  python -m nardy.train.consistency --variant giul --net shipped --rounds 3 --games 300 "
         "--rivals 4 --out giul.npz\n"
+        "  python -m nardy.train.consistency --variant hypergammon --net shipped --targets rollout "
+        "--rollout-trials 36 --rollout-truncate -1 --out hypergammon.npz\n"
         "(docs/bots.md, Generations: the recipe and what it measured)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -477,6 +512,26 @@ def main(argv: list[str] | None = None) -> int:
         help="share of a round's games the current net plays against heuristic instead of itself "
         "(--net shipped; %(default)s)",
     )
+    parser.add_argument(
+        "--targets",
+        choices=("search", "rollout"),
+        default="search",
+        help="what each sample is fitted to (--net shipped): the current net's 1-ply search, or "
+        "rollouts of the current net (%(default)s)",
+    )
+    parser.add_argument(
+        "--rollout-trials",
+        type=int,
+        default=36,
+        help="with --targets rollout: games played on from each sample (%(default)s)",
+    )
+    parser.add_argument(
+        "--rollout-truncate",
+        type=int,
+        default=2,
+        help="with --targets rollout: rolls after which a game is valued by the net, -1 to play "
+        "it to its end (%(default)s)",
+    )
     parser.add_argument("--start", type=Path, help="weights to start from (default: --net's)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 2 or args.epochs < 1 or not 0 <= args.outcome_weight <= 1:
@@ -485,6 +540,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rivals is a count ≥ 0, with --net shipped only")
     if not 0 <= args.versus_heuristic <= 1 or (args.versus_heuristic and args.net != "shipped"):
         parser.error("--versus-heuristic is a share from 0 to 1, with --net shipped only")
+    if args.targets == "rollout" and args.net != "shipped":
+        parser.error("--targets rollout goes with --net shipped (an outcome net's generations)")
+    if args.rollout_trials < 1 or args.rollout_truncate < -1:
+        parser.error("--rollout-trials ≥ 1 and --rollout-truncate ≥ 0 (or -1: to the end)")
     try:
         variant = load_variant(args.variant)
         start = load_net(args.start) if args.start else None
@@ -504,6 +563,9 @@ def main(argv: list[str] | None = None) -> int:
         args.net,
         args.rivals,
         args.versus_heuristic,
+        args.targets,
+        args.rollout_trials,
+        None if args.rollout_truncate == -1 else args.rollout_truncate,
     )
     train_consistent(variant, config, args.out, start, say=lambda t: print(t, flush=True))
     return 0

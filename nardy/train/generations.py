@@ -24,6 +24,17 @@ so ``equity(P₁(r))`` is the searcher's ``V₁(r)``: the same replies, the same
 check it). Steps handed over at the end of a turn (RULES.md §2.10) are not seen, as in
 :func:`nardy.train.consistency.one_ply_targets`: ``V₀`` values positions only.
 
+**Rollout targets** (:func:`rollout_outcomes`, ``--targets rollout``): instead of the 1-ply
+search, the mean outcome vector of ``trials`` games played on from the afterstate through the
+kernel's game loop by the net itself (its 0-ply plays, as the rollouts choose them:
+:func:`nardy.analysis.rollout.play_on`), each stopped at its end (the exact outcome vector) or
+after ``truncate`` rolls (the net's probabilities there). Trial ``t`` of an afterstate throws the
+dice of :class:`~nardy.analysis.rollout.TrialDice` seeded by the round's seed and the position,
+so the targets are deterministic. Deeper than one ply (each trial sees ``truncate`` turns and
+the net's play in them) but sampled, and not variance-reduced: the luck that reduces a
+rollout's equity (docs/analysis.md) is measured in equity, not per outcome, so the noise of a
+target averages out over the fit's many samples instead.
+
 **Fit.** Adam on the outcomes' cross-entropy (:mod:`nardy.train.batched`'s step, the trainer's
 own), warm-started from the current net, in mini-batches; one game in 20 is held out and the
 epoch with the lowest held-out cross-entropy kept.
@@ -35,11 +46,14 @@ from __future__ import annotations
 from nardy.engines import blas  # noqa: F401  # isort: skip
 
 import math
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from nardy.analysis.rollout import TrialDice, play_on
+from nardy.core.game import CubeSettings, Game
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.encoding import encode_batch
@@ -55,7 +69,7 @@ from nardy.engines.search import ROLLS, Searcher
 from nardy.train.batched import Adam, fit_step
 from nardy.train.policy_iteration import HOLD_OUT
 
-__all__ = ["fit_outcomes", "one_ply_outcomes"]
+__all__ = ["fit_outcomes", "one_ply_outcomes", "rollout_outcomes"]
 
 Array = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
@@ -137,6 +151,65 @@ def _one_ply(
         value[i] -= weight * option_value[best]
         target[i] += weight * mover_p[best]
     return value, target
+
+
+def rollout_outcomes(
+    variant: Variant,
+    net: OutcomeNet,
+    afterstates: Sequence[Position],
+    *,
+    trials: int,
+    truncate: int | None,
+    seed: int,
+) -> tuple[Array, Array]:
+    """``V₀`` and the rolled-out equity of each afterstate (points; shape (2, n)) and its
+    rolled-out outcome probabilities (shape (n, 2L − 1)), the mover's view (the module
+    docstring's *Rollout targets*)."""
+    if trials < 1:
+        raise ValueError(f"trials must be 1 or more, not {trials}")
+    searcher = Searcher(variant, NeuralEvaluator(variant, engine=OutcomeEngine(net, variant)))
+    levels = net.levels
+    values = np.empty((2, len(afterstates)))
+    targets = np.zeros((len(afterstates), 2 * levels - 1))
+    # Where a trial was stopped: (afterstate, the afterstate seen by whoever moved last, whether
+    # that is the opponent, colour 0 of the trial's game), valued in batches at the end.
+    stopped: list[tuple[int, Position, bool]] = []
+    for i, afterstate in enumerate(afterstates):
+        terminal = searcher.terminal(afterstate)
+        if terminal is not None:
+            targets[i] = outcome_targets(np.array([terminal]), levels)[0]
+            continue
+        dice_seed = zlib.crc32(f"{seed}:{afterstate.id()}".encode())
+        ends = []
+        for t in range(trials):
+            # The opponent, colour 0 here, rolls first; the afterstate's mover is colour 1.
+            game = Game(
+                variant,
+                None,
+                position=variant.flip(afterstate),
+                mover=0,
+                cube=CubeSettings(),
+                auto_forced=False,
+            )
+            play_on(searcher, game, TrialDice(dice_seed, t), truncate=truncate, reduce=False)
+            result = game.result
+            if result is None:  # a roll to throw: valued by the side that has just moved
+                stopped.append((i, variant.flip(game.position), game.mover == 1))
+                continue
+            points = 0.0 if result.draw else float(result.points)
+            ends.append(points if result.winner == 1 else -points)
+        if ends:
+            targets[i] += outcome_targets(np.array(ends), levels).sum(axis=0)
+    for start in range(0, len(stopped), CHUNK):
+        part = stopped[start : start + CHUNK]
+        p = net.probabilities(encode_batch([position for _, position, _ in part]))
+        for (i, _, by_opponent), row in zip(part, p, strict=True):
+            targets[i] += flip_outcomes(row, levels) if by_opponent else row
+    opened = np.array([searcher.terminal(a) is None for a in afterstates], dtype=bool)
+    targets[opened] /= trials
+    values[0] = searcher.values(list(afterstates), 0)
+    values[1] = net.equity_of_outcomes(targets)
+    return values, targets
 
 
 def fit_outcomes(

@@ -13,7 +13,7 @@ import pytest
 from nardy.analysis.benchmark import sample_decisions
 from nardy.analysis.game import analyse_game
 from nardy.analysis.records import from_kernel_record
-from nardy.analysis.rollout import _Dice, _start, play_out
+from nardy.analysis.rollout import TrialDice, _start, play_out
 from nardy.bots import make_bot, play_game
 from nardy.core.dice import SeededDice
 from nardy.core.game import CubeSettings
@@ -69,7 +69,7 @@ def test_without_re_rolls_the_throw_values_are_the_roll_values() -> None:
         assert value == pytest.approx(roll_values[roll], abs=1e-12)
 
 
-class _Scripted(_Dice):
+class _Scripted(TrialDice):
     """The throws given, in order."""
 
     def __init__(self, throws: Sequence[tuple[int, int]]) -> None:

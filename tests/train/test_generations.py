@@ -7,11 +7,13 @@ import copy
 import dataclasses
 import json
 import shutil
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from nardy.analysis.rollout import TrialDice
 from nardy.bots import HeuristicBot
 from nardy.bots.neural import NeuralBot
 from nardy.core import Position, load_variant
@@ -21,7 +23,7 @@ from nardy.core.variant import Variant
 from nardy.encoding import encode_batch
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.net import load_net, shipped_value_weights, shipped_weights
-from nardy.engines.outcome_net import OutcomeNet
+from nardy.engines.outcome_net import OutcomeNet, flip_outcomes
 from nardy.train.consistency import (
     ConsistencyConfig,
     Positions,
@@ -32,7 +34,7 @@ from nardy.train.consistency import (
     spread,
     train_consistent,
 )
-from nardy.train.generations import fit_outcomes, one_ply_outcomes
+from nardy.train.generations import fit_outcomes, one_ply_outcomes, rollout_outcomes
 from nardy.train.policy_iteration import ends_the_turn
 
 
@@ -240,3 +242,97 @@ def test_rivals_of_a_progression_variant_are_results_that_end_the_turn() -> None
             assert ends_the_turn(trial, decision.player, logged), (decision.segment, choice)
         game.decide(0)
     assert seen[True] and seen[False]
+
+
+def test_rollout_targets_stopped_at_once_are_the_nets_own() -> None:
+    """Truncated after no roll, a rollout is the net's own 0-ply outcome probabilities of the
+    afterstate, in the mover's view (the target then teaches nothing: the fixed point)."""
+    variant = load_variant("hypergammon")
+    net = _outcome_net("hypergammon")
+    sample = collect_positions(variant, 2, seed=3, round_index=0, player=net).afterstates[:6]
+    values, targets = rollout_outcomes(variant, net, sample, trials=2, truncate=0, seed=1)
+    assert np.array_equal(targets, net.probabilities(encode_batch(sample)))
+    assert np.allclose(values[1], values[0], rtol=0, atol=1e-12)
+
+
+def test_a_rollout_of_one_roll_is_the_opponents_best_reply_to_it() -> None:
+    """Truncated after one roll, each trial is the opponent's reply of highest 0-ply value to its
+    throw (the throws of TrialDice, seeded by the seed and the position), valued by the net and
+    seen from the mover's side: one term of the 1-ply target."""
+    variant = load_variant("hypergammon")
+    net = _outcome_net("hypergammon")
+    searcher = Searcher(variant, make_evaluator("neural", variant))
+    sample = collect_positions(variant, 2, seed=4, round_index=0, player=net).afterstates[:5]
+    seen_flips = 0
+    for afterstate in sample:
+        if searcher.terminal(afterstate) is not None:
+            continue
+        dice = TrialDice(zlib.crc32(f"7:{afterstate.id()}".encode()), 0)
+        game = Game(variant, None, position=variant.flip(afterstate), mover=0, cube=CubeSettings())
+        game.roll(*dice.throw())
+        decision = game.decision
+        assert isinstance(decision, PlayDecision)
+        replies = [play.result for play in decision.plays]
+        best = replies[int(np.argmax(searcher.values(replies, 0)))]
+        expected = flip_outcomes(net.probabilities(encode_batch([best])), net.levels)[0]
+        _, targets = rollout_outcomes(variant, net, [afterstate], trials=1, truncate=1, seed=7)
+        assert np.allclose(targets[0], expected, rtol=0, atol=1e-12)
+        seen_flips += not np.allclose(expected, net.probabilities(encode_batch([best]))[0])
+    assert seen_flips >= 3  # the change of view mattered
+
+
+def test_a_rollout_played_to_its_end_scores_the_game() -> None:
+    """Hypergammon: the mover's last checker on his 1-point, two off; the opponent's three on
+    his 13-point, none off and no contact. Even 6-6 cannot bring all three home (from his
+    12-point it brings them home and bears one off), and the mover bears off next: a gammon,
+    exactly, in every trial."""
+    variant = load_variant("hypergammon")
+    net = _outcome_net("hypergammon")
+    points = [0] * 24
+    points[0], points[11] = 1, -3  # the opponent's 13-point is the mover's 12
+    afterstate = Position(tuple(points), (0, 0), (2, 0))
+    values, targets = rollout_outcomes(variant, net, [afterstate], trials=36, truncate=None, seed=2)
+    assert targets[0].tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]  # win, gammon; no backgammon
+    assert values[1, 0] == 2.0
+    with pytest.raises(ValueError, match="trials must be 1 or more"):
+        rollout_outcomes(variant, net, [afterstate], trials=0, truncate=None, seed=2)
+
+
+def test_a_generation_fits_rollout_targets(tmp_path: Path) -> None:
+    """``--targets rollout``: the round fits the rollouts' probabilities (the sidecar records
+    how), deterministically; value nets and unknown target kinds are refused."""
+    variant = load_variant("hypergammon")
+    config = ConsistencyConfig(
+        "hypergammon",
+        rounds=1,
+        games=4,
+        seed=2,
+        epochs=2,
+        net="shipped",
+        targets="rollout",
+        rollout_trials=4,
+        rollout_truncate=2,
+    )
+    first = train_consistent(variant, config, tmp_path / "a.npz", say=lambda _: None)
+    again = train_consistent(variant, config, tmp_path / "b.npz", say=lambda _: None)
+    assert isinstance(first, OutcomeNet) and isinstance(again, OutcomeNet)
+    assert all(np.array_equal(first.params()[k], again.params()[k]) for k in first.params())
+    searched = train_consistent(
+        variant, dataclasses.replace(config, targets="search"), tmp_path / "c.npz", say=print
+    )
+    assert not np.array_equal(first.params()["w2"], searched.params()["w2"])
+    recorded = json.loads((tmp_path / "a.json").read_text())["consistency"]["config"]
+    assert (recorded["targets"], recorded["rollout_trials"], recorded["rollout_truncate"]) == (
+        "rollout",
+        4,
+        2,
+    )
+    with pytest.raises(ValueError, match="rollout targets are an outcome net's"):
+        train_consistent(
+            load_variant("backgammon"),
+            ConsistencyConfig("backgammon", rounds=1, games=2, targets="rollout"),
+            tmp_path / "d.npz",
+            say=lambda _: None,
+        )
+    with pytest.raises(ValueError, match="targets must be 'search' or 'rollout'"):
+        train_consistent(variant, dataclasses.replace(config, targets="deeper"), tmp_path / "e.npz")
