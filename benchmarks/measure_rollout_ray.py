@@ -42,20 +42,23 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="measure_rollout_ray_"))
     os.chmod(scratch, 0o755)  # written by the command inside the cluster's namespace too
 
+    def benchmark_file(name: str) -> Path:
+        """Where the run ``name`` writes its benchmark file (with ``--benchmark``)."""
+        return scratch / name.replace(" ", "_") / f"{args.benchmark}.jsonl.gz"
+
     def command(name: str) -> list[str]:
         if args.benchmark is None:
             out = [sys.executable, "-m", "nardy", "rollout", args.position, "--dice", *args.dice]
             out += ["--trials", str(args.trials), "--truncate", str(args.truncate)]
             return [*out, "--evaluator", args.evaluator, "--json", "-q"]
-        path = scratch / name.replace(" ", "_") / f"{args.benchmark}.jsonl.gz"
         out = [sys.executable, "-m", "nardy", "benchmark", "-v", args.benchmark, "-q"]
         out += ["--generate", str(args.positions), "--max-trials", str(args.max_trials)]
-        return [*out, "--file", str(path)]
+        return [*out, "--file", str(benchmark_file(name))]
 
     def result(name: str, stdout: str) -> object:
         if args.benchmark is None:
             return json.loads(stdout)
-        return (scratch / name.replace(" ", "_") / f"{args.benchmark}.jsonl.gz").read_bytes()
+        return benchmark_file(name).read_bytes()
 
     results = {}
     print(f"load before: {os.getloadavg()}")

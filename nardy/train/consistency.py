@@ -293,17 +293,13 @@ def _fit_round(
     positions: Positions,
     config: ConsistencyConfig,
     rng: np.random.Generator,
-    round_index: int = 0,
+    round_index: int,
 ) -> tuple[Net, Array, list[float], int, float]:
     """Steps 2 and 3 of the module docstring for one round: the fitted net, the positions'
     ``V₀`` and ``V₁`` before the fit, the held-out losses, the epoch kept and the seconds the
     targets took."""
     scale = scale_for(variant)
     w = config.outcome_weight
-    if config.targets not in ("search", "rollout"):
-        raise ValueError(f"targets must be 'search' or 'rollout', not {config.targets!r}")
-    if config.targets == "rollout" and not isinstance(net, OutcomeNet):
-        raise ValueError("rollout targets are an outcome net's (net = 'shipped')")
     clock = time.perf_counter()
     if isinstance(net, OutcomeNet):
         if config.targets == "rollout":
@@ -372,6 +368,11 @@ def train_consistent(
     """Run the recipe of the module docstring; writes ``out`` (.npz and .json sidecar)."""
     base = _base(variant, config)
     net = start if start is not None else load_net(base)
+    # Before any game is played: a run refused at its first fit would have wasted a round.
+    if config.targets not in ("search", "rollout"):
+        raise ValueError(f"targets must be 'search' or 'rollout', not {config.targets!r}")
+    if config.targets == "rollout" and not isinstance(net, OutcomeNet):
+        raise ValueError("rollout targets are an outcome net's (net = 'shipped')")
     history: list[dict[str, Any]] = []
     began = time.perf_counter()
     origin = {

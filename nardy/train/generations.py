@@ -174,10 +174,12 @@ def rollout_outcomes(
     # Where a trial was stopped: (afterstate, the afterstate seen by whoever moved last, whether
     # that is the opponent, colour 0 of the trial's game), valued in batches at the end.
     stopped: list[tuple[int, Position, bool]] = []
+    played = np.ones(len(afterstates), dtype=bool)  # not ended: their targets are trial means
     for i, afterstate in enumerate(afterstates):
         terminal = searcher.terminal(afterstate)
         if terminal is not None:
             targets[i] = outcome_targets(np.array([terminal]), levels)[0]
+            played[i] = False
             continue
         dice_seed = zlib.crc32(f"{seed}:{afterstate.id()}".encode())
         ends = []
@@ -205,8 +207,7 @@ def rollout_outcomes(
         p = net.probabilities(encode_batch([position for _, position, _ in part]))
         for (i, _, by_opponent), row in zip(part, p, strict=True):
             targets[i] += flip_outcomes(row, levels) if by_opponent else row
-    opened = np.array([searcher.terminal(a) is None for a in afterstates], dtype=bool)
-    targets[opened] /= trials
+    targets[played] /= trials
     values[0] = searcher.values(list(afterstates), 0)
     values[1] = net.equity_of_outcomes(targets)
     return values, targets
