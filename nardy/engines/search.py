@@ -88,6 +88,8 @@ _CACHE_LIMIT = 200_000
 """Afterstates whose 0-ply value is kept (then the cache starts again): a few hundred MB at most."""
 _OPTIONS_LIMIT = 50_000
 """(position, roll) pairs whose options are kept."""
+_LUCK_LIMIT = 20_000
+"""Positions whose throws' values are kept (:meth:`Searcher.throw_luck`, ``remember``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,7 @@ class Searcher:
     only those not yet valued become positions: keyed by positions, making a position of each
     result and hashing it took a third of a gulbar, khachapuri or trictrac rollout."""
     _options: dict[tuple[Position, Roll], list[Option]] = field(default_factory=dict, repr=False)
+    _luck: dict[tuple[Position, int], dict[Roll, float]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         turn = self.variant.rules.turn
@@ -725,15 +728,29 @@ class Searcher:
             for value, again in zip(valued, rerolled, strict=True)
         ]
 
-    def throw_luck(self, position: Position, roll: Sequence[int], ply: int = 0) -> float:
+    def throw_luck(
+        self, position: Position, roll: Sequence[int], ply: int = 0, *, remember: bool = False
+    ) -> float:
         """The luck of a throw (a roll, or a re-roll of a chain) as the analysis and the rollouts
         count it: its value (:meth:`luck_values`) minus the mean over the 21 rolls, so its
         expectation is exactly 0, whatever the values. In a re-roll chain (RULES.md §2.9) at
         0-ply every throw has its own luck, 21 segments a throw (:meth:`throw_values`); valuing
         each double with its re-rolls played out instead (:meth:`luck`, two re-rolls deep, 21
         greedy turns each) took 99 % of a gulbar analysis, about 5,000 CPU-s for 1,000 games.
-        Elsewhere it is :meth:`luck`."""
-        return _luck_of(self.luck_values(position, ply), roll)
+        Elsewhere it is :meth:`luck`.
+
+        ``remember``: keep the position's values for the next throw from it. A rollout's first
+        rolls are thrown from a few positions that thousands of trials share (one, then one per
+        roll, …), and valuing them again was most of a khachapuri rollout."""
+        if not remember:
+            return _luck_of(self.luck_values(position, ply), roll)
+        key = (position, ply)
+        values = self._luck.get(key)
+        if values is None:
+            if len(self._luck) > _LUCK_LIMIT:
+                self._luck.clear()
+            values = self._luck[key] = self.luck_values(position, ply)
+        return _luck_of(values, roll)
 
 
 def _luck_of(values: dict[Roll, float], roll: Sequence[int]) -> float:

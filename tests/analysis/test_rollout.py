@@ -184,3 +184,21 @@ def test_every_variant_rolls_out_a_double(name: str) -> None:
     )
     assert found.trials == 2 and found.plays
     assert all(math.isfinite(p.equity()) for p in found.plays)
+
+
+@pytest.mark.parametrize("name", ["khachapuri", "backgammon"])
+def test_keeping_the_first_rolls_luck_changes_no_trial(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The values of the throws from a trial's first rolls are kept and met again by later trials
+    # (Searcher.throw_luck, remember); valued again at every throw, each trial is the same.
+    import nardy.analysis.rollout as rollouts
+
+    variant = load_variant(name)
+    start = variant.start_position()
+    kwargs = {"evaluator": "heuristic", "trials": 72, "truncate": 4, "top": 2, "seed": 3}
+    kept = rollout(variant, start, (4, 4), **kwargs).to_json()  # type: ignore[arg-type]
+    monkeypatch.setattr(rollouts, "_SHARED_ROLLS", 0)
+    valued_again = rollout(variant, start, (4, 4), **kwargs).to_json()  # type: ignore[arg-type]
+    assert kept == valued_again
+    assert all(p["equity"] != p["plain_equity"] for p in kept["plays"])  # the luck was counted
