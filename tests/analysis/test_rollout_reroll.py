@@ -86,7 +86,9 @@ class _Counting(Searcher):
         super().__init__(variant, evaluator)
         self.asked: list[tuple[Position, tuple[int, int]]] = []
 
-    def throw_luck(self, position: Position, roll: Sequence[int], ply: int = 0) -> float:
+    def throw_luck(
+        self, position: Position, roll: Sequence[int], ply: int = 0, *, remember: bool = False
+    ) -> float:
         self.asked.append((position, (roll[0], roll[1])))
         return 1.0
 
