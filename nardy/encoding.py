@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nardy.core.game import DoubleDecision, PlayDecision, TakeDecision
+from nardy.core.movegen import position_of
 from nardy.core.position import Geometry, Position, opposite_point
 from nardy.core.turnplan import all_home, later_steps, reroll_follows, transfer_groups
 
@@ -67,6 +68,7 @@ __all__ = [
     "encode",
     "encode_batch",
     "encode_into",
+    "encode_keys",
     "encode_plays",
     "encoder_size",
     "layout",
@@ -468,6 +470,21 @@ def encode_into(
         out[:, BOARD_SIZE:] = np.stack([context_vector(c) for c in contexts])
 
 
+def encode_keys(keys: Sequence[Sequence[int]]) -> Array:
+    """The board units of afterstates given as the generator's board keys
+    (:func:`~nardy.core.movegen.board_of`), equal to :func:`encode_batch`'s of their positions:
+    read from the keys without building a :class:`Position` each, but where a key carries pins
+    (28 ints and the pinned points' bits), whose rows are written from its position."""
+    if all(len(key) == 28 for key in keys):
+        count = len(keys)
+        flat = np.fromiter(chain.from_iterable(keys), dtype=np.int64, count=28 * count)
+        return encode_rows(flat.reshape(count, 28)[:, _KEY_COLUMNS])
+    positions = [position_of(key) for key in keys]
+    board = encode_rows(_rows_of(positions))
+    _pin_rows(board, positions)
+    return board
+
+
 def encode_plays(
     plays: LegalPlays, context: Context | None = None, *, encoder: str | None = None
 ) -> Array:
@@ -484,8 +501,7 @@ def encode_plays(
         and len(next(iter(keys))) == 28
         and not getattr(plays, "_pins", False)
     ):
-        rows = np.array(list(keys), dtype=np.int64)[:, _KEY_COLUMNS]
-        board = encode_rows(rows)
+        board = encode_keys(list(keys))
     else:  # a pinning variant (its keys carry pins) or another form: the public view
         results = [play.result for play in plays]
         board = encode_rows(_rows_of(results))

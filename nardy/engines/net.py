@@ -39,11 +39,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from nardy.core.movegen import BoardKey
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant
-from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_plays
+from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_keys, encode_plays
 from nardy.engines.heuristic import HeuristicEvaluation
-from nardy.engines.heuristic_batch import evaluate_many
+from nardy.engines.heuristic_batch import evaluate_keys, evaluate_many
 from nardy.engines.outcome_net import OutcomeEngine, OutcomeNet, is_outcome_sidecar, read_sidecar
 
 __all__ = [
@@ -296,6 +297,15 @@ class NetEngine:
         self._squash(out)
         return out
 
+    def inputs_of_keys(self, keys: Sequence[BoardKey]) -> Array:
+        """:meth:`inputs_of` afterstates given as the generator's board keys, equal row for row,
+        without a :class:`Position` each (:func:`~nardy.encoding.encode_keys`)."""
+        out = np.empty((len(keys), INPUTS))
+        out[:, :BOARD_SIZE] = encode_keys(keys)
+        out[:, BOARD_SIZE] = evaluate_keys(self.heuristic, keys)
+        self._squash(out)
+        return out
+
     def _squash(self, out: Array) -> None:
         """The prior unit: heuristic / scale, through tanh for nets trained with ``prior: tanh``."""
         net = self.net
@@ -305,6 +315,11 @@ class NetEngine:
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
         """The cubeless equity (points of a single game) of each afterstate's mover, in one batch."""
         values: Array = self.net.values(self.inputs_of(positions)) * self.scale
+        return values
+
+    def key_equities(self, keys: Sequence[BoardKey]) -> Array:
+        """:meth:`afterstate_equities` of afterstates given as the generator's board keys."""
+        values: Array = self.net.values(self.inputs_of_keys(keys)) * self.scale
         return values
 
     def afterstate_equity(self, position: Position) -> float:

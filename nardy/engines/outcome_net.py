@@ -38,9 +38,10 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from nardy.core.movegen import BoardKey
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant
-from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_plays
+from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_keys, encode_plays
 
 __all__ = [
     "FORMAT",
@@ -338,6 +339,10 @@ class OutcomeEngine:
     def afterstate_equities(self, positions: Sequence[Position]) -> npt.NDArray[np.float64]:
         """The cubeless equity (points of a single game) of each afterstate's mover."""
         return self.net.values(self.inputs_of(positions)) * self.scale
+
+    def key_equities(self, keys: Sequence[BoardKey]) -> npt.NDArray[np.float64]:
+        """:meth:`afterstate_equities` of afterstates given as the generator's board keys."""
+        return self.net.values(encode_keys(keys).astype(np.float64)) * self.scale
 
     def afterstate_equity(self, position: Position) -> float:
         """Cubeless equity (points of a single game) of ``position``'s mover, who has just played."""

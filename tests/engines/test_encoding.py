@@ -250,6 +250,36 @@ def test_encode_plays_equals_encoding_each_result(variant_name):
     seed=st.integers(0, 10_000),
     decisions=st.integers(0, 60),
 )
+def test_board_keys_encode_as_their_positions(variant_name, seed, decisions):
+    # The search values results by the generator's board keys (encode_keys), the rest of the
+    # package by positions: the same units, plakoto's pinned checkers included.
+    from nardy.core.movegen import board_of
+    from nardy.engines.evaluator import HeuristicEvaluator, NeuralEvaluator, key_equities
+    from nardy.engines.net import NetEngine, ValueNet
+
+    game = play_random(variant_name, seed, decisions)
+    d = game.decision
+    if not isinstance(d, PlayDecision):
+        return
+    results = [p.result for p in d.plays]
+    keys = [tuple(board_of(p)) for p in results]
+    assert np.array_equal(enc.encode_keys(keys), enc.encode_batch(results))
+    variant = load_variant(variant_name)
+    # The shipped outcome net, and a value net with the heuristic's prior unit (NetEngine).
+    value_net = NetEngine(ValueNet.initial(8, np.random.default_rng(seed), {}), variant)
+    value_net.net.b[:] = 0.1  # not the prior alone
+    nets = (NeuralEvaluator(variant), NeuralEvaluator(variant, engine=value_net))
+    for evaluator in (HeuristicEvaluator(variant), *nets):
+        by_keys = key_equities(evaluator, keys)
+        assert np.array_equal(by_keys, evaluator.afterstate_equities(results))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    variant_name=st.sampled_from(game_variant_names()),
+    seed=st.integers(0, 10_000),
+    decisions=st.integers(0, 60),
+)
 def test_one_position_encoder_equals_the_batched_reference(variant_name, seed, decisions):
     # encode() joins per-count byte tables (the environments' fast path); encode_into() is the
     # numpy reference: the same units, context included, for both colours' views.
