@@ -196,7 +196,7 @@ def test_keeping_the_first_rolls_luck_changes_no_trial(
 
     variant = load_variant(name)
     start = variant.start_position()
-    kwargs = {"evaluator": "heuristic", "trials": 72, "truncate": 4, "top": 2, "seed": 3}
+    kwargs = {"evaluator": "heuristic", "trials": 36, "truncate": 3, "top": 2, "seed": 3}
     kept = rollout(variant, start, (4, 4), **kwargs).to_json()  # type: ignore[arg-type]
     monkeypatch.setattr(rollouts, "_SHARED_ROLLS", 0)
     valued_again = rollout(variant, start, (4, 4), **kwargs).to_json()  # type: ignore[arg-type]
