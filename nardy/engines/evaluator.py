@@ -89,7 +89,9 @@ class Probabilities(Protocol):
 
 @runtime_checkable
 class Evaluator(Protocol):
-    """What the analysis needs from an evaluation function."""
+    """What the analysis needs from an evaluation function. Optional methods, found by name:
+    ``shortlist`` and ``shortlist_keys`` (a net that chooses among a short list) and
+    ``key_equities`` (:func:`key_equities`)."""
 
     name: str
     """A short name for reports (``neural``, ``gnubg``)."""
