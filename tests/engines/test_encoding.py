@@ -29,6 +29,14 @@ def point_units(x: np.ndarray, start: int, point: int) -> list[float]:
     return [float(v) for v in x[base : base + 4]]
 
 
+GAMES = {
+    "variant_name": st.sampled_from(game_variant_names()),
+    "seed": st.integers(0, 10_000),
+    "decisions": st.integers(0, 60),
+}
+"""A game of random decisions (:func:`play_random`), stopped where hypothesis says."""
+
+
 def play_random(variant_name: str, seed: int, decisions: int) -> Game:
     """A game of random decisions, stopped after ``decisions`` of them (or at its end)."""
     rng = random.Random(seed)
@@ -245,11 +253,7 @@ def test_encode_plays_equals_encoding_each_result(variant_name):
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    variant_name=st.sampled_from(game_variant_names()),
-    seed=st.integers(0, 10_000),
-    decisions=st.integers(0, 60),
-)
+@given(**GAMES)
 def test_board_keys_encode_as_their_positions(variant_name, seed, decisions):
     # The search values results by the generator's board keys (encode_keys), the rest of the
     # package by positions: the same units, plakoto's pinned checkers included.
@@ -275,11 +279,7 @@ def test_board_keys_encode_as_their_positions(variant_name, seed, decisions):
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    variant_name=st.sampled_from(game_variant_names()),
-    seed=st.integers(0, 10_000),
-    decisions=st.integers(0, 60),
-)
+@given(**GAMES)
 def test_one_position_encoder_equals_the_batched_reference(variant_name, seed, decisions):
     # encode() joins per-count byte tables (the environments' fast path); encode_into() is the
     # numpy reference: the same units, context included, for both colours' views.
@@ -309,11 +309,7 @@ def test_encode_batch_of_nothing():
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    variant_name=st.sampled_from(game_variant_names()),
-    seed=st.integers(0, 10_000),
-    decisions=st.integers(0, 60),
-)
+@given(**GAMES)
 def test_mirror_encoding_is_the_documented_permutation(variant_name, seed, decisions):
     game = play_random(variant_name, seed, decisions)
     variant = game.variant
