@@ -757,7 +757,7 @@ class Searcher:
 
         ``remember``: keep the position's values for the next throw from it. A rollout's first
         rolls are thrown from a few positions that thousands of trials share (one, then one per
-        roll, …), and valuing them again was most of a khachapuri rollout."""
+        roll, …), and valuing them again was a fifth of a khachapuri rollout."""
         if not remember:
             return _luck_of(self.luck_values(position, ply), roll)
         key = (position, ply)
