@@ -346,6 +346,14 @@ def _rows_of(positions: Sequence[Position]) -> npt.NDArray[np.int64]:
     return np.fromiter(flat, dtype=np.int64, count=count).reshape(len(positions), 28)
 
 
+def _board_units(positions: Sequence[Position]) -> Array:
+    """Board units of ``positions`` (shape ``(len(positions), BOARD_SIZE)``), their pinned
+    checkers written in (plakoto, RULES.md §3.12.2)."""
+    board = encode_rows(_rows_of(positions))
+    _pin_rows(board, positions)
+    return board
+
+
 def with_context(board: Array, encoder: str, context: Context | None) -> Array:
     size = encoder_size(encoder)
     if size == BOARD_SIZE:
@@ -446,9 +454,7 @@ def encode_batch(
 ) -> Array:
     """Many positions at once, shape ``(len(positions), size)``; ``context`` is shared by all rows."""
     chosen = encoder or (BOARD_ENCODER if context is None else FULL_ENCODER)
-    board = encode_rows(_rows_of(positions))
-    _pin_rows(board, positions)
-    out = with_context(board, chosen, context)
+    out = with_context(_board_units(positions), chosen, context)
     assert out.shape == (len(positions), encoder_size(chosen))
     return out
 
@@ -462,8 +468,7 @@ def encode_into(
     n = len(positions)
     if out.shape[0] != n:
         raise ValueError(f"out has {out.shape[0]} rows for {n} positions")
-    out[:, :BOARD_SIZE] = encode_rows(_rows_of(positions))
-    _pin_rows(out, positions)  # plakoto's pinned checkers (RULES.md §3.12.2), as encode() has them
+    out[:, :BOARD_SIZE] = _board_units(positions)  # pins included, as encode() has them
     if contexts is not None:
         if out.shape[1] != FULL_SIZE:
             raise ValueError(f"contexts need {FULL_SIZE} columns, not {out.shape[1]}")
@@ -479,10 +484,7 @@ def encode_keys(keys: Sequence[Sequence[int]]) -> Array:
         count = len(keys)
         flat = np.fromiter(chain.from_iterable(keys), dtype=np.int64, count=28 * count)
         return encode_rows(flat.reshape(count, 28)[:, _KEY_COLUMNS])
-    positions = [position_of(key) for key in keys]
-    board = encode_rows(_rows_of(positions))
-    _pin_rows(board, positions)
-    return board
+    return _board_units([position_of(key) for key in keys])
 
 
 def encode_plays(
@@ -503,9 +505,7 @@ def encode_plays(
     ):
         board = encode_keys(list(keys))
     else:  # a pinning variant (its keys carry pins) or another form: the public view
-        results = [play.result for play in plays]
-        board = encode_rows(_rows_of(results))
-        _pin_rows(board, results)
+        board = _board_units([play.result for play in plays])
     out = with_context(board, chosen, context)
     assert out.shape == (len(plays), encoder_size(chosen))
     return out
