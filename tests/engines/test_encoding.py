@@ -272,7 +272,11 @@ def test_board_keys_encode_as_their_positions(variant_name, seed, decisions):
     # The shipped outcome net, and a value net with the heuristic's prior unit (NetEngine).
     value_net = NetEngine(ValueNet.initial(8, np.random.default_rng(seed), {}), variant)
     value_net.net.b[:] = 0.1  # not the prior alone
-    nets = (NeuralEvaluator(variant), NeuralEvaluator(variant, engine=value_net))
+    nets = [NeuralEvaluator(variant, engine=value_net)]
+    try:
+        nets.append(NeuralEvaluator(variant))
+    except ValueError:  # a plugin's variant (CI installs the example nackgammon) ships no net
+        assert variant_name == "nackgammon"
     for evaluator in (HeuristicEvaluator(variant), *nets):
         by_keys = key_equities(evaluator, keys)
         assert np.array_equal(by_keys, evaluator.afterstate_equities(results))
