@@ -71,6 +71,14 @@ RAY_MISSING = "nardy benchmark --executor ray needs ray: pip install 'nardy[ray]
     "stopped the rollout sooner (default 1296). Khachapuri's per-checker scores often need "
     "thousands.",
 )
+@click.option(
+    "--evaluator",
+    default=None,
+    metavar="SPEC",
+    help="With --generate or --refine: the evaluator that chooses the plays, plays the rollouts "
+    "and values their ends, as for nardy rollout (default: the variant's shipped net, else "
+    "heuristic; a file is refined with the evaluator that made it).",
+)
 @executor_option(
     "With --generate or --refine: where the rollouts' trials are played, this process or in "
     "parallel on a Ray cluster (the same file either way)."
@@ -88,6 +96,7 @@ def benchmark_command(
     generate_count: int | None,
     refine_file: bool,
     max_trials: int | None,
+    evaluator: str | None,
     executor: str,
     ray_address: str | None,
     as_json: bool,
@@ -105,6 +114,7 @@ def benchmark_command(
       nardy benchmark --variant khachapuri --generate 500 --max-trials 5184
       nardy benchmark --variant trictrac --refine --max-trials 5184   # more trials where short
       nardy benchmark --variant giul --generate 500 --executor ray --ray-address head:6379
+      nardy benchmark --generate 500 --evaluator gnubg --file by-gnubg/backgammon.jsonl.gz
     """
     variant = one_game_variant(load_variant(variant_name, ()), "a benchmark")
     if generate_count is None and not refine_file and not bots:
@@ -113,6 +123,8 @@ def benchmark_command(
         raise click.UsageError("--max-trials goes with --generate N or --refine")
     if executor != "local" and generate_count is None and not refine_file:
         raise click.UsageError("--executor goes with --generate N or --refine")
+    if evaluator is not None and generate_count is None and not refine_file:
+        raise click.UsageError("--evaluator goes with --generate N or --refine")
     check_ray_address(executor, ray_address)
     if refine_file and max_trials is None:
         raise click.UsageError(
@@ -123,6 +135,7 @@ def benchmark_command(
         BenchmarkError,
         Labelling,
         benchmark_path,
+        default_evaluator,
         read_benchmark,
         score,
     )
@@ -137,11 +150,13 @@ def benchmark_command(
         )
     how = Labelling() if max_trials is None else Labelling(max_trials=max_trials)
     if generate_count is not None or refine_file:
-        with _rollouts_on(variant, executor, ray_address) as run_on:
+        labeller = evaluator or default_evaluator(variant)
+        _check_evaluator(labeller, variant)
+        with _rollouts_on(labeller, executor, ray_address) as run_on:
             if generate_count is not None:
-                _generate(variant, generate_count, directory, how, run_on, quiet)
+                _generate(variant, generate_count, directory, labeller, how, run_on, quiet)
             if refine_file:
-                _refine(variant, directory, how, run_on, quiet)
+                _refine(variant, directory, labeller, how, run_on, quiet)
     if not bots:
         return
     try:
@@ -168,22 +183,31 @@ def benchmark_command(
         )
 
 
+def _check_evaluator(evaluator: str, variant: Variant) -> None:
+    """A clear error, before any rollout, for an evaluator that cannot be made."""
+    from nardy.engines.evaluator import make_evaluator
+
+    try:
+        make_evaluator(evaluator, variant)
+    except ValueError as error:  # an unknown or unusable evaluator
+        raise click.BadParameter(one_line(str(error)), param_hint="'--evaluator'") from None
+
+
 @contextmanager
 def _rollouts_on(
-    variant: Variant, executor: str, ray_address: str | None
+    evaluator: str, executor: str, ray_address: str | None
 ) -> Iterator[Executor | None]:
     """Where the labelling's rollouts play their trials: None (this process), or a Ray cluster
     for as long as the labelling lasts (the evaluator goes to its workers by name)."""
     if executor != "ray":
         yield None
         return
-    from nardy.analysis.benchmark import default_evaluator
     from nardy.analysis.distributed import RayAnalysisError, ray_session
     from nardy.analysis.rollout_ray import on_ray
 
     try:
         with ray_session(ray_address, missing=RAY_MISSING) as ray:
-            yield on_ray(ray, default_evaluator(variant))
+            yield on_ray(ray, evaluator)
     except RayAnalysisError as error:  # no Ray, no cluster, or a task that failed
         raise click.ClickException(one_line(str(error))) from None
 
@@ -192,6 +216,7 @@ def _generate(
     variant: Variant,
     count: int,
     directory: Path,
+    evaluator: str,
     how: Labelling,
     executor: Executor | None,
     quiet: bool,
@@ -208,7 +233,13 @@ def _generate(
 
     try:
         held = generate(
-            variant, count, directory=directory, how=how, on_entry=report, executor=executor
+            variant,
+            count,
+            directory=directory,
+            evaluator=evaluator,
+            how=how,
+            on_entry=report,
+            executor=executor,
         )
     except BenchmarkError as error:
         raise click.ClickException(one_line(str(error))) from None
@@ -216,7 +247,12 @@ def _generate(
 
 
 def _refine(
-    variant: Variant, directory: Path, how: Labelling, executor: Executor | None, quiet: bool
+    variant: Variant,
+    directory: Path,
+    evaluator: str,
+    how: Labelling,
+    executor: Executor | None,
+    quiet: bool,
 ) -> None:
     from nardy.analysis.benchmark import BenchmarkError, benchmark_path, refine
 
@@ -232,7 +268,12 @@ def _refine(
 
     try:
         again, left = refine(
-            variant, directory=directory, how=how, on_entry=refined, executor=executor
+            variant,
+            directory=directory,
+            evaluator=evaluator,
+            how=how,
+            on_entry=refined,
+            executor=executor,
         )
     except BenchmarkError as error:
         raise click.ClickException(one_line(str(error))) from None
