@@ -269,11 +269,12 @@ class GnubgEvaluator:
         self._cubeinfo = self._gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
 
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
+        from nardy.engines.gnubg import cubeless_equities
+
         # gnubg evaluates the player on roll: the opponent, in the flipped position.
-        return np.array(
-            [-self._probabilities(self.variant.flip(p)).equity for p in positions],
-            dtype=np.float64,
-        )
+        flipped = [self.variant.flip(p) for p in positions]
+        equities = cubeless_equities(self._gnubg, flipped, self._cubeinfo, self._context)
+        return -np.array(equities, dtype=np.float64)
 
     def probabilities(self, position: Position) -> Probabilities | None:
         return self._probabilities(position)

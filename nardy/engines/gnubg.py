@@ -8,17 +8,19 @@ The ``gnubg`` bot (:mod:`nardy.bots.gnubg_bot`) plays with it, the ``gnubg`` eva
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from nardy.core.gnubg import board_from_position
 from nardy.core.position import Position
-from nardy.engines.gnubg_thread import gnubg_module
+from nardy.engines.gnubg_thread import GnubgModule, gnubg_module
 from nardy.quiet import quiet_stdout
 
 __all__ = [
     "CUBE_LIFE",
     "Probabilities",
+    "cubeless_equities",
     "cubeless_probabilities",
     "janowski",
     "load_gnubg",
@@ -100,6 +102,35 @@ def janowski(p: Probabilities, owner: str, x: float = CUBE_LIFE) -> float:
     else:
         live = -1.0 + 2.0 * (win - take_point) / (cash_point - take_point)
     return (1 - x) * dead + x * live
+
+
+def cubeless_equities(
+    gnubg: GnubgModule, positions: Sequence[Position], cubeinfo: Any, context: Any
+) -> list[float]:
+    """gnubg's cubeless money equity for the player on roll in each of ``positions`` (kernel
+    positions, trusted), in one call on gnubg's thread with its output silenced once: a call a
+    position spent some 200 µs handing over and redirecting, against a few for the evaluation."""
+    boards = [_board(position) for position in positions]
+
+    def evaluate_all(module: Any) -> list[float]:
+        with quiet_stdout():
+            return [
+                Probabilities(
+                    *(float(v) for v in module.evaluate(board, cubeinfo, context)[:5])
+                ).equity
+                for board in boards
+            ]
+
+    return gnubg.with_module(evaluate_all)
+
+
+def _board(position: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`~nardy.core.gnubg.board_from_position` of a kernel position, without its checks of
+    outside input (35 µs a position)."""
+    points, bar = position.points, position.bar
+    mover = (*(c if c > 0 else 0 for c in points), bar[0])
+    opponent = (*(-points[24 - q] if points[24 - q] < 0 else 0 for q in range(1, 25)), bar[1])
+    return opponent, mover
 
 
 def cubeless_probabilities(

@@ -173,3 +173,22 @@ def test_gnubg_and_neural_play_an_arena_tournament(tmp_path) -> None:
     rows = standings["pools"][0]["standings"]
     assert {row["bot"] for row in rows} == {"gnubg", "neural"}
     assert sum(row["games"] for row in rows) == 4 and all(row["forfeits"] == 0 for row in rows)
+
+
+def test_the_evaluators_batch_is_gnubgs_evaluation_one_by_one() -> None:
+    # The gnubg evaluator evaluates a batch in one call on gnubg's thread, boards written without
+    # the checks of outside input: each value is still gnubg's evaluation of the board the
+    # checked converter writes, one call a position (bar and borne-off checkers included).
+    from nardy.engines.evaluator import GnubgEvaluator
+    from nardy.engines.gnubg import cubeless_probabilities
+
+    evaluator = GnubgEvaluator(BACKGAMMON)
+    positions = [play.result for d in _decisions(40, 7) for play in d.plays]
+    assert any(p.bar != (0, 0) for p in positions) and any(p.off != (0, 0) for p in positions)
+    one_by_one = [
+        -cubeless_probabilities(
+            gnubg_module(), BACKGAMMON.flip(p), evaluator._cubeinfo, evaluator._context
+        ).equity
+        for p in positions
+    ]
+    assert evaluator.afterstate_equities(positions).tolist() == one_by_one
