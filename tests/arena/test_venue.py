@@ -255,7 +255,9 @@ def test_huge_and_negative_requests_are_rejected_at_once(
     for fields in bad:
         started = time.monotonic()
         assert _code(lambda f=fields: _create(served, ids, **f)) == grpc.StatusCode.INVALID_ARGUMENT
-        assert time.monotonic() - started < 1.0, fields
+        # At once: a request for 2e9 games that were made before the check would take minutes
+        # (or the memory); 3 s leaves a busy CI machine its hiccups.
+        assert time.monotonic() - started < 3.0, fields
     assert _code(lambda: _create(served, ids * 33)) == grpc.StatusCode.INVALID_ARGUMENT
     long_name = arena_pb2.RegisterBotRequest(name="n" * 65)
     long_name.dial_out.SetInParent()
