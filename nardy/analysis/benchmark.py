@@ -108,8 +108,18 @@ def benchmark_path(variant_name: str, directory: Path = DATA_DIR) -> Path:
 
 
 def default_evaluator(variant: Variant) -> str:
-    """The evaluator the variant's benchmark is rolled out with: its shipped net, where there is
-    one, else the heuristic evaluation."""
+    """The evaluator the variant's benchmark is rolled out with: the strongest measured for it
+    (:data:`~nardy.engines.evaluator.JUDGES`; in backgammon GNU Backgammon's net, which is no
+    net of the bots the file grades), else its shipped net, else the heuristic evaluation. Never
+    a fallback to a weaker one where the strongest is not installed: the file would be another."""
+    from nardy.engines.evaluator import JUDGES
+
+    judges = JUDGES.get(variant.name)
+    return judges[0] if judges else _own_net(variant)
+
+
+def _own_net(variant: Variant) -> str:
+    """``neural`` where the variant ships a net, else ``heuristic``."""
     from nardy.engines.net import shipped_weights
 
     try:
@@ -135,7 +145,7 @@ def sample_decisions(
     """The benchmark's decisions, in order, for ever (module doc); the same for the same seed."""
     rng = random.Random(f"benchmark:{variant.name}:{seed}")
     game_number = 0
-    strong = default_evaluator(variant)  # "neural", or the heuristic where no net is shipped
+    strong = _own_net(variant)  # "neural", or the heuristic where no net is shipped
     while True:
         white, black = (
             strong if name == "neural" else name for name in _PAIRS[game_number % len(_PAIRS)]

@@ -76,8 +76,9 @@ RAY_MISSING = "nardy benchmark --executor ray needs ray: pip install 'nardy[ray]
     default=None,
     metavar="SPEC",
     help="With --generate or --refine: the evaluator that chooses the plays, plays the rollouts "
-    "and values their ends, as for nardy rollout (default: the variant's shipped net, else "
-    "heuristic; a file is refined with the evaluator that made it).",
+    "and values their ends, as for nardy rollout (default: the strongest for the variant, gnubg "
+    "in backgammon, else its shipped net, else heuristic; a file is refined with the evaluator "
+    "that made it).",
 )
 @executor_option(
     "With --generate or --refine: where the rollouts' trials are played, this process or in "
@@ -151,7 +152,7 @@ def benchmark_command(
     how = Labelling() if max_trials is None else Labelling(max_trials=max_trials)
     if generate_count is not None or refine_file:
         labeller = evaluator or default_evaluator(variant)
-        _check_evaluator(labeller, variant)
+        _check_evaluator(labeller, variant, chosen=evaluator is not None)
         with _rollouts_on(labeller, executor, ray_address) as run_on:
             if generate_count is not None:
                 _generate(variant, generate_count, directory, labeller, how, run_on, quiet)
@@ -183,14 +184,20 @@ def benchmark_command(
         )
 
 
-def _check_evaluator(evaluator: str, variant: Variant) -> None:
-    """A clear error, before any rollout, for an evaluator that cannot be made."""
+def _check_evaluator(evaluator: str, variant: Variant, *, chosen: bool) -> None:
+    """A clear error, before any rollout, for an evaluator that cannot be made: one the user
+    ``chosen`` with ``--evaluator``, or the variant's own (gnubg's package missing)."""
     from nardy.engines.evaluator import make_evaluator
 
     try:
         make_evaluator(evaluator, variant)
     except ValueError as error:  # an unknown or unusable evaluator
-        raise click.BadParameter(one_line(str(error)), param_hint="'--evaluator'") from None
+        if chosen:
+            raise click.BadParameter(one_line(str(error)), param_hint="'--evaluator'") from None
+        raise click.ClickException(
+            f"{variant.name}'s benchmark is rolled out by the {evaluator} evaluator: "
+            f"{one_line(str(error))} (or name another with --evaluator, for a file of its own)"
+        ) from None
 
 
 @contextmanager

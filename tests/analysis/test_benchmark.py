@@ -285,3 +285,28 @@ def test_the_evaluator_that_labels_is_an_option(tmp_path: Path) -> None:
     unknown = CliRunner().invoke(cli, [*args[:-3], "--evaluator", "oracle", "--generate", "2"])
     assert unknown.exit_code == 2 and "'--evaluator'" in unknown.output
     assert "Traceback" not in unknown.output and len(_lines(path)) == 1
+
+
+def test_backgammon_is_rolled_out_by_gnubg_and_says_so_where_it_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The labeller is the strongest evaluator measured for the variant (JUDGES: gnubg in
+    backgammon), never a weaker one in its place: without gnubg's package, one clear error and
+    no file; the positions' games are the variant's own net's all the same."""
+    import nardy.engines.evaluator as evaluators
+    from nardy.analysis.benchmark import default_evaluator
+
+    assert default_evaluator(load_variant("backgammon")) == "gnubg"
+    assert default_evaluator(LONG) == "neural"
+
+    def missing(name: str, variant: object) -> object:
+        raise ValueError("the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'")
+
+    monkeypatch.setattr(evaluators, "make_evaluator", missing)
+    path = benchmark_path("backgammon", tmp_path)
+    args = ["benchmark", "--generate", "1", "--file", str(path), "-q"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "backgammon's benchmark is rolled out by the gnubg evaluator" in result.output
+    assert "pip install 'nardy[gnubg]'" in result.output and "--evaluator" in result.output
+    assert not path.exists()
