@@ -391,6 +391,20 @@ class Score:
     best_rate: float
     """How often the bot picked the best rolled-out play."""
     best_se: float
+    losses: tuple[float, ...] = ()
+    """The equity lost on each decision, millipoints, in the file's order (for :meth:`minus`)."""
+
+    def minus(self, other: Score) -> tuple[float, float]:
+        """This bot's error rate less ``other``'s on the same decisions, with the SE of the paired
+        differences: the two bots face the same positions, so what they share (a hard decision
+        costs both) cancels, and a difference far smaller than either SE can be told from 0."""
+        if (
+            other.variant != self.variant
+            or len(other.losses) != len(self.losses)
+            or not self.losses
+        ):
+            raise ValueError("scores of different decisions cannot be paired")
+        return _mean_and_se([a - b for a, b in zip(self.losses, other.losses, strict=True)])
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -402,6 +416,13 @@ class Score:
             "best_play_rate": round(self.best_rate, 4),
             "best_play_se": round(self.best_se, 4),
         }
+
+
+def _mean_and_se(values: list[float]) -> tuple[float, float]:
+    n = len(values)
+    mean = math.fsum(values) / n
+    spread = math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else 0.0
+    return mean, spread / math.sqrt(n)
 
 
 def score(variant: Variant, bot_name: str, entries: list[Entry], seed: int = 0) -> Score:
@@ -424,15 +445,8 @@ def score(variant: Variant, bot_name: str, entries: list[Entry], seed: int = 0) 
         losses.append(1000.0 * entry.loss(index))
         best.append(1.0 if index == entry.best else 0.0)
     n = len(losses)
-    mean = math.fsum(losses) / n
+    mean, se = _mean_and_se(losses)
     rate = math.fsum(best) / n
-    spread = math.sqrt(math.fsum((x - mean) ** 2 for x in losses) / (n - 1)) if n > 1 else 0.0
     return Score(
-        bot_name,
-        variant.name,
-        n,
-        mean,
-        spread / math.sqrt(n),
-        rate,
-        math.sqrt(rate * (1 - rate) / n),
+        bot_name, variant.name, n, mean, se, rate, math.sqrt(rate * (1 - rate) / n), tuple(losses)
     )

@@ -3,6 +3,7 @@ command that makes them (:mod:`nardy.analysis.benchmark`)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -172,8 +173,17 @@ def benchmark_command(
             raise click.ClickException(one_line(str(error))) from None
         except ValueError as error:  # an unknown or unusable bot
             raise click.BadParameter(one_line(str(error)), param_hint="'--bot'") from None
+    # Each bot against the one named before it, on the same decisions (Score.minus).
+    paired = [(s.bot, before.bot, *s.minus(before)) for before, s in itertools.pairwise(scores)]
     if as_json:
-        click.echo(json.dumps([s.to_json() for s in scores]))
+        rows = [s.to_json() for s in scores]
+        for row, (_, before, difference, se) in zip(rows[1:], paired, strict=True):
+            row["minus_previous"] = {
+                "bot": before,
+                "difference_mp": round(difference, 2),
+                "se": round(se, 2),
+            }
+        click.echo(json.dumps(rows))
         return
     click.echo(f"{variant.name}: {len(entries)} rolled-out positions; ± SE")
     width = max(len(s.bot) for s in scores)
@@ -182,6 +192,10 @@ def benchmark_command(
             f"  {s.bot.ljust(width)}  error rate {s.error_rate:7.1f} ± {s.error_se:5.1f} mp a "
             f"decision, best play {100 * s.best_rate:5.1f} % ± {100 * s.best_se:.1f}"
         )
+    if paired:
+        click.echo("paired on the same decisions, each bot's error rate less the one before it:")
+    for bot, before, difference, se in paired:
+        click.echo(f"  {bot} - {before}: {difference:+.1f} ± {se:.1f} mp")
 
 
 def _check_evaluator(evaluator: str, variant: Variant, *, chosen: bool) -> None:

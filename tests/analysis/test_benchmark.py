@@ -61,6 +61,21 @@ def test_entries_read_back_and_score(small: Path) -> None:
     assert found.error_rate >= 0.0 and 0.0 <= found.best_rate <= 1.0
 
 
+def test_two_bots_are_compared_on_the_same_decisions() -> None:
+    """The difference of two error rates has the SE of the paired differences: a loss both bots
+    share cancels (here all of it but one millipoint a decision)."""
+    from nardy.analysis.benchmark import Score
+
+    def of(bot: str, losses: tuple[float, ...]) -> Score:
+        return Score(bot, "long", len(losses), sum(losses) / 4, 9.0, 0.5, 0.25, losses)
+
+    weaker, stronger = of("a", (11.0, 21.0, 81.0, 41.0)), of("b", (10.0, 20.0, 80.0, 40.0))
+    assert weaker.minus(stronger) == (1.0, 0.0)
+    assert stronger.minus(weaker) == (-1.0, 0.0)
+    with pytest.raises(ValueError, match="cannot be paired"):
+        weaker.minus(of("c", (1.0, 2.0)))
+
+
 def test_loss_outside_the_rolled_out_plays_is_at_least_the_worst() -> None:
     start = LONG.start_position()
     results = tuple(p.result for p in LONG.legal_plays(start, (6, 5)))
@@ -103,6 +118,13 @@ def test_cli_scores_bots_and_refuses_unknown_ones(small: Path) -> None:
     data = json.loads(result.output)
     assert [d["bot"] for d in data] == ["random", "heuristic"]
     assert all(d["decisions"] == 3 for d in data)
+    assert "minus_previous" not in data[0]
+    paired = data[1]["minus_previous"]
+    assert paired["bot"] == "random"
+    difference = data[1]["error_rate_mp"] - data[0]["error_rate_mp"]
+    assert abs(paired["difference_mp"] - difference) <= 0.011
+    text = runner.invoke(cli, ["benchmark", "-v", "long", *bots, "--file", path]).output
+    assert f"heuristic - random: {paired['difference_mp']:+.1f} ± {paired['se']:.1f} mp" in text
     result = runner.invoke(cli, ["benchmark", "-v", "long", "--bot", "nonesuch", "--file", path])
     assert result.exit_code != 0 and "--bot" in result.output
     assert len(result.output.strip().splitlines()) <= 3 and "Traceback" not in result.output
