@@ -94,7 +94,13 @@ class GnubgBot(Bot):
         """gnubg's cube info with the mover as gnubg's player 0 (owner 0 = mover, 1 = opponent,
         -1 = centred)."""
         length, mine, theirs = self.match or (0, 0, 0)
-        return self._gnubg.cubeinfo(cube_value, owner, 0, length, (mine, theirs), 0, 0)
+        info = self._gnubg.cubeinfo(cube_value, owner, 0, length, (mine, theirs), 0, 0)
+        # gnubg's money play assumes the Jacoby rule (gammons worth nothing with the cube centred:
+        # its gammon price 0), where nardy plays it only with the option ``jacoby`` (RULES.md
+        # §2.12): without it the bot would play for single wins in every game without the cube.
+        # gnubg works out the gammon price from this flag (its ``gammonprice`` is not read).
+        info["jacoby"] = int(self.jacoby)
+        return info
 
     def choose_play(self, decision: PlayDecision) -> int:
         plays = decision.plays

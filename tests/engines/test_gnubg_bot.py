@@ -192,3 +192,27 @@ def test_the_evaluators_batch_is_gnubgs_evaluation_one_by_one() -> None:
         for p in positions
     ]
     assert evaluator.afterstate_equities(positions).tolist() == one_by_one
+
+
+@pytest.mark.parametrize(
+    ("options", "counts_gammons"),
+    [({}, True), ({"cube": False}, True), ({"jacoby": True}, False)],
+    ids=["money", "cubeless", "jacoby"],
+)
+def test_checker_play_counts_gammons_unless_the_jacoby_rule_is_on(
+    options: dict[str, object], counts_gammons: bool
+) -> None:
+    # Lost whatever White plays, and a backgammon unless he runs his back checker: gnubg's money
+    # play assumes the Jacoby rule (a gammon worth nothing with the cube centred) and once played
+    # 13/11 6/3 here in every game, where nardy plays Jacoby only with the option (RULES.md §2.12).
+    from nardy.analysis.benchmark import _decision
+
+    variant = load_variant("backgammon", options)
+    position = Position.from_id("A-A--E/---A-A/E-----/A----b", 15)
+    decision = _decision(variant, position, (2, 3))
+    bot = GnubgBot(0)
+    bot.start_game(variant, 0)
+    chosen = decision.plays[bot.choose_play(decision)].result
+    gammon_aware = _reference_result(decision)  # gnubg-nn's cubeless best: gammons count
+    assert (chosen == gammon_aware) is counts_gammons
+    assert chosen.points[18] == (0 if counts_gammons else 1)  # the back checker ran, or not
