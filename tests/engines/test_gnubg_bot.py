@@ -61,17 +61,20 @@ def _reference_result(decision: PlayDecision) -> Position:
     return Position(points, bar, (15 - sum(mover), 15 - sum(opponent)))
 
 
-def test_checker_play_agrees_with_gnubg_nn_best_move() -> None:
-    # gnubg-nn ranks plays by cubeless equity; the bot does too with cubeful=False.
-    bot = GnubgBot(0, cubeful=False)
+@pytest.mark.parametrize(("cubeful", "at_least"), [(False, 297), (True, 290)])
+def test_checker_play_agrees_with_gnubg_nn_best_move(cubeful: bool, at_least: int) -> None:
+    # gnubg-nn ranks plays by cubeless equity; the bot does too with cubeful=False. Two builds of
+    # one engine: they agreed on all 300 when this was written; allow a near-tie. Ranked cubeful
+    # (the default) the bot weighs the cube's ownership too: 295 of 300, where gnubg's Jacoby
+    # assumption (gammons worth nothing with the cube centred) had made it 269.
+    bot = GnubgBot(0, cubeful=cubeful)
     bot.start_game(BACKGAMMON, 0)
     decisions = _decisions(300, seed=5)
     agree = 0
     for decision in decisions:
         chosen = decision.plays[bot.choose_play(decision)].result
         agree += chosen == _reference_result(decision)
-    # Two builds of one engine: they agreed on all 300 when this was written; allow a near-tie.
-    assert agree >= len(decisions) - 3, f"{agree} of {len(decisions)}"
+    assert agree >= at_least, f"{agree} of {len(decisions)}"
 
 
 def _race(mover: dict[int, int], opponent: dict[int, int]) -> Position:
