@@ -173,6 +173,17 @@ def benchmark_command(
             raise click.ClickException(one_line(str(error))) from None
         except ValueError as error:  # an unknown or unusable bot
             raise click.BadParameter(one_line(str(error)), param_hint="'--bot'") from None
+    if path is None:  # the shipped file: rolled out by the variant's labeller
+        from nardy.engines.evaluator import judges_itself
+
+        labeller = default_evaluator(variant)
+        for name in bots:
+            if judges_itself(name, labeller):
+                click.echo(
+                    f"note: {name} plays by the {labeller} net that rolled these positions out: "
+                    "its error rate leans to its own judgement",
+                    err=True,
+                )
     # Each bot against the one named before it, on the same decisions (Score.minus).
     paired = [(s.bot, before.bot, *s.minus(before)) for before, s in itertools.pairwise(scores)]
     if as_json:

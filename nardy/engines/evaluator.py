@@ -384,9 +384,12 @@ def judges_itself(bot: str, evaluator: str) -> bool:
     """Whether a bot named ``bot`` plays by the very net the evaluator ``evaluator`` judges with:
     its errors then measure disagreement with itself (0 at 0-ply), not skill. The ``neural`` bot
     (any depth, ``neural:PLY``) plays the shipped net, as the ``neural`` evaluator judges; a bot
-    ``neural:FILE`` the file ``neural:FILE`` names."""
+    ``neural:FILE`` the file ``neural:FILE`` names; the ``gnubg`` bot (any ply) plays GNU
+    Backgammon's net, which the ``gnubg`` evaluator judges with."""
     bot_name, _, bot_argument = bot.partition(":")
     name, _, argument = evaluator.partition(":")
+    if bot_name == "gnubg" and name == "gnubg":
+        return True
     if bot_name != "neural" or name != "neural":
         return False
     shipped = not bot_argument or bot_argument.isdigit()

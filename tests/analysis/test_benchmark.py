@@ -320,6 +320,12 @@ def test_backgammon_is_rolled_out_by_gnubg_and_says_so_where_it_is_missing(
 
     assert default_evaluator(load_variant("backgammon")) == "gnubg"
     assert default_evaluator(LONG) == "neural"
+    # Scoring the shipped file names the bot that plays by the net that rolled it out.
+    bots = ["--bot", "neural", "--bot", "random"]
+    scored = CliRunner().invoke(cli, ["benchmark", "-v", "hypergammon", *bots])
+    assert scored.exit_code == 0, scored.output
+    assert "note: neural plays by the neural net that rolled these positions out" in scored.output
+    assert "note: random" not in scored.output
 
     def missing(name: str, variant: object) -> object:
         raise ValueError("the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'")
