@@ -97,7 +97,8 @@ class GnubgBot(Bot):
         info = self._gnubg.cubeinfo(cube_value, owner, 0, length, (mine, theirs), 0, 0)
         # gnubg's money play assumes the Jacoby rule (gammons worth nothing with the cube centred:
         # its gammon price 0), where nardy plays it only with the option ``jacoby`` (RULES.md
-        # §2.12): without it the bot would play for single wins in every game without the cube.
+        # §2.12): without it the bot would play for single wins whenever the cube is centred,
+        # and so in every game without the cube.
         # gnubg works out the gammon price from this flag (its ``gammonprice`` is not read).
         info["jacoby"] = int(self.jacoby)
         return info
