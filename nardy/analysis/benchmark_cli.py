@@ -23,7 +23,7 @@ from nardy.cli_options import (
 )
 
 if TYPE_CHECKING:
-    from nardy.analysis.benchmark import Labelling
+    from nardy.analysis.benchmark import Labelling, Score
     from nardy.analysis.rollout import Executor
     from nardy.core.variant import Variant
 
@@ -174,17 +174,27 @@ def benchmark_command(
         except ValueError as error:  # an unknown or unusable bot
             raise click.BadParameter(one_line(str(error)), param_hint="'--bot'") from None
     if path is None:  # the shipped file: rolled out by the variant's labeller
-        from nardy.engines.evaluator import judges_itself
+        _note_self_judged(bots, default_evaluator(variant))
+    _print_scores(variant.name, len(entries), scores, as_json)
 
-        labeller = default_evaluator(variant)
-        for name in bots:
-            if judges_itself(name, labeller):
-                click.echo(
-                    f"note: {name} plays by the {labeller} net that rolled these positions out: "
-                    "its error rate leans to its own judgement",
-                    err=True,
-                )
-    # Each bot against the one named before it, on the same decisions (Score.minus).
+
+def _note_self_judged(bots: tuple[str, ...], labeller: str) -> None:
+    """A note for each bot that plays by the net that rolled the file out (as ``nardy analyze``
+    warns of a bot judged by its own net)."""
+    from nardy.engines.evaluator import judges_itself
+
+    for name in bots:
+        if judges_itself(name, labeller):
+            click.echo(
+                f"note: {name} plays by the {labeller} net that rolled these positions out: "
+                "its error rate leans to its own judgement",
+                err=True,
+            )
+
+
+def _print_scores(variant_name: str, positions: int, scores: list[Score], as_json: bool) -> None:
+    """Each bot's score, then each against the one named before it on the same decisions
+    (:meth:`Score.minus <nardy.analysis.benchmark.Score.minus>`)."""
     paired = [(s.bot, before.bot, *s.minus(before)) for before, s in itertools.pairwise(scores)]
     if as_json:
         rows = [s.to_json() for s in scores]
@@ -196,7 +206,7 @@ def benchmark_command(
             }
         click.echo(json.dumps(rows))
         return
-    click.echo(f"{variant.name}: {len(entries)} rolled-out positions; ± SE")
+    click.echo(f"{variant_name}: {positions} rolled-out positions; ± SE")
     width = max(len(s.bot) for s in scores)
     for s in scores:
         click.echo(
