@@ -46,7 +46,9 @@ def main() -> None:
             for option in args.option:
                 command += ["-o", option]
             command += ["--bots", order, "--games", str(args.games), "--seed", str(args.seed)]
-            subprocess.run([*command, "--jsonl", str(jsonl)], check=True, stdout=subprocess.DEVNULL)
+            done = subprocess.run([*command, "--jsonl", str(jsonl)], stdout=subprocess.DEVNULL)
+            if done.returncode:  # nardy play has said why on standard error
+                sys.exit(done.returncode)
             runs.append(_points(jsonl, first if first != second else order.split(",")[0]))
     pairs = [(a + b) / 2 for a, b in zip(*runs, strict=True)]
     n = len(pairs)
