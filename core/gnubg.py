@@ -121,6 +121,7 @@ __all__ = [
     "MatchState",
     "board_from_position",
     "board_from_position_id",
+    "board_of_counts",
     "mat_moves_from_steps",
     "mat_play_from_text",
     "mat_play_to_text",
@@ -213,9 +214,7 @@ def board_from_position(
     bars = _int_list(bar, 2, "bar")
     if bars[0] < 0 or bars[1] < 0:
         raise GnubgFormatError(f"bar counts must not be negative, got {bars!r}")
-    mover = [max(c, 0) for c in pts] + [bars[0]]
-    # The opponent's own point q is the mover's 25 - q, i.e. index 24 - q of ``points``.
-    opponent = [max(-pts[24 - q], 0) for q in range(1, 25)] + [bars[1]]
+    opponent, mover = board_of_counts(pts, bars)
     counts = (sum(mover), sum(opponent))
     for side, name in ((0, "mover"), (1, "opponent")):
         if counts[side] > checkers:
@@ -231,7 +230,16 @@ def board_from_position(
                     f"{offs[side]} off; "
                     f"each side has exactly {checkers}"
                 )
-    return tuple(opponent), tuple(mover)
+    return opponent, mover
+
+
+def board_of_counts(points: Sequence[int], bar: Sequence[int]) -> Board:
+    """:func:`board_from_position` of counts already known to be a position (a kernel
+    ``Position``'s), without the checks of outside input: the conversion alone, in one place."""
+    mover = (*(c if c > 0 else 0 for c in points), bar[0])
+    # The opponent's own point q is the mover's 25 - q, i.e. index 24 - q of ``points``.
+    opponent = (*(-points[24 - q] if points[24 - q] < 0 else 0 for q in range(1, 25)), bar[1])
+    return opponent, mover
 
 
 def position_from_board(board: Board) -> tuple[tuple[int, ...], tuple[int, int]]:

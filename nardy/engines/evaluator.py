@@ -269,12 +269,12 @@ class GnubgEvaluator:
         self._cubeinfo = self._gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
 
     def afterstate_equities(self, positions: Sequence[Position]) -> Array:
-        from nardy.engines.gnubg import cubeless_equities
+        from nardy.engines.gnubg import cubeless_probabilities_of
 
         # gnubg evaluates the player on roll: the opponent, in the flipped position.
         flipped = [self.variant.flip(p) for p in positions]
-        equities = cubeless_equities(self._gnubg, flipped, self._cubeinfo, self._context)
-        return -np.array(equities, dtype=np.float64)
+        found = cubeless_probabilities_of(self._gnubg, flipped, self._cubeinfo, self._context)
+        return np.array([-p.equity for p in found], dtype=np.float64)
 
     def probabilities(self, position: Position) -> Probabilities | None:
         return self._probabilities(position)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nardy.core.gnubg import board_from_position
+from nardy.core.gnubg import board_from_position, board_of_counts
 from nardy.core.position import Position
 from nardy.engines.gnubg_thread import GnubgModule, gnubg_module
 from nardy.quiet import quiet_stdout
@@ -20,8 +20,8 @@ from nardy.quiet import quiet_stdout
 __all__ = [
     "CUBE_LIFE",
     "Probabilities",
-    "cubeless_equities",
     "cubeless_probabilities",
+    "cubeless_probabilities_of",
     "janowski",
     "load_gnubg",
 ]
@@ -52,6 +52,11 @@ class Probabilities:
     win_backgammon: float
     lose_gammon: float
     lose_backgammon: float
+
+    @classmethod
+    def of_output(cls, out: Sequence[float]) -> Probabilities:
+        """The probabilities of ``gnubg.evaluate``'s output (its first five numbers)."""
+        return cls(*(float(v) for v in out[:5]))
 
     @property
     def equity(self) -> float:
@@ -104,33 +109,22 @@ def janowski(p: Probabilities, owner: str, x: float = CUBE_LIFE) -> float:
     return (1 - x) * dead + x * live
 
 
-def cubeless_equities(
+def cubeless_probabilities_of(
     gnubg: GnubgModule, positions: Sequence[Position], cubeinfo: Any, context: Any
-) -> list[float]:
-    """gnubg's cubeless money equity for the player on roll in each of ``positions`` (kernel
-    positions, trusted), in one call on gnubg's thread with its output silenced once: a call a
-    position spent some 200 µs handing over and redirecting, against a few for the evaluation."""
-    boards = [_board(position) for position in positions]
+) -> list[Probabilities]:
+    """:func:`cubeless_probabilities` of each of ``positions`` (kernel positions, trusted), in one
+    call on gnubg's thread with its output silenced once: a call a position spent some 200 µs
+    handing over and redirecting, against a few for the evaluation."""
+    boards = [board_of_counts(position.points, position.bar) for position in positions]
 
-    def evaluate_all(module: Any) -> list[float]:
+    def evaluate_all(module: Any) -> list[Probabilities]:
         with quiet_stdout():
             return [
-                Probabilities(
-                    *(float(v) for v in module.evaluate(board, cubeinfo, context)[:5])
-                ).equity
+                Probabilities.of_output(module.evaluate(board, cubeinfo, context))
                 for board in boards
             ]
 
     return gnubg.with_module(evaluate_all)
-
-
-def _board(position: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """:func:`~nardy.core.gnubg.board_from_position` of a kernel position, without its checks of
-    outside input (35 µs a position)."""
-    points, bar = position.points, position.bar
-    mover = (*(c if c > 0 else 0 for c in points), bar[0])
-    opponent = (*(-points[24 - q] if points[24 - q] < 0 else 0 for q in range(1, 25)), bar[1])
-    return opponent, mover
 
 
 def cubeless_probabilities(
@@ -141,4 +135,4 @@ def cubeless_probabilities(
     board = board_from_position(position.points, position.bar)
     with quiet_stdout():
         out = gnubg.evaluate(board, cubeinfo, context)
-    return Probabilities(*(float(v) for v in out[:5]))
+    return Probabilities.of_output(out)

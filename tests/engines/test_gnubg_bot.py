@@ -179,9 +179,10 @@ def test_gnubg_and_neural_play_an_arena_tournament(tmp_path) -> None:
 
 
 def test_the_evaluators_batch_is_gnubgs_evaluation_one_by_one() -> None:
-    # The gnubg evaluator evaluates a batch in one call on gnubg's thread, boards written without
-    # the checks of outside input: each value is still gnubg's evaluation of the board the
-    # checked converter writes, one call a position (bar and borne-off checkers included).
+    # The gnubg evaluator evaluates a batch in one call on gnubg's thread, its boards written
+    # without the checks of outside input: each value is still gnubg's evaluation of that
+    # position's board, one call a position through the checked converter (bar and borne-off
+    # checkers included).
     from nardy.engines.evaluator import GnubgEvaluator
     from nardy.engines.gnubg import cubeless_probabilities
 
