@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from nardy.analysis.benchmark import (
     DATA_DIR,
+    TARGET_SE,
     BenchmarkError,
     Entry,
     Labelling,
@@ -279,6 +280,40 @@ def test_a_shipped_file_is_the_variants_decisions_now(path: Path) -> None:
         plays = _decision(variant, entry.position, entry.roll).plays
         assert tuple(play.result for play in plays) == entry.results, entry.position.id()
         assert len(entry.rolled) >= min(3, len(plays))
+
+
+SHIPPED_VARIANTS = [
+    "backgammon",
+    "fevga",
+    "giul",
+    "gulbar",
+    "hypergammon",
+    "khachapuri",
+    "long",
+    "mad",
+    "mad_gulbar",
+    "nardgammon",
+    "plakoto",
+    "portes",
+    "trictrac",
+]
+"""Every variant with a shipped net (RULES.md §2–§3's variants; Tavli's games are portes,
+plakoto and fevga)."""
+
+
+@pytest.mark.parametrize("name", SHIPPED_VARIANTS)
+def test_a_shipped_file_holds_500_positions_at_the_se_target(name: str) -> None:
+    """Issue 39's measure: at least 500 positions a variant, each of its rolled-out plays to
+    SE ≤ 0.02 points (as written: rounded to 5 decimals)."""
+    with gzip.open(DATA_DIR / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
+        decisions = [json.loads(line) for line in lines]
+    assert len(decisions) == 500
+    short = [
+        number
+        for number, decision in enumerate(decisions, 1)
+        if max(float(se) for _, se in decision["rolled"].values()) > TARGET_SE + 5e-6
+    ]
+    assert short == [], f"{len(short)} positions short of SE {TARGET_SE}: lines {short[:10]}"
 
 
 def test_the_evaluator_that_labels_is_an_option(tmp_path: Path) -> None:
