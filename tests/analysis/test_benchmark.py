@@ -17,6 +17,7 @@ from nardy.analysis.benchmark import (
     Entry,
     Labelling,
     _decision,
+    _worst_se,
     benchmark_path,
     generate,
     read_benchmark,
@@ -303,15 +304,14 @@ plakoto and fevga)."""
 
 @pytest.mark.parametrize("name", SHIPPED_VARIANTS)
 def test_a_shipped_file_holds_500_positions_at_the_se_target(name: str) -> None:
-    """Issue 39's measure: at least 500 positions a variant, each of its rolled-out plays to
-    SE ≤ 0.02 points (as written: rounded to 5 decimals)."""
+    """Issue 39's measure: 500 positions a variant (it asks at least 500; the files are made at
+    500), each of its rolled-out plays to SE ≤ 0.02 points, compared as ``nardy benchmark
+    --refine`` compares them (``_worst_se``: the file's rounding to 5 decimals allowed)."""
     with gzip.open(DATA_DIR / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
         decisions = [json.loads(line) for line in lines]
     assert len(decisions) == 500
     short = [
-        number
-        for number, decision in enumerate(decisions, 1)
-        if max(float(se) for _, se in decision["rolled"].values()) > TARGET_SE + 5e-6
+        number for number, decision in enumerate(decisions, 1) if _worst_se(decision) > TARGET_SE
     ]
     assert short == [], f"{len(short)} positions short of SE {TARGET_SE}: lines {short[:10]}"
 
