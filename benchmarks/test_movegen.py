@@ -5,8 +5,10 @@
 
 Groups: ``oracle`` (the 2,550 backgammon oracle cases through the public API, Position creation
 included, and as ``nardy plays --jsonl`` queries), ``position`` (single positions: opening, contact, doubles, bear-off, bar, the worst
-case), ``corpus`` (per variant, the positions of seeded random games) and ``game`` (one full
-seeded random game per variant). The corpus benchmarks report positions/s in ``extra_info``.
+case), ``corpus`` (per variant, the positions of seeded random games), ``one-position`` (the
+same corpus, each position a call: ``legal_plays`` against the C batch generator with a batch of
+one, issue 36's "a single position being a batch of one") and ``game`` (one full seeded random
+game per variant). The corpus benchmarks report positions/s in ``extra_info``.
 docs/performance.md has measured figures and benchmarks/measure_movegen.py the script behind them.
 """
 
@@ -20,6 +22,7 @@ import pytest
 from movegen_corpus import OracleCase, random_game
 
 from nardy.core import game_variant_names, load_variant
+from nardy.core.batch import BOARD, legal_results, native_rules
 from nardy.core.jsonl import run_jsonl_stream
 from nardy.core.position import Position
 
@@ -132,6 +135,43 @@ def test_variant_corpus(
     assert total >= len(corpus)
     if benchmark.stats is not None:
         benchmark.extra_info["positions"] = len(corpus)
+        benchmark.extra_info["positions_per_s"] = round(len(corpus) / benchmark.stats.stats.median)
+
+
+@pytest.mark.benchmark(group="one-position")
+@pytest.mark.parametrize("path", ["legal_plays", "c-batch-of-one"])
+@pytest.mark.parametrize("name", ["backgammon", "long", "giul", "plakoto"])
+def test_one_position_a_call(
+    benchmark,
+    name: str,
+    path: str,
+    variant_corpus: Callable[[str], list[tuple[Position, tuple[int, ...]]]],
+) -> None:
+    """Every position of the corpus by itself, through the compiled generator's ``legal_plays``
+    (its results' board keys) or ``legal_results`` with one pair and its steps (the C path), the
+    same board keys built from its arrays: the same plays either way, counted."""
+    variant = load_variant(name)
+    corpus = variant_corpus(name)
+    if path == "c-batch-of-one" and native_rules(variant) is None:
+        pytest.skip("the C batch generator is not built here (a pure install)")
+
+    def by_legal_plays() -> int:
+        return sum(len(variant.legal_plays(p, s).board_keys()) for p, s in corpus)
+
+    def by_batch_of_one() -> int:
+        # The board keys legal_plays gives (tuples of 28 ints), built from the C arrays.
+        total = 0
+        for p, s in corpus:
+            batch = legal_results(variant, [(p, s)], steps=True)
+            boards = batch.boards
+            keys = [tuple(boards[i : i + BOARD]) for i in range(0, len(boards), BOARD)]
+            total += len(keys)
+        return total
+
+    run = by_legal_plays if path == "legal_plays" else by_batch_of_one
+    total = benchmark.pedantic(run, rounds=3, warmup_rounds=1)
+    assert total == by_legal_plays()
+    if benchmark.stats is not None:
         benchmark.extra_info["positions_per_s"] = round(len(corpus) / benchmark.stats.stats.median)
 
 
