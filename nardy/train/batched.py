@@ -47,6 +47,14 @@ as wins (docs/bots.md, *Training record*).
   value of the play the greedy policy would have made (the trace is cut, as in Watkins's Q(λ)),
   so a deliberate mistake is not taught as the consequence of the position before it.
 
+* ``learn_forced`` — the afterstates of turns with one legal play or none are learnt too. By
+  default the environment plays such a turn itself (``auto_forced``), so the net never sees the
+  afterstate of a player who could not enter from the bar (a dance, the position unchanged) or
+  had to leave checkers there: in backgammon the 256-unit net valued a dance with three checkers
+  on the bar at −0.82 points for the dancer where gnubg's 0-ply says −1.36, and its 1-ply
+  search, which values every reply's afterstate, the opponent's dances among them, undervalued
+  the hits that close them out (docs/bots.md, *Forced turns*).
+
 The decisions of both go through the same batched turn flow (:meth:`~nardy.env.vector.
 BatchedSelfPlay.afterstate_keys` for the heuristic: the batch's results, no rule written here);
 the random draws come from a generator seeded by the seed and the chunk, so a run stays
@@ -118,6 +126,9 @@ class BatchedConfig:
     """Weights to start from instead of random ones (an outcome net of the variant with
     ``hidden`` units, e.g. a self-play run's, to go on against other play); the optimiser
     starts afresh. Empty: random weights from the seed."""
+    learn_forced: bool = False
+    """Also learn the afterstates of turns with one legal play or none (the module docstring):
+    the environment presents them as decisions instead of playing them itself."""
 
     def check(self) -> None:
         """A ValueError naming the option for a value out of its range."""
@@ -140,10 +151,16 @@ _SAME_RUN = (
     "versus_heuristic",
     "explore",
     "init",
+    "learn_forced",
 )
 """Config fields a resumed run must share with its checkpoint (``games`` may grow)."""
 
-_ADDED: dict[str, Any] = {"versus_heuristic": 0.0, "explore": 0.0, "init": ""}
+_ADDED: dict[str, Any] = {
+    "versus_heuristic": 0.0,
+    "explore": 0.0,
+    "init": "",
+    "learn_forced": False,
+}
 """Fields newer than some checkpoints: a checkpoint without one was made with its default."""
 
 
@@ -331,7 +348,13 @@ class _Run:
         options = dict(self.variant.options)
         if options.get("cube"):
             options["cube"] = False  # money play without the cube: the lean whole-batch flow
-        env = batched_env(self.variant.name, self.config.envs, encoder=BOARD_ENCODER, **options)
+        env = batched_env(
+            self.variant.name,
+            self.config.envs,
+            encoder=BOARD_ENCODER,
+            auto_forced=not self.config.learn_forced,
+            **options,
+        )
         env.reset(seed=self.config.seed * SEED_STRIDE + chunk * self.config.envs)
         return env
 

@@ -62,6 +62,7 @@ _ONLY_FOR = {
         "explore",
         "versus_heuristic",
         "init",
+        "learn_forced",
     ),
 }
 """Options that mean something to some methods only (given with another, they are an error)."""
@@ -143,6 +144,13 @@ lockstep chunks)."""
     help="[batched-td] Start from these outcome weights (the variant's, the same --hidden) "
     "instead of random ones, e.g. a self-play run's to go on with --versus-heuristic (read at "
     "the run's start: --resume wants the same value, not the file).",
+)
+@click.option(
+    "--learn-forced",
+    is_flag=True,
+    help="[batched-td] Also learn the afterstates of forced turns and of turns with no legal "
+    "play (a dance from the bar), which self-play otherwise plays without a decision: the "
+    "search values them (docs/bots.md, Forced turns).",
 )
 @click.option(
     "--candidates",
@@ -239,6 +247,7 @@ def train(
     explore: float,
     versus_heuristic: float,
     init: str | None,
+    learn_forced: bool,
     candidates: str,
     workers: int,
     seed: int,

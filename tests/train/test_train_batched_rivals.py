@@ -133,6 +133,7 @@ def test_other_play_changes_the_run_and_stays_deterministic_and_resumable(
         "h": {"versus_heuristic": 0.5},
         "e": {"explore": 0.2},
         "b": {"versus_heuristic": 0.25, "explore": 0.1},
+        "f": {"learn_forced": True},
     }
     for name, options in cases.items():
         first = run_small(tmp_path / f"{name}1.npz", 40, **options)
@@ -157,7 +158,7 @@ def test_resume_checks_the_options_and_reads_older_checkpoints(tmp_path: Path) -
     run_small(tmp_path / "old.npz", 20)
     sidecar = checkpoint_path(tmp_path / "old.npz").with_suffix(".json")
     meta = json.loads(sidecar.read_text())
-    for key in ("versus_heuristic", "explore"):
+    for key in ("versus_heuristic", "explore", "learn_forced"):
         del meta["config"][key]
     sidecar.write_text(json.dumps(meta))
     assert run_small(tmp_path / "old.npz", 40, resume=True).meta["games"] == 40
@@ -216,3 +217,30 @@ def test_a_run_may_start_from_given_weights(tmp_path: Path) -> None:
     missing = CliRunner().invoke(train_command, [*args, "--init", str(tmp_path / "none.npz")])
     assert missing.exit_code == 1 and "no weights file" in missing.output
     assert "Traceback" not in missing.output
+
+
+def test_learning_forced_turns_learns_the_afterstates_self_play_plays_by_itself(
+    tmp_path: Path,
+) -> None:
+    """``learn_forced``: the turns with one legal play or none become decisions, so the run
+    learns more afterstates on the same dice, among them a dance's: the mover's checkers still on
+    his bar (an afterstate no chosen play of his own can leave, where no play enters)."""
+    plain = run_small(tmp_path / "p.npz", 40)
+    forced = run_small(tmp_path / "f.npz", 40, learn_forced=True)
+    assert forced.meta["positions"] > plain.meta["positions"]
+    assert forced.meta["config"]["learn_forced"] is True
+
+    def dances_seen(learn_forced: bool) -> int:
+        # Backgammon's: with fifteen checkers a side, closed points and dances are common.
+        config = BatchedConfig("backgammon", seed=4, hidden=8, envs=8, learn_forced=learn_forced)
+        run = _Run(load_variant("backgammon"), config, tmp_path / "d.npz", resume=False)
+        env = run.env(0)
+        seen = 0
+        for _ in range(400):
+            for i in range(env.num_envs):
+                # The mover's own bar (board key index 25) in his afterstate: entering failed.
+                seen += sum(1 for key in env.afterstate_keys(i) if key[25] > 0)
+            env.step(np.zeros(env.num_envs, dtype=np.int64))
+        return seen
+
+    assert dances_seen(False) == 0 < dances_seen(True)
