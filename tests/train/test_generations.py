@@ -107,8 +107,8 @@ def test_a_generation_makes_the_net_agree_with_its_look_ahead(tmp_path: Path) ->
     # Deterministic: the same configuration gives the same weights. Shown on a quarter of the
     # games and two epochs, run twice (the same code, at half the cost of a second full run).
     small = dataclasses.replace(config, games=2, epochs=2)
-    first = train_consistent(variant, small, tmp_path / "h.npz", say=lambda _: None)
-    again = train_consistent(variant, small, tmp_path / "i.npz", say=lambda _: None)
+    first = train_consistent(variant, small, tmp_path / "h.npz", start=start, say=lambda _: None)
+    again = train_consistent(variant, small, tmp_path / "i.npz", start=start, say=lambda _: None)
     assert isinstance(first, OutcomeNet) and isinstance(again, OutcomeNet)
     assert first.meta["consistency"]["history"][0]["epoch_kept"] > 0  # a fit, not the start
     assert all(np.array_equal(again.params()[k], v) for k, v in first.params().items())
