@@ -18,7 +18,7 @@ from click.testing import CliRunner  # noqa: E402
 from nardy import encoding  # noqa: E402
 from nardy.core import load_variant  # noqa: E402
 from nardy.core.game import PlayDecision  # noqa: E402
-from nardy.core.movegen import position_of  # noqa: E402
+from nardy.core.movegen import BAR, position_of  # noqa: E402
 from nardy.engines.heuristic import HeuristicEvaluation  # noqa: E402
 from nardy.env.vector import batched_env  # noqa: E402
 from nardy.train.batched import (  # noqa: E402
@@ -238,8 +238,8 @@ def test_learning_forced_turns_learns_the_afterstates_self_play_plays_by_itself(
         seen = 0
         for _ in range(400):
             for i in range(env.num_envs):
-                # The mover's own bar (board key index 25) in his afterstate: entering failed.
-                seen += sum(1 for key in env.afterstate_keys(i) if key[25] > 0)
+                # The mover's own bar in his afterstate: entering failed.
+                seen += sum(1 for key in env.afterstate_keys(i) if key[BAR] > 0)
             env.step(np.zeros(env.num_envs, dtype=np.int64))
         return seen
 
