@@ -47,12 +47,24 @@ MAX_PLY = 3
 """The deepest search ``neural:PLY`` accepts (2-ply already costs about 20× a 1-ply decision)."""
 
 
+def _ply_and_file(argument: str, ply: int) -> tuple[int, str | None]:
+    """``neural``'s argument read as ``PLY``, ``PLY:FILE`` or ``FILE``: a file named like a
+    number is still reachable as ``./3``."""
+    head, colon, tail = argument.strip().partition(":")
+    if head.isdigit() and not colon:
+        return int(head), None
+    if head.isdigit() and tail:
+        return int(head), tail
+    return ply, argument
+
+
 class NeuralBot(Bot):
     """Plays the legal result of highest network value; cube by the rule of the module docstring.
 
     ``weights``: a path (``neural:FILE``) or ``None`` for the weights shipped for the game's variant,
     loaded at :meth:`start_game` (or :meth:`bind`); a number 0…:data:`MAX_PLY` instead
-    (``neural:1``) is the search depth ``ply`` with the shipped weights. At ``ply`` n > 0 a play is
+    (``neural:1``) is the search depth ``ply`` with the shipped weights, and ``PLY:FILE``
+    (``neural:1:FILE``) both, a search over that file's net. At ``ply`` n > 0 a play is
     chosen by the n-ply search of :mod:`nardy.engines.search` (gnubg-style move filtering) over
     :meth:`search_weights`: the shipped net's self-consistent refit where one ships, else the
     bot's own net; cube decisions stay 0-ply.
@@ -74,8 +86,8 @@ class NeuralBot(Bot):
         variant: Variant | None = None,
         ply: int = 0,
     ) -> None:
-        if isinstance(weights, str) and weights.strip().isdigit():
-            ply, weights = int(weights), None
+        if isinstance(weights, str):
+            ply, weights = _ply_and_file(weights, ply)
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"neural:PLY needs a ply 0-{MAX_PLY}, not {ply}")
         self.ply = ply

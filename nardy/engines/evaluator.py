@@ -384,7 +384,7 @@ def judges_itself(bot: str, evaluator: str) -> bool:
     """Whether a bot named ``bot`` plays by the very net the evaluator ``evaluator`` judges with:
     its errors then measure disagreement with itself (0 at 0-ply), not skill. The ``neural`` bot
     (any depth, ``neural:PLY``) plays the shipped net, as the ``neural`` evaluator judges; a bot
-    ``neural:FILE`` the file ``neural:FILE`` names; the ``gnubg`` bot (any ply) plays GNU
+    ``neural:FILE`` (or ``neural:PLY:FILE``) the file ``neural:FILE`` names; the ``gnubg`` bot (any ply) plays GNU
     Backgammon's net, which the ``gnubg`` evaluator judges with."""
     bot_name, _, bot_argument = bot.partition(":")
     name, _, argument = evaluator.partition(":")
@@ -392,6 +392,9 @@ def judges_itself(bot: str, evaluator: str) -> bool:
         return True
     if bot_name != "neural" or name != "neural":
         return False
+    depth, colon, bot_file = bot_argument.partition(":")
+    if depth.isdigit() and colon:
+        bot_argument = bot_file  # neural:PLY:FILE searches over FILE's net
     shipped = not bot_argument or bot_argument.isdigit()
     if shipped:
         return not argument

@@ -473,6 +473,38 @@ def test_neural_bot_takes_a_search_depth(variant_name: str, search_net: str) -> 
         make_bot("neural:7")
 
 
+def test_neural_bot_searches_over_a_weights_file(tmp_path: Path) -> None:
+    """``neural:PLY:FILE`` searches ``PLY`` deep over the net in FILE (not the shipped one): its
+    choices are the 1-ply ranking's over that file, and differ from ``neural:1``'s somewhere."""
+    from nardy.bots.neural import NeuralBot
+    from nardy.engines.net import shipped_weights
+
+    variant = load_variant("long")
+    other = shipped_weights("long").with_name("long.value.npz")  # the first round's value net
+    bot = make_bot(f"neural:1:{other}", 3)
+    assert isinstance(bot, NeuralBot)
+    assert (bot.name, bot.ply, bot.weights_path) == ("neural:1", 1, other)
+    shipped = make_bot("neural:1", 3)
+    bot.start_game(variant, 0)
+    shipped.start_game(variant, 0)
+    searcher = Searcher(variant, make_evaluator(f"neural:{other}", variant))
+    game = Game(variant, SeededDice(5))
+    checked = differ = 0
+    while game.decision is not None and checked < 8:
+        decision = game.decision
+        assert isinstance(decision, PlayDecision)
+        index = bot.choose_play(decision)
+        if len(decision.plays) > 1:
+            segment = decision.segment
+            ranking = searcher.rank(decision.position, segment.dice, 1, kind=segment.kind)
+            assert index == ranking[0].index
+            differ += index != shipped.choose_play(decision)
+            checked += 1
+        game.decide(index)
+    assert checked == 8
+    assert differ > 0
+
+
 def test_gnubg_evaluator_agrees_with_gnubgs_own_choice() -> None:
     # Cross-check: nardy's 0-ply ranking with the gnubg evaluator against gnubg's own move choice
     # (findbestmoves, cubeless 0-ply) on the decisions of heuristic-vs-random games.

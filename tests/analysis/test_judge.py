@@ -43,6 +43,9 @@ def test_a_variant_with_a_shipped_net_is_judged_by_it_and_one_without_by_the_heu
         ("neural:/tmp/a.npz", "neural", False),
         ("neural", "neural:/tmp/a.npz", False),
         ("neural:/tmp/a.npz", "neural:/tmp/a.npz", True),
+        ("neural:1:/tmp/a.npz", "neural:/tmp/a.npz", True),  # a search over the file's net
+        ("neural:1:/tmp/a.npz", "neural", False),
+        ("neural:1:/tmp/a.npz", "neural:/tmp/b.npz", False),
         ("gnubg", "gnubg", True),  # GNU Backgammon's net, as backgammon's judge
         ("gnubg:2", "gnubg", True),
         ("gnubg", "neural", False),
