@@ -42,6 +42,7 @@ from nardy.core.movegen import BoardKey
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant
 from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_keys, encode_plays
+from nardy.engines.features import feature_set
 
 __all__ = [
     "FORMAT",
@@ -138,13 +139,25 @@ class OutcomeNet:
     """Output biases, shape (2L − 1,)."""
     meta: dict[str, Any] = field(default_factory=dict)
     """The sidecar's content (variant, scale, levels, training record …)."""
+    features: str = ""
+    """The feature set (:mod:`nardy.engines.features`) read beside the board units; empty: none.
+    Its columns follow the 196 board units in ``w1``."""
 
     @classmethod
     def initial(
-        cls, hidden: int, levels: int, rng: np.random.Generator, meta: dict[str, Any]
+        cls,
+        hidden: int,
+        levels: int,
+        rng: np.random.Generator,
+        meta: dict[str, Any],
+        features: str = "",
     ) -> OutcomeNet:
         """Small random weights (Glorot-scaled hidden layer, tiny outputs: every outcome ≈ ½)."""
+        inputs = INPUTS + (feature_set(features).size if features else 0)
         w1 = rng.normal(0.0, 1.0 / np.sqrt(INPUTS), size=(hidden, INPUTS)).astype(np.float32)
+        if inputs > INPUTS:  # drawn after the board's columns: a net without features unchanged
+            extra = rng.normal(0.0, 1.0 / np.sqrt(inputs), size=(hidden, inputs - INPUTS))
+            w1 = np.concatenate([w1, extra.astype(np.float32)], axis=1)
         w2 = rng.normal(0.0, 0.1 / np.sqrt(hidden), size=(2 * levels - 1, hidden))
         b2 = np.zeros(2 * levels - 1, dtype=np.float32)
         return cls(
@@ -153,6 +166,18 @@ class OutcomeNet:
             w2.astype(np.float32),
             b2,
             {**meta, "levels": levels},
+            features,
+        )
+
+    def with_features(self, features: str) -> OutcomeNet:
+        """This net reading ``features`` too, their weights zero: it values every position as
+        before, and training goes on from there (``nardy train --init NET --features NAME``)."""
+        if self.features:
+            raise ValueError(f"the net already reads the feature set {self.features!r}")
+        extra = np.zeros((self.hidden, feature_set(features).size), dtype=np.float32)
+        w1 = np.concatenate([self.w1, extra], axis=1)
+        return OutcomeNet(
+            w1, self.b1.copy(), self.w2.copy(), self.b2.copy(), dict(self.meta), features
         )
 
     @property
@@ -172,14 +197,33 @@ class OutcomeNet:
 
     def copy(self) -> OutcomeNet:
         return OutcomeNet(
-            self.w1.copy(), self.b1.copy(), self.w2.copy(), self.b2.copy(), dict(self.meta)
+            self.w1.copy(),
+            self.b1.copy(),
+            self.w2.copy(),
+            self.b2.copy(),
+            dict(self.meta),
+            self.features,
         )
+
+    @property
+    def inputs(self) -> int:
+        """The width of the first layer's input: the board units and the features."""
+        return int(self.w1.shape[1])
+
+    def expand(self, inputs: npt.NDArray[Floats]) -> npt.NDArray[Floats]:
+        """The first layer's input of each row of ``inputs`` (board units first; a prior column
+        beyond them is not read): the board units, then the net's features of them."""
+        board = inputs[:, :INPUTS]
+        if not self.features:
+            return board
+        extra = feature_set(self.features).compute(board)
+        return np.concatenate([board, extra.astype(board.dtype)], axis=1)
 
     # -- the forward pass ------------------------------------------------------------------------
 
     def hidden_of(self, inputs: npt.NDArray[Any]) -> F32:
         """The hidden layer's activations of each row of ``inputs`` (one matrix product)."""
-        x = np.asarray(inputs, dtype=np.float32)[:, :INPUTS]
+        x = self.expand(np.asarray(inputs, dtype=np.float32))
         out: F32 = np.tanh(x @ self.w1.T + self.b1)
         return out
 
@@ -214,7 +258,7 @@ class OutcomeNet:
     def probabilities(self, inputs: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """The outcome probabilities of each row of ``inputs`` in float64, as :meth:`values`
         computes them (so a search's targets and its values agree to the last bit)."""
-        x = np.asarray(inputs, dtype=np.float64)[:, :INPUTS]
+        x = self.expand(np.asarray(inputs, dtype=np.float64))
         hidden = np.tanh(x @ self.w1.T.astype(np.float64) + self.b1)
         p: npt.NDArray[np.float64] = 1.0 / (
             1.0 + np.exp(-(hidden @ self.w2.T.astype(np.float64) + self.b2))
@@ -233,10 +277,13 @@ class OutcomeNet:
             np.savez(fh, **arrays)  # type: ignore[arg-type]
         data = partial.read_bytes()
         meta = dict(self.meta)
+        meta.pop("features", None)
+        if self.features:
+            meta["features"] = self.features
         meta.update(
             format=FORMAT,
             encoder=BOARD_ENCODER,
-            inputs=INPUTS,
+            inputs=self.inputs,
             hidden=self.hidden,
             outputs=int(self.w2.shape[0]),
             sha256=hashlib.sha256(data).hexdigest(),
@@ -264,10 +311,15 @@ class OutcomeNet:
         if not is_outcome_sidecar(meta):
             raise ValueError(f"{path.with_suffix('.json')}: not a {FORMAT} sidecar")
         assert isinstance(meta, dict)
-        if meta.get("encoder") != BOARD_ENCODER or meta.get("inputs") != INPUTS:
+        features = meta.get("features", "")
+        try:
+            inputs = INPUTS + (feature_set(features).size if features else 0)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{path.with_suffix('.json')}: {error}") from None
+        if meta.get("encoder") != BOARD_ENCODER or meta.get("inputs") != inputs:
             raise ValueError(
                 f"{path.with_suffix('.json')}: encoder {meta.get('encoder')!r} with "
-                f"{meta.get('inputs')!r} inputs is not {BOARD_ENCODER} with {INPUTS}"
+                f"{meta.get('inputs')!r} inputs is not {BOARD_ENCODER} with {inputs}"
             )
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
@@ -287,7 +339,7 @@ class OutcomeNet:
             raise ValueError(f"{path.with_suffix('.json')}: no hidden, levels or scale") from None
         outputs = 2 * levels - 1
         shapes = {
-            "w1": (hidden, INPUTS),
+            "w1": (hidden, inputs),
             "b1": (hidden,),
             "w2": (outputs, hidden),
             "b2": (outputs,),
@@ -297,7 +349,7 @@ class OutcomeNet:
                 raise ValueError(
                     f"{path}: array {name} has shape {params[name].shape}, the sidecar says {shape}"
                 )
-        net = cls(params["w1"], params["b1"], params["w2"], params["b2"], meta)
+        net = cls(params["w1"], params["b1"], params["w2"], params["b2"], meta, features)
         return net, {k: params[k] for k in extra}
 
 
@@ -323,6 +375,8 @@ class OutcomeEngine:
                 f"these weights score games of up to {net.levels} points; {variant.name}'s are "
                 f"worth up to {levels}"
             )
+        if net.features:
+            feature_set(net.features, variant)  # a ValueError for another family's features
         self.net = net
         self.variant = variant
         self.scale = net.scale

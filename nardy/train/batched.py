@@ -81,6 +81,7 @@ import numpy.typing as npt
 
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_ENCODER
+from nardy.engines.features import feature_set
 from nardy.engines.heuristic import HeuristicEvaluation
 from nardy.engines.heuristic_batch import evaluate_keys
 from nardy.engines.outcome_net import OutcomeNet, flip_outcomes, outcome_targets
@@ -129,6 +130,9 @@ class BatchedConfig:
     learn_forced: bool = False
     """Also learn the afterstates of turns with one legal play or none (the module docstring):
     the environment presents them as decisions instead of playing them itself."""
+    features: str = ""
+    """A feature set the net reads beside the board units (:mod:`nardy.engines.features`); with
+    ``init`` a net without them, their weights start at zero."""
 
     def check(self) -> None:
         """A ValueError naming the option for a value out of its range."""
@@ -152,6 +156,7 @@ _SAME_RUN = (
     "explore",
     "init",
     "learn_forced",
+    "features",
 )
 """Config fields a resumed run must share with its checkpoint (``games`` may grow)."""
 
@@ -160,6 +165,7 @@ _ADDED: dict[str, Any] = {
     "explore": 0.0,
     "init": "",
     "learn_forced": False,
+    "features": "",
 }
 """Fields newer than some checkpoints: a checkpoint without one was made with its default."""
 
@@ -213,7 +219,8 @@ class Adam:
 def fit_step(net: OutcomeNet, adam: Adam, x: F32, y: F32, rate: float) -> float:
     """One Adam step on the mean cross-entropy of ``y`` by the net's outcomes of ``x``; returns
     the loss before the step."""
-    h = net.hidden_of(x)
+    x = net.expand(x)  # the board units and the net's features: what w1 multiplies
+    h = np.tanh(x @ net.w1.T + net.b1)
     p = net.outcomes_of_hidden(h)
     n = x.shape[0]
     clipped = np.clip(p, 1e-6, 1 - 1e-6)
@@ -253,6 +260,8 @@ class _Run:
         self.variant = variant
         self.config = config
         self.out = out
+        if config.features:
+            feature_set(config.features, variant)  # a ValueError for an unknown or unfit set
         self.levels = int(variant.max_game_value())
         self.returns = _Returns(config.lam)
         ckpt = checkpoint_path(out)
@@ -286,7 +295,9 @@ class _Run:
             self.history = []
         else:
             rng = np.random.default_rng(config.seed)
-            self.net = OutcomeNet.initial(config.hidden, self.levels, rng, {})
+            self.net = OutcomeNet.initial(
+                config.hidden, self.levels, rng, {}, features=config.features
+            )
             self.adam = Adam(self.net, None, 0)
             self.games = self.chunks = self.positions = 0
             self.seconds = 0.0
@@ -312,6 +323,14 @@ class _Run:
             raise ValueError(
                 f"{path}: {net.hidden} hidden units and {net.levels} levels, not "
                 f"{self.config.hidden} and {self.levels} (--hidden)"
+            )
+        wanted = self.config.features
+        if wanted and not net.features:
+            return net.with_features(wanted)
+        if net.features != wanted:
+            raise ValueError(
+                f"{path}: the net reads the feature set {net.features or 'none'!r}, not "
+                f"{wanted or 'none'!r} (--features)"
             )
         return net
 

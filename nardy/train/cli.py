@@ -63,6 +63,7 @@ _ONLY_FOR = {
         "versus_heuristic",
         "init",
         "learn_forced",
+        "features",
     ),
 }
 """Options that mean something to some methods only (given with another, they are an error)."""
@@ -151,6 +152,14 @@ lockstep chunks)."""
     help="[batched-td] Also learn the afterstates of forced turns and of turns with no legal "
     "play (a dance from the bar), which self-play otherwise plays without a decision: the "
     "search values them (docs/bots.md, Forced turns).",
+)
+@click.option(
+    "--features",
+    default="",
+    metavar="NAME",
+    help="[batched-td] A feature set the net reads beside the board units (hitting_v1: pips, "
+    "contact, the opponent's shots, blots, primes; docs/bots.md, Features). With --init a net "
+    "without them, their weights start at zero, so it plays as before and learns them.",
 )
 @click.option(
     "--candidates",
@@ -248,6 +257,7 @@ def train(
     versus_heuristic: float,
     init: str | None,
     learn_forced: bool,
+    features: str,
     candidates: str,
     workers: int,
     seed: int,
