@@ -27,6 +27,9 @@ is 25; the opponent moves up and his bar is the mover's 0.
 
 from __future__ import annotations
 
+# First: single-threaded BLAS, which counts only before numpy is imported.
+from nardy.engines import blas  # noqa: F401  # isort: skip
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
