@@ -36,6 +36,18 @@ def main() -> None:
     parser.add_argument("--bots", required=True, help="A,B: figures are A's")
     parser.add_argument("--games", type=int, default=200, help="games per run (pairs)")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--pairs-out",
+        type=Path,
+        help="write each pair's points (JSON list) here: two bots measured against the same "
+        "opponent with the same seed then compare pair by pair (--paired)",
+    )
+    parser.add_argument(
+        "--paired",
+        type=Path,
+        help="a --pairs-out file of another bot against the same opponent, seed and games: "
+        "also print this bot's lead over it, with the SE of the paired differences",
+    )
     args = parser.parse_args()
     first, second = args.bots.split(",")
     runs: list[list[float]] = []
@@ -59,6 +71,16 @@ def main() -> None:
         f"{args.variant}: {first} against {second}: {mean:+.3f} ± {sd / math.sqrt(n):.3f} "
         f"points per game (SE over {n} duplicate pairs, {2 * n} games), {100 * wins:.1f} % won"
     )
+    if args.pairs_out:
+        args.pairs_out.write_text(json.dumps(pairs), encoding="utf-8")
+    if args.paired:
+        other = json.loads(args.paired.read_text(encoding="utf-8"))
+        if len(other) != n:
+            sys.exit(f"{args.paired}: {len(other)} pairs, not {n}")
+        lead = [a - b for a, b in zip(pairs, other, strict=True)]
+        d = sum(lead) / n
+        sd_d = math.sqrt(sum((x - d) ** 2 for x in lead) / (n - 1))
+        print(f"  lead over {args.paired.name}: {d:+.3f} ± {sd_d / math.sqrt(n):.3f} (paired)")
 
 
 if __name__ == "__main__":

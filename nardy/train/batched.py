@@ -86,7 +86,7 @@ from nardy.engines.heuristic import HeuristicEvaluation
 from nardy.engines.heuristic_batch import evaluate_keys
 from nardy.engines.outcome_net import OutcomeNet, flip_outcomes, outcome_targets
 
-__all__ = ["Adam", "BatchedConfig", "checkpoint_path", "fit_step", "train"]
+__all__ = ["Adam", "BatchedConfig", "checkpoint_path", "chunk_path", "fit_step", "train"]
 
 F32 = npt.NDArray[np.float32]
 Step = tuple[F32, F32, int] | tuple[F32, F32, int, F32]
@@ -133,6 +133,9 @@ class BatchedConfig:
     features: str = ""
     """A feature set the net reads beside the board units (:mod:`nardy.engines.features`); with
     ``init`` a net without them, their weights start at zero."""
+    keep_chunks: bool = False
+    """Also keep each chunk's weights as ``OUT.cN.npz`` (:func:`chunk_path`), to average them
+    (:mod:`nardy.train.average`); the weights themselves do not depend on it."""
 
     def check(self) -> None:
         """A ValueError naming the option for a value out of its range."""
@@ -168,6 +171,11 @@ _ADDED: dict[str, Any] = {
     "features": "",
 }
 """Fields newer than some checkpoints: a checkpoint without one was made with its default."""
+
+
+def chunk_path(out: Path, chunk: int) -> Path:
+    """Where ``--keep-chunks`` keeps the weights at the end of chunk ``chunk`` (1, 2, …)."""
+    return out.with_name(f"{out.stem}.c{chunk}.npz")
 
 
 def checkpoint_path(out: Path) -> Path:
@@ -476,6 +484,8 @@ class _Run:
             entry["points_vs_heuristic"] = round(float(np.mean(against)), 4)
         self.history.append(entry)
         self.save()
+        if config.keep_chunks:
+            self.net.save(chunk_path(self.out, self.chunks))
         if config.eval_games:
             # The ``neural`` bot plays the weights just written, as a user's would.
             entry.update(evaluate(self.variant, self.out, config.eval_games))

@@ -64,6 +64,7 @@ _ONLY_FOR = {
         "init",
         "learn_forced",
         "features",
+        "keep_chunks",
     ),
 }
 """Options that mean something to some methods only (given with another, they are an error)."""
@@ -162,6 +163,12 @@ lockstep chunks)."""
     "without them, their weights start at zero, so it plays as before and learns them.",
 )
 @click.option(
+    "--keep-chunks",
+    is_flag=True,
+    help="[batched-td] Also keep each chunk's weights as OUT.cN.npz, to average them "
+    "(python -m nardy.train.average; docs/bots.md, Averaged weights).",
+)
+@click.option(
     "--candidates",
     default="0,2,4,8",
     show_default=True,
@@ -258,6 +265,7 @@ def train(
     init: str | None,
     learn_forced: bool,
     features: str,
+    keep_chunks: bool,
     candidates: str,
     workers: int,
     seed: int,
