@@ -11,7 +11,8 @@ hidden units are not in the same order.
 
     python -m nardy.train.average --out averaged.npz run.c1.npz run.c2.npz run.c3.npz
 
-The sidecar records each net averaged (file name, sha256, games) as the recipe.
+The sidecar records each net averaged (file name, sha256, and its own training record: method,
+games, configuration and curve) as the recipe.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ import numpy as np
 from nardy.engines.outcome_net import OutcomeNet
 
 __all__ = ["average", "main"]
+
+_RECORD = ("method", "games", "config", "history", "averaged")
+"""What each averaged net's sidecar says of its training, kept in the average's: its recipe."""
 
 
 def average(paths: Sequence[Path]) -> OutcomeNet:
@@ -58,7 +62,11 @@ def average(paths: Sequence[Path]) -> OutcomeNet:
         for name in ("w1", "b1", "w2", "b2")
     }
     sources: list[dict[str, Any]] = [
-        {"file": Path(path).name, "sha256": net.meta.get("sha256"), "games": net.meta.get("games")}
+        {
+            "file": Path(path).name,
+            "sha256": net.meta.get("sha256"),
+            **{key: net.meta[key] for key in _RECORD if key in net.meta},
+        }
         for path, net in zip(paths, nets, strict=True)
     ]
     meta = {

@@ -111,7 +111,8 @@ def test_features_agree_with_the_kernel_on_played_positions() -> None:
 
 
 def test_a_net_reads_its_features_and_gains_them_at_zero_weight(tmp_path: Path) -> None:
-    shipped, _ = OutcomeNet.load(shipped_weights("backgammon"))
+    # The 128-unit net shipped until 2026-12-06: a fixed net without features.
+    shipped, _ = OutcomeNet.load(shipped_weights("backgammon").with_name("backgammon.outcome.npz"))
     widened = shipped.with_features("hitting_v1")
     assert widened.inputs == shipped.inputs + 8
     x = encode_batch(_afterstates(1)[:200])

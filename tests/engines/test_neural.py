@@ -52,14 +52,19 @@ def test_shipped_weights_load_for_every_built_in_variant(name: str) -> None:
     assert path.stat().st_size < 300_000
     net = load_net(path)
     assert net.meta["variant"] == name
-    assert net.meta["games"] > 0 and net.meta["history"], "a training record travels with them"
+    if net.meta.get("method") == "average":  # nets averaged (docs/bots.md): each one's record
+        records = net.meta["averaged"]
+        assert len(records) >= 2
+        assert all(r["games"] > 0 and r["history"] and r["sha256"] for r in records)
+    else:
+        assert net.meta["games"] > 0 and net.meta["history"], "a training record travels with them"
     # The policy-iteration value net stays shipped, as VARIANT.value.npz where an outcome net of
     # batched TD (docs/bots.md) has taken its place.
     value = ValueNet.load(shipped_value_weights(name))
     assert value.meta["variant"] == name and value.w.shape == (value.hidden, INPUTS)
     if isinstance(net, OutcomeNet):
         # Batched TD's net, or generations of it fitted to its own look-ahead (docs/bots.md).
-        assert net.meta["method"] in ("batched-td", "consistency")
+        assert net.meta["method"] in ("batched-td", "consistency", "average")
         if net.meta["method"] == "consistency":
             assert net.meta["consistency"]["config"]["net"] == "shipped"
         assert shipped_value_weights(name) != path

@@ -59,6 +59,7 @@ def test_the_average_is_the_mean_of_the_arrays_and_records_its_sources(tmp_path:
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["method"] == "average" and meta["variant"] == "hypergammon"
     assert [s["games"] for s in meta["averaged"]] == [20, 40, 60]
+    assert all(s["method"] == "batched-td" and s["history"] for s in meta["averaged"])
     assert [s["sha256"] for s in meta["averaged"]] == [n.meta["sha256"] for n in nets]
     # The averaged net plays: the neural bot's engine binds it.
     from nardy.engines.outcome_net import OutcomeEngine
