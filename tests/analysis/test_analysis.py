@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from nardy.analysis.cube import analyse_cube, probabilities_from_equity
 from nardy.analysis.game import mark
 from nardy.bots import make_bot
+from nardy.bots.base import Bot
 from nardy.cli import cli
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
@@ -445,8 +446,6 @@ def test_neural_bot_takes_a_search_depth(variant_name: str, search_net: str) -> 
     self-consistent refit where one ships flagged for search, else over the shipped net."""
     from nardy.bots import make_bot
     from nardy.bots.neural import NeuralBot
-    from nardy.core.dice import SeededDice
-    from nardy.core.game import Game, PlayDecision
 
     options = {"cube": False} if variant_name == "backgammon" else None  # plays only
     variant = load_variant(variant_name, options)
@@ -456,19 +455,7 @@ def test_neural_bot_takes_a_search_depth(variant_name: str, search_net: str) -> 
     assert isinstance(bot, NeuralBot)
     assert (bot.search_weights() is not None) == (search_net == "neural-consistent")
     searcher = Searcher(variant, make_evaluator(search_net, variant))
-    game = Game(variant, SeededDice(4))
-    checked = 0
-    while game.decision is not None and checked < 6:
-        decision = game.decision
-        assert isinstance(decision, PlayDecision)
-        index = bot.choose_play(decision)
-        if len(decision.plays) > 1:
-            segment = decision.segment
-            ranking = searcher.rank(decision.position, segment.dice, 1, kind=segment.kind)
-            assert index == ranking[0].index
-            checked += 1
-        game.decide(index)
-    assert checked == 6
+    _plays_the_searchers_choice(bot, searcher, seed=4, decisions=6)
     with pytest.raises(ValueError, match="ply 0-3"):
         make_bot("neural:7")
 
@@ -488,9 +475,17 @@ def test_neural_bot_searches_over_a_weights_file(tmp_path: Path) -> None:
     bot.start_game(variant, 0)
     shipped.start_game(variant, 0)
     searcher = Searcher(variant, make_evaluator(f"neural:{other}", variant))
-    game = Game(variant, SeededDice(5))
+    assert _plays_the_searchers_choice(bot, searcher, seed=5, decisions=8, beside=shipped) > 0
+
+
+def _plays_the_searchers_choice(
+    bot: Bot, searcher: Searcher, *, seed: int, decisions: int, beside: Bot | None = None
+) -> int:
+    """Play a game by ``bot`` until ``decisions`` choices among two plays or more, each checked to
+    be ``searcher``'s 1-ply best; returns at how many of them ``beside`` chose otherwise."""
+    game = Game(searcher.variant, SeededDice(seed))
     checked = differ = 0
-    while game.decision is not None and checked < 8:
+    while game.decision is not None and checked < decisions:
         decision = game.decision
         assert isinstance(decision, PlayDecision)
         index = bot.choose_play(decision)
@@ -498,11 +493,12 @@ def test_neural_bot_searches_over_a_weights_file(tmp_path: Path) -> None:
             segment = decision.segment
             ranking = searcher.rank(decision.position, segment.dice, 1, kind=segment.kind)
             assert index == ranking[0].index
-            differ += index != shipped.choose_play(decision)
+            if beside is not None:
+                differ += index != beside.choose_play(decision)
             checked += 1
         game.decide(index)
-    assert checked == 8
-    assert differ > 0
+    assert checked == decisions
+    return differ
 
 
 def test_gnubg_evaluator_agrees_with_gnubgs_own_choice() -> None:
