@@ -41,7 +41,7 @@ import numpy.typing as npt
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_SIZE
 
-__all__ = ["FEATURE_SETS", "FeatureSet", "feature_set", "hitting_v1"]
+__all__ = ["FEATURE_SETS", "FeatureSet", "feature_set", "feature_width", "hitting_v1"]
 
 Floats = npt.NDArray[Any]
 
@@ -158,6 +158,12 @@ FEATURE_SETS: dict[str, FeatureSet] = {
         "hitting_v1", 8, hitting_v1, _hits_to_the_bar, "opposite direction, hitting to the bar"
     ),
 }
+
+
+def feature_width(name: str) -> int:
+    """The inputs the feature set ``name`` adds (0 for none, the empty name); a clear
+    :class:`ValueError` for an unknown one."""
+    return feature_set(name).size if name else 0
 
 
 def feature_set(name: str, variant: Variant | None = None) -> FeatureSet:

@@ -42,7 +42,7 @@ from nardy.core.movegen import BoardKey
 from nardy.core.position import Position
 from nardy.core.variant import LegalPlays, Variant
 from nardy.encoding import BOARD_ENCODER, BOARD_SIZE, encode_batch, encode_keys, encode_plays
-from nardy.engines.features import feature_set
+from nardy.engines.features import feature_set, feature_width
 
 __all__ = [
     "FORMAT",
@@ -153,7 +153,7 @@ class OutcomeNet:
         features: str = "",
     ) -> OutcomeNet:
         """Small random weights (Glorot-scaled hidden layer, tiny outputs: every outcome ≈ ½)."""
-        inputs = INPUTS + (feature_set(features).size if features else 0)
+        inputs = INPUTS + feature_width(features)
         w1 = rng.normal(0.0, 1.0 / np.sqrt(INPUTS), size=(hidden, INPUTS)).astype(np.float32)
         if inputs > INPUTS:  # drawn after the board's columns: a net without features unchanged
             extra = rng.normal(0.0, 1.0 / np.sqrt(inputs), size=(hidden, inputs - INPUTS))
@@ -223,7 +223,11 @@ class OutcomeNet:
 
     def hidden_of(self, inputs: npt.NDArray[Any]) -> F32:
         """The hidden layer's activations of each row of ``inputs`` (one matrix product)."""
-        x = self.expand(np.asarray(inputs, dtype=np.float32))
+        return self.hidden_of_expanded(self.expand(np.asarray(inputs, dtype=np.float32)))
+
+    def hidden_of_expanded(self, x: F32) -> F32:
+        """:meth:`hidden_of` of rows already :meth:`expand`-ed (the trainer's step keeps them for
+        the gradient)."""
         out: F32 = np.tanh(x @ self.w1.T + self.b1)
         return out
 
@@ -313,7 +317,7 @@ class OutcomeNet:
         assert isinstance(meta, dict)
         features = meta.get("features", "")
         try:
-            inputs = INPUTS + (feature_set(features).size if features else 0)
+            inputs = INPUTS + feature_width(features)
         except (ValueError, TypeError) as error:
             raise ValueError(f"{path.with_suffix('.json')}: {error}") from None
         if meta.get("encoder") != BOARD_ENCODER or meta.get("inputs") != inputs:

@@ -228,7 +228,7 @@ def fit_step(net: OutcomeNet, adam: Adam, x: F32, y: F32, rate: float) -> float:
     """One Adam step on the mean cross-entropy of ``y`` by the net's outcomes of ``x``; returns
     the loss before the step."""
     x = net.expand(x)  # the board units and the net's features: what w1 multiplies
-    h = np.tanh(x @ net.w1.T + net.b1)
+    h = net.hidden_of_expanded(x)
     p = net.outcomes_of_hidden(h)
     n = x.shape[0]
     clipped = np.clip(p, 1e-6, 1 - 1e-6)

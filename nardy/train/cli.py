@@ -159,7 +159,7 @@ lockstep chunks)."""
     default="",
     metavar="NAME",
     help="[batched-td] A feature set the net reads beside the board units (hitting_v1: pips, "
-    "contact, the opponent's shots, blots, primes; docs/bots.md, Features). With --init a net "
+    "contact, the opponent's shots, blots, primes; docs/bots.md, Input features). With --init a net "
     "without them, their weights start at zero, so it plays as before and learns them.",
 )
 @click.option(
