@@ -27,7 +27,7 @@ from nardy.core.game import CubeAnswer, DoubleDecision, PlayDecision, TakeDecisi
 from nardy.core.position import Position
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_SIZE
-from nardy.engines.evaluator import NeuralEvaluator
+from nardy.engines.evaluator import NeuralEvaluator, neural_bot_argument
 from nardy.engines.net import (
     Engine,
     Net,
@@ -45,17 +45,6 @@ Array = npt.NDArray[np.float64]
 
 MAX_PLY = 3
 """The deepest search ``neural:PLY`` accepts (2-ply already costs about 20× a 1-ply decision)."""
-
-
-def _ply_and_file(argument: str, ply: int) -> tuple[int, str | None]:
-    """``neural``'s argument read as ``PLY``, ``PLY:FILE`` or ``FILE``: a file named like a
-    number is still reachable as ``./3``."""
-    head, colon, tail = argument.strip().partition(":")
-    if head.isdigit() and not colon:
-        return int(head), None
-    if head.isdigit() and tail:
-        return int(head), tail
-    return ply, argument
 
 
 class NeuralBot(Bot):
@@ -87,7 +76,8 @@ class NeuralBot(Bot):
         ply: int = 0,
     ) -> None:
         if isinstance(weights, str):
-            ply, weights = _ply_and_file(weights, ply)
+            depth, weights = neural_bot_argument(weights)
+            ply = ply if depth is None else depth
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"neural:PLY needs a ply 0-{MAX_PLY}, not {ply}")
         self.ply = ply

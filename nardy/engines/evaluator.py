@@ -59,6 +59,7 @@ __all__ = [
     "evaluator_names",
     "key_equities",
     "make_evaluator",
+    "neural_bot_argument",
     "register_evaluator",
     "shortlist",
     "shortlists",
@@ -380,6 +381,18 @@ def strongest_evaluator(variant: Variant) -> str:
     raise ValueError(f"no evaluator can judge variant {variant.name!r}")  # pragma: no cover
 
 
+def neural_bot_argument(argument: str) -> tuple[int | None, str | None]:
+    """The ``neural`` bot's argument read as ``PLY``, ``PLY:FILE`` or ``FILE``: (the search
+    depth or None, the weights file or None for the shipped net). A file named like a number is
+    still reachable as ``./3``. The bot and :func:`judges_itself` both read it here."""
+    head, colon, tail = argument.strip().partition(":")
+    if head.isdigit() and not colon:
+        return int(head), None
+    if head.isdigit() and tail:
+        return int(head), tail
+    return None, argument
+
+
 def judges_itself(bot: str, evaluator: str) -> bool:
     """Whether a bot named ``bot`` plays by the very net the evaluator ``evaluator`` judges with:
     its errors then measure disagreement with itself (0 at 0-ply), not skill. The ``neural`` bot
@@ -392,10 +405,7 @@ def judges_itself(bot: str, evaluator: str) -> bool:
         return True
     if bot_name != "neural" or name != "neural":
         return False
-    depth, colon, bot_file = bot_argument.partition(":")
-    if depth.isdigit() and colon:
-        bot_argument = bot_file  # neural:PLY:FILE searches over FILE's net
-    shipped = not bot_argument or bot_argument.isdigit()
-    if shipped:
+    bot_file = neural_bot_argument(bot_argument)[1] if bot_argument else None
+    if bot_file is None:  # the shipped net, at any depth
         return not argument
-    return Path(bot_argument).resolve() == Path(argument).resolve() if argument else False
+    return Path(bot_file).resolve() == Path(argument).resolve() if argument else False
