@@ -422,13 +422,19 @@ class RssSampler:
         return self.peak
 
 
+PROBE_TOKEN_VARIABLE = "NARDY_LOAD_ADMIN_TOKEN"
+
+
 class AdminProbe:
     """The operator's calls (``CancelTournament`` of an unknown id, answered NOT_FOUND) from a
     process of its own, one every 20 ms for ``seconds``: their latency under a flood."""
 
     def __init__(self, address: str, token: str, seconds: float) -> None:
-        command = [sys.executable, __file__, "admin-probe", address, token, str(seconds)]
-        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        # The token travels in the environment, not on the command line: a token may begin with
+        # "-" (token_urlsafe's alphabet has it), which argparse would take for an option.
+        command = [sys.executable, __file__, "admin-probe", address, str(seconds)]
+        env = {**os.environ, PROBE_TOKEN_VARIABLE: token}
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
 
     def result(self) -> dict[str, Any]:
         out, _ = self.proc.communicate(timeout=120)
@@ -437,7 +443,7 @@ class AdminProbe:
 
 
 def admin_probe(args: argparse.Namespace) -> dict[str, Any]:
-    metadata = (("authorization", f"Bearer {args.token}"),)
+    metadata = (("authorization", f"Bearer {os.environ[PROBE_TOKEN_VARIABLE]}"),)
     latencies: list[float] = []
     codes: dict[str, int] = {}
     details: dict[str, str] = {}
@@ -754,7 +760,6 @@ def main() -> None:
     c.add_argument("seconds", type=float)
     a = sub.add_parser("admin-probe")
     a.add_argument("address")
-    a.add_argument("token")
     a.add_argument("seconds", type=float)
     args = parser.parse_args()
     run = {

@@ -6,6 +6,7 @@ watchers' streams. Several addresses on loopback come from :class:`sources.Sourc
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import subprocess
 import sys
@@ -202,6 +203,23 @@ def _benchmark(*args: str, timeout: float = 240) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr[-3000:]
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+def test_the_load_benchmarks_operator_probe_takes_any_token() -> None:
+    """The probe reads its token from the environment: an arena's token is ``token_urlsafe``,
+    and one in 64 begins with "-", which on the probe's command line argparse took for an
+    option (a CI run failed so)."""
+    token = "-" + "f" * 40
+    server = ArenaServer(Arena(), admin_token=token).start()
+    try:
+        spec = importlib.util.spec_from_file_location("load_arena", BENCHMARK)
+        assert spec is not None and spec.loader is not None
+        load_arena = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(load_arena)
+        found = load_arena.AdminProbe(server.address, token, 0.3).result()
+    finally:
+        server.stop(0.2)
+    assert set(found["codes"]) == {"NOT_FOUND"}, found
 
 
 @pytest.mark.slow  # an arena in a subprocess flooded with 4 MB calls for a few seconds
