@@ -3,21 +3,18 @@ three variants (``benchmarks/measure_error_order.py`` runs the whole ladder with
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
 import pytest
+from script_modules import load_module
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "measure_error_order.py"
 
 
 def _ladder(*args: Any) -> dict[str, tuple[float, float, int]]:
     """The benchmark's ladder (loaded from its file: benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("measure_error_order", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module("measure_error_order", SCRIPT)
     result: dict[str, tuple[float, float, int]] = module.ladder(*args)
     return result
 

@@ -4,12 +4,10 @@ the games (a real tournament, random game sequences, a database migrated from sc
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import math
 import random
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
+from script_modules import load_module
 
 from nardy.arena.competition.ledger import count
 from nardy.arena.competition.schedule import TournamentDef, build_schedule, parse_definition
@@ -253,12 +252,7 @@ def _schema_1_module(folder: Path) -> Any:
     assert "SCHEMA_VERSION = 1\n" in source
     module_path = folder / "storage_v1.py"
     module_path.write_text(source)
-    spec = importlib.util.spec_from_file_location("storage_v1", module_path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["storage_v1"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("storage_v1", module_path, register=True)
 
 
 def _schema_1_store(path: Path) -> Any:

@@ -6,7 +6,6 @@ watchers' streams. Several addresses on loopback come from :class:`sources.Sourc
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped,unused-ignore]
 from rawstream import RawStream
+from script_modules import load_module
 from sources import Sources
 
 from nardy.arena.protocol import arena_pb2, arena_pb2_grpc
@@ -212,10 +212,7 @@ def test_the_load_benchmarks_operator_probe_takes_any_token() -> None:
     token = "-" + "f" * 40
     server = ArenaServer(Arena(), admin_token=token).start()
     try:
-        spec = importlib.util.spec_from_file_location("load_arena", BENCHMARK)
-        assert spec is not None and spec.loader is not None
-        load_arena = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(load_arena)
+        load_arena = load_module("load_arena", BENCHMARK)
         found = load_arena.AdminProbe(server.address, token, 0.3).result()
     finally:
         server.stop(0.2)

@@ -29,6 +29,7 @@ from typing import Any
 
 import pluggy
 import pytest
+from script_modules import load_module
 from test_gnubg_formats import _run_gnubg, needs_gnubg
 
 from nardy.core import hookspecs, load_variant
@@ -51,12 +52,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nardy-nackgammon"
 
 def _nackgammon() -> Variant:
     """The example third-party plugin, loaded from its source file into a private manager."""
-    spec = importlib.util.spec_from_file_location(
-        "nardy_nackgammon", EXAMPLE / "nardy_nackgammon.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module("nardy_nackgammon", EXAMPLE / "nardy_nackgammon.py")
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for name in DEFAULT_PLUGINS:

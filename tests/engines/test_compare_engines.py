@@ -13,6 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_modules import load_module
 
 from nardy.core import _engine
 
@@ -25,12 +26,7 @@ ENGINE_MODULES = ("bgbot_cpp", "bgsage", "pyspiel", "gnubg", "gnubg_nn")
 
 @pytest.fixture(scope="module")
 def harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("compare_engines", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["compare_engines"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("compare_engines", SCRIPT, register=True)
 
 
 def test_cli_runs_nardy_on_a_tiny_corpus(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_modules import load_module
 
 pytest.importorskip("numpy", reason="the rl extra is not installed")
 pytest.importorskip("grpc", reason="the arena extra is not installed")
@@ -20,12 +21,7 @@ EXAMPLE = ROOT / "examples" / "rl" / "td_long.py"
 
 def test_the_weights_do_not_go_into_the_repository(monkeypatch):
     """Run from the repository root (as the README does), the default stem is outside it."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("td_long_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module("td_long_example", EXAMPLE)
     monkeypatch.chdir(ROOT)
     out = module.parse_arguments(["--short"]).out.resolve()
     assert not out.is_relative_to(ROOT), out
