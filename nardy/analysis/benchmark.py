@@ -52,6 +52,7 @@ __all__ = [
     "benchmark_path",
     "default_evaluator",
     "generate",
+    "ranks_as_recorded",
     "read_benchmark",
     "refine",
     "sample_decisions",
@@ -318,6 +319,19 @@ def refine(
         if on_entry is not None:
             on_entry(done, len(short))
     return len(short), left
+
+
+def ranks_as_recorded(variant: Variant, entry: Entry, evaluator: str) -> bool:
+    """Whether ``evaluator`` ranks ``entry``'s plays at 1-ply with the equities the file
+    recorded: whether the file was made by this evaluator's net as it is now. A net trained on
+    since gives other equities, and its file then grades the plays the earlier net would make
+    (docs/analysis.md, *Benchmark positions*). :func:`refine` makes the same check."""
+    from nardy.engines.evaluator import make_evaluator
+    from nardy.engines.search import Searcher
+
+    searcher = Searcher(variant, make_evaluator(evaluator, variant))
+    decision = _decision(variant, entry.position, entry.roll)
+    return tuple(_search_equities(searcher, decision)) == entry.search
 
 
 def _worst_se(data: dict[str, Any]) -> float:

@@ -23,7 +23,7 @@ from nardy.cli_options import (
 )
 
 if TYPE_CHECKING:
-    from nardy.analysis.benchmark import Labelling, Score
+    from nardy.analysis.benchmark import Entry, Labelling, Score
     from nardy.analysis.rollout import Executor
     from nardy.core.variant import Variant
 
@@ -174,15 +174,31 @@ def benchmark_command(
         except ValueError as error:  # an unknown or unusable bot
             raise click.BadParameter(one_line(str(error)), param_hint="'--bot'") from None
     if path is None:  # the shipped file: rolled out by the variant's labeller
-        _note_self_judged(bots, default_evaluator(variant))
+        _note_labeller(variant, entries[0], bots, default_evaluator(variant))
     _print_scores(variant.name, len(entries), scores, as_json)
 
 
-def _note_self_judged(bots: tuple[str, ...], labeller: str) -> None:
-    """A note for each bot that plays by the net that rolled the file out (as ``nardy analyze``
-    warns of a bot judged by its own net)."""
+def _note_labeller(variant: Variant, first: Entry, bots: tuple[str, ...], labeller: str) -> None:
+    """Notes on the shipped file's labeller: for each bot that plays by the net that rolled the
+    file out (as ``nardy analyze`` warns of a bot judged by its own net); or, where that net has
+    been trained on since the file was made (its 1-ply equities of the file's first decision
+    are no longer the recorded ones), that the file grades the plays of the net before."""
+    from nardy.analysis.benchmark import ranks_as_recorded
     from nardy.engines.evaluator import judges_itself
 
+    try:
+        current = ranks_as_recorded(variant, first, labeller)
+    except ValueError:  # the labeller is not usable here (gnubg's package missing): no note
+        return
+    if not current:
+        click.echo(
+            f"note: {variant.name}'s benchmark was rolled out by an earlier {labeller} net than "
+            "the one shipped now: it grades the plays that net would make, and may rank a "
+            f"stronger net that plays otherwise below it (remake it: nardy benchmark --variant "
+            f"{variant.name} --generate 500 --file NEW; docs/analysis.md)",
+            err=True,
+        )
+        return
     for name in bots:
         if judges_itself(name, labeller):
             click.echo(

@@ -373,3 +373,45 @@ def test_backgammon_is_rolled_out_by_gnubg_and_says_so_where_it_is_missing(
     assert "backgammon's benchmark is rolled out by the gnubg evaluator" in result.output
     assert "pip install 'nardy[gnubg]'" in result.output and "--evaluator" in result.output
     assert not path.exists()
+
+
+def test_a_shipped_file_rolled_out_by_an_earlier_net_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The note on the labeller follows the net: where the shipped net is the one that rolled
+    the file out, the bot playing it is told it judges itself; where the net has been trained on
+    since (here: the lookup handed the net trictrac shipped before its forced turns), the file is
+    said to grade the plays of an earlier net, once, and no bot is told it judges itself."""
+    from nardy.engines import net
+
+    args = ["benchmark", "-v", "trictrac", "--bot", "neural", "--bot", "heuristic"]
+    now = CliRunner().invoke(cli, args)
+    assert now.exit_code == 0, now.output
+    assert "note: neural plays by the neural net that rolled these positions out" in now.output
+    assert "earlier" not in now.output
+
+    lookup = net._weights_file
+
+    def before(name: str) -> Path:
+        return lookup("trictrac.outcome.npz" if name == "trictrac.npz" else name)
+
+    monkeypatch.setattr(net, "_weights_file", before)
+    earlier = CliRunner().invoke(cli, args)
+    assert earlier.exit_code == 0, earlier.output
+    assert earlier.output.count("rolled out by an earlier neural net") == 1
+    assert "--generate 500 --file NEW" in earlier.output
+    assert "plays by the neural net that rolled" not in earlier.output
+
+
+def test_scoring_backgammon_needs_no_gnubg(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backgammon's file is rolled out by gnubg; scoring a bot on it without gnubg's package
+    gives the scores and no note on the labeller (it cannot be asked), never an error."""
+    import nardy.engines.evaluator as evaluators
+
+    def missing(name: str, variant: object) -> object:
+        raise ValueError("the gnubg bot needs the gnubg package: pip install 'nardy[gnubg]'")
+
+    monkeypatch.setattr(evaluators, "make_evaluator", missing)
+    scored = CliRunner().invoke(cli, ["benchmark", "--bot", "heuristic"])
+    assert scored.exit_code == 0, scored.output
+    assert "heuristic  error rate" in scored.output and "note:" not in scored.output
