@@ -27,7 +27,7 @@ import json
 import math
 import random
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -307,7 +307,7 @@ def refine(
         data = recorded[number]
         position = Position.from_id(data["position"], variant.checkers)
         roll = (int(data["dice"][0]), int(data["dice"][1]))
-        if _search_equities(searcher, _decision(variant, position, roll)) != data["search"]:
+        if not _ranks_as(searcher, variant, position, roll, data["search"]):
             raise BenchmarkError(
                 f"{path}:{number + 1}: the {chosen} evaluator now ranks this decision's plays "
                 "otherwise than the file (its net has changed since): make the file again, "
@@ -330,8 +330,18 @@ def ranks_as_recorded(variant: Variant, entry: Entry, evaluator: str) -> bool:
     from nardy.engines.search import Searcher
 
     searcher = Searcher(variant, make_evaluator(evaluator, variant))
-    decision = _decision(variant, entry.position, entry.roll)
-    return tuple(_search_equities(searcher, decision)) == entry.search
+    return _ranks_as(searcher, variant, entry.position, entry.roll, entry.search)
+
+
+def _ranks_as(
+    searcher: Searcher,
+    variant: Variant,
+    position: Position,
+    roll: tuple[int, int],
+    recorded: Sequence[float],
+) -> bool:
+    """Whether ``searcher`` gives the decision's plays the 1-ply equities a file recorded."""
+    return _search_equities(searcher, _decision(variant, position, roll)) == list(recorded)
 
 
 def _worst_se(data: dict[str, Any]) -> float:
