@@ -17,11 +17,16 @@ import tempfile
 from pathlib import Path
 
 
-def _points(path: Path, bot: str) -> list[float]:
-    """Points of ``bot`` in each game of a ``--jsonl`` file, in game order."""
+def _points(path: Path, seat: int) -> list[float]:
+    """Points in each game of a ``--jsonl`` file, in game order, of the bot named ``seat``-th in
+    ``--bots`` (0 or 1). Records name a bot as ``nardy play`` shows it, which for a Python bot
+    (``module:Class``) is the bot's own ``name``, not the text of ``--bots``; the first game seats
+    the first-named bot White (colours then alternate), so its record gives both names."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    first = records[0]["bots"]
+    bot = first["White"] if seat == 0 else first["Black"]
     out: list[float] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
+    for record in records:
         result = record["result"]
         colour = "White" if record["bots"]["White"] == bot else "Black"
         sign = 1.0 if result["winner"] == colour else -1.0
@@ -61,7 +66,9 @@ def main() -> None:
             done = subprocess.run([*command, "--jsonl", str(jsonl)], stdout=subprocess.DEVNULL)
             if done.returncode:  # nardy play has said why on standard error
                 sys.exit(done.returncode)
-            runs.append(_points(jsonl, first if first != second else order.split(",")[0]))
+            # The first-named bot is seat 0 of the first run and seat 1 of the second; two bots of
+            # one name are told apart by seat alone, the first of each order.
+            runs.append(_points(jsonl, 0 if first == second or not runs else 1))
     pairs = [(a + b) / 2 for a, b in zip(*runs, strict=True)]
     n = len(pairs)
     mean = sum(pairs) / n

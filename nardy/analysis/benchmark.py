@@ -50,6 +50,7 @@ __all__ = [
     "Labelling",
     "Score",
     "benchmark_path",
+    "decision_at",
     "default_evaluator",
     "generate",
     "ranks_as_recorded",
@@ -130,7 +131,7 @@ def _own_net(variant: Variant) -> str:
     return "neural"
 
 
-def _decision(variant: Variant, position: Position, roll: tuple[int, int]) -> PlayDecision:
+def decision_at(variant: Variant, position: Position, roll: tuple[int, int]) -> PlayDecision:
     """The decision of ``position`` with White to throw ``roll``, in a cubeless game."""
     game = Game(variant, None, position=position, mover=0, cube=CubeSettings(), auto_forced=False)
     game.roll(*roll)
@@ -197,7 +198,7 @@ def _label(
     from nardy.engines.search import Searcher
 
     searcher = Searcher(variant, make_evaluator(evaluator, variant))
-    decision = _decision(variant, position, roll)
+    decision = decision_at(variant, position, roll)
     found = rollout(
         variant,
         position,
@@ -341,7 +342,7 @@ def _ranks_as(
     recorded: Sequence[float],
 ) -> bool:
     """Whether ``searcher`` gives the decision's plays the 1-ply equities a file recorded."""
-    return _search_equities(searcher, _decision(variant, position, roll)) == list(recorded)
+    return _search_equities(searcher, decision_at(variant, position, roll)) == list(recorded)
 
 
 def _worst_se(data: dict[str, Any]) -> float:
@@ -459,7 +460,7 @@ def score(variant: Variant, bot_name: str, entries: list[Entry], seed: int = 0) 
     losses: list[float] = []
     best: list[float] = []
     for entry in entries:
-        decision = _decision(variant, entry.position, entry.roll)
+        decision = decision_at(variant, entry.position, entry.roll)
         if tuple(play.result for play in decision.plays) != entry.results:
             raise BenchmarkError(
                 f"decision {entry.position.id()} {entry.roll}: its legal plays are not the "

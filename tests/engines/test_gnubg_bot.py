@@ -209,11 +209,11 @@ def test_checker_play_counts_gammons_unless_the_jacoby_rule_is_on(
     # Lost whatever White plays, and a backgammon unless he runs his back checker: gnubg's money
     # play assumes the Jacoby rule (a gammon worth nothing with the cube centred) and once played
     # 13/11 6/3 here in every game, where nardy plays Jacoby only with the option (RULES.md §2.12).
-    from nardy.analysis.benchmark import _decision
+    from nardy.analysis.benchmark import decision_at
 
     variant = load_variant("backgammon", options)
     position = Position.from_id("A-A--E/---A-A/E-----/A----b", 15)
-    decision = _decision(variant, position, (2, 3))
+    decision = decision_at(variant, position, (2, 3))
     bot = GnubgBot(0)
     bot.start_game(variant, 0)
     chosen = decision.plays[bot.choose_play(decision)].result
