@@ -171,6 +171,12 @@ class HypergammonDatabase:
         """Each result's cubeless equity for the player who made the play."""
         return -self.equities([self.result_index(result) for result in results])
 
+    def play_wins(self, results: Sequence[Position]) -> np.ndarray:
+        """Each result's probability that the player who made the play wins, both sides playing
+        on perfectly for equity."""
+        win: np.ndarray = 1.0 - self.probabilities([self.result_index(r) for r in results])[:, 0]
+        return win
+
 
 class PerfectBot(Bot):
     """Cubeless perfect play in hypergammon: the play with the best database equity.
@@ -199,8 +205,22 @@ class PerfectBot(Bot):
     def choose_play(self, decision: PlayDecision) -> int:
         if len(decision.plays) == 1:
             return 0
-        values = self.database.play_values([play.result for play in decision.plays])
-        return int(np.argmax(values))
+        return int(np.argmax(self.values([play.result for play in decision.plays])))
+
+    def values(self, results: Sequence[Position]) -> np.ndarray:
+        return self.database.play_values(results)
+
+
+class MostWinsBot(PerfectBot):
+    """The play that wins most often, gammons not counted: the database's win probability of each
+    result, play then going on perfectly for equity. Not the policy that maximises wins over the
+    whole game (no database holds that), but its first step: a win rate that a bot playing for
+    points gives away to play for gammons shows here."""
+
+    name = "most-wins"
+
+    def values(self, results: Sequence[Position]) -> np.ndarray:
+        return self.database.play_wins(results)
 
 
 @cache

@@ -16,9 +16,9 @@ from nardy.analysis.benchmark import (
     BenchmarkError,
     Entry,
     Labelling,
-    _decision,
     _worst_se,
     benchmark_path,
+    decision_at,
     generate,
     read_benchmark,
     refine,
@@ -278,7 +278,7 @@ def test_a_shipped_file_is_the_variants_decisions_now(path: Path) -> None:
     entries = read_benchmark(variant, path)
     assert 0 < len(entries) <= 500
     for entry in entries:
-        plays = _decision(variant, entry.position, entry.roll).plays
+        plays = decision_at(variant, entry.position, entry.roll).plays
         assert tuple(play.result for play in plays) == entry.results, entry.position.id()
         assert len(entry.rolled) >= min(3, len(plays))
 
