@@ -55,6 +55,7 @@ from nardy.core import load_variant
 from nardy.core.game import PlayDecision
 from nardy.core.gnubg import board_of_counts
 from nardy.core.position import Position
+from nardy.core.turnplan import roll_plan
 from nardy.core.variant import Variant
 
 SLOTS = 25
@@ -67,9 +68,13 @@ ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 """The 21 distinct rolls; a non-double counts twice of 36."""
 
 
-def steps(a: int, b: int) -> tuple[int, ...]:
-    """The dice one turn plays (backgammon's turn: a double is four steps)."""
-    return (a,) * 4 if a == b else (a, b)
+def steps(variant: Variant, a: int, b: int) -> tuple[int, ...]:
+    """The dice a roll's turn plays, by the variant's turn plan (hypergammon's is backgammon's:
+    a double is four steps, RULES.md §2.3, and every turn is that one segment)."""
+    kind, dice, last = roll_plan(variant.rules.turn, a, b)
+    if kind != "roll" or not last:
+        raise ValueError(f"{variant.name}'s turns are not one segment a roll")
+    return dice
 
 
 class DatabaseError(ValueError):
@@ -84,8 +89,8 @@ def sides(checkers: int) -> int:
 def side_rank(counts: Sequence[int], checkers: int) -> int:
     """The index of one side's 25 counts (points 1-24 from that side, then its bar).
 
-    The counts are written as a row of 28 cells, the top one and then one divider after each
-    point's checkers: 25 marked cells of 28. The index is that subset's rank in the combinatorial
+    The counts are written as a row of 25 + N cells (N = ``checkers``), the top one and then one
+    divider after each point's checkers: 25 marked cells. The index is that subset's rank in the combinatorial
     number system, the sum of C(c_k, k) over its cells c_1 < … < c_25."""
     if len(counts) != SLOTS or min(counts) < 0 or sum(counts) > checkers:
         raise ValueError(f"a side is 25 counts of at most {checkers} checkers, not {counts!r}")
@@ -243,7 +248,9 @@ def sample_positions(variant: Variant, count: int, seed: int) -> list[Position]:
         position = variant.start_position()
         while not variant.is_finished(position) and len(positions) < count:
             positions.append(position)
-            plays = variant.legal_plays(position, steps(rng.randint(1, 6), rng.randint(1, 6)))
+            plays = variant.legal_plays(
+                position, steps(variant, rng.randint(1, 6), rng.randint(1, 6))
+            )
             position = variant.flip(plays[rng.randrange(len(plays))].result)
     return positions
 
@@ -257,7 +264,7 @@ def bellman_residuals(
     for position in positions:
         total = 0.0
         for a, b in ROLLS:
-            plays = variant.legal_plays(position, steps(a, b))
+            plays = variant.legal_plays(position, steps(variant, a, b))
             best = float(np.max(database.play_values([play.result for play in plays])))
             total += best if a == b else 2.0 * best
         stored = float(database.equities([database.position_index(position)])[0])
