@@ -37,7 +37,10 @@ def _figure(bots: str, folder: Path) -> float:
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "PYTHONPATH": str(folder)},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]),
+        },
         timeout=300,
     )
     found = re.search(r"against \S+: ([+-]\d+\.\d+) ±", done.stdout)
