@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nardy.analysis.benchmark import Entry, decision_at, read_benchmark, score
-from nardy.bots import make_bot
+from nardy.analysis.benchmark import Entry, choices, read_benchmark
+from nardy.analysis.stats import mean_se
 from nardy.bots.base import Bot
 from nardy.core import load_variant
 from nardy.core.game import PlayDecision
@@ -90,8 +90,8 @@ def side_rank(counts: Sequence[int], checkers: int) -> int:
     """The index of one side's 25 counts (points 1-24 from that side, then its bar).
 
     The counts are written as a row of 25 + N cells (N = ``checkers``), the top one and then one
-    divider after each point's checkers: 25 marked cells. The index is that subset's rank in the combinatorial
-    number system, the sum of C(c_k, k) over its cells c_1 < … < c_25."""
+    divider after each point's checkers: 25 marked cells. The index is that subset's rank in the
+    combinatorial number system, the sum of C(c_k, k) over its cells c_1 < … < c_25."""
     if len(counts) != SLOTS or min(counts) < 0 or sum(counts) > checkers:
         raise ValueError(f"a side is 25 counts of at most {checkers} checkers, not {counts!r}")
     cell = SLOTS - 1 + sum(counts)
@@ -206,12 +206,10 @@ class PerfectBot(Bot):
         self.database = _open(path)
 
     def start_game(self, variant: Variant, colour: int) -> None:
-        start = variant.start_position()
-        checkers = sum(count for count in start.points if count > 0)
-        if variant.name != "hypergammon" or checkers != self.database.checkers:
+        if variant.name != "hypergammon" or variant.checkers != self.database.checkers:
             raise ValueError(
                 f"{self.database.path} plays {self.database.checkers}-checker hypergammon, not "
-                f"{variant.name} with {checkers} checkers"
+                f"{variant.name} with {variant.checkers} checkers"
             )
 
     def choose_play(self, decision: PlayDecision) -> int:
@@ -272,18 +270,13 @@ def bellman_residuals(
     return np.asarray(residuals)
 
 
-def exact_values(database: HypergammonDatabase, entry: Entry) -> np.ndarray:
-    """Each legal play's exact cubeless equity for the mover, in the entry's order of plays."""
-    return database.play_values(entry.results)
-
-
 def rollout_check(database: HypergammonDatabase, entries: Sequence[Entry]) -> dict[str, float]:
     """How the benchmark's rolled-out equities stand against the exact ones: their mean and RMS
     difference, the share more than 2 and 3 SEs away (5 % and 0.3 % for unbiased estimates), how
     often the file's best play is the exact best, and the mean exact loss of the file's best."""
     differences, z_scores, best_right, best_loss = [], [], [], []
     for entry in entries:
-        exact = exact_values(database, entry)
+        exact = database.play_values(entry.results)
         for index, (equity, se) in entry.rolled.items():
             differences.append(equity - exact[index])
             z_scores.append((equity - exact[index]) / se if se > 0 else 0.0)
@@ -301,20 +294,16 @@ def rollout_check(database: HypergammonDatabase, entries: Sequence[Entry]) -> di
     }
 
 
-def exact_score(
-    database: HypergammonDatabase, variant: Variant, bot_name: str, entries: Sequence[Entry]
-) -> tuple[float, float, list[float]]:
-    """A bot's error rate on the benchmark's decisions by the exact equities (millipoints, its SE,
-    and each decision's loss): what ``nardy benchmark`` estimates from rollouts."""
-    bot = make_bot(bot_name, 0)
-    bot.start_game(variant, 0)
+def exact_losses(
+    database: HypergammonDatabase, entries: Sequence[Entry], picked: Sequence[int]
+) -> list[float]:
+    """The millipoints each picked play loses by the exact equities: what ``nardy benchmark``
+    estimates from the file's rollouts (:meth:`Entry.loss`)."""
     losses = []
-    for entry in entries:
-        decision = decision_at(variant, entry.position, entry.roll)
-        exact = exact_values(database, entry)
-        losses.append(1000.0 * float(np.max(exact) - exact[bot.choose_play(decision)]))
-    mean = float(np.mean(losses))
-    return mean, float(np.std(losses, ddof=1) / math.sqrt(len(losses))), losses
+    for entry, index in zip(entries, picked, strict=True):
+        exact = database.play_values(entry.results)
+        losses.append(1000.0 * float(np.max(exact) - exact[index]))
+    return losses
 
 
 def main() -> None:
@@ -358,18 +347,17 @@ def main() -> None:
     )
     previous: list[float] | None = None
     for name in args.bot:
-        graded = score(variant, name, list(entries))
-        mean, se, losses = exact_score(database, variant, name, entries)
-        line = (
-            f"{name}: exact {mean:.1f} ± {se:.1f} mp; the benchmark's {graded.error_rate:.1f} ± "
-            f"{graded.error_se:.1f} mp"
+        picked = choices(variant, name, entries)
+        exact = exact_losses(database, entries, picked)
+        by_file = [1000.0 * entry.loss(index) for entry, index in zip(entries, picked, strict=True)]
+        line = "{}: exact {:.1f} ± {:.1f} mp; the benchmark's {:.1f} ± {:.1f} mp".format(
+            name, *mean_se(exact), *mean_se(by_file)
         )
         if previous is not None:
-            d = np.asarray(losses) - np.asarray(previous)
-            line += f"; minus the bot before, exact {np.mean(d):+.1f} ± "
-            line += f"{np.std(d, ddof=1) / math.sqrt(len(d)):.1f} mp"
+            lead = [a - b for a, b in zip(exact, previous, strict=True)]
+            line += "; minus the bot before, exact {:+.1f} ± {:.1f} mp".format(*mean_se(lead))
         print(line)
-        previous = losses
+        previous = exact
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ __all__ = [
     "Labelling",
     "Score",
     "benchmark_path",
+    "choices",
     "decision_at",
     "default_evaluator",
     "generate",
@@ -450,15 +451,13 @@ def _mean_and_se(values: list[float]) -> tuple[float, float]:
     return mean, spread / math.sqrt(n)
 
 
-def score(variant: Variant, bot_name: str, entries: list[Entry], seed: int = 0) -> Score:
-    """``bot_name``'s play on every decision of ``entries`` (module doc). :class:`ValueError`
-    for an unknown bot (:func:`~nardy.bots.registry.make_bot`)."""
-    if not entries:
-        raise BenchmarkError("the benchmark holds no decisions")
+def choices(variant: Variant, bot_name: str, entries: Sequence[Entry], seed: int = 0) -> list[int]:
+    """The play ``bot_name`` picks at each decision of ``entries``, an index into the entry's
+    ``results``: what :func:`score` grades, for a caller that grades it by other equities too.
+    :class:`ValueError` for an unknown bot (:func:`~nardy.bots.registry.make_bot`)."""
     bot = make_bot(bot_name, seed)
     bot.start_game(variant, 0)
-    losses: list[float] = []
-    best: list[float] = []
+    picked: list[int] = []
     for entry in entries:
         decision = decision_at(variant, entry.position, entry.roll)
         if tuple(play.result for play in decision.plays) != entry.results:
@@ -466,9 +465,20 @@ def score(variant: Variant, bot_name: str, entries: list[Entry], seed: int = 0) 
                 f"decision {entry.position.id()} {entry.roll}: its legal plays are not the "
                 "benchmark's (made by other rules?)"
             )
-        index = bot.choose_play(decision)
-        losses.append(1000.0 * entry.loss(index))
-        best.append(1.0 if index == entry.best else 0.0)
+        picked.append(bot.choose_play(decision))
+    return picked
+
+
+def score(variant: Variant, bot_name: str, entries: list[Entry], seed: int = 0) -> Score:
+    """``bot_name``'s play on every decision of ``entries`` (module doc). :class:`ValueError`
+    for an unknown bot (:func:`~nardy.bots.registry.make_bot`)."""
+    if not entries:
+        raise BenchmarkError("the benchmark holds no decisions")
+    picked = choices(variant, bot_name, entries, seed)
+    losses = [1000.0 * entry.loss(index) for entry, index in zip(entries, picked, strict=True)]
+    best = [
+        1.0 if index == entry.best else 0.0 for entry, index in zip(entries, picked, strict=True)
+    ]
     n = len(losses)
     mean, se = _mean_and_se(losses)
     rate = math.fsum(best) / n
