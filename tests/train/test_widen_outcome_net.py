@@ -8,6 +8,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from batched_runs import run_small
 
 from nardy.core import load_variant
 from nardy.core.dice import SeededDice
@@ -63,6 +64,12 @@ def test_the_command_writes_a_net_nardy_train_can_start_from(
     net, _ = OutcomeNet.load(shipped_weights("hypergammon"))
     assert wide.hidden == 2 * net.hidden
     assert wide.meta["variant"] == "hypergammon" and wide.meta["widened"]["hidden"] == net.hidden
+    # `nardy train --init` takes it at the doubled --hidden; with a vanishing step it stays.
+    still = run_small(
+        tmp_path / "run.npz", 20, init=str(out), hidden=wide.hidden, learning_rate=1e-12
+    )
+    for key, array in wide.params().items():
+        np.testing.assert_allclose(still.params()[key], array, atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -74,7 +81,6 @@ def test_the_command_writes_a_net_nardy_train_can_start_from(
 )
 def test_bad_input_is_one_clear_error(
     widening: ModuleType,
-    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     args: list[str],
     message: str,
