@@ -23,6 +23,40 @@ is 25; the opponent moves up and his bar is the mover's 0.
   The rule that he must enter from the bar first is not modelled (a feature, not a move generator);
 * the mover's and the opponent's blots, ÷ 5;
 * the longest run of made points (two or more checkers) of each side, ÷ 6.
+
+``pinning_v1`` is for the variants that pin instead of hitting (RULES.md §3.12.2: plakoto). A pinned
+checker is written into its owner's block as ``[1, 0, 0, −½]`` (:data:`nardy.encoding.PINNED_UNITS`),
+so the count read back is the free checkers and a negative last unit marks the pin. What the rule
+adds to a race with blocks: a pinned checker is stuck until the stack above it leaves, and a pinned
+mother (a side's only checker on its own 24-point) ends the game. In the mover's coordinates:
+
+* pip counts of the mover and the opponent, pinned checkers included, ÷ 100;
+* contact: 1 while some checker of the mover (free or pinned) stands behind one of the opponent's;
+* the checkers of each side that are pinned, ÷ 3;
+* whether the mover's mother is pinned (his point 24), and the opponent's (the mover's point 1);
+* the opponent's pinning rolls (of 36, counted as ``hitting_v1`` counts shots) at the mover's
+  blots, and at the mover's mother alone; the mover's pinning rolls at the opponent's blots (the
+  threat he poses once the opponent has moved). A point is closed to a side when the other side
+  stacks two there or pins one of his checkers there (§3.12.2, *Landing*); a lone checker that pins
+  is no blot;
+* the blots of each side, ÷ 5;
+* the longest run of points closed to the opponent, and to the mover, ÷ 6.
+
+``blocking_v1`` is for the same-direction variants (RULES.md §1.2, §3.3: the long-nardy family, fevga
+and giul), where one checker closes a point and nothing is hit, so the game is a race with blocks.
+Both sides move down to their own 1-point; the opponent's point ``q`` is the mover's
+``opposite_point`` (his 24-point, his head, is the mover's 12). The opponent's path in the mover's
+coordinates runs 12 … 1, then 24 … 13:
+
+* pip counts of the mover and the opponent (each in his own coordinates), ÷ 100;
+* the checkers each side still has on its head (its 24-point), ÷ 15;
+* contact: 1 while some checker of either side must still pass one of the other's;
+* the longest run of points the mover holds along the opponent's path, and the opponent's along
+  the mover's, ÷ 6 (a block; six in a row is the six-block of §3.3.5);
+* the opponent's checkers behind that run of the mover's (they must still pass it), and the mover's
+  behind the opponent's, ÷ 15;
+* the checkers each side has in its home (its points 1 … 6), ÷ 15;
+* the points each side holds, ÷ 12.
 """
 
 from __future__ import annotations
@@ -38,10 +72,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from nardy.core.position import opposite_point
 from nardy.core.variant import Variant
 from nardy.encoding import BOARD_SIZE
 
-__all__ = ["FEATURE_SETS", "FeatureSet", "feature_set", "feature_width", "hitting_v1"]
+__all__ = [
+    "FEATURE_SETS",
+    "FeatureSet",
+    "blocking_v1",
+    "feature_set",
+    "feature_width",
+    "hitting_v1",
+    "pinning_v1",
+]
 
 Floats = npt.NDArray[Any]
 
@@ -135,6 +178,123 @@ def hitting_v1(units: Floats) -> Floats:
     return out
 
 
+def _pinned(units: Floats, start: int) -> npt.NDArray[np.bool_]:
+    """Which of one side's 24 points hold a checker of his pinned beneath the other's stack
+    (its block's last unit is −½, which a free count never makes)."""
+    pinned: npt.NDArray[np.bool_] = units[:, start + 3 : start + 96 : 4] < -0.25
+    return pinned
+
+
+def pinning_v1(units: Floats) -> Floats:
+    """The 14 features of ``pinning_v1`` (the module docstring) of rows of board units."""
+    x = units[:, :BOARD_SIZE]
+    mover = _counts(x, 0)  # free checkers: a pinned block reads 1 + 0 + 0 − 2 × ½ = 0
+    opponent = _counts(x, 96)
+    mover_pinned = _pinned(x, 0)
+    opponent_pinned = _pinned(x, 96)
+    mover_all = mover + mover_pinned
+    opponent_all = opponent + opponent_pinned
+    batch = x.shape[0]
+    out = np.empty((batch, 14), dtype=x.dtype)
+    out[:, 0] = mover_all @ _POINTS / 100.0
+    out[:, 1] = opponent_all @ (25 - _POINTS) / 100.0
+    held = mover_all > 0.5
+    there = opponent_all > 0.5
+    rearmost = np.where(held.any(axis=1), 24 - held[:, ::-1].argmax(1), 0)
+    frontmost = np.where(there.any(axis=1), there.argmax(1) + 1, 25)
+    out[:, 2] = rearmost > frontmost
+    out[:, 3] = mover_pinned.sum(axis=1) / 3.0
+    out[:, 4] = opponent_pinned.sum(axis=1) / 3.0
+    out[:, 5] = mover_pinned[:, 23]
+    out[:, 6] = opponent_pinned[:, 0]
+    # Closed to the opponent: my stack of two, or mine pinning his checker (§3.12.2, Landing).
+    closed_to_opponent = (mover > 1.5) | ((mover > 0.5) & opponent_pinned)
+    closed_to_mover = (opponent > 1.5) | ((opponent > 0.5) & mover_pinned)
+    my_blots = (mover == 1.0) & ~opponent_pinned
+    their_blots = (opponent == 1.0) & ~mover_pinned
+    zero = np.zeros((batch, 1), dtype=bool)
+    # The opponent moves up the mover's numbering (bit p is the mover's point p); no bar here.
+    sources = _mask(np.concatenate([zero, opponent > 0.5], axis=1))
+    open_ = _mask(np.concatenate([zero, ~closed_to_opponent], axis=1))
+    blots = _mask(np.concatenate([zero, my_blots], axis=1))
+    out[:, 7] = _hitting_rolls(sources, open_, blots) / 36.0
+    mother = blots & np.uint32(1 << 24)
+    out[:, 8] = _hitting_rolls(sources, open_, mother) / 36.0
+    # The mover's shots: the same count on the board turned round (his point p is bit 25 − p).
+    sources = _mask(np.concatenate([zero, (mover > 0.5)[:, ::-1]], axis=1))
+    open_ = _mask(np.concatenate([zero, ~closed_to_mover[:, ::-1]], axis=1))
+    blots = _mask(np.concatenate([zero, their_blots[:, ::-1]], axis=1))
+    out[:, 9] = _hitting_rolls(sources, open_, blots) / 36.0
+    out[:, 10] = my_blots.sum(axis=1) / 5.0
+    out[:, 11] = their_blots.sum(axis=1) / 5.0
+    out[:, 12] = _longest_run(_mask(np.concatenate([zero, closed_to_opponent], axis=1))) / 6.0
+    out[:, 13] = _longest_run(_mask(np.concatenate([zero, closed_to_mover], axis=1))) / 6.0
+    return out
+
+
+_THEIR_POINT = np.array([opposite_point(p, "same") for p in range(1, 25)])
+"""The opponent's number of each of the mover's points 1 … 24 (same direction)."""
+_THEIR_PATH = np.argsort(-_THEIR_POINT)
+"""The mover's point indices in the order the opponent passes them: his 24 (the mover's 12) first."""
+_HOME = _POINTS <= 6
+
+
+def _run_behind(held: Floats, other: Floats) -> tuple[Floats, Floats]:
+    """Along one path (columns in the order a side passes them): the longest run of ``held``
+    points, and how many of ``other``'s checkers stand before it on that path."""
+    batch, width = held.shape
+    run = np.zeros(batch)
+    best = np.zeros(batch)
+    end = np.zeros(batch, dtype=np.int64)
+    for column in range(width):
+        run = np.where(held[:, column], run + 1.0, 0.0)
+        longer = run > best
+        best = np.where(longer, run, best)
+        end = np.where(longer, column, end)
+    before = np.cumsum(other, axis=1)  # checkers on the path up to and including each column
+    start = end - best.astype(np.int64) + 1
+    rows = np.arange(batch)
+    behind = np.where((best > 0) & (start > 0), before[rows, np.maximum(start - 1, 0)], 0.0)
+    return best, behind
+
+
+def blocking_v1(units: Floats) -> Floats:
+    """The 13 features of ``blocking_v1`` (the module docstring) of rows of board units."""
+    x = units[:, :BOARD_SIZE]
+    mover = _counts(x, 0)
+    opponent = _counts(x, 96)
+    batch = x.shape[0]
+    out = np.empty((batch, 13), dtype=x.dtype)
+    out[:, 0] = mover @ _POINTS / 100.0
+    out[:, 1] = opponent @ _THEIR_POINT / 100.0
+    out[:, 2] = mover[:, 23] / 15.0
+    out[:, 3] = opponent[:, 11] / 15.0
+    held = mover > 0.5
+    there = opponent > 0.5
+    # The mover still passes an opponent's checker below his rearmost one; the opponent, one of
+    # the mover's before his own rearmost (in his numbering).
+    my_rearmost = np.where(held.any(axis=1), 24 - held[:, ::-1].argmax(1), 0)
+    their_lowest = np.where(there.any(axis=1), there.argmax(1) + 1, 25)
+    theirs_on_path = there[:, _THEIR_PATH]
+    mine_on_path = held[:, _THEIR_PATH]
+    their_rearmost = np.where(theirs_on_path.any(axis=1), 24 - theirs_on_path.argmax(1), 0)
+    my_lowest = np.where(mine_on_path.any(axis=1), mine_on_path[:, ::-1].argmax(1) + 1, 25)
+    out[:, 4] = (my_rearmost > their_lowest) | (their_rearmost > my_lowest)
+    # The mover's points in the opponent's order of passage, and the opponent's in the mover's
+    # (from his 24 down).
+    my_block, theirs_behind = _run_behind(mine_on_path, opponent[:, _THEIR_PATH])
+    their_block, mine_behind = _run_behind(there[:, ::-1], mover[:, ::-1])
+    out[:, 5] = my_block / 6.0
+    out[:, 6] = their_block / 6.0
+    out[:, 7] = theirs_behind / 15.0
+    out[:, 8] = mine_behind / 15.0
+    out[:, 9] = mover[:, _HOME].sum(axis=1) / 15.0
+    out[:, 10] = opponent[:, (_THEIR_POINT <= 6)].sum(axis=1) / 15.0
+    out[:, 11] = held.sum(axis=1) / 12.0
+    out[:, 12] = there.sum(axis=1) / 12.0
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class FeatureSet:
     """A named feature set: its width, its function of the board units, and which variants it
@@ -153,9 +313,21 @@ def _hits_to_the_bar(variant: Variant) -> bool:
     return rules.geometry == "opposite" and rules.hitting.mode == "bar"
 
 
+def _pins(variant: Variant) -> bool:
+    return variant.rules.hitting.pins
+
+
+def _same_direction(variant: Variant) -> bool:
+    return variant.rules.geometry == "same"
+
+
 FEATURE_SETS: dict[str, FeatureSet] = {
     "hitting_v1": FeatureSet(
         "hitting_v1", 8, hitting_v1, _hits_to_the_bar, "opposite direction, hitting to the bar"
+    ),
+    "pinning_v1": FeatureSet("pinning_v1", 14, pinning_v1, _pins, "pinning instead of hitting"),
+    "blocking_v1": FeatureSet(
+        "blocking_v1", 13, blocking_v1, _same_direction, "the same direction (the long family)"
     ),
 }
 

@@ -158,8 +158,10 @@ lockstep chunks)."""
     "--features",
     default="",
     metavar="NAME",
-    help="[batched-td] A feature set the net reads beside the board units (hitting_v1: pips, "
-    "contact, the opponent's shots, blots, primes; docs/bots.md, Input features). With --init a net "
+    help="[batched-td] A feature set the net reads beside the board units: hitting_v1 (variants "
+    "that hit to the bar: pips, contact, the opponent's shots, blots, primes), pinning_v1 "
+    "(plakoto: pins, mothers, pinning shots) or blocking_v1 (the same-direction variants: heads, "
+    "blocks and the checkers behind them, homes); docs/bots.md, Input features. With --init a net "
     "without them, their weights start at zero, so it plays as before and learns them.",
 )
 @click.option(
