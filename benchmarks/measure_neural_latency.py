@@ -46,10 +46,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--variant", "-v", action="append", help="only this variant (repeatable); default: all"
+    )
     args = parser.parse_args()
     print("| variant | decisions | plays per decision (mean) | median ms | p99 ms |")
     print("|---|---:|---:|---:|---:|")
-    for name in game_variant_names():
+    for name in args.variant or game_variant_names():
         try:
             shipped_weights(name)
         except ValueError:
