@@ -240,6 +240,8 @@ _THEIR_POINT = np.array([opposite_point(p, "same") for p in range(1, 25)])
 _THEIR_PATH = np.argsort(-_THEIR_POINT)
 """The mover's point indices in the order the opponent passes them: his 24 (the mover's 12) first."""
 _HOME = _POINTS <= 6
+_THEIR_HOME = _THEIR_POINT <= 6
+"""The mover's points 13 … 18: the opponent's home."""
 
 
 def _run_behind(held: Floats, other: Floats) -> tuple[Floats, Floats]:
@@ -292,7 +294,7 @@ def blocking_v1(units: Floats) -> Floats:
     out[:, 5:7] = blocks.reshape(2, batch).T / 6.0
     out[:, 7:9] = behind.reshape(2, batch).T / 15.0
     out[:, 9] = mover[:, _HOME].sum(axis=1) / 15.0
-    out[:, 10] = opponent[:, (_THEIR_POINT <= 6)].sum(axis=1) / 15.0
+    out[:, 10] = opponent[:, _THEIR_HOME].sum(axis=1) / 15.0
     out[:, 11] = held.sum(axis=1) / 12.0
     out[:, 12] = there.sum(axis=1) / 12.0
     return out
