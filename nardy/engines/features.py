@@ -109,6 +109,18 @@ def _mask(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint32]:
     return out
 
 
+def _highest(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """Per row, the highest point (1 … 24, a column each in ascending order) flagged; 0 if none."""
+    out: npt.NDArray[np.int64] = np.where(flags.any(axis=1), 24 - flags[:, ::-1].argmax(1), 0)
+    return out
+
+
+def _lowest(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """Per row, the lowest point (1 … 24, a column each in ascending order) flagged; 25 if none."""
+    out: npt.NDArray[np.int64] = np.where(flags.any(axis=1), flags.argmax(1) + 1, 25)
+    return out
+
+
 def _longest_run(mask: npt.NDArray[np.uint32]) -> npt.NDArray[np.float64]:
     """The longest run of set bits of each row (a prime's length)."""
     length = np.zeros(mask.shape[0])
@@ -157,13 +169,9 @@ def hitting_v1(units: Floats) -> Floats:
     out[:, 0] = (mover @ _POINTS + 25.0 * mover_bar) / 100.0
     out[:, 1] = (opponent @ (25 - _POINTS) + 25.0 * opponent_bar) / 100.0
     held = mover > 0.5
-    rearmost = np.where(
-        mover_bar > 0.5, 25, np.where(held.any(axis=1), 24 - held[:, ::-1].argmax(1), 0)
-    )
+    rearmost = np.where(mover_bar > 0.5, 25, _highest(held))
     there = opponent > 0.5
-    frontmost = np.where(
-        opponent_bar > 0.5, 0, np.where(there.any(axis=1), there.argmax(1) + 1, 25)
-    )
+    frontmost = np.where(opponent_bar > 0.5, 0, _lowest(there))
     out[:, 2] = rearmost > frontmost
     zero = np.zeros((batch, 1), dtype=bool)
     blot = mover == 1.0
@@ -200,9 +208,7 @@ def pinning_v1(units: Floats) -> Floats:
     out[:, 1] = opponent_all @ (25 - _POINTS) / 100.0
     held = mover_all > 0.5
     there = opponent_all > 0.5
-    rearmost = np.where(held.any(axis=1), 24 - held[:, ::-1].argmax(1), 0)
-    frontmost = np.where(there.any(axis=1), there.argmax(1) + 1, 25)
-    out[:, 2] = rearmost > frontmost
+    out[:, 2] = _highest(held) > _lowest(there)
     out[:, 3] = mover_pinned.sum(axis=1) / 3.0
     out[:, 4] = opponent_pinned.sum(axis=1) / 3.0
     out[:, 5] = mover_pinned[:, 23]
@@ -278,13 +284,13 @@ def blocking_v1(units: Floats) -> Floats:
     there = opponent > 0.5
     # The mover still passes an opponent's checker below his rearmost one; the opponent, one of
     # the mover's before his own rearmost (in his numbering).
-    my_rearmost = np.where(held.any(axis=1), 24 - held[:, ::-1].argmax(1), 0)
-    their_lowest = np.where(there.any(axis=1), there.argmax(1) + 1, 25)
-    theirs_on_path = there[:, _THEIR_PATH]
     mine_on_path = held[:, _THEIR_PATH]
-    their_rearmost = np.where(theirs_on_path.any(axis=1), 24 - theirs_on_path.argmax(1), 0)
-    my_lowest = np.where(mine_on_path.any(axis=1), mine_on_path[:, ::-1].argmax(1) + 1, 25)
-    out[:, 4] = (my_rearmost > their_lowest) | (their_rearmost > my_lowest)
+    # Reversed, the path is the opponent's numbering ascending (his 1 … 24).
+    theirs_by_his_point = there[:, _THEIR_PATH[::-1]]
+    mine_by_his_point = mine_on_path[:, ::-1]
+    out[:, 4] = (_highest(held) > _lowest(there)) | (
+        _highest(theirs_by_his_point) > _lowest(mine_by_his_point)
+    )
     # The mover's points in the opponent's order of passage, and the opponent's in the mover's
     # (from his 24 down), both in one call.
     blocks, behind = _run_behind(
