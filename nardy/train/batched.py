@@ -66,6 +66,7 @@ from __future__ import annotations
 # First: single-threaded BLAS, which counts only before numpy is imported.
 from nardy.engines import blas  # noqa: F401  # isort: skip
 
+import hashlib
 import math
 import signal
 import time
@@ -270,6 +271,8 @@ class _Run:
         self.out = out
         if config.features:
             feature_set(config.features, variant)  # a ValueError for an unknown or unfit set
+        self.init_sha256 = ""
+        """The sha256 of ``config.init``'s ``.npz`` as the run read it (empty without one)."""
         self.levels = int(variant.max_game_value())
         self.returns = _Returns(config.lam)
         ckpt = checkpoint_path(out)
@@ -289,6 +292,7 @@ class _Run:
                         f"the checkpoint was made with {key}={made!r}, not {mine[key]!r}"
                     )
             self.net = net
+            self.init_sha256 = str(net.meta.get("init_sha256", ""))
             self.adam = Adam(net, state, int(net.meta["adam_steps"]))
             self.games = int(net.meta["games"])
             self.chunks = int(net.meta["chunks"])
@@ -297,6 +301,9 @@ class _Run:
             self.history: list[dict[str, Any]] = list(net.meta.get("history", []))
         elif config.init:
             self.net = self.initial_weights(Path(config.init))
+            # The path may be a scratch file that is later renamed or gone; its digest says
+            # which committed weights a run started from.
+            self.init_sha256 = hashlib.sha256(Path(config.init).read_bytes()).hexdigest()
             self.adam = Adam(self.net, None, 0)
             self.games = self.chunks = self.positions = 0
             self.seconds = 0.0
@@ -352,6 +359,7 @@ class _Run:
             "levels": self.levels,
             "method": "batched-td",
             "config": asdict(self.config),
+            **({"init_sha256": self.init_sha256} if self.init_sha256 else {}),
             "games": self.games,
             # A cut chunk (partial or interrupted) counts as played: resuming starts the next.
             "chunks": self.chunks + (kind != "checkpoint" and kind != "weights" and self.playing),

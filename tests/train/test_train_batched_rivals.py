@@ -3,6 +3,7 @@ of the lockstep games (``--versus-heuristic``) and ε-greedy self-play (``--expl
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -200,9 +201,13 @@ def test_a_run_may_start_from_given_weights(tmp_path: Path) -> None:
     options: dict[str, Any] = {"init": str(tmp_path / "start.npz"), "versus_heuristic": 0.5}
     first = run_small(tmp_path / "i1.npz", 40, **options)
     run_small(tmp_path / "i2.npz", 20, **options)
+    # The sidecar names the start by its digest too: a path may be renamed or gone later.
+    digest = hashlib.sha256((tmp_path / "start.npz").read_bytes()).hexdigest()
+    assert first.meta["init_sha256"] == digest and "init_sha256" not in start.meta
     # A resumed run reads its checkpoint, not the weights it started from.
     (tmp_path / "start.npz").rename(tmp_path / "moved.npz")
-    assert same_weights(first, run_small(tmp_path / "i2.npz", 40, resume=True, **options))
+    resumed = run_small(tmp_path / "i2.npz", 40, resume=True, **options)
+    assert same_weights(first, resumed) and resumed.meta["init_sha256"] == digest
     (tmp_path / "moved.npz").rename(tmp_path / "start.npz")
     with pytest.raises(ValueError, match="8 hidden units and 3 levels, not 9 and 3"):
         run_small(tmp_path / "x.npz", 20, init=str(tmp_path / "start.npz"), hidden=9)
