@@ -93,6 +93,7 @@ __all__ = [
     "one_ply_targets",
     "spread",
     "train_consistent",
+    "zero_and_one_ply",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -280,7 +281,7 @@ def spread(values: Array) -> float:
     return float(np.std(values[0] - values[1])) if values.shape[1] else 0.0
 
 
-def _values(variant: Variant, net: Net, afterstates: list[Position]) -> Array:
+def zero_and_one_ply(variant: Variant, net: Net, afterstates: list[Position]) -> Array:
     """``V₀`` and ``V₁`` of each afterstate by either format of net."""
     if isinstance(net, OutcomeNet):
         return one_ply_outcomes(variant, net, afterstates)[0]
@@ -404,7 +405,7 @@ def train_consistent(
         fit_s = time.perf_counter() - clock - target_s
         # Measured on the played results of the held-out games (the positions a game asks about).
         held_out = (positions.games % HOLD_OUT == 0) & positions.played
-        refit = _values(
+        refit = zero_and_one_ply(
             variant, net, [p for p, h in zip(positions.afterstates, held_out, strict=True) if h]
         )
         before, after = inconsistency(values[:, held_out]), inconsistency(refit)
