@@ -66,7 +66,6 @@ from __future__ import annotations
 # First: single-threaded BLAS, which counts only before numpy is imported.
 from nardy.engines import blas  # noqa: F401  # isort: skip
 
-import hashlib
 import math
 import signal
 import time
@@ -302,8 +301,8 @@ class _Run:
         elif config.init:
             self.net = self.initial_weights(Path(config.init))
             # The path may be a scratch file that is later renamed or gone; its digest says
-            # which committed weights a run started from.
-            self.init_sha256 = hashlib.sha256(Path(config.init).read_bytes()).hexdigest()
+            # which committed weights a run started from (loading checked the file against it).
+            self.init_sha256 = str(self.net.meta["sha256"])
             self.adam = Adam(self.net, None, 0)
             self.games = self.chunks = self.positions = 0
             self.seconds = 0.0
