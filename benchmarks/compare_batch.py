@@ -66,7 +66,7 @@ def key_of_board(board: bytes) -> tuple[int, ...]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--min-pass-seconds", type=float, default=0.3)
     args = parser.parse_args()

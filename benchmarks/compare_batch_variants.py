@@ -83,7 +83,7 @@ def _timed(variant: Variant, pairs: list[Any], native: Any) -> tuple[float, Resu
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--variants", default=DEFAULT)

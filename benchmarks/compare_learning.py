@@ -100,7 +100,7 @@ def measure(seconds: float, variant: str) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="CPU seconds in all")
     parser.add_argument(
         "--variant", default="backgammon", help="nardy's variant (default backgammon)"

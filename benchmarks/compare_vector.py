@@ -108,7 +108,7 @@ def rate(run: Callable[[float], int], seconds: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per measurement")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 256])
     parser.add_argument("--variants", nargs="+", default=["backgammon"])

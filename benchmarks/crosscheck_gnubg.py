@@ -22,7 +22,7 @@ from nardy.analysis.stats import analyse_games
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--bots", default="heuristic,random")
     parser.add_argument("--seed", type=int, default=1)

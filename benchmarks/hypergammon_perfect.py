@@ -307,7 +307,7 @@ def exact_losses(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", type=Path, required=True, help="hyperN.bd from makehyper")
     parser.add_argument("--check", type=int, default=300, help="positions to check (default 300)")
     parser.add_argument("--seed", type=int, default=1)

@@ -35,7 +35,7 @@ def _points(path: Path, seat: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", "-v", required=True)
     parser.add_argument("--option", "-o", action="append", default=[])
     parser.add_argument("--bots", required=True, help="A,B: figures are A's")

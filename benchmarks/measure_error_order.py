@@ -195,7 +195,7 @@ def report(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", default="backgammon,long,fevga")
     parser.add_argument("--bots", default="random,heuristic,neural")
     parser.add_argument("--games", type=int, default=8, help="games per pairing")

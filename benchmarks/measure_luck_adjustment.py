@@ -215,7 +215,7 @@ def _report_stored(args: argparse.Namespace, games: list[GameNumbers], seconds: 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="long")
     parser.add_argument("--bots", default="neural,heuristic")
     parser.add_argument(

@@ -136,7 +136,7 @@ def match(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("what", choices=["latency", "match"])
     parser.add_argument("--variants", default="backgammon,long,giul")
     parser.add_argument("--games", type=int, default=2)

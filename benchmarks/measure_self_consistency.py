@@ -4,6 +4,10 @@ nets shipped when issue 37 was filed, ``VARIANT.value.npz``) and the net ``neura
 (``VARIANT.npz``), side by side.
 
     python benchmarks/measure_self_consistency.py [-v long ...] [--games 40] [--seed 1]
+    python benchmarks/measure_self_consistency.py -v khachapuri --net candidate.npz
+
+``--net FILE`` measures a candidate in the shipped net's place (one variant), so a new net is
+judged against the goal before it ships.
 
 Issue 37's consistency goal: "in every variant the SD of V₀ − V₁ over played positions is at
 most half of today's nets'". Why the SD and not the root mean square: a constant offset between
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -50,13 +55,28 @@ def measure(variant_name: str, net: Net, games: int, seed: int) -> tuple[int, fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="self-play games per net")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--variant", "-v", action="append", help="only this variant (repeatable); default: all"
     )
+    parser.add_argument(
+        "--net",
+        type=Path,
+        metavar="FILE",
+        help="weights measured in the shipped net's place (with exactly one --variant)",
+    )
     args = parser.parse_args()
+    if args.net is not None and len(args.variant or []) != 1:
+        parser.error("--net needs exactly one --variant")
+    try:
+        candidate = load_net(args.net) if args.net is not None else None
+    except ValueError as error:  # a missing, corrupt or mismatched weights file
+        parser.error(str(error))
+    trained_for = candidate.meta.get("variant") if candidate is not None else None
+    if trained_for is not None and trained_for != args.variant[0]:
+        parser.error(f"{args.net} was trained for {trained_for!r}, not {args.variant[0]!r}")
     print(
         "| variant | afterstates (then, now) | SD of V₀ − V₁, value net | SD now (mean) "
         "| now ÷ then | CPU-s |"
@@ -68,8 +88,8 @@ def main() -> None:
         except ValueError:
             continue
         then_path = shipped_value_weights(name)
-        now = measure(name, load_net(now_path), args.games, args.seed)
-        if then_path == now_path:
+        now = measure(name, candidate or load_net(now_path), args.games, args.seed)
+        if then_path == now_path and candidate is None:
             print(f"| {name} | {now[0]} | — | {now[1]:.3f} ({now[2]:+.3f}) | — | {now[3]:.0f} |")
             continue
         then = measure(name, load_net(then_path), args.games, args.seed)

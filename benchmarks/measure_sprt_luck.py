@@ -149,7 +149,7 @@ def summary(entries: list[dict[str, Any]], mu0: float, mu1: float) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="backgammon")
     parser.add_argument("--bots", default="neural,heuristic")
     parser.add_argument("--games", type=int, default=60)

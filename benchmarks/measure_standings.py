@@ -290,7 +290,7 @@ def measure_web(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=50_000)
     parser.add_argument("--small", type=int, default=5_000)
     parser.add_argument("--json", type=Path, default=None)

@@ -122,7 +122,7 @@ def gnubg_rollouts(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--trials", type=int, default=72, help="nardy's trials a position")
     parser.add_argument("--gnubg-trials", type=int, default=324)

@@ -212,7 +212,7 @@ def search(variant: Variant, seconds: float, seed: int) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", action="append", help="variant (repeatable; default all)")
     parser.add_argument("--seconds", type=float, default=30.0, help="hill-climb time per variant")
     parser.add_argument("--seed", type=int, default=1)

@@ -54,7 +54,7 @@ def widen(net: OutcomeNet, noise: float, seed: int = 1) -> OutcomeNet:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("weights", type=Path, help="the outcome net to widen (.npz)")
     parser.add_argument("--out", required=True, type=Path, help="the widened net (.npz)")
     parser.add_argument(
