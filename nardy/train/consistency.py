@@ -29,7 +29,8 @@ net of batched TD where one ships):
    generations.rollout_outcomes`; the round still reports ``V₀ − V₁``).
 3. **Fit**: the net is regressed onto the targets (a value net: mean squared error; an outcome
    net: cross-entropy, :func:`nardy.train.generations.fit_outcomes`; Adam), warm-started from
-   the current net; one game in 20 is held out and the epoch with the lowest held-out error kept.
+   the current net; one game in 20 of each kind (self-play, against ``heuristic``: :func:`held_out`)
+   is held out and the epoch with the lowest held-out error kept.
 4. Repeat with fresh games (new dice) for ``rounds`` rounds. Each round reports the held-out root
    mean square and standard deviation of ``V₀ − V₁`` (points) before and after its fit.
 
@@ -89,8 +90,10 @@ __all__ = [
     "ConsistencyConfig",
     "Positions",
     "collect_positions",
+    "held_out",
     "inconsistency",
     "one_ply_targets",
+    "plays_heuristic",
     "spread",
     "train_consistent",
     "zero_and_one_ply",
@@ -151,6 +154,28 @@ def _dice_seed(seed: int, round_index: int, game: int) -> int:
     return seed * 1_000_003 + round_index * ROUND_STRIDE + game + DICE_OFFSET
 
 
+def plays_heuristic(game: int, versus_heuristic: float) -> bool:
+    """Whether game ``game`` of a round is the current net's against ``heuristic``: that share
+    of the round's games, spread evenly over them (:func:`collect_positions`)."""
+    return int((game + 1) * versus_heuristic) > int(game * versus_heuristic)
+
+
+def held_out(games: npt.NDArray[np.int64], versus_heuristic: float) -> npt.NDArray[np.bool_]:
+    """Which samples a fit holds out, by the game they came from: one game in ``HOLD_OUT`` of
+    each kind, self-play and against ``heuristic``. Why both: the epoch a fit keeps is the one
+    best on the held-out games, and every ``HOLD_OUT``-th game alone is all self-play with
+    ``versus_heuristic = 0.5`` (the odd games are the others), so a fit that mends the positions
+    ``heuristic`` leads to was judged on none of them. Without games against ``heuristic`` this
+    is every ``HOLD_OUT``-th game, as before."""
+    count = int(games.max()) + 1 if games.size else 0
+    kind = np.array([plays_heuristic(g, versus_heuristic) for g in range(count)], dtype=bool)
+    rank = np.empty(count, dtype=np.int64)  # a game's place among the games of its kind
+    for mask in (kind, ~kind):
+        rank[mask] = np.arange(int(mask.sum()))
+    chosen: npt.NDArray[np.bool_] = (rank % HOLD_OUT == 0)[games]
+    return chosen
+
+
 def collect_positions(
     variant: Variant,
     games: int,
@@ -191,7 +216,7 @@ def collect_positions(
             neural = NeuralBot(dice_seed)
             neural.bind(variant, player)
             bots = (neural, neural)
-            if int((index + 1) * versus_heuristic) > int(index * versus_heuristic):
+            if plays_heuristic(index, versus_heuristic):
                 heuristic = HeuristicBot(dice_seed)
                 heuristic.start_game(variant, 1)
                 bots = (neural, heuristic) if index % 2 == 0 else (heuristic, neural)
@@ -329,6 +354,7 @@ def _fit_round(
             batch=config.batch,
             learning_rate=config.learning_rate,
             rng=rng,
+            held_out=held_out(positions.games, config.versus_heuristic),
         )
         return fitted, values, losses, kept, target_s
     values = one_ply_targets(variant, net, positions.afterstates)
@@ -404,12 +430,12 @@ def train_consistent(
         )
         fit_s = time.perf_counter() - clock - target_s
         # Measured on the played results of the held-out games (the positions a game asks about).
-        held_out = (positions.games % HOLD_OUT == 0) & positions.played
+        checked = held_out(positions.games, config.versus_heuristic) & positions.played
         refit = zero_and_one_ply(
-            variant, net, [p for p, h in zip(positions.afterstates, held_out, strict=True) if h]
+            variant, net, [p for p, h in zip(positions.afterstates, checked, strict=True) if h]
         )
-        before, after = inconsistency(values[:, held_out]), inconsistency(refit)
-        sd_before, sd_after = spread(values[:, held_out]), spread(refit)
+        before, after = inconsistency(values[:, checked]), inconsistency(refit)
+        sd_before, sd_after = spread(values[:, checked]), spread(refit)
         entry = {
             "round": round_index + 1,
             "samples": len(positions.afterstates),

@@ -223,12 +223,15 @@ def fit_outcomes(
     batch: int,
     learning_rate: float,
     rng: np.random.Generator,
+    held_out: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[OutcomeNet, list[float], int]:
     """Fit ``net`` (a copy) to the probability vectors ``targets`` of ``inputs`` (the module
     docstring); returns the net of the epoch with the lowest held-out cross-entropy, that
     cross-entropy after each epoch (index 0: before fitting) and the epoch kept (0: none
-    improved, the net unchanged)."""
-    held_out = games % HOLD_OUT == 0
+    improved, the net unchanged). The held-out samples are those of every ``HOLD_OUT``-th game
+    unless ``held_out`` marks others."""
+    if held_out is None:
+        held_out = games % HOLD_OUT == 0
     train_x, train_y = inputs[~held_out], targets[~held_out]
     check_x, check_y = inputs[held_out], targets[held_out]
     current = net.copy()

@@ -30,12 +30,14 @@ from nardy.train.consistency import (
     _dice_seed,
     _every_result_ends_the_turn,
     collect_positions,
+    held_out,
     main,
+    plays_heuristic,
     spread,
     train_consistent,
 )
 from nardy.train.generations import fit_outcomes, one_ply_outcomes, rollout_outcomes
-from nardy.train.policy_iteration import ends_the_turn
+from nardy.train.policy_iteration import HOLD_OUT, ends_the_turn
 
 
 def _fixed_outcome_net() -> OutcomeNet:
@@ -208,6 +210,23 @@ def test_a_share_of_the_games_is_played_against_heuristic() -> None:
         assert of_game(mixed, k) == expected != of_game(plain, k)
     with pytest.raises(ValueError, match="share from 0 to 1"):
         collect_positions(variant, 1, seed=5, round_index=0, player=net, versus_heuristic=1.5)
+
+
+def test_a_fit_holds_out_games_of_both_kinds() -> None:
+    """The games a fit holds out are one in ``HOLD_OUT`` of each kind, self-play and against
+    ``heuristic``: with half the games against it (the odd ones), every 20th game alone would be
+    all self-play, and the kept epoch would be judged on none of the positions ``heuristic``
+    leads to. Without games against it the rule is every 20th game, as before."""
+    games = np.repeat(np.arange(200, dtype=np.int64), 3)
+    assert np.array_equal(held_out(games, 0.0), games % HOLD_OUT == 0)
+    for share in (0.25, 0.5, 1.0):
+        chosen = sorted(set(games[held_out(games, share)].tolist()))
+        against = [g for g in range(200) if plays_heuristic(g, share)]
+        assert len(against) == round(200 * share)
+        expected = {*against[::HOLD_OUT], *[g for g in range(200) if g not in against][::HOLD_OUT]}
+        assert chosen == sorted(expected)
+        if share < 1.0:
+            assert {plays_heuristic(g, share) for g in chosen} == {True, False}
 
 
 def _turn_ends_of(variant: Variant, net: OutcomeNet, k: int, seed: int) -> list[Position]:
