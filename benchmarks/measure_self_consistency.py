@@ -9,6 +9,14 @@ nets shipped when issue 37 was filed, ``VARIANT.value.npz``) and the net ``neura
 ``--net FILE`` measures a candidate in the shipped net's place (one variant), so a new net is
 judged against the goal before it ships.
 
+``--versus-heuristic`` measures where luck adjustment meets the net instead: the shipped net (or
+``--net``) plays every game against ``heuristic`` (seats alternating) and each side's
+afterstates are valued as above. Luck adjustment keeps what the judge's values and its 1-ply
+search disagree on, summed over a game from one side's view: the net's afterstates count as
+they are, ``heuristic``'s with the opposite sign (docs/analysis.md). The table gives the mean
+``V₀ − V₁`` of each side's afterstates and the mean and SD over games of that sum, beside the
+same sum over the net's self-play on the same dice (seat 0's view).
+
 Issue 37's consistency goal: "in every variant the SD of V₀ − V₁ over played positions is at
 most half of today's nets'". Why the SD and not the root mean square: a constant offset between
 a net's value and its 1-ply value reorders no search and cancels in luck adjustment's pairs; the
@@ -54,6 +62,33 @@ def measure(variant_name: str, net: Net, games: int, seed: int) -> tuple[int, fl
     )
 
 
+def per_game_sums(games: np.ndarray, differences: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """Each game's sum of ``signs · (V₀ − V₁)`` over its afterstates."""
+    count = int(games.max()) + 1 if games.size else 0
+    return np.bincount(games, weights=signs * differences, minlength=count)
+
+
+def measure_versus_heuristic(variant_name: str, net: Net, games: int, seed: int) -> str:
+    """A row of the ``--versus-heuristic`` table."""
+    variant = load_variant(variant_name)
+    started = time.process_time()
+    mixed = collect_positions(variant, games, seed, 0, player=net, versus_heuristic=1.0)
+    plain = collect_positions(variant, games, seed, 0, player=net)
+    mixed_v = zero_and_one_ply(variant, net, mixed.afterstates)
+    plain_v = zero_and_one_ply(variant, net, plain.afterstates)
+    mixed_d, plain_d = mixed_v[0] - mixed_v[1], plain_v[0] - plain_v[1]
+    seconds = time.process_time() - started
+    theirs = mixed.by_heuristic
+    against = per_game_sums(mixed.games, mixed_d, np.where(theirs, -1.0, 1.0))
+    itself = per_game_sums(plain.games, plain_d, np.where(plain.movers == 0, 1.0, -1.0))
+    return (
+        f"| {variant_name} | {int((~theirs).sum())}, {int(theirs.sum())} "
+        f"| {mixed_d[~theirs].mean():+.4f}, {mixed_d[theirs].mean():+.4f} "
+        f"| {against.mean():+.2f} ({against.std():.2f}) | {itself.mean():+.2f} ({itself.std():.2f}) "
+        f"| {seconds:.0f} |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="self-play games per net")
@@ -67,6 +102,11 @@ def main() -> None:
         metavar="FILE",
         help="weights measured in the shipped net's place (with exactly one --variant)",
     )
+    parser.add_argument(
+        "--versus-heuristic",
+        action="store_true",
+        help="the net against heuristic: V0 - V1 by side and summed over each game (see above)",
+    )
     args = parser.parse_args()
     if args.net is not None and len(args.variant or []) != 1:
         parser.error("--net needs exactly one --variant")
@@ -77,6 +117,20 @@ def main() -> None:
     trained_for = candidate.meta.get("variant") if candidate is not None else None
     if trained_for is not None and trained_for != args.variant[0]:
         parser.error(f"{args.net} was trained for {trained_for!r}, not {args.variant[0]!r}")
+    if args.versus_heuristic:
+        print(
+            "| variant | afterstates (net's, heuristic's) | mean V₀ − V₁ (net's, heuristic's) "
+            "| per-game sum against heuristic, mean (SD) | the same in self-play | CPU-s |"
+        )
+        print("|---|---:|---:|---:|---:|---:|")
+        for name in args.variant or game_variant_names():
+            try:
+                shipped = shipped_weights(name)
+            except ValueError:
+                continue
+            net = candidate or load_net(shipped)
+            print(measure_versus_heuristic(name, net, args.games, args.seed), flush=True)
+        return
     print(
         "| variant | afterstates (then, now) | SD of V₀ − V₁, value net | SD now (mean) "
         "| now ÷ then | CPU-s |"

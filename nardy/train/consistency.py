@@ -148,6 +148,11 @@ class Positions:
     outcomes: npt.NDArray[np.float64]
     played: npt.NDArray[np.bool_]
     """Whether each afterstate was played (False: a rival, see :func:`collect_positions`)."""
+    by_heuristic: npt.NDArray[np.bool_]
+    """Whether each afterstate is ``heuristic``'s (its plays in the games against it); the rest
+    are the net's."""
+    movers: npt.NDArray[np.int64]
+    """The seat (0 White, 1 Black) whose play each afterstate is."""
 
 
 def _dice_seed(seed: int, round_index: int, game: int) -> int:
@@ -208,6 +213,8 @@ def collect_positions(
     game_ids: list[int] = []
     outcomes: list[float] = []
     played: list[bool] = []
+    by_heuristic: list[bool] = []
+    seats: list[int] = []
     for index in range(games):
         dice_seed = _dice_seed(seed, round_index, index)
         bots: tuple[Bot, Bot]
@@ -231,6 +238,7 @@ def collect_positions(
             bots = (neural, opponent) if index % 4 < 2 else (opponent, neural)
         game = Game(variant, SeededDice(dice_seed), cube=CubeSettings())
         movers: list[int] = []
+        heuristic_seats = {seat for seat, bot in enumerate(bots) if isinstance(bot, HeuristicBot)}
         while (decision := game.decision) is not None:
             if not isinstance(decision, PlayDecision):  # pragma: no cover - the cube is off
                 raise RuntimeError(f"unexpected decision {decision!r} with the cube off")
@@ -242,6 +250,7 @@ def collect_positions(
                 afterstates.append(result)
                 movers.append(decision.player)
                 played.append(True)
+                by_heuristic.append(decision.player in heuristic_seats)
                 if (
                     rivals
                     and len(decision.plays) > 1
@@ -255,16 +264,20 @@ def collect_positions(
                         afterstates.append(decision.plays[int(other)].result)
                         movers.append(decision.player)
                         played.append(False)
+                        by_heuristic.append(decision.player in heuristic_seats)
         outcome = game.result
         assert outcome is not None
         value = outcome.points / scale
         outcomes.extend(value if mover == outcome.winner else -value for mover in movers)
         game_ids.extend([index] * len(movers))
+        seats.extend(movers)
     return Positions(
         afterstates,
         np.asarray(game_ids, np.int64),
         np.asarray(outcomes, np.float64),
         np.asarray(played, np.bool_),
+        np.asarray(by_heuristic, np.bool_),
+        np.asarray(seats, np.int64),
     )
 
 

@@ -205,9 +205,16 @@ def test_a_share_of_the_games_is_played_against_heuristic() -> None:
 
     # Games 1 and 3 (0-based) are against heuristic: int((k + 1) / 2) > int(k / 2).
     assert of_game(mixed, 0) == of_game(plain, 0) and of_game(mixed, 2) == of_game(plain, 2)
+    assert not plain.by_heuristic.any() and not mixed.by_heuristic[mixed.games % 2 == 0].any()
     for k in (1, 3):
-        expected = _turn_ends_of(variant, net, k, seed=5)
+        expected, by_heuristic = _turn_ends_of(variant, net, k, seed=5)
         assert of_game(mixed, k) == expected != of_game(plain, k)
+        # Which of them are heuristic's plays (the net's values of those are what luck
+        # adjustment sums from the other side).
+        assert mixed.by_heuristic[mixed.games == k].tolist() == by_heuristic
+        heuristic_seat = 0 if k % 2 else 1
+        assert (mixed.movers[mixed.games == k] == heuristic_seat).tolist() == by_heuristic
+        assert 0 < sum(by_heuristic) < len(by_heuristic)
     with pytest.raises(ValueError, match="share from 0 to 1"):
         collect_positions(variant, 1, seed=5, round_index=0, player=net, versus_heuristic=1.5)
 
@@ -229,10 +236,12 @@ def test_a_fit_holds_out_games_of_both_kinds() -> None:
             assert {plays_heuristic(g, share) for g in chosen} == {True, False}
 
 
-def _turn_ends_of(variant: Variant, net: OutcomeNet, k: int, seed: int) -> list[Position]:
+def _turn_ends_of(
+    variant: Variant, net: OutcomeNet, k: int, seed: int
+) -> tuple[list[Position], list[bool]]:
     """Game ``k`` of round 0 played here by the net against ``heuristic`` (the net White in
     even games), with the dice :func:`collect_positions` gives it: every afterstate that ends a
-    turn and not the game."""
+    turn and not the game, and whether ``heuristic`` played it."""
     dice_seed = _dice_seed(seed, 0, k)
     neural = NeuralBot(dice_seed)
     neural.bind(variant, net)
@@ -241,6 +250,7 @@ def _turn_ends_of(variant: Variant, net: OutcomeNet, k: int, seed: int) -> list[
     seats = (neural, heuristic) if k % 2 == 0 else (heuristic, neural)
     game = Game(variant, SeededDice(dice_seed), cube=CubeSettings())
     out: list[Position] = []
+    by_heuristic: list[bool] = []
     while (decision := game.decision) is not None:
         assert isinstance(decision, PlayDecision)
         choice = 0 if len(decision.plays) == 1 else seats[decision.player].choose_play(decision)
@@ -248,7 +258,8 @@ def _turn_ends_of(variant: Variant, net: OutcomeNet, k: int, seed: int) -> list[
         game.decide(choice)
         if game.result is None and ends_the_turn(game, decision.player, logged):
             out.append(decision.plays[choice].result)
-    return out
+            by_heuristic.append(seats[decision.player] is heuristic)
+    return out, by_heuristic
 
 
 def test_rivals_of_a_progression_variant_are_results_that_end_the_turn() -> None:
