@@ -230,7 +230,8 @@ def _print_game(analysis: GameAnalysis, show: str) -> None:
     "strongest",
     "strongest (the strongest available for each variant: gnubg for backgammon where "
     "installed, else the shipped net; docs/analysis.md), neural[:FILE], neural-consistent "
-    "(backgammon, long, fevga, giul), heuristic, gnubg (backgammon) or an installed one.",
+    "(backgammon, long, fevga, giul, khachapuri), heuristic, gnubg (backgammon) or an installed "
+    "one.",
 )
 @click.option(
     "--show",
