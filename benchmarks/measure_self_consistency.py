@@ -89,6 +89,23 @@ def measure_versus_heuristic(variant_name: str, net: Net, games: int, seed: int)
     )
 
 
+def with_nets(names: list[str] | None) -> list[tuple[str, Path]]:
+    """The variants asked for (default: every game variant) that ship a net, with its path."""
+    found = []
+    for name in names or game_variant_names():
+        try:
+            found.append((name, shipped_weights(name)))
+        except ValueError:
+            continue  # no net ships for this variant
+    return found
+
+
+def print_header(*columns: str) -> None:
+    """A Markdown table's first two lines: the first column left, the others right aligned."""
+    print("| " + " | ".join(columns) + " |")
+    print("|---|" + "---:|" * (len(columns) - 1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="self-play games per net")
@@ -117,30 +134,29 @@ def main() -> None:
     trained_for = candidate.meta.get("variant") if candidate is not None else None
     if trained_for is not None and trained_for != args.variant[0]:
         parser.error(f"{args.net} was trained for {trained_for!r}, not {args.variant[0]!r}")
+    variants = with_nets(args.variant)
     if args.versus_heuristic:
-        print(
-            "| variant | afterstates (net's, heuristic's) | mean V₀ − V₁ (net's, heuristic's) "
-            "| per-game sum against heuristic, mean (SD) | the same in self-play | CPU-s |"
+        print_header(
+            "variant",
+            "afterstates (net's, heuristic's)",
+            "mean V₀ − V₁ (net's, heuristic's)",
+            "per-game sum against heuristic, mean (SD)",
+            "the same in self-play",
+            "CPU-s",
         )
-        print("|---|---:|---:|---:|---:|---:|")
-        for name in args.variant or game_variant_names():
-            try:
-                shipped = shipped_weights(name)
-            except ValueError:
-                continue
+        for name, shipped in variants:
             net = candidate or load_net(shipped)
             print(measure_versus_heuristic(name, net, args.games, args.seed), flush=True)
         return
-    print(
-        "| variant | afterstates (then, now) | SD of V₀ − V₁, value net | SD now (mean) "
-        "| now ÷ then | CPU-s |"
+    print_header(
+        "variant",
+        "afterstates (then, now)",
+        "SD of V₀ − V₁, value net",
+        "SD now (mean)",
+        "now ÷ then",
+        "CPU-s",
     )
-    print("|---|---:|---:|---:|---:|---:|")
-    for name in args.variant or game_variant_names():
-        try:
-            now_path = shipped_weights(name)
-        except ValueError:
-            continue
+    for name, now_path in variants:
         then_path = shipped_value_weights(name)
         now = measure(name, candidate or load_net(now_path), args.games, args.seed)
         if then_path == now_path and candidate is None:
