@@ -9,7 +9,9 @@ nets shipped when issue 37 was filed, ``VARIANT.value.npz``) and the net ``neura
 ``--net FILE`` measures a candidate in the shipped net's place (one variant), so a new net is
 judged against the goal before it ships.
 
-``--versus-heuristic`` measures where luck adjustment meets the net instead: the shipped net (or
+``--versus-heuristic`` measures where luck adjustment meets the net instead (``--judge FILE``:
+another net values the positions the shipped net's games lead to, as an analysis with
+``--evaluator neural:FILE`` would): the shipped net (or
 ``--net``) plays every game against ``heuristic`` (seats alternating) and each side's
 afterstates are valued as above. Luck adjustment keeps what the judge's values and its 1-ply
 search disagree on, summed over a game from one side's view: the net's afterstates count as
@@ -68,14 +70,18 @@ def per_game_sums(games: np.ndarray, differences: np.ndarray, signs: np.ndarray)
     return np.bincount(games, weights=signs * differences, minlength=count)
 
 
-def measure_versus_heuristic(variant_name: str, net: Net, games: int, seed: int) -> str:
-    """A row of the ``--versus-heuristic`` table."""
+def measure_versus_heuristic(
+    variant_name: str, net: Net, games: int, seed: int, judge: Net | None = None
+) -> str:
+    """A row of the ``--versus-heuristic`` table: ``net`` plays, ``judge`` (default: ``net``)
+    values."""
     variant = load_variant(variant_name)
+    judge = judge or net
     started = time.process_time()
     mixed = collect_positions(variant, games, seed, 0, player=net, versus_heuristic=1.0)
     plain = collect_positions(variant, games, seed, 0, player=net)
-    mixed_v = zero_and_one_ply(variant, net, mixed.afterstates)
-    plain_v = zero_and_one_ply(variant, net, plain.afterstates)
+    mixed_v = zero_and_one_ply(variant, judge, mixed.afterstates)
+    plain_v = zero_and_one_ply(variant, judge, plain.afterstates)
     mixed_d, plain_d = mixed_v[0] - mixed_v[1], plain_v[0] - plain_v[1]
     seconds = time.process_time() - started
     theirs = mixed.by_heuristic
@@ -106,6 +112,26 @@ def print_header(*columns: str) -> None:
     print("|---|" + "---:|" * (len(columns) - 1))
 
 
+def load_candidate(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, flag: str
+) -> Net | None:
+    """The net of ``--net`` or ``--judge`` (None where not given): one clear error for a
+    missing, corrupt or mismatched file, or one trained for another variant."""
+    path = getattr(args, flag)
+    if path is None:
+        return None
+    if len(args.variant or []) != 1:
+        parser.error(f"--{flag} needs exactly one --variant")
+    try:
+        net = load_net(path)
+    except ValueError as error:
+        parser.error(str(error))
+    trained_for = net.meta.get("variant")
+    if trained_for is not None and trained_for != args.variant[0]:
+        parser.error(f"{path} was trained for {trained_for!r}, not {args.variant[0]!r}")
+    return net
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="self-play games per net")
@@ -124,16 +150,18 @@ def main() -> None:
         action="store_true",
         help="the net against heuristic: V0 - V1 by side and summed over each game (see above)",
     )
+    parser.add_argument(
+        "--judge",
+        type=Path,
+        metavar="FILE",
+        help="with --versus-heuristic: weights that value the positions in the playing net's "
+        "place (with exactly one --variant)",
+    )
     args = parser.parse_args()
-    if args.net is not None and len(args.variant or []) != 1:
-        parser.error("--net needs exactly one --variant")
-    try:
-        candidate = load_net(args.net) if args.net is not None else None
-    except ValueError as error:  # a missing, corrupt or mismatched weights file
-        parser.error(str(error))
-    trained_for = candidate.meta.get("variant") if candidate is not None else None
-    if trained_for is not None and trained_for != args.variant[0]:
-        parser.error(f"{args.net} was trained for {trained_for!r}, not {args.variant[0]!r}")
+    if args.judge is not None and not args.versus_heuristic:
+        parser.error("--judge goes with --versus-heuristic")
+    candidate = load_candidate(parser, args, "net")
+    judge = load_candidate(parser, args, "judge")
     variants = with_nets(args.variant)
     if args.versus_heuristic:
         print_header(
@@ -146,7 +174,7 @@ def main() -> None:
         )
         for name, shipped in variants:
             net = candidate or load_net(shipped)
-            print(measure_versus_heuristic(name, net, args.games, args.seed), flush=True)
+            print(measure_versus_heuristic(name, net, args.games, args.seed, judge), flush=True)
         return
     print_header(
         "variant",
