@@ -29,8 +29,8 @@ net of batched TD where one ships):
    generations.rollout_outcomes`; the round still reports ``V₀ − V₁``).
 3. **Fit**: the net is regressed onto the targets (a value net: mean squared error; an outcome
    net: cross-entropy, :func:`nardy.train.generations.fit_outcomes`; Adam), warm-started from
-   the current net; one game in 20 of each kind (self-play, against ``heuristic``: :func:`held_out`)
-   is held out and the epoch with the lowest held-out error kept.
+   the current net; one game in 20 is held out (with ``versus_heuristic``, one in 20 of each
+   kind: :func:`held_out`) and the epoch with the lowest held-out error kept.
 4. Repeat with fresh games (new dice) for ``rounds`` rounds. Each round reports the held-out root
    mean square and standard deviation of ``V₀ − V₁`` (points) before and after its fit.
 
