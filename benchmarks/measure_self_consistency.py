@@ -45,7 +45,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 
 from nardy.core import game_variant_names, load_variant
-from nardy.engines.net import Net, load_net, shipped_value_weights, shipped_weights
+from nardy.engines.net import (
+    Net,
+    engine_for,
+    load_net,
+    shipped_value_weights,
+    shipped_weights,
+)
 from nardy.train.consistency import collect_positions, spread, zero_and_one_ply
 
 
@@ -116,19 +122,21 @@ def load_candidate(
     parser: argparse.ArgumentParser, args: argparse.Namespace, flag: str
 ) -> Net | None:
     """The net of ``--net`` or ``--judge`` (None where not given): one clear error for a
-    missing, corrupt or mismatched file, or one trained for another variant."""
+    missing, corrupt or mismatched file, or one the variant's engine refuses (trained for
+    another variant, another scale of points)."""
     path = getattr(args, flag)
     if path is None:
         return None
     if len(args.variant or []) != 1:
         parser.error(f"--{flag} needs exactly one --variant")
     try:
-        net = load_net(path)
+        net = load_net(path)  # its errors name the file
     except ValueError as error:
         parser.error(str(error))
-    trained_for = net.meta.get("variant")
-    if trained_for is not None and trained_for != args.variant[0]:
-        parser.error(f"{path} was trained for {trained_for!r}, not {args.variant[0]!r}")
+    try:
+        engine_for(net, load_variant(args.variant[0]))
+    except ValueError as error:
+        parser.error(f"{path}: {error}")
     return net
 
 
