@@ -12,6 +12,7 @@ from nardy.core import load_variant
 from nardy.engines import Searcher, make_evaluator
 from nardy.engines.evaluator import consistent_weights
 from nardy.engines.net import ValueNet, load_net, shipped_value_weights, shipped_weights
+from nardy.engines.outcome_net import is_outcome_sidecar
 from nardy.train.consistency import (
     ConsistencyConfig,
     collect_positions,
@@ -36,8 +37,9 @@ def test_consistent_net_loads_and_answers(name: str) -> None:
     assert meta["variant"] == name and meta["kind"] == "consistent"
     # A refit of a value net of policy iteration, or (khachapuri's) of the outcome net neural
     # plays: generations of it (docs/bots.md, *Where the targets stand*).
-    base = shipped_value_weights(name) if meta.get("format") != "nardy-outcome-v1" else None
-    shipped = load_net(base or shipped_weights(name))
+    shipped = load_net(
+        shipped_weights(name) if is_outcome_sidecar(meta) else shipped_value_weights(name)
+    )
     assert meta["consistency"]["shipped_sha256"] == shipped.meta["sha256"]
     # Its short list (the heuristic's k best) is the shipped net's, so luck is taken over the
     # same plays the bot chooses among.
